@@ -1,0 +1,203 @@
+"""Run configuration: frozen, validated specs for the model, the training and the lane."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+MIN_WIDTH, MAX_WIDTH = 1, 16384
+MAX_LAYERS = 8
+INPUT_DIM, CLASSES = 784, 10
+OPTIMIZERS = ("adam", "nadam", "sgd", "rmsprop")
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu")
+PREPROCESSING = ("scale", "l2")
+BACKENDS = ("tensorflow", "jax", "torch")
+FEEDINGS = ("host", "device")
+DEFAULT_WARMUP_STEPS = 5
+
+
+class ConfigError(ValueError):
+    """A setting a user chose is invalid; the message says which and what is allowed."""
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ConfigError(message)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The MLP: 784 inputs → hidden widths → 10 classes (softmax)."""
+
+    widths: tuple[int, ...] = (128,)
+    dropout: float = 0.2
+    activation: str = "relu"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "widths", tuple(self.widths))
+        _check(1 <= len(self.widths) <= MAX_LAYERS,
+               f"{len(self.widths)} hidden layers: choose 1-{MAX_LAYERS}")
+        for i, w in enumerate(self.widths, start=1):
+            _check(isinstance(w, int) and not isinstance(w, bool),
+                   f"width {w!r} in layer {i}: widths must be whole numbers")
+            _check(MIN_WIDTH <= w <= MAX_WIDTH,
+                   f"width {w} in layer {i}: widths must be {MIN_WIDTH}-{MAX_WIDTH}")
+        _check(0.0 <= self.dropout < 1.0, f"dropout {self.dropout}: choose 0 to below 1")
+        _check(self.activation in ACTIVATIONS,
+               f"activation {self.activation!r}: choose one of {', '.join(ACTIVATIONS)}")
+
+    @property
+    def layer_sizes(self) -> tuple[int, ...]:
+        return (INPUT_DIM, *self.widths, CLASSES)
+
+    @property
+    def params(self) -> int:
+        """Trainable parameters: weights and biases of every Dense layer."""
+        sizes = self.layer_sizes
+        return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+
+    def flops_per_batch(self, batch_size: int) -> int:
+        """Floating-point operations of one training step (forward + backward).
+
+        A Dense layer a→b costs 2·a·b FLOPs per sample forward (multiply-add), and
+        twice that backward (gradients for the inputs and for the weights): 6·a·b per
+        sample in all. Biases, activations, dropout, the loss and the optimizer update
+        are O(a+b) or O(params) and are left out; they are under 1% for widths ≥ 64.
+        The first layer needs no gradient for its input (the data), so it counts 4·a·b.
+        """
+        sizes = self.layer_sizes
+        total = 0
+        for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+            total += (4 if i == 0 else 6) * a * b
+        return total * batch_size
+
+    def label(self) -> str:
+        return "-".join(str(s) for s in self.layer_sizes)
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    """How the model is trained and fed; every setting that changes speed is explicit."""
+
+    batch_size: int = 128
+    epochs: int = 1
+    optimizer: str = "adam"
+    learning_rate: float = 1e-3
+    seed: int = 0
+    steps_per_execution: int = 1
+    jit: bool | None = None  # None: the backend's documented default, resolved and recorded by the lane
+    preprocessing: str = "scale"
+    data: str = "auto"  # auto | mnist | synthetic | path to .npz
+    samples: int | None = None  # limit on training samples; None = all
+    max_steps: int | None = None  # stop after this many steps (sweeps); None = whole epochs
+    max_seconds: float | None = None  # stop after this much steady time (sweeps)
+    warmup_steps: int = DEFAULT_WARMUP_STEPS
+    feeding: str = "host"
+    mixed_precision: bool = False
+
+    def __post_init__(self) -> None:
+        _check(isinstance(self.batch_size, int) and 1 <= self.batch_size <= 65536,
+               f"batch size {self.batch_size}: choose 1-65536")
+        _check(isinstance(self.epochs, int) and 1 <= self.epochs <= 1000,
+               f"epochs {self.epochs}: choose 1-1000")
+        _check(self.optimizer in OPTIMIZERS,
+               f"optimizer {self.optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
+        _check(0 < self.learning_rate <= 10, f"learning rate {self.learning_rate}: choose above 0, at most 10")
+        _check(isinstance(self.steps_per_execution, int) and 1 <= self.steps_per_execution <= 10000,
+               f"steps per execution {self.steps_per_execution}: choose 1-10000")
+        _check(self.preprocessing in PREPROCESSING,
+               f"preprocessing {self.preprocessing!r}: choose one of {', '.join(PREPROCESSING)}")
+        _check(bool(self.data), "data source is empty: choose auto, mnist, synthetic or a .npz path")
+        _check(self.samples is None or 1 <= self.samples,
+               f"sample limit {self.samples}: choose at least 1 (or no limit)")
+        _check(self.max_steps is None or self.max_steps >= 1, f"max steps {self.max_steps}: choose at least 1")
+        _check(self.max_seconds is None or self.max_seconds > 0, f"max seconds {self.max_seconds}: choose above 0")
+        _check(0 <= self.warmup_steps <= 1000, f"warm-up steps {self.warmup_steps}: choose 0-1000")
+        _check(self.feeding in FEEDINGS, f"feeding {self.feeding!r}: choose one of {', '.join(FEEDINGS)}")
+
+
+_LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<kind>cpu|gpu)(?P<num>\d*)$")
+
+
+@dataclass(frozen=True)
+class LaneSpec:
+    """One device profile: a Keras backend on a CPU thread budget or on one GPU."""
+
+    kind: str = "cpu"  # cpu | gpu
+    index: int = 0  # GPU index; ignored for CPU
+    threads: int | None = None  # CPU thread budget; None = all cores
+    backend: str = "tensorflow"
+
+    def __post_init__(self) -> None:
+        _check(self.kind in ("cpu", "gpu"), f"lane kind {self.kind!r}: choose cpu or gpu")
+        _check(self.backend in BACKENDS, f"backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
+        _check(self.index >= 0, f"GPU index {self.index}: must be 0 or more")
+        _check(self.threads is None or 1 <= self.threads <= 1024, f"thread budget {self.threads}: choose 1-1024")
+
+    @property
+    def name(self) -> str:
+        """The lane's name in the CLI and the CSV: cpu, cpu1, gpu0, jax:gpu0…"""
+        if self.kind == "cpu":
+            base = "cpu" if self.threads is None else f"cpu{self.threads}"
+        else:
+            base = f"gpu{self.index}"
+        return base if self.backend == "tensorflow" else f"{self.backend}:{base}"
+
+    @classmethod
+    def parse(cls, text: str) -> "LaneSpec":
+        """`cpu`, `cpu1` (one thread), `gpu`/`gpu0`, `gpu1` (second GPU), `jax:gpu`, `torch:cpu`…"""
+        m = _LANE_RE.match(text.strip().lower())
+        if not m:
+            raise ConfigError(
+                f"lane {text!r}: use cpu, cpuN (N threads), gpu, gpuN (GPU number N), "
+                f"optionally prefixed by a backend ({', '.join(BACKENDS)}), e.g. jax:gpu")
+        backend = m["backend"] or "tensorflow"
+        num = m["num"]
+        if m["kind"] == "cpu":
+            return cls(kind="cpu", threads=int(num) if num else None, backend=backend)
+        return cls(kind="gpu", index=int(num) if num else 0, backend=backend)
+
+
+def parse_lanes(text: str) -> tuple[LaneSpec, ...]:
+    lanes = tuple(LaneSpec.parse(t) for t in text.split(",") if t.strip())
+    _check(bool(lanes), "no lanes given: name at least one, e.g. --lanes cpu,gpu")
+    names = [lane.name for lane in lanes]
+    _check(len(set(names)) == len(names), f"lane listed twice in {', '.join(names)}")
+    return lanes
+
+
+def parse_widths(text: str) -> tuple[int, ...]:
+    widths = []
+    for i, part in enumerate(text.split(","), start=1):
+        part = part.strip()
+        try:
+            widths.append(int(part))
+        except ValueError:
+            raise ConfigError(f"width {part!r} in layer {i}: widths must be whole numbers") from None
+    return tuple(widths)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What one run trains: the same config goes to every lane of a comparison."""
+
+    model: ModelSpec = field(default_factory=ModelSpec)
+    train: TrainSpec = field(default_factory=TrainSpec)
+
+    @property
+    def flops_per_batch(self) -> int:
+        return self.model.flops_per_batch(self.train.batch_size)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "RunConfig":
+        try:
+            return cls(model=ModelSpec(**d.get("model", {})), train=TrainSpec(**d.get("train", {})))
+        except TypeError as exc:
+            raise ConfigError(f"unknown setting in saved configuration: {exc}") from None
+
+    def replace(self, **train_changes: Any) -> "RunConfig":
+        return dataclasses.replace(self, train=dataclasses.replace(self.train, **train_changes))

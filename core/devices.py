@@ -1,0 +1,163 @@
+"""What this machine offers: CPU, GPUs and installed backends, and the lanes they make possible.
+
+`host_info()` never imports a framework (the GUI calls it at start-up). `discover()` asks a
+lane process per installed backend which GPUs that backend can really use.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from core.backends import INSTALL_HINT, LABEL, cpu_model, usable_cores
+from core.config import BACKENDS, LaneSpec
+
+APP_VERSION = "0.1.0"
+_DIST = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
+
+
+@dataclass(frozen=True)
+class LaneOption:
+    """A lane the user may pick, or may not and why (`reason`)."""
+
+    spec: LaneSpec
+    device: str
+    available: bool
+    reason: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def backend_version(backend: str) -> str | None:
+    """The installed version, read from package metadata without importing the package."""
+    if importlib.util.find_spec(backend) is None:
+        return None
+    try:
+        return importlib.metadata.version(_DIST[backend])
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def nvidia_gpus() -> list[dict[str, str]]:
+    """GPUs the NVIDIA driver reports (name, driver, memory), or [] where there is no driver."""
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return []
+    try:
+        out = subprocess.run([exe, "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    gpus = []
+    for line in out.strip().splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 3:
+            gpus.append({"name": parts[0], "driver": parts[1], "memory": parts[2]})
+    return gpus
+
+
+def host_info() -> dict[str, Any]:
+    """The machine and software a result was measured with (for the JSON sidecar and About)."""
+    import numpy
+
+    versions = {b: backend_version(b) for b in BACKENDS}
+    try:
+        keras_version = importlib.metadata.version("keras")
+    except importlib.metadata.PackageNotFoundError:
+        keras_version = None
+    return {
+        "app_version": APP_VERSION,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": cpu_model(),
+        "cpu_cores": len(usable_cores()),
+        "gpus": nvidia_gpus(),
+        "numpy": numpy.__version__,
+        "keras": keras_version,
+        "backends": versions,
+    }
+
+
+def cpu_options(backend: str, available: bool, reason: str = "") -> list[LaneOption]:
+    cores = len(usable_cores())
+    model = cpu_model()
+    options = [LaneOption(LaneSpec("cpu", backend=backend), f"CPU ({model}, {cores} threads)", available, reason)]
+    if cores > 1:
+        options.append(LaneOption(LaneSpec("cpu", threads=1, backend=backend), f"CPU ({model}, 1 thread)",
+                                  available, reason))
+    return options
+
+
+def not_installed_reason(backend: str) -> str:
+    return f"{LABEL[backend]} is not installed: {INSTALL_HINT[backend]}"
+
+
+def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: float = 120.0) -> list[LaneOption]:
+    """Every lane this machine could offer, available or not (with the reason).
+
+    A GPU lane process is started per installed backend to ask it for its GPUs; with `pool`
+    (a core.session.LanePool) that process stays and serves the first GPU lane's runs.
+    """
+    from core.lanes import Lane
+
+    options: list[LaneOption] = []
+    for backend in backends:
+        if backend_version(backend) is None:
+            reason = not_installed_reason(backend)
+            options += cpu_options(backend, False, reason)
+            options.append(LaneOption(LaneSpec("gpu", backend=backend), "GPU", False, reason))
+            continue
+        options += cpu_options(backend, True)
+        spec = LaneSpec("gpu", 0, backend=backend)
+        lane = pool.get(spec) if pool is not None else Lane(spec)
+        try:
+            answer = lane.probe(timeout)
+        finally:
+            if pool is None:
+                lane.close()
+        gpus = answer.get("gpus", []) if answer.get("kind") == "probe" else []
+        if not gpus:
+            why = answer.get("reason") or answer.get("error") or ""
+            reason = f"No GPU is visible to {LABEL[backend]}: {_gpu_hint(backend)}" + (f" ({why})" if why else "")
+            options.append(LaneOption(spec, "GPU", False, reason))
+            if pool is not None:
+                lane.close()  # a lane that can never run should not hold a framework in memory
+        for i, name in enumerate(gpus):
+            options.append(LaneOption(LaneSpec("gpu", i, backend=backend), f"GPU:{i} ({name})", True))
+    return options
+
+
+def _gpu_hint(backend: str) -> str:
+    from core.backends import GPU_HINT
+
+    return GPU_HINT[backend]
+
+
+def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
+    """Reasons why any of `specs` cannot run here (empty when all can)."""
+    by_name = {o.name: o for o in options}
+    problems = []
+    for spec in specs:
+        option = by_name.get(spec.name)
+        if option is None:
+            if spec.kind == "gpu":
+                gpus = [o for o in options if o.spec.backend == spec.backend and o.spec.kind == "gpu" and o.available]
+                problems.append(f"{spec.name}: {LABEL[spec.backend]} sees {len(gpus)} GPU(s)")
+            continue  # other CPU thread budgets are fine wherever the backend is installed
+        if not option.available:
+            problems.append(f"{spec.name}: {option.reason}")
+    for spec in specs:
+        if spec.kind == "cpu" and backend_version(spec.backend) is None and spec.name not in by_name:
+            problems.append(f"{spec.name}: {not_installed_reason(spec.backend)}")
+    return problems
+
+
+def python_executable() -> str:
+    return sys.executable

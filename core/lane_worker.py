@@ -1,0 +1,183 @@
+"""The lane's child process: imports Keras on its backend once, then trains the jobs it is sent.
+
+Nothing here runs in the parent. Messages out are lists of events (core/records.py) and a
+few internal dicts (`{"kind": "probe" | "status" | "calibration", …}`) that core/lanes.py
+consumes itself.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import gc
+import math
+import os
+import time
+import traceback
+from typing import Any
+
+from core.analysis import summarize
+from core.backends import (DEFAULT_JIT, PlacementError, configure_process, cpu_model, gpu_names,
+                           import_keras, keras_device, require_device, verify_placement)
+from core.config import ConfigError, LaneSpec, RunConfig
+from core.data import DataError, load
+from core.feeding import make_input, steps_per_epoch
+from core.model import build_model
+from core.records import RunFailed, RunFinished, RunStarted, RunSummary
+from core.timing import make_batch_timer
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def rss_mb() -> float:
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError):
+        return float("nan")
+
+
+def describe_error(exc: BaseException, device: str) -> str:
+    """A sentence for the user; the traceback goes to the lane's stderr."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    lowered = text.lower()
+    if isinstance(exc, MemoryError) or "resourceexhausted" in lowered or "out of memory" in lowered or "oom" in lowered.split():
+        return f"out of memory on {device}: lower the widths or the batch size ({text.splitlines()[0][:300]})"
+    if isinstance(exc, (ConfigError, DataError, PlacementError)):
+        return str(exc)
+    return text.splitlines()[0][:500] if text else type(exc).__name__
+
+
+class LaneWorker:
+    """State of one lane process: its backend, its cached data, its device."""
+
+    def __init__(self, spec: LaneSpec, events: Any, cancel: Any) -> None:
+        self.spec, self.events, self.cancel = spec, events, cancel
+        self.settings = configure_process(spec)
+        self.keras, backend_settings = import_keras(spec, self.settings["threads"])
+        self.settings.update(backend_settings)
+        self._data_key: tuple | None = None
+        self._data: Any = None
+
+    def probe(self) -> dict[str, Any]:
+        try:
+            names = gpu_names(self.spec.backend)
+        except Exception as exc:  # a backend without GPU support raises here, not at import
+            names, error = [], f"{type(exc).__name__}: {exc}"
+        else:
+            error = ""
+        return {"kind": "probe", "backend": self.spec.backend, "gpus": names, "error": error,
+                "cpu": cpu_model(), "settings": self.settings}
+
+    def data(self, config: RunConfig) -> Any:
+        t = config.train
+        key = (t.data, t.samples, t.preprocessing, t.seed)
+        if key != self._data_key:
+            self._data, self._data_key = load(t.data, t.samples, t.preprocessing, t.seed), key
+        return self._data
+
+    def run(self, run_id: str, config: RunConfig) -> None:
+        spec, t = self.spec, config.train
+        lane, device, timer, model = spec.name, f"{spec.kind}", None, None
+        t_start, started_at = time.perf_counter(), now_iso()
+        try:
+            device = require_device(spec, self.settings["threads"])
+            data = self.data(config)
+            jit = DEFAULT_JIT[spec.backend] if t.jit is None else t.jit
+            if t.mixed_precision:
+                if spec.kind != "gpu":
+                    raise ConfigError("mixed precision is for GPU lanes: on a CPU it only slows training")
+                self.keras.mixed_precision.set_dtype_policy("mixed_float16")
+            else:
+                self.keras.mixed_precision.set_dtype_policy("float32")
+            spe = steps_per_epoch(len(data), t.batch_size)
+            with self.keras.device(keras_device(spec)):
+                model = build_model(self.keras, config.model, t, jit=jit)
+                placement = verify_placement(model, spec)
+                source, feeding = make_input(data.x, data.y, t.batch_size, spec, t.feeding)
+                settings = dict(self.settings, jit_compile=jit,
+                                jit_source="config" if t.jit is not None else f"{spec.backend} default",
+                                steps_per_execution=t.steps_per_execution, feeding=feeding,
+                                placement=placement, data_source=data.source,
+                                data_description=data.description, samples=len(data),
+                                steps_per_epoch=spe, mixed_precision=t.mixed_precision,
+                                warmup_steps=t.warmup_steps, pid=os.getpid())
+                self.events.put([RunStarted(run_id, lane, device, settings, started_at)])
+                timer = make_batch_timer(
+                    self.keras, run_id=run_id, lane=lane, device=device, backend=spec.backend,
+                    batch_size=t.batch_size, warmup_steps=t.warmup_steps, emit=self.events.put,
+                    should_stop=self.cancel.is_set, max_steps=t.max_steps, max_seconds=t.max_seconds)
+                epochs = t.epochs if t.max_steps is None and t.max_seconds is None else 10**6
+                model.fit(source, epochs=epochs, steps_per_epoch=spe, callbacks=[timer], verbose=0,
+                          shuffle=False)
+            status = "cancelled" if self.cancel.is_set() else "completed"
+            logs = timer.epoch_logs
+            summary = self._summary(config, timer.records, run_id, device, status, "",
+                                    time.perf_counter() - t_start, logs.get("loss", math.nan),
+                                    logs.get("accuracy", math.nan))
+            self.events.put([RunFinished(run_id, lane, summary, now_iso())])
+        except Exception as exc:  # every failure becomes a message; the lane lives on
+            traceback.print_exc()
+            reason = describe_error(exc, device)
+            records = timer.records if timer is not None else []
+            summary = self._summary(config, records, run_id, device, "failed", reason,
+                                    time.perf_counter() - t_start)
+            self.events.put([RunFailed(run_id, lane, reason, summary, now_iso())])
+        finally:
+            del model, timer
+            self.keras.backend.clear_session()
+            gc.collect()
+            self.events.put({"kind": "status", "rss_mb": rss_mb()})
+
+    def _summary(self, config: RunConfig, records: list, run_id: str, device: str, status: str,
+                 reason: str, wall_s: float, loss: float = math.nan, acc: float = math.nan) -> RunSummary:
+        return summarize(records, run_id=run_id, lane=self.spec.name, device=device, status=status,
+                         reason=reason, flops_per_batch=config.flops_per_batch,
+                         batch_size=config.train.batch_size, wall_s=wall_s, final_loss=loss,
+                         final_accuracy=acc)
+
+    def calibrate(self, size: int, seconds: float) -> dict[str, Any]:
+        """Achievable GFLOP/s: a size×size float32 matrix product, repeated for about `seconds`."""
+        from core.calibration import matmul_gflops
+
+        try:
+            with self.keras.device(keras_device(self.spec)):
+                require_device(self.spec, self.settings["threads"])
+                gflops = matmul_gflops(self.keras, size, seconds)
+            return {"kind": "calibration", "gflops": gflops, "size": size, "error": ""}
+        except Exception as exc:
+            return {"kind": "calibration", "gflops": math.nan, "size": size,
+                    "error": describe_error(exc, self.spec.name)}
+
+
+def redirect_output(log_path: str | None) -> None:
+    """Send the framework's chatter and tracebacks to the lane's log file, not the user's terminal."""
+    if not log_path:
+        return
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
+def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str | None = None) -> None:
+    """Entry point of the lane process (multiprocessing, spawn)."""
+    redirect_output(log_path)
+    try:
+        worker = LaneWorker(spec, events, cancel)
+    except Exception as exc:
+        traceback.print_exc()
+        events.put({"kind": "start_failed", "reason": describe_error(exc, spec.name)})
+        return
+    events.put({"kind": "ready", "settings": worker.settings})
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        if job["kind"] == "run":
+            worker.run(job["run_id"], RunConfig.from_dict(job["config"]))
+        elif job["kind"] == "probe":
+            events.put(worker.probe())
+        elif job["kind"] == "calibrate":
+            events.put(worker.calibrate(job["size"], job["seconds"]))

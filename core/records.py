@@ -1,0 +1,111 @@
+"""What lanes report: per-batch timings, run summaries and lifecycle events (frozen, picklable)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Union
+
+# The per-batch CSV's leading columns, in this order (see core/export.py).
+CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms",
+               "samples", "warmup", "loss")
+CSV_EXTRA_COLUMNS = ("batches", "backend")
+
+
+@dataclass(frozen=True)
+class BatchTiming:
+    """One timed training step (or `batches` steps when steps_per_execution > 1).
+
+    `start_s` is seconds since the run started on its lane; `ms` is the wall time of the
+    step from the end of the previous one (the first of an epoch: from its begin), read
+    after the loss was fetched from the device, so the device had finished the step.
+    """
+
+    run_id: str
+    lane: str
+    device: str
+    epoch: int
+    batch: int
+    step: int
+    start_s: float
+    ms: float
+    samples: int
+    warmup: bool
+    loss: float
+    batches: int = 1
+    backend: str = "tensorflow"
+
+    def row(self) -> list[Any]:
+        return [self.run_id, self.lane, self.device, self.epoch, self.batch, self.step,
+                f"{self.start_s:.6f}", f"{self.ms:.4f}", self.samples, int(self.warmup),
+                f"{self.loss:.6g}", self.batches, self.backend]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a lane's run amounted to; steady-state figures exclude warm-up batches."""
+
+    run_id: str
+    lane: str
+    device: str
+    status: str  # completed | cancelled | failed
+    reason: str = ""
+    n_batches: int = 0  # steady records
+    n_warmup: int = 0
+    median_ms: float = float("nan")
+    p10_ms: float = float("nan")
+    p90_ms: float = float("nan")
+    mad_ms: float = float("nan")
+    samples_per_s: float = float("nan")
+    flops_per_batch: int = 0
+    gflops: float = float("nan")
+    warmup_s: float = 0.0
+    wall_s: float = 0.0
+    final_loss: float = float("nan")
+    final_accuracy: float = float("nan")
+    batches_per_record: int = 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    """A lane began a run. `settings` holds every resolved setting (XLA, threads, feeding…)."""
+
+    run_id: str
+    lane: str
+    device: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    started_at: str = ""  # ISO 8601, UTC
+
+
+@dataclass(frozen=True)
+class EpochEnded:
+    run_id: str
+    lane: str
+    epoch: int
+    loss: float
+    accuracy: float
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    """A run ended on its lane, completed or cancelled; `summary.status` says which."""
+
+    run_id: str
+    lane: str
+    summary: RunSummary
+    ended_at: str = ""
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    """A run could not finish: the reason is a sentence for the user."""
+
+    run_id: str
+    lane: str
+    reason: str
+    summary: RunSummary | None = None
+    ended_at: str = ""
+
+
+LaneEvent = Union[RunStarted, BatchTiming, EpochEnded, RunFinished, RunFailed]

@@ -1,0 +1,133 @@
+"""Run one configuration on several lanes, side by side or one after another, and collect what happened."""
+from __future__ import annotations
+
+import datetime as _dt
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from core.config import LaneSpec, RunConfig
+from core.lanes import Lane
+from core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary
+
+SCHEDULES = ("sequential", "concurrent")
+
+
+def new_run_id() -> str:
+    return _dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+@dataclass
+class LaneResult:
+    """Everything one lane produced for one run; kept even when the run failed or was cancelled."""
+
+    lane: str
+    started: RunStarted | None = None
+    records: list[BatchTiming] = field(default_factory=list)
+    summary: RunSummary | None = None
+    failure: str = ""
+
+    @property
+    def status(self) -> str:
+        if self.summary is not None:
+            return self.summary.status
+        return "failed" if self.failure else "running"
+
+
+@dataclass
+class RunResult:
+    """One run of one config across lanes: the unit the CSV, the map and the history hold."""
+
+    run_id: str
+    config: RunConfig
+    schedule: str
+    started_at: str
+    lanes: dict[str, LaneResult]
+    ended_at: str = ""
+
+
+class LanePool:
+    """Keeps one Lane per profile alive between runs, so a run does not pay a framework import."""
+
+    def __init__(self) -> None:
+        self._lanes: dict[str, Lane] = {}
+        self._lock = threading.Lock()
+
+    def get(self, spec: LaneSpec) -> Lane:
+        with self._lock:
+            lane = self._lanes.get(spec.name)
+            if lane is None:
+                lane = self._lanes[spec.name] = Lane(spec)
+            return lane
+
+    def lanes(self) -> list[Lane]:
+        with self._lock:
+            return list(self._lanes.values())
+
+    def cancel_all(self) -> None:
+        for lane in self.lanes():
+            lane.cancel()
+
+    def close(self) -> None:
+        for lane in self.lanes():
+            lane.close()
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
+                   schedule: str = "sequential", run_id: str | None = None,
+                   on_event: Callable[[LaneEvent], None] | None = None,
+                   cancel: threading.Event | None = None) -> RunResult:
+    """Run `config` on every lane and return what each produced. Blocks; call from a worker thread.
+
+    Setting `cancel` stops the runs at their next batch end (lanes that don't answer are killed);
+    lanes not yet started under the sequential schedule are skipped and reported cancelled.
+    """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}")
+    cancel = cancel or threading.Event()
+    result = RunResult(run_id or new_run_id(), config, schedule, _now(),
+                       {spec.name: LaneResult(spec.name) for spec in specs})
+    groups = [specs] if schedule == "concurrent" else [[spec] for spec in specs]
+    for group in groups:
+        if cancel.is_set():
+            for spec in group:
+                result.lanes[spec.name].failure = "cancelled before it started"
+            continue
+        active = [pool.get(spec) for spec in group]
+        for lane in active:
+            lane.submit(result.run_id, config)
+        _drain(active, result, on_event, cancel)
+    result.ended_at = _now()
+    return result
+
+
+def _drain(active: list[Lane], result: RunResult, on_event: Callable[[LaneEvent], None] | None,
+           cancel: threading.Event) -> None:
+    cancelled = False
+    while active:
+        if cancel.is_set() and not cancelled:
+            cancelled = True
+            for lane in active:
+                lane.cancel()
+        for lane in list(active):
+            for event in lane.poll(0.02 if len(active) > 1 else 0.1):
+                lane_result = result.lanes[lane.name]
+                if isinstance(event, BatchTiming):
+                    lane_result.records.append(event)
+                elif isinstance(event, RunStarted):
+                    lane_result.started = event
+                elif isinstance(event, RunFinished):
+                    lane_result.summary = event.summary
+                elif isinstance(event, RunFailed):
+                    lane_result.summary, lane_result.failure = event.summary, event.reason
+                if on_event is not None:
+                    on_event(event)
+            if not lane.busy:
+                active.remove(lane)
+        time.sleep(0)

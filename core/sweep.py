@@ -1,0 +1,163 @@
+"""Sweeps: the same MLP at growing widths (and batch sizes) on each lane, one point at a time."""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import math
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from core.analysis import SweepPoint
+from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig
+from core.export import atomic_write_text, csv_text
+from core.records import LaneEvent
+from core.session import LanePool, RunResult, new_run_id, run_comparison
+
+SWEEP_COLUMNS = ("lane", "device", "width", "params", "flops_per_batch", "batch_size", "median_ms",
+                 "p10_ms", "p90_ms", "n_batches", "mad_ms", "layers", "backend", "samples_per_s",
+                 "gflops", "warmup_s", "status", "jit", "steps_per_execution", "feeding", "run_id", "reason")
+DEFAULT_STEADY_STEPS = 60
+DEFAULT_POINT_SECONDS = 3.0
+
+
+def log_widths(lo: int = 16, hi: int = 4096, n: int = 6) -> tuple[int, ...]:
+    """`n` widths evenly spaced in log scale from `lo` to `hi`, rounded to whole numbers."""
+    if not (1 <= lo < hi) or n < 2:
+        raise ConfigError(f"width range {lo}-{hi} with {n} points: need 1 ≤ low < high and at least 2 points")
+    return tuple(sorted({int(round(w)) for w in np.geomspace(lo, hi, n)}))
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What to sweep: hidden widths (every layer the same width) × batch sizes, on a base config."""
+
+    widths: tuple[int, ...]
+    layers: int = 2
+    batch_sizes: tuple[int, ...] = ()  # empty: the base config's batch size only
+    base: RunConfig = field(default_factory=RunConfig)
+    steady_steps: int = DEFAULT_STEADY_STEPS
+    seconds_per_point: float = DEFAULT_POINT_SECONDS
+
+    def __post_init__(self) -> None:
+        if not self.widths:
+            raise ConfigError("a sweep needs at least one width")
+        if self.steady_steps < 3:
+            raise ConfigError(f"steady batches per point {self.steady_steps}: choose at least 3")
+
+    def points(self) -> list[RunConfig]:
+        out = []
+        for batch in self.batch_sizes or (self.base.train.batch_size,):
+            for width in self.widths:
+                model = dataclasses.replace(self.base.model, widths=(width,) * self.layers)
+                train = dataclasses.replace(self.base.train, batch_size=batch,
+                                            max_steps=self.base.train.warmup_steps + self.steady_steps,
+                                            max_seconds=self.seconds_per_point)
+                out.append(RunConfig(model, train))
+        return out
+
+
+@dataclass
+class SweepResult:
+    spec: SweepSpec
+    points: list[dict[str, Any]] = field(default_factory=list)  # one row per point and lane
+    runs: list[RunResult] = field(default_factory=list)
+    cancelled: bool = False
+
+    def sweep_points(self) -> list[SweepPoint]:
+        return [row_to_point(r) for r in self.points if r["status"] != "failed"]
+
+
+def point_row(result: RunResult, lane: str) -> dict[str, Any]:
+    lr = result.lanes[lane]
+    s, cfg = lr.summary, result.config
+    settings = lr.started.settings if lr.started else {}
+    nan = math.nan
+    return {
+        "lane": lane, "device": lr.started.device if lr.started else (s.device if s else ""),
+        "width": cfg.model.widths[0], "params": cfg.model.params, "flops_per_batch": cfg.flops_per_batch,
+        "batch_size": cfg.train.batch_size, "median_ms": s.median_ms if s else nan,
+        "p10_ms": s.p10_ms if s else nan, "p90_ms": s.p90_ms if s else nan,
+        "n_batches": s.n_batches if s else 0, "mad_ms": s.mad_ms if s else nan,
+        "layers": len(cfg.model.widths), "backend": LaneSpec.parse(lane).backend,
+        "samples_per_s": s.samples_per_s if s else nan, "gflops": s.gflops if s else nan,
+        "warmup_s": s.warmup_s if s else nan,
+        "status": "failed" if lr.failure and (s is None or s.status == "failed") else (s.status if s else "failed"),
+        "jit": settings.get("jit_compile", ""), "steps_per_execution": settings.get("steps_per_execution", ""),
+        "feeding": settings.get("feeding", ""), "run_id": result.run_id, "reason": lr.failure,
+    }
+
+
+def row_to_point(row: dict[str, Any]) -> SweepPoint:
+    return SweepPoint(lane=row["lane"], width=int(row["width"]), flops_per_batch=float(row["flops_per_batch"]),
+                      median_ms=float(row["median_ms"]), p10_ms=float(row["p10_ms"]),
+                      p90_ms=float(row["p90_ms"]), device=row.get("device", ""),
+                      batch_size=int(row.get("batch_size") or 0), n_batches=int(row.get("n_batches") or 0))
+
+
+def run_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, *,
+              on_point: Callable[[dict[str, Any], int, int], None] | None = None,
+              on_event: Callable[[LaneEvent], None] | None = None,
+              cancel: threading.Event | None = None) -> SweepResult:
+    """Run every point on every lane, one lane at a time so figures are exact; stop on `cancel`.
+
+    `on_point(row, done, total)` is called after each point and lane; finished points are kept
+    when the sweep is cancelled.
+    """
+    cancel = cancel or threading.Event()
+    result = SweepResult(spec)
+    configs = spec.points()
+    total, done = len(configs) * len(lanes), 0
+    for config in configs:
+        if cancel.is_set():
+            result.cancelled = True
+            break
+        run = run_comparison(pool, list(lanes), config, schedule="sequential", run_id=new_run_id(),
+                             on_event=on_event, cancel=cancel)
+        result.runs.append(run)
+        for lane in lanes:
+            row = point_row(run, lane.name)
+            if row["status"] == "cancelled" or (cancel.is_set() and row["status"] != "completed"):
+                continue  # a point cut short is not a point
+            result.points.append(row)
+            done += 1
+            if on_point is not None:
+                on_point(row, done, total)
+    result.cancelled = result.cancelled or cancel.is_set()
+    return result
+
+
+def sweep_csv_text(rows: Sequence[dict[str, Any]]) -> str:
+    def fmt(v: Any) -> Any:
+        return f"{v:.6g}" if isinstance(v, float) else v
+
+    return csv_text(SWEEP_COLUMNS, ([fmt(r.get(c, "")) for c in SWEEP_COLUMNS] for r in rows))
+
+
+def write_sweep_csv(path: str, rows: Sequence[dict[str, Any]]) -> None:
+    atomic_write_text(path, sweep_csv_text(rows))
+
+
+def read_sweep_csv(path: str) -> list[SweepPoint]:
+    """Points from any sweep CSV with at least the documented columns (this or another machine's)."""
+    need = ("lane", "width", "flops_per_batch", "median_ms")
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in need if c not in (reader.fieldnames or [])]
+            if missing:
+                raise ConfigError(f"{path} is not a sweep CSV: it has no {', '.join(missing)} column")
+            rows = [r for r in reader if r.get("status", "completed") != "failed"]
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    points = []
+    for i, row in enumerate(rows, start=2):
+        try:
+            for key in ("p10_ms", "p90_ms"):
+                row[key] = row.get(key) or "nan"
+            points.append(row_to_point(row))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{path}, line {i}: {exc}") from None
+    return points

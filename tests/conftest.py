@@ -1,0 +1,69 @@
+"""Test set-up: offscreen Qt, private app folders, and a guard against leftover threads and processes."""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+# Before anything imports Qt or Keras: no real screen unless a test starts Xvfb itself, and no
+# test reads or writes the user's settings, autosaves, logs or Keras cache.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+_HOME = tempfile.mkdtemp(prefix="crossover-tests-")
+os.environ["CROSSOVER_HOME"] = os.path.join(_HOME, "crossover")
+os.environ["KERAS_HOME"] = os.path.join(_HOME, "keras")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")
+os.environ.setdefault("CROSSOVER_NO_RESTORE_PROMPT", "1")
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_qthread_left_behind(request):
+    """Fail any test that leaves a QThread running (napari's habit)."""
+    yield
+    if "PySide6.QtCore" not in sys.modules:
+        return
+    from PySide6.QtCore import QThread
+    import gc
+
+    running = [o for o in gc.get_objects() if isinstance(o, QThread) and _is_running(o)]
+    if running:
+        for thread in running:
+            thread.quit()
+            thread.wait(3000)
+        pytest.fail(f"{request.node.name} left {len(running)} QThread(s) running")
+
+
+def _is_running(thread) -> bool:
+    try:
+        return thread.isRunning()
+    except RuntimeError:  # the C++ object is already gone
+        return False
+
+
+@pytest.fixture
+def qsettings_tmp(tmp_path, monkeypatch):
+    """QSettings written under a fresh folder for this test."""
+    from PySide6.QtCore import QSettings
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    return tmp_path / "settings"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """No lane process may outlive the suite."""
+    try:
+        import psutil
+    except ImportError:
+        return
+    # multiprocessing's resource tracker is Python's own helper, not a lane.
+    children = [c for c in psutil.Process().children(recursive=True)
+                if "resource_tracker" not in " ".join(c.cmdline())]
+    if children:
+        for child in children:
+            child.kill()
+        print(f"\nERROR: {len(children)} child process(es) were left running after the tests", file=sys.stderr)
+        session.exitstatus = 1
