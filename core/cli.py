@@ -210,7 +210,8 @@ def _sweep_spec(args: argparse.Namespace) -> SweepSpec:
     config = _config_from_args(argparse.Namespace(**{**vars(args), "widths": None, "preset": None}), base)
     batches = parse_widths(args.batch_sizes) if args.batch_sizes else ()
     return SweepSpec(widths=tuple(widths), layers=args.layers or layers, batch_sizes=batches,
-                     base=config, steady_steps=args.steady_steps, seconds_per_point=args.seconds_per_point)
+                     base=config, steady_steps=args.steady_steps, seconds_per_point=args.seconds_per_point,
+                     calibrate=not args.no_calibrate)
 
 
 def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
@@ -251,9 +252,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     finally:
         pool.close()
     rows = result.points
-    print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", "GFLOP/s", "status"],
+    for lane, cal in result.calibration.items():
+        if cal.get("error") or cal.get("reason"):
+            print(f"{lane}: calibration failed: {cal.get('error') or cal.get('reason')}")
+        else:
+            print(f"{lane}: a {cal['size']}x{cal['size']} float32 matrix product runs at {_fmt(cal['gflops'])} GFLOP/s")
+    print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status"],
                 [[r["lane"], r["width"], r["batch_size"], _fmt(r["flops_per_batch"] / 1e6), _fmt(r["median_ms"]),
-                  f"{_fmt(r['p10_ms'])}-{_fmt(r['p90_ms'])}", _fmt(r["gflops"]), r["status"]] for r in rows]))
+                  f"{_fmt(r['p10_ms'])}-{_fmt(r['p90_ms'])}", _fmt(r["gflops"]),
+                  f"{100 * r['peak_share']:.0f}%" if math.isfinite(r["peak_share"]) else "-", r["status"]]
+                 for r in rows]))
     for r in rows:
         if r["status"] == "failed":
             print(f"{r['lane']} width {r['width']} failed: {r['reason']}")
@@ -266,6 +274,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                         extra={"sweep": {"widths": list(spec.widths), "layers": spec.layers,
                                          "steady_steps": spec.steady_steps,
                                          "seconds_per_point": spec.seconds_per_point,
+                                         "calibration": result.calibration,
                                          "analysis": analysis.analyze_points(result.sweep_points())}})
             print(f"wrote {args.csv}, {stem}-batches.csv and {stem}-batches.json")
         except ExportError as exc:
@@ -330,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-sizes", help="also sweep these batch sizes, e.g. 32,128,512")
     p.add_argument("--steady-steps", type=int, default=60, help="steady batches per point at most (default 60)")
     p.add_argument("--seconds-per-point", type=float, default=3.0, help="steady time per point at most (default 3)")
+    p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("analyze", help="fit the cost model and find crossovers in a sweep CSV")
     p.add_argument("file")

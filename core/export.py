@@ -28,6 +28,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     except OSError as exc:
         raise ExportError(f"cannot write {target}: {exc.strerror or exc} (is the folder there and writable?)") from None
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; an export is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
             fh.flush()
@@ -39,6 +40,12 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         except OSError:
             pass
         raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

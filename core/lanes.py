@@ -18,7 +18,9 @@ from core.config import LaneSpec, RunConfig
 from core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
 
 CANCEL_GRACE_S = 1.0  # after this, a lane that has not stopped is killed
-MEMORY_LIMIT_MB = 3000.0  # recycle the process past this: TensorFlow never frees trained models
+# Recycle the process once it has grown this much past its size after the first run:
+# TensorFlow never frees a trained model's variables and optimizer slots.
+MEMORY_LIMIT_MB = 2000.0
 START_TIMEOUT_S = 120.0
 
 _ctx = mp.get_context("spawn")
@@ -65,6 +67,7 @@ class Lane:
         self._device = ""
         self._cancel_at: float | None = None
         self._recycle = False
+        self._baseline_mb: float | None = None  # the process's size after its first run
         self._internal: list[dict[str, Any]] = []  # answers to probe/calibrate, read by request()
         self._lock = threading.Lock()
         self.settings: dict[str, Any] = {}
@@ -97,6 +100,7 @@ class Lane:
                                   args=(self.spec, self._jobs, self._events, self._cancel, lane_log_path(self.name)),
                                   name=f"crossover-lane-{self.name}", daemon=True)
         self._proc.start()
+        self._baseline_mb = None
         self.processes_started += 1
 
     def submit(self, run_id: str, config: RunConfig) -> None:
@@ -140,8 +144,12 @@ class Lane:
     def _consume(self, item: Any) -> list[LaneEvent]:
         if isinstance(item, dict):
             kind = item.get("kind")
-            if kind == "status" and item.get("rss_mb", 0) > self.memory_limit_mb:
-                self._recycle = True
+            if kind == "status":
+                rss = item.get("rss_mb", 0.0)
+                if self._baseline_mb is None:
+                    self._baseline_mb = rss
+                elif rss - self._baseline_mb > self.memory_limit_mb:
+                    self._recycle = True
             elif kind == "ready":
                 self.settings = item["settings"]
             elif kind == "start_failed" and self._job is not None:

@@ -18,7 +18,8 @@ from core.session import LanePool, RunResult, new_run_id, run_comparison
 
 SWEEP_COLUMNS = ("lane", "device", "width", "params", "flops_per_batch", "batch_size", "median_ms",
                  "p10_ms", "p90_ms", "n_batches", "mad_ms", "layers", "backend", "samples_per_s",
-                 "gflops", "warmup_s", "status", "jit", "steps_per_execution", "feeding", "run_id", "reason")
+                 "gflops", "peak_gflops", "peak_share", "warmup_s", "status", "jit", "steps_per_execution",
+                 "feeding", "mixed_precision", "run_id", "reason")
 DEFAULT_STEADY_STEPS = 60
 DEFAULT_POINT_SECONDS = 3.0
 
@@ -40,6 +41,7 @@ class SweepSpec:
     base: RunConfig = field(default_factory=RunConfig)
     steady_steps: int = DEFAULT_STEADY_STEPS
     seconds_per_point: float = DEFAULT_POINT_SECONDS
+    calibrate: bool = True  # time a large matrix product per lane: the GFLOP/s each point is a share of
 
     def __post_init__(self) -> None:
         if not self.widths:
@@ -65,12 +67,18 @@ class SweepResult:
     points: list[dict[str, Any]] = field(default_factory=list)  # one row per point and lane
     runs: list[RunResult] = field(default_factory=list)
     cancelled: bool = False
+    calibration: dict[str, dict[str, Any]] = field(default_factory=dict)  # lane → {"gflops", "size", "error"}
 
     def sweep_points(self) -> list[SweepPoint]:
         return [row_to_point(r) for r in self.points if r["status"] != "failed"]
 
 
-def point_row(result: RunResult, lane: str) -> dict[str, Any]:
+def calibration_size(lane: LaneSpec) -> int:
+    """Big enough to reach the device's throughput, small enough to take about a second."""
+    return 8192 if lane.kind == "gpu" else 2048
+
+
+def point_row(result: RunResult, lane: str, peak_gflops: float = math.nan) -> dict[str, Any]:
     lr = result.lanes[lane]
     s, cfg = lr.summary, result.config
     settings = lr.started.settings if lr.started else {}
@@ -83,6 +91,8 @@ def point_row(result: RunResult, lane: str) -> dict[str, Any]:
         "n_batches": s.n_batches if s else 0, "mad_ms": s.mad_ms if s else nan,
         "layers": len(cfg.model.widths), "backend": LaneSpec.parse(lane).backend,
         "samples_per_s": s.samples_per_s if s else nan, "gflops": s.gflops if s else nan,
+        "peak_gflops": peak_gflops, "peak_share": (s.gflops / peak_gflops) if s and peak_gflops > 0 else nan,
+        "mixed_precision": settings.get("mixed_precision", ""),
         "warmup_s": s.warmup_s if s else nan,
         "status": "failed" if lr.failure and (s is None or s.status == "failed") else (s.status if s else "failed"),
         "jit": settings.get("jit_compile", ""), "steps_per_execution": settings.get("steps_per_execution", ""),
@@ -110,6 +120,12 @@ def run_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, *,
     result = SweepResult(spec)
     configs = spec.points()
     total, done = len(configs) * len(lanes), 0
+    if spec.calibrate:
+        for lane in lanes:
+            if cancel.is_set():
+                break
+            answer = pool.get(lane).calibrate(calibration_size(lane), 1.0)
+            result.calibration[lane.name] = {k: answer.get(k) for k in ("gflops", "size", "error", "reason")}
     for config in configs:
         if cancel.is_set():
             result.cancelled = True
@@ -118,7 +134,8 @@ def run_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, *,
                              on_event=on_event, cancel=cancel)
         result.runs.append(run)
         for lane in lanes:
-            row = point_row(run, lane.name)
+            peak = result.calibration.get(lane.name, {}).get("gflops")
+            row = point_row(run, lane.name, peak if isinstance(peak, float) else math.nan)
             if row["status"] == "cancelled" or (cancel.is_set() and row["status"] != "completed"):
                 continue  # a point cut short is not a point
             result.points.append(row)
