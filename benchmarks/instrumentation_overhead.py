@@ -1,0 +1,67 @@
+"""What timing every batch costs: the blog's small model trained with and without the timing callback.
+
+Interleaved repetitions in one process, so both variants see the same machine state; prints the
+median of the paired ratios (timed / plain) last. Target: overhead_ratio <= 1.03.
+Run: .venv/bin/python benchmarks/instrumentation_overhead.py [--reps 9] [--steps 300]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--steps", type=int, default=300)
+    args = parser.parse_args()
+
+    from core.backends import configure_process, import_keras
+    from core.config import LaneSpec, ModelSpec, TrainSpec
+    from core.data import synthetic, preprocess
+    from core.feeding import make_input
+    from core.model import build_model
+    from core.timing import make_batch_timer
+
+    spec = LaneSpec("cpu")
+    settings = configure_process(spec)
+    keras, _ = import_keras(spec, settings["threads"])
+    train = TrainSpec(batch_size=128, epochs=1)
+    x, y = synthetic(128 * args.steps, seed=0)
+    ds, feeding = make_input(preprocess(x, "scale"), y, 128, spec, "host")
+    model = build_model(keras, ModelSpec((128,)), train, jit=False)
+    model.fit(ds, epochs=1, steps_per_epoch=20, verbose=0)  # compile and warm both paths' function
+
+    sink: list = []
+
+    def fit(timed: bool) -> float:
+        callbacks = []
+        if timed:
+            callbacks = [make_batch_timer(keras, run_id="b", lane="cpu", device="cpu", backend="tensorflow",
+                                          batch_size=128, warmup_steps=5, emit=sink.extend,
+                                          should_stop=lambda: False)]
+        t0 = time.perf_counter()
+        model.fit(ds, epochs=1, steps_per_epoch=args.steps, verbose=0, callbacks=callbacks)
+        return time.perf_counter() - t0
+
+    fit(True), fit(False)
+    ratios = []
+    for rep in range(args.reps):
+        if rep % 2:
+            timed, plain = fit(True), fit(False)
+        else:
+            plain, timed = fit(False), fit(True)
+        ratios.append(timed / plain)
+        print(f"rep {rep + 1}: plain {plain * 1000 / args.steps:.3f} ms/step, timed {timed * 1000 / args.steps:.3f} "
+              f"ms/step, ratio {timed / plain:.3f}")
+    print(f"model 784-128-10, batch 128, {args.steps} steps per fit, {feeding}, threads {settings['threads']}")
+    print(f"overhead_ratio={statistics.median(ratios):.3f}")
+
+
+if __name__ == "__main__":
+    main()
