@@ -269,6 +269,14 @@ def _flops(x: float) -> str:
     return f"{_num(x)} FLOP"
 
 
+def _uncertainty(c: Crossover) -> str:
+    """±x when the spread is symmetric enough, else the range itself (log interpolation skews it)."""
+    lo, hi = c.width - c.width_lo, c.width_hi - c.width
+    if max(lo, hi) <= 1.5 * max(min(lo, hi), 1e-9):
+        return f"±{_num(max(lo, hi), 1)}"
+    return f"between {_num(c.width_lo, 2)} and {_num(c.width_hi, 2)} within the timing spread"
+
+
 def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str:
     """One sentence for the user on where, if anywhere, one lane overtakes the other."""
     a, b = sorted((lane_a, lane_b))
@@ -283,8 +291,7 @@ def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str
         faster = b if max(d) > 0 else a
         return f"no crossover in this range: {faster} faster throughout ({span})"
     parts = [f"{c.faster_above} is faster above about {_num(c.width, 2)} units "
-             f"(±{_num(max(c.width - c.width_lo, c.width_hi - c.width), 1)}), "
-             f"{b if c.faster_above == a else a} below" for c in found]
+             f"({_uncertainty(c)}), {b if c.faster_above == a else a} below" for c in found]
     if len(parts) == 1:
         return parts[0]
     return f"{len(parts)} crossovers between {a} and {b} ({span}): " + "; then ".join(parts)

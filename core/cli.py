@@ -16,7 +16,7 @@ from core.export import ExportError, export_runs, write_json
 from core.presets import PRESETS, SWEEP_PRESETS
 from core.records import BatchTiming, RunFailed, RunFinished, RunStarted
 from core.session import LanePool, RunResult, run_comparison
-from core.sweep import SweepSpec, log_widths, read_sweep_csv, run_sweep, write_sweep_csv
+from core.sweep import SweepResult, SweepSpec, log_widths, read_sweep_csv, run_sweep, with_knob, write_sweep_csv
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -228,31 +228,8 @@ def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
               file=out)
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
-    lanes = parse_lanes(args.lanes)
-    spec = _sweep_spec(args)
-    pool = LanePool()
-    try:
-        problems = _check_lanes_here(lanes, pool)
-        if problems:
-            for p in problems:
-                print(f"error: {p}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        total = len(spec.points()) * len(lanes)
-        print(f"sweep: {len(spec.points())} points × {len(lanes)} lanes, widths {', '.join(map(str, spec.widths))}, "
-              f"{spec.layers} layer(s), up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each",
-              file=sys.stderr)
-
-        def on_point(row: dict, done: int, total_: int) -> None:
-            print(f"[{done}/{total}] {row['lane']:>10} width {row['width']:>6} batch {row['batch_size']:>5}: "
-                  f"{_fmt(row['median_ms'])} ms/batch ({row['status']})", file=sys.stderr)
-
-        result, interrupted = _run_in_thread(lambda cancel: run_sweep(pool, lanes, spec, on_point=on_point,
-                                                                         cancel=cancel))
-    finally:
-        pool.close()
-    rows = result.points
-    for lane, cal in result.calibration.items():
+def _print_points(rows: list[dict], calibration: dict[str, dict]) -> None:
+    for lane, cal in calibration.items():
         if cal.get("error") or cal.get("reason"):
             print(f"{lane}: calibration failed: {cal.get('error') or cal.get('reason')}")
         else:
@@ -265,17 +242,78 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for r in rows:
         if r["status"] == "failed":
             print(f"{r['lane']} width {r['width']} failed: {r['reason']}")
-    print_sweep_analysis(result.sweep_points())
+
+
+def print_comparison(base: SweepResult, changed: SweepResult, out: Any = sys.stdout) -> None:
+    """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
+    a, b = analysis.analyze_points(base.sweep_points()), analysis.analyze_points(changed.sweep_points())
+    name = changed.spec.variant
+    rows = []
+    for lane in sorted(set(a["lanes"]) | set(b["lanes"])):
+        la, lb = a["lanes"].get(lane, {}), b["lanes"].get(lane, {})
+        rows.append([lane, f"{_fmt(la.get('overhead_ms'))} → {_fmt(lb.get('overhead_ms'))}",
+                     f"{_fmt(la.get('gflops'))} → {_fmt(lb.get('gflops'))}"])
+    print(f"\ncompare: base → {name}", file=out)
+    print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
+    for label, res in (("base", a), (name, b)):
+        crossings = ", ".join(f"{c['faster_above']} faster above width {_fmt(c['width'])}" for c in res["crossovers"])
+        print(f"{label}: {crossings or 'no crossover in this range'}", file=out)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    lanes = parse_lanes(args.lanes)
+    spec = _sweep_spec(args)
+    specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
+    pool = LanePool()
+    try:
+        problems = _check_lanes_here(lanes, pool)
+        if problems:
+            for p in problems:
+                print(f"error: {p}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        total = sum(len(s.points()) for s in specs) * len(lanes)
+        print(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "
+              f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
+              f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each", file=sys.stderr)
+        done = [0]
+
+        def on_point(row: dict, _done: int, _total: int) -> None:
+            done[0] += 1
+            print(f"[{done[0]}/{total}] {row['variant']:>8} {row['lane']:>10} width {row['width']:>6} "
+                  f"batch {row['batch_size']:>5}: {_fmt(row['median_ms'])} ms/batch ({row['status']})", file=sys.stderr)
+
+        def work(cancel: threading.Event) -> list[SweepResult]:
+            out = []
+            for s in specs:
+                if cancel.is_set():
+                    break
+                out.append(run_sweep(pool, lanes, s, on_point=on_point, cancel=cancel))
+            return out
+
+        results, interrupted = _run_in_thread(work)
+    finally:
+        pool.close()
+    results = results or []
+    rows = [r for res in results for r in res.points]
+    for res in results:
+        if len(results) > 1:
+            print(f"\n{res.spec.variant}:")
+        _print_points(res.points, res.calibration)
+        print_sweep_analysis(res.sweep_points())
+    if len(results) == 2:
+        print_comparison(results[0], results[1])
     if args.csv:
         try:
             write_sweep_csv(args.csv, rows)
             stem = args.csv[:-4] if args.csv.endswith(".csv") else args.csv
-            export_runs(stem + "-batches.csv", result.runs, host_info(),
+            export_runs(stem + "-batches.csv", [run for res in results for run in res.runs], host_info(),
                         extra={"sweep": {"widths": list(spec.widths), "layers": spec.layers,
                                          "steady_steps": spec.steady_steps,
                                          "seconds_per_point": spec.seconds_per_point,
-                                         "calibration": result.calibration,
-                                         "analysis": analysis.analyze_points(result.sweep_points())}})
+                                         "variants": {res.spec.variant: {
+                                             "calibration": res.calibration, "cancelled": res.cancelled,
+                                             "analysis": analysis.analyze_points(res.sweep_points())}
+                                             for res in results}}})
             print(f"wrote {args.csv}, {stem}-batches.csv and {stem}-batches.json")
         except ExportError as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -339,6 +377,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-sizes", help="also sweep these batch sizes, e.g. 32,128,512")
     p.add_argument("--steady-steps", type=int, default=60, help="steady batches per point at most (default 60)")
     p.add_argument("--seconds-per-point", type=float, default=3.0, help="steady time per point at most (default 3)")
+    p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and show "
+                   "how overhead, throughput and the crossover move: jit=on, batch_size=512, steps_per_execution=8, "
+                   "feeding=device, mixed_precision=on")
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("analyze", help="fit the cost model and find crossovers in a sweep CSV")

@@ -19,9 +19,35 @@ from core.session import LanePool, RunResult, new_run_id, run_comparison
 SWEEP_COLUMNS = ("lane", "device", "width", "params", "flops_per_batch", "batch_size", "median_ms",
                  "p10_ms", "p90_ms", "n_batches", "mad_ms", "layers", "backend", "samples_per_s",
                  "gflops", "peak_gflops", "peak_share", "warmup_s", "status", "jit", "steps_per_execution",
-                 "feeding", "mixed_precision", "run_id", "reason")
+                 "feeding", "mixed_precision", "variant", "run_id", "reason")
 DEFAULT_STEADY_STEPS = 60
 DEFAULT_POINT_SECONDS = 3.0
+
+
+# The settings a compare sweep may change, and how a value is read from the command line.
+KNOBS: dict[str, Callable[[str], Any]] = {
+    "batch_size": int,
+    "steps_per_execution": int,
+    "jit": lambda v: {"on": True, "off": False}[v],
+    "feeding": str,
+    "mixed_precision": lambda v: {"on": True, "off": False}[v],
+}
+
+
+def with_knob(spec: SweepSpec, text: str) -> SweepSpec:
+    """The same sweep with one knob changed: `jit=on`, `batch_size=512`, `feeding=device`…"""
+    knob, _, value = text.partition("=")
+    knob = knob.strip().replace("-", "_")
+    if knob not in KNOBS or not value:
+        raise ConfigError(f"compare {text!r}: use KNOB=VALUE with a knob among {', '.join(KNOBS)}")
+    try:
+        parsed = KNOBS[knob](value.strip().lower())
+    except (KeyError, ValueError):
+        raise ConfigError(f"compare {text!r}: {value!r} is not a value for {knob}") from None
+    train = dataclasses.replace(spec.base.train, **{knob: parsed})
+    base = RunConfig(spec.base.model, train)
+    batches = (parsed,) if knob == "batch_size" else spec.batch_sizes
+    return dataclasses.replace(spec, base=base, batch_sizes=batches, variant=f"{knob}={value.strip().lower()}")
 
 
 def log_widths(lo: int = 16, hi: int = 4096, n: int = 6) -> tuple[int, ...]:
@@ -42,6 +68,7 @@ class SweepSpec:
     steady_steps: int = DEFAULT_STEADY_STEPS
     seconds_per_point: float = DEFAULT_POINT_SECONDS
     calibrate: bool = True  # time a large matrix product per lane: the GFLOP/s each point is a share of
+    variant: str = "base"  # in compare mode, the knob setting this sweep ran with ("jit=on")
 
     def __post_init__(self) -> None:
         if not self.widths:
@@ -78,7 +105,7 @@ def calibration_size(lane: LaneSpec) -> int:
     return 8192 if lane.kind == "gpu" else 2048
 
 
-def point_row(result: RunResult, lane: str, peak_gflops: float = math.nan) -> dict[str, Any]:
+def point_row(result: RunResult, lane: str, peak_gflops: float = math.nan, variant: str = "base") -> dict[str, Any]:
     lr = result.lanes[lane]
     s, cfg = lr.summary, result.config
     settings = lr.started.settings if lr.started else {}
@@ -92,7 +119,7 @@ def point_row(result: RunResult, lane: str, peak_gflops: float = math.nan) -> di
         "layers": len(cfg.model.widths), "backend": LaneSpec.parse(lane).backend,
         "samples_per_s": s.samples_per_s if s else nan, "gflops": s.gflops if s else nan,
         "peak_gflops": peak_gflops, "peak_share": (s.gflops / peak_gflops) if s and peak_gflops > 0 else nan,
-        "mixed_precision": settings.get("mixed_precision", ""),
+        "mixed_precision": settings.get("mixed_precision", ""), "variant": variant,
         "warmup_s": s.warmup_s if s else nan,
         "status": "failed" if lr.failure and (s is None or s.status == "failed") else (s.status if s else "failed"),
         "jit": settings.get("jit_compile", ""), "steps_per_execution": settings.get("steps_per_execution", ""),
@@ -135,7 +162,7 @@ def run_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, *,
         result.runs.append(run)
         for lane in lanes:
             peak = result.calibration.get(lane.name, {}).get("gflops")
-            row = point_row(run, lane.name, peak if isinstance(peak, float) else math.nan)
+            row = point_row(run, lane.name, peak if isinstance(peak, float) else math.nan, spec.variant)
             if row["status"] == "cancelled" or (cancel.is_set() and row["status"] != "completed"):
                 continue  # a point cut short is not a point
             result.points.append(row)

@@ -1,0 +1,105 @@
+"""Sweeps: points, presets, compare knobs, cancellation, and the sweep CSV."""
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+
+from core.analysis import find_crossovers
+from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from core.presets import PRESETS, SWEEP_PRESETS
+from core.session import LanePool
+from core.sweep import SweepSpec, log_widths, read_sweep_csv, run_sweep, with_knob, write_sweep_csv
+
+BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
+
+
+def test_presets_are_the_seeds_models():
+    qa = PRESETS["qa"].config
+    assert qa.model.layer_sizes == (784, 750, 150, 50, 50, 10)
+    assert (qa.train.optimizer, qa.train.batch_size, qa.train.preprocessing, qa.model.dropout) == ("nadam", 128, "l2", 0.2)
+    small, wide = PRESETS["blog-small"].config, PRESETS["blog-wide"].config
+    assert small.model.layer_sizes == (784, 128, 10) and wide.model.layer_sizes == (784, 1000, 1000, 10)
+    for cfg in (small, wide):
+        assert (cfg.train.optimizer, cfg.train.batch_size, cfg.train.preprocessing) == ("adam", 32, "scale")
+    assert PRESETS["qa-100"].config.model.widths == (100,)
+    layers, widths, base = SWEEP_PRESETS["blog"]
+    assert base == small
+    assert 128 in widths and 1000 in widths and layers == 2
+
+
+def test_log_widths():
+    assert log_widths(16, 4096, 5) == (16, 64, 256, 1024, 4096)
+    with pytest.raises(ConfigError):
+        log_widths(100, 10, 3)
+
+
+def test_points_set_width_layers_and_budget():
+    spec = SweepSpec(widths=(16, 64), layers=3, batch_sizes=(32, 256), base=BASE, steady_steps=10, seconds_per_point=2)
+    points = spec.points()
+    assert [(p.model.widths, p.train.batch_size) for p in points] == [
+        ((16, 16, 16), 32), ((64, 64, 64), 32), ((16, 16, 16), 256), ((64, 64, 64), 256)]
+    assert all(p.train.max_steps == 5 + 10 and p.train.max_seconds == 2 for p in points)
+
+
+def test_compare_knobs():
+    spec = SweepSpec(widths=(16,), base=BASE)
+    jit = with_knob(spec, "jit=on")
+    assert jit.base.train.jit is True and jit.variant == "jit=on"
+    assert with_knob(spec, "batch-size=512").points()[0].train.batch_size == 512
+    with pytest.raises(ConfigError, match="KNOB=VALUE"):
+        with_knob(spec, "colour=red")
+    with pytest.raises(ConfigError, match="not a value for jit"):
+        with_knob(spec, "jit=maybe")
+    with pytest.raises(ConfigError, match="feeding 'disk'"):
+        with_knob(spec, "feeding=disk")
+
+
+@pytest.mark.slow
+def test_sweep_end_to_end_and_csv_round_trip(tmp_path):
+    pool = LanePool()
+    seen = []
+    try:
+        spec = SweepSpec(widths=(8, 256), layers=1, base=BASE, steady_steps=8, seconds_per_point=1.0)
+        result = run_sweep(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], spec,
+                           on_point=lambda row, done, total: seen.append((done, total)))
+    finally:
+        pool.close()
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert [(r["lane"], r["width"]) for r in result.points] == [("cpu", 8), ("cpu1", 8), ("cpu", 256), ("cpu1", 256)]
+    for row in result.points:
+        assert row["status"] == "completed"
+        assert row["n_batches"] == 8 and 0 < row["p10_ms"] <= row["median_ms"] <= row["p90_ms"]
+        assert row["flops_per_batch"] == ModelSpec((row["width"],)).flops_per_batch(32)
+        assert row["peak_gflops"] > 0 and 0 < row["peak_share"] < 1.5
+    # Bigger model, more time per batch, on each lane.
+    by = {(r["lane"], r["width"]): r["median_ms"] for r in result.points}
+    assert by[("cpu", 256)] > by[("cpu", 8)] and by[("cpu1", 256)] > by[("cpu1", 8)]
+    path = tmp_path / "sweep.csv"
+    write_sweep_csv(str(path), result.points)
+    back = read_sweep_csv(str(path))
+    assert [(p.lane, p.width) for p in back] == [(r["lane"], r["width"]) for r in result.points]
+    assert [p.median_ms for p in back] == pytest.approx([r["median_ms"] for r in result.points], rel=1e-5)
+    find_crossovers(back)  # analysable as written
+
+
+@pytest.mark.slow
+def test_cancelled_sweep_keeps_finished_points():
+    pool = LanePool()
+    cancel = threading.Event()
+
+    def on_point(row, done, total):
+        if done == 2:
+            cancel.set()
+
+    try:
+        spec = SweepSpec(widths=(8, 16, 32, 64), layers=1, base=BASE, steady_steps=5, seconds_per_point=0.5,
+                         calibrate=False)
+        result = run_sweep(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], spec, on_point=on_point,
+                           cancel=cancel)
+    finally:
+        pool.close()
+    assert result.cancelled
+    assert [(r["lane"], r["width"]) for r in result.points] == [("cpu", 8), ("cpu1", 8)]
+    assert all(r["status"] == "completed" and not math.isnan(r["median_ms"]) for r in result.points)
