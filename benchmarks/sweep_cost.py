@@ -1,0 +1,50 @@
+"""What a default sweep costs here, and how repeatable its cost model is.
+
+Runs the default 6-point, 2-lane sweep twice in one process (lanes reused) and prints the wall
+time of the first (target < 120 s on the 2-core dev machine) and, per lane, the ratio of the
+fitted fixed overhead between the two sweeps (target 0.8-1.25).
+Run: .venv/bin/python benchmarks/sweep_cost.py [--lanes cpu,cpu1]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from core.analysis import analyze_points  # noqa: E402
+from core.config import RunConfig, parse_lanes  # noqa: E402
+from core.session import LanePool  # noqa: E402
+from core.sweep import SweepSpec, log_widths, run_sweep  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lanes", default="cpu,cpu1")
+    args = parser.parse_args()
+    lanes = parse_lanes(args.lanes)
+    spec = SweepSpec(widths=log_widths(16, 4096, 6), layers=2, base=RunConfig())
+    pool = LanePool()
+    walls, fits = [], []
+    try:
+        for _ in range(2):
+            t0 = time.monotonic()
+            result = run_sweep(pool, lanes, spec)
+            walls.append(time.monotonic() - t0)
+            fits.append(analyze_points(result.sweep_points())["lanes"])
+    finally:
+        pool.close()
+    print(f"widths {spec.widths}, {spec.layers} layers, lanes {args.lanes}; walls {walls[0]:.1f} s, {walls[1]:.1f} s")
+    for lane in fits[0]:
+        a, b = fits[0][lane], fits[1].get(lane, {})
+        print(f"{lane}: overhead {a['overhead_ms']:.3f} → {b.get('overhead_ms', float('nan')):.3f} ms, "
+              f"{a['gflops']:.0f} → {b.get('gflops', float('nan')):.0f} GFLOP/s")
+    ratios = {lane: fits[1][lane]["overhead_ms"] / fits[0][lane]["overhead_ms"] for lane in fits[0] if lane in fits[1]}
+    print("overhead_ratio_repeat=" + ",".join(f"{lane}:{r:.2f}" for lane, r in ratios.items()))
+    print(f"sweep_wall_s={walls[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
