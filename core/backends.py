@@ -140,7 +140,11 @@ def gpu_names(backend: str) -> list[str]:
 
 
 def keras_device(spec: LaneSpec) -> str:
-    return "cpu:0" if spec.kind == "cpu" else f"gpu:{spec.index}"
+    if spec.kind == "cpu":
+        # On torch, "cpu:0" differs from a new tensor's "cpu": Keras would then copy every
+        # weight with .to() and train the copies' non-leaf tensors (no gradients reach them).
+        return "cpu" if spec.backend == "torch" else "cpu:0"
+    return f"gpu:{spec.index}"
 
 
 def variable_device(model: Any, backend: str) -> str:

@@ -1,0 +1,60 @@
+"""Keras backends per lane: each installed one trains on the device it names; missing ones say how to install."""
+from __future__ import annotations
+
+import pytest
+
+from core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from core.devices import backend_version, check_lanes, discover
+from core.session import LanePool, run_comparison
+
+TINY = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=50, samples=1000, data="synthetic"))
+INSTALLED = [b for b in ("tensorflow", "jax", "torch") if backend_version(b) is not None]
+PLACEMENT = {"tensorflow": "device:CPU:0", "jax": "cpu:0", "torch": "cpu"}
+LABEL = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+JIT_DEFAULT = {"tensorflow": False, "jax": True, "torch": False}
+
+
+@pytest.fixture(scope="module")
+def pool():
+    pool = LanePool()
+    yield pool
+    pool.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", INSTALLED)
+def test_backend_trains_on_the_cpu_it_names(pool, backend):
+    spec = LaneSpec("cpu", threads=1, backend=backend)
+    lane = run_comparison(pool, [spec], TINY).lanes[spec.name]
+    assert lane.status == "completed", lane.failure
+    settings = lane.started.settings
+    assert settings["backend"] == backend and settings["placement"].endswith(PLACEMENT[backend])
+    assert settings["jit_compile"] is JIT_DEFAULT[backend] and settings["jit_source"] == f"{backend} default"
+    assert lane.started.device.startswith("CPU (") and "1 thread" in lane.started.device
+    assert len(lane.records) == 1000 // 50 and all(r.backend == backend for r in lane.records)
+    assert lane.summary.n_batches == 20 - 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", INSTALLED)
+def test_gpu_lane_without_gpu_fails_clearly(pool, backend):
+    spec = LaneSpec("gpu", backend=backend)
+    lane = run_comparison(pool, [spec], TINY).lanes[spec.name]
+    assert lane.status == "failed" and lane.records == []
+    assert lane.failure.startswith(f"No GPU is visible to {LABEL[backend]} (")
+
+
+def test_jax_is_installed_for_ci():
+    # CI installs the jax extra so the non-TensorFlow path is exercised on every push.
+    assert "jax" in INSTALLED
+
+
+def test_missing_backend_is_listed_with_its_install_command(monkeypatch):
+    import core.devices as devices
+
+    monkeypatch.setattr(devices, "backend_version", lambda b: None if b == "torch" else "1.0")
+    options = [o for o in discover(None, ("torch",))]
+    assert {o.name for o in options} >= {"torch:cpu", "torch:gpu0"}
+    assert all(not o.available and o.reason == "PyTorch is not installed: pip install -e '.[torch]'" for o in options)
+    problems = check_lanes([LaneSpec.parse("torch:cpu")], options)
+    assert problems == ["torch:cpu: PyTorch is not installed: pip install -e '.[torch]'"]
