@@ -97,7 +97,7 @@ def import_keras(spec: LaneSpec, threads: int) -> tuple[Any, dict[str, Any]]:
 
         if spec.kind == "cpu":
             torch.set_num_threads(threads)
-        settings.update(torch_version=torch.__version__, torch_threads=torch.get_num_threads())
+        settings.update(torch_version=str(torch.__version__), torch_threads=int(torch.get_num_threads()))
     elif spec.backend == "jax":
         import jax
 

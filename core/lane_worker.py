@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import gc
+import json
 import math
 import os
 import time
@@ -27,6 +28,12 @@ from core.timing import make_batch_timer
 
 def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def plain(settings: dict[str, Any]) -> dict[str, Any]:
+    """Only JSON types cross to the parent: a framework's own str subclass (torch's TorchVersion)
+    would make the parent import the framework just to unpickle it."""
+    return json.loads(json.dumps(settings, default=str))
 
 
 def rss_mb() -> float:
@@ -102,7 +109,7 @@ class LaneWorker:
                                 data_description=data.description, samples=len(data),
                                 steps_per_epoch=spe, mixed_precision=t.mixed_precision,
                                 warmup_steps=t.warmup_steps, pid=os.getpid())
-                self.events.put([RunStarted(run_id, lane, device, settings, started_at)])
+                self.events.put([RunStarted(run_id, lane, device, plain(settings), started_at)])
                 timer = make_batch_timer(
                     self.keras, run_id=run_id, lane=lane, device=device, backend=spec.backend,
                     batch_size=t.batch_size, warmup_steps=t.warmup_steps, emit=self.events.put,

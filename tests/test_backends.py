@@ -1,6 +1,8 @@
 """Keras backends per lane: each installed one trains on the device it names; missing ones say how to install."""
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
@@ -33,6 +35,8 @@ def test_backend_trains_on_the_cpu_it_names(pool, backend):
     assert lane.started.device.startswith("CPU (") and "1 thread" in lane.started.device
     assert len(lane.records) == 1000 // 50 and all(r.backend == backend for r in lane.records)
     assert lane.summary.n_batches == 20 - 5
+    # Nothing the lane sent made this (parent) process import a framework.
+    assert not {m.split(".")[0] for m in sys.modules} & {"tensorflow", "keras", "jax", "torch"}
 
 
 @pytest.mark.slow
