@@ -1,0 +1,132 @@
+"""The sweep picture: ms per batch against width (log-log) per lane, fitted cost lines, crossovers marked.
+
+Also a command for pictures made from any sweep CSV without opening the window:
+`python -m gui.sweep_plot sweep.csv out.png [--title TEXT]`.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections import defaultdict
+from typing import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from core.analysis import CostFit, Crossover, SweepPoint, describe_pair, find_crossovers, fit_cost_model
+from gui.lane_style import lane_color
+
+
+class SweepPlot(pg.PlotWidget):
+    """Log-log ms/batch against hidden width: measured medians with p10-p90 bars, fits, crossovers."""
+
+    def __init__(self, parent: object = None) -> None:
+        super().__init__(parent=parent, background="w")
+        self.setLogMode(x=True, y=True)
+        self.showGrid(x=True, y=True, alpha=0.25)
+        self.setLabel("bottom", "hidden width (units per layer)", color="#222")
+        self.setLabel("left", "median time per batch (ms)", color="#222")
+        self.legend = self.addLegend(offset=(10, 10), labelTextColor="k")
+        self.fits: dict[str, CostFit] = {}
+        self.crossovers: list[Crossover] = []
+
+    def set_points(self, points: Sequence[SweepPoint], title: str = "") -> None:
+        self.clear()
+        self.legend.clear()
+        if title:
+            self.setTitle(title, color="k", size="11pt")
+        by_lane: dict[str, list[SweepPoint]] = defaultdict(list)
+        for p in points:
+            if p.median_ms > 0 and math.isfinite(p.median_ms):
+                by_lane[p.lane].append(p)
+        self.fits = {}
+        for lane, pts in sorted(by_lane.items()):
+            pts.sort(key=lambda p: p.width)
+            color = lane_color(lane)
+            w = np.array([p.width for p in pts], dtype=float)
+            ms = np.array([p.median_ms for p in pts])
+            device = pts[0].device
+            name = f"{lane} — {device}" if device else lane
+            self.plot(w, ms, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=8, symbolBrush=color,
+                      symbolPen=pg.mkPen("w"), name=name)
+            lo = np.array([p.p10_ms if math.isfinite(p.p10_ms) else p.median_ms for p in pts])
+            hi = np.array([p.p90_ms if math.isfinite(p.p90_ms) else p.median_ms for p in pts])
+            # Error bars in log space: ErrorBarItem draws in the (log) data coordinates it is given.
+            bars = pg.ErrorBarItem(x=np.log10(w), y=np.log10(ms), top=np.log10(hi) - np.log10(ms),
+                                   bottom=np.log10(ms) - np.log10(lo), beam=0.03, pen=pg.mkPen(color))
+            self.addItem(bars)
+            fit = fit_cost_model([p.flops_per_batch for p in pts], ms)
+            if fit is not None and math.isfinite(fit.gflops):
+                self.fits[lane] = fit
+                pred = np.array([fit.predict_ms(p.flops_per_batch) for p in pts])
+                self.plot(w, pred, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
+                          name=f"{lane} fit: {fit.overhead_ms:.2g} ms + FLOPs / {fit.gflops:,.0f} GFLOP/s")
+        self._set_ticks(points)
+        self.crossovers = find_crossovers(points)
+        for c in self.crossovers:
+            self._mark(c)
+
+    def _set_ticks(self, points: Sequence[SweepPoint]) -> None:
+        """Plain numbers at the swept widths and at 1-2-5 steps of ms: log mode's 3·10¹ reads badly."""
+        widths = sorted({p.width for p in points})
+        self.getAxis("bottom").setTicks([[(math.log10(w), f"{w:,}") for w in widths]])
+        ms = [v for p in points for v in (p.p10_ms, p.p90_ms, p.median_ms) if v > 0 and math.isfinite(v)]
+        if ms:
+            lo, hi = math.floor(math.log10(min(ms))), math.ceil(math.log10(max(ms)))
+            steps = [m * 10.0 ** e for e in range(lo, hi + 1) for m in (1, 2, 5)]
+            self.getAxis("left").setTicks([[(math.log10(v), f"{v:g}") for v in steps]])
+        for axis in ("bottom", "left"):
+            self.getAxis(axis).setTextPen("k")
+            self.getAxis(axis).setPen("#888")
+
+    def _mark(self, c: Crossover) -> None:
+        x = math.log10(c.width)
+        band = pg.LinearRegionItem(values=(math.log10(c.width_lo), math.log10(c.width_hi)), movable=False,
+                                   brush=pg.mkBrush(120, 120, 120, 40), pen=pg.mkPen(None))
+        self.addItem(band)
+        self.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen("#444", width=1, style=Qt.PenStyle.DotLine)))
+        label = pg.TextItem(f"{c.faster_above} wins above ≈{c.width:,.0f} units", color="#222", anchor=(0, 1))
+        label.setPos(x, self.getViewBox().viewRange()[1][1])
+        self.addItem(label)
+
+    def summary(self, points: Sequence[SweepPoint]) -> str:
+        lanes = sorted({p.lane for p in points})
+        return "; ".join(describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:])
+
+
+def render_png(points: Sequence[SweepPoint], path: str, title: str = "", size: tuple[int, int] = (900, 560)) -> None:
+    """Draw the sweep offscreen and save it as a PNG."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    plot = SweepPlot()
+    plot.resize(*size)
+    plot.set_points(points, title)
+    plot.show()
+    app.processEvents()
+    # Place the crossover labels once the view has its final range.
+    plot.set_points(points, title)
+    app.processEvents()
+    if not plot.grab().save(path):
+        raise OSError(f"cannot write {path}")
+    plot.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from core.sweep import read_sweep_csv
+
+    parser = argparse.ArgumentParser(prog="python -m gui.sweep_plot", description=__doc__.splitlines()[0])
+    parser.add_argument("csv")
+    parser.add_argument("png")
+    parser.add_argument("--title", default="")
+    args = parser.parse_args(argv)
+    points = read_sweep_csv(args.csv)
+    render_png(points, args.png, args.title)
+    print(f"wrote {args.png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
