@@ -106,19 +106,32 @@ def _run_in_thread(work: Callable[[threading.Event], Any]) -> tuple[Any, bool]:
     """Run `work(cancel)` in a thread so Ctrl-C here can cancel it and still collect what it measured."""
     cancel = threading.Event()
     box: dict[str, Any] = {}
-    thread = threading.Thread(target=lambda: box.setdefault("result", work(cancel)), daemon=True)
-    thread.start()
-    interrupted = False
-    while thread.is_alive():
+
+    finished = threading.Event()
+
+    def target() -> None:
         try:
-            thread.join(0.2)
+            box["result"] = work(cancel)
+        except BaseException as exc:  # re-raised in the main thread, with its traceback
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=target, daemon=True).start()
+    interrupted = False
+    # Not Thread.join: a KeyboardInterrupt inside join() can leave the thread marked as ended.
+    while not finished.is_set():
+        try:
+            finished.wait(0.2)
         except KeyboardInterrupt:
             if interrupted:
                 continue
             interrupted = True
             print("\nstopping: the measured batches will be written…", file=sys.stderr)
             cancel.set()
-    return box.get("result"), interrupted
+    if "error" in box:
+        raise box["error"]
+    return box["result"], interrupted
 
 
 def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
@@ -185,6 +198,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         pool.close()
     print_summary(result)
+    cpu_lanes = [lane for lane in lanes if lane.kind == "cpu"]
+    if args.schedule == "concurrent" and len(lanes) > 1 and cpu_lanes:
+        print("note: the lanes ran side by side and shared CPU cores, so these figures include that "
+              "contention; --schedule sequential gives exact figures.")
     data = next((lr.started.settings.get("data_description") for lr in result.lanes.values() if lr.started), None)
     if data:
         print(f"data: {data}")

@@ -11,6 +11,7 @@ import gc
 import json
 import math
 import os
+import signal
 import time
 import traceback
 from typing import Any
@@ -171,6 +172,9 @@ def redirect_output(log_path: str | None) -> None:
 def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str | None = None) -> None:
     """Entry point of the lane process (multiprocessing, spawn)."""
     redirect_output(log_path)
+    # Ctrl-C in a terminal reaches the whole process group: the parent decides how to stop runs
+    # (cancel at the next batch end), so the lane must not die from the same keystroke.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         worker = LaneWorker(spec, events, cancel)
     except Exception as exc:

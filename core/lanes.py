@@ -126,12 +126,13 @@ class Lane:
     def poll(self, timeout: float = 0.05) -> list[LaneEvent]:
         """Events that arrived (waits up to `timeout` for the first); detects crashes and stuck cancels."""
         out: list[LaneEvent] = []
-        if self._events is None:
+        events = self._events  # close() from another thread may drop it meanwhile
+        if events is None:
             return out
         deadline = time.monotonic() + timeout
         while True:
             try:
-                item = self._events.get(timeout=max(0.0, deadline - time.monotonic()) if not out else 0)
+                item = events.get(timeout=max(0.0, deadline - time.monotonic()) if not out else 0)
             except queue.Empty:
                 break
             except (EOFError, OSError):  # the queue's pipe broke with the process

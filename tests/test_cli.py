@@ -89,3 +89,26 @@ def test_core_never_imports_qt_and_cli_never_imports_a_framework():
     for path in (ROOT / "core").glob("*.py"):
         text = path.read_text()
         assert "PySide6" not in text and "pyqtgraph" not in text and "from gui" not in text, path
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_writes_what_was_measured_and_exits_130(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "int.csv"
+    proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "run", "--widths", "64", "--lanes", "cpu",
+                             "--epochs", "100", "--samples", "6400", "--data", "synthetic", "--csv", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    log = Path(os.environ["CROSSOVER_HOME"]) / "logs" / "lane-cpu.log"
+    time.sleep(12)  # lane started, TensorFlow imported, batches flowing
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    t0 = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert time.monotonic() - t0 < 10
+    assert "cancelled" in stdout
+    rows = out.read_text().splitlines()
+    assert len(rows) > 20 and rows[0].startswith("run_id,lane,device")
+    assert log.exists()
