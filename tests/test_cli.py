@@ -97,8 +97,8 @@ def test_ctrl_c_stops_writes_what_was_measured_and_exits_130(tmp_path):
     import time
 
     out = tmp_path / "int.csv"
-    proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "run", "--widths", "64", "--lanes", "cpu",
-                             "--epochs", "100", "--samples", "6400", "--data", "synthetic", "--csv", str(out)],
+    proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "run", "--widths", "256,256", "--lanes", "cpu",
+                             "--epochs", "1000", "--samples", "6400", "--data", "synthetic", "--csv", str(out)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     log = Path(os.environ["CROSSOVER_HOME"]) / "logs" / "lane-cpu.log"
