@@ -28,11 +28,13 @@ class SweepPlot(pg.PlotWidget):
         self.showGrid(x=True, y=True, alpha=0.25)
         self.setLabel("bottom", "hidden width (units per layer)", color="#222")
         self.setLabel("left", "median time per batch (ms)", color="#222")
-        self.legend = self.addLegend(offset=(10, 10), labelTextColor="k")
+        self.legend = self.addLegend(offset=(10, 10), labelTextColor="k", brush=pg.mkBrush(255, 255, 255, 210))
         self.fits: dict[str, CostFit] = {}
         self.crossovers: list[Crossover] = []
 
-    def set_points(self, points: Sequence[SweepPoint], title: str = "") -> None:
+    def set_points(self, points: Sequence[SweepPoint], title: str = "",
+                   crossovers: Sequence[Crossover] | None = None) -> None:
+        """Draw `points`; crossovers are found among them unless given (compare mode gives each variant's)."""
         self.clear()
         self.legend.clear()
         if title:
@@ -61,12 +63,14 @@ class SweepPlot(pg.PlotWidget):
             if fit is not None and math.isfinite(fit.gflops):
                 self.fits[lane] = fit
                 pred = np.array([fit.predict_ms(p.flops_per_batch) for p in pts])
-                self.plot(w, pred, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine),
-                          name=f"{lane} fit: {fit.overhead_ms:.2g} ms + FLOPs / {fit.gflops:,.0f} GFLOP/s")
+                # The fits join the legend only while it stays short; the verdict text has them all.
+                fit_name = (f"{lane} fit: {fit.overhead_ms:.2g} ms + FLOPs / {fit.gflops:,.0f} GFLOP/s"
+                            if len(by_lane) <= 2 else None)
+                self.plot(w, pred, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine), name=fit_name)
         self._set_ticks(points)
-        self.crossovers = find_crossovers(points)
-        for c in self.crossovers:
-            self._mark(c)
+        self.crossovers = list(crossovers) if crossovers is not None else find_crossovers(points)
+        for i, c in enumerate(self.crossovers):
+            self._mark(c, i)
 
     def _set_ticks(self, points: Sequence[SweepPoint]) -> None:
         """Plain numbers at the swept widths and at 1-2-5 steps of ms: log mode's 3·10¹ reads badly."""
@@ -81,14 +85,19 @@ class SweepPlot(pg.PlotWidget):
             self.getAxis(axis).setTextPen("k")
             self.getAxis(axis).setPen("#888")
 
-    def _mark(self, c: Crossover) -> None:
+    def _mark(self, c: Crossover, row: int = 0) -> None:
         x = math.log10(c.width)
         band = pg.LinearRegionItem(values=(math.log10(c.width_lo), math.log10(c.width_hi)), movable=False,
                                    brush=pg.mkBrush(120, 120, 120, 40), pen=pg.mkPen(None))
         self.addItem(band)
         self.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen("#444", width=1, style=Qt.PenStyle.DotLine)))
-        label = pg.TextItem(f"{c.faster_above} wins above ≈{c.width:,.0f} units", color="#222", anchor=(0, 1))
-        label.setPos(x, self.getViewBox().viewRange()[1][1])
+        other = c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]
+        (x_lo, x_hi), (y_lo, y_hi) = self.getViewBox().viewRange()
+        right_half = x > (x_lo + x_hi) / 2  # grow the label away from the edge it would run past
+        label = pg.TextItem(f"{c.faster_above} beats {other} above ≈{c.width:,.0f}", color="#222",
+                            anchor=(1 if right_half else 0, 1), fill=pg.mkBrush(255, 255, 255, 200))
+        # Along the bottom (the legend owns the top left), stacked so several crossings stay readable.
+        label.setPos(x, y_lo + row * (y_hi - y_lo) * 0.07)
         self.addItem(label)
 
     def summary(self, points: Sequence[SweepPoint]) -> str:
