@@ -1,0 +1,64 @@
+"""The Sweep tab: a tiny real sweep fills the plot, the verdict and the table; Stop keeps finished points."""
+from __future__ import annotations
+
+import pytest
+
+from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from core.session import LanePool
+from core.sweep import read_sweep_csv
+
+pytestmark = pytest.mark.slow
+BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
+LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
+
+
+@pytest.fixture
+def tab(qtbot, qsettings_tmp):
+    from gui.sweep_tab import SweepTab
+
+    pool = LanePool()
+    widget = SweepTab(lambda: pool, lambda: list(LANES), lambda: BASE, lambda: False)
+    qtbot.addWidget(widget)
+    widget.steady.setValue(5)
+    widget.seconds.setValue(0.5)
+    yield widget
+    widget.shutdown()
+    pool.close()
+
+
+def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
+    tab.widths.setText("8,128")
+    tab.layers.setValue(1)
+    tab.start()
+    assert tab.running and not tab.run_button.isEnabled()
+    qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
+    assert tab.table.rowCount() == 4
+    assert [tab.table.item(r, 1).text() for r in range(4)] == ["cpu", "cpu1", "cpu", "cpu1"]
+    assert set(tab.plot.fits) == {"cpu", "cpu1"}
+    assert "cpu" in tab.verdict.text() and ("faster" in tab.verdict.text())
+    assert tab.progress.value() == tab.progress.maximum() == 4
+    path = tmp_path / "s.csv"
+    tab.export_csv(str(path))
+    assert sorted(p.width for p in read_sweep_csv(str(path))) == [8, 8, 128, 128]
+
+
+def test_stop_keeps_finished_points(tab, qtbot):
+    tab.widths.setText("8,16,32,64,128")
+    tab.start()
+    qtbot.waitUntil(lambda: tab.table.rowCount() >= 2, timeout=120_000)
+    tab.stop()
+    qtbot.waitUntil(lambda: not tab.running, timeout=30_000)
+    rows = tab.table.rowCount()
+    assert 2 <= rows < 10
+    assert all(tab.table.item(r, 8).text() == "completed" for r in range(rows))
+    assert "Stopped" in tab.progress_label.text()
+
+
+def test_bad_widths_are_refused_with_a_sentence(tab):
+    tab.widths.setText("8,0")
+    with pytest.raises(ConfigError, match="width 0 in layer 1"):
+        tab.specs()
+    tab.widths.setText("8,64")
+    tab.compare.setCurrentText("jit=on")
+    base, changed = tab.specs()
+    assert base.variant == "base" and changed.variant == "jit=on" and changed.base.train.jit is True
