@@ -1,0 +1,81 @@
+"""`python main.py [--screenshot PATH [--run] [--after SECONDS]]`: open the window, or save a picture of it."""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+
+import psutil
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from gui.resources import icon, style_sheet
+
+SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
+SCREENSHOT_SIZE = (1440, 900)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="main.py", description="Crossover's window. For the command line: main.py devices|run|sweep|analyze.")
+    parser.add_argument("--screenshot", metavar="PATH",
+                        help="save a PNG of the window after --after seconds, then exit")
+    parser.add_argument("--run", action="store_true",
+                        help="start a run with the last configuration as soon as its lanes are known")
+    parser.add_argument("--after", type=float, default=3.0, metavar="SECONDS",
+                        help="seconds before the screenshot (default 3)")
+    args = parser.parse_args(argv)
+    if args.after < 0:
+        parser.error(f"--after {args.after}: choose 0 seconds or more")
+    if args.screenshot:
+        folder = os.path.dirname(os.path.abspath(args.screenshot))
+        if not os.path.isdir(folder):
+            parser.error(f"--screenshot {args.screenshot}: the folder {folder} does not exist")
+    return args
+
+
+def seconds_since_process_start() -> float:
+    return time.time() - psutil.Process().create_time()
+
+
+def save_screenshot(window: object, path: str) -> bool:
+    """Grab the window as it is drawn now and save it as PNG."""
+    QApplication.processEvents()
+    return window.grab().save(path, "PNG")
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Crossover")
+    app.setOrganizationName("Crossover")
+    app.setWindowIcon(icon("crossover"))
+    app.setStyleSheet(style_sheet())
+    from gui.main_window import MainWindow  # after QApplication: pyqtgraph reads its palette
+
+    window = MainWindow(offer_recovery=False if args.screenshot else None)
+    if args.screenshot:
+        window.resize(*SCREENSHOT_SIZE)  # the README's picture has one size, whatever the last session's was
+    window.show()
+    shown_after = seconds_since_process_start()
+    outcome = {"saved": True}
+    signal.signal(signal.SIGINT, lambda *_: window.close())
+    poll = QTimer(window)
+    poll.timeout.connect(lambda: None)
+    poll.start(SIGNAL_POLL_MS)
+    if args.run:
+        QTimer.singleShot(0, window.start_when_ready)
+    if args.screenshot:
+        print(f"crossover: window shown {shown_after:.2f} s after the process started", file=sys.stderr)
+
+        def shoot() -> None:
+            outcome["saved"] = save_screenshot(window, args.screenshot)
+            print(f"crossover: {'saved' if outcome['saved'] else 'could not save'} {args.screenshot} "
+                  f"({window.width()}x{window.height()})", file=sys.stderr)
+            window.close()
+
+        QTimer.singleShot(int(args.after * 1000), shoot)
+    code = app.exec()
+    return code if outcome["saved"] else 1

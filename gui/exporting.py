@@ -1,0 +1,84 @@
+"""The window's exports: timings of all runs or one run (the engine's CSV + JSON), and the plot as PNG/SVG."""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from core.export import ExportError, export_runs
+from core.session import RunResult
+
+if TYPE_CHECKING:
+    from gui.main_window import MainWindow
+
+
+class WindowExports:
+    """Each export has a plain method (path in, problem sentence or "" out) and an ask_… that opens a dialog."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.folder = os.path.expanduser("~")
+
+    def export_timings(self, path: str, runs: list[RunResult] | None = None) -> str:
+        """Write every run since launch (or `runs`); returns "" on success, else why not."""
+        runs = self.window.controller.runs if runs is None else runs
+        if not runs:
+            return "nothing to export yet: run a comparison first"
+        try:
+            csv_path, json_path = export_runs(path, runs, self.window.controller.host())
+        except ExportError as exc:
+            return str(exc)
+        self.window.say(f"Wrote {len(runs)} run{'s' if len(runs) != 1 else ''} to {csv_path} and {json_path.name}.")
+        return ""
+
+    def export_run(self, run_id: str, path: str) -> str:
+        run = self.window.controller.run(run_id)
+        return self.export_timings(path, [run]) if run else f"run {run_id} is no longer in the history"
+
+    def export_plot(self, path: str) -> str:
+        try:
+            self.window.plot.export_image(path)
+        except (OSError, RuntimeError, ValueError) as exc:
+            return f"cannot write {path}: {exc}"
+        if not os.path.exists(path):
+            return f"cannot write {path} (is the folder there and writable?)"
+        self.window.say(f"Saved the plot to {path}.")
+        return ""
+
+    # ------------------------------------------------------------------ with a file dialog
+
+    def _ask_path(self, title: str, name: str, filters: str) -> str:
+        path, _ = QFileDialog.getSaveFileName(self.window, title, os.path.join(self.folder, name), filters)
+        if path:
+            self.folder = os.path.dirname(path)
+        return path
+
+    def _report(self, problem: str) -> None:
+        if problem:
+            self.window.say(f"Export failed: {problem}", error=True)
+            box = QMessageBox(QMessageBox.Icon.Warning, "Export failed", problem[:1].upper() + problem[1:] + ".",
+                              QMessageBox.StandardButton.Ok, self.window)
+            box.setModal(False)
+            box.show()
+
+    def ask_export_timings(self) -> None:
+        if not self.window.controller.runs:
+            self._report("nothing to export yet: run a comparison first")
+            return
+        path = self._ask_path("Export timings", "crossover-timings.csv", "CSV files (*.csv)")
+        if path:
+            self._report(self.export_timings(path))
+
+    def ask_export_run(self, run_id: str) -> None:
+        path = self._ask_path("Export run", f"crossover-{run_id}.csv", "CSV files (*.csv)")
+        if path:
+            self._report(self.export_run(run_id, path))
+
+    def ask_export_plot(self, kind: str) -> None:
+        path = self._ask_path(f"Export plot as {kind.upper()}", f"crossover-plot.{kind}",
+                              f"{kind.upper()} files (*.{kind})")
+        if path:
+            if not path.lower().endswith(f".{kind}"):
+                path += f".{kind}"
+            self._report(self.export_plot(path))

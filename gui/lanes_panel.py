@@ -1,0 +1,181 @@
+"""The lanes panel: every lane this machine offers (or why not), which of them run, and the schedule."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QButtonGroup, QCheckBox, QLabel, QRadioButton, QVBoxLayout, QWidget
+
+from core.backends import LABEL, usable_cores
+from core.config import LaneSpec
+from core.devices import LaneOption
+
+SCHEDULE_TIPS = {
+    "concurrent": "All lanes train at the same time: what a demo wants. Lanes that share CPU cores "
+                  "slow each other down, and the figures include that.",
+    "sequential": "One lane at a time, each with the machine to itself: exact figures.",
+}
+
+
+def default_selection(options: list[LaneOption]) -> list[str]:
+    """CPU against the first GPU where there is one; otherwise CPU (all cores) against CPU (one thread)."""
+    available = [o for o in options if o.available]
+
+    def first(kind: str, threads: int | None = None, any_threads: bool = False) -> LaneOption | None:
+        fits = [o for o in available if o.spec.kind == kind and (any_threads or o.spec.threads == threads)]
+        return next((o for o in fits if o.spec.backend == "tensorflow"), fits[0] if fits else None)
+
+    cpu = first("cpu")
+    other = first("gpu", any_threads=True) or first("cpu", 1)
+    names = [o.name for o in (cpu, other) if o is not None]
+    return names or [o.name for o in available[:2]]
+
+
+def contention_note(specs: list[LaneSpec], schedule: str) -> str:
+    """A sentence when side-by-side lanes share CPU cores; "" when the figures are uncontended."""
+    cpu = [s for s in specs if s.kind == "cpu"]
+    shares = len(cpu) >= 2 or (any(s.threads is None for s in cpu) and len(specs) >= 2)
+    if schedule != "concurrent" or not shares:
+        return ""
+    names = ", ".join(s.name for s in specs)
+    return (f"Side by side, {names} share this machine's {len(usable_cores())} CPU cores: the figures "
+            "include that contention. Choose one after another for exact figures.")
+
+
+def machine_text(options: list[LaneOption] | None) -> str:
+    """The status bar's summary of the machine: "2 CPU cores · GPU:0 (NVIDIA H200)"; None while looking."""
+    cores = len(usable_cores())
+    if options is None:
+        gpus = "looking for GPUs…"
+    else:
+        gpus = ", ".join(o.device for o in options if o.spec.kind == "gpu" and o.available) or "no GPU lane"
+    return f"{cores} CPU core{'s' if cores != 1 else ''} · {gpus}"
+
+
+class LanesPanel(QWidget):
+    """Check boxes for the lanes (disabled ones say why in their tooltip) and the schedule."""
+
+    selection_changed = Signal()  # the chosen lanes or the schedule changed
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._options: list[LaneOption] = []
+        self._wanted: list[str] | None = None  # the user's (or restored) choice; None: the default
+        self.boxes: dict[str, QCheckBox] = {}
+        self._available: set[str] = set()
+        self.searching = QLabel("Looking for GPUs… (a probe per backend, a few seconds)")
+        self.searching.setObjectName("hintLabel")
+        self._list = QWidget()
+        self._list_layout = QVBoxLayout(self._list)
+        self._list_layout.setContentsMargins(0, 0, 0, 0)
+        self._list_layout.setSpacing(2)
+        self.side_by_side = QRadioButton("Side by side")
+        self.one_after_another = QRadioButton("One after another")
+        self.side_by_side.setToolTip(SCHEDULE_TIPS["concurrent"])
+        self.one_after_another.setToolTip(SCHEDULE_TIPS["sequential"])
+        self.side_by_side.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.side_by_side)
+        group.addButton(self.one_after_another)
+        group.buttonToggled.connect(self._on_schedule_toggled)
+        self.note = QLabel()
+        self.note.setObjectName("warningLabel")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.searching)
+        layout.addWidget(self._list)
+        layout.addWidget(QLabel("Schedule"))
+        layout.addWidget(self.side_by_side)
+        layout.addWidget(self.one_after_another)
+        layout.addWidget(self.note)
+
+    def set_options(self, options: list[LaneOption], searching: bool = False) -> None:
+        """Show these lanes; the wanted selection is applied to whichever of them are available."""
+        self._options = list(options)
+        self.searching.setVisible(searching)
+        while self._list_layout.count():
+            item = self._list_layout.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.boxes = {}
+        self._available = {o.name for o in self._options if o.available}
+        backend = None
+        for option in self._options:
+            if option.spec.backend != backend:
+                backend = option.spec.backend
+                header = QLabel(LABEL[backend])
+                header.setObjectName("sectionLabel")
+                self._list_layout.addWidget(header)
+            box = QCheckBox(f"{option.name}  ·  {option.device}")
+            box.setEnabled(option.available)
+            box.setToolTip(f"{option.device}" if option.available else f"Not available: {option.reason}")
+            box.toggled.connect(self._on_box_toggled)
+            self._list_layout.addWidget(box)
+            self.boxes[option.name] = box
+            if not option.available and option.spec.kind == "gpu" and option.reason:
+                why = QLabel(option.reason)
+                why.setObjectName("hintLabel")
+                why.setWordWrap(True)
+                why.setToolTip(option.reason)
+                self._list_layout.addWidget(why)
+        self._apply_selection()
+
+    def options(self) -> list[LaneOption]:
+        return list(self._options)
+
+    def select(self, names: list[str]) -> None:
+        """Choose these lanes (those not available yet are chosen once they are)."""
+        self._wanted = list(names)
+        self._apply_selection()
+
+    def wanted_names(self) -> list[str] | None:
+        """The user's choice, including lanes not available yet; None while the default applies."""
+        return None if self._wanted is None else list(self._wanted)
+
+    def pending(self) -> list[str]:
+        """Wanted lanes that are not available (yet): a GPU lane before discovery has found it."""
+        wanted = self._wanted or []
+        return [n for n in wanted if n not in self._available]
+
+    def reset_selection(self) -> None:
+        self._wanted = None
+        self._apply_selection()
+
+    def _apply_selection(self) -> None:
+        wanted = self._wanted
+        if wanted is None or (wanted and not any(n in self._available for n in wanted)):
+            wanted = default_selection(self._options)
+        for name, box in self.boxes.items():
+            box.blockSignals(True)
+            box.setChecked(name in self._available and name in wanted)
+            box.blockSignals(False)
+        self._update_note()
+        self.selection_changed.emit()
+
+    def selected_specs(self) -> list[LaneSpec]:
+        return [o.spec for o in self._options if self.boxes.get(o.name) and self.boxes[o.name].isChecked()]
+
+    def selected_names(self) -> list[str]:
+        return [s.name for s in self.selected_specs()]
+
+    def schedule(self) -> str:
+        return "concurrent" if self.side_by_side.isChecked() else "sequential"
+
+    def set_schedule(self, schedule: str) -> None:
+        (self.one_after_another if schedule == "sequential" else self.side_by_side).setChecked(True)
+
+    def _update_note(self) -> None:
+        text = contention_note(self.selected_specs(), self.schedule())
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
+    @Slot()
+    def _on_box_toggled(self) -> None:
+        self._wanted = self.selected_names()
+        self._update_note()
+        self.selection_changed.emit()
+
+    @Slot()
+    def _on_schedule_toggled(self) -> None:
+        self._update_note()
+        self.selection_changed.emit()

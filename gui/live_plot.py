@@ -1,0 +1,232 @@
+"""The live plot: ms per batch as batches arrive, one colour per lane, warm-up apart, rolling medians."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+import pyqtgraph.exporters
+from PySide6.QtCore import Slot
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from gui.lane_style import lane_color
+from gui.log_axis import LogAxis
+from gui.live import LaneLive, LiveRun
+from gui.plot_scale import StableRange
+
+X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
+
+
+@dataclass
+class LaneItems:
+    """What one lane draws: raw steady points, their rolling median, warm-up markers."""
+
+    steady: pg.PlotDataItem
+    median: pg.PlotDataItem
+    warmup: pg.PlotDataItem
+    version: int = -1
+    x_kind: str = ""
+
+
+class LivePlot(QWidget):
+    """Redrawn by refresh() (the controller's 25 Hz timer), never once per batch."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.x_axis = QComboBox()
+        self.x_axis.addItem("x: batch", "batch")
+        self.x_axis.addItem("x: elapsed seconds", "elapsed")
+        self.x_axis.setToolTip("Plot each batch at its step number, or at the time it ended.")
+        self.log_y = QCheckBox("Log y")
+        self.log_y.setToolTip("Logarithmic ms axis: lanes that differ tenfold both stay readable.")
+        self.show_median = QCheckBox("Rolling median")
+        self.show_median.setChecked(True)
+        self.show_median.setToolTip("A thick line per lane: the median of the last 21 steady batches.")
+        self.title = QLabel("No run yet: choose the lanes and press Start (F5).")
+        self.title.setObjectName("plotTitle")
+        self.title.setWordWrap(True)
+        bar = QHBoxLayout()
+        bar.addWidget(self.title, 1)
+        for widget in (self.x_axis, self.log_y, self.show_median):
+            bar.addWidget(widget)
+        self.plot = pg.PlotWidget(background="w", axisItems={"left": LogAxis("left", lambda ms: f"{ms:g}")})
+        self.plot.setToolTip("Step time of every batch. Hollow markers: warm-up batches (tracing, first "
+                             "memory touches), left out of the autoscale so the steady state fills the plot.")
+        self.plot.setLabel("left", "ms per batch")
+        self.plot.setLabel("bottom", X_AXES["batch"])
+        self.plot.showGrid(x=False, y=True, alpha=0.25)
+        self._range = StableRange()
+        self._auto = True  # False once the user pans or zooms; the plot's "A" button gives it back
+        view = self.plot.getViewBox()
+        view.disableAutoRange()
+        view.sigRangeChangedManually.connect(self._on_view_range_changed_manually)
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=(255, 255, 255, 210))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.plot, 1)
+        self._live: LiveRun | None = None
+        self._items: dict[str, LaneItems] = {}
+        self.x_axis.currentIndexChanged.connect(self._on_x_axis_changed)
+        self.log_y.toggled.connect(self._on_log_y_toggled)
+        self.show_median.toggled.connect(self._on_show_median_toggled)
+
+    # ------------------------------------------------------------------ drawing
+
+    def show_run(self, live: LiveRun) -> None:
+        """Clear the plot for a new run; its lanes appear as they start."""
+        self.plot.clear()
+        self.legend.clear()
+        self._items = {}
+        self._live = live
+        self._range.reset()
+        cfg = live.config
+        schedule = "side by side" if live.result.schedule == "concurrent" else "one after another"
+        self.title.setText(f"{cfg.model.label()} · batch {cfg.train.batch_size} · "
+                           f"{' vs '.join(live.lanes)} ({schedule})")
+        self._warmup_key = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
+                                           symbolPen=pg.mkPen("#666"), name="warm-up (not autoscaled)")
+        self.plot.addItem(self._warmup_key, ignoreBounds=True)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw the lanes that changed since the last call."""
+        if self._live is None:
+            return
+        for name, lane in self._live.lanes.items():
+            if lane.device == "" and not len(lane.steady) and not len(lane.warmup):
+                continue
+            items = self._items.get(name) or self._add_lane(lane)
+            if items.version != lane.version:
+                self._draw(lane, items)
+        self._rescale()
+
+    def _rescale(self) -> None:
+        view = self.plot.getViewBox()
+        if any(view.state["autoRange"]):  # the user pressed "A": scaling is ours again
+            view.disableAutoRange()
+            self._auto = True
+            self._range.reset()
+        if not self._auto or self._live is None:
+            return
+        lanes = self._live.lanes
+        log = self.log_y.isChecked()
+        if self._range.update_y([lane.steady.ms.values for lane in lanes.values()], log):
+            bottom, top = self._range.y
+            view.setYRange(math.log10(bottom) if log else bottom, math.log10(top) if log else top, padding=0)
+        if self.x_axis.currentData() == "batch":
+            last = max((lane.step for lane in lanes.values()), default=0)
+            total = max((self._live.total_steps(name) for name in lanes), default=0)
+        else:
+            last = max((float(lane.steady.elapsed.values[-1]) for lane in lanes.values() if len(lane.steady)),
+                       default=0.0)
+            total = 0
+        if self._range.update_x(last, total):
+            view.setXRange(*self._range.x, padding=0.01)
+
+    def _add_lane(self, lane: LaneLive) -> LaneItems:
+        color = lane_color(lane.lane)
+        faint = QColor(color)
+        faint.setAlpha(120)
+        steady = pg.PlotDataItem(pen=pg.mkPen(faint, width=1))
+        steady.setClipToView(True)
+        steady.setDownsampling(auto=True, method="peak")
+        # The legend shows the median's solid line: the raw points' faint one is hard to tell apart.
+        median = pg.PlotDataItem(pen=pg.mkPen(color, width=2.5), name=f"{lane.lane} · {lane.device or '…'}")
+        median.setClipToView(True)
+        median.setDownsampling(auto=True, method="peak")
+        median.setVisible(self.show_median.isChecked())
+        warmup = pg.PlotDataItem(pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
+                                 symbolPen=pg.mkPen(color, width=1.5))
+        self.plot.addItem(steady)
+        self.plot.addItem(median)
+        self.plot.addItem(warmup, ignoreBounds=True)
+        items = self._items[lane.lane] = LaneItems(steady, median, warmup)
+        self._relegend()
+        return items
+
+    def _draw(self, lane: LaneLive, items: LaneItems) -> None:
+        x_kind = self.x_axis.currentData()
+        steady_x = getattr(lane.steady, "step" if x_kind == "batch" else "elapsed").values
+        warm_x = getattr(lane.warmup, "step" if x_kind == "batch" else "elapsed").values
+        items.steady.setData(steady_x, lane.steady.ms.values)
+        items.median.setData(steady_x, lane.median.values)
+        label = f"{lane.lane} · {lane.device}" if lane.device else lane.lane
+        if items.median.name() != label:
+            items.median.opts["name"] = label
+            self._relegend()
+        if len(items.warmup.xData if items.warmup.xData is not None else ()) != len(lane.warmup) \
+                or x_kind != items.x_kind:
+            items.warmup.setData(warm_x, lane.warmup.ms.values)
+        items.version, items.x_kind = lane.version, x_kind
+
+    def _relegend(self) -> None:
+        """Legend entries in the run's lane order, whichever lane started first."""
+        self.legend.clear()
+        self.legend.addItem(self._warmup_key, self._warmup_key.name())
+        for name in self._live.lanes if self._live else ():
+            if name in self._items:
+                self.legend.addItem(self._items[name].median, self._items[name].median.name())
+
+    def points_drawn(self) -> dict[str, int]:
+        """Steady points on the plot per lane (what a test or a status line can check)."""
+        return {name: len(items.steady.xData if items.steady.xData is not None else ())
+                for name, items in self._items.items()}
+
+    # ------------------------------------------------------------------ export
+
+    def export_image(self, path: str) -> None:
+        """Save the plot as PNG, or as SVG when the path ends in .svg."""
+        item = self.plot.getPlotItem()
+        if path.lower().endswith(".svg"):
+            try:
+                pyqtgraph.exporters.SVGExporter(item).export(path)
+            except (ValueError, AttributeError):
+                # pyqtgraph 0.14's SVG exporter cannot parse the paths Qt 6.11 writes (and trips over
+                # clip-to-view items); Qt's own SVG generator draws the same view.
+                self._export_svg_with_qt(path)
+        else:
+            exporter = pyqtgraph.exporters.ImageExporter(item)
+            exporter.parameters()["width"] = max(1200, int(self.plot.width()))
+            exporter.export(path)
+
+    def _export_svg_with_qt(self, path: str) -> None:
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(self.plot.size())
+        generator.setViewBox(self.plot.rect())
+        generator.setTitle("Crossover: ms per batch")
+        painter = QPainter(generator)
+        try:
+            self.plot.render(painter)
+        finally:
+            painter.end()
+
+    # ------------------------------------------------------------------ toolbar
+
+    def _redraw_all(self) -> None:
+        for items in self._items.values():
+            items.version = -1
+        self._range.reset()
+        self.refresh()
+
+    @Slot()
+    def _on_x_axis_changed(self) -> None:
+        self.plot.setLabel("bottom", X_AXES[self.x_axis.currentData()])
+        self._redraw_all()
+
+    @Slot(bool)
+    def _on_log_y_toggled(self, checked: bool) -> None:
+        self.plot.setLogMode(y=checked)
+        self._redraw_all()
+
+    @Slot()
+    def _on_view_range_changed_manually(self) -> None:
+        self._auto = False
+
+    @Slot(bool)
+    def _on_show_median_toggled(self, checked: bool) -> None:
+        for items in self._items.values():
+            items.median.setVisible(checked)

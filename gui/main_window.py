@@ -1,0 +1,298 @@
+"""The main window: composes the panels, wires them to the controller, and handles start, stop and close."""
+from __future__ import annotations
+
+import os
+import time
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QMainWindow, QPushButton, QScrollArea, QSplitter,
+                               QVBoxLayout, QWidget)
+
+from core.config import RunConfig
+from core.devices import LaneOption
+from core.session import RunResult
+from gui import autosave
+from gui.about import show_about
+from gui.actions import build_actions
+from gui.controller import RunController
+from gui.crossover_map import CrossoverMap
+from gui.exporting import WindowExports
+from gui.history_panel import HistoryPanel
+from gui.lanes_panel import LanesPanel, machine_text
+from gui.live import LiveRun, lane_state
+from gui.live_plot import LivePlot
+from gui.model_panel import ModelPanel
+from gui.recovery import RecoveryOffer
+from gui.resources import icon
+from gui.settings import AppSettings
+from gui.summary_panel import SummaryPanel
+from gui.window_state import restore_window, save_window
+from gui.workers import DiscoverFn
+
+STATUS_MS = 8000
+
+
+def _group(title: str, widget: QWidget) -> QGroupBox:
+    box = QGroupBox(title)
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(6, 6, 6, 6)
+    layout.addWidget(widget)
+    return box
+
+
+class MainWindow(QMainWindow):
+    """Crossover's window. `discover_fn`, `prestart` and `offer_recovery` exist for tests and --screenshot.
+
+    `offer_recovery=None` offers autosaved runs back unless CROSSOVER_NO_RESTORE_PROMPT=1.
+    """
+
+    def __init__(self, *, discover_fn: DiscoverFn | None = None, prestart: bool = True,
+                 offer_recovery: bool | None = None, settings: AppSettings | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("Crossover — where a GPU starts to beat a CPU")
+        self.setWindowIcon(icon("crossover"))
+        self.settings = settings or AppSettings()
+        self.controller = RunController(self, discover_fn=discover_fn)
+        self._prestart = prestart
+        self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
+        self._start_after_discovery = False
+        self.model_panel = ModelPanel()
+        self.lanes_panel = LanesPanel()
+        self.plot = LivePlot()
+        self.summary = SummaryPanel()
+        self.map = CrossoverMap()
+        self.history = HistoryPanel()
+        self.actions = build_actions(self)
+        self.exports = WindowExports(self)
+        self.start_button = QPushButton(icon("start"), "Start")
+        self.start_button.setToolTip(self.actions.start.toolTip())
+        self.stop_button = QPushButton(icon("stop"), "Stop")
+        self.stop_button.setToolTip(self.actions.stop.toolTip())
+        self._compose()
+        self._connect()
+        self.lanes_panel.set_options(self.controller.options, searching=True)
+        restore_window(self, self.settings)
+        self._update_controls()
+        self.host_label = QLabel(machine_text(None))
+        self.statusBar().addPermanentWidget(self.host_label)
+        self.recovery: RecoveryOffer | None = None
+        if offer_recovery is None:
+            offer_recovery = os.environ.get("CROSSOVER_NO_RESTORE_PROMPT", "") != "1"
+        if offer_recovery:
+            self.recovery = RecoveryOffer.for_saved_runs()
+            if self.recovery is not None:
+                self.recovery.restore_requested.connect(self.restore_runs)
+                self.statusBar().addWidget(self.recovery)
+        self.controller.discover_devices()
+
+    # ------------------------------------------------------------------ layout and wiring
+
+    def _compose(self) -> None:
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.addWidget(_group("Model", self.model_panel))
+        left_layout.addWidget(_group("Lanes", self.lanes_panel))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.stop_button)
+        left_layout.addLayout(buttons)
+        left_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(left)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(390)
+        self.top_split = QSplitter(Qt.Orientation.Horizontal)
+        self.top_split.addWidget(_group("Live: ms per batch", self.plot))
+        self.top_split.addWidget(_group("Crossover map", self.map))
+        self.top_split.setSizes([640, 420])
+        self.bottom_split = QSplitter(Qt.Orientation.Horizontal)
+        self.bottom_split.addWidget(_group("Summary", self.summary))
+        self.bottom_split.addWidget(_group("History", self.history))
+        self.bottom_split.setSizes([700, 360])
+        self.right_split = QSplitter(Qt.Orientation.Vertical)
+        self.right_split.addWidget(self.top_split)
+        self.right_split.addWidget(self.bottom_split)
+        self.right_split.setSizes([470, 380])
+        self.main_split = QSplitter(Qt.Orientation.Horizontal)
+        self.main_split.addWidget(scroll)
+        self.main_split.addWidget(self.right_split)
+        self.main_split.setStretchFactor(1, 1)
+        self.main_split.setSizes([400, 1040])
+        for i, split in enumerate((self.main_split, self.right_split, self.top_split, self.bottom_split)):
+            split.setObjectName(f"split{i}")
+            split.setChildrenCollapsible(False)
+        self.setCentralWidget(self.main_split)
+        self.resize(1440, 900)
+
+    def _connect(self) -> None:
+        a, c = self.actions, self.controller
+        a.start.triggered.connect(self.start_run)
+        a.stop.triggered.connect(self.stop_run)
+        self.start_button.clicked.connect(self.start_run)
+        self.stop_button.clicked.connect(self.stop_run)
+        a.export_timings.triggered.connect(self.exports.ask_export_timings)
+        a.export_png.triggered.connect(lambda: self.exports.ask_export_plot("png"))
+        a.export_svg.triggered.connect(lambda: self.exports.ask_export_plot("svg"))
+        a.clear_map.triggered.connect(self.map.clear)
+        a.reset.triggered.connect(self.reset_to_defaults)
+        a.quit.triggered.connect(self.close)
+        a.about.triggered.connect(lambda: show_about(self, c.host(), c.options))
+        c.devices_discovered.connect(self._on_controller_devices_discovered)
+        c.discovery_failed.connect(self._on_controller_discovery_failed)
+        c.run_started.connect(self._on_controller_run_started)
+        c.live_changed.connect(self.plot.refresh)
+        c.run_finished.connect(self._on_controller_run_finished)
+        c.run_failed.connect(self._on_controller_run_failed)
+        c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
+        self.model_panel.config_changed.connect(self._on_model_panel_config_changed)
+        self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
+        self.map.points_changed.connect(self._on_map_points_changed)
+        self.history.export_requested.connect(self.exports.ask_export_run)
+        self.history.delete_requested.connect(self.delete_run)
+
+    def say(self, text: str, error: bool = False) -> None:
+        """A message in the status bar; errors stay until the next message."""
+        self.statusBar().setStyleSheet("color: #b00020;" if error else "")
+        self.statusBar().showMessage(text, 0 if error else STATUS_MS)
+
+    # ------------------------------------------------------------------ running
+
+    def start_run(self) -> LiveRun | None:
+        """Start the configured run on the chosen lanes; a sentence in the status bar says why not."""
+        if self.controller.running:
+            return None
+        config = self.model_panel.current()
+        specs = self.lanes_panel.selected_specs()
+        if config is None:
+            self.say(f"Cannot start: {self.model_panel.problem()}.", error=True)
+            return None
+        if not specs:
+            self.say("Cannot start: choose at least one lane.", error=True)
+            return None
+        save_window(self, self.settings)
+        return self.controller.start_run(config, specs, self.lanes_panel.schedule())
+
+    def start_when_ready(self) -> None:
+        """Start now, or once discovery is done when it may change the lanes (--run)."""
+        undecided = self.lanes_panel.wanted_names() is None  # the default may become CPU against a GPU
+        if self.controller.discovering and (undecided or self.lanes_panel.pending()):
+            self._start_after_discovery = True
+        else:
+            self.start_run()
+
+    def stop_run(self) -> None:
+        if self.controller.running:
+            self.controller.stop()
+            self.say("Stopping… lanes end at their next batch, or are stopped within a second.")
+            self._update_controls()
+
+    def delete_run(self, run_id: str) -> None:
+        self.controller.delete_run(run_id)
+        self.history.remove_run(run_id)
+        self.map.remove_run(run_id)
+        self.say(f"Deleted run {run_id}.")
+
+    def reset_to_defaults(self) -> None:
+        self.model_panel.set_config(RunConfig())
+        self.lanes_panel.reset_selection()
+        self.lanes_panel.set_schedule("concurrent")
+        self.say("Settings reset to their defaults.")
+
+    def _update_controls(self) -> None:
+        running = self.controller.running
+        ready = self.model_panel.current() is not None and bool(self.lanes_panel.selected_specs())
+        for widget in (self.model_panel, self.lanes_panel):
+            widget.setEnabled(not running)
+        self.actions.start.setEnabled(not running and ready)
+        self.start_button.setEnabled(not running and ready)
+        stoppable = running and not self.controller.stopping
+        self.actions.stop.setEnabled(stoppable)
+        self.stop_button.setEnabled(stoppable)
+        self.actions.reset.setEnabled(not running)
+
+    # ------------------------------------------------------------------ controller and panel slots
+
+    @Slot(object)
+    def _on_controller_devices_discovered(self, options: list[LaneOption]) -> None:
+        self.lanes_panel.set_options(options)
+        self.host_label.setText(machine_text(options))
+        if self._start_after_discovery:
+            self._start_after_discovery = False
+            self.start_run()
+
+    @Slot(str)
+    def _on_controller_discovery_failed(self, reason: str) -> None:
+        self.lanes_panel.set_options(self.controller.options)
+        self.say(reason, error=True)
+
+    @Slot(object)
+    def _on_controller_run_started(self, live: LiveRun) -> None:
+        self.plot.show_run(live)
+        self.summary.show_run(live)
+        self.say(f"Running {live.config.model.label()} on {', '.join(live.lanes)}… (Esc stops)")
+        self._update_controls()
+
+    @Slot(object)
+    def _on_controller_run_finished(self, result: RunResult) -> None:
+        self.plot.refresh()
+        self.summary.run_ended()
+        self.history.add_run(result)
+        added = self.map.add_run(result)
+        failures = [f"{name}: {lane.failure}" for name, lane in result.lanes.items() if lane_state(lane) == "failed"]
+        points = f"{added} point{'s' if added != 1 else ''} added to the crossover map"
+        if failures:
+            self.say("Finished with failures — " + "; ".join(failures), error=True)
+        elif any(lane_state(lane) == "cancelled" for lane in result.lanes.values()):
+            self.say(f"Stopped; what was measured is kept ({points}).")
+        else:
+            self.say(f"Run finished; {points}.")
+        self._update_controls()
+
+    @Slot(str, str)
+    def _on_controller_run_failed(self, run_id: str, reason: str) -> None:
+        self.summary.run_ended()
+        result = self.controller.run(run_id)
+        if result is not None:
+            self.history.add_run(result)
+        self.say(f"The run failed: {reason}", error=True)
+        self._update_controls()
+
+    @Slot(object)
+    def _on_model_panel_config_changed(self, config: RunConfig | None) -> None:
+        if config is None:
+            self.say(f"{self.model_panel.problem()[:1].upper()}{self.model_panel.problem()[1:]}.", error=True)
+        self._update_controls()
+
+    @Slot()
+    def _on_lanes_panel_selection_changed(self) -> None:
+        if self._prestart and not self.controller.running:
+            self.controller.prestart(self.lanes_panel.selected_specs())
+        self._update_controls()
+
+    @Slot()
+    def _on_map_points_changed(self) -> None:
+        self.summary.set_fits(self.map.cost_fits())
+
+    # ------------------------------------------------------------------ restoring runs, closing
+
+    def restore_runs(self, run_ids: list[str]) -> list[RunResult]:
+        """Read autosaved runs back into the history and the map."""
+        runs, problems = autosave.load_runs(run_ids)
+        self.controller.add_runs(runs)
+        for result in runs:
+            self.history.add_run(result)
+            self.map.add_run(result)
+        if problems:
+            self.say(" ".join(problems), error=True)
+        else:
+            self.say(f"Restored {len(runs)} run{'s' if len(runs) != 1 else ''} from {autosave.describe_folder()}.")
+        return runs
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        started = time.monotonic()
+        save_window(self, self.settings)
+        self.controller.shutdown()
+        self.close_seconds = time.monotonic() - started
+        event.accept()

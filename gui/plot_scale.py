@@ -1,0 +1,75 @@
+"""The live plot's axis ranges: steady batches only, in round steps that change rarely.
+
+pyqtgraph's own autorange moves the axes a little on every frame, and a moved axis is repainted
+with its grid and labels: most of a frame's cost. Here the y range is set from the steady
+state's 99th percentile, rounded up to a 1-1.5-2-3-5-7 step and changed only when the data
+leaves it or shrinks well inside it; the x range jumps ahead to the run's known length, or by
+round steps. Warm-up batches never count, so a slow first batch cannot squash the plot.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+
+STEPS = (1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0)
+HEADROOM = 1.15  # the top of the plot sits this far above the steady state's 99th percentile
+SHRINK_BELOW = 0.45  # shrink the range only when the data use less than this share of it
+
+
+def round_up(x: float) -> float:
+    """The smallest 1-1.5-2-3-5-7 ×10^k value ≥ x (x > 0)."""
+    exponent = math.floor(math.log10(x))
+    for step in STEPS:
+        value = step * 10 ** exponent
+        if value >= x * (1 - 1e-12):
+            return value
+    return 10 ** (exponent + 1)
+
+
+def round_down(x: float) -> float:
+    """The largest 1-1.5-2-3-5-7 ×10^k value ≤ x (x > 0)."""
+    exponent = math.floor(math.log10(x))
+    for step in reversed(STEPS):
+        value = step * 10 ** exponent
+        if value <= x * (1 + 1e-12):
+            return value
+    return 10 ** (exponent - 1) * STEPS[-2]
+
+
+class StableRange:
+    """Remembers the current range and changes it only for a reason."""
+
+    def __init__(self) -> None:
+        self.y: tuple[float, float] | None = None
+        self.x: tuple[float, float] | None = None
+
+    def reset(self) -> None:
+        self.y = self.x = None
+
+    def update_y(self, steady_ms: Iterable[np.ndarray], log: bool) -> bool:
+        """Refit the y range to the steady state; True when it changed."""
+        values = np.concatenate([v for v in steady_ms if v.size] or [np.empty(0)])
+        values = values[np.isfinite(values) & (values > 0)]
+        if values.size == 0:
+            return False
+        top = round_up(float(np.percentile(values, 99)) * HEADROOM)
+        bottom = round_down(float(np.percentile(values, 1)) / HEADROOM) if log else 0.0
+        if self.y is not None:
+            old_bottom, old_top = self.y
+            fits = top <= old_top and top >= old_top * SHRINK_BELOW
+            if log:
+                fits = fits and old_bottom <= bottom <= old_bottom / SHRINK_BELOW
+            if fits:
+                return False
+        self.y = (bottom, top)
+        return True
+
+    def update_x(self, last: float, total: float = 0.0) -> bool:
+        """Show [0, total] when the run's length is known, else grow in round steps; True when changed."""
+        end = total if total > 0 else round_up(max(last, 1.0) * 1.2)
+        if self.x is not None and (last <= self.x[1] and (total <= 0 or self.x[1] == total)):
+            return False
+        self.x = (0.0, max(end, last))
+        return True

@@ -1,0 +1,154 @@
+"""The live summary: per-lane median, samples/s, GFLOP/s and progress, the verdict in words, and why."""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QTimer, Slot
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from core.analysis import CostFit, explain, verdict
+from core.records import RunSummary
+from gui.lane_style import fmt_duration, fmt_num, lane_color
+from gui.lanes_panel import contention_note
+from gui.live import LiveRun
+
+TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
+# One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
+ROWS = ("Device", "Status", "Median ms/batch", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Progress")
+
+
+def _usable(s: RunSummary) -> bool:
+    return math.isfinite(s.median_ms) and s.median_ms > 0
+
+
+def verdict_lines(summaries: list[RunSummary]) -> list[str]:
+    """"A is N× faster than B on this model", the fastest lane against each other lane."""
+    usable = [s for s in summaries if _usable(s)]
+    if len(usable) < 2:
+        return []
+    fastest = min(usable, key=lambda s: s.median_ms)
+    return [verdict(fastest, other) for other in usable if other is not fastest]
+
+
+class SummaryPanel(QWidget):
+    """Reads the live run on its own 4 Hz timer; `refresh()` redraws at once."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table = QTableWidget(len(ROWS), 0)
+        self.table.setVerticalHeaderLabels(ROWS)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setWordWrap(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setToolTip("Steady-state figures (warm-up batches left out), updated as batches arrive.")
+        self.verdict = QLabel("No run yet.")
+        self.verdict.setObjectName("verdictLabel")
+        self.verdict.setWordWrap(True)
+        self.explanation = QLabel("")
+        self.explanation.setObjectName("explanationLabel")
+        self.explanation.setWordWrap(True)
+        self.problems = QLabel("")
+        self.problems.setObjectName("problemLabel")
+        self.problems.setWordWrap(True)
+        self.problems.hide()
+        self.note = QLabel("")
+        self.note.setObjectName("warningLabel")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.note)
+        layout.addWidget(self.explanation)
+        self._live: LiveRun | None = None
+        self._fits: dict[str, CostFit] = {}
+        self._timer = QTimer(self)
+        self._timer.setInterval(TEXT_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_text_timer_timeout)
+
+    def show_run(self, live: LiveRun) -> None:
+        self._live = live
+        note = contention_note(live.specs, live.result.schedule)
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
+        self.table.setColumnCount(len(live.lanes))
+        for col, name in enumerate(live.lanes):
+            swatch = QPixmap(12, 12)
+            swatch.fill(lane_color(name))
+            self.table.setHorizontalHeaderItem(col, QTableWidgetItem(QIcon(swatch), name))
+            for row in range(len(ROWS)):
+                self.table.setItem(row, col, QTableWidgetItem(""))
+        self.refresh()
+        self._timer.start()
+
+    def set_fits(self, fits: dict[str, CostFit]) -> None:
+        """Cost fits from the crossover map (lanes with ≥2 sizes), for the explanation."""
+        self._fits = dict(fits)
+        self.refresh()
+
+    def run_ended(self) -> None:
+        self.refresh()
+        self._timer.stop()
+
+    @Slot()
+    def _on_text_timer_timeout(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        live = self._live
+        if live is None:
+            return
+        summaries, problems = [], []
+        for col, (name, lane) in enumerate(live.lanes.items()):
+            s = live.summary(name)
+            summaries.append(s)
+            total = live.total_steps(name)
+            state = lane.state
+            if state == "waiting":
+                progress = "waiting for its turn" if live.result.schedule == "sequential" else "starting the lane…"
+            elif total:
+                per_epoch = max(total // max(live.config.train.epochs, 1), 1)
+                progress = f"epoch {lane.epoch}/{live.config.train.epochs} · batch {lane.batch}/{per_epoch}"
+                if state == "running":
+                    progress += f" · {fmt_duration(live.time_left(name))} left"
+            else:
+                progress = f"step {lane.step}" if lane.step else "loading data…"
+            cells = (lane.device or "…", state, fmt_num(s.median_ms),
+                     f"{fmt_num(s.p10_ms)}–{fmt_num(s.p90_ms)}", fmt_num(s.samples_per_s), fmt_num(s.gflops),
+                     progress)
+            for row, text in enumerate(cells):
+                item = self.table.item(row, col)
+                if item.text() != text:
+                    item.setText(text)
+            status = self.table.item(1, col)
+            status.setForeground(QColor("#b00020") if state == "failed" else QColor("#222"))
+            status.setToolTip(lane.result.failure or s.reason or state)
+            if state == "failed":
+                problems.append(f"{name} failed: {lane.result.failure}")
+        if live.failure:
+            problems.insert(0, f"The run failed: {live.failure}")
+        self.problems.setText("\n".join(problems))
+        self.problems.setVisible(bool(problems))
+        self._update_words(summaries)
+
+    def _update_words(self, summaries: list[RunSummary]) -> None:
+        lines = verdict_lines(summaries)
+        if lines:
+            self.verdict.setText(" · ".join(line + "." for line in lines))
+        elif len(summaries) < 2:
+            self.verdict.setText("Choose two lanes for a verdict.")
+        else:
+            self.verdict.setText("Waiting for steady batches on both lanes…")
+        usable = [s for s in summaries if _usable(s)]
+        if len(usable) >= 2:
+            text = explain(usable[0], usable[1], self._fits)
+            self.explanation.setText(text)
+            self.explanation.setToolTip(text)
+        else:
+            self.explanation.setText("")

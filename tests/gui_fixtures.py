@@ -1,0 +1,81 @@
+"""Fixtures for the GUI tests: a private CROSSOVER_HOME per test, canned device lists, a window factory.
+
+Import what a test module needs: `from gui_fixtures import gui_home, make_window`. (tests/conftest.py
+already fails a test that leaves a QThread running, and the suite if a lane process outlives it.)
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Callable
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import psutil  # noqa: E402
+import pytest  # noqa: E402
+
+from core.backends import GPU_HINT  # noqa: E402
+from core.config import LaneSpec  # noqa: E402
+from core.devices import LaneOption, cpu_options  # noqa: E402
+
+NO_GPU_REASON = f"No GPU is visible to TensorFlow: {GPU_HINT['tensorflow']}"
+
+
+def no_gpu_options(pool: object = None, stop: threading.Event | None = None) -> list[LaneOption]:
+    """What discover() reports on a machine without a GPU (TensorFlow only), without starting a probe."""
+    return cpu_options("tensorflow", True) + [LaneOption(LaneSpec("gpu"), "GPU", False, NO_GPU_REASON)]
+
+
+def one_gpu_options(pool: object = None, stop: threading.Event | None = None) -> list[LaneOption]:
+    """What discover() reports with one GPU (as on an H200 machine)."""
+    return cpu_options("tensorflow", True) + [LaneOption(LaneSpec("gpu", 0), "GPU:0 (NVIDIA H200)", True)]
+
+
+@pytest.fixture
+def gui_home(tmp_path, monkeypatch) -> str:
+    """A fresh CROSSOVER_HOME (settings, autosaves, lane logs) and KERAS_HOME for one test."""
+    home = tmp_path / "crossover-home"
+    home.mkdir()
+    monkeypatch.setenv("CROSSOVER_HOME", str(home))
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))
+    return str(home)
+
+
+def lane_processes() -> list[psutil.Process]:
+    """Lane processes (multiprocessing spawn children) of this process that are still alive."""
+    alive = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() == psutil.STATUS_ZOMBIE:
+                continue
+            cmdline = " ".join(child.cmdline())
+        except psutil.NoSuchProcess:
+            continue
+        if "resource_tracker" not in cmdline:  # multiprocessing's own helper, not a lane
+            alive.append(child)
+    return alive
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.fixture
+def make_window(qtbot, gui_home):
+    """MainWindow factory: canned discovery (no probe processes), no pre-start, no recovery offer by default."""
+    from gui.main_window import MainWindow
+
+    def make(**kwargs: object) -> MainWindow:
+        options = {"discover_fn": no_gpu_options, "prestart": False, "offer_recovery": False, **kwargs}
+        window = MainWindow(**options)
+        qtbot.addWidget(window)
+        qtbot.waitUntil(lambda: not window.controller.discovering, timeout=10_000)
+        return window
+
+    return make

@@ -1,0 +1,80 @@
+"""The application: `python main.py --screenshot`, its arguments, About, shortcuts and start-up time."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
+from PySide6.QtGui import QImage, QKeySequence
+
+from core.devices import host_info
+from gui.about import about_text
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_main(*args: str, home: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CROSSOVER_HOME": home, "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, env=env, text=True, capture_output=True,
+                          timeout=timeout)
+
+
+def test_screenshot_mode_saves_the_window_and_exits(gui_home, tmp_path):
+    path = tmp_path / "window.png"
+    out = run_main("--screenshot", str(path), "--after", "0.5", home=gui_home)
+    assert out.returncode == 0, out.stderr
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (1440, 900)
+    shown = float(out.stderr.split("window shown ")[1].split(" s")[0])
+    assert shown < 2.0, out.stderr  # from the process's start, imports included
+
+
+def test_bad_arguments_get_a_sentence_and_exit_code_2(gui_home, tmp_path):
+    out = run_main("--screenshot", str(tmp_path / "missing" / "x.png"), home=gui_home)
+    assert out.returncode == 2 and "does not exist" in out.stderr
+    out = run_main("--after", "-1", home=gui_home)
+    assert out.returncode == 2 and "choose 0 seconds or more" in out.stderr
+
+
+def test_the_window_appears_in_under_two_seconds(qtbot, gui_home):
+    from gui.main_window import MainWindow
+
+    started = time.monotonic()
+    window = MainWindow(prestart=False, offer_recovery=False)  # real discovery, in the background
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert time.monotonic() - started < 2.0
+    assert window.controller.discovering  # the window did not wait for the probes
+    qtbot.waitUntil(lambda: not window.controller.discovering, timeout=120_000)
+
+
+def test_shortcuts(make_window):
+    window = make_window()
+    a = window.actions
+    assert [s.toString() for s in a.start.shortcuts()] == ["F5", "Ctrl+R"]
+    assert a.stop.shortcut() == QKeySequence("Esc")
+    assert a.quit.shortcut() == QKeySequence("Ctrl+Q")
+    assert a.export_timings.shortcut() == QKeySequence("Ctrl+E")
+    for action in (a.start, a.stop, a.export_timings, a.export_png, a.export_svg, a.clear_map, a.reset, a.quit,
+                   a.about):
+        assert action.toolTip() and action.toolTip() != action.text().replace("&", "")
+
+
+def test_about_names_versions_devices_and_folders(make_window):
+    window = make_window()
+    host = host_info()
+    text = about_text(host, window.controller.options)
+    for expected in (host["python"], host["cpu"], "autosave", "gpu0", "GPU extra".lower()):
+        assert expected.lower() in text.lower()
+
+
+def test_the_gui_process_never_imports_a_framework():
+    code = ("import sys; from PySide6.QtWidgets import QApplication; app = QApplication([]); "
+            "import gui.main_window, gui.app; "
+            "bad = [m for m in ('tensorflow', 'keras', 'jax', 'torch') if m in sys.modules]; print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, text=True, capture_output=True, timeout=60,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.stdout.strip() == "[]", out.stderr

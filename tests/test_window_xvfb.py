@@ -1,0 +1,75 @@
+"""The real window under Xvfb (X11, the xcb platform): run the app, grab it mid-run, check the picture.
+
+Skipped where there is no Xvfb (apt-get install xvfb libxcb-icccm4 libxcb-keysyms1). The PNG is kept
+in artifacts/ when that folder is writable: look at it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = [pytest.mark.xvfb, pytest.mark.slow]
+
+
+def _free_display() -> int:
+    for n in range(90, 200):
+        if not os.path.exists(f"/tmp/.X11-unix/X{n}") and not os.path.exists(f"/tmp/.X{n}-lock"):
+            return n
+    raise RuntimeError("no free X display number between :90 and :199")
+
+
+@pytest.fixture
+def xvfb_display():
+    exe = shutil.which("Xvfb")
+    if exe is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb libxcb-icccm4 libxcb-keysyms1)")
+    n = _free_display()
+    proc = subprocess.Popen([exe, f":{n}", "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(f"/tmp/.X11-unix/X{n}"):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"Xvfb :{n} did not start: {proc.stderr.read().decode(errors='replace')[-500:]}")
+        time.sleep(0.05)
+    yield f":{n}"
+    proc.terminate()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def distinct_colours(image: QImage, step: int = 3) -> int:
+    return len({image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)})
+
+
+def test_real_window_screenshot_mid_run(xvfb_display, tmp_path):
+    path = tmp_path / "window.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": xvfb_display,
+           "CROSSOVER_HOME": str(tmp_path / "home"), "KERAS_HOME": str(tmp_path / "keras")}
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "main.py", "--screenshot", str(path), "--run", "--after", "12"],
+                         cwd=ROOT, env=env, text=True, capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert time.monotonic() - started < 12 + 30  # the close after the picture did not hang
+    image = QImage(str(path))
+    assert not image.isNull()
+    assert (image.width(), image.height()) == (1440, 900)
+    assert distinct_colours(image) > 200, "the window looks blank"
+    shown = float(out.stderr.split("window shown ")[1].split(" s")[0])
+    assert shown < 2.0
+    autosaved = list((tmp_path / "home" / "autosave").glob("*.csv"))
+    assert autosaved, "the run's records were not autosaved"
+    artifacts = ROOT / "artifacts"
+    if artifacts.is_dir() and os.access(artifacts, os.W_OK):
+        shutil.copy(path, artifacts / "window-xvfb-test.png")
