@@ -6,7 +6,9 @@ lane process per installed backend which GPUs that backend can really use.
 from __future__ import annotations
 
 import importlib.metadata
+import glob
 import importlib.util
+import os
 import platform
 import shutil
 import subprocess
@@ -99,16 +101,28 @@ def not_installed_reason(backend: str) -> str:
     return f"{LABEL[backend]} is not installed: {INSTALL_HINT[backend]}"
 
 
-def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: float = 120.0) -> list[LaneOption]:
+def nvidia_driver_present() -> bool:
+    """Any sign of an NVIDIA driver: its tool, its device nodes, or its /proc entry."""
+    return bool(shutil.which("nvidia-smi") or os.path.exists("/proc/driver/nvidia/version")
+                or glob.glob("/dev/nvidia[0-9]*"))
+
+
+def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: float = 120.0,
+             cancel: Any = None) -> list[LaneOption]:
     """Every lane this machine could offer, available or not (with the reason).
 
     A GPU lane process is started per installed backend to ask it for its GPUs; with `pool`
-    (a core.session.LanePool) that process stays and serves the first GPU lane's runs.
+    (a core.session.LanePool) that process stays and serves the first GPU lane's runs. With no
+    NVIDIA driver at all no backend can see a GPU, so none is asked (a framework import each
+    costs seconds of CPU). `cancel` (a threading.Event) stops between and during probes.
     """
     from core.lanes import Lane
 
     options: list[LaneOption] = []
+    driver = nvidia_driver_present()
     for backend in backends:
+        if cancel is not None and cancel.is_set():
+            break
         if backend_version(backend) is None:
             reason = not_installed_reason(backend)
             options += cpu_options(backend, False, reason)
@@ -116,9 +130,13 @@ def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: fl
             continue
         options += cpu_options(backend, True)
         spec = LaneSpec("gpu", 0, backend=backend)
+        if not driver:
+            options.append(LaneOption(spec, "GPU", False, f"No GPU is visible to {LABEL[backend]}: no NVIDIA "
+                                      f"driver on this machine (no nvidia-smi); {_gpu_hint(backend)}"))
+            continue
         lane = pool.get(spec) if pool is not None else Lane(spec)
         try:
-            answer = lane.probe(timeout)
+            answer = lane.probe(timeout, cancel)
         finally:
             if pool is None:
                 lane.close()

@@ -196,25 +196,35 @@ class Lane:
         self._kill()
         return event
 
-    def request(self, job: dict[str, Any], kind: str, timeout: float = START_TIMEOUT_S) -> dict[str, Any]:
-        """Send an internal job (probe, calibrate) to an idle lane and wait for its answer."""
+    def request(self, job: dict[str, Any], kind: str, timeout: float = START_TIMEOUT_S,
+                cancel: threading.Event | None = None) -> dict[str, Any]:
+        """Send an internal job (probe, calibrate) to an idle lane and wait for its answer.
+
+        Returns {"kind": "start_failed", "reason": …} when the lane dies, is closed by another
+        thread, does not answer within `timeout`, or `cancel` is set.
+        """
         if self.busy:
             raise RuntimeError(f"lane {self.name} is busy")
         self.start()
-        self._jobs.put(job)
+        proc, jobs = self._proc, self._jobs
+        jobs.put(job)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if cancel is not None and cancel.is_set():
+                return {"kind": "start_failed", "reason": "cancelled"}
             self.poll(0.1)
             for item in list(self._internal):
                 if item.get("kind") in (kind, "start_failed"):
                     self._internal.remove(item)
                     return item
-            if not self.alive:
-                return {"kind": "start_failed", "reason": _exit_reason(self._proc.exitcode)}
+            if self._proc is not proc:
+                return {"kind": "start_failed", "reason": "the lane was closed"}
+            if not proc.is_alive():
+                return {"kind": "start_failed", "reason": _exit_reason(proc.exitcode)}
         return {"kind": "start_failed", "reason": f"no answer within {timeout:.0f} s"}
 
-    def probe(self, timeout: float = START_TIMEOUT_S) -> dict[str, Any]:
-        return self.request({"kind": "probe"}, "probe", timeout)
+    def probe(self, timeout: float = START_TIMEOUT_S, cancel: threading.Event | None = None) -> dict[str, Any]:
+        return self.request({"kind": "probe"}, "probe", timeout, cancel)
 
     def calibrate(self, size: int = 2048, seconds: float = 1.0) -> dict[str, Any]:
         return self.request({"kind": "calibrate", "size": size, "seconds": seconds}, "calibration")

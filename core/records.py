@@ -46,7 +46,7 @@ class RunSummary:
     run_id: str
     lane: str
     device: str
-    status: str  # completed | cancelled | failed
+    status: str  # completed | cancelled | failed; "running" for a live summary of a run in progress
     reason: str = ""
     n_batches: int = 0  # steady records
     n_warmup: int = 0

@@ -70,9 +70,14 @@ class LanePool:
         for lane in self.lanes():
             lane.cancel()
 
-    def close(self) -> None:
-        for lane in self.lanes():
-            lane.close()
+    def close(self, timeout: float = 2.0) -> None:
+        """Close every lane at once (in parallel), each given `timeout` to leave before it is killed."""
+        closers = [threading.Thread(target=lane.close, kwargs={"timeout": timeout}, name=f"close-{lane.name}")
+                   for lane in self.lanes()]
+        for thread in closers:
+            thread.start()
+        for thread in closers:
+            thread.join(timeout + 3.0)
 
 
 def _now() -> str:

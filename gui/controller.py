@@ -28,16 +28,6 @@ RUN_STOP_WAIT_MS = 1600  # the engine kills a lane that has not stopped 1 s afte
 LANE_CLOSE_TIMEOUT_S = 0.5  # an idle lane leaves at once; one still importing its framework is killed
 
 
-def close_lanes(pool: LanePool, timeout: float = LANE_CLOSE_TIMEOUT_S) -> None:
-    """Close every lane at once (LanePool.close() closes them one after another, each up to 2 s)."""
-    closers = [threading.Thread(target=lane.close, kwargs={"timeout": timeout}, name=f"close-{lane.name}")
-               for lane in pool.lanes()]
-    for t in closers:
-        t.start()
-    for t in closers:
-        t.join(timeout + 3.0)
-
-
 class RunController(QObject):
     """Runs comparisons without blocking the window, and keeps what they measured."""
 
@@ -264,10 +254,10 @@ class RunController(QObject):
                 final = self.live.finish(result, "" if result else failure)
                 self.runs.append(final)
                 self._save(final)
-        close_lanes(self.pool)  # also ends a probe in progress: discovery then stops between backends
+        self.pool.close(LANE_CLOSE_TIMEOUT_S)  # also ends a probe in progress
         for thread in self.threads():
             thread.wait(1000)
-        close_lanes(self.pool)  # a probe that started during the first close
+        self.pool.close(LANE_CLOSE_TIMEOUT_S)  # a probe that started during the first close
         # Never drop a running QThread's last reference: Qt would abort the process.
         self._stuck += [pair for pair in (self._run, self._discovery) if pair is not None and pair[0].isRunning()]
         self._run = self._discovery = None

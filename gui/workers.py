@@ -38,13 +38,8 @@ def known_options() -> list[LaneOption]:
 
 
 def discover_lanes(pool: LanePool, stop: threading.Event) -> list[LaneOption]:
-    """core.devices.discover, one backend at a time so that closing the window can stop in between."""
-    options: list[LaneOption] = []
-    for backend in BACKENDS:
-        if stop.is_set():
-            break
-        options += discover(pool, (backend,))
-    return options
+    """core.devices.discover; closing the window sets `stop`, which ends a probe in progress."""
+    return discover(pool, cancel=stop)
 
 
 class DiscoveryWorker(QObject):

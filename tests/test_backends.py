@@ -62,3 +62,30 @@ def test_missing_backend_is_listed_with_its_install_command(monkeypatch):
     assert all(not o.available and o.reason == "PyTorch is not installed: pip install -e '.[torch]'" for o in options)
     problems = check_lanes([LaneSpec.parse("torch:cpu")], options)
     assert problems == ["torch:cpu: PyTorch is not installed: pip install -e '.[torch]'"]
+
+
+def test_without_a_driver_no_backend_is_asked(monkeypatch):
+    import core.devices as devices
+    import core.lanes
+
+    monkeypatch.setattr(devices, "nvidia_driver_present", lambda: False)
+    monkeypatch.setattr(core.lanes.Lane, "start", lambda self: pytest.fail("a probe process was started"))
+    options = {o.name: o for o in discover(None, ("tensorflow",))}
+    assert options["cpu"].available and options["cpu1"].available
+    assert not options["gpu0"].available and "no NVIDIA driver" in options["gpu0"].reason
+
+
+@pytest.mark.slow
+def test_a_cancelled_probe_returns_at_once(monkeypatch):
+    import threading
+    import time
+
+    import core.devices as devices
+
+    monkeypatch.setattr(devices, "nvidia_driver_present", lambda: True)
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    t0 = time.monotonic()
+    options = discover(None, ("tensorflow",), cancel=cancel)
+    assert time.monotonic() - t0 < 4.0  # a TensorFlow import alone takes longer here
+    assert not next(o for o in options if o.name == "gpu0").available

@@ -80,8 +80,12 @@ def test_unchecking_every_lane_leaves_start_disabled(make_window):
 
 
 @pytest.mark.slow
-def test_closing_during_discovery_stops_the_probes(qtbot, gui_home):
+def test_closing_during_discovery_stops_the_probes(qtbot, gui_home, monkeypatch):
+    import core.devices
     from gui.main_window import MainWindow
+
+    # Without a driver discovery asks no backend; pretend there is one so the probes really start.
+    monkeypatch.setattr(core.devices, "nvidia_driver_present", lambda: True)
 
     window = MainWindow(prestart=False, offer_recovery=False)  # real discovery: a probe process per backend
     qtbot.addWidget(window)
