@@ -226,8 +226,15 @@ class Lane:
     def probe(self, timeout: float = START_TIMEOUT_S, cancel: threading.Event | None = None) -> dict[str, Any]:
         return self.request({"kind": "probe"}, "probe", timeout, cancel)
 
-    def calibrate(self, size: int = 2048, seconds: float = 1.0) -> dict[str, Any]:
-        return self.request({"kind": "calibrate", "size": size, "seconds": seconds}, "calibration")
+    def calibrate(self, size: int = 2048, seconds: float = 1.0,
+                  cancel: threading.Event | None = None) -> dict[str, Any]:
+        answer = self.request({"kind": "calibrate", "size": size, "seconds": seconds}, "calibration",
+                              cancel=cancel)
+        if answer.get("kind") != "calibration":
+            # A lane left mid-job (cancelled, closed) would answer a later request with this job's
+            # result: start the next job from a fresh process instead.
+            self.close(timeout=0.5)
+        return answer
 
     def _kill(self) -> None:
         proc, self._proc = self._proc, None

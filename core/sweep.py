@@ -151,7 +151,7 @@ def run_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, *,
         for lane in lanes:
             if cancel.is_set():
                 break
-            answer = pool.get(lane).calibrate(calibration_size(lane), 1.0)
+            answer = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
             result.calibration[lane.name] = {k: answer.get(k) for k in ("gflops", "size", "error", "reason")}
     for config in configs:
         if cancel.is_set():

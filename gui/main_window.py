@@ -7,7 +7,7 @@ import time
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QMainWindow, QPushButton, QScrollArea, QSplitter,
-                               QVBoxLayout, QWidget)
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from core.config import RunConfig
 from core.devices import LaneOption
@@ -27,6 +27,7 @@ from gui.recovery import RecoveryOffer
 from gui.resources import icon
 from gui.settings import AppSettings
 from gui.summary_panel import SummaryPanel
+from gui.sweep_tab import SweepTab
 from gui.window_state import restore_window, save_window
 from gui.workers import DiscoverFn
 
@@ -63,6 +64,9 @@ class MainWindow(QMainWindow):
         self.summary = SummaryPanel()
         self.map = CrossoverMap()
         self.history = HistoryPanel()
+        self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
+                              lambda: self.model_panel.current() or RunConfig(), lambda: self.controller.running,
+                              settings=self.settings)
         self.actions = build_actions(self)
         self.exports = WindowExports(self)
         self.start_button = QPushButton(icon("start"), "Start")
@@ -115,9 +119,14 @@ class MainWindow(QMainWindow):
         self.right_split.addWidget(self.top_split)
         self.right_split.addWidget(self.bottom_split)
         self.right_split.setSizes([470, 380])
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.right_split, "Compare")
+        self.tabs.addTab(self.sweep, "Sweep")
+        self.tabs.setTabToolTip(0, "Train one model on the chosen lanes and watch every batch")
+        self.tabs.setTabToolTip(1, "Time growing widths on the chosen lanes and find where they cross")
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(scroll)
-        self.main_split.addWidget(self.right_split)
+        self.main_split.addWidget(self.tabs)
         self.main_split.setStretchFactor(1, 1)
         self.main_split.setSizes([400, 1040])
         for i, split in enumerate((self.main_split, self.right_split, self.top_split, self.bottom_split)):
@@ -151,6 +160,19 @@ class MainWindow(QMainWindow):
         self.map.points_changed.connect(self._on_map_points_changed)
         self.history.export_requested.connect(self.exports.ask_export_run)
         self.history.delete_requested.connect(self.delete_run)
+        self.sweep.sweep_started.connect(self._on_sweep_started)
+        self.sweep.sweep_ended.connect(self._on_sweep_ended)
+
+    @Slot()
+    def _on_sweep_started(self) -> None:
+        self.say("Sweeping… lanes run one after another (Esc stops after the point in progress).")
+        self._update_controls()
+
+    @Slot(object)
+    def _on_sweep_ended(self, results: list) -> None:
+        points = sum(len(r.points) for r in results)
+        self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
+        self._update_controls()
 
     def say(self, text: str, error: bool = False) -> None:
         """A message in the status bar; errors stay until the next message."""
@@ -160,8 +182,11 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ running
 
     def start_run(self) -> LiveRun | None:
-        """Start the configured run on the chosen lanes; a sentence in the status bar says why not."""
-        if self.controller.running:
+        """Start the configured run on the chosen lanes (or the sweep, on its tab); the status bar says why not."""
+        if self.tabs.currentWidget() is self.sweep:
+            self.sweep.start()
+            return None
+        if self.controller.running or self.sweep.running:
             return None
         config = self.model_panel.current()
         specs = self.lanes_panel.selected_specs()
@@ -183,6 +208,8 @@ class MainWindow(QMainWindow):
             self.start_run()
 
     def stop_run(self) -> None:
+        if self.sweep.running:
+            self.sweep.stop()
         if self.controller.running:
             self.controller.stop()
             self.say("Stopping… lanes end at their next batch, or are stopped within a second.")
@@ -201,13 +228,15 @@ class MainWindow(QMainWindow):
         self.say("Settings reset to their defaults.")
 
     def _update_controls(self) -> None:
-        running = self.controller.running
+        sweeping = self.sweep.running
+        running = self.controller.running or sweeping
         ready = self.model_panel.current() is not None and bool(self.lanes_panel.selected_specs())
+        self.sweep.run_button.setEnabled(not running and ready)
         for widget in (self.model_panel, self.lanes_panel):
             widget.setEnabled(not running)
         self.actions.start.setEnabled(not running and ready)
         self.start_button.setEnabled(not running and ready)
-        stoppable = running and not self.controller.stopping
+        stoppable = sweeping or (running and not self.controller.stopping)
         self.actions.stop.setEnabled(stoppable)
         self.stop_button.setEnabled(stoppable)
         self.actions.reset.setEnabled(not running)
@@ -293,6 +322,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         started = time.monotonic()
         save_window(self, self.settings)
+        self.sweep.save_settings()
+        self.sweep.shutdown()
         self.controller.shutdown()
         self.close_seconds = time.monotonic() - started
         event.accept()

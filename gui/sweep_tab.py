@@ -6,7 +6,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from PySide6.QtCore import QSettings, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout,
                                QHeaderView, QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QSpinBox,
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -18,6 +18,7 @@ from core.presets import SWEEP_PRESETS
 from core.session import LanePool
 from core.sweep import SweepResult, SweepSpec, log_widths, row_to_point, with_knob, write_sweep_csv
 from gui.lane_style import fmt_duration, fmt_num
+from gui.settings import AppSettings
 from gui.sweep_plot import SweepPlot
 from gui.sweep_worker import SweepWorker
 
@@ -33,8 +34,10 @@ class SweepTab(QWidget):
     sweep_ended = Signal(object)  # list[SweepResult]: the sweep ended (finished or cancelled); empty on failure
 
     def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
-                 base_config: Callable[[], RunConfig], busy: Callable[[], bool], parent: QWidget | None = None) -> None:
+                 base_config: Callable[[], RunConfig], busy: Callable[[], bool],
+                 settings: AppSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._settings = settings or AppSettings()
         self._pool, self._lanes, self._base_config, self._busy = pool, lanes, base_config, busy
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._cancel: threading.Event | None = None
@@ -134,23 +137,21 @@ class SweepTab(QWidget):
     # ------------------------------------------------------------------ settings
 
     def _restore(self) -> None:
-        s = QSettings()
-        s.beginGroup("sweep")
-        self.widths.setText(str(s.value("widths", self.widths.text())))
-        self.layers.setValue(int(s.value("layers", self.layers.value())))
-        self.batches.setText(str(s.value("batches", "")))
-        self.steady.setValue(int(s.value("steady", self.steady.value())))
-        self.seconds.setValue(float(s.value("seconds", self.seconds.value())))
-        s.endGroup()
+        s = self._settings
+        self.widths.setText(s.text("sweep/widths", self.widths.text()))
+        self.batches.setText(s.text("sweep/batches", ""))
+        try:
+            self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
+            self.steady.setValue(int(s.text("sweep/steady", str(self.steady.value()))))
+            self.seconds.setValue(float(s.text("sweep/seconds", str(self.seconds.value()))))
+        except ValueError:
+            pass  # a hand-edited settings file: keep the defaults
 
     def save_settings(self) -> None:
-        s = QSettings()
-        s.beginGroup("sweep")
         for key, value in (("widths", self.widths.text()), ("layers", self.layers.value()),
                            ("batches", self.batches.text()), ("steady", self.steady.value()),
                            ("seconds", self.seconds.value())):
-            s.setValue(key, value)
-        s.endGroup()
+            self._settings.set_text(f"sweep/{key}", str(value))
 
     @Slot(int)
     def _on_preset_changed(self, _index: int) -> None:
@@ -222,10 +223,11 @@ class SweepTab(QWidget):
             self.progress_label.setText("Stopping after the point in progress…")
 
     def shutdown(self, timeout_ms: int = 2500) -> None:
-        """Cancel and wait for the thread (the window is closing)."""
+        """Cancel and wait for the thread (the window is closing); finished points stay in `results`."""
         if self._thread is not None:
             self.stop()
-            self._thread[0].wait(timeout_ms)
+            if self._thread[0].wait(timeout_ms):
+                self._on_sweep_thread_finished()  # no event loop will deliver `finished` any more
         self._timer.stop()
 
     @Slot(str)

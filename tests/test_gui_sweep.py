@@ -6,6 +6,7 @@ import pytest
 from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
 from core.session import LanePool
 from core.sweep import read_sweep_csv
+from gui_fixtures import gui_home, make_window  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
@@ -62,3 +63,35 @@ def test_bad_widths_are_refused_with_a_sentence(tab):
     tab.compare.setCurrentText("jit=on")
     base, changed = tab.specs()
     assert base.variant == "base" and changed.variant == "jit=on" and changed.base.train.jit is True
+
+
+def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window):
+    import time
+
+    from PySide6.QtCore import Qt
+
+    from gui_fixtures import lane_processes, wait_for
+
+    window = make_window()
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5_000)  # shortcuts reach the active window only
+    window.model_panel.set_config(BASE)
+    window.tabs.setCurrentWidget(window.sweep)
+    window.sweep.widths.setText("8,16,32,64,128,256")
+    window.sweep.steady.setValue(5)
+    window.sweep.seconds.setValue(0.5)
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert window.sweep.running and not window.model_panel.isEnabled()
+    qtbot.waitUntil(lambda: window.sweep.table.rowCount() >= 1, timeout=120_000)
+    qtbot.keyClick(window, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.sweep.running, timeout=30_000)
+    assert window.model_panel.isEnabled() and window.sweep.table.rowCount() >= 1
+    # Again, and close the window in the middle of it.
+    window.sweep.start()
+    qtbot.waitUntil(lambda: window.sweep.table.rowCount() >= 1, timeout=120_000)
+    t0 = time.monotonic()
+    window.close()
+    assert time.monotonic() - t0 < 3.5
+    assert window.sweep.thread() is None and window.controller.threads() == []
+    assert wait_for(lambda: not lane_processes(), 3.0)
