@@ -19,6 +19,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--lane", default="cpu1", help="lane profile to train on (default cpu1: one pinned "
+                        "thread, the steadiest on a small machine; cpu uses every core)")
     args = parser.parse_args()
 
     from core.backends import configure_process, import_keras
@@ -28,7 +30,7 @@ def main() -> None:
     from core.model import build_model
     from core.timing import make_batch_timer
 
-    spec = LaneSpec("cpu")
+    spec = LaneSpec.parse(args.lane)
     settings = configure_process(spec)
     keras, _ = import_keras(spec, settings["threads"])
     train = TrainSpec(batch_size=128, epochs=1)
@@ -42,7 +44,7 @@ def main() -> None:
     def fit(timed: bool) -> float:
         callbacks = []
         if timed:
-            callbacks = [make_batch_timer(keras, run_id="b", lane="cpu", device="cpu", backend="tensorflow",
+            callbacks = [make_batch_timer(keras, run_id="b", lane=spec.name, device=spec.name, backend="tensorflow",
                                           batch_size=128, warmup_steps=5, emit=sink.extend,
                                           should_stop=lambda: False)]
         t0 = time.perf_counter()
@@ -59,7 +61,11 @@ def main() -> None:
         ratios.append(timed / plain)
         print(f"rep {rep + 1}: plain {plain * 1000 / args.steps:.3f} ms/step, timed {timed * 1000 / args.steps:.3f} "
               f"ms/step, ratio {timed / plain:.3f}")
-    print(f"model 784-128-10, batch 128, {args.steps} steps per fit, {feeding}, threads {settings['threads']}")
+    print(f"model 784-128-10, batch 128, {args.steps} steps per fit, lane {spec.name}, {feeding}, "
+          f"threads {settings['threads']}")
+    spread = (max(ratios) - min(ratios)) / statistics.median(ratios)
+    if spread > 0.1:
+        print(f"warning: the paired ratios spread over {100 * spread:.0f}%: this result may be unstable")
     print(f"overhead_ratio={statistics.median(ratios):.3f}")
 
 
