@@ -102,6 +102,14 @@ def _check_lanes_here(lanes: Sequence[LaneSpec], pool: LanePool) -> list[str]:
     return check_lanes(list(lanes), options)
 
 
+def _lanes_can_run(lanes: Sequence[LaneSpec], pool: LanePool) -> bool:
+    """Print why any lane cannot run here (no GPU, backend missing); True when all can."""
+    problems = _check_lanes_here(lanes, pool)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return not problems
+
+
 def _run_in_thread(work: Callable[[threading.Event], Any]) -> tuple[Any, bool]:
     """Run `work(cancel)` in a thread so Ctrl-C here can cancel it and still collect what it measured."""
     cancel = threading.Event()
@@ -183,10 +191,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     lanes = parse_lanes(args.lanes)
     pool = LanePool()
     try:
-        problems = _check_lanes_here(lanes, pool)
-        if problems:
-            for p in problems:
-                print(f"error: {p}", file=sys.stderr)
+        if not _lanes_can_run(lanes, pool):
             return EXIT_BAD_INPUT
         progress = Progress()
         print(f"model {config.model.label()}, {config.model.params:,} parameters, "
@@ -283,10 +288,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
     pool = LanePool()
     try:
-        problems = _check_lanes_here(lanes, pool)
-        if problems:
-            for p in problems:
-                print(f"error: {p}", file=sys.stderr)
+        if not _lanes_can_run(lanes, pool):
             return EXIT_BAD_INPUT
         total = sum(len(s.points()) for s in specs) * len(lanes)
         print(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "

@@ -167,7 +167,10 @@ def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
         if option is None:
             if spec.kind == "gpu":
                 gpus = [o for o in options if o.spec.backend == spec.backend and o.spec.kind == "gpu" and o.available]
-                problems.append(f"{spec.name}: {LABEL[spec.backend]} sees {len(gpus)} GPU(s)")
+                none = next((o for o in options if o.spec.backend == spec.backend and o.spec.kind == "gpu"
+                             and not o.available), None)
+                reason = none.reason if none is not None and not gpus else f"{LABEL[spec.backend]} sees {len(gpus)} GPU(s)"
+                problems.append(f"{spec.name}: {reason}")
             continue  # other CPU thread budgets are fine wherever the backend is installed
         if not option.available:
             problems.append(f"{spec.name}: {option.reason}")
