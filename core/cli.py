@@ -16,7 +16,8 @@ from core.export import ExportError, export_runs, write_json
 from core.presets import PRESETS, SWEEP_PRESETS
 from core.records import BatchTiming, RunFailed, RunFinished, RunStarted
 from core.session import LanePool, RunResult, run_comparison
-from core.sweep import SweepResult, SweepSpec, log_widths, read_sweep_csv, run_sweep, with_knob, write_sweep_csv
+from core.sweep import (SweepResult, SweepSpec, group_rows, log_widths, read_sweep_rows, run_sweep, with_knob,
+                        write_sweep_csv)
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -236,6 +237,20 @@ def _sweep_spec(args: argparse.Namespace) -> SweepSpec:
                      calibrate=not args.no_calibrate)
 
 
+def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout) -> None:
+    for label, points in groups.items():
+        if len(groups) > 1:
+            print(f"\n{label}:", file=out)
+        print_sweep_analysis(points, out)
+
+
+def analyze_groups(groups: dict[str, list]) -> dict[str, Any]:
+    """The documented JSON for the first group; with several groups, each one's under "groups" too."""
+    results = {label: analysis.analyze_points(points) for label, points in groups.items()}
+    first = next(iter(results.values()), analysis.analyze_points([]))
+    return first if len(results) <= 1 else {**first, "group": next(iter(results)), "groups": results}
+
+
 def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
     result = analysis.analyze_points(points)
     print(table(["lane", "fixed overhead ms", "GFLOP/s", "points"],
@@ -268,8 +283,9 @@ def _print_points(rows: list[dict], calibration: dict[str, dict]) -> None:
 
 def print_comparison(base: SweepResult, changed: SweepResult, out: Any = sys.stdout) -> None:
     """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
-    a, b = analysis.analyze_points(base.sweep_points()), analysis.analyze_points(changed.sweep_points())
-    name = changed.spec.variant
+    (label_a, points_a), (label_b, points_b) = next(iter(base.groups().items())), next(iter(changed.groups().items()))
+    a, b = analysis.analyze_points(points_a), analysis.analyze_points(points_b)
+    name = changed.spec.variant if label_b == "all" else f"{changed.spec.variant} ({label_b})"
     rows = []
     for lane in sorted(set(a["lanes"]) | set(b["lanes"])):
         la, lb = a["lanes"].get(lane, {}), b["lanes"].get(lane, {})
@@ -277,7 +293,7 @@ def print_comparison(base: SweepResult, changed: SweepResult, out: Any = sys.std
                      f"{_fmt(la.get('gflops'))} → {_fmt(lb.get('gflops'))}"])
     print(f"\ncompare: base → {name}", file=out)
     print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
-    for label, res in (("base", a), (name, b)):
+    for label, res in (("base" if label_a == "all" else f"base ({label_a})", a), (name, b)):
         crossings = ", ".join(f"{c['faster_above']} faster above width {_fmt(c['width'])}" for c in res["crossovers"])
         print(f"{label}: {crossings or 'no crossover in this range'}", file=out)
 
@@ -318,7 +334,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if len(results) > 1:
             print(f"\n{res.spec.variant}:")
         _print_points(res.points, res.calibration)
-        print_sweep_analysis(res.sweep_points())
+        print_groups_analysis(res.groups())
     if len(results) == 2:
         print_comparison(results[0], results[1])
     if args.csv:
@@ -331,7 +347,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                                          "seconds_per_point": spec.seconds_per_point,
                                          "variants": {res.spec.variant: {
                                              "calibration": res.calibration, "cancelled": res.cancelled,
-                                             "analysis": analysis.analyze_points(res.sweep_points())}
+                                             "analysis": analyze_groups(res.groups())}
                                              for res in results}}})
             print(f"wrote {args.csv}, {stem}-batches.csv and {stem}-batches.json")
         except ExportError as exc:
@@ -343,11 +359,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    points = read_sweep_csv(args.file)
+    groups = group_rows(read_sweep_rows(args.file))
     if args.json:
-        print(json.dumps(analysis.analyze_points(points), indent=2))
+        print(json.dumps(analyze_groups(groups), indent=2))
     else:
-        print_sweep_analysis(points)
+        print_groups_analysis(groups)
     return EXIT_OK
 
 

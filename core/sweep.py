@@ -99,6 +99,9 @@ class SweepResult:
     def sweep_points(self) -> list[SweepPoint]:
         return [row_to_point(r) for r in self.points if r["status"] != "failed"]
 
+    def groups(self) -> dict[str, list[SweepPoint]]:
+        return group_rows(self.points)
+
 
 def calibration_size(lane: LaneSpec) -> int:
     """Big enough to reach the device's throughput, small enough to take about a second."""
@@ -184,8 +187,29 @@ def write_sweep_csv(path: str, rows: Sequence[dict[str, Any]]) -> None:
     atomic_write_text(path, sweep_csv_text(rows))
 
 
-def read_sweep_csv(path: str) -> list[SweepPoint]:
-    """Points from any sweep CSV with at least the documented columns (this or another machine's)."""
+def group_rows(rows: Sequence[dict[str, Any]]) -> dict[str, list[SweepPoint]]:
+    """Points that belong on one curve per lane: the same compare variant and batch size.
+
+    Crossovers and fits are only meaningful within a group (a lane measured at batch 32 and at
+    batch 512 is two curves). Labels name what differs between groups ("jit=on · batch 128"),
+    and are "all" when there is a single group.
+    """
+    usable = [r for r in rows if r.get("status", "completed") != "failed"]
+    variants = list(dict.fromkeys(str(r.get("variant") or "base") for r in usable))
+    batches = list(dict.fromkeys(int(r.get("batch_size") or 0) for r in usable))
+    groups: dict[str, list[SweepPoint]] = {}
+    for row in usable:
+        parts = []
+        if len(variants) > 1:
+            parts.append(str(row.get("variant") or "base"))
+        if len(batches) > 1:
+            parts.append(f"batch {int(row.get('batch_size') or 0)}")
+        groups.setdefault(" · ".join(parts) or "all", []).append(row_to_point(row))
+    return groups
+
+
+def read_sweep_rows(path: str) -> list[dict[str, Any]]:
+    """Rows of any sweep CSV with at least the documented columns (this or another machine's)."""
     need = ("lane", "width", "flops_per_batch", "median_ms")
     try:
         with open(path, encoding="utf-8", newline="") as fh:
@@ -193,15 +217,19 @@ def read_sweep_csv(path: str) -> list[SweepPoint]:
             missing = [c for c in need if c not in (reader.fieldnames or [])]
             if missing:
                 raise ConfigError(f"{path} is not a sweep CSV: it has no {', '.join(missing)} column")
-            rows = [r for r in reader if r.get("status", "completed") != "failed"]
+            rows = list(reader)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    points = []
     for i, row in enumerate(rows, start=2):
         try:
             for key in ("p10_ms", "p90_ms"):
                 row[key] = row.get(key) or "nan"
-            points.append(row_to_point(row))
+            row_to_point(row)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{path}, line {i}: {exc}") from None
-    return points
+    return rows
+
+
+def read_sweep_csv(path: str) -> list[SweepPoint]:
+    """Every usable point of a sweep CSV, whatever its group (see group_rows)."""
+    return [p for points in group_rows(read_sweep_rows(path)).values() for p in points]

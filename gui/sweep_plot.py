@@ -19,6 +19,20 @@ from core.analysis import CostFit, Crossover, SweepPoint, describe_pair, find_cr
 from gui.lane_style import lane_color
 
 
+def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[Crossover]]:
+    """Points to draw, with lanes named by their group when there are several (compare variant,
+    batch size), and the crossovers found within each group: across groups they mean nothing."""
+    points: list[SweepPoint] = []
+    crossings: list[Crossover] = []
+    for label, pts in groups.items():
+        if len(groups) > 1:
+            pts = [SweepPoint(f"{p.lane} [{label}]", p.width, p.flops_per_batch, p.median_ms, p.p10_ms, p.p90_ms,
+                              p.device, p.batch_size, p.n_batches) for p in pts]
+        crossings += find_crossovers(pts)
+        points += pts
+    return points, crossings
+
+
 class SweepPlot(pg.PlotWidget):
     """Log-log ms/batch against hidden width: measured medians with p10-p90 bars, fits, crossovers."""
 
@@ -105,18 +119,19 @@ class SweepPlot(pg.PlotWidget):
         return "; ".join(describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:])
 
 
-def render_png(points: Sequence[SweepPoint], path: str, title: str = "", size: tuple[int, int] = (900, 560)) -> None:
+def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
+               crossovers: Sequence[Crossover] | None = None, size: tuple[int, int] = (900, 560)) -> None:
     """Draw the sweep offscreen and save it as a PNG."""
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     plot = SweepPlot()
     plot.resize(*size)
-    plot.set_points(points, title)
+    plot.set_points(points, title, crossovers)
     plot.show()
     app.processEvents()
     # Place the crossover labels once the view has its final range.
-    plot.set_points(points, title)
+    plot.set_points(points, title, crossovers)
     app.processEvents()
     if not plot.grab().save(path):
         raise OSError(f"cannot write {path}")
@@ -124,15 +139,15 @@ def render_png(points: Sequence[SweepPoint], path: str, title: str = "", size: t
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.sweep import read_sweep_csv
+    from core.sweep import group_rows, read_sweep_rows
 
     parser = argparse.ArgumentParser(prog="python -m gui.sweep_plot", description=__doc__.splitlines()[0])
     parser.add_argument("csv")
     parser.add_argument("png")
     parser.add_argument("--title", default="")
     args = parser.parse_args(argv)
-    points = read_sweep_csv(args.csv)
-    render_png(points, args.png, args.title)
+    points, crossings = curves(group_rows(read_sweep_rows(args.csv)))
+    render_png(points, args.png, args.title, crossings)
     print(f"wrote {args.png}")
     return 0
 

@@ -11,15 +11,15 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
                                QHeaderView, QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QSpinBox,
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from core.analysis import SweepPoint, analyze_points, describe_pair, find_crossovers
+from core.analysis import SweepPoint, analyze_points, describe_pair
 from core.config import ConfigError, LaneSpec, RunConfig, parse_widths
 from core.export import ExportError
 from core.presets import SWEEP_PRESETS
 from core.session import LanePool
-from core.sweep import SweepResult, SweepSpec, log_widths, row_to_point, with_knob, write_sweep_csv
+from core.sweep import SweepResult, SweepSpec, group_rows, log_widths, with_knob, write_sweep_csv
 from gui.lane_style import fmt_duration, fmt_num
 from gui.settings import AppSettings
-from gui.sweep_plot import SweepPlot
+from gui.sweep_plot import SweepPlot, curves
 from gui.sweep_worker import SweepWorker
 
 COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
@@ -275,32 +275,23 @@ class SweepTab(QWidget):
 
     # ------------------------------------------------------------------ drawing
 
-    def _points(self) -> tuple[list[SweepPoint], list]:
-        """Points for the plot (lanes suffixed by variant in compare mode) and crossovers per variant."""
-        variants = sorted({r["variant"] for r in self._rows}, key=lambda v: v != "base")
-        points, crossings = [], []
-        for variant in variants:
-            pts = [row_to_point(r) for r in self._rows if r["variant"] == variant and r["status"] != "failed"]
-            if len(variants) > 1 and variant != "base":
-                pts = [SweepPoint(f"{p.lane} [{variant}]", p.width, p.flops_per_batch, p.median_ms, p.p10_ms,
-                                  p.p90_ms, p.device, p.batch_size, p.n_batches) for p in pts]
-            crossings += find_crossovers(pts)  # within a variant: across variants it would mean nothing
-            points += pts
-        return points, crossings
+    def _groups(self) -> dict[str, list[SweepPoint]]:
+        return group_rows(self._rows)
 
     def _redraw(self, final: bool = False) -> None:
-        points, crossings = self._points()
+        points, crossings = curves(self._groups())
         self.plot.set_points(points, crossovers=crossings)
         lines = []
-        for variant in sorted({r["variant"] for r in self._rows}, key=lambda v: v != "base"):
-            pts = [row_to_point(r) for r in self._rows if r["variant"] == variant and r["status"] != "failed"]
+        groups = self._groups()
+        for label, pts in groups.items():
             lanes = sorted({p.lane for p in pts})
             pairs = [describe_pair(pts, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
             fits = analyze_points(pts)["lanes"]
             fit_text = "; ".join(f"{lane}: {fmt_num(f['overhead_ms'])} ms fixed + {fmt_num(f['gflops'])} GFLOP/s"
                                  for lane, f in fits.items() if f["overhead_ms"] is not None)
-            prefix = f"{variant}: " if variant != "base" or len(self._rows) != len(pts) else ""
-            lines.append(prefix + ("; ".join(pairs) or "one lane: nothing to cross") + (f". Fits: {fit_text}." if fit_text else ""))
+            prefix = f"{label}: " if len(groups) > 1 else ""
+            lines.append(prefix + ("; ".join(pairs) or "one lane: nothing to cross")
+                         + (f". Fits: {fit_text}." if fit_text else ""))
         failed = [r for r in self._rows if r["status"] == "failed"]
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0]['lane']} width {failed[0]['width']}: "

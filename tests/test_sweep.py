@@ -103,3 +103,23 @@ def test_cancelled_sweep_keeps_finished_points():
     assert result.cancelled
     assert [(r["lane"], r["width"]) for r in result.points] == [("cpu", 8), ("cpu1", 8)]
     assert all(r["status"] == "completed" and not math.isnan(r["median_ms"]) for r in result.points)
+
+
+def _row(lane, width, batch, ms, variant="base"):
+    return {"lane": lane, "width": width, "flops_per_batch": width * batch * 1e4, "median_ms": ms,
+            "p10_ms": math.nan, "p90_ms": math.nan, "batch_size": batch, "variant": variant, "status": "completed"}
+
+
+def test_points_group_by_variant_and_batch_size():
+    from core.sweep import group_rows
+
+    rows = [_row(l, w, b, ms, v) for v in ("base", "jit=on") for b in (32, 512)
+            for l, w, ms in (("cpu", 16, 1.0), ("cpu", 256, 4.0), ("gpu0", 16, 2.0), ("gpu0", 256, 2.5))]
+    rows.append({**_row("cpu", 999, 32, 1.0), "status": "failed"})
+    groups = group_rows(rows)
+    assert list(groups) == ["base · batch 32", "base · batch 512", "jit=on · batch 32", "jit=on · batch 512"]
+    assert all(sorted((p.lane, p.width) for p in pts) == [("cpu", 16), ("cpu", 256), ("gpu0", 16), ("gpu0", 256)]
+               for pts in groups.values())
+    assert list(group_rows(rows[:4])) == ["all"]
+    # Each group crosses on its own; mixing them would let batch 512 overwrite batch 32.
+    assert all(len(find_crossovers(pts)) == 1 for pts in groups.values())
