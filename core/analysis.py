@@ -52,7 +52,8 @@ def summarize(records: Sequence[BatchTiming], *, run_id: str, lane: str, device:
     gflops = flops_per_batch / (stats.median / 1000.0) / 1e9 if stats.median > 0 else NAN
     return RunSummary(
         run_id=run_id, lane=lane, device=device, status=status, reason=reason,
-        n_batches=len(steady), n_warmup=len(warm), median_ms=stats.median, p10_ms=stats.p10,
+        n_batches=sum(max(r.batches, 1) for r in steady), n_warmup=sum(max(r.batches, 1) for r in warm),
+        median_ms=stats.median, p10_ms=stats.p10,
         p90_ms=stats.p90, mad_ms=stats.mad, samples_per_s=samples_per_s,
         flops_per_batch=flops_per_batch, gflops=gflops, warmup_s=sum(r.ms for r in warm) / 1000.0,
         wall_s=wall_s, final_loss=final_loss, final_accuracy=final_accuracy,

@@ -62,9 +62,9 @@ def configure_process(spec: LaneSpec) -> dict[str, Any]:
         if spec.backend == "jax":
             os.environ["JAX_PLATFORMS"] = "cpu"
             if threads == 1:
+                # One Eigen thread; the affinity below keeps XLA's own pool on one core too.
                 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
-                                           + " --xla_cpu_multi_thread_eigen=false"
-                                           + " intra_op_parallelism_threads=1").strip()
+                                           + " --xla_cpu_multi_thread_eigen=false").strip()
         if spec.threads is not None and hasattr(os, "sched_setaffinity"):
             # The last cores, so that a one-thread lane and the OS's first core don't collide.
             pinned = cores[-threads:]
@@ -158,11 +158,17 @@ def verify_placement(model: Any, spec: LaneSpec) -> str:
     for weight in model.weights:
         where = variable_device_of(weight, spec.backend)
         on_gpu = "gpu" in where.lower() or "cuda" in where.lower()
-        if on_gpu != wanted_gpu or (wanted_gpu and not where.endswith(str(spec.index))):
+        if on_gpu != wanted_gpu or (wanted_gpu and _device_index(where) != spec.index):
             raise PlacementError(
                 f"weight {weight.path} is on {where}, not on the lane's {keras_device(spec)}: "
                 "the run was stopped rather than mislabelled.")
     return variable_device(model, spec.backend)
+
+
+def _device_index(where: str) -> int | None:
+    """The index in ".../device:GPU:1", "gpu:1" or "cuda:1" (exactly: GPU:11 is not GPU:1)."""
+    tail = where.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else None
 
 
 def variable_device_of(weight: Any, backend: str) -> str:

@@ -4,69 +4,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
+import os
 import sys
 import threading
 from typing import Any, Callable, Sequence
 
-from core import analysis
 from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
 from core.devices import check_lanes, discover, host_info
-from core.export import ExportError, export_runs, write_json
+from core.export import ExportError, export_runs
+from core.report import (Progress, fmt, print_comparison, print_groups_analysis, print_points, print_summary,
+                         table)
 from core.presets import PRESETS, SWEEP_PRESETS
-from core.records import BatchTiming, RunFailed, RunFinished, RunStarted
-from core.session import LanePool, RunResult, run_comparison
-from core.sweep import (SweepResult, SweepSpec, group_rows, log_widths, read_sweep_rows, run_sweep, with_knob,
-                        write_sweep_csv)
+from core.session import LanePool, run_comparison
+from core.sweep import (SweepResult, SweepSpec, analyze_groups, export_sweep, group_rows, log_widths,
+                        read_sweep_rows, run_sweep, with_knob)
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-def _fmt(x: float, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "-"
-    return f"{x:.{digits}g}" if abs(x) < 10**digits else f"{x:,.0f}"
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [list(map(str, header))] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-class Progress:
-    """One status line per lane on a terminal; silent when output is not a TTY."""
-
-    def __init__(self, stream: Any = sys.stderr) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty()
-        self.state: dict[str, str] = {}
-        self.total_steps: dict[str, int] = {}
-
-    def __call__(self, event: Any) -> None:
-        if isinstance(event, RunStarted):
-            s = event.settings
-            self.total_steps[event.lane] = s.get("steps_per_epoch", 0) * s.get("epochs", 1)
-            self.state[event.lane] = f"{event.lane}: started on {event.device}"
-        elif isinstance(event, BatchTiming):
-            total = self.total_steps.get(event.lane) or 0
-            pct = f" {100 * event.step / total:3.0f}%" if total else ""
-            self.state[event.lane] = f"{event.lane}:{pct} epoch {event.epoch} step {event.step} {event.ms:7.2f} ms"
-        elif isinstance(event, (RunFinished, RunFailed)):
-            status = event.summary.status if isinstance(event, RunFinished) else "failed"
-            self.state[event.lane] = f"{event.lane}: {status}"
-        else:
-            return
-        if self.enabled:
-            self.stream.write("\r\033[K" + " | ".join(self.state.values())[:200])
-            self.stream.flush()
-
-    def done(self) -> None:
-        if self.enabled and self.state:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
 
 
 def _config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:
@@ -87,6 +40,9 @@ def _config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -
         changes["jit"] = args.jit == "on"
     if getattr(args, "mixed_precision", False):
         changes["mixed_precision"] = True
+    data = changes.get("data", "")
+    if data.endswith(".npz") and not os.path.isfile(data):
+        raise ConfigError(f"data file {data} does not exist")
     return RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
 
 
@@ -141,31 +97,6 @@ def _run_in_thread(work: Callable[[threading.Event], Any]) -> tuple[Any, bool]:
     if "error" in box:
         raise box["error"]
     return box["result"], interrupted
-
-
-def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
-    rows = []
-    for name, lr in result.lanes.items():
-        s = lr.summary
-        device = lr.started.device if lr.started else ""
-        if s is None:
-            rows.append([name, device, lr.status, "-", "-", "-", "-", "-", "-"])
-            continue
-        rows.append([name, device, s.status, s.n_batches, _fmt(s.median_ms), f"{_fmt(s.p10_ms)}-{_fmt(s.p90_ms)}",
-                     _fmt(s.samples_per_s), _fmt(s.gflops), _fmt(s.warmup_s)])
-    print(table(["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s", "GFLOP/s",
-                 "warm-up s"], rows), file=out)
-    for name, lr in result.lanes.items():
-        if lr.failure:
-            print(f"{name} failed: {lr.failure}", file=out)
-    summaries = [lr.summary for lr in result.lanes.values() if lr.summary and lr.summary.status != "failed"]
-    if len(summaries) >= 2:
-        fastest = min(summaries, key=lambda s: s.median_ms if math.isfinite(s.median_ms) else math.inf)
-        for other in summaries:
-            if other is not fastest:
-                print(analysis.verdict(fastest, other) + ".", file=out)
-        if len(summaries) == 2:
-            print(analysis.explain(summaries[0], summaries[1]), file=out)
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
@@ -237,67 +168,6 @@ def _sweep_spec(args: argparse.Namespace) -> SweepSpec:
                      calibrate=not args.no_calibrate)
 
 
-def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout) -> None:
-    for label, points in groups.items():
-        if len(groups) > 1:
-            print(f"\n{label}:", file=out)
-        print_sweep_analysis(points, out)
-
-
-def analyze_groups(groups: dict[str, list]) -> dict[str, Any]:
-    """The documented JSON for the first group; with several groups, each one's under "groups" too."""
-    results = {label: analysis.analyze_points(points) for label, points in groups.items()}
-    first = next(iter(results.values()), analysis.analyze_points([]))
-    return first if len(results) <= 1 else {**first, "group": next(iter(results)), "groups": results}
-
-
-def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
-    result = analysis.analyze_points(points)
-    print(table(["lane", "fixed overhead ms", "GFLOP/s", "points"],
-                [[lane, _fmt(v["overhead_ms"]), _fmt(v["gflops"]), v["n_points"]] for lane, v in result["lanes"].items()]),
-          file=out)
-    lanes = sorted(result["lanes"])
-    for i, a in enumerate(lanes):
-        for b in lanes[i + 1:]:
-            print(analysis.describe_pair(points, a, b) + ".", file=out)
-    for p in result["predicted_crossovers"]:
-        print(f"cost models of {p['lanes'][0]} and {p['lanes'][1]} cross at {_fmt(p['flops_per_batch'])} FLOPs per batch.",
-              file=out)
-
-
-def _print_points(rows: list[dict], calibration: dict[str, dict]) -> None:
-    for lane, cal in calibration.items():
-        if cal.get("error") or cal.get("reason"):
-            print(f"{lane}: calibration failed: {cal.get('error') or cal.get('reason')}")
-        else:
-            print(f"{lane}: a {cal['size']}x{cal['size']} float32 matrix product runs at {_fmt(cal['gflops'])} GFLOP/s")
-    print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status"],
-                [[r["lane"], r["width"], r["batch_size"], _fmt(r["flops_per_batch"] / 1e6), _fmt(r["median_ms"]),
-                  f"{_fmt(r['p10_ms'])}-{_fmt(r['p90_ms'])}", _fmt(r["gflops"]),
-                  f"{100 * r['peak_share']:.0f}%" if math.isfinite(r["peak_share"]) else "-", r["status"]]
-                 for r in rows]))
-    for r in rows:
-        if r["status"] == "failed":
-            print(f"{r['lane']} width {r['width']} failed: {r['reason']}")
-
-
-def print_comparison(base: SweepResult, changed: SweepResult, out: Any = sys.stdout) -> None:
-    """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
-    (label_a, points_a), (label_b, points_b) = next(iter(base.groups().items())), next(iter(changed.groups().items()))
-    a, b = analysis.analyze_points(points_a), analysis.analyze_points(points_b)
-    name = changed.spec.variant if label_b == "all" else f"{changed.spec.variant} ({label_b})"
-    rows = []
-    for lane in sorted(set(a["lanes"]) | set(b["lanes"])):
-        la, lb = a["lanes"].get(lane, {}), b["lanes"].get(lane, {})
-        rows.append([lane, f"{_fmt(la.get('overhead_ms'))} → {_fmt(lb.get('overhead_ms'))}",
-                     f"{_fmt(la.get('gflops'))} → {_fmt(lb.get('gflops'))}"])
-    print(f"\ncompare: base → {name}", file=out)
-    print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
-    for label, res in (("base" if label_a == "all" else f"base ({label_a})", a), (name, b)):
-        crossings = ", ".join(f"{c['faster_above']} faster above width {_fmt(c['width'])}" for c in res["crossovers"])
-        print(f"{label}: {crossings or 'no crossover in this range'}", file=out)
-
-
 def cmd_sweep(args: argparse.Namespace) -> int:
     lanes = parse_lanes(args.lanes)
     spec = _sweep_spec(args)
@@ -315,7 +185,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         def on_point(row: dict, _done: int, _total: int) -> None:
             done[0] += 1
             print(f"[{done[0]}/{total}] {row['variant']:>8} {row['lane']:>10} width {row['width']:>6} "
-                  f"batch {row['batch_size']:>5}: {_fmt(row['median_ms'])} ms/batch ({row['status']})", file=sys.stderr)
+                  f"batch {row['batch_size']:>5}: {fmt(row['median_ms'])} ms/batch ({row['status']})", file=sys.stderr)
 
         def work(cancel: threading.Event) -> list[SweepResult]:
             out = []
@@ -333,23 +203,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for res in results:
         if len(results) > 1:
             print(f"\n{res.spec.variant}:")
-        _print_points(res.points, res.calibration)
+        print_points(res.points, res.calibration)
         print_groups_analysis(res.groups())
     if len(results) == 2:
         print_comparison(results[0], results[1])
     if args.csv:
         try:
-            write_sweep_csv(args.csv, rows)
-            stem = args.csv[:-4] if args.csv.endswith(".csv") else args.csv
-            export_runs(stem + "-batches.csv", [run for res in results for run in res.runs], host_info(),
-                        extra={"sweep": {"widths": list(spec.widths), "layers": spec.layers,
-                                         "steady_steps": spec.steady_steps,
-                                         "seconds_per_point": spec.seconds_per_point,
-                                         "variants": {res.spec.variant: {
-                                             "calibration": res.calibration, "cancelled": res.cancelled,
-                                             "analysis": analyze_groups(res.groups())}
-                                             for res in results}}})
-            print(f"wrote {args.csv}, {stem}-batches.csv and {stem}-batches.json")
+            print("wrote " + ", ".join(export_sweep(args.csv, results, host_info())))
         except ExportError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_FAILED

@@ -108,9 +108,11 @@ class TrainSpec:
                f"steps per execution {self.steps_per_execution}: choose 1-10000")
         _check(self.preprocessing in PREPROCESSING,
                f"preprocessing {self.preprocessing!r}: choose one of {', '.join(PREPROCESSING)}")
-        _check(bool(self.data), "data source is empty: choose auto, mnist, synthetic or a .npz path")
-        _check(self.samples is None or 1 <= self.samples,
-               f"sample limit {self.samples}: choose at least 1 (or no limit)")
+        _check(self.data in ("auto", "mnist", "synthetic") or self.data.endswith(".npz"),
+               f"data source {self.data!r}: choose auto, mnist, synthetic or a path ending in .npz")
+        _check(self.samples is None or self.samples >= self.batch_size,
+               f"sample limit {self.samples} is fewer than one batch of {self.batch_size}: "
+               "raise the sample limit or lower the batch size")
         _check(self.max_steps is None or self.max_steps >= 1, f"max steps {self.max_steps}: choose at least 1")
         _check(self.max_seconds is None or self.max_seconds > 0, f"max seconds {self.max_seconds}: choose above 0")
         _check(0 <= self.warmup_steps <= 1000, f"warm-up steps {self.warmup_steps}: choose 0-1000")

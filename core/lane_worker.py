@@ -79,14 +79,21 @@ class LaneWorker:
 
     def data(self, config: RunConfig) -> Any:
         t = config.train
-        key = (t.data, t.samples, t.preprocessing, t.seed)
+        stamp = None
+        if t.data.endswith(".npz"):  # a file replaced at the same path must be read again
+            try:
+                st = os.stat(t.data)
+                stamp = (st.st_mtime_ns, st.st_size)
+            except OSError:
+                stamp = None
+        key = (t.data, t.samples, t.preprocessing, t.seed, stamp)
         if key != self._data_key:
             self._data, self._data_key = load(t.data, t.samples, t.preprocessing, t.seed), key
         return self._data
 
     def run(self, run_id: str, config: RunConfig) -> None:
         spec, t = self.spec, config.train
-        lane, device, timer, model = spec.name, f"{spec.kind}", None, None
+        lane, device, timer, model = spec.name, spec.name, None, None  # device: named once it is checked
         t_start, started_at = time.perf_counter(), now_iso()
         try:
             device = require_device(spec, self.settings["threads"])
@@ -99,6 +106,11 @@ class LaneWorker:
             else:
                 self.keras.mixed_precision.set_dtype_policy("float32")
             spe = steps_per_epoch(len(data), t.batch_size)
+            # Keras runs whole executions of N steps, past the epoch's end if need be: make the
+            # epoch a whole number of executions so the records count exactly what was trained.
+            n = t.steps_per_execution
+            spe = max(n, spe - spe % n)
+            total_steps = spe * t.epochs if t.max_steps is None else t.max_steps
             with self.keras.device(keras_device(spec)):
                 model = build_model(self.keras, config.model, t, jit=jit)
                 placement = verify_placement(model, spec)
@@ -108,7 +120,8 @@ class LaneWorker:
                                 steps_per_execution=t.steps_per_execution, feeding=feeding,
                                 placement=placement, data_source=data.source,
                                 data_description=data.description, samples=len(data),
-                                steps_per_epoch=spe, mixed_precision=t.mixed_precision,
+                                steps_per_epoch=spe, total_steps=total_steps, epochs=t.epochs,
+                                mixed_precision=t.mixed_precision,
                                 warmup_steps=t.warmup_steps, pid=os.getpid())
                 self.events.put([RunStarted(run_id, lane, device, plain(settings), started_at)])
                 timer = make_batch_timer(

@@ -96,6 +96,7 @@ class Lane:
         from core.lane_worker import lane_main  # keeps the worker's imports out of the parent's start-up
 
         self._jobs, self._events, self._cancel = _ctx.Queue(), _ctx.Queue(), _ctx.Event()
+        self._internal.clear()  # a previous process's answers must not answer this one's requests
         self._proc = _ctx.Process(target=lane_main,
                                   args=(self.spec, self._jobs, self._events, self._cancel, lane_log_path(self.name)),
                                   name=f"crossover-lane-{self.name}", daemon=True)
@@ -154,8 +155,9 @@ class Lane:
             elif kind == "ready":
                 self.settings = item["settings"]
             elif kind == "start_failed" and self._job is not None:
-                return [self._fail(f"the lane could not start: {item['reason']}")]
-            self._internal.append(item)
+                return [self._fail(self._job, f"the lane could not start: {item['reason']}")]
+            if kind in ("probe", "calibration", "start_failed"):  # answers that request() waits for
+                self._internal.append(item)
             return []
         events: list[LaneEvent] = []
         for event in item:
@@ -170,28 +172,30 @@ class Lane:
         return events
 
     def _check_health(self) -> list[LaneEvent]:
-        if self._proc is not None and not self._proc.is_alive():
-            return [self._fail(_exit_reason(self._proc.exitcode))]
-        if self._cancel_at is not None and time.monotonic() - self._cancel_at > self.cancel_grace_s:
-            return [self._finish_killed()]
+        job, proc, cancel_at = self._job, self._proc, self._cancel_at  # close() may clear them meanwhile
+        if job is None:
+            return []
+        if proc is not None and not proc.is_alive():
+            return [self._fail(job, _exit_reason(proc.exitcode))]
+        if cancel_at is not None and time.monotonic() - cancel_at > self.cancel_grace_s:
+            return [self._finish_killed(job)]
         return []
 
-    def _partial_summary(self, status: str, reason: str) -> Any:
-        config = RunConfig.from_dict(self._job["config"])
-        return summarize(self._records, run_id=self._job["run_id"], lane=self.name, device=self._device,
+    def _partial_summary(self, job: dict[str, Any], status: str, reason: str) -> Any:
+        config = RunConfig.from_dict(job["config"])
+        return summarize(self._records, run_id=job["run_id"], lane=self.name, device=self._device,
                          status=status, reason=reason, flops_per_batch=config.flops_per_batch,
-                         batch_size=config.train.batch_size,
-                         wall_s=time.monotonic() - self._job["submitted"])
+                         batch_size=config.train.batch_size, wall_s=time.monotonic() - job["submitted"])
 
-    def _fail(self, reason: str) -> RunFailed:
-        event = RunFailed(self._job["run_id"], self.name, reason, self._partial_summary("failed", reason))
+    def _fail(self, job: dict[str, Any], reason: str) -> RunFailed:
+        event = RunFailed(job["run_id"], self.name, reason, self._partial_summary(job, "failed", reason))
         self._job = None
         self._kill()
         return event
 
-    def _finish_killed(self) -> RunFinished:
+    def _finish_killed(self, job: dict[str, Any]) -> RunFinished:
         reason = f"stopped by killing the lane: it did not stop within {self.cancel_grace_s:.1f} s"
-        event = RunFinished(self._job["run_id"], self.name, self._partial_summary("cancelled", reason))
+        event = RunFinished(job["run_id"], self.name, self._partial_summary(job, "cancelled", reason))
         self._job = None
         self._kill()
         return event

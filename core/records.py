@@ -48,8 +48,8 @@ class RunSummary:
     device: str
     status: str  # completed | cancelled | failed; "running" for a live summary of a run in progress
     reason: str = ""
-    n_batches: int = 0  # steady records
-    n_warmup: int = 0
+    n_batches: int = 0  # steady training steps (a record covers `batches` of them)
+    n_warmup: int = 0  # warm-up training steps
     median_ms: float = float("nan")
     p10_ms: float = float("nan")
     p90_ms: float = float("nan")

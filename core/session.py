@@ -28,11 +28,14 @@ class LaneResult:
     records: list[BatchTiming] = field(default_factory=list)
     summary: RunSummary | None = None
     failure: str = ""
+    skipped: bool = False  # a stop came before this lane's turn: cancelled, not failed
 
     @property
     def status(self) -> str:
         if self.summary is not None:
             return self.summary.status
+        if self.skipped:
+            return "cancelled"
         return "failed" if self.failure else "running"
 
 
@@ -102,6 +105,7 @@ def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
     for group in groups:
         if cancel.is_set():
             for spec in group:
+                result.lanes[spec.name].skipped = True
                 result.lanes[spec.name].failure = "cancelled before it started"
             continue
         active = [pool.get(spec) for spec in group]
@@ -135,4 +139,8 @@ def _drain(active: list[Lane], result: RunResult, on_event: Callable[[LaneEvent]
                     on_event(event)
             if not lane.busy:
                 active.remove(lane)
+                lane_result = result.lanes[lane.name]
+                if lane_result.summary is None and not lane_result.failure:
+                    # Closed from another thread (the app is quitting): its records are kept.
+                    lane_result.failure = "interrupted: the lane was closed before the run ended"
         time.sleep(0)

@@ -10,9 +10,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from core.analysis import SweepPoint
-from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig
-from core.export import atomic_write_text, csv_text
+from core.analysis import SweepPoint, analyze_points
+from core.config import ConfigError, LaneSpec, RunConfig
+from core.export import atomic_write_text, csv_text, export_runs
 from core.records import LaneEvent
 from core.session import LanePool, RunResult, new_run_id, run_comparison
 
@@ -140,11 +140,12 @@ def row_to_point(row: dict[str, Any]) -> SweepPoint:
 def run_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, *,
               on_point: Callable[[dict[str, Any], int, int], None] | None = None,
               on_event: Callable[[LaneEvent], None] | None = None,
+              on_run: Callable[[RunResult], None] | None = None,
               cancel: threading.Event | None = None) -> SweepResult:
     """Run every point on every lane, one lane at a time so figures are exact; stop on `cancel`.
 
-    `on_point(row, done, total)` is called after each point and lane; finished points are kept
-    when the sweep is cancelled.
+    `on_point(row, done, total)` is called after each point and lane, `on_run(run)` with each
+    point's per-batch records; finished points are kept when the sweep is cancelled.
     """
     cancel = cancel or threading.Event()
     result = SweepResult(spec)
@@ -163,6 +164,8 @@ def run_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, *,
         run = run_comparison(pool, list(lanes), config, schedule="sequential", run_id=new_run_id(),
                              on_event=on_event, cancel=cancel)
         result.runs.append(run)
+        if on_run is not None:
+            on_run(run)
         for lane in lanes:
             peak = result.calibration.get(lane.name, {}).get("gflops")
             row = point_row(run, lane.name, peak if isinstance(peak, float) else math.nan, spec.variant)
@@ -174,6 +177,38 @@ def run_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, *,
                 on_point(row, done, total)
     result.cancelled = result.cancelled or cancel.is_set()
     return result
+
+
+def analyze_groups(groups: dict[str, list[SweepPoint]]) -> dict[str, Any]:
+    """The documented analysis JSON for the first group; with several, each one's under "groups" too."""
+    results = {label: analyze_points(points) for label, points in groups.items()}
+    first = next(iter(results.values()), analyze_points([]))
+    return first if len(results) <= 1 else {**first, "group": next(iter(results)), "groups": results}
+
+
+def batches_path(csv_path: str) -> str:
+    """`sweep.csv` → `sweep-batches.csv`: the per-batch records beside the points."""
+    stem = csv_path[:-4] if csv_path.endswith(".csv") else csv_path
+    return stem + "-batches.csv"
+
+
+def export_sweep(csv_path: str, results: Sequence[SweepResult], host: dict[str, Any]) -> list[str]:
+    """The sweep CSV (a row per point and lane), its per-batch CSV and that one's JSON sidecar.
+
+    Every file is written atomically; returns their paths.
+    """
+    rows = [r for res in results for r in res.points]
+    write_sweep_csv(csv_path, rows)
+    spec = results[0].spec if results else None
+    info: dict[str, Any] = {}
+    if spec is not None:
+        info = {"widths": list(spec.widths), "layers": spec.layers, "batch_sizes": list(spec.batch_sizes),
+                "steady_steps": spec.steady_steps, "seconds_per_point": spec.seconds_per_point,
+                "variants": {res.spec.variant: {"calibration": res.calibration, "cancelled": res.cancelled,
+                                                "analysis": analyze_groups(res.groups())} for res in results}}
+    batches, sidecar = export_runs(batches_path(csv_path), [run for res in results for run in res.runs], host,
+                                   extra={"sweep": info})
+    return [csv_path, str(batches), str(sidecar)]
 
 
 def sweep_csv_text(rows: Sequence[dict[str, Any]]) -> str:

@@ -24,6 +24,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="save a PNG of the window after --after seconds, then exit")
     parser.add_argument("--run", action="store_true",
                         help="start a run with the last configuration as soon as its lanes are known")
+    parser.add_argument("--tab", choices=("compare", "sweep"), default="compare",
+                        help="the tab to show (with --run: run a comparison, or the sweep as last configured)")
     parser.add_argument("--after", type=float, default=3.0, metavar="SECONDS",
                         help="seconds before the screenshot (default 3)")
     args = parser.parse_args(argv)
@@ -46,8 +48,21 @@ def save_screenshot(window: object, path: str) -> bool:
     return window.grab().save(path, "PNG")
 
 
+def no_display() -> bool:
+    """On Linux and the BSDs, Qt needs X11 or Wayland unless a platform was chosen (offscreen, …)."""
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return False
+    return not any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    if no_display():
+        # Qt would abort the process with a list of platform plugins: say what to do instead.
+        print("crossover: no display here (neither DISPLAY nor WAYLAND_DISPLAY is set). Run the window with "
+              "xvfb-run, or use the command line: python main.py devices | run | sweep | analyze "
+              "(python main.py --help).", file=sys.stderr)
+        return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Crossover")
     app.setOrganizationName("Crossover")
@@ -58,6 +73,8 @@ def main(argv: list[str]) -> int:
     window = MainWindow(offer_recovery=False if args.screenshot else None)
     if args.screenshot:
         window.resize(*SCREENSHOT_SIZE)  # the README's picture has one size, whatever the last session's was
+    if args.tab == "sweep":
+        window.tabs.setCurrentWidget(window.sweep)
     window.show()
     shown_after = seconds_since_process_start()
     outcome = {"saved": True}

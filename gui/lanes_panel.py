@@ -96,6 +96,8 @@ class LanesPanel(QWidget):
         while self._list_layout.count():
             item = self._list_layout.takeAt(0)
             if item.widget() is not None:
+                # Hidden now: deleteLater waits for the event loop, which a modal dialog can hold up.
+                item.widget().hide()
                 item.widget().deleteLater()
         self.boxes = {}
         self._available = {o.name for o in self._options if o.available}

@@ -65,7 +65,7 @@ def lane_state(result: LaneResult) -> str:
     if result.summary is not None:
         return result.summary.status
     if result.failure:
-        return "cancelled" if result.failure.startswith("cancelled") else "failed"
+        return "cancelled" if result.skipped else "failed"
     return "running" if result.started or result.records else "waiting"
 
 

@@ -324,6 +324,7 @@ class MainWindow(QMainWindow):
         save_window(self, self.settings)
         self.sweep.save_settings()
         self.sweep.shutdown()
-        self.controller.shutdown()
+        self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
+        self.sweep.shutdown()
         self.close_seconds = time.monotonic() - started
         event.accept()

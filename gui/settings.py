@@ -54,7 +54,10 @@ class AppSettings:
             self._qs.setValue("run/lanes", json.dumps(list(names)))
 
     def text(self, key: str, default: str = "") -> str:
-        return str(self._qs.value(key, default, str))
+        value = self._qs.value(key, default)
+        if isinstance(value, (list, tuple)):  # an unquoted "16,64" in a hand-edited INI reads as a list
+            return ",".join(map(str, value))
+        return str(value)
 
     def set_text(self, key: str, value: str) -> None:
         self._qs.setValue(key, value)

@@ -1,29 +1,29 @@
 """The Sweep tab: time growing widths on the chosen lanes, find the crossover, fit and compare the cost model."""
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QThread, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QSpinBox,
-                               QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from core.analysis import SweepPoint, analyze_points, describe_pair
-from core.config import ConfigError, LaneSpec, RunConfig, parse_widths
+from core.config import ConfigError, LaneSpec, RunConfig
 from core.export import ExportError
-from core.presets import SWEEP_PRESETS
-from core.session import LanePool
-from core.sweep import SweepResult, SweepSpec, group_rows, log_widths, with_knob, write_sweep_csv
+from core.session import LanePool, RunResult
+from core.sweep import SweepResult, SweepSpec, export_sweep, group_rows
 from gui.lane_style import fmt_duration, fmt_num
 from gui.settings import AppSettings
+from gui.sweep_form import SweepForm
 from gui.sweep_plot import SweepPlot, curves
+from gui.autosave import autosave_dir
 from gui.sweep_worker import SweepWorker
+from gui.workers import cached_host_info
 
-COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
-                   "mixed_precision=on")
 TABLE_COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status")
 
 
@@ -43,41 +43,26 @@ class SweepTab(QWidget):
         self._cancel: threading.Event | None = None
         self._thread: tuple[QThread, SweepWorker] | None = None
         self._rows: list[dict[str, Any]] = []
+        self._runs: list[tuple[str, RunResult]] = []  # (variant, per-batch records of one point)
+        self._specs: list[SweepSpec] = []
+        self._stuck: list[tuple[QThread, SweepWorker]] = []  # never drop a running QThread (Qt would abort)
+        self.autosave_path = ""
         self._t0 = 0.0
         self.results: list[SweepResult] = []
+        self._failure = ""
         self._timer = QTimer(self)
         self._timer.setInterval(100)
         self._timer.timeout.connect(self._on_drain_timer_timeout)
         self._build()
-        self._restore()
 
     # ------------------------------------------------------------------ layout
 
     def _build(self) -> None:
-        form_box = QGroupBox("Sweep")
-        form = QFormLayout(form_box)
-        self.preset = QComboBox()
-        self.preset.addItem("Custom", "")
-        self.preset.addItem("Q&A seed: 1 layer, 25-1500 units, Nadam, batch 128", "qa")
-        self.preset.addItem("Blog seed: 2 layers, 32-2000 units, Adam, batch 32", "blog")
-        self.preset.setToolTip("Both seeds' experiments over a range of widths; Custom uses the Model panel's settings")
-        self.preset.currentIndexChanged.connect(self._on_preset_changed)
-        self.widths = QLineEdit(",".join(map(str, log_widths(16, 4096, 6))))
-        self.widths.setToolTip("Hidden widths to time, comma-separated (every hidden layer gets the same width)")
-        self.layers = QSpinBox(minimum=1, maximum=8, value=2, toolTip="Hidden layers, each of the swept width")
-        self.batches = QLineEdit(placeholderText="the Model panel's batch size")
-        self.batches.setToolTip("Also sweep these batch sizes, e.g. 32,128,512 (empty: the Model panel's)")
-        self.steady = QSpinBox(minimum=3, maximum=10000, value=60,
-                               toolTip="Steady (post-warm-up) batches per point at most")
-        self.seconds = QDoubleSpinBox(minimum=0.2, maximum=600, value=3.0, decimals=1, suffix=" s",
-                                      toolTip="Steady time per point at most: big models stop on time, small on count")
-        self.compare = QComboBox(toolTip="Run the same sweep again with one setting changed, and show how the fixed "
-                                         "overhead, the throughput and the crossover move")
-        self.compare.addItems(COMPARE_CHOICES)
-        for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
-                              ("Batch sizes", self.batches), ("Steady batches", self.steady),
-                              ("Time per point", self.seconds), ("Compare with", self.compare)):
-            form.addRow(label, widget)
+        self.sweep_form = SweepForm(self._settings)
+        form = self.sweep_form.form
+        f = self.sweep_form
+        self.preset, self.widths, self.layers, self.batches = f.preset, f.widths, f.layers, f.batches
+        self.steady, self.seconds, self.compare = f.steady, f.seconds, f.compare
         self.run_button = QPushButton("Run sweep", toolTip="Time every width on every selected lane, one at a time")
         self.run_button.clicked.connect(self.start)
         self.stop_button = QPushButton("Stop", toolTip="Stop after the point in progress (Esc); finished points stay",
@@ -129,37 +114,15 @@ class SweepTab(QWidget):
         right.setSizes([520, 260])
         layout = QHBoxLayout(self)
         left = QVBoxLayout()
-        left.addWidget(form_box)
+        left.addWidget(self.sweep_form)
         left.addStretch(1)
         layout.addLayout(left, 0)
         layout.addWidget(right, 1)
 
     # ------------------------------------------------------------------ settings
 
-    def _restore(self) -> None:
-        s = self._settings
-        self.widths.setText(s.text("sweep/widths", self.widths.text()))
-        self.batches.setText(s.text("sweep/batches", ""))
-        try:
-            self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
-            self.steady.setValue(int(s.text("sweep/steady", str(self.steady.value()))))
-            self.seconds.setValue(float(s.text("sweep/seconds", str(self.seconds.value()))))
-        except ValueError:
-            pass  # a hand-edited settings file: keep the defaults
-
     def save_settings(self) -> None:
-        for key, value in (("widths", self.widths.text()), ("layers", self.layers.value()),
-                           ("batches", self.batches.text()), ("steady", self.steady.value()),
-                           ("seconds", self.seconds.value())):
-            self._settings.set_text(f"sweep/{key}", str(value))
-
-    @Slot(int)
-    def _on_preset_changed(self, _index: int) -> None:
-        name = self.preset.currentData()
-        if name:
-            layers, widths, _base = SWEEP_PRESETS[name]
-            self.layers.setValue(layers)
-            self.widths.setText(",".join(map(str, widths)))
+        self.sweep_form.save()
 
     # ------------------------------------------------------------------ running
 
@@ -172,14 +135,7 @@ class SweepTab(QWidget):
 
     def specs(self) -> list[SweepSpec]:
         """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
-        name = self.preset.currentData()
-        base = SWEEP_PRESETS[name][2] if name else self._base_config()
-        spec = SweepSpec(widths=parse_widths(self.widths.text()), layers=self.layers.value(),
-                         batch_sizes=parse_widths(self.batches.text()) if self.batches.text().strip() else (),
-                         base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value())
-        spec.points()  # validates every point's model now, not halfway through the sweep
-        choice = self.compare.currentText()
-        return [spec] + ([with_knob(spec, choice)] if choice != "none" else [])
+        return self.sweep_form.specs(self._base_config())
 
     @Slot()
     def start(self) -> None:
@@ -191,15 +147,16 @@ class SweepTab(QWidget):
                 raise ConfigError("choose at least one lane in the Lanes panel")
             specs = self.specs()
         except ConfigError as exc:
-            QMessageBox.warning(self, "Cannot start the sweep", str(exc))
+            self._say(f"Cannot start the sweep: {exc}.", error=True)
             return
         self.save_settings()
-        self._rows, self.results = [], []
+        self._rows, self._runs, self.results, self._specs = [], [], [], specs
+        self.autosave_path = str(autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv")
         self.table.setRowCount(0)
         total = sum(len(s.points()) for s in specs) * len(lanes)
         self.progress.setRange(0, total)
         self.progress.setValue(0)
-        self.progress_label.setText(f"Calibrating each lane, then {total} points, one at a time…")
+        self._say(f"Calibrating each lane, then {total} points, one at a time…")
         self._cancel = threading.Event()
         thread = QThread()
         thread.setObjectName("crossover-sweep")
@@ -222,17 +179,27 @@ class SweepTab(QWidget):
             self._cancel.set()
             self.progress_label.setText("Stopping after the point in progress…")
 
-    def shutdown(self, timeout_ms: int = 2500) -> None:
-        """Cancel and wait for the thread (the window is closing); finished points stay in `results`."""
+    def shutdown(self, timeout_ms: int = 1600) -> None:
+        """Cancel and wait for the thread (the window is closing); finished points stay in `results`
+        and in the autosave. Call again after the lanes are closed: that ends a thread still waiting."""
         if self._thread is not None:
             self.stop()
             if self._thread[0].wait(timeout_ms):
                 self._on_sweep_thread_finished()  # no event loop will deliver `finished` any more
+            else:
+                self._stuck.append(self._thread)
+                self._thread = None
+        for thread, _worker in self._stuck:
+            thread.wait(timeout_ms)
         self._timer.stop()
 
     @Slot(str)
     def _on_worker_sweep_failed(self, reason: str) -> None:
-        QMessageBox.warning(self, "The sweep failed", reason)
+        self._failure = reason
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.progress_label.setStyleSheet("color: #b00020;" if error else "")
+        self.progress_label.setText(text)
 
     @Slot()
     def _on_sweep_thread_finished(self) -> None:
@@ -244,13 +211,18 @@ class SweepTab(QWidget):
         self._timer.stop()
         self._on_drain_timer_timeout()
         self.results = list(worker.results)
+        self._autosave()
         cancelled = self._cancel is not None and self._cancel.is_set()
         self._cancel = None
         self.run_button.setEnabled(True)
         self.stop_button.setEnabled(False)
         took = fmt_duration(time.monotonic() - self._t0)
-        self.progress_label.setText(f"{'Stopped' if cancelled else 'Done'} after {took}: "
-                                    f"{len(self._rows)} points measured.")
+        failure, self._failure = self._failure, ""
+        if failure:
+            self._say(f"The sweep failed: {failure}. {len(self._rows)} points measured are kept.", error=True)
+        else:
+            self._say(f"{'Stopped' if cancelled else 'Done'} after {took}: {len(self._rows)} points measured, "
+                      f"saved to {self.autosave_path}.")
         self._redraw(final=True)
         self.sweep_ended.emit(self.results)
 
@@ -259,10 +231,13 @@ class SweepTab(QWidget):
         new = False
         while True:
             try:
-                kind, row, done, total = self._queue.get_nowait()
+                item = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if kind == "point":
+            if item[0] == "run":
+                self._runs.append((item[1], item[2]))
+            elif item[0] == "point":
+                _kind, row, done, total = item
                 self._rows.append(row)
                 self._add_table_row(row)
                 self.progress.setValue(done)
@@ -272,6 +247,7 @@ class SweepTab(QWidget):
                 new = True
         if new:
             self._redraw()
+            self._autosave()
 
     # ------------------------------------------------------------------ drawing
 
@@ -322,14 +298,36 @@ class SweepTab(QWidget):
         if path:
             self.export_csv(path)
 
-    def export_csv(self, path: str) -> None:
+    def export_csv(self, path: str) -> list[str]:
+        """The sweep CSV, its per-batch CSV and JSON sidecar; a sentence in the tab if it cannot."""
         try:
-            write_sweep_csv(path, self._rows)
+            paths = export_sweep(path, self._as_results(), cached_host_info())
         except ExportError as exc:
-            QMessageBox.warning(self, "Export failed", f"{exc}. The sweep's points are still here.")
+            self._say(f"Export failed: {exc}. The sweep's points are still here.", error=True)
+            return []
+        self._say("Wrote " + ", ".join(paths) + ".")
+        return paths
+
+    def _as_results(self) -> list[SweepResult]:
+        """What has been measured so far, as the engine's results (the final ones once it ended)."""
+        if self.results:
+            return self.results
+        return [SweepResult(spec, points=[r for r in self._rows if r["variant"] == spec.variant],
+                            runs=[run for variant, run in self._runs if variant == spec.variant])
+                for spec in self._specs]
+
+    def _autosave(self) -> None:
+        """Every point lands on disk as it arrives: a close or a crash loses no finished point."""
+        if not self._rows or not self.autosave_path:
+            return
+        try:
+            os.makedirs(os.path.dirname(self.autosave_path), exist_ok=True)
+            export_sweep(self.autosave_path, self._as_results(), cached_host_info())
+        except (ExportError, OSError) as exc:
+            self._say(f"Autosave failed: {exc}", error=True)
 
     @Slot()
     def _on_export_png_clicked(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export sweep picture", "sweep.png", "PNG images (*.png)")
         if path and not self.plot.grab().save(path):
-            QMessageBox.warning(self, "Export failed", f"cannot write {path}")
+            self._say(f"Export failed: cannot write {path}.", error=True)

@@ -1,4 +1,7 @@
-"""The sweep's worker: runs core.sweep.run_sweep (once, or twice in compare mode) in its own QThread."""
+"""The sweep's worker: runs core.sweep.run_sweep (once, or twice in compare mode) in its own QThread.
+
+It puts ("point", row, done, total) and ("run", variant, RunResult) on the tab's queue.
+"""
 from __future__ import annotations
 
 import threading
@@ -13,7 +16,7 @@ from core.sweep import SweepResult, SweepSpec, run_sweep
 
 
 class SweepWorker(QObject):
-    """Blocks its thread while the sweep runs; points go to `put` as ("point", row, done, total)."""
+    """Blocks its thread while the sweep runs; points and per-batch runs go to `put`."""
 
     sweep_finished = Signal(object)  # list[SweepResult]: one per variant, finished points kept when cancelled
     sweep_failed = Signal(str)  # a sentence: the sweep could not be carried out
@@ -37,7 +40,9 @@ class SweepWorker(QObject):
             for spec in self._specs:
                 if self._cancel.is_set():
                     break
-                self.results.append(run_sweep(self._pool, self._lanes, spec, on_point=on_point, cancel=self._cancel))
+                self.results.append(run_sweep(
+                    self._pool, self._lanes, spec, on_point=on_point, cancel=self._cancel,
+                    on_run=lambda run, variant=spec.variant: self._put(("run", variant, run))))
         except ConfigError as exc:
             self.sweep_failed.emit(str(exc))
         except Exception as exc:

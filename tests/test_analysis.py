@@ -66,6 +66,7 @@ def test_summarize_divides_multi_step_records():
     assert s.median_ms == pytest.approx(11.0) and s.batches_per_record == 4
     assert s.samples_per_s == pytest.approx(3 * 512 / 0.132)
     assert s.gflops == pytest.approx(1e6 / 0.011 / 1e9)
+    assert (s.n_batches, s.n_warmup) == (12, 4)  # training steps, not records
 
 
 def test_summarize_without_steady_records_is_nan():

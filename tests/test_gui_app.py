@@ -78,3 +78,15 @@ def test_the_gui_process_never_imports_a_framework():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, text=True, capture_output=True, timeout=60,
                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_no_display_gives_a_sentence_not_an_abort():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    r = subprocess.run([sys.executable, str(root / "main.py")], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 2
+    assert "no display here" in r.stderr and "python main.py devices | run | sweep | analyze" in r.stderr

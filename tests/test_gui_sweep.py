@@ -39,8 +39,16 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
     assert "cpu" in tab.verdict.text() and ("faster" in tab.verdict.text())
     assert tab.progress.value() == tab.progress.maximum() == 4
     path = tmp_path / "s.csv"
-    tab.export_csv(str(path))
+    written = tab.export_csv(str(path))
+    assert written == [str(path), str(tmp_path / "s-batches.csv"), str(tmp_path / "s-batches.json")]
     assert sorted(p.width for p in read_sweep_csv(str(path))) == [8, 8, 128, 128]
+    import json
+
+    meta = json.loads((tmp_path / "s-batches.json").read_text())
+    assert set(meta["sweep"]["variants"]["base"]["calibration"]) == {"cpu", "cpu1"}
+    assert len(meta["runs"]) == 2  # one per width, each with both lanes' per-batch records
+    # Every point was autosaved as it arrived.
+    assert sorted(p.width for p in read_sweep_csv(tab.autosave_path)) == [8, 8, 128, 128]
 
 
 def test_stop_keeps_finished_points(tab, qtbot):

@@ -1,0 +1,138 @@
+"""What the command line prints: tables, progress lines, run summaries and sweep analyses."""
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any, Sequence
+
+from core import analysis
+from core.records import BatchTiming, RunFailed, RunFinished, RunStarted
+from core.session import RunResult
+from core.sweep import SweepResult
+
+
+def fmt(x: float, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "-"
+    return f"{x:.{digits}g}" if abs(x) < 10**digits else f"{x:,.0f}"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [list(map(str, header))] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+class Progress:
+    """One status line per lane on a terminal; silent when output is not a TTY."""
+
+    def __init__(self, stream: Any = sys.stderr) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.state: dict[str, str] = {}
+        self.total_steps: dict[str, int] = {}
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, RunStarted):
+            s = event.settings
+            self.total_steps[event.lane] = int(s.get("total_steps") or 0)
+            self.state[event.lane] = f"{event.lane}: started on {event.device}"
+        elif isinstance(event, BatchTiming):
+            total = self.total_steps.get(event.lane) or 0
+            pct = f" {100 * event.step / total:3.0f}%" if total else ""
+            self.state[event.lane] = f"{event.lane}:{pct} epoch {event.epoch} step {event.step} {event.ms:7.2f} ms"
+        elif isinstance(event, (RunFinished, RunFailed)):
+            status = event.summary.status if isinstance(event, RunFinished) else "failed"
+            self.state[event.lane] = f"{event.lane}: {status}"
+        else:
+            return
+        if self.enabled:
+            self.stream.write("\r\033[K" + " | ".join(self.state.values())[:200])
+            self.stream.flush()
+
+    def done(self) -> None:
+        if self.enabled and self.state:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
+    rows = []
+    for name, lr in result.lanes.items():
+        s = lr.summary
+        device = lr.started.device if lr.started else ""
+        if s is None:
+            rows.append([name, device, lr.status, "-", "-", "-", "-", "-", "-"])
+            continue
+        spread = f"{fmt(s.p10_ms)}-{fmt(s.p90_ms)}" if math.isfinite(s.p10_ms) else "-"
+        rows.append([name, device or s.device, s.status, s.n_batches, fmt(s.median_ms), spread,
+                     fmt(s.samples_per_s), fmt(s.gflops), fmt(s.warmup_s)])
+    print(table(["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s", "GFLOP/s",
+                 "warm-up s"], rows), file=out)
+    for name, lr in result.lanes.items():
+        if lr.failure:
+            print(f"{name} failed: {lr.failure}", file=out)
+    summaries = [lr.summary for lr in result.lanes.values() if lr.summary and lr.summary.status != "failed"]
+    if len(summaries) >= 2:
+        fastest = min(summaries, key=lambda s: s.median_ms if math.isfinite(s.median_ms) else math.inf)
+        for other in summaries:
+            if other is not fastest:
+                print(analysis.verdict(fastest, other) + ".", file=out)
+        if len(summaries) == 2:
+            print(analysis.explain(summaries[0], summaries[1]), file=out)
+
+
+def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout) -> None:
+    for label, points in groups.items():
+        if len(groups) > 1:
+            print(f"\n{label}:", file=out)
+        print_sweep_analysis(points, out)
+
+
+def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
+    result = analysis.analyze_points(points)
+    print(table(["lane", "fixed overhead ms", "GFLOP/s", "points"],
+                [[lane, fmt(v["overhead_ms"]), fmt(v["gflops"]), v["n_points"]] for lane, v in result["lanes"].items()]),
+          file=out)
+    lanes = sorted(result["lanes"])
+    for i, a in enumerate(lanes):
+        for b in lanes[i + 1:]:
+            print(analysis.describe_pair(points, a, b) + ".", file=out)
+    for p in result["predicted_crossovers"]:
+        print(f"cost models of {p['lanes'][0]} and {p['lanes'][1]} cross at {fmt(p['flops_per_batch'])} FLOPs per batch.",
+              file=out)
+
+
+def print_points(rows: list[dict], calibration: dict[str, dict]) -> None:
+    for lane, cal in calibration.items():
+        if cal.get("error") or cal.get("reason"):
+            print(f"{lane}: calibration failed: {cal.get('error') or cal.get('reason')}")
+        else:
+            print(f"{lane}: a {cal['size']}x{cal['size']} float32 matrix product runs at {fmt(cal['gflops'])} GFLOP/s")
+    print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status"],
+                [[r["lane"], r["width"], r["batch_size"], fmt(r["flops_per_batch"] / 1e6), fmt(r["median_ms"]),
+                  f"{fmt(r['p10_ms'])}-{fmt(r['p90_ms'])}", fmt(r["gflops"]),
+                  f"{100 * r['peak_share']:.0f}%" if math.isfinite(r["peak_share"]) else "-", r["status"]]
+                 for r in rows]))
+    for r in rows:
+        if r["status"] == "failed":
+            print(f"{r['lane']} width {r['width']} failed: {r['reason']}")
+
+
+def print_comparison(base: SweepResult, changed: SweepResult, out: Any = sys.stdout) -> None:
+    """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
+    (label_a, points_a), (label_b, points_b) = next(iter(base.groups().items())), next(iter(changed.groups().items()))
+    a, b = analysis.analyze_points(points_a), analysis.analyze_points(points_b)
+    name = changed.spec.variant if label_b == "all" else f"{changed.spec.variant} ({label_b})"
+    rows = []
+    for lane in sorted(set(a["lanes"]) | set(b["lanes"])):
+        la, lb = a["lanes"].get(lane, {}), b["lanes"].get(lane, {})
+        rows.append([lane, f"{fmt(la.get('overhead_ms'))} → {fmt(lb.get('overhead_ms'))}",
+                     f"{fmt(la.get('gflops'))} → {fmt(lb.get('gflops'))}"])
+    print(f"\ncompare: base → {name}", file=out)
+    print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
+    for label, res in (("base" if label_a == "all" else f"base ({label_a})", a), (name, b)):
+        crossings = ", ".join(f"{c['faster_above']} faster above width {fmt(c['width'])}" for c in res["crossovers"])
+        print(f"{label}: {crossings or 'no crossover in this range'}", file=out)

@@ -1,0 +1,82 @@
+"""The Sweep tab's settings: preset, widths, layers, batch sizes, budget per point, compare knob."""
+from __future__ import annotations
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLineEdit, QSpinBox, QWidget
+
+from core.config import RunConfig, parse_widths
+from core.presets import SWEEP_PRESETS
+from core.sweep import SweepSpec, log_widths, with_knob
+from gui.settings import AppSettings
+
+COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
+                   "mixed_precision=on")
+
+
+class SweepForm(QGroupBox):
+    """The fields of a sweep; `specs()` turns them into the engine's SweepSpec(s)."""
+
+    def __init__(self, settings: AppSettings, parent: QWidget | None = None) -> None:
+        super().__init__("Sweep", parent)
+        self._settings = settings
+        self.form = QFormLayout(self)
+        self.preset = QComboBox()
+        self.preset.addItem("Custom", "")
+        self.preset.addItem("Q&A seed: 1 layer, 25-1500 units, Nadam, batch 128", "qa")
+        self.preset.addItem("Blog seed: 2 layers, 32-2000 units, Adam, batch 32", "blog")
+        self.preset.setToolTip("Both seeds' experiments over a range of widths; Custom uses the Model panel's settings")
+        self.preset.currentIndexChanged.connect(self._on_preset_changed)
+        self.widths = QLineEdit(",".join(map(str, log_widths(16, 4096, 6))))
+        self.widths.setToolTip("Hidden widths to time, comma-separated (every hidden layer gets the same width)")
+        self.layers = QSpinBox(minimum=1, maximum=8, value=2, toolTip="Hidden layers, each of the swept width")
+        self.batches = QLineEdit(placeholderText="the Model panel's batch size")
+        self.batches.setToolTip("Also sweep these batch sizes, e.g. 32,128,512 (empty: the Model panel's)")
+        self.steady = QSpinBox(minimum=3, maximum=10000, value=60,
+                               toolTip="Steady (post-warm-up) batches per point at most")
+        self.seconds = QDoubleSpinBox(minimum=0.2, maximum=600, value=3.0, decimals=1, suffix=" s",
+                                      toolTip="Steady time per point at most: big models stop on time, small on count")
+        self.compare = QComboBox(toolTip="Run the same sweep again with one setting changed, and show how the fixed "
+                                         "overhead, the throughput and the crossover move")
+        self.compare.addItems(COMPARE_CHOICES)
+        for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
+                              ("Batch sizes", self.batches), ("Steady batches", self.steady),
+                              ("Time per point", self.seconds), ("Compare with", self.compare)):
+            self.form.addRow(label, widget)
+        self.restore()
+
+    def restore(self) -> None:
+        s = self._settings
+        self.widths.setText(s.text("sweep/widths", "") or self.widths.text())
+        self.batches.setText(s.text("sweep/batches", ""))
+        try:
+            self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
+            self.steady.setValue(int(s.text("sweep/steady", str(self.steady.value()))))
+            self.seconds.setValue(float(s.text("sweep/seconds", str(self.seconds.value()))))
+        except ValueError:
+            pass  # a hand-edited settings file: keep the defaults
+
+    def save(self) -> None:
+        for key, value in (("widths", self.widths.text()), ("layers", self.layers.value()),
+                           ("batches", self.batches.text()), ("steady", self.steady.value()),
+                           ("seconds", self.seconds.value())):
+            self._settings.set_text(f"sweep/{key}", str(value))
+
+    @Slot(int)
+    def _on_preset_changed(self, _index: int) -> None:
+        name = self.preset.currentData()
+        if name:
+            layers, widths, _base = SWEEP_PRESETS[name]
+            self.layers.setValue(layers)
+            self.widths.setText(",".join(map(str, widths)))
+
+    def specs(self, base_config: RunConfig) -> list[SweepSpec]:
+        """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
+        name = self.preset.currentData()
+        base = SWEEP_PRESETS[name][2] if name else base_config
+        spec = SweepSpec(widths=parse_widths(self.widths.text()), layers=self.layers.value(),
+                         batch_sizes=parse_widths(self.batches.text()) if self.batches.text().strip() else (),
+                         base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value())
+        spec.points()  # validates every point's model now, not halfway through the sweep
+        choice = self.compare.currentText()
+        return [spec] + ([with_knob(spec, choice)] if choice != "none" else [])
+
