@@ -310,8 +310,12 @@ def analyze_points(points: Sequence[SweepPoint]) -> dict[str, Any]:
     for lane in sorted(lanes):
         pts = list(lanes[lane].values())
         fit = fits[lane] = fit_cost_model([p.flops_per_batch for p in pts], [p.median_ms for p in pts])
-        out["lanes"][lane] = {"overhead_ms": _json_float(fit.overhead_ms) if fit else None,
-                              "gflops": _json_float(fit.gflops) if fit else None, "n_points": len(pts)}
+        out["lanes"][lane] = {
+            "overhead_ms": _json_float(fit.overhead_ms) if fit else None,
+            "gflops": _json_float(fit.gflops) if fit else None, "n_points": len(pts),
+            # (measured - predicted) / predicted per width, in the points' order; null: left out as an outlier
+            "residuals": {str(p.width): _json_float(r) for p, r in zip(pts, fit.residuals)} if fit else {},
+            "fit_ok": bool(fit.ok) if fit else False}
     out["crossovers"] = [{**asdict(c), "lanes": list(c.lanes)} for c in find_crossovers(points)]
     for a, b in itertools.combinations(sorted(lanes), 2):
         fa, fb = fits[a], fits[b]

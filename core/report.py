@@ -93,9 +93,13 @@ def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout) -> Non
 
 def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
     result = analysis.analyze_points(points)
-    print(table(["lane", "fixed overhead ms", "GFLOP/s", "points"],
-                [[lane, fmt(v["overhead_ms"]), fmt(v["gflops"]), v["n_points"]] for lane, v in result["lanes"].items()]),
-          file=out)
+    def worst(residuals: dict) -> str:
+        values = [abs(r) for r in residuals.values() if r is not None]
+        return f"{100 * max(values):.0f}%" if values else "-"
+
+    print(table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual"],
+                [[lane, fmt(v["overhead_ms"]), fmt(v["gflops"]), v["n_points"], worst(v["residuals"])]
+                 for lane, v in result["lanes"].items()]), file=out)
     lanes = sorted(result["lanes"])
     for i, a in enumerate(lanes):
         for b in lanes[i + 1:]:
