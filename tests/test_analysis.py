@@ -249,7 +249,12 @@ def test_analyze_points_json_shape():
     assert set(out) == {"lanes", "crossovers", "predicted_crossovers"}
     assert out["lanes"]["cpu"]["overhead_ms"] == pytest.approx(0.02, rel=1e-6)
     assert out["lanes"]["gpu0"]["gflops"] == pytest.approx(5000.0, rel=1e-6)
-    assert out["lanes"]["tpu"] == {"overhead_ms": None, "gflops": None, "n_points": 1}
+    assert out["lanes"]["tpu"] == {"overhead_ms": None, "gflops": None, "n_points": 1, "residuals": {},
+                                   "fit_ok": False}
+    # Clean curves: every width's residual is (close to) zero and the fit is good.
+    assert set(out["lanes"]["cpu"]["residuals"]) == {str(w) for w in widths}
+    assert max(abs(r) for r in out["lanes"]["cpu"]["residuals"].values()) < 1e-6
+    assert out["lanes"]["cpu"]["fit_ok"] is True
     (c,) = out["crossovers"]
     assert c["lanes"] == ["cpu", "gpu0"] and c["faster_above"] == "gpu0"
     assert set(c) == {"lanes", "width", "width_lo", "width_hi", "flops_per_batch", "faster_above"}
