@@ -14,8 +14,8 @@ NAN = float("nan")
 _BISQUARE_C = 4.685  # 95% efficiency under Gaussian noise
 # Real step times bend away from the straight line (caches, kernel choice) by 10-30%: that is
 # model error, not an outlier, so only points far outside it lose weight.
-_MIN_REL_SCALE = 0.05
-_MIN_POINTS_TO_REJECT = 5  # with fewer, no point can be told apart from a bend in the curve
+_MIN_REL_SCALE = 0.15
+_MIN_POINTS_TO_REJECT = 7  # with fewer, no point can be told apart from a bend in the curve
 _MAX_START_POINTS = 60  # above this, the robust start looks at a seeded sample of pairs
 
 

@@ -22,9 +22,11 @@ class SweepForm(QGroupBox):
         self.form = QFormLayout(self)
         self.preset = QComboBox()
         self.preset.addItem("Custom", "")
-        self.preset.addItem("Q&A seed: 1 layer, 25-1500 units, Nadam, batch 128", "qa")
-        self.preset.addItem("Blog seed: 2 layers, 32-2000 units, Adam, batch 32", "blog")
-        self.preset.setToolTip("Both seeds' experiments over a range of widths; Custom uses the Model panel's settings")
+        self.preset.addItem("Q&A seed (Nadam, batch 128)", "qa")
+        self.preset.addItem("Blog seed (Adam, batch 32)", "blog")
+        self.preset.setToolTip("The seeds' experiments over a range of widths: Q&A, 1 layer of 25-1500 units, "
+                               "Nadam, batch 128; blog, 2 layers of 32-2000 units, Adam, batch 32. "
+                               "Custom uses the Model panel's settings.")
         self.preset.currentIndexChanged.connect(self._on_preset_changed)
         self.widths = QLineEdit(",".join(map(str, log_widths(16, 4096, 6))))
         self.widths.setToolTip("Hidden widths to time, comma-separated (every hidden layer gets the same width)")

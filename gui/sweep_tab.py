@@ -87,6 +87,8 @@ class SweepTab(QWidget):
         self.table = QTableWidget(0, len(TABLE_COLUMNS))
         self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.export_csv_button = QPushButton("Export sweep CSV…", enabled=False,
                                              toolTip="One row per point and lane, as `python main.py analyze` reads")
@@ -114,6 +116,7 @@ class SweepTab(QWidget):
         right.setSizes([520, 260])
         layout = QHBoxLayout(self)
         left = QVBoxLayout()
+        self.sweep_form.setMaximumWidth(340)  # the picture and the table need the room
         left.addWidget(self.sweep_form)
         left.addStretch(1)
         layout.addLayout(left, 0)
