@@ -76,7 +76,7 @@ class LayerWidths(QWidget):
         return tuple(spin.value() for spin in self.spins[:self._count])
 
     def set_widths(self, widths: tuple[int, ...]) -> None:
-        """Show len(widths) layers with these widths; hidden rows keep their last values."""
+        """Show len(widths) layers with these widths."""
         self._count = max(1, min(len(widths), MAX_LAYERS))
         for i, width in enumerate(widths[:MAX_LAYERS]):
             self._set_row(i, width)
@@ -84,7 +84,13 @@ class LayerWidths(QWidget):
         self.widths_changed.emit()
 
     def set_count(self, count: int) -> None:
-        self._count = max(1, min(count, MAX_LAYERS))
+        """Show `count` layers; a layer added copies the width of the last one shown, so adding
+        layers never slips in a 1-unit bottleneck or a width left over from an earlier model."""
+        count = max(1, min(count, MAX_LAYERS))
+        last = self.spins[self._count - 1].value()
+        for i in range(self._count, count):
+            self._set_row(i, last)
+        self._count = count
         self._show_rows()
         self.widths_changed.emit()
 

@@ -80,6 +80,17 @@ def test_number_of_layers_shows_that_many_rows(panel):
     assert len(panel.config().model.widths) == 8
 
 
+def test_added_layers_copy_the_last_width(panel):
+    # Not 1-unit bottlenecks, nor widths left over from an earlier preset.
+    panel.apply_preset("huge")
+    panel.apply_preset("blog-small")  # 784-128-10
+    panel.layers.setValue(3)
+    assert panel.config().model.widths == (128, 128, 128)
+    panel.widths.spins[2].setValue(64)
+    panel.layers.setValue(5)
+    assert panel.config().model.widths == (128, 128, 64, 64, 64)
+
+
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_presets_set_the_models_exactly(panel, name):
     panel.data.setCurrentText("synthetic")
