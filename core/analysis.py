@@ -359,8 +359,8 @@ def explain(a: RunSummary, b: RunSummary, fits: dict[str, CostFit] | None = None
                "with more GFLOP/s pulls ahead.")
     fa, fb = (fits or {}).get(a.lane), (fits or {}).get(b.lane)
     if fa and fb:
-        fit_text = (f"Across the sweep, {a.lane} fits {_num(fa.overhead_ms)} ms fixed plus "
-                    f"{_num(fa.gflops)} GFLOP/s, and {b.lane} {_num(fb.overhead_ms)} ms plus "
+        fit_text = (f"Fitted over the model sizes measured, {a.lane} costs {_num(fa.overhead_ms)} ms fixed "
+                    f"plus {_num(fa.gflops)} GFLOP/s, and {b.lane} {_num(fb.overhead_ms)} ms plus "
                     f"{_num(fb.gflops)} GFLOP/s")
         cross = predicted_crossover(fa, fb)
         if cross is None:
@@ -370,6 +370,6 @@ def explain(a: RunSummary, b: RunSummary, fits: dict[str, CostFit] | None = None
         else:
             side = ("below it, where fixed cost dominates" if flops < cross
                     else "above it, where throughput dominates")
-            out.append(f"{fit_text}; the lines cross near {_flops(cross)} per step, and this model "
-                       f"({_flops(flops)}) sits {side}.")
+            out.append(f"{fit_text}; those fitted lines cross near {_flops(cross)} per step (the measured "
+                       f"crossing can differ), and this model ({_flops(flops)}) sits {side}.")
     return " ".join(out)

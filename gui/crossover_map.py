@@ -57,6 +57,9 @@ def _other(c: Crossover) -> str:
     return c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]
 
 
+MIN_SIZES_FOR_FIT = 3
+
+
 class CrossoverMap(QWidget):
     """Every finished run adds a point per lane; where two lanes' series cross, it says so."""
 
@@ -114,9 +117,12 @@ class CrossoverMap(QWidget):
         return find_crossovers(self.points())
 
     def cost_fits(self) -> dict[str, CostFit]:
-        """Fixed cost plus throughput per lane, for lanes measured at two sizes or more."""
+        """Fixed cost plus throughput per lane, for lanes measured at three sizes or more: through
+        two points any line fits exactly, and noise then passes for a cost model."""
         fits = {}
         for lane, pts in latest_by_lane(self.points()).items():
+            if len({p.flops_per_batch for p in pts}) < MIN_SIZES_FOR_FIT:
+                continue
             fit = fit_cost_model([p.flops_per_batch for p in pts], [p.median_ms for p in pts])
             if fit is not None:
                 fits[lane] = fit

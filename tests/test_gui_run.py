@@ -80,14 +80,16 @@ def test_real_run_draws_the_plot_fills_the_summary_and_the_map(qtbot, window):
     assert "tensorflow" not in sys.modules and "keras" not in sys.modules and "jax" not in sys.modules
 
 
-def test_a_second_model_size_adds_map_points_and_cost_fits(qtbot, window):
-    bigger = RunConfig(ModelSpec((512,)), TINY.train)
-    run_and_wait(qtbot, window, bigger)
+def test_more_model_sizes_add_map_points_and_then_cost_fits(qtbot, window):
+    run_and_wait(qtbot, window, RunConfig(ModelSpec((512,)), TINY.train))
     sizes = {p.flops_per_batch for p in window.map.points()}
     assert len(sizes) == 2 and len(window.map.points()) == 4
+    assert window.map.cost_fits() == {}  # through two sizes any line fits: no cost model claimed yet
+    assert "Fitted over" not in window.summary.explanation.text()
+    run_and_wait(qtbot, window, RunConfig(ModelSpec((128,)), TINY.train))
     assert set(window.map.cost_fits()) == {"cpu", "cpu1"}
-    assert "Across the sweep" in window.summary.explanation.text()  # the fits made it into the explanation
-    assert len(window.history.run_ids()) == 2
+    assert "Fitted over the model sizes measured" in window.summary.explanation.text()
+    assert len(window.history.run_ids()) == 3
 
 
 def test_export_writes_a_csv_that_round_trips(window, tmp_path):
