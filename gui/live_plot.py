@@ -129,12 +129,12 @@ class LivePlot(QWidget):
     def _add_lane(self, lane: LaneLive) -> LaneItems:
         color = lane_color(lane.lane)
         faint = QColor(color)
-        faint.setAlpha(120)
+        faint.setAlpha(70)  # the raw trace stays behind: on long, spiky runs the median must read clearly
         steady = pg.PlotDataItem(pen=pg.mkPen(faint, width=1))
         steady.setClipToView(True)
         steady.setDownsampling(auto=True, method="peak")
         # The legend shows the median's solid line: the raw points' faint one is hard to tell apart.
-        median = pg.PlotDataItem(pen=pg.mkPen(color, width=2.5), name=f"{lane.lane} · {lane.device or '…'}")
+        median = pg.PlotDataItem(pen=pg.mkPen(QColor(color).darker(115), width=3), name=f"{lane.lane} · {lane.device or '…'}")
         median.setClipToView(True)
         median.setDownsampling(auto=True, method="peak")
         median.setVisible(self.show_median.isChecked())

@@ -114,7 +114,7 @@ class MainWindow(QMainWindow):
         self.bottom_split = QSplitter(Qt.Orientation.Horizontal)
         self.bottom_split.addWidget(_group("Summary", self.summary))
         self.bottom_split.addWidget(_group("History", self.history))
-        self.bottom_split.setSizes([700, 360])
+        self.bottom_split.setSizes([600, 460])
         self.right_split = QSplitter(Qt.Orientation.Vertical)
         self.right_split.addWidget(self.top_split)
         self.right_split.addWidget(self.bottom_split)

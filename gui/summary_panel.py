@@ -16,7 +16,7 @@ from gui.live import LiveRun
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
-ROWS = ("Device", "Status", "Median ms/batch", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Progress")
+ROWS = ("Device", "Status", "Median ms/batch", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Data", "Progress")
 
 
 def _usable(s: RunSummary) -> bool:
@@ -119,13 +119,16 @@ class SummaryPanel(QWidget):
                     progress += f" · {fmt_duration(live.time_left(name))} left"
             else:
                 progress = f"step {lane.step}" if lane.step else "loading data…"
+            settings = lane.result.started.settings if lane.result.started else {}
+            data = settings.get("data_source", "…")  # synthetic stand-in or real MNIST: the user must see which
             cells = (lane.device or "…", state, fmt_num(s.median_ms),
                      f"{fmt_num(s.p10_ms)}–{fmt_num(s.p90_ms)}", fmt_num(s.samples_per_s), fmt_num(s.gflops),
-                     progress)
+                     data, progress)
             for row, text in enumerate(cells):
                 item = self.table.item(row, col)
                 if item.text() != text:
                     item.setText(text)
+            self.table.item(ROWS.index("Data"), col).setToolTip(settings.get("data_description", ""))
             status = self.table.item(1, col)
             status.setForeground(QColor("#b00020") if state == "failed" else QColor("#222"))
             status.setToolTip(lane.result.failure or s.reason or state)

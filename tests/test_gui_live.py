@@ -13,7 +13,7 @@ from gui.controller import RunController
 from gui.crossover_map import CrossoverMap, run_points
 from gui.live import MEDIAN_WINDOW, LiveRun, _rolling_median
 from gui.live_plot import LivePlot
-from gui.summary_panel import SummaryPanel
+from gui.summary_panel import ROWS, SummaryPanel
 
 CONFIG = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=6400))
 SPECS = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
@@ -96,8 +96,8 @@ def test_summary_says_which_lane_is_faster_and_why(qtbot, live):
     column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
     assert summary.table.item(2, column["cpu"]).text() == "3.1"  # median ms per batch
     assert summary.table.item(0, column["gpu0"]).text() == "GPU:0 (test)"
-    assert "epoch 1/1" in summary.table.item(6, column["cpu"]).text()
-    assert summary.table.item(6, column["cpu"]).text().endswith("s left")
+    assert "epoch 1/1" in summary.table.item(ROWS.index("Progress"), column["cpu"]).text()
+    assert summary.table.item(ROWS.index("Progress"), column["cpu"]).text().endswith("s left")
     live.apply([finished("r1", "cpu", "CPU (test)", cpu)])
     summary.refresh()
     assert summary.table.item(1, column["cpu"]).text() == "completed"

@@ -18,6 +18,7 @@ from core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from core.devices import host_info
 from core.export import read_batches_csv
 from gui import autosave
+from gui.summary_panel import ROWS
 from gui.live import lane_state
 
 pytestmark = pytest.mark.slow
@@ -71,6 +72,8 @@ def test_real_run_draws_the_plot_fills_the_summary_and_the_map(qtbot, window):
         assert table.item(1, col).text() == "completed"
         assert float(table.item(2, col).text()) > 0  # median ms per batch
         assert float(table.item(4, col).text().replace(",", "")) > 0  # samples/s
+        data = table.item(ROWS.index("Data"), col)
+        assert data.text() == "synthetic" and "synthetic MNIST-shaped data" in data.toolTip()
     assert "faster than" in window.summary.verdict.text() or "about equal" in window.summary.verdict.text()
     assert "fixed cost" in window.summary.explanation.text()
     assert {p.lane for p in window.map.points()} == {"cpu", "cpu1"}
