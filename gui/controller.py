@@ -24,8 +24,8 @@ from gui.workers import DiscoverFn, DiscoveryWorker, RunWorker, cached_host_info
 
 DRAW_INTERVAL_MS = 40  # 25 Hz: smooth to the eye, and a batch never costs the GUI thread a repaint
 AUTOSAVE_INTERVAL_S = 10.0  # a crash mid-run loses at most this much (written from a background thread)
-RUN_STOP_WAIT_MS = 1600  # the engine kills a lane that has not stopped 1 s after cancel
-LANE_CLOSE_TIMEOUT_S = 0.5  # an idle lane leaves at once; one still importing its framework is killed
+RUN_STOP_WAIT_MS = 1200  # on close: lanes stop at their next batch end; slower ones are killed with the pool
+LANE_CLOSE_TIMEOUT_S = 0.3  # an idle lane leaves at once; a busy or importing one is killed
 
 
 class RunController(QObject):

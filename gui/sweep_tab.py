@@ -182,7 +182,7 @@ class SweepTab(QWidget):
             self._cancel.set()
             self.progress_label.setText("Stopping after the point in progress…")
 
-    def shutdown(self, timeout_ms: int = 1600) -> None:
+    def shutdown(self, timeout_ms: int = 1200) -> None:
         """Cancel and wait for the thread (the window is closing); finished points stay in `results`
         and in the autosave. Call again after the lanes are closed: that ends a thread still waiting."""
         if self._thread is not None:
