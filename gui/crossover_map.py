@@ -148,6 +148,8 @@ class CrossoverMap(QWidget):
                 symbol="o", symbolSize=8, symbolBrush=color, symbolPen="w",
                 name=f"{lane} · {device}" if device else lane))
         crossovers = self.crossovers()
+        xs = [math.log10(p.flops_per_batch) for pts in lanes.values() for p in pts]
+        middle = (min(xs) + max(xs)) / 2 if xs else 0.0
         for c in crossovers:
             ms = [_ms_at(lanes[name], c.width) for name in c.lanes]
             y = math.exp(sum(math.log(v) for v in ms) / 2) if all(math.isfinite(v) for v in ms) else math.nan
@@ -156,7 +158,10 @@ class CrossoverMap(QWidget):
             if math.isfinite(y):
                 self.plot.addItem(pg.PlotDataItem([c.flops_per_batch], [y], pen=None, symbol="star",
                                                   symbolSize=18, symbolBrush="#FFD400", symbolPen="#333"))
-                label = pg.TextItem(f"crossover ≈ {fmt_flops(c.flops_per_batch)}", color="#222", anchor=(-0.05, 1.1))
+                # Grow the label away from the nearer edge, clear of the star, on a light ground.
+                right = math.log10(c.flops_per_batch) > middle
+                label = pg.TextItem(f"crossover ≈ {fmt_flops(c.flops_per_batch)}", color="#222",
+                                    anchor=(1.12 if right else -0.12, 1.1), fill=pg.mkBrush(255, 255, 255, 210))
                 label.setPos(math.log10(c.flops_per_batch), math.log10(y))
                 self.plot.addItem(label, ignoreBounds=True)
         self.description.setText(self._describe(lanes, crossovers))
