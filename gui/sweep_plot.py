@@ -45,12 +45,15 @@ class SweepPlot(pg.PlotWidget):
         self.legend = self.addLegend(offset=(10, 10), labelTextColor="k", brush=pg.mkBrush(255, 255, 255, 210))
         self.fits: dict[str, CostFit] = {}
         self.crossovers: list[Crossover] = []
+        self._set_ticks([])
 
     def set_points(self, points: Sequence[SweepPoint], title: str = "",
                    crossovers: Sequence[Crossover] | None = None) -> None:
         """Draw `points`; crossovers are found among them unless given (compare mode gives each variant's)."""
         self.clear()
         self.legend.clear()
+        if points:
+            self.enableAutoRange()  # the empty plot's fixed frame must not hold the measured points
         if title:
             self.setTitle(title, color="k", size="11pt")
         by_lane: dict[str, list[SweepPoint]] = defaultdict(list)
@@ -89,6 +92,12 @@ class SweepPlot(pg.PlotWidget):
     def _set_ticks(self, points: Sequence[SweepPoint]) -> None:
         """Plain numbers at the swept widths and at 1-2-5 steps of ms: log mode's 3·10¹ reads badly."""
         widths = sorted({p.width for p in points})
+        if not widths:  # an empty plot still reads as widths, not log-mode's 2…9
+            widths = [16, 64, 256, 1024, 4096]
+            self.setXRange(math.log10(12), math.log10(5000), padding=0)
+            self.setYRange(math.log10(0.5), math.log10(50), padding=0)
+            ms_default = [0.5, 1, 2, 5, 10, 20, 50]
+            self.getAxis("left").setTicks([[(math.log10(v), f"{v:g}") for v in ms_default]])
         self.getAxis("bottom").setTicks([[(math.log10(w), f"{w:,}") for w in widths]])
         ms = [v for p in points for v in (p.p10_ms, p.p90_ms, p.median_ms) if v > 0 and math.isfinite(v)]
         if ms:
