@@ -12,11 +12,10 @@ import os
 import platform
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from typing import Any
 
-from core.backends import INSTALL_HINT, LABEL, cpu_model, usable_cores
+from core.backends import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
 from core.config import BACKENDS, LaneSpec
 
 APP_VERSION = "0.1.0"
@@ -132,7 +131,7 @@ def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: fl
         spec = LaneSpec("gpu", 0, backend=backend)
         if not driver:
             options.append(LaneOption(spec, "GPU", False, f"No GPU is visible to {LABEL[backend]}: no NVIDIA "
-                                      f"driver on this machine (no nvidia-smi); {_gpu_hint(backend)}"))
+                                      f"driver on this machine (no nvidia-smi); {GPU_HINT[backend]}"))
             continue
         lane = pool.get(spec) if pool is not None else Lane(spec)
         try:
@@ -143,19 +142,13 @@ def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: fl
         gpus = answer.get("gpus", []) if answer.get("kind") == "probe" else []
         if not gpus:
             why = answer.get("reason") or answer.get("error") or ""
-            reason = f"No GPU is visible to {LABEL[backend]}: {_gpu_hint(backend)}" + (f" ({why})" if why else "")
+            reason = f"No GPU is visible to {LABEL[backend]}: {GPU_HINT[backend]}" + (f" ({why})" if why else "")
             options.append(LaneOption(spec, "GPU", False, reason))
             if pool is not None:
                 lane.close()  # a lane that can never run should not hold a framework in memory
         for i, name in enumerate(gpus):
             options.append(LaneOption(LaneSpec("gpu", i, backend=backend), f"GPU:{i} ({name})", True))
     return options
-
-
-def _gpu_hint(backend: str) -> str:
-    from core.backends import GPU_HINT
-
-    return GPU_HINT[backend]
 
 
 def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
@@ -178,7 +171,3 @@ def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
         if spec.kind == "cpu" and backend_version(spec.backend) is None and spec.name not in by_name:
             problems.append(f"{spec.name}: {not_installed_reason(spec.backend)}")
     return problems
-
-
-def python_executable() -> str:
-    return sys.executable

@@ -102,10 +102,6 @@ def export_runs(csv_path: str | os.PathLike, results: Sequence[Any], host: dict[
     return Path(csv_path), json_path
 
 
-def write_json(path: str | os.PathLike, data: dict[str, Any]) -> None:
-    atomic_write_text(path, json.dumps(_clean(data), indent=2) + "\n")
-
-
 def read_batches_csv(path: str | os.PathLike) -> list[BatchTiming]:
     """Records back from a per-batch CSV written by export_runs."""
     out = []
