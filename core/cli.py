@@ -252,7 +252,9 @@ def _add_config_args(p: argparse.ArgumentParser, *, widths_help: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python main.py", description=(
-        "Crossover: where the GPU starts to win. With no command, opens the window."))
+        "Crossover: where the GPU starts to win. With no command, opens the window."), epilog=(
+        "The window: python main.py [--screenshot PATH [--run] [--after SECONDS] [--tab compare|sweep]]. "
+        "Each command has its own --help."))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("devices", help="list the lanes this machine offers")
     p.set_defaults(func=cmd_devices)
