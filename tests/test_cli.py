@@ -102,7 +102,11 @@ def test_ctrl_c_stops_writes_what_was_measured_and_exits_130(tmp_path):
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     log = Path(os.environ["CROSSOVER_HOME"]) / "logs" / "lane-cpu.log"
-    time.sleep(12)  # lane started, TensorFlow imported, batches flowing
+    size_before = log.stat().st_size if log.exists() else 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (log.exists() and log.stat().st_size > size_before):
+        time.sleep(0.2)  # the lane process has started and written its first log lines
+    time.sleep(10)  # TensorFlow imported, data made, batches flowing
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
     t0 = time.monotonic()
     stdout, stderr = proc.communicate(timeout=60)
