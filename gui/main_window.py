@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         c.run_failed.connect(self._on_controller_run_failed)
         c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
         self.model_panel.config_changed.connect(self._on_model_panel_config_changed)
+        self.model_panel.input_adjusted.connect(lambda text: self.say(text, error=True))
         self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
         self.map.points_changed.connect(self._on_map_points_changed)
         self.history.export_requested.connect(self.exports.ask_export_run)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
 from core.config import ACTIVATIONS, MAX_LAYERS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
 from core.presets import PRESETS
 from gui.lane_style import fmt_flops
+from gui.range_spin import RangeSpinBox
 from gui.width_slider import LayerWidths
 
 DATA_SOURCES = ("auto", "mnist", "synthetic")
@@ -23,6 +24,7 @@ class ModelPanel(QWidget):
     """Edits one RunConfig; settings it has no control for (seed, XLA, feeding…) are kept as they were."""
 
     config_changed = Signal(object)  # RunConfig, or None while a setting is invalid (problem() says why)
+    input_adjusted = Signal(str)  # a typed number was out of range and was clamped: the sentence says how
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -38,7 +40,7 @@ class ModelPanel(QWidget):
         self.preset.setMinimumContentsLength(12)
         self.preset.setToolTip("Load a reference model: the two seeds' networks, a tiny and a huge one. "
                                "The data source and sample limit stay as you set them.")
-        self.layers = QSpinBox()
+        self.layers = RangeSpinBox()
         self.layers.setRange(1, MAX_LAYERS)
         self.layers.setToolTip(f"Number of hidden layers (1-{MAX_LAYERS}) between the 784 inputs and the 10 classes.")
         self.widths = LayerWidths()
@@ -101,13 +103,17 @@ class ModelPanel(QWidget):
         for combo in (self.activation, self.optimizer):
             combo.currentIndexChanged.connect(self._on_field_changed)
         self.data.currentTextChanged.connect(self._on_field_changed)
+        for spin, name in ((self.layers, "Hidden layers"), (self.batch, "Batch size"), (self.epochs, "Epochs"),
+                           (self.samples, "Sample limit")):
+            spin.clamped.connect(lambda text, name=name: self.input_adjusted.emit(f"{name}: {text}."))
+        self.widths.value_clamped.connect(self.input_adjusted)
         self.set_config(RunConfig())
 
     # ------------------------------------------------------------------ building
 
     @staticmethod
     def _int(lo: int, hi: int, tip: str) -> QSpinBox:
-        spin = QSpinBox()
+        spin = RangeSpinBox()
         spin.setRange(lo, hi)
         spin.setGroupSeparatorShown(True)
         spin.setToolTip(tip)

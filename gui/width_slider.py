@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QSlider, QSpinBox, QWidget
 
 from core.config import MAX_LAYERS, MAX_WIDTH, MIN_WIDTH
+from gui.range_spin import RangeSpinBox
 
 
 def round_widths(lo: int = MIN_WIDTH, hi: int = MAX_WIDTH) -> tuple[int, ...]:
@@ -40,6 +41,7 @@ class LayerWidths(QWidget):
     """One row per hidden layer (up to 8): the slider to explore, the spin box for an exact width."""
 
     widths_changed = Signal()  # the visible widths changed (read them with widths())
+    value_clamped = Signal(str)  # a typed width was out of range and was clamped: the sentence says how
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,13 +59,14 @@ class LayerWidths(QWidget):
             slider.setPageStep(3)
             slider.setToolTip(f"Width of hidden layer {i + 1}: drag through round values from {MIN_WIDTH} "
                               f"to {MAX_WIDTH} (logarithmic); type an exact value in the box.")
-            spin = QSpinBox()
+            spin = RangeSpinBox()
             spin.setRange(MIN_WIDTH, MAX_WIDTH)
             spin.setGroupSeparatorShown(True)
             spin.setAccelerated(True)
             spin.setToolTip(f"Exact width of hidden layer {i + 1} ({MIN_WIDTH}-{MAX_WIDTH} neurons).")
             slider.valueChanged.connect(lambda pos, i=i: self._on_slider_moved(i, pos))
             spin.valueChanged.connect(lambda value, i=i: self._on_spin_changed(i, value))
+            spin.clamped.connect(lambda text, i=i: self.value_clamped.emit(f"Width of layer {i + 1}: {text}."))
             grid.addWidget(label, i, 0)
             grid.addWidget(slider, i, 1)
             grid.addWidget(spin, i, 2)

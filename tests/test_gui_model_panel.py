@@ -146,3 +146,21 @@ def test_every_control_has_a_tooltip(panel):
                 panel.optimizer, panel.learning_rate, panel.data, panel.samples, *panel.widths.sliders,
                 *panel.widths.spins]
     assert all(c.toolTip() for c in controls)
+
+
+def test_typed_numbers_out_of_range_are_clamped_with_a_sentence(panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    said = []
+    panel.input_adjusted.connect(said.append)
+    panel.show()
+    spin = panel.widths.spins[0]
+    spin.selectAll()
+    qtbot.keyClicks(spin, "99999")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert spin.value() == 16384 and panel.config().model.widths[0] == 16384
+    assert said == ["Width of layer 1: 99,999 is outside 1-16,384: set to 16,384."]
+    panel.layers.selectAll()
+    qtbot.keyClicks(panel.layers, "512")
+    qtbot.keyClick(panel.layers, Qt.Key.Key_Return)
+    assert panel.layers.value() == 8 and said[-1] == "Hidden layers: 512 is outside 1-8: set to 8."
