@@ -243,6 +243,29 @@ def group_rows(rows: Sequence[dict[str, Any]]) -> dict[str, list[SweepPoint]]:
     return groups
 
 
+_INT_COLUMNS = ("width", "params", "batch_size", "n_batches", "layers")
+_FLOAT_COLUMNS = ("flops_per_batch", "median_ms", "p10_ms", "p90_ms", "mad_ms", "samples_per_s", "gflops",
+                  "peak_gflops", "peak_share", "warmup_s")
+
+
+def typed_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A sweep CSV row with numbers as numbers (missing ones NaN), as a live sweep's rows are."""
+    out = dict(row)
+    for key in _INT_COLUMNS:
+        out[key] = int(float(row.get(key) or 0))
+    for key in _FLOAT_COLUMNS:
+        try:
+            out[key] = float(row.get(key) or "nan")
+        except ValueError:
+            if key in ("flops_per_batch", "median_ms"):  # what the analysis needs must be a number
+                raise
+            out[key] = float("nan")
+    out["variant"] = row.get("variant") or "base"
+    out["status"] = row.get("status") or "completed"
+    out.setdefault("reason", "")
+    return out
+
+
 def read_sweep_rows(path: str) -> list[dict[str, Any]]:
     """Rows of any sweep CSV with at least the documented columns (this or another machine's)."""
     need = ("lane", "width", "flops_per_batch", "median_ms")
@@ -255,14 +278,14 @@ def read_sweep_rows(path: str) -> list[dict[str, Any]]:
             rows = list(reader)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    typed = []
     for i, row in enumerate(rows, start=2):
         try:
-            for key in ("p10_ms", "p90_ms"):
-                row[key] = row.get(key) or "nan"
-            row_to_point(row)
+            typed.append(typed_row(row))
+            row_to_point(typed[-1])
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{path}, line {i}: {exc}") from None
-    return rows
+    return typed
 
 
 def read_sweep_csv(path: str) -> list[SweepPoint]:

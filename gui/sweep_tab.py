@@ -8,23 +8,23 @@ import time
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QThread, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSplitter,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSplitter, QVBoxLayout,
+                               QWidget)
 
 from core.analysis import SweepPoint, analyze_points, describe_pair
 from core.config import ConfigError, LaneSpec, RunConfig
 from core.export import ExportError
 from core.session import LanePool, RunResult
-from core.sweep import SweepResult, SweepSpec, export_sweep, group_rows
+from core.sweep import SweepResult, SweepSpec, export_sweep, group_rows, read_sweep_rows
 from gui.lane_style import fmt_duration, fmt_num
 from gui.settings import AppSettings
 from gui.sweep_form import SweepForm
 from gui.sweep_plot import SweepPlot, curves
+from gui.sweep_table import SweepTable
 from gui.autosave import autosave_dir
 from gui.sweep_worker import SweepWorker
 from gui.workers import cached_host_info
 
-TABLE_COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status")
 
 
 class SweepTab(QWidget):
@@ -84,18 +84,17 @@ class SweepTab(QWidget):
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict.setStyleSheet("font-weight: 600;")
-        self.table = QTableWidget(0, len(TABLE_COLUMNS))
-        self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table = SweepTable()
         self.export_csv_button = QPushButton("Export sweep CSV…", enabled=False,
                                              toolTip="One row per point and lane, as `python main.py analyze` reads")
         self.export_csv_button.clicked.connect(self._on_export_csv_clicked)
         self.export_png_button = QPushButton("Export picture…", enabled=False, toolTip="The sweep plot as PNG")
         self.export_png_button.clicked.connect(self._on_export_png_clicked)
         exports = QHBoxLayout()
+        self.open_button = QPushButton("Open sweep CSV…", toolTip="Show a sweep saved earlier, on this machine or "
+                                       "another (an autosave, an export, or docs/results)")
+        self.open_button.clicked.connect(self._on_open_clicked)
+        exports.addWidget(self.open_button)
         exports.addStretch(1)
         exports.addWidget(self.export_csv_button)
         exports.addWidget(self.export_png_button)
@@ -242,7 +241,7 @@ class SweepTab(QWidget):
             elif item[0] == "point":
                 _kind, row, done, total = item
                 self._rows.append(row)
-                self._add_table_row(row)
+                self.table.add_row(row)
                 self.progress.setValue(done)
                 elapsed = time.monotonic() - self._t0
                 left = elapsed / done * (total - done) if done else float("nan")
@@ -279,19 +278,32 @@ class SweepTab(QWidget):
         self.export_csv_button.setEnabled(bool(self._rows))
         self.export_png_button.setEnabled(bool(self._rows))
 
-    def _add_table_row(self, row: dict[str, Any]) -> None:
-        share = row.get("peak_share")
-        values = (row["variant"], row["lane"], row["width"], row["batch_size"], fmt_num(row["median_ms"]),
-                  f"{fmt_num(row['p10_ms'])}-{fmt_num(row['p90_ms'])}", fmt_num(row["gflops"]),
-                  f"{100 * share:.0f}%" if isinstance(share, float) and share == share else "–", row["status"])
-        r = self.table.rowCount()
-        self.table.insertRow(r)
-        for c, value in enumerate(values):
-            item = QTableWidgetItem(str(value))
-            if row["status"] == "failed":
-                item.setToolTip(row.get("reason", ""))
-            self.table.setItem(r, c, item)
-        self.table.scrollToBottom()
+
+    # ------------------------------------------------------------------ opening a saved sweep
+
+    @Slot()
+    def _on_open_clicked(self) -> None:
+        folder = str(autosave_dir() / "sweeps")
+        path, _ = QFileDialog.getOpenFileName(self, "Open sweep CSV", folder, "Sweep CSV (*.csv)")
+        if path:
+            self.open_csv(path)
+
+    def open_csv(self, path: str) -> bool:
+        """Show the points of a sweep CSV (plot, verdict, table); a sentence in the tab if it cannot."""
+        if self.running:
+            return False
+        try:
+            rows = read_sweep_rows(path)
+        except ConfigError as exc:
+            self._say(f"Cannot open it: {exc}.", error=True)
+            return False
+        self._rows, self._runs, self.results, self._specs, self.autosave_path = rows, [], [], [], ""
+        self.table.setRowCount(0)
+        for row in rows:
+            self.table.add_row(row)
+        self._redraw(final=True)
+        self._say(f"Showing {len(rows)} points from {path}.")
+        return True
 
     # ------------------------------------------------------------------ export
 

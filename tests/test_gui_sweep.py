@@ -103,3 +103,14 @@ def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window):
     assert time.monotonic() - t0 < 3.5
     assert window.sweep.thread() is None and window.controller.threads() == []
     assert wait_for(lambda: not lane_processes(), 3.0)
+
+
+def test_open_a_saved_sweep_csv(tab):
+    from pathlib import Path
+
+    h200 = Path(__file__).resolve().parent.parent / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"
+    assert tab.open_csv(str(h200))
+    assert tab.table.rowCount() == 20
+    assert set(tab.plot.fits) == {"jax:cpu", "jax:gpu0"}
+    assert "jax:gpu0 is faster above about 110 units" in tab.verdict.text()
+    assert [c.faster_above for c in tab.plot.crossovers] == ["jax:gpu0"]
