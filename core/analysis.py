@@ -327,13 +327,23 @@ def analyze_points(points: Sequence[SweepPoint]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- words for the user
 
-def _usable(s: RunSummary) -> bool:
+def has_steady(s: RunSummary) -> bool:
+    """The run has a steady-state median to compare."""
     return math.isfinite(s.median_ms) and s.median_ms > 0
+
+
+def verdict_lines(summaries: Sequence[RunSummary]) -> list[str]:
+    """"A is N× faster than B on this model", the fastest lane against each other lane."""
+    usable = [s for s in summaries if has_steady(s)]
+    if len(usable) < 2:
+        return []
+    fastest = min(usable, key=lambda s: s.median_ms)
+    return [verdict(fastest, other) for other in usable if other is not fastest]
 
 
 def verdict(a: RunSummary, b: RunSummary) -> str:
     """Which lane trains this model faster, by median step time."""
-    if not (_usable(a) and _usable(b)):
+    if not (has_steady(a) and has_steady(b)):
         return f"not enough steady batches yet to compare {a.lane} and {b.lane}"
     fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
     ratio = slow.median_ms / fast.median_ms
@@ -345,7 +355,7 @@ def verdict(a: RunSummary, b: RunSummary) -> str:
 
 def explain(a: RunSummary, b: RunSummary, fits: dict[str, CostFit] | None = None) -> str:
     """2-4 sentences on fixed per-step cost versus throughput, with the runs' own figures."""
-    if not (_usable(a) and _usable(b)):
+    if not (has_steady(a) and has_steady(b)):
         return f"Not enough steady batches yet to explain the timings of {a.lane} and {b.lane}."
     flops = a.flops_per_batch or b.flops_per_batch
     out = [f"Per training step, {a.lane} spends {_num(a.median_ms)} ms and {b.lane} "

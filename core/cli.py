@@ -10,7 +10,7 @@ import threading
 from typing import Any, Callable, Sequence
 
 from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
-from core.devices import check_lanes, discover, host_info
+from core.devices import discover, host_info, lane_problems
 from core.export import ExportError, export_runs
 from core.report import (Progress, fmt, print_comparison, print_groups_analysis, print_points, print_summary,
                          table)
@@ -46,22 +46,9 @@ def _config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -
     return RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
 
 
-def _check_lanes_here(lanes: Sequence[LaneSpec], pool: LanePool) -> list[str]:
-    backends = tuple(sorted({lane.backend for lane in lanes}))
-    needs_probe = tuple(b for b in backends if any(l.backend == b and l.kind == "gpu" for l in lanes))
-    options = discover(pool, needs_probe) if needs_probe else []
-    from core.devices import cpu_options, backend_version, not_installed_reason
-
-    for b in backends:
-        if b not in needs_probe:
-            installed = backend_version(b) is not None
-            options += cpu_options(b, installed, "" if installed else not_installed_reason(b))
-    return check_lanes(list(lanes), options)
-
-
 def _lanes_can_run(lanes: Sequence[LaneSpec], pool: LanePool) -> bool:
     """Print why any lane cannot run here (no GPU, backend missing); True when all can."""
-    problems = _check_lanes_here(lanes, pool)
+    problems = lane_problems(list(lanes), pool)
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     return not problems

@@ -151,23 +151,43 @@ def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: fl
     return options
 
 
+def unprobed_options(backends: tuple[str, ...] = BACKENDS) -> list[LaneOption]:
+    """What is known without starting a process: CPU lanes per backend, GPU lanes not yet looked for."""
+    options: list[LaneOption] = []
+    for backend in backends:
+        installed = backend_version(backend) is not None
+        reason = "" if installed else not_installed_reason(backend)
+        options += cpu_options(backend, installed, reason)
+        options.append(LaneOption(LaneSpec("gpu", backend=backend), "GPU", False,
+                                  "looking for GPUs…" if installed else reason))
+    return options
+
+
+def lane_problems(specs: list[LaneSpec], pool: Any = None) -> list[str]:
+    """Why any of `specs` cannot run here (empty when all can); only backends asked for a GPU are probed."""
+    gpu_backends = tuple(sorted({s.backend for s in specs if s.kind == "gpu"}))
+    cpu_backends = tuple(sorted({s.backend for s in specs} - set(gpu_backends)))
+    options = (discover(pool, gpu_backends) if gpu_backends else []) + unprobed_options(cpu_backends)
+    return check_lanes(specs, options)
+
+
 def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
     """Reasons why any of `specs` cannot run here (empty when all can)."""
     by_name = {o.name: o for o in options}
     problems = []
     for spec in specs:
         option = by_name.get(spec.name)
-        if option is None:
-            if spec.kind == "gpu":
-                gpus = [o for o in options if o.spec.backend == spec.backend and o.spec.kind == "gpu" and o.available]
-                none = next((o for o in options if o.spec.backend == spec.backend and o.spec.kind == "gpu"
-                             and not o.available), None)
-                reason = none.reason if none is not None and not gpus else f"{LABEL[spec.backend]} sees {len(gpus)} GPU(s)"
-                problems.append(f"{spec.name}: {reason}")
-            continue  # other CPU thread budgets are fine wherever the backend is installed
-        if not option.available:
-            problems.append(f"{spec.name}: {option.reason}")
-    for spec in specs:
-        if spec.kind == "cpu" and backend_version(spec.backend) is None and spec.name not in by_name:
-            problems.append(f"{spec.name}: {not_installed_reason(spec.backend)}")
+        if option is not None:
+            if not option.available:
+                problems.append(f"{spec.name}: {option.reason}")
+        elif spec.kind == "cpu":  # another thread budget: fine wherever the backend is installed
+            if backend_version(spec.backend) is None:
+                problems.append(f"{spec.name}: {not_installed_reason(spec.backend)}")
+        else:
+            gpus = [o for o in options if o.spec.backend == spec.backend and o.spec.kind == "gpu"]
+            usable = [o for o in gpus if o.available]
+            none = next((o for o in gpus if not o.available), None)
+            reason = (none.reason if none is not None and not usable
+                      else f"{LABEL[spec.backend]} sees {len(usable)} GPU(s)")
+            problems.append(f"{spec.name}: {reason}")
     return problems

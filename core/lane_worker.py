@@ -194,7 +194,6 @@ def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str
         traceback.print_exc()
         events.put({"kind": "start_failed", "reason": describe_error(exc, spec.name)})
         return
-    events.put({"kind": "ready", "settings": worker.settings})
     while True:
         job = jobs.get()
         if job is None:

@@ -70,7 +70,6 @@ class Lane:
         self._baseline_mb: float | None = None  # the process's size after its first run
         self._internal: list[dict[str, Any]] = []  # answers to probe/calibrate, read by request()
         self._lock = threading.Lock()
-        self.settings: dict[str, Any] = {}
         self.processes_started = 0
 
     @property
@@ -114,8 +113,8 @@ class Lane:
         self._cancel.clear()
         self._cancel_at = None
         self._records, self._device = [], self.spec.name
-        self._job = {"kind": "run", "run_id": run_id, "config": config.to_dict(), "submitted": time.monotonic()}
-        self._jobs.put({k: v for k, v in self._job.items() if k != "submitted"})
+        self._job = {"run_id": run_id, "config": config, "submitted": time.monotonic()}
+        self._jobs.put({"kind": "run", "run_id": run_id, "config": config.to_dict()})
 
     def cancel(self) -> None:
         """Ask the run to stop at its next batch end; poll() kills the process after the grace period."""
@@ -152,10 +151,8 @@ class Lane:
                     self._baseline_mb = rss
                 elif rss - self._baseline_mb > self.memory_limit_mb:
                     self._recycle = True
-            elif kind == "ready":
-                self.settings = item["settings"]
             elif kind == "start_failed" and self._job is not None:
-                return [self._fail(self._job, f"the lane could not start: {item['reason']}")]
+                return [self._end_by_parent(self._job, "failed", f"the lane could not start: {item['reason']}")]
             if kind in ("probe", "calibration", "start_failed"):  # answers that request() waits for
                 self._internal.append(item)
             return []
@@ -176,26 +173,23 @@ class Lane:
         if job is None:
             return []
         if proc is not None and not proc.is_alive():
-            return [self._fail(job, _exit_reason(proc.exitcode))]
+            return [self._end_by_parent(job, "failed", _exit_reason(proc.exitcode))]
         if cancel_at is not None and time.monotonic() - cancel_at > self.cancel_grace_s:
-            return [self._finish_killed(job)]
+            reason = f"stopped by killing the lane: it did not stop within {self.cancel_grace_s:.1f} s"
+            return [self._end_by_parent(job, "cancelled", reason)]
         return []
 
-    def _partial_summary(self, job: dict[str, Any], status: str, reason: str) -> Any:
-        config = RunConfig.from_dict(job["config"])
-        return summarize(self._records, run_id=job["run_id"], lane=self.name, device=self._device,
-                         status=status, reason=reason, flops_per_batch=config.flops_per_batch,
-                         batch_size=config.train.batch_size, wall_s=time.monotonic() - job["submitted"])
-
-    def _fail(self, job: dict[str, Any], reason: str) -> RunFailed:
-        event = RunFailed(job["run_id"], self.name, reason, self._partial_summary(job, "failed", reason))
-        self._job = None
-        self._kill()
-        return event
-
-    def _finish_killed(self, job: dict[str, Any]) -> RunFinished:
-        reason = f"stopped by killing the lane: it did not stop within {self.cancel_grace_s:.1f} s"
-        event = RunFinished(job["run_id"], self.name, self._partial_summary(job, "cancelled", reason))
+    def _end_by_parent(self, job: dict[str, Any], status: str, reason: str) -> LaneEvent:
+        """End the run from this side (the process died, or was too slow to stop): kill the process
+        and summarise the records that arrived."""
+        config: RunConfig = job["config"]
+        summary = summarize(self._records, run_id=job["run_id"], lane=self.name, device=self._device,
+                            status=status, reason=reason, flops_per_batch=config.flops_per_batch,
+                            batch_size=config.train.batch_size, wall_s=time.monotonic() - job["submitted"])
+        if status == "failed":
+            event: LaneEvent = RunFailed(job["run_id"], self.name, reason, summary)
+        else:
+            event = RunFinished(job["run_id"], self.name, summary)
         self._job = None
         self._kill()
         return event

@@ -75,12 +75,9 @@ def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
         if lr.failure:
             print(f"{name} failed: {lr.failure}", file=out)
     summaries = [lr.summary for lr in result.lanes.values() if lr.summary and lr.summary.status != "failed"]
-    if len(summaries) >= 2:
-        fastest = min(summaries, key=lambda s: s.median_ms if math.isfinite(s.median_ms) else math.inf)
-        for other in summaries:
-            if other is not fastest:
-                print(analysis.verdict(fastest, other) + ".", file=out)
-        if len(summaries) == 2:
+    for line in analysis.verdict_lines(summaries):
+        print(line + ".", file=out)
+    if len(summaries) == 2:
             print(analysis.explain(summaries[0], summaries[1]), file=out)
 
 

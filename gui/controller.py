@@ -15,12 +15,12 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from core.config import LaneSpec, RunConfig
-from core.devices import LaneOption
+from core.devices import LaneOption, unprobed_options
 from core.export import ExportError
 from core.session import LanePool, RunResult, new_run_id
 from gui import autosave
 from gui.live import LiveRun
-from gui.workers import DiscoverFn, DiscoveryWorker, RunWorker, cached_host_info, known_options
+from gui.workers import DiscoverFn, DiscoveryWorker, RunWorker, cached_host_info
 
 DRAW_INTERVAL_MS = 40  # 25 Hz: smooth to the eye, and a batch never costs the GUI thread a repaint
 AUTOSAVE_INTERVAL_S = 10.0  # a crash mid-run loses at most this much (written from a background thread)
@@ -45,7 +45,7 @@ class RunController(QObject):
                  autosave_runs: bool = True) -> None:
         super().__init__(parent)
         self.pool = LanePool()
-        self.options: list[LaneOption] = known_options()
+        self.options: list[LaneOption] = unprobed_options()
         self.runs: list[RunResult] = []
         self.live: LiveRun | None = None
         self.discovering = False

@@ -1,14 +1,13 @@
 """The live summary: per-lane median, samples/s, GFLOP/s and progress, the verdict in words, and why."""
 from __future__ import annotations
 
-import math
 
 from PySide6.QtCore import QTimer, Slot
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from core.analysis import CostFit, explain, verdict
+from core.analysis import CostFit, explain, has_steady, verdict_lines
 from core.records import RunSummary
 from gui.lane_style import fmt_duration, fmt_num, lane_color
 from gui.lanes_panel import contention_note
@@ -17,19 +16,6 @@ from gui.live import LiveRun
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
 ROWS = ("Device", "Status", "Median ms/batch", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Data", "Progress")
-
-
-def _usable(s: RunSummary) -> bool:
-    return math.isfinite(s.median_ms) and s.median_ms > 0
-
-
-def verdict_lines(summaries: list[RunSummary]) -> list[str]:
-    """"A is N× faster than B on this model", the fastest lane against each other lane."""
-    usable = [s for s in summaries if _usable(s)]
-    if len(usable) < 2:
-        return []
-    fastest = min(usable, key=lambda s: s.median_ms)
-    return [verdict(fastest, other) for other in usable if other is not fastest]
 
 
 class SummaryPanel(QWidget):
@@ -148,7 +134,7 @@ class SummaryPanel(QWidget):
             self.verdict.setText("Choose two lanes for a verdict.")
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
-        usable = [s for s in summaries if _usable(s)]
+        usable = [s for s in summaries if has_steady(s)]
         if len(usable) >= 2:
             text = explain(usable[0], usable[1], self._fits)
             self.explanation.setText(text)

@@ -12,8 +12,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.config import BACKENDS, ConfigError, LaneSpec, RunConfig
-from core.devices import LaneOption, backend_version, cpu_options, discover, host_info, not_installed_reason
+from core.config import ConfigError, LaneSpec, RunConfig
+from core.devices import LaneOption, discover, host_info
 from core.session import LanePool, RunResult, run_comparison
 
 DiscoverFn = Callable[[LanePool, threading.Event], list[LaneOption]]
@@ -23,18 +23,6 @@ DiscoverFn = Callable[[LanePool, threading.Event], list[LaneOption]]
 def cached_host_info() -> dict[str, Any]:
     """host_info() once per process: it asks nvidia-smi, which can take a moment where there is one."""
     return host_info()
-
-
-def known_options() -> list[LaneOption]:
-    """What is known before any probe: CPU lanes per backend, and GPU lanes still being looked for."""
-    options: list[LaneOption] = []
-    for backend in BACKENDS:
-        installed = backend_version(backend) is not None
-        reason = "" if installed else not_installed_reason(backend)
-        options += cpu_options(backend, installed, reason)
-        options.append(LaneOption(LaneSpec("gpu", backend=backend), "GPU", False,
-                                  "looking for GPUs…" if installed else reason))
-    return options
 
 
 def discover_lanes(pool: LanePool, stop: threading.Event) -> list[LaneOption]:

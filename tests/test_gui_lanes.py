@@ -7,7 +7,7 @@ from gui_fixtures import (gui_home, lane_processes, make_window, no_gpu_options,
 
 from core.devices import host_info
 from gui.lanes_panel import LanesPanel, contention_note, default_selection
-from gui.workers import known_options
+from core.devices import unprobed_options as known_options
 
 
 @pytest.fixture
