@@ -23,7 +23,7 @@ os.environ.setdefault("CROSSOVER_HOME", tempfile.mkdtemp(prefix="crossover-bench
 from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths  # noqa: E402
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths  # noqa: E402
 
 INTERVAL_MS = 20
 
@@ -51,7 +51,7 @@ def main() -> int:
     warmup = RunConfig(config.model, TrainSpec(batch_size=128, epochs=1, data="synthetic", samples=2000))
     app = QApplication([])
     app.setApplicationName("Crossover benchmark")
-    from gui.main_window import MainWindow
+    from crossover_lab.gui.main_window import MainWindow
 
     window = MainWindow(prestart=False, offer_recovery=False, discover_fn=lambda pool, stop: [])
     window.resize(1440, 900)

@@ -22,7 +22,7 @@ import psutil  # noqa: E402
 from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths  # noqa: E402
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths  # noqa: E402
 
 RECORD_BYTES = 500  # a BatchTiming kept in the history, as unpickled from a lane (measured with tracemalloc)
 
@@ -54,7 +54,7 @@ def main() -> int:
     specs = list(parse_lanes(args.lanes))
     base = TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=args.samples)
     app = QApplication([])
-    from gui.main_window import MainWindow
+    from crossover_lab.gui.main_window import MainWindow
 
     window = MainWindow(prestart=False, offer_recovery=False, discover_fn=lambda pool, stop: [])
     window.resize(1440, 900)

@@ -21,8 +21,8 @@ os.environ.setdefault("CROSSOVER_HOME", tempfile.mkdtemp(prefix="crossover-bench
 from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths  # noqa: E402
-from core.session import LanePool, RunResult, run_comparison  # noqa: E402
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths  # noqa: E402
+from crossover_lab.core.session import LanePool, RunResult, run_comparison  # noqa: E402
 
 SPREAD_WARNING = 0.10  # (max - min) / median of a lane's runs above this: warn, as pyperf does
 
@@ -60,7 +60,7 @@ def main() -> int:
                        TrainSpec(batch_size=128, epochs=1, data="synthetic", samples=args.samples))
     app = QApplication([])
     app.setApplicationName("Crossover benchmark")
-    from gui.main_window import MainWindow
+    from crossover_lab.gui.main_window import MainWindow
 
     window = MainWindow(prestart=False, offer_recovery=False, discover_fn=lambda pool, stop: [])
     window.resize(1440, 900)

@@ -23,12 +23,12 @@ def main() -> None:
                         "thread, the steadiest on a small machine; cpu uses every core)")
     args = parser.parse_args()
 
-    from core.backends import configure_process, import_keras
-    from core.config import LaneSpec, ModelSpec, TrainSpec
-    from core.data import synthetic, preprocess
-    from core.feeding import make_input
-    from core.model import build_model
-    from core.timing import make_batch_timer
+    from crossover_lab.core.backends import configure_process, import_keras
+    from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec
+    from crossover_lab.core.data import synthetic, preprocess
+    from crossover_lab.core.feeding import make_input
+    from crossover_lab.core.model import build_model
+    from crossover_lab.core.timing import make_batch_timer
 
     spec = LaneSpec.parse(args.lane)
     settings = configure_process(spec)

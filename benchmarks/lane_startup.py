@@ -13,9 +13,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec  # noqa: E402
-from core.records import BatchTiming  # noqa: E402
-from core.session import LanePool, run_comparison  # noqa: E402
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec  # noqa: E402
+from crossover_lab.core.records import BatchTiming  # noqa: E402
+from crossover_lab.core.session import LanePool, run_comparison  # noqa: E402
 
 CONFIG = RunConfig(ModelSpec((128,)), TrainSpec(batch_size=128, samples=2560, data="synthetic"))
 

@@ -14,10 +14,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.analysis import analyze_points  # noqa: E402
-from core.config import RunConfig, parse_lanes  # noqa: E402
-from core.session import LanePool  # noqa: E402
-from core.sweep import SweepSpec, log_widths, run_sweep  # noqa: E402
+from crossover_lab.core.analysis import analyze_points  # noqa: E402
+from crossover_lab.core.config import RunConfig, parse_lanes  # noqa: E402
+from crossover_lab.core.session import LanePool  # noqa: E402
+from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweep  # noqa: E402
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from core.records import BatchTiming, RunSummary
+from crossover_lab.core.records import BatchTiming, RunSummary
 
 NAN = float("nan")
 _BISQUARE_C = 4.685  # 95% efficiency under Gaussian noise

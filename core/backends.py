@@ -9,7 +9,7 @@ import os
 import platform
 from typing import Any
 
-from core.config import LaneSpec
+from crossover_lab.core.config import LaneSpec
 
 INSTALL_HINT = {
     "tensorflow": "pip install -e .",

@@ -9,14 +9,14 @@ import sys
 import threading
 from typing import Any, Callable, Sequence
 
-from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
-from core.devices import discover, host_info, lane_problems
-from core.export import ExportError, export_runs
-from core.report import (Progress, fmt, print_comparison, print_groups_analysis, print_points, print_summary,
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
+from crossover_lab.core.devices import discover, host_info, lane_problems
+from crossover_lab.core.export import ExportError, export_runs
+from crossover_lab.core.report import (Progress, fmt, print_comparison, print_groups_analysis, print_points, print_summary,
                          table)
-from core.presets import PRESETS, SWEEP_PRESETS
-from core.session import LanePool, run_comparison
-from core.sweep import (SweepResult, SweepSpec, analyze_groups, export_sweep, group_rows, log_widths,
+from crossover_lab.core.presets import PRESETS, SWEEP_PRESETS
+from crossover_lab.core.session import LanePool, run_comparison
+from crossover_lab.core.sweep import (SweepResult, SweepSpec, analyze_groups, export_sweep, group_rows, log_widths,
                         read_sweep_rows, run_sweep, with_knob)
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.config import CLASSES, INPUT_DIM, ConfigError
+from crossover_lab.core.config import CLASSES, INPUT_DIM, ConfigError
 
 MNIST_SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
 MNIST_TRAIN_SIZE = 60_000

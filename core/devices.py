@@ -15,8 +15,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from core.backends import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
-from core.config import BACKENDS, LaneSpec
+from crossover_lab.core.backends import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
+from crossover_lab.core.config import BACKENDS, LaneSpec
 
 APP_VERSION = "0.1.0"
 _DIST = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
@@ -115,7 +115,7 @@ def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: fl
     NVIDIA driver at all no backend can see a GPU, so none is asked (a framework import each
     costs seconds of CPU). `cancel` (a threading.Event) stops between and during probes.
     """
-    from core.lanes import Lane
+    from crossover_lab.core.lanes import Lane
 
     options: list[LaneOption] = []
     driver = nvidia_driver_present()

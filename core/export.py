@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from core.records import CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming
+from crossover_lab.core.records import CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming
 
 HEADER = CSV_COLUMNS + CSV_EXTRA_COLUMNS
 

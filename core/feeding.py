@@ -5,7 +5,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from core.config import ConfigError, LaneSpec
+from crossover_lab.core.config import ConfigError, LaneSpec
 
 
 def steps_per_epoch(n_samples: int, batch_size: int) -> int:

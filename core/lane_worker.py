@@ -16,15 +16,15 @@ import time
 import traceback
 from typing import Any
 
-from core.analysis import summarize
-from core.backends import (DEFAULT_JIT, PlacementError, configure_process, cpu_model, gpu_names,
+from crossover_lab.core.analysis import summarize
+from crossover_lab.core.backends import (DEFAULT_JIT, PlacementError, configure_process, cpu_model, gpu_names,
                            import_keras, keras_device, require_device, verify_placement)
-from core.config import ConfigError, LaneSpec, RunConfig
-from core.data import DataError, load
-from core.feeding import make_input, steps_per_epoch
-from core.model import build_model
-from core.records import RunFailed, RunFinished, RunStarted, RunSummary
-from core.timing import make_batch_timer
+from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
+from crossover_lab.core.data import DataError, load
+from crossover_lab.core.feeding import make_input, steps_per_epoch
+from crossover_lab.core.model import build_model
+from crossover_lab.core.records import RunFailed, RunFinished, RunStarted, RunSummary
+from crossover_lab.core.timing import make_batch_timer
 
 
 def now_iso() -> str:
@@ -159,7 +159,7 @@ class LaneWorker:
 
     def calibrate(self, size: int, seconds: float) -> dict[str, Any]:
         """Achievable GFLOP/s: a size×size float32 matrix product, repeated for about `seconds`."""
-        from core.calibration import matmul_gflops
+        from crossover_lab.core.calibration import matmul_gflops
 
         try:
             with self.keras.device(keras_device(self.spec)):

@@ -13,9 +13,9 @@ import threading
 import time
 from typing import Any
 
-from core.analysis import summarize
-from core.config import LaneSpec, RunConfig
-from core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
+from crossover_lab.core.analysis import summarize
+from crossover_lab.core.config import LaneSpec, RunConfig
+from crossover_lab.core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
 
 CANCEL_GRACE_S = 1.0  # after this, a lane that has not stopped is killed
 # Recycle the process once it has grown this much past its size after the first run:
@@ -92,7 +92,7 @@ class Lane:
         """Start the process if none runs (returns at once; it imports its backend in the background)."""
         if self.alive:
             return
-        from core.lane_worker import lane_main  # keeps the worker's imports out of the parent's start-up
+        from crossover_lab.core.lane_worker import lane_main  # keeps the worker's imports out of the parent's start-up
 
         self._jobs, self._events, self._cancel = _ctx.Queue(), _ctx.Queue(), _ctx.Event()
         self._internal.clear()  # a previous process's answers must not answer this one's requests

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.config import CLASSES, INPUT_DIM, ModelSpec, TrainSpec
+from crossover_lab.core.config import CLASSES, INPUT_DIM, ModelSpec, TrainSpec
 
 _OPTIMIZERS = {"adam": "Adam", "nadam": "Nadam", "sgd": "SGD", "rmsprop": "RMSprop"}
 

@@ -5,10 +5,10 @@ import math
 import sys
 from typing import Any, Sequence
 
-from core import analysis
-from core.records import BatchTiming, RunFailed, RunFinished, RunStarted
-from core.session import RunResult
-from core.sweep import SweepResult
+from crossover_lab.core import analysis
+from crossover_lab.core.records import BatchTiming, RunFailed, RunFinished, RunStarted
+from crossover_lab.core.session import RunResult
+from crossover_lab.core.sweep import SweepResult
 
 
 def fmt(x: float, digits: int = 3) -> str:

@@ -8,9 +8,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from core.config import LaneSpec, RunConfig
-from core.lanes import Lane
-from core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary
+from crossover_lab.core.config import LaneSpec, RunConfig
+from crossover_lab.core.lanes import Lane
+from crossover_lab.core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary
 
 SCHEDULES = ("sequential", "concurrent")
 

@@ -10,11 +10,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from core.analysis import SweepPoint, analyze_points
-from core.config import ConfigError, LaneSpec, RunConfig
-from core.export import atomic_write_text, csv_text, export_runs
-from core.records import LaneEvent
-from core.session import LanePool, RunResult, new_run_id, run_comparison
+from crossover_lab.core.analysis import SweepPoint, analyze_points
+from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
+from crossover_lab.core.export import atomic_write_text, csv_text, export_runs
+from crossover_lab.core.records import LaneEvent
+from crossover_lab.core.session import LanePool, RunResult, new_run_id, run_comparison
 
 SWEEP_COLUMNS = ("lane", "device", "width", "params", "flops_per_batch", "batch_size", "median_ms",
                  "p10_ms", "p90_ms", "n_batches", "mad_ms", "layers", "backend", "samples_per_s",

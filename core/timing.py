@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from core.records import BatchTiming, EpochEnded
+from crossover_lab.core.records import BatchTiming, EpochEnded
 
 FLUSH_INTERVAL_S = 0.05  # send records in small bundles: one queue put per batch costs more
 

@@ -9,10 +9,10 @@ import pyqtgraph
 from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.devices import LaneOption
-from core.lanes import log_dir
-from gui import autosave
-from gui.settings import settings_path
+from crossover_lab.core.devices import LaneOption
+from crossover_lab.core.lanes import log_dir
+from crossover_lab.gui import autosave
+from crossover_lab.gui.settings import settings_path
 
 
 def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:

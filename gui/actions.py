@@ -7,7 +7,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QToolBar
 
-from gui.resources import icon
+from crossover_lab.gui.resources import icon
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from gui.resources import icon, style_sheet
+from crossover_lab.gui.resources import icon, style_sheet
 
 SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
 SCREENSHOT_SIZE = (1440, 900)
@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
     app.setOrganizationName("Crossover")
     app.setWindowIcon(icon("crossover"))
     app.setStyleSheet(style_sheet())
-    from gui.main_window import MainWindow  # after QApplication: pyqtgraph reads its palette
+    from crossover_lab.gui.main_window import MainWindow  # after QApplication: pyqtgraph reads its palette
 
     window = MainWindow(offer_recovery=False if args.screenshot else None)
     if args.screenshot:

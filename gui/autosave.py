@@ -14,11 +14,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from core.config import RunConfig
-from core.export import ExportError, export_runs, read_batches_csv, sidecar_path
-from core.lanes import crossover_home
-from core.records import RunStarted, RunSummary
-from core.session import LaneResult, RunResult
+from crossover_lab.core.config import RunConfig
+from crossover_lab.core.export import ExportError, export_runs, read_batches_csv, sidecar_path
+from crossover_lab.core.lanes import crossover_home
+from crossover_lab.core.records import RunStarted, RunSummary
+from crossover_lab.core.session import LaneResult, RunResult
 
 
 def autosave_dir() -> Path:

@@ -14,13 +14,13 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from core.config import LaneSpec, RunConfig
-from core.devices import LaneOption, unprobed_options
-from core.export import ExportError
-from core.session import LanePool, RunResult, new_run_id
-from gui import autosave
-from gui.live import LiveRun
-from gui.workers import DiscoverFn, DiscoveryWorker, RunWorker, cached_host_info
+from crossover_lab.core.config import LaneSpec, RunConfig
+from crossover_lab.core.devices import LaneOption, unprobed_options
+from crossover_lab.core.export import ExportError
+from crossover_lab.core.session import LanePool, RunResult, new_run_id
+from crossover_lab.gui import autosave
+from crossover_lab.gui.live import LiveRun
+from crossover_lab.gui.workers import DiscoverFn, DiscoveryWorker, RunWorker, cached_host_info
 
 DRAW_INTERVAL_MS = 40  # 25 Hz: smooth to the eye, and a batch never costs the GUI thread a repaint
 AUTOSAVE_INTERVAL_S = 10.0  # a crash mid-run loses at most this much (written from a background thread)

@@ -7,11 +7,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
-from core.session import RunResult
-from gui.lane_style import fmt_flops, lane_color
-from gui.log_axis import LogAxis
-from gui.resources import icon
+from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
+from crossover_lab.core.session import RunResult
+from crossover_lab.gui.lane_style import fmt_flops, lane_color
+from crossover_lab.gui.log_axis import LogAxis
+from crossover_lab.gui.resources import icon
 
 MIN_STEADY_BATCHES = 10  # a cancelled run adds its point only with at least this many steady batches
 

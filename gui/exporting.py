@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from core.export import ExportError, export_runs
-from core.session import RunResult
+from crossover_lab.core.export import ExportError, export_runs
+from crossover_lab.core.session import RunResult
 
 if TYPE_CHECKING:
-    from gui.main_window import MainWindow
+    from crossover_lab.gui.main_window import MainWindow
 
 
 class WindowExports:

@@ -7,11 +7,11 @@ from PySide6.QtCore import QPoint, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QMenu, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from core.session import RunResult
-from gui.lane_style import fmt_num
-from gui.live import lane_state
-from gui.resources import icon
-from gui.summary_panel import verdict_lines
+from crossover_lab.core.session import RunResult
+from crossover_lab.gui.lane_style import fmt_num
+from crossover_lab.gui.live import lane_state
+from crossover_lab.gui.resources import icon
+from crossover_lab.gui.summary_panel import verdict_lines
 
 COLUMNS = ("Time", "Model", "Lanes", "Status", "Summary")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QLabel, QRadioButton, QVBoxLayout, QWidget
 
-from core.backends import LABEL, usable_cores
-from core.config import LaneSpec
-from core.devices import LaneOption
+from crossover_lab.core.backends import LABEL, usable_cores
+from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.devices import LaneOption
 
 SCHEDULE_TIPS = {
     "concurrent": "All lanes train at the same time: what a demo wants. Lanes that share CPU cores "

@@ -12,10 +12,10 @@ from typing import Iterable
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from core.analysis import summarize
-from core.config import LaneSpec, RunConfig
-from core.records import BatchTiming, EpochEnded, RunFailed, RunFinished, RunStarted, RunSummary
-from core.session import LaneResult, RunResult
+from crossover_lab.core.analysis import summarize
+from crossover_lab.core.config import LaneSpec, RunConfig
+from crossover_lab.core.records import BatchTiming, EpochEnded, RunFailed, RunFinished, RunStarted, RunSummary
+from crossover_lab.core.session import LaneResult, RunResult
 
 MEDIAN_WINDOW = 21  # batches in the rolling median: long enough to smooth, short enough to follow
 

@@ -11,10 +11,10 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from gui.lane_style import lane_color
-from gui.log_axis import LogAxis
-from gui.live import LaneLive, LiveRun
-from gui.plot_scale import StableRange
+from crossover_lab.gui.lane_style import lane_color
+from crossover_lab.gui.log_axis import LogAxis
+from crossover_lab.gui.live import LaneLive, LiveRun
+from crossover_lab.gui.plot_scale import StableRange
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
 

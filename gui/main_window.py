@@ -9,27 +9,27 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QMainWindow, QPushButton, QScrollArea, QSplitter,
                                QTabWidget, QVBoxLayout, QWidget)
 
-from core.config import RunConfig
-from core.devices import LaneOption
-from core.session import RunResult
-from gui import autosave
-from gui.about import show_about
-from gui.actions import build_actions
-from gui.controller import RunController
-from gui.crossover_map import CrossoverMap
-from gui.exporting import WindowExports
-from gui.history_panel import HistoryPanel
-from gui.lanes_panel import LanesPanel, machine_text
-from gui.live import LiveRun, lane_state
-from gui.live_plot import LivePlot
-from gui.model_panel import ModelPanel
-from gui.recovery import RecoveryOffer
-from gui.resources import icon
-from gui.settings import AppSettings
-from gui.summary_panel import SummaryPanel
-from gui.sweep_tab import SweepTab
-from gui.window_state import restore_window, save_window
-from gui.workers import DiscoverFn
+from crossover_lab.core.config import RunConfig
+from crossover_lab.core.devices import LaneOption
+from crossover_lab.core.session import RunResult
+from crossover_lab.gui import autosave
+from crossover_lab.gui.about import show_about
+from crossover_lab.gui.actions import build_actions
+from crossover_lab.gui.controller import RunController
+from crossover_lab.gui.crossover_map import CrossoverMap
+from crossover_lab.gui.exporting import WindowExports
+from crossover_lab.gui.history_panel import HistoryPanel
+from crossover_lab.gui.lanes_panel import LanesPanel, machine_text
+from crossover_lab.gui.live import LiveRun, lane_state
+from crossover_lab.gui.live_plot import LivePlot
+from crossover_lab.gui.model_panel import ModelPanel
+from crossover_lab.gui.recovery import RecoveryOffer
+from crossover_lab.gui.resources import icon
+from crossover_lab.gui.settings import AppSettings
+from crossover_lab.gui.summary_panel import SummaryPanel
+from crossover_lab.gui.sweep_tab import SweepTab
+from crossover_lab.gui.window_state import restore_window, save_window
+from crossover_lab.gui.workers import DiscoverFn
 
 STATUS_MS = 8000
 

@@ -8,11 +8,11 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from core.config import ACTIVATIONS, MAX_LAYERS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
-from core.presets import PRESETS
-from gui.lane_style import fmt_flops
-from gui.range_spin import RangeSpinBox
-from gui.width_slider import LayerWidths
+from crossover_lab.core.config import ACTIVATIONS, MAX_LAYERS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
+from crossover_lab.core.presets import PRESETS
+from crossover_lab.gui.lane_style import fmt_flops
+from crossover_lab.gui.range_spin import RangeSpinBox
+from crossover_lab.gui.width_slider import LayerWidths
 
 DATA_SOURCES = ("auto", "mnist", "synthetic")
 DATA_TIP = ("Training data. auto: MNIST from the Keras cache (downloaded once), else a synthetic "

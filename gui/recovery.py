@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from gui import autosave
+from crossover_lab.gui import autosave
 
 
 class RecoveryOffer(QWidget):

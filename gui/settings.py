@@ -7,8 +7,8 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from core.config import ConfigError, RunConfig
-from core.lanes import crossover_home
+from crossover_lab.core.config import ConfigError, RunConfig
+from crossover_lab.core.lanes import crossover_home
 
 
 def settings_path() -> str:

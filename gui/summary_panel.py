@@ -7,11 +7,11 @@ from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from core.analysis import CostFit, explain, has_steady, verdict_lines
-from core.records import RunSummary
-from gui.lane_style import fmt_duration, fmt_num, lane_color
-from gui.lanes_panel import contention_note
-from gui.live import LiveRun
+from crossover_lab.core.analysis import CostFit, explain, has_steady, verdict_lines
+from crossover_lab.core.records import RunSummary
+from crossover_lab.gui.lane_style import fmt_duration, fmt_num, lane_color
+from crossover_lab.gui.lanes_panel import contention_note
+from crossover_lab.gui.live import LiveRun
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.

@@ -4,10 +4,10 @@ from __future__ import annotations
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLineEdit, QSpinBox, QWidget
 
-from core.config import RunConfig, parse_widths
-from core.presets import SWEEP_PRESETS
-from core.sweep import SweepSpec, log_widths, with_knob
-from gui.settings import AppSettings
+from crossover_lab.core.config import RunConfig, parse_widths
+from crossover_lab.core.presets import SWEEP_PRESETS
+from crossover_lab.core.sweep import SweepSpec, log_widths, with_knob
+from crossover_lab.gui.settings import AppSettings
 
 COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
                    "mixed_precision=on")

@@ -15,8 +15,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from core.analysis import CostFit, Crossover, SweepPoint, describe_pair, find_crossovers, fit_cost_model
-from gui.lane_style import lane_color
+from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, describe_pair, find_crossovers, fit_cost_model
+from crossover_lab.gui.lane_style import lane_color
 
 
 def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[Crossover]]:
@@ -148,7 +148,7 @@ def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.sweep import group_rows, read_sweep_rows
+    from crossover_lab.core.sweep import group_rows, read_sweep_rows
 
     parser = argparse.ArgumentParser(prog="python -m gui.sweep_plot", description=__doc__.splitlines()[0])
     parser.add_argument("csv")

@@ -11,19 +11,19 @@ from PySide6.QtCore import Qt, QThread, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSplitter, QVBoxLayout,
                                QWidget)
 
-from core.analysis import SweepPoint, analyze_points, describe_pair
-from core.config import ConfigError, LaneSpec, RunConfig
-from core.export import ExportError
-from core.session import LanePool, RunResult
-from core.sweep import SweepResult, SweepSpec, export_sweep, group_rows, read_sweep_rows
-from gui.lane_style import fmt_duration, fmt_num
-from gui.settings import AppSettings
-from gui.sweep_form import SweepForm
-from gui.sweep_plot import SweepPlot, curves
-from gui.sweep_table import SweepTable
-from gui.autosave import autosave_dir
-from gui.sweep_worker import SweepWorker
-from gui.workers import cached_host_info
+from crossover_lab.core.analysis import SweepPoint, analyze_points, describe_pair
+from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
+from crossover_lab.core.export import ExportError
+from crossover_lab.core.session import LanePool, RunResult
+from crossover_lab.core.sweep import SweepResult, SweepSpec, export_sweep, group_rows, read_sweep_rows
+from crossover_lab.gui.lane_style import fmt_duration, fmt_num
+from crossover_lab.gui.settings import AppSettings
+from crossover_lab.gui.sweep_form import SweepForm
+from crossover_lab.gui.sweep_plot import SweepPlot, curves
+from crossover_lab.gui.sweep_table import SweepTable
+from crossover_lab.gui.autosave import autosave_dir
+from crossover_lab.gui.sweep_worker import SweepWorker
+from crossover_lab.gui.workers import cached_host_info
 
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from gui.lane_style import fmt_num
+from crossover_lab.gui.lane_style import fmt_num
 
 COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status")
 

@@ -10,9 +10,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.config import ConfigError, LaneSpec
-from core.session import LanePool
-from core.sweep import SweepResult, SweepSpec, run_sweep
+from crossover_lab.core.config import ConfigError, LaneSpec
+from crossover_lab.core.session import LanePool
+from crossover_lab.core.sweep import SweepResult, SweepSpec, run_sweep
 
 
 class SweepWorker(QObject):

@@ -7,8 +7,8 @@ import math
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QSlider, QSpinBox, QWidget
 
-from core.config import MAX_LAYERS, MAX_WIDTH, MIN_WIDTH
-from gui.range_spin import RangeSpinBox
+from crossover_lab.core.config import MAX_LAYERS, MAX_WIDTH, MIN_WIDTH
+from crossover_lab.gui.range_spin import RangeSpinBox
 
 
 def round_widths(lo: int = MIN_WIDTH, hi: int = MAX_WIDTH) -> tuple[int, ...]:

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gui.settings import AppSettings
+from crossover_lab.gui.settings import AppSettings
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QSplitter
 
-    from gui.main_window import MainWindow
+    from crossover_lab.gui.main_window import MainWindow
 
 
 def _splitters(window: MainWindow) -> tuple[QSplitter, ...]:

@@ -12,9 +12,9 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.config import ConfigError, LaneSpec, RunConfig
-from core.devices import LaneOption, discover, host_info
-from core.session import LanePool, RunResult, run_comparison
+from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
+from crossover_lab.core.devices import LaneOption, discover, host_info
+from crossover_lab.core.session import LanePool, RunResult, run_comparison
 
 DiscoverFn = Callable[[LanePool, threading.Event], list[LaneOption]]
 

@@ -14,7 +14,6 @@ os.environ["KERAS_HOME"] = os.path.join(_HOME, "keras")
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")
 os.environ.setdefault("CROSSOVER_NO_RESTORE_PROMPT", "1")
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import pytest  # noqa: E402
 

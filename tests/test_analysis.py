@@ -1,4 +1,4 @@
-"""Tests for core.analysis: statistics, cost fits, crossovers and the sentences built on them."""
+"""Tests for crossover_lab.core.analysis: statistics, cost fits, crossovers and the sentences built on them."""
 from __future__ import annotations
 
 import json
@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from core.analysis import (CostFit, Crossover, SweepPoint, analyze_points, describe_pair, explain,
+from crossover_lab.core.analysis import (CostFit, Crossover, SweepPoint, analyze_points, describe_pair, explain,
                            find_crossovers, fit_cost_model, predicted_crossover, robust_stats, summarize,
                            verdict)
-from core.records import BatchTiming, RunSummary
+from crossover_lab.core.records import BatchTiming, RunSummary
 
 OVERHEAD_MS, GFLOPS = 0.05, 200.0
 

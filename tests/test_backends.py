@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
-from core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from core.devices import backend_version, check_lanes, discover
-from core.session import LanePool, run_comparison
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.devices import backend_version, check_lanes, discover
+from crossover_lab.core.session import LanePool, run_comparison
 
 TINY = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=50, samples=1000, data="synthetic"))
 INSTALLED = [b for b in ("tensorflow", "jax", "torch") if backend_version(b) is not None]
@@ -54,7 +54,7 @@ def test_jax_is_installed_for_ci():
 
 
 def test_missing_backend_is_listed_with_its_install_command(monkeypatch):
-    import core.devices as devices
+    import crossover_lab.core.devices as devices
 
     monkeypatch.setattr(devices, "backend_version", lambda b: None if b == "torch" else "1.0")
     options = [o for o in discover(None, ("torch",))]
@@ -65,11 +65,11 @@ def test_missing_backend_is_listed_with_its_install_command(monkeypatch):
 
 
 def test_without_a_driver_no_backend_is_asked(monkeypatch):
-    import core.devices as devices
-    import core.lanes
+    import crossover_lab.core.devices as devices
+    import crossover_lab.core.lanes
 
     monkeypatch.setattr(devices, "nvidia_driver_present", lambda: False)
-    monkeypatch.setattr(core.lanes.Lane, "start", lambda self: pytest.fail("a probe process was started"))
+    monkeypatch.setattr(crossover_lab.core.lanes.Lane, "start", lambda self: pytest.fail("a probe process was started"))
     options = {o.name: o for o in discover(None, ("tensorflow",))}
     assert options["cpu"].available and options["cpu1"].available
     assert not options["gpu0"].available and "no NVIDIA driver" in options["gpu0"].reason
@@ -80,7 +80,7 @@ def test_a_cancelled_probe_returns_at_once(monkeypatch):
     import threading
     import time
 
-    import core.devices as devices
+    import crossover_lab.core.devices as devices
 
     monkeypatch.setattr(devices, "nvidia_driver_present", lambda: True)
     cancel = threading.Event()

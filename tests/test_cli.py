@@ -81,7 +81,7 @@ def test_analyze_rejects_a_non_sweep_csv(tmp_path):
 
 
 def test_core_never_imports_qt_and_cli_never_imports_a_framework():
-    code = ("import sys, core.cli, core.sweep, core.session, core.devices, core.export, core.lanes;"
+    code = ("import sys, crossover_lab.core.cli, crossover_lab.core.sweep, crossover_lab.core.session, crossover_lab.core.devices, crossover_lab.core.export, crossover_lab.core.lanes;"
             "bad = [m for m in sys.modules if m.split('.')[0] in "
             "('PySide6', 'pyqtgraph', 'gui', 'tensorflow', 'keras', 'jax', 'torch')]; print(bad)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

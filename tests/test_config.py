@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
 
 
 def test_width_out_of_range_names_the_layer():

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import data
-from core.config import ConfigError
-from core.data import DataError
+from crossover_lab.core import data
+from crossover_lab.core.config import ConfigError
+from crossover_lab.core.data import DataError
 
 
 def test_auto_falls_back_to_synthetic_and_says_why(monkeypatch):

@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from core.config import ModelSpec, RunConfig, TrainSpec
-from core.export import ExportError, atomic_write_text, export_runs, read_batches_csv
-from core.records import BatchTiming, RunStarted, RunSummary
-from core.session import LaneResult, RunResult
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.export import ExportError, atomic_write_text, export_runs, read_batches_csv
+from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
+from crossover_lab.core.session import LaneResult, RunResult
 
 
 def _result(n: int = 12) -> RunResult:

@@ -9,8 +9,8 @@ import time
 from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
 from PySide6.QtGui import QImage, QKeySequence
 
-from core.devices import host_info
-from gui.about import about_text
+from crossover_lab.core.devices import host_info
+from crossover_lab.gui.about import about_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,7 +39,7 @@ def test_bad_arguments_get_a_sentence_and_exit_code_2(gui_home, tmp_path):
 
 
 def test_the_window_appears_in_under_two_seconds(qtbot, gui_home):
-    from gui.main_window import MainWindow
+    from crossover_lab.gui.main_window import MainWindow
 
     started = time.monotonic()
     window = MainWindow(prestart=False, offer_recovery=False)  # real discovery, in the background
@@ -73,7 +73,7 @@ def test_about_names_versions_devices_and_folders(make_window):
 
 def test_the_gui_process_never_imports_a_framework():
     code = ("import sys; from PySide6.QtWidgets import QApplication; app = QApplication([]); "
-            "import gui.main_window, gui.app; "
+            "import crossover_lab.gui.main_window, crossover_lab.gui.app; "
             "bad = [m for m in ('tensorflow', 'keras', 'jax', 'torch') if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, text=True, capture_output=True, timeout=60,
                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})

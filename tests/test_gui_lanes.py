@@ -5,9 +5,9 @@ import pytest
 from gui_fixtures import (gui_home, lane_processes, make_window, no_gpu_options,  # noqa: F401
                           one_gpu_options, wait_for)
 
-from core.devices import host_info
-from gui.lanes_panel import LanesPanel, contention_note, default_selection
-from core.devices import unprobed_options as known_options
+from crossover_lab.core.devices import host_info
+from crossover_lab.gui.lanes_panel import LanesPanel, contention_note, default_selection
+from crossover_lab.core.devices import unprobed_options as known_options
 
 
 @pytest.fixture
@@ -81,11 +81,11 @@ def test_unchecking_every_lane_leaves_start_disabled(make_window):
 
 @pytest.mark.slow
 def test_closing_during_discovery_stops_the_probes(qtbot, gui_home, monkeypatch):
-    import core.devices
-    from gui.main_window import MainWindow
+    import crossover_lab.core.devices
+    from crossover_lab.gui.main_window import MainWindow
 
     # Without a driver discovery asks no backend; pretend there is one so the probes really start.
-    monkeypatch.setattr(core.devices, "nvidia_driver_present", lambda: True)
+    monkeypatch.setattr(crossover_lab.core.devices, "nvidia_driver_present", lambda: True)
 
     window = MainWindow(prestart=False, offer_recovery=False)  # real discovery: a probe process per backend
     qtbot.addWidget(window)
@@ -99,7 +99,7 @@ def test_closing_during_discovery_stops_the_probes(qtbot, gui_home, monkeypatch)
 
 @pytest.mark.slow
 def test_real_discovery_fills_the_lanes_panel(qtbot, gui_home):
-    from gui.main_window import MainWindow
+    from crossover_lab.gui.main_window import MainWindow
 
     window = MainWindow(prestart=False, offer_recovery=False)
     qtbot.addWidget(window)

@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 from gui_fixtures import gui_home  # noqa: F401  (fixtures)
 
-from core.analysis import summarize
-from core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from core.records import BatchTiming, RunFinished, RunStarted
-from core.session import LaneResult, RunResult
-from gui.controller import RunController
-from gui.crossover_map import CrossoverMap, run_points
-from gui.live import MEDIAN_WINDOW, LiveRun, _rolling_median
-from gui.live_plot import LivePlot
-from gui.summary_panel import ROWS, SummaryPanel
+from crossover_lab.core.analysis import summarize
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted
+from crossover_lab.core.session import LaneResult, RunResult
+from crossover_lab.gui.controller import RunController
+from crossover_lab.gui.crossover_map import CrossoverMap, run_points
+from crossover_lab.gui.live import MEDIAN_WINDOW, LiveRun, _rolling_median
+from crossover_lab.gui.live_plot import LivePlot
+from crossover_lab.gui.summary_panel import ROWS, SummaryPanel
 
 CONFIG = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=6400))
 SPECS = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]

@@ -6,11 +6,11 @@ import math
 import pytest
 from gui_fixtures import gui_home  # noqa: F401  (fixtures)
 
-from core.config import MAX_WIDTH, MIN_WIDTH, ModelSpec
-from core.presets import PRESETS
-from gui.lane_style import fmt_flops
-from gui.model_panel import ModelPanel
-from gui.width_slider import ROUND_WIDTHS, nearest_position
+from crossover_lab.core.config import MAX_WIDTH, MIN_WIDTH, ModelSpec
+from crossover_lab.core.presets import PRESETS
+from crossover_lab.gui.lane_style import fmt_flops
+from crossover_lab.gui.model_panel import ModelPanel
+from crossover_lab.gui.width_slider import ROUND_WIDTHS, nearest_position
 
 
 @pytest.fixture

@@ -14,12 +14,12 @@ import pytest
 from gui_fixtures import lane_processes, no_gpu_options, wait_for
 from PySide6.QtCore import Qt
 
-from core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from core.devices import host_info
-from core.export import read_batches_csv
-from gui import autosave
-from gui.summary_panel import ROWS
-from gui.live import lane_state
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.devices import host_info
+from crossover_lab.core.export import read_batches_csv
+from crossover_lab.gui import autosave
+from crossover_lab.gui.summary_panel import ROWS
+from crossover_lab.gui.live import lane_state
 
 pytestmark = pytest.mark.slow
 TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=2000))
@@ -29,7 +29,7 @@ RUN_TIMEOUT_MS = 120_000
 
 @pytest.fixture(scope="module")
 def window(qapp, tmp_path_factory):
-    from gui.main_window import MainWindow
+    from crossover_lab.gui.main_window import MainWindow
 
     home = tmp_path_factory.mktemp("crossover-home")
     saved = {k: os.environ.get(k) for k in ("CROSSOVER_HOME", "KERAS_HOME")}

@@ -9,10 +9,10 @@ import sys
 import pytest
 from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
 
-from core.config import RunConfig
-from core.presets import PRESETS
-from gui import autosave
-from gui.settings import AppSettings
+from crossover_lab.core.config import RunConfig
+from crossover_lab.core.presets import PRESETS
+from crossover_lab.gui import autosave
+from crossover_lab.gui.settings import AppSettings
 from test_gui_live import _result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,7 +43,7 @@ GEOMETRY_SCRIPT = """
 import sys
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from gui.main_window import MainWindow
+from crossover_lab.gui.main_window import MainWindow
 from gui_fixtures import no_gpu_options
 window = MainWindow(discover_fn=no_gpu_options, prestart=False, offer_recovery=False)
 window.show()

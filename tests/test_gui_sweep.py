@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
-from core.session import LanePool
-from core.sweep import read_sweep_csv
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.session import LanePool
+from crossover_lab.core.sweep import read_sweep_csv
 from gui_fixtures import gui_home, make_window  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
@@ -15,7 +15,7 @@ LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
 
 @pytest.fixture
 def tab(qtbot, qsettings_tmp):
-    from gui.sweep_tab import SweepTab
+    from crossover_lab.gui.sweep_tab import SweepTab
 
     pool = LanePool()
     widget = SweepTab(lambda: pool, lambda: list(LANES), lambda: BASE, lambda: False)

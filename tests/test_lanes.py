@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from core.lanes import Lane
-from core.records import BatchTiming
-from core.session import LanePool, run_comparison
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.lanes import Lane
+from crossover_lab.core.records import BatchTiming
+from crossover_lab.core.session import LanePool, run_comparison
 
 pytestmark = pytest.mark.slow
 TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, samples=2000, data="synthetic"))

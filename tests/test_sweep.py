@@ -6,11 +6,11 @@ import threading
 
 import pytest
 
-from core.analysis import find_crossovers
-from core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
-from core.presets import PRESETS, SWEEP_PRESETS
-from core.session import LanePool
-from core.sweep import SweepSpec, log_widths, read_sweep_csv, run_sweep, with_knob, write_sweep_csv
+from crossover_lab.core.analysis import find_crossovers
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.presets import PRESETS, SWEEP_PRESETS
+from crossover_lab.core.session import LanePool
+from crossover_lab.core.sweep import SweepSpec, log_widths, read_sweep_csv, run_sweep, with_knob, write_sweep_csv
 
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
 
@@ -111,7 +111,7 @@ def _row(lane, width, batch, ms, variant="base"):
 
 
 def test_points_group_by_variant_and_batch_size():
-    from core.sweep import group_rows
+    from crossover_lab.core.sweep import group_rows
 
     rows = [_row(l, w, b, ms, v) for v in ("base", "jit=on") for b in (32, 512)
             for l, w, ms in (("cpu", 16, 1.0), ("cpu", 256, 4.0), ("gpu0", 16, 2.0), ("gpu0", 256, 2.5))]
