@@ -12,7 +12,6 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main() -> None:
@@ -45,7 +44,7 @@ def main() -> None:
         callbacks = []
         if timed:
             callbacks = [make_batch_timer(keras, run_id="b", lane=spec.name, device=spec.name, backend="tensorflow",
-                                          batch_size=128, warmup_steps=5, emit=sink.extend,
+                                          batch_size=128, warmup_steps=5, emit=sink.append,
                                           should_stop=lambda: False)]
         t0 = time.perf_counter()
         model.fit(ds, epochs=1, steps_per_epoch=args.steps, verbose=0, callbacks=callbacks)

@@ -6,12 +6,10 @@ Run: .venv/bin/python benchmarks/lane_startup.py [--lane cpu] [--reps 3]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec  # noqa: E402
 from crossover_lab.core.records import BatchTiming  # noqa: E402

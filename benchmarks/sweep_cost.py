@@ -12,12 +12,12 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from crossover_lab.core.analysis import analyze_points  # noqa: E402
 from crossover_lab.core.config import RunConfig, parse_lanes  # noqa: E402
 from crossover_lab.core.session import LanePool  # noqa: E402
-from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweep  # noqa: E402
+from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweeps  # noqa: E402
+from crossover_lab.core.sweep_rows import group_rows  # noqa: E402
 
 
 def main() -> None:
@@ -31,9 +31,9 @@ def main() -> None:
     try:
         for _ in range(2):
             t0 = time.monotonic()
-            result = run_sweep(pool, lanes, spec)
+            (result,) = run_sweeps(pool, lanes, [spec])
             walls.append(time.monotonic() - t0)
-            fits.append(analyze_points(result.sweep_points())["lanes"])
+            fits.append(analyze_points(next(iter(group_rows(result.rows).values()), []))["lanes"])
     finally:
         pool.close()
     print(f"widths {spec.widths}, {spec.layers} layers, lanes {args.lanes}; walls {walls[0]:.1f} s, {walls[1]:.1f} s")

@@ -40,10 +40,9 @@ def robust_stats(values: Sequence[float]) -> Stats:
 
 
 def summarize(records: Sequence[BatchTiming], *, run_id: str, lane: str, device: str, status: str,
-              reason: str = "", flops_per_batch: int, batch_size: int, wall_s: float,
+              reason: str = "", flops_per_batch: int, wall_s: float,
               final_loss: float = NAN, final_accuracy: float = NAN) -> RunSummary:
     """A lane's run from its records; statistics are per training step and exclude warm-up."""
-    del batch_size  # samples come from the records, which know about partial last batches
     steady = [r for r in records if not r.warmup]
     warm = [r for r in records if r.warmup]
     stats = robust_stats([r.ms / max(r.batches, 1) for r in steady])
@@ -193,7 +192,7 @@ class Crossover:
 _Lanes = dict[str, dict[int, SweepPoint]]  # lane -> width -> point
 
 
-def _by_lane(points: Sequence[SweepPoint]) -> _Lanes:
+def by_lane(points: Sequence[SweepPoint]) -> _Lanes:
     lanes: _Lanes = {}
     for p in points:
         if math.isfinite(p.median_ms) and p.median_ms > 0 and p.width > 0:
@@ -217,7 +216,7 @@ def _zero_at(di: float, dj: float, rising: bool) -> float:
     return 0.0 if crossed_by_i else 1.0
 
 
-def _pair(lanes: _Lanes, a: str, b: str) -> tuple[list[int], list[float], list[Crossover]]:
+def lane_pair(lanes: _Lanes, a: str, b: str) -> tuple[list[int], list[float], list[Crossover]]:
     """Common widths, d = log ms_a - log ms_b at each, and the crossings of d through zero."""
     widths = sorted(set(lanes.get(a, {})) & set(lanes.get(b, {})))
     bands = []
@@ -247,55 +246,9 @@ def _pair(lanes: _Lanes, a: str, b: str) -> tuple[list[int], list[float], list[C
 
 def find_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
     """Every width where one lane overtakes another, interpolated in log(width), sorted by width."""
-    lanes = _by_lane(points)
-    found = [c for a, b in itertools.combinations(sorted(lanes), 2) for c in _pair(lanes, a, b)[2]]
+    lanes = by_lane(points)
+    found = [c for a, b in itertools.combinations(sorted(lanes), 2) for c in lane_pair(lanes, a, b)[2]]
     return sorted(found, key=lambda c: (c.width, c.lanes))
-
-
-def _num(x: float, sig: int = 3) -> str:
-    """x to at most `sig` significant figures, without scientific notation or trailing zeros."""
-    if not math.isfinite(x):
-        return "unbounded" if x > 0 else "n/a"
-    if x == 0:
-        return "0"
-    d = sig - 1 - math.floor(math.log10(abs(x)))
-    text = f"{round(x, d):.{max(d, 0)}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def _flops(x: float) -> str:
-    for unit, name in ((1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1e3, "kFLOP")):
-        if abs(x) >= unit:
-            return f"{_num(x / unit)} {name}"
-    return f"{_num(x)} FLOP"
-
-
-def _uncertainty(c: Crossover) -> str:
-    """±x when the spread is symmetric enough, else the range itself (log interpolation skews it)."""
-    lo, hi = c.width - c.width_lo, c.width_hi - c.width
-    if max(lo, hi) <= 1.5 * max(min(lo, hi), 1e-9):
-        return f"±{_num(max(lo, hi), 1)}"
-    return f"between {_num(c.width_lo, 2)} and {_num(c.width_hi, 2)} within the timing spread"
-
-
-def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str:
-    """One sentence for the user on where, if anywhere, one lane overtakes the other."""
-    a, b = sorted((lane_a, lane_b))
-    lanes = _by_lane([p for p in points if p.lane in (a, b)])
-    widths, d, found = _pair(lanes, a, b)
-    if len(widths) < 2:
-        return f"too few common points to compare {lane_a} and {lane_b}: need 2 widths measured on both"
-    span = f"widths {widths[0]} to {widths[-1]}"
-    if not found:
-        if all(v == 0 for v in d):
-            return f"no crossover in this range: {a} and {b} are equal throughout ({span})"
-        faster = b if max(d) > 0 else a
-        return f"no crossover in this range: {faster} faster throughout ({span})"
-    parts = [f"{c.faster_above} is faster above about {_num(c.width, 2)} units "
-             f"({_uncertainty(c)}), {b if c.faster_above == a else a} below" for c in found]
-    if len(parts) == 1:
-        return parts[0]
-    return f"{len(parts)} crossovers between {a} and {b} ({span}): " + "; then ".join(parts)
 
 
 def _json_float(x: float | None) -> float | None:
@@ -304,7 +257,7 @@ def _json_float(x: float | None) -> float | None:
 
 def analyze_points(points: Sequence[SweepPoint]) -> dict[str, Any]:
     """Per-lane cost fits, measured and predicted crossovers, as JSON-ready data (no NaN/inf)."""
-    lanes = _by_lane(points)
+    lanes = by_lane(points)
     fits: dict[str, CostFit | None] = {}
     out: dict[str, Any] = {"lanes": {}, "crossovers": [], "predicted_crossovers": []}
     for lane in sorted(lanes):
@@ -325,61 +278,13 @@ def analyze_points(points: Sequence[SweepPoint]) -> dict[str, Any]:
     return out
 
 
-# ---------------------------------------------------------------- words for the user
+def analyze_groups(groups: dict[str, list[SweepPoint]]) -> dict[str, Any]:
+    """The documented analysis JSON for the first group; with several, each one's under "groups" too."""
+    results = {label: analyze_points(points) for label, points in groups.items()}
+    first = next(iter(results.values()), analyze_points([]))
+    return first if len(results) <= 1 else {**first, "group": next(iter(results)), "groups": results}
+
 
 def has_steady(s: RunSummary) -> bool:
     """The run has a steady-state median to compare."""
     return math.isfinite(s.median_ms) and s.median_ms > 0
-
-
-def verdict_lines(summaries: Sequence[RunSummary]) -> list[str]:
-    """"A is N× faster than B on this model", the fastest lane against each other lane."""
-    usable = [s for s in summaries if has_steady(s)]
-    if len(usable) < 2:
-        return []
-    fastest = min(usable, key=lambda s: s.median_ms)
-    return [verdict(fastest, other) for other in usable if other is not fastest]
-
-
-def verdict(a: RunSummary, b: RunSummary) -> str:
-    """Which lane trains this model faster, by median step time."""
-    if not (has_steady(a) and has_steady(b)):
-        return f"not enough steady batches yet to compare {a.lane} and {b.lane}"
-    fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
-    ratio = slow.median_ms / fast.median_ms
-    if ratio <= 1.03:
-        return f"{a.lane} and {b.lane} are about equal ({ratio:.2f}x)"
-    shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
-    return f"{fast.lane} is {shown}x faster than {slow.lane} on this model"
-
-
-def explain(a: RunSummary, b: RunSummary, fits: dict[str, CostFit] | None = None) -> str:
-    """2-4 sentences on fixed per-step cost versus throughput, with the runs' own figures."""
-    if not (has_steady(a) and has_steady(b)):
-        return f"Not enough steady batches yet to explain the timings of {a.lane} and {b.lane}."
-    flops = a.flops_per_batch or b.flops_per_batch
-    out = [f"Per training step, {a.lane} spends {_num(a.median_ms)} ms and {b.lane} "
-           f"{_num(b.median_ms)} ms (medians of steady batches)."]
-    if flops:
-        out.append(f"With {_flops(flops)} per step, that is {_num(a.gflops)} GFLOP/s on {a.lane} "
-                   f"and {_num(b.gflops)} GFLOP/s on {b.lane}.")
-    out.append("Every step also pays a fixed cost (dispatch, kernel launches, synchronisation) "
-               "that does not shrink with the model: for a small model it dominates, so the lane "
-               "with the lower fixed cost wins; as FLOPs grow, throughput dominates and the lane "
-               "with more GFLOP/s pulls ahead.")
-    fa, fb = (fits or {}).get(a.lane), (fits or {}).get(b.lane)
-    if fa and fb:
-        fit_text = (f"Fitted over the model sizes measured, {a.lane} costs {_num(fa.overhead_ms)} ms fixed "
-                    f"plus {_num(fa.gflops)} GFLOP/s, and {b.lane} {_num(fb.overhead_ms)} ms plus "
-                    f"{_num(fb.gflops)} GFLOP/s")
-        cross = predicted_crossover(fa, fb)
-        if cross is None:
-            low = a.lane if fa.predict_ms(flops or 1.0) <= fb.predict_ms(flops or 1.0) else b.lane
-            out.append(f"{fit_text}; the lines do not cross, so {low} is predicted faster "
-                       "at every size.")
-        else:
-            side = ("below it, where fixed cost dominates" if flops < cross
-                    else "above it, where throughput dominates")
-            out.append(f"{fit_text}; those fitted lines cross near {_flops(cross)} per step (the measured "
-                       f"crossing can differ), and this model ({_flops(flops)}) sits {side}.")
-    return " ".join(out)

@@ -9,15 +9,20 @@ import sys
 import threading
 from typing import Any, Callable, Sequence
 
-from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
+from crossover_lab.core.analysis import analyze_groups
+from crossover_lab.core.config import (FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec,
+                                       RunConfig, TrainSpec, parse_int_list, parse_lanes, parse_widths)
 from crossover_lab.core.devices import discover, host_info, lane_problems
 from crossover_lab.core.export import ExportError, export_runs
-from crossover_lab.core.report import (Progress, fmt, print_comparison, print_groups_analysis, print_points, print_summary,
-                         table)
 from crossover_lab.core.presets import PRESETS, SWEEP_PRESETS
-from crossover_lab.core.session import LanePool, run_comparison
-from crossover_lab.core.sweep import (SweepResult, SweepSpec, analyze_groups, export_sweep, group_rows, log_widths,
-                        read_sweep_rows, run_sweep, with_knob)
+from crossover_lab.core.report import (Progress, print_comparison, print_groups_analysis, print_points, print_summary,
+                                       table)
+from crossover_lab.core.session import SCHEDULES, LanePool, run_comparison
+from crossover_lab.core.sweep import (KNOBS, PointMeasured, SweepSpec, log_widths, parse_sweep_widths, run_sweeps,
+                                      with_knob)
+from crossover_lab.core.sweep_files import export_sweep, iter_sweep_rows, SweepReading
+from crossover_lab.core.sweep_rows import group_rows
+from crossover_lab.core.words import fmt_num
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -26,7 +31,7 @@ def _config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -
     if base is None:
         base = PRESETS[args.preset].config if args.preset else RunConfig()
     model = base.model
-    if args.widths:
+    if args.widths is not None:
         model = dataclasses.replace(model, widths=parse_widths(args.widths))
     if args.dropout is not None:
         model = dataclasses.replace(model, dropout=args.dropout)
@@ -126,7 +131,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.schedule == "concurrent" and len(lanes) > 1 and cpu_lanes:
         print("note: the lanes ran side by side and shared CPU cores, so these figures include that "
               "contention; --schedule sequential gives exact figures.")
-    data = next((lr.started.settings.get("data_description") for lr in result.lanes.values() if lr.started), None)
+    data = next((lane.started.settings.get("data_description") for lane in result.lanes.values() if lane.started),
+                None)
     if data:
         print(f"data: {data}")
     if args.csv:
@@ -138,19 +144,20 @@ def cmd_run(args: argparse.Namespace) -> int:
             return EXIT_FAILED
     if interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if any(lr.status == "failed" for lr in result.lanes.values()) else EXIT_OK
+    return EXIT_FAILED if any(lane.status == "failed" for lane in result.lanes.values()) else EXIT_OK
 
 
 def _sweep_spec(args: argparse.Namespace) -> SweepSpec:
     layers, widths, base = SWEEP_PRESETS[args.preset] if args.preset else (2, (), RunConfig())
-    if args.widths:
-        widths = parse_widths(args.widths)
+    if args.widths is not None:
+        widths = parse_sweep_widths(args.widths)
     elif not widths:
         widths = log_widths(args.min_width, args.max_width, args.points)
     # Flags given on the command line apply on top of the preset's settings.
     config = _config_from_args(argparse.Namespace(**{**vars(args), "widths": None, "preset": None}), base)
-    batches = parse_widths(args.batch_sizes) if args.batch_sizes else ()
-    return SweepSpec(widths=tuple(widths), layers=args.layers or layers, batch_sizes=batches,
+    batches = parse_int_list(args.batch_sizes, "batch size") if args.batch_sizes is not None else ()
+    return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
+                     batch_sizes=batches,
                      base=config, steady_steps=args.steady_steps, seconds_per_point=args.seconds_per_point,
                      calibrate=not args.no_calibrate)
 
@@ -167,46 +174,44 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "
               f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
               f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each", file=sys.stderr)
-        done = [0]
+        def on_point(point: PointMeasured) -> None:
+            for row in point.rows:
+                print(f"[{point.done}/{point.total}] {row.variant:>8} {row.lane:>10} width {row.width:>6} "
+                      f"batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})", file=sys.stderr)
 
-        def on_point(row: dict, _done: int, _total: int) -> None:
-            done[0] += 1
-            print(f"[{done[0]}/{total}] {row['variant']:>8} {row['lane']:>10} width {row['width']:>6} "
-                  f"batch {row['batch_size']:>5}: {fmt(row['median_ms'])} ms/batch ({row['status']})", file=sys.stderr)
-
-        def work(cancel: threading.Event) -> list[SweepResult]:
-            out = []
-            for s in specs:
-                if cancel.is_set():
-                    break
-                out.append(run_sweep(pool, lanes, s, on_point=on_point, cancel=cancel))
-            return out
-
-        results, interrupted = _run_in_thread(work)
+        results, interrupted = _run_in_thread(
+            lambda cancel: run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel))
     finally:
         pool.close()
     results = results or []
-    rows = [r for res in results for r in res.points]
+    rows = [r for res in results for r in res.rows]
     for res in results:
         if len(results) > 1:
             print(f"\n{res.spec.variant}:")
-        print_points(res.points, res.calibration)
-        print_groups_analysis(res.groups())
+        print_points(res.rows, res.calibration)
+        print_groups_analysis(group_rows(res.rows))
     if len(results) == 2:
         print_comparison(results[0], results[1])
     if args.csv:
         try:
-            print("wrote " + ", ".join(export_sweep(args.csv, results, host_info())))
+            print("wrote " + ", ".join(map(str, export_sweep(args.csv, results, host_info()))))
         except ExportError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_FAILED
     if interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if any(r["status"] == "failed" for r in rows) else EXIT_OK
+    return EXIT_FAILED if any(r.status == "failed" for r in rows) else EXIT_OK
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    groups = group_rows(read_sweep_rows(args.file))
+    reading = SweepReading(args.file)
+    groups = group_rows(iter_sweep_rows(args.file, reading))
+    if reading.dropped:
+        print(reading.drop_note(), file=sys.stderr)
+    if not groups:
+        print(f"error: {args.file} holds no points" + (" that can be used" if reading.lines else ""),
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.json:
         print(json.dumps(analyze_groups(groups), indent=2))
     else:
@@ -220,17 +225,17 @@ def _add_config_args(p: argparse.ArgumentParser, *, widths_help: str) -> None:
                    "gpu/gpu0, gpu1…, optionally with a backend: jax:gpu, torch:cpu (default: cpu,cpu1)")
     p.add_argument("--batch-size", type=int)
     p.add_argument("--epochs", type=int)
-    p.add_argument("--optimizer", choices=("adam", "nadam", "sgd", "rmsprop"))
+    p.add_argument("--optimizer", choices=OPTIMIZERS)
     p.add_argument("--learning-rate", type=float)
     p.add_argument("--dropout", type=float)
     p.add_argument("--seed", type=int)
     p.add_argument("--samples", type=int, help="use at most N training samples (quick runs)")
     p.add_argument("--data", help="auto (MNIST if cached or downloadable, else synthetic), mnist, synthetic, or a .npz path")
-    p.add_argument("--preprocessing", choices=("scale", "l2"), help="scale: x/255; l2: unit L2 norm per row")
+    p.add_argument("--preprocessing", choices=PREPROCESSING, help="scale: x/255; l2: unit L2 norm per row")
     p.add_argument("--jit", choices=("on", "off"), help="XLA / jit compilation (default: the backend's default, "
                    "recorded: off for tensorflow and torch, on for jax)")
     p.add_argument("--steps-per-execution", type=int)
-    p.add_argument("--feeding", choices=("host", "device"), help="host: batches copied from host memory each step; "
+    p.add_argument("--feeding", choices=FEEDINGS, help="host: batches copied from host memory each step; "
                    "device: whole set resident on the device (jax, torch)")
     p.add_argument("--mixed-precision", action="store_true", help="float16 compute on GPU lanes")
     p.add_argument("--warmup-steps", type=int, help="steps flagged as warm-up at the start of each run (default 5)")
@@ -247,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_devices)
     p = sub.add_parser("run", help="train one model on several lanes and compare")
     p.add_argument("--preset", choices=sorted(PRESETS), help="start from a seed's model and settings")
-    p.add_argument("--schedule", choices=("sequential", "concurrent"), default="sequential",
+    p.add_argument("--schedule", choices=SCHEDULES, default="sequential",
                    help="sequential: exact figures; concurrent: side by side (lanes may share CPU cores)")
     _add_config_args(p, widths_help="hidden layer widths, e.g. 750,150,50,50 (default 128)")
     p.set_defaults(func=cmd_run)
@@ -262,8 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steady-steps", type=int, default=60, help="steady batches per point at most (default 60)")
     p.add_argument("--seconds-per-point", type=float, default=3.0, help="steady time per point at most (default 3)")
     p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and show "
-                   "how overhead, throughput and the crossover move: jit=on, batch_size=512, steps_per_execution=8, "
-                   "feeding=device, mixed_precision=on")
+                   f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
+                   "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     p.set_defaults(func=cmd_sweep)
     p = sub.add_parser("analyze", help="fit the cost model and find crossovers in a sweep CSV")

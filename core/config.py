@@ -119,7 +119,7 @@ class TrainSpec:
         _check(self.feeding in FEEDINGS, f"feeding {self.feeding!r}: choose one of {', '.join(FEEDINGS)}")
 
 
-_LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<kind>cpu|gpu)(?P<num>\d*)$")
+_LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<device>cpu|gpu)(?P<num>\d*)$")
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class LaneSpec:
                 f"optionally prefixed by a backend ({', '.join(BACKENDS)}), e.g. jax:gpu")
         backend = m["backend"] or "tensorflow"
         num = m["num"]
-        if m["kind"] == "cpu":
+        if m.group("device") == "cpu":
             return cls(kind="cpu", threads=int(num) if num else None, backend=backend)
         return cls(kind="gpu", index=int(num) if num else 0, backend=backend)
 
@@ -169,15 +169,36 @@ def parse_lanes(text: str) -> tuple[LaneSpec, ...]:
     return lanes
 
 
+def _whole(part: str) -> int:
+    return int(part.replace("_", "").strip())
+
+
 def parse_widths(text: str) -> tuple[int, ...]:
+    """A model's hidden widths, "750,150,50": errors name the layer."""
+    if not text.strip():
+        raise ConfigError("no widths given: name one per hidden layer, e.g. 750,150,50")
     widths = []
     for i, part in enumerate(text.split(","), start=1):
-        part = part.strip()
         try:
-            widths.append(int(part))
+            widths.append(_whole(part))
         except ValueError:
-            raise ConfigError(f"width {part!r} in layer {i}: widths must be whole numbers") from None
+            raise ConfigError(f"width {part.strip()!r} in layer {i}: widths must be whole numbers") from None
     return tuple(widths)
+
+
+def parse_int_list(text: str, what: str) -> tuple[int, ...]:
+    """A list of whole numbers such as sweep widths or batch sizes; errors name `what` and the item."""
+    parts = text.split(",")
+    if not text.strip():
+        raise ConfigError(f"no {what}s given: list them separated by commas, e.g. 16,64,256")
+    values = []
+    for i, part in enumerate(parts, start=1):
+        try:
+            values.append(_whole(part))
+        except ValueError:
+            raise ConfigError(f"{what} {part.strip()!r} (item {i} of {len(parts)}): "
+                              f"{what}s must be whole numbers") from None
+    return tuple(values)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from crossover_lab.core.backends import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
 from crossover_lab.core.config import BACKENDS, LaneSpec
+from crossover_lab.core.messages import Probed
 
 APP_VERSION = "0.1.0"
 _DIST = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
@@ -139,9 +140,9 @@ def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: fl
         finally:
             if pool is None:
                 lane.close()
-        gpus = answer.get("gpus", []) if answer.get("kind") == "probe" else []
+        gpus = list(answer.gpus) if isinstance(answer, Probed) else []
         if not gpus:
-            why = answer.get("reason") or answer.get("error") or ""
+            why = answer.error if isinstance(answer, Probed) else answer.reason
             reason = f"No GPU is visible to {LABEL[backend]}: {GPU_HINT[backend]}" + (f" ({why})" if why else "")
             options.append(LaneOption(spec, "GPU", False, reason))
             if pool is not None:

@@ -1,59 +1,22 @@
-"""Per-batch CSV and its JSON sidecar, written atomically; reading them back."""
+"""The per-batch CSV and its JSON sidecar: written together and atomically, and read back as runs."""
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
-from crossover_lab.core.records import CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming
+from crossover_lab.core.config import RunConfig
+from crossover_lab.core.files import ExportError, atomic_write_files, complete_lines, csv_text
+from crossover_lab.core.records import CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary
+from crossover_lab.core.session import LaneResult, RunResult
 
 HEADER = CSV_COLUMNS + CSV_EXTRA_COLUMNS
+FORMAT = "crossover-batches/1"
 
-
-class ExportError(OSError):
-    """The file could not be written; nothing partial was left and nothing in memory was lost."""
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write to a temporary file beside `path`, then rename it over: readers never see half a file."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise ExportError(f"cannot write {target}: {exc.strerror or exc} (is the folder there and writable?)") from None
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; an export is an ordinary file
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise ExportError(f"cannot write {target}: {exc.strerror or exc}") from None
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buf.getvalue()
+__all__ = ["ExportError", "HEADER", "export_runs", "read_runs", "sidecar_path", "run_metadata", "json_clean"]
 
 
 def sidecar_path(csv_path: str | os.PathLike) -> Path:
@@ -61,19 +24,19 @@ def sidecar_path(csv_path: str | os.PathLike) -> Path:
     return Path(csv_path).with_suffix(".json")
 
 
-def _clean(value: Any) -> Any:
+def json_clean(value: Any) -> Any:
     """JSON has no NaN: missing figures become null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): json_clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [json_clean(v) for v in value]
     return value
 
 
-def run_metadata(result: Any) -> dict[str, Any]:
-    """A core.session.RunResult as the sidecar describes it: config, resolved settings, summaries."""
+def run_metadata(result: RunResult) -> dict[str, Any]:
+    """A run as the sidecar describes it: config, resolved settings, summaries."""
     lanes = {}
     for name, lane in result.lanes.items():
         lanes[name] = {
@@ -89,28 +52,81 @@ def run_metadata(result: Any) -> dict[str, Any]:
             "started_at": result.started_at, "ended_at": result.ended_at, "lanes": lanes}
 
 
-def export_runs(csv_path: str | os.PathLike, results: Sequence[Any], host: dict[str, Any],
+def batches_text(results: Sequence[RunResult]) -> str:
+    return csv_text(HEADER, (rec.row() for result in results for lane in result.lanes.values()
+                             for rec in lane.records))
+
+
+def run_json(result: RunResult) -> str:
+    """One run's sidecar entry as one line of JSON (a finished run's never changes: callers may keep it)."""
+    return json.dumps(json_clean(run_metadata(result)))
+
+
+def sidecar_from_parts(run_texts: Sequence[str], host: dict[str, Any], extra: dict[str, Any] | None = None) -> str:
+    """The sidecar: one top-level entry per line and one run per line, so it reads well and builds fast."""
+    head = {"format": FORMAT, "columns": list(HEADER), "host": host}
+    parts = [f"  {json.dumps(key)}: {json.dumps(json_clean(value))}" for key, value in head.items()]
+    parts.append('  "runs": [' + ",".join(f"\n    {text}" for text in run_texts) + ("\n  ]" if run_texts else "]"))
+    parts += [f"  {json.dumps(key)}: {json.dumps(json_clean(value))}" for key, value in (extra or {}).items()]
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def sidecar_text(results: Sequence[RunResult], host: dict[str, Any], extra: dict[str, Any] | None = None) -> str:
+    return sidecar_from_parts([run_json(r) for r in results], host, extra)
+
+
+def export_runs(csv_path: str | os.PathLike, results: Sequence[RunResult], host: dict[str, Any],
                 extra: dict[str, Any] | None = None) -> tuple[Path, Path]:
-    """Write every record of `results` to `csv_path` and the metadata to its sidecar; both atomic."""
-    rows = (rec.row() for result in results for lane in result.lanes.values() for rec in lane.records)
-    text = csv_text(HEADER, rows)
-    meta = {"format": "crossover-batches/1", "columns": list(HEADER), "host": host,
-            "runs": [run_metadata(r) for r in results], **(extra or {})}
+    """Every record of `results` in `csv_path`, the metadata in its sidecar: both files or neither."""
     json_path = sidecar_path(csv_path)
-    atomic_write_text(csv_path, text)
-    atomic_write_text(json_path, json.dumps(_clean(meta), indent=2, sort_keys=False) + "\n")
+    if Path(csv_path).resolve() == json_path.resolve():
+        raise ExportError(f"cannot write {csv_path}: its JSON sidecar would be the same file; name it .csv")
+    atomic_write_files([(csv_path, batches_text(results)), (json_path, sidecar_text(results, host, extra))])
     return Path(csv_path), json_path
 
 
 def read_batches_csv(path: str | os.PathLike) -> list[BatchTiming]:
-    """Records back from a per-batch CSV written by export_runs."""
+    """Records back from a per-batch CSV (a last line cut off by a crash is skipped)."""
     out = []
     with open(path, encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh):
-            out.append(BatchTiming(
-                run_id=row["run_id"], lane=row["lane"], device=row["device"], epoch=int(row["epoch"]),
-                batch=int(row["batch"]), step=int(row["step"]), start_s=float(row["start_s"]),
-                ms=float(row["ms"]), samples=int(row["samples"]), warmup=row["warmup"] == "1",
-                loss=float(row["loss"]), batches=int(row.get("batches") or 1),
-                backend=row.get("backend") or "tensorflow"))
+        for row in csv.DictReader(complete_lines(fh)):
+            out.append(BatchTiming.from_csv_row(row))
     return out
+
+
+def _summary(d: dict[str, Any] | None) -> RunSummary | None:
+    if not d:
+        return None
+    fields = RunSummary.__dataclass_fields__
+    return RunSummary(**{k: (math.nan if v is None and fields[k].type == "float" else v)
+                         for k, v in d.items() if k in fields})
+
+
+def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
+    """The runs of a per-batch CSV and its sidecar, as the engine made them.
+
+    Raises OSError or ValueError (KeyError, TypeError included) on a damaged or foreign file.
+    A lane that had not ended when the file was written reads as stopped.
+    """
+    meta = json.loads(sidecar_path(csv_path).read_text(encoding="utf-8"))
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar ({FORMAT})")
+    records = read_batches_csv(csv_path)
+    runs = []
+    for run in meta["runs"]:
+        run_id = run["run_id"]
+        lanes: dict[str, LaneResult] = {}
+        for name, info in run["lanes"].items():
+            lane = LaneResult(name, records=[r for r in records if r.run_id == run_id and r.lane == name],
+                              summary=_summary(info.get("summary")), failure=info.get("failure") or "",
+                              stopped=info.get("status") == "cancelled" and not info.get("summary"))
+            if lane.summary is None and not lane.failure:
+                lane.stopped = True
+                lane.failure = "interrupted: the app was closed or crashed during the run"
+            if info.get("device") is not None:
+                lane.started = RunStarted(run_id, name, info["device"], info.get("settings") or {},
+                                          info.get("started_at") or "")
+            lanes[name] = lane
+        runs.append(RunResult(run_id, RunConfig.from_dict(run["config"]), run["schedule"], run["started_at"],
+                              lanes, run.get("ended_at") or ""))
+    return runs

@@ -1,12 +1,10 @@
 """The lane's child process: imports Keras on its backend once, then trains the jobs it is sent.
 
-Nothing here runs in the parent. Messages out are lists of events (core/records.py) and a
-few internal dicts (`{"kind": "probe" | "status" | "calibration", …}`) that core/lanes.py
-consumes itself.
+Nothing here runs in the parent. Jobs come in and answers go out as the typed messages of
+core/messages.py: lane events travel in `Bundle`s, the rest answer the job they belong to.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import gc
 import json
 import math
@@ -23,15 +21,13 @@ from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
 from crossover_lab.core.data import DataError, load
 from crossover_lab.core.feeding import make_input, steps_per_epoch
 from crossover_lab.core.model import build_model
-from crossover_lab.core.records import RunFailed, RunFinished, RunStarted, RunSummary
+from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, LaneStartFailed, LaneStatus,
+                                         ProbeJob, Probed, RunJob)
+from crossover_lab.core.records import RunFailed, RunFinished, RunStarted, RunSummary, now_iso
 from crossover_lab.core.timing import make_batch_timer
 
 
-def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
-
-
-def plain(settings: dict[str, Any]) -> dict[str, Any]:
+def json_safe(settings: dict[str, Any]) -> dict[str, Any]:
     """Only JSON types cross to the parent: a framework's own str subclass (torch's TorchVersion)
     would make the parent import the framework just to unpickle it."""
     return json.loads(json.dumps(settings, default=str))
@@ -67,15 +63,14 @@ class LaneWorker:
         self._data_key: tuple | None = None
         self._data: Any = None
 
-    def probe(self) -> dict[str, Any]:
+    def probe(self) -> Probed:
         try:
             names = gpu_names(self.spec.backend)
         except Exception as exc:  # a backend without GPU support raises here, not at import
             names, error = [], f"{type(exc).__name__}: {exc}"
         else:
             error = ""
-        return {"kind": "probe", "backend": self.spec.backend, "gpus": names, "error": error,
-                "cpu": cpu_model(), "settings": self.settings}
+        return Probed(self.spec.backend, tuple(names), cpu_model(), json_safe(self.settings), error)
 
     def data(self, config: RunConfig) -> Any:
         t = config.train
@@ -105,12 +100,12 @@ class LaneWorker:
                 self.keras.mixed_precision.set_dtype_policy("mixed_float16")
             else:
                 self.keras.mixed_precision.set_dtype_policy("float32")
-            spe = steps_per_epoch(len(data), t.batch_size)
+            epoch_steps = steps_per_epoch(len(data), t.batch_size)
             # Keras runs whole executions of N steps, past the epoch's end if need be: make the
             # epoch a whole number of executions so the records count exactly what was trained.
             n = t.steps_per_execution
-            spe = max(n, spe - spe % n)
-            total_steps = spe * t.epochs if t.max_steps is None else t.max_steps
+            epoch_steps = max(n, epoch_steps - epoch_steps % n)
+            total_steps = epoch_steps * t.epochs if t.max_steps is None else t.max_steps
             with self.keras.device(keras_device(spec)):
                 model = build_model(self.keras, config.model, t, jit=jit)
                 placement = verify_placement(model, spec)
@@ -120,55 +115,52 @@ class LaneWorker:
                                 steps_per_execution=t.steps_per_execution, feeding=feeding,
                                 placement=placement, data_source=data.source,
                                 data_description=data.description, samples=len(data),
-                                steps_per_epoch=spe, total_steps=total_steps, epochs=t.epochs,
+                                steps_per_epoch=epoch_steps, total_steps=total_steps, epochs=t.epochs,
                                 mixed_precision=t.mixed_precision,
                                 warmup_steps=t.warmup_steps, pid=os.getpid())
-                self.events.put([RunStarted(run_id, lane, device, plain(settings), started_at)])
+                self.events.put(Bundle((RunStarted(run_id, lane, device, json_safe(settings), started_at),)))
                 timer = make_batch_timer(
                     self.keras, run_id=run_id, lane=lane, device=device, backend=spec.backend,
                     batch_size=t.batch_size, warmup_steps=t.warmup_steps, emit=self.events.put,
                     should_stop=self.cancel.is_set, max_steps=t.max_steps, max_seconds=t.max_seconds)
                 epochs = t.epochs if t.max_steps is None and t.max_seconds is None else 10**6
-                model.fit(source, epochs=epochs, steps_per_epoch=spe, callbacks=[timer], verbose=0,
+                model.fit(source, epochs=epochs, steps_per_epoch=epoch_steps, callbacks=[timer], verbose=0,
                           shuffle=False)
             status = "cancelled" if self.cancel.is_set() else "completed"
             logs = timer.epoch_logs
             summary = self._summary(config, timer.records, run_id, device, status, "",
                                     time.perf_counter() - t_start, logs.get("loss", math.nan),
                                     logs.get("accuracy", math.nan))
-            self.events.put([RunFinished(run_id, lane, summary, now_iso())])
+            self.events.put(Bundle((RunFinished(run_id, lane, summary, now_iso()),)))
         except Exception as exc:  # every failure becomes a message; the lane lives on
             traceback.print_exc()
             reason = describe_error(exc, device)
             records = timer.records if timer is not None else []
             summary = self._summary(config, records, run_id, device, "failed", reason,
                                     time.perf_counter() - t_start)
-            self.events.put([RunFailed(run_id, lane, reason, summary, now_iso())])
+            self.events.put(Bundle((RunFailed(run_id, lane, reason, summary, now_iso()),)))
         finally:
             del model, timer
             self.keras.backend.clear_session()
             gc.collect()
-            self.events.put({"kind": "status", "rss_mb": rss_mb()})
+            self.events.put(LaneStatus(rss_mb()))
 
     def _summary(self, config: RunConfig, records: list, run_id: str, device: str, status: str,
                  reason: str, wall_s: float, loss: float = math.nan, acc: float = math.nan) -> RunSummary:
         return summarize(records, run_id=run_id, lane=self.spec.name, device=device, status=status,
-                         reason=reason, flops_per_batch=config.flops_per_batch,
-                         batch_size=config.train.batch_size, wall_s=wall_s, final_loss=loss,
+                         reason=reason, flops_per_batch=config.flops_per_batch, wall_s=wall_s, final_loss=loss,
                          final_accuracy=acc)
 
-    def calibrate(self, size: int, seconds: float) -> dict[str, Any]:
+    def calibrate(self, size: int, seconds: float) -> Calibrated:
         """Achievable GFLOP/s: a size×size float32 matrix product, repeated for about `seconds`."""
         from crossover_lab.core.calibration import matmul_gflops
 
         try:
             with self.keras.device(keras_device(self.spec)):
                 require_device(self.spec, self.settings["threads"])
-                gflops = matmul_gflops(self.keras, size, seconds)
-            return {"kind": "calibration", "gflops": gflops, "size": size, "error": ""}
+                return Calibrated(size, matmul_gflops(self.keras, size, seconds))
         except Exception as exc:
-            return {"kind": "calibration", "gflops": math.nan, "size": size,
-                    "error": describe_error(exc, self.spec.name)}
+            return Calibrated(size, math.nan, describe_error(exc, self.spec.name))
 
 
 def redirect_output(log_path: str | None) -> None:
@@ -192,15 +184,15 @@ def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str
         worker = LaneWorker(spec, events, cancel)
     except Exception as exc:
         traceback.print_exc()
-        events.put({"kind": "start_failed", "reason": describe_error(exc, spec.name)})
+        events.put(LaneStartFailed(describe_error(exc, spec.name)))
         return
     while True:
-        job = jobs.get()
-        if job is None:
-            return
-        if job["kind"] == "run":
-            worker.run(job["run_id"], RunConfig.from_dict(job["config"]))
-        elif job["kind"] == "probe":
-            events.put(worker.probe())
-        elif job["kind"] == "calibrate":
-            events.put(worker.calibrate(job["size"], job["seconds"]))
+        match jobs.get():
+            case CloseLane():
+                return
+            case RunJob(run_id=run_id, config=config):
+                worker.run(run_id, config)
+            case ProbeJob():
+                events.put(worker.probe())
+            case CalibrateJob(size=size, seconds=seconds):
+                events.put(worker.calibrate(size, seconds))

@@ -1,8 +1,14 @@
 """What lanes report: per-batch timings, run summaries and lifecycle events (frozen, picklable)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import datetime as _dt
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Union
+
+def now_iso() -> str:
+    """The time now in UTC, ISO 8601 to the millisecond: how every record and file dates itself."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
 
 # The per-batch CSV's leading columns, in this order (see core/export.py).
 CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms",
@@ -37,6 +43,22 @@ class BatchTiming:
         return [self.run_id, self.lane, self.device, self.epoch, self.batch, self.step,
                 f"{self.start_s:.6f}", f"{self.ms:.4f}", self.samples, int(self.warmup),
                 f"{self.loss:.6g}", self.batches, self.backend]
+
+    @classmethod
+    def from_csv_row(cls, row: dict[str, str | None]) -> BatchTiming:
+        """A record back from a per-batch CSV row (raises ValueError or KeyError on a damaged one);
+        columns a file lacks take their defaults."""
+        values: dict[str, Any] = {}
+        for name, kind in _BATCH_FIELD_TYPES.items():
+            text = row.get(name)
+            if text is None or text == "":
+                continue
+            values[name] = text == "1" if kind == "bool" else int(text) if kind == "int" else \
+                float(text) if kind == "float" else text
+        return cls(**values)
+
+
+_BATCH_FIELD_TYPES = {f.name: f.type for f in fields(BatchTiming)}
 
 
 @dataclass(frozen=True)

@@ -5,16 +5,12 @@ import math
 import sys
 from typing import Any, Sequence
 
-from crossover_lab.core import analysis
+from crossover_lab.core import analysis, words
 from crossover_lab.core.records import BatchTiming, RunFailed, RunFinished, RunStarted
 from crossover_lab.core.session import RunResult
 from crossover_lab.core.sweep import SweepResult
-
-
-def fmt(x: float, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "-"
-    return f"{x:.{digits}g}" if abs(x) < 10**digits else f"{x:,.0f}"
+from crossover_lab.core.sweep_rows import SweepRow, group_rows
+from crossover_lab.core.words import fmt_num
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -36,8 +32,7 @@ class Progress:
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, RunStarted):
-            s = event.settings
-            self.total_steps[event.lane] = int(s.get("total_steps") or 0)
+            self.total_steps[event.lane] = int(event.settings.get("total_steps") or 0)
             self.state[event.lane] = f"{event.lane}: started on {event.device}"
         elif isinstance(event, BatchTiming):
             total = self.total_steps.get(event.lane) or 0
@@ -60,25 +55,25 @@ class Progress:
 
 def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
     rows = []
-    for name, lr in result.lanes.items():
-        s = lr.summary
-        device = lr.started.device if lr.started else ""
+    for name, lane in result.lanes.items():
+        s = lane.summary
+        device = lane.started.device if lane.started else ""
         if s is None:
-            rows.append([name, device, lr.status, "-", "-", "-", "-", "-", "-"])
+            rows.append([name, device, lane.status, "–", "–", "–", "–", "–", "–"])
             continue
-        spread = f"{fmt(s.p10_ms)}-{fmt(s.p90_ms)}" if math.isfinite(s.p10_ms) else "-"
-        rows.append([name, device or s.device, s.status, s.n_batches, fmt(s.median_ms), spread,
-                     fmt(s.samples_per_s), fmt(s.gflops), fmt(s.warmup_s)])
+        rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms),
+                     words.fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else "–",
+                     fmt_num(s.samples_per_s), fmt_num(s.gflops), fmt_num(s.warmup_s)])
     print(table(["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s", "GFLOP/s",
                  "warm-up s"], rows), file=out)
-    for name, lr in result.lanes.items():
-        if lr.failure:
-            print(f"{name} failed: {lr.failure}", file=out)
-    summaries = [lr.summary for lr in result.lanes.values() if lr.summary and lr.summary.status != "failed"]
-    for line in analysis.verdict_lines(summaries):
+    for name, lane in result.lanes.items():
+        if lane.failure:
+            print(f"{name} {lane.status}: {lane.failure}", file=out)
+    summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != "failed"]
+    for line in words.verdict_lines(summaries):
         print(line + ".", file=out)
     if len(summaries) == 2:
-            print(analysis.explain(summaries[0], summaries[1]), file=out)
+        print(words.explain(summaries[0], summaries[1]), file=out)
 
 
 def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout) -> None:
@@ -90,50 +85,54 @@ def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout) -> Non
 
 def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
     result = analysis.analyze_points(points)
+
     def worst(residuals: dict) -> str:
         values = [abs(r) for r in residuals.values() if r is not None]
-        return f"{100 * max(values):.0f}%" if values else "-"
+        return f"{100 * max(values):.0f}%" if values else "–"
 
     print(table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual"],
-                [[lane, fmt(v["overhead_ms"]), fmt(v["gflops"]), v["n_points"], worst(v["residuals"])]
+                [[lane, fmt_num(v["overhead_ms"]), fmt_num(v["gflops"]), v["n_points"], worst(v["residuals"])]
                  for lane, v in result["lanes"].items()]), file=out)
     lanes = sorted(result["lanes"])
     for i, a in enumerate(lanes):
         for b in lanes[i + 1:]:
-            print(analysis.describe_pair(points, a, b) + ".", file=out)
+            print(words.describe_pair(points, a, b) + ".", file=out)
     for p in result["predicted_crossovers"]:
-        print(f"cost models of {p['lanes'][0]} and {p['lanes'][1]} cross at {fmt(p['flops_per_batch'])} FLOPs per batch.",
-              file=out)
+        print(f"cost models of {p['lanes'][0]} and {p['lanes'][1]} cross at "
+              f"{words.fmt_flops(p['flops_per_batch'])} per batch.", file=out)
 
 
-def print_points(rows: list[dict], calibration: dict[str, dict]) -> None:
+def print_points(rows: Sequence[SweepRow], calibration: dict, out: Any = sys.stdout) -> None:
     for lane, cal in calibration.items():
-        if cal.get("error") or cal.get("reason"):
-            print(f"{lane}: calibration failed: {cal.get('error') or cal.get('reason')}")
+        if cal.error:
+            print(f"{lane}: calibration failed: {cal.error}", file=out)
         else:
-            print(f"{lane}: a {cal['size']}x{cal['size']} float32 matrix product runs at {fmt(cal['gflops'])} GFLOP/s")
+            print(f"{lane}: a {cal.size}x{cal.size} float32 matrix product runs at {fmt_num(cal.gflops)} GFLOP/s",
+                  file=out)
     print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status"],
-                [[r["lane"], r["width"], r["batch_size"], fmt(r["flops_per_batch"] / 1e6), fmt(r["median_ms"]),
-                  f"{fmt(r['p10_ms'])}-{fmt(r['p90_ms'])}", fmt(r["gflops"]),
-                  f"{100 * r['peak_share']:.0f}%" if math.isfinite(r["peak_share"]) else "-", r["status"]]
-                 for r in rows]))
+                [[r.lane, r.width, r.batch_size, fmt_num(r.flops_per_batch / 1e6), fmt_num(r.median_ms),
+                  words.fmt_range(r.p10_ms, r.p90_ms, 3), fmt_num(r.gflops),
+                  f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
+                 for r in rows]), file=out)
     for r in rows:
-        if r["status"] == "failed":
-            print(f"{r['lane']} width {r['width']} failed: {r['reason']}")
+        if r.status == "failed":
+            print(f"{r.lane} width {r.width} failed: {r.reason}", file=out)
 
 
 def print_comparison(base: SweepResult, changed: SweepResult, out: Any = sys.stdout) -> None:
     """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
-    (label_a, points_a), (label_b, points_b) = next(iter(base.groups().items())), next(iter(changed.groups().items()))
+    (label_a, points_a) = next(iter(group_rows(base.rows).items()), ("all", []))
+    (label_b, points_b) = next(iter(group_rows(changed.rows).items()), ("all", []))
     a, b = analysis.analyze_points(points_a), analysis.analyze_points(points_b)
     name = changed.spec.variant if label_b == "all" else f"{changed.spec.variant} ({label_b})"
     rows = []
     for lane in sorted(set(a["lanes"]) | set(b["lanes"])):
         la, lb = a["lanes"].get(lane, {}), b["lanes"].get(lane, {})
-        rows.append([lane, f"{fmt(la.get('overhead_ms'))} → {fmt(lb.get('overhead_ms'))}",
-                     f"{fmt(la.get('gflops'))} → {fmt(lb.get('gflops'))}"])
+        rows.append([lane, f"{fmt_num(la.get('overhead_ms'))} → {fmt_num(lb.get('overhead_ms'))}",
+                     f"{fmt_num(la.get('gflops'))} → {fmt_num(lb.get('gflops'))}"])
     print(f"\ncompare: base → {name}", file=out)
     print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
     for label, res in (("base" if label_a == "all" else f"base ({label_a})", a), (name, b)):
-        crossings = ", ".join(f"{c['faster_above']} faster above width {fmt(c['width'])}" for c in res["crossovers"])
+        crossings = ", ".join(f"{c['faster_above']} faster above width {fmt_num(c['width'])}"
+                              for c in res["crossovers"])
         print(f"{label}: {crossings or 'no crossover in this range'}", file=out)

@@ -10,13 +10,17 @@ from typing import Callable
 
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.lanes import Lane
-from crossover_lab.core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary
+from crossover_lab.core.records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary,
+                                        now_iso)
 
 SCHEDULES = ("sequential", "concurrent")
 
 
 def new_run_id() -> str:
     return _dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+LANE_STATUSES = ("waiting", "running", "completed", "cancelled", "failed")
 
 
 @dataclass
@@ -27,16 +31,31 @@ class LaneResult:
     started: RunStarted | None = None
     records: list[BatchTiming] = field(default_factory=list)
     summary: RunSummary | None = None
-    failure: str = ""
-    skipped: bool = False  # a stop came before this lane's turn: cancelled, not failed
+    failure: str = ""  # why the lane failed, or why it stopped without a summary
+    stopped: bool = False  # a stop or a close ended it before it could report: cancelled, not failed
 
     @property
     def status(self) -> str:
+        """The one rule for a lane's state, used by the CLI, sweeps, the window and the files:
+        waiting | running | completed | cancelled | failed."""
         if self.summary is not None:
             return self.summary.status
-        if self.skipped:
+        if self.stopped:
             return "cancelled"
-        return "failed" if self.failure else "running"
+        if self.failure:
+            return "failed"
+        return "running" if self.started is not None or self.records else "waiting"
+
+    def apply(self, event: LaneEvent) -> None:
+        """Fold in one of this lane's events."""
+        if isinstance(event, BatchTiming):
+            self.records.append(event)
+        elif isinstance(event, RunStarted):
+            self.started = event
+        elif isinstance(event, RunFinished):
+            self.summary = event.summary
+        elif isinstance(event, RunFailed):
+            self.summary, self.failure = event.summary, event.reason
 
 
 @dataclass
@@ -69,10 +88,6 @@ class LanePool:
         with self._lock:
             return list(self._lanes.values())
 
-    def cancel_all(self) -> None:
-        for lane in self.lanes():
-            lane.cancel()
-
     def close(self, timeout: float = 2.0) -> None:
         """Close every lane at once (in parallel), each given `timeout` to leave before it is killed."""
         closers = [threading.Thread(target=lane.close, kwargs={"timeout": timeout}, name=f"close-{lane.name}")
@@ -81,10 +96,6 @@ class LanePool:
             thread.start()
         for thread in closers:
             thread.join(timeout + 3.0)
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
 def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
@@ -99,20 +110,20 @@ def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}")
     cancel = cancel or threading.Event()
-    result = RunResult(run_id or new_run_id(), config, schedule, _now(),
+    result = RunResult(run_id or new_run_id(), config, schedule, now_iso(),
                        {spec.name: LaneResult(spec.name) for spec in specs})
     groups = [specs] if schedule == "concurrent" else [[spec] for spec in specs]
     for group in groups:
         if cancel.is_set():
             for spec in group:
-                result.lanes[spec.name].skipped = True
-                result.lanes[spec.name].failure = "cancelled before it started"
+                result.lanes[spec.name].stopped = True
+                result.lanes[spec.name].failure = "stopped before its turn"
             continue
         active = [pool.get(spec) for spec in group]
         for lane in active:
             lane.submit(result.run_id, config)
         _drain(active, result, on_event, cancel)
-    result.ended_at = _now()
+    result.ended_at = now_iso()
     return result
 
 
@@ -126,15 +137,7 @@ def _drain(active: list[Lane], result: RunResult, on_event: Callable[[LaneEvent]
                 lane.cancel()
         for lane in list(active):
             for event in lane.poll(0.02 if len(active) > 1 else 0.1):
-                lane_result = result.lanes[lane.name]
-                if isinstance(event, BatchTiming):
-                    lane_result.records.append(event)
-                elif isinstance(event, RunStarted):
-                    lane_result.started = event
-                elif isinstance(event, RunFinished):
-                    lane_result.summary = event.summary
-                elif isinstance(event, RunFailed):
-                    lane_result.summary, lane_result.failure = event.summary, event.reason
+                result.lanes[lane.name].apply(event)
                 if on_event is not None:
                     on_event(event)
             if not lane.busy:
@@ -142,5 +145,6 @@ def _drain(active: list[Lane], result: RunResult, on_event: Callable[[LaneEvent]
                 lane_result = result.lanes[lane.name]
                 if lane_result.summary is None and not lane_result.failure:
                     # Closed from another thread (the app is quitting): its records are kept.
+                    lane_result.stopped = True
                     lane_result.failure = "interrupted: the lane was closed before the run ended"
         time.sleep(0)

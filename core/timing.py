@@ -11,13 +11,14 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from crossover_lab.core.messages import Bundle
 from crossover_lab.core.records import BatchTiming, EpochEnded
 
 FLUSH_INTERVAL_S = 0.05  # send records in small bundles: one queue put per batch costs more
 
 
 def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend: str,
-                     batch_size: int, warmup_steps: int, emit: Callable[[list], None],
+                     batch_size: int, warmup_steps: int, emit: Callable[[Bundle], None],
                      should_stop: Callable[[], bool], max_steps: int | None = None,
                      max_seconds: float | None = None) -> Any:
     """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late)."""
@@ -81,7 +82,7 @@ def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend
 
         def flush(self) -> None:
             if self._pending:
-                emit(self._pending)
+                emit(Bundle(tuple(self._pending)))
                 self._pending = []
             self._last_flush = time.perf_counter()
 

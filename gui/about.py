@@ -10,9 +10,7 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from crossover_lab.core.devices import LaneOption
-from crossover_lab.core.lanes import log_dir
-from crossover_lab.gui import autosave
-from crossover_lab.gui.settings import settings_path
+from crossover_lab.core.paths import autosave_dir, log_dir, settings_path
 
 
 def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
@@ -34,7 +32,7 @@ def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
         ("Platform", host.get("platform", "")),
         ("CPU", f"{host.get('cpu', '')} ({host.get('cpu_cores', '?')} usable cores)"),
         ("GPUs", gpus),
-        ("Autosaved runs", autosave.describe_folder()),
+        ("Autosaved runs", autosave_dir()),
         ("Settings", settings_path()),
         ("Lane logs", log_dir()),
     ]

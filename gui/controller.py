@@ -1,31 +1,45 @@
-"""The controller: owns the lane pool, the run and discovery QThreads, the event queue and the session's runs.
+"""The controller: owns the lane pool, the run and discovery jobs, the live run, its autosave and the session's runs.
 
-Data flows one way: `start_run()` → a RunWorker in its QThread → lane events into a SimpleQueue →
-the drain timer (25 Hz, GUI thread) folds them into `live` and emits `live_changed` → widgets draw.
-Nothing flows back but "cancel" (a threading.Event).
+Data flows one way: `start_run()` → run_comparison in a JobRunner thread → lane events into the
+runner's queue → its drain timer (25 Hz, GUI thread) folds them into `live` and emits
+`live_changed` → widgets draw. Nothing flows back but "cancel".
 """
 from __future__ import annotations
 
-import datetime as _dt
-import queue
+import functools
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
+from crossover_lab.core import autosave
 from crossover_lab.core.config import LaneSpec, RunConfig
-from crossover_lab.core.devices import LaneOption, unprobed_options
-from crossover_lab.core.export import ExportError
-from crossover_lab.core.session import LanePool, RunResult, new_run_id
-from crossover_lab.gui import autosave
+from crossover_lab.core.devices import LaneOption, discover, host_info, unprobed_options
+from crossover_lab.core.files import ExportError
+from crossover_lab.core.live_files import BackgroundWriter, RunFiles
+from crossover_lab.core.records import BatchTiming, RunFailed, RunFinished, RunStarted, now_iso
+from crossover_lab.core.session import LanePool, RunResult, new_run_id, run_comparison
+from crossover_lab.gui.jobs import JobOutcome, JobRunner
 from crossover_lab.gui.live import LiveRun
-from crossover_lab.gui.workers import DiscoverFn, DiscoveryWorker, RunWorker, cached_host_info
 
 DRAW_INTERVAL_MS = 40  # 25 Hz: smooth to the eye, and a batch never costs the GUI thread a repaint
-AUTOSAVE_INTERVAL_S = 10.0  # a crash mid-run loses at most this much (written from a background thread)
+AUTOSAVE_INTERVAL_S = 2.0  # a crash mid-run loses at most this much (appended from a background thread)
 RUN_STOP_WAIT_MS = 1200  # on close: lanes stop at their next batch end; slower ones are killed with the pool
 LANE_CLOSE_TIMEOUT_S = 0.3  # an idle lane leaves at once; a busy or importing one is killed
+
+DiscoverFn = Callable[[LanePool, threading.Event], list[LaneOption]]
+
+
+@functools.lru_cache(maxsize=1)
+def cached_host_info() -> dict[str, Any]:
+    """host_info() once per process: it asks nvidia-smi, which can take a moment where there is one."""
+    return host_info()
+
+
+def discover_lanes(pool: LanePool, stop: threading.Event) -> list[LaneOption]:
+    """core.devices.discover; closing the window sets `stop`, which ends a probe in progress."""
+    return discover(pool, cancel=stop)
 
 
 class RunController(QObject):
@@ -48,57 +62,50 @@ class RunController(QObject):
         self.options: list[LaneOption] = unprobed_options()
         self.runs: list[RunResult] = []
         self.live: LiveRun | None = None
-        self.discovering = False
-        self._discover_fn = discover_fn
+        self._discover_fn = discover_fn or discover_lanes
         self._autosave = autosave_runs
-        self._events: queue.SimpleQueue = queue.SimpleQueue()
-        self._timer = QTimer(self)
-        self._timer.setInterval(DRAW_INTERVAL_MS)
-        self._timer.timeout.connect(self._on_drain_timer_timeout)
-        self._cancel: threading.Event | None = None
-        self._run: tuple[QThread, RunWorker] | None = None
-        self._run_outcome: tuple[RunResult | None, str] = (None, "")
-        self._discovery: tuple[QThread, DiscoveryWorker] | None = None
-        self._discovered: list[LaneOption] | None = None
-        self._stop_discovery = threading.Event()
-        self._last_autosave = 0.0
-        self._saver = autosave.BackgroundSaver()
+        self._writer = BackgroundWriter("crossover-autosave")
+        self._files: RunFiles | None = None
+        self._last_flush = 0.0
         self._closed = False
-        self._stuck: list[tuple[QThread, QObject]] = []
+        self._runner = JobRunner("run", DRAW_INTERVAL_MS, self)
+        self._runner.drained.connect(self._on_runner_drained)
+        self._runner.job_ended.connect(self._on_runner_job_ended)
+        self._discovery = JobRunner("discovery", 200, self)
+        self._discovery.job_ended.connect(self._on_discovery_job_ended)
 
     # ------------------------------------------------------------------ state
 
     @property
     def running(self) -> bool:
         """True from start_run() until the run's thread has ended."""
-        return self._run is not None
+        return self._runner.running
 
     @property
     def stopping(self) -> bool:
-        return self.running and self._cancel is not None and self._cancel.is_set()
+        return self._runner.cancelled
 
-    def threads(self) -> list[QThread]:
+    @property
+    def discovering(self) -> bool:
+        return self._discovery.running
+
+    def threads(self) -> list:
         """The worker threads alive now (for tests and for the close)."""
-        pairs = [self._run, self._discovery, *self._stuck]
-        return [pair[0] for pair in pairs if pair is not None and pair[0].isRunning()]
+        return self._runner.threads() + self._discovery.threads()
 
     # ------------------------------------------------------------------ devices
 
     def discover_devices(self) -> None:
         """List the GPUs in the background; `devices_discovered` comes once the thread has ended."""
-        if self._discovery is not None or self._closed:
+        if self.discovering or self._closed:
             return
-        thread = QThread()
-        thread.setObjectName("crossover-discovery")
-        worker = DiscoveryWorker(self.pool, self._stop_discovery, self._discover_fn)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.devices_discovered.connect(self._on_discovery_devices_discovered)
-        worker.discovery_failed.connect(self._on_discovery_failed)
-        thread.finished.connect(self._on_discovery_thread_finished)
-        self._discovery = (thread, worker)
-        self.discovering = True
-        thread.start()
+        pool, find = self.pool, self._discover_fn
+
+        def work(cancel: threading.Event, _put: Callable[[Any], None]) -> list[LaneOption]:
+            cached_host_info()  # here rather than in the GUI thread at the first export
+            return find(pool, cancel)
+
+        self._discovery.start(work)
 
     def prestart(self, specs: list[LaneSpec]) -> None:
         """Start these lanes' processes now, so the first run doesn't wait for a framework import."""
@@ -108,24 +115,14 @@ class RunController(QObject):
             self.pool.get(spec).start()
 
     @Slot(object)
-    def _on_discovery_devices_discovered(self, options: list[LaneOption]) -> None:
-        self._discovered = options
-
-    @Slot(str)
-    def _on_discovery_failed(self, reason: str) -> None:
-        if not self._closed:
-            self.discovery_failed.emit(reason)
-
-    @Slot()
-    def _on_discovery_thread_finished(self) -> None:
-        if self._discovery is None:
+    def _on_discovery_job_ended(self, outcome: JobOutcome) -> None:
+        if self._closed or outcome.cancelled:
             return
-        self._discovery[0].wait()
-        self._discovery = None  # Python owns thread and worker (no parent): this deletes them
-        self.discovering = False
-        if self._discovered is not None and not self._closed:
-            self.options = self._discovered
-            self.devices_discovered.emit(self.options)
+        if outcome.error:
+            self.discovery_failed.emit(f"GPUs could not be listed: {outcome.error}")
+            return
+        self.options = outcome.result
+        self.devices_discovered.emit(self.options)
 
     # ------------------------------------------------------------------ runs
 
@@ -136,75 +133,72 @@ class RunController(QObject):
         if self._closed:
             raise RuntimeError("the controller has been shut down")
         run_id = new_run_id()
-        self._cancel = threading.Event()
-        started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
-        self.live = LiveRun(run_id, config, specs, schedule, started_at)
-        self._run_outcome = (None, "")
-        thread = QThread()
-        thread.setObjectName(f"crossover-run-{run_id}")
-        worker = RunWorker(self.pool, list(specs), config, schedule, run_id, self._events.put, self._cancel)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.run_finished.connect(self._on_worker_run_finished)
-        worker.run_failed.connect(self._on_worker_run_failed)
-        thread.finished.connect(self._on_run_thread_finished)
-        self._run = (thread, worker)
-        self._last_autosave = time.monotonic()
-        thread.start()
-        self._timer.start()
-        self.run_started.emit(self.live)
-        return self.live
+        live = self.live = LiveRun(run_id, config, specs, schedule, now_iso())
+        pool, lanes = self.pool, list(specs)
+        self._files = None
+        if self._autosave:
+            try:
+                autosave.autosave_dir().mkdir(parents=True, exist_ok=True)
+                self._files = RunFiles(autosave.run_path(run_id), cached_host_info(), writer=self._writer,
+                                       claim=False, extra={"autosave": True})
+                self._files.begin([live.result])
+            except (OSError, ExportError) as exc:
+                self.autosave_failed.emit(str(exc))
+        self._last_flush = time.monotonic()
+
+        def work(cancel: threading.Event, put: Callable[[Any], None]) -> RunResult:
+            return run_comparison(pool, lanes, config, schedule=schedule, run_id=run_id, on_event=put, cancel=cancel)
+
+        self._runner.start(work)
+        self.run_started.emit(live)
+        return live
 
     def stop(self) -> None:
         """Cancel the run: lanes stop at their next batch end, or are killed 1 s later."""
-        if self._cancel is not None:
-            self._cancel.set()
+        self._runner.cancel()
 
-    def _drain(self) -> bool:
-        events = []
-        while True:
-            try:
-                events.append(self._events.get_nowait())
-            except queue.Empty:
-                break
-        return bool(events) and self.live is not None and self.live.apply(events)
-
-    @Slot()
-    def _on_drain_timer_timeout(self) -> None:
-        if self._drain():
-            self.live_changed.emit()
-        if self.running and self._autosave and time.monotonic() - self._last_autosave >= AUTOSAVE_INTERVAL_S:
-            self._last_autosave = time.monotonic()
-            self._saver.save(self.live.result, self.host())
-        if self._saver.error:
-            self.autosave_failed.emit(self._saver.error)
-            self._saver.error = ""
+    @Slot(list)
+    def _on_runner_drained(self, events: list) -> None:
+        live = self.live
+        if live is None or not live.apply(events):
+            return
+        if self._files is not None:
+            self._files.add_records([e for e in events if isinstance(e, BatchTiming) and e.run_id == live.run_id])
+            if any(isinstance(e, (RunStarted, RunFinished, RunFailed)) for e in events):
+                self._files.update_sidecar([live.result])
+                self._last_flush = time.monotonic()
+            elif time.monotonic() - self._last_flush >= AUTOSAVE_INTERVAL_S:
+                self._files.flush_records()
+                self._last_flush = time.monotonic()
+        if self._writer.error:
+            self.autosave_failed.emit(self._writer.error)
+            self._writer.error = ""
+        self.live_changed.emit()
 
     @Slot(object)
-    def _on_worker_run_finished(self, result: RunResult) -> None:
-        self._run_outcome = (result, "")
-
-    @Slot(str)
-    def _on_worker_run_failed(self, reason: str) -> None:
-        self._run_outcome = (None, reason)
-
-    @Slot()
-    def _on_run_thread_finished(self) -> None:
-        if self._run is None or self._closed:
+    def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
+        if self._closed or self.live is None:
             return
-        self._run[0].wait()
-        self._run = None  # Python owns thread and worker (no parent): this deletes them
-        self._timer.stop()
-        self._drain()
-        result, failure = self._run_outcome
-        final = self.live.finish(result, failure)
-        self.runs.append(final)
-        self._save(final)
+        final = self._finish(outcome)
         self.live_changed.emit()
-        if result is None:
-            self.run_failed.emit(final.run_id, failure or "the run ended without a result")
+        if outcome.result is None:
+            self.run_failed.emit(final.run_id, outcome.error or "the run ended without a result")
         else:
             self.run_finished.emit(final)
+
+    def _finish(self, outcome: JobOutcome | None, closing: str = "") -> RunResult:
+        live = self.live
+        result = outcome.result if outcome is not None else None
+        failure = (outcome.error if outcome is not None else "") or closing
+        final = live.finish(result, "" if result is not None else failure)
+        self.runs.append(final)
+        if self._files is not None:
+            try:
+                self._files.finish([final])
+            except ExportError as exc:
+                self.autosave_failed.emit(str(exc))
+            self._files = None
+        return final
 
     # ------------------------------------------------------------------ the session's runs
 
@@ -224,16 +218,6 @@ class RunController(QObject):
         self.runs = [r for r in self.runs if r.run_id != run_id]
         autosave.delete_run(run_id)
 
-    def _save(self, result: RunResult) -> None:
-        """The final save of a run, in this thread, after any periodic one still writing."""
-        if not self._autosave:
-            return
-        self._saver.wait()
-        try:
-            autosave.save_run(result, self.host())
-        except ExportError as exc:
-            self.autosave_failed.emit(str(exc))
-
     # ------------------------------------------------------------------ closing
 
     def shutdown(self) -> None:
@@ -241,23 +225,14 @@ class RunController(QObject):
         if self._closed:
             return
         self._closed = True
-        self._stop_discovery.set()
-        self.stop()
-        self._timer.stop()
-        if self._run is not None:
-            thread, worker = self._run
-            thread.wait(RUN_STOP_WAIT_MS)
-            self._drain()
-            if self.live is not None and not self.live.finished:
-                result = worker.result if not thread.isRunning() else None
-                failure = worker.failure or "the window was closed during the run"
-                final = self.live.finish(result, "" if result else failure)
-                self.runs.append(final)
-                self._save(final)
+        self._discovery.cancel()
+        outcome = self._runner.shutdown(RUN_STOP_WAIT_MS) if self.running else None
+        live = self.live
+        if live is not None and not live.finished:
+            self._finish(outcome, "the window was closed during the run")
         self.pool.close(LANE_CLOSE_TIMEOUT_S)  # also ends a probe in progress
-        for thread in self.threads():
-            thread.wait(1000)
+        self._discovery.shutdown(1000)
+        for runner in (self._runner, self._discovery):
+            runner.wait_stuck(1000)
         self.pool.close(LANE_CLOSE_TIMEOUT_S)  # a probe that started during the first close
-        # Never drop a running QThread's last reference: Qt would abort the process.
-        self._stuck += [pair for pair in (self._run, self._discovery) if pair is not None and pair[0].isRunning()]
-        self._run = self._discovery = None
+        self._writer.close(5.0)

@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
 from crossover_lab.core.session import RunResult
-from crossover_lab.gui.lane_style import fmt_flops, lane_color
+from crossover_lab.core.words import crossing_label, fmt_flops
+from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.log_axis import LogAxis
 from crossover_lab.gui.resources import icon
 
@@ -51,10 +52,6 @@ def _ms_at(points: list[SweepPoint], key: float) -> float:
             t = math.log(key / a.width) / math.log(b.width / a.width) if b.width != a.width else 0.0
             return math.exp(math.log(a.median_ms) + t * (math.log(b.median_ms) - math.log(a.median_ms)))
     return math.nan
-
-
-def _other(c: Crossover) -> str:
-    return c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]
 
 
 MIN_SIZES_FOR_FIT = 3
@@ -183,8 +180,7 @@ class CrossoverMap(QWidget):
     @staticmethod
     def _describe(lanes: dict[str, list[SweepPoint]], crossovers: list[Crossover]) -> str:
         if crossovers:
-            return " ".join(f"{c.faster_above} overtakes {_other(c)} above ≈ {fmt_flops(c.flops_per_batch)} "
-                            "per batch." for c in crossovers)
+            return " ".join(f"{crossing_label(c, 'flops')} per batch." for c in crossovers)
         sizes = {p.width for pts in lanes.values() for p in pts}
         if len(lanes) < 2 or len(sizes) < 2:
             return ("Each finished run adds a point per lane. Run two or more model sizes (drag the widths "

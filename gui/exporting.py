@@ -2,83 +2,78 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import Callable
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from crossover_lab.core.export import ExportError, export_runs
 from crossover_lab.core.session import RunResult
-
-if TYPE_CHECKING:
-    from crossover_lab.gui.main_window import MainWindow
+from crossover_lab.gui.controller import RunController
+from crossover_lab.gui.file_dialogs import FileDialogs
+from crossover_lab.gui.live_plot import LivePlot
 
 
 class WindowExports:
     """Each export has a plain method (path in, problem sentence or "" out) and an ask_… that opens a dialog."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
-        self.folder = os.path.expanduser("~")
+    def __init__(self, parent: QWidget, controller: RunController, plot: LivePlot, dialogs: FileDialogs,
+                 say: Callable[..., None]) -> None:
+        """`say(text, error=False)` puts a sentence in the window's status bar."""
+        self.parent, self.controller, self.plot, self.dialogs, self.say = parent, controller, plot, dialogs, say
 
     def export_timings(self, path: str, runs: list[RunResult] | None = None) -> str:
         """Write every run since launch (or `runs`); returns "" on success, else why not."""
-        runs = self.window.controller.runs if runs is None else runs
+        runs = self.controller.runs if runs is None else runs
         if not runs:
             return "nothing to export yet: run a comparison first"
         try:
-            csv_path, json_path = export_runs(path, runs, self.window.controller.host())
+            csv_path, json_path = export_runs(path, runs, self.controller.host())
         except ExportError as exc:
             return str(exc)
-        self.window.say(f"Wrote {len(runs)} run{'s' if len(runs) != 1 else ''} to {csv_path} and {json_path.name}.")
+        self.say(f"Wrote {len(runs)} run{'s' if len(runs) != 1 else ''} to {csv_path} and {json_path.name}.")
         return ""
 
     def export_run(self, run_id: str, path: str) -> str:
-        run = self.window.controller.run(run_id)
+        run = self.controller.run(run_id)
         return self.export_timings(path, [run]) if run else f"run {run_id} is no longer in the history"
 
     def export_plot(self, path: str) -> str:
         try:
-            self.window.plot.export_image(path)
+            self.plot.export_image(path)
         except (OSError, RuntimeError, ValueError) as exc:
             return f"cannot write {path}: {exc}"
         if not os.path.exists(path):
             return f"cannot write {path} (is the folder there and writable?)"
-        self.window.say(f"Saved the plot to {path}.")
+        self.say(f"Saved the plot to {path}.")
         return ""
 
     # ------------------------------------------------------------------ with a file dialog
 
-    def _ask_path(self, title: str, name: str, filters: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(self.window, title, os.path.join(self.folder, name), filters)
-        if path:
-            self.folder = os.path.dirname(path)
-        return path
-
     def _report(self, problem: str) -> None:
         if problem:
-            self.window.say(f"Export failed: {problem}", error=True)
+            self.say(f"Export failed: {problem}", error=True)
             box = QMessageBox(QMessageBox.Icon.Warning, "Export failed", problem[:1].upper() + problem[1:] + ".",
-                              QMessageBox.StandardButton.Ok, self.window)
+                              QMessageBox.StandardButton.Ok, self.parent)
             box.setModal(False)
             box.show()
 
     def ask_export_timings(self) -> None:
-        if not self.window.controller.runs:
+        if not self.controller.runs:
             self._report("nothing to export yet: run a comparison first")
             return
-        path = self._ask_path("Export timings", "crossover-timings.csv", "CSV files (*.csv)")
+        path = self.dialogs.save_path(self.parent, "Export timings", "crossover-timings.csv", "CSV files (*.csv)",
+                                      ".csv")
         if path:
             self._report(self.export_timings(path))
 
     def ask_export_run(self, run_id: str) -> None:
-        path = self._ask_path("Export run", f"crossover-{run_id}.csv", "CSV files (*.csv)")
+        path = self.dialogs.save_path(self.parent, "Export run", f"crossover-{run_id}.csv", "CSV files (*.csv)",
+                                      ".csv")
         if path:
             self._report(self.export_run(run_id, path))
 
     def ask_export_plot(self, kind: str) -> None:
-        path = self._ask_path(f"Export plot as {kind.upper()}", f"crossover-plot.{kind}",
-                              f"{kind.upper()} files (*.{kind})")
+        path = self.dialogs.save_path(self.parent, f"Export plot as {kind.upper()}", f"crossover-plot.{kind}",
+                                      f"{kind.upper()} files (*.{kind})", f".{kind}")
         if path:
-            if not path.lower().endswith(f".{kind}"):
-                path += f".{kind}"
             self._report(self.export_plot(path))

@@ -1,24 +1,20 @@
 """The run history: every run of the session (and restored ones), with per-run export and delete."""
 from __future__ import annotations
 
-import datetime as _dt
-
 from PySide6.QtCore import QPoint, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QMenu, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from crossover_lab.core.session import RunResult
-from crossover_lab.gui.lane_style import fmt_num
-from crossover_lab.gui.live import lane_state
+from crossover_lab.core.words import fmt_num, local_time, verdict_lines
 from crossover_lab.gui.resources import icon
-from crossover_lab.gui.summary_panel import verdict_lines
 
 COLUMNS = ("Time", "Model", "Lanes", "Status", "Summary")
 
 
 def run_status(result: RunResult) -> str:
     """completed, cancelled, or failed (with how many lanes) — the worst of the lanes."""
-    states = [lane_state(lane) for lane in result.lanes.values()]
+    states = [lane.status for lane in result.lanes.values()]
     failed = states.count("failed")
     if failed:
         return "failed" if failed == len(states) else f"{failed} of {len(states)} lanes failed"
@@ -33,15 +29,6 @@ def run_summary_text(result: RunResult) -> str:
              if lane.summary is not None and lane.summary.n_batches]
     lines = verdict_lines([lane.summary for lane in result.lanes.values() if lane.summary is not None])
     return " · ".join(parts + lines) or next((lane.failure for lane in result.lanes.values() if lane.failure), "")
-
-
-def local_time(iso: str) -> str:
-    try:
-        when = _dt.datetime.fromisoformat(iso).astimezone()
-    except ValueError:
-        return iso
-    today = _dt.datetime.now().astimezone().date()
-    return when.strftime("%H:%M:%S" if when.date() == today else "%Y-%m-%d %H:%M")
 
 
 class HistoryPanel(QWidget):
@@ -105,10 +92,6 @@ class HistoryPanel(QWidget):
     def selected_run_id(self) -> str | None:
         rows = self.table.selectionModel().selectedRows()
         return self.table.item(rows[0].row(), 0).data(Qt.ItemDataRole.UserRole) if rows else None
-
-    def select_run(self, run_id: str) -> None:
-        if run_id in self.run_ids():
-            self.table.selectRow(self.run_ids().index(run_id))
 
     @Slot()
     def _on_table_selection_changed(self) -> None:

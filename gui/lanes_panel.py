@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QButtonGroup, QCheckBox, QLabel, QRadioButton, QVB
 from crossover_lab.core.backends import LABEL, usable_cores
 from crossover_lab.core.config import LaneSpec
 from crossover_lab.core.devices import LaneOption
+from crossover_lab.gui.settings import AppSettings
 
 SCHEDULE_TIPS = {
     "concurrent": "All lanes train at the same time: what a demo wants. Lanes that share CPU cores "
@@ -122,9 +123,6 @@ class LanesPanel(QWidget):
                 self._list_layout.addWidget(why)
         self._apply_selection()
 
-    def options(self) -> list[LaneOption]:
-        return list(self._options)
-
     def select(self, names: list[str]) -> None:
         """Choose these lanes (those not available yet are chosen once they are)."""
         self._wanted = list(names)
@@ -165,6 +163,16 @@ class LanesPanel(QWidget):
 
     def set_schedule(self, schedule: str) -> None:
         (self.one_after_another if schedule == "sequential" else self.side_by_side).setChecked(True)
+
+    def save_state(self, settings: AppSettings) -> None:
+        settings.set_lanes(self.wanted_names())
+        settings.set_text("run/schedule", self.schedule())
+
+    def restore_state(self, settings: AppSettings) -> None:
+        lanes = settings.lanes()
+        if lanes is not None:
+            self.select(lanes)
+        self.set_schedule(settings.text("run/schedule", "concurrent"))
 
     def _update_note(self) -> None:
         text = contention_note(self.selected_specs(), self.schedule())

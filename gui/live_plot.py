@@ -12,9 +12,10 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from crossover_lab.gui.lane_style import lane_color
+from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.log_axis import LogAxis
-from crossover_lab.gui.live import LaneLive, LiveRun
 from crossover_lab.gui.plot_scale import StableRange
+from crossover_lab.gui.settings import AppSettings
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
 
@@ -95,12 +96,13 @@ class LivePlot(QWidget):
         """Redraw the lanes that changed since the last call."""
         if self._live is None:
             return
-        for name, lane in self._live.lanes.items():
-            if lane.device == "" and not len(lane.steady) and not len(lane.warmup):
+        live = self._live
+        for name, series in live.series.items():
+            if not live.device(name) and not len(series.steady) and not len(series.warmup):
                 continue
-            items = self._items.get(name) or self._add_lane(lane)
-            if items.version != lane.version:
-                self._draw(lane, items)
+            items = self._items.get(name) or self._add_lane(name)
+            if items.version != live.versions[name]:
+                self._draw(name, items)
         self._rescale()
 
     def _rescale(self) -> None:
@@ -111,30 +113,31 @@ class LivePlot(QWidget):
             self._range.reset()
         if not self._auto or self._live is None:
             return
-        lanes = self._live.lanes
+        live = self._live
+        series = live.series.values()
         log = self.log_y.isChecked()
-        if self._range.update_y([lane.steady.ms.values for lane in lanes.values()], log):
+        if self._range.update_y([s.steady.ms.values for s in series], log):
             bottom, top = self._range.y
             view.setYRange(math.log10(bottom) if log else bottom, math.log10(top) if log else top, padding=0)
         if self.x_axis.currentData() == "batch":
-            last = max((lane.step for lane in lanes.values()), default=0)
-            total = max((self._live.total_steps(name) for name in lanes), default=0)
+            last = max((live.steps_done(name) for name in live.lanes), default=0)
+            total = max((live.total_steps(name) for name in live.lanes), default=0)
         else:
-            last = max((float(lane.steady.elapsed.values[-1]) for lane in lanes.values() if len(lane.steady)),
-                       default=0.0)
+            last = max((float(s.steady.elapsed.values[-1]) for s in series if len(s.steady)), default=0.0)
             total = 0
         if self._range.update_x(last, total):
             view.setXRange(*self._range.x, padding=0.01)
 
-    def _add_lane(self, lane: LaneLive) -> LaneItems:
-        color = lane_color(lane.lane)
+    def _add_lane(self, lane: str) -> LaneItems:
+        color = lane_color(lane)
         faint = QColor(color)
         faint.setAlpha(70)  # the raw trace stays behind: on long, spiky runs the median must read clearly
         steady = pg.PlotDataItem(pen=pg.mkPen(faint, width=1))
         steady.setClipToView(True)
         steady.setDownsampling(auto=True, method="peak")
         # The legend shows the median's solid line: the raw points' faint one is hard to tell apart.
-        median = pg.PlotDataItem(pen=pg.mkPen(QColor(color).darker(115), width=3), name=f"{lane.lane} · {lane.device or '…'}")
+        median = pg.PlotDataItem(pen=pg.mkPen(QColor(color).darker(115), width=3),
+                                 name=f"{lane} · {self._live.device(lane) or '…'}")
         median.setClipToView(True)
         median.setDownsampling(auto=True, method="peak")
         median.setVisible(self.show_median.isChecked())
@@ -143,24 +146,25 @@ class LivePlot(QWidget):
         self.plot.addItem(steady)
         self.plot.addItem(median)
         self.plot.addItem(warmup, ignoreBounds=True)
-        items = self._items[lane.lane] = LaneItems(steady, median, warmup)
+        items = self._items[lane] = LaneItems(steady, median, warmup)
         self._relegend()
         return items
 
-    def _draw(self, lane: LaneLive, items: LaneItems) -> None:
+    def _draw(self, lane: str, items: LaneItems) -> None:
         x_kind = self.x_axis.currentData()
-        steady_x = getattr(lane.steady, "step" if x_kind == "batch" else "elapsed").values
-        warm_x = getattr(lane.warmup, "step" if x_kind == "batch" else "elapsed").values
-        items.steady.setData(steady_x, lane.steady.ms.values)
-        items.median.setData(steady_x, lane.median.values)
-        label = f"{lane.lane} · {lane.device}" if lane.device else lane.lane
+        series, device = self._live.series[lane], self._live.device(lane)
+        steady_x = getattr(series.steady, "step" if x_kind == "batch" else "elapsed").values
+        warm_x = getattr(series.warmup, "step" if x_kind == "batch" else "elapsed").values
+        items.steady.setData(steady_x, series.steady.ms.values)
+        items.median.setData(steady_x, series.median.values)
+        label = f"{lane} · {device}" if device else lane
         if items.median.name() != label:
             items.median.opts["name"] = label
             self._relegend()
-        if len(items.warmup.xData if items.warmup.xData is not None else ()) != len(lane.warmup) \
+        if len(items.warmup.xData if items.warmup.xData is not None else ()) != len(series.warmup) \
                 or x_kind != items.x_kind:
-            items.warmup.setData(warm_x, lane.warmup.ms.values)
-        items.version, items.x_kind = lane.version, x_kind
+            items.warmup.setData(warm_x, series.warmup.ms.values)
+        items.version, items.x_kind = self._live.versions[lane], x_kind
 
     def _relegend(self) -> None:
         """Legend entries in the run's lane order, whichever lane started first."""
@@ -205,6 +209,14 @@ class LivePlot(QWidget):
             painter.end()
 
     # ------------------------------------------------------------------ toolbar
+
+    def save_state(self, settings: AppSettings) -> None:
+        settings.set_flag("plot/log_y", self.log_y.isChecked())
+        settings.set_text("plot/x_axis", self.x_axis.currentData())
+
+    def restore_state(self, settings: AppSettings) -> None:
+        self.log_y.setChecked(settings.flag("plot/log_y"))
+        self.x_axis.setCurrentIndex(max(0, self.x_axis.findData(settings.text("plot/x_axis", "batch"))))
 
     def _redraw_all(self) -> None:
         for items in self._items.values():

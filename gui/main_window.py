@@ -1,45 +1,32 @@
 """The main window: composes the panels, wires them to the controller, and handles start, stop and close."""
 from __future__ import annotations
 
-import os
 import time
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QMainWindow, QPushButton, QScrollArea, QSplitter,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget
 
+from crossover_lab.core import autosave
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.devices import LaneOption
 from crossover_lab.core.session import RunResult
-from crossover_lab.gui import autosave
+from crossover_lab.core.words import run_outcome
 from crossover_lab.gui.about import show_about
 from crossover_lab.gui.actions import build_actions
-from crossover_lab.gui.controller import RunController
-from crossover_lab.gui.crossover_map import CrossoverMap
+from crossover_lab.gui.compare_tab import CompareTab
+from crossover_lab.gui.controller import DiscoverFn, RunController
 from crossover_lab.gui.exporting import WindowExports
-from crossover_lab.gui.history_panel import HistoryPanel
-from crossover_lab.gui.lanes_panel import LanesPanel, machine_text
-from crossover_lab.gui.live import LiveRun, lane_state
-from crossover_lab.gui.live_plot import LivePlot
-from crossover_lab.gui.model_panel import ModelPanel
+from crossover_lab.gui.file_dialogs import FileDialogs
+from crossover_lab.gui.lanes_panel import machine_text
+from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.recovery import RecoveryOffer
 from crossover_lab.gui.resources import icon
 from crossover_lab.gui.settings import AppSettings
-from crossover_lab.gui.summary_panel import SummaryPanel
+from crossover_lab.gui.side_panel import SidePanel
 from crossover_lab.gui.sweep_tab import SweepTab
-from crossover_lab.gui.window_state import restore_window, save_window
-from crossover_lab.gui.workers import DiscoverFn
 
 STATUS_MS = 8000
-
-
-def _group(title: str, widget: QWidget) -> QGroupBox:
-    box = QGroupBox(title)
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(6, 6, 6, 6)
-    layout.addWidget(widget)
-    return box
 
 
 class MainWindow(QMainWindow):
@@ -58,80 +45,45 @@ class MainWindow(QMainWindow):
         self._prestart = prestart
         self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
         self._start_after_discovery = False
-        self.model_panel = ModelPanel()
-        self.lanes_panel = LanesPanel()
-        self.plot = LivePlot()
-        self.summary = SummaryPanel()
-        self.map = CrossoverMap()
-        self.history = HistoryPanel()
+        self.side = SidePanel()
+        self.model_panel, self.lanes_panel = self.side.model_panel, self.side.lanes_panel
+        self.start_button, self.stop_button = self.side.start_button, self.side.stop_button
+        self.config: RunConfig | None = self.model_panel.current()  # the panel's last emitted value
+        self.compare = CompareTab()
+        self.plot, self.map = self.compare.plot, self.compare.map
+        self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
-                              lambda: self.model_panel.current() or RunConfig(), lambda: self.controller.running,
+                              lambda: self.config or RunConfig(), lambda: self.controller.running,
                               settings=self.settings)
         self.actions = build_actions(self)
-        self.exports = WindowExports(self)
-        self.start_button = QPushButton(icon("start"), "Start")
+        self.exports = WindowExports(self, self.controller, self.plot, FileDialogs(self.settings), self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
-        self.stop_button = QPushButton(icon("stop"), "Stop")
         self.stop_button.setToolTip(self.actions.stop.toolTip())
         self._compose()
         self._connect()
         self.lanes_panel.set_options(self.controller.options, searching=True)
-        restore_window(self, self.settings)
+        self._restore_state()
         self._update_controls()
         self.host_label = QLabel(machine_text(None))
         self.statusBar().addPermanentWidget(self.host_label)
-        self.recovery: RecoveryOffer | None = None
-        if offer_recovery is None:
-            offer_recovery = os.environ.get("CROSSOVER_NO_RESTORE_PROMPT", "") != "1"
-        if offer_recovery:
-            self.recovery = RecoveryOffer.for_saved_runs()
-            if self.recovery is not None:
-                self.recovery.restore_requested.connect(self.restore_runs)
-                self.statusBar().addWidget(self.recovery)
+        self.recovery = RecoveryOffer.install(self.statusBar(), self.restore_runs, offer_recovery)
         self.controller.discover_devices()
 
-    # ------------------------------------------------------------------ layout and wiring
+    # ------------------------------------------------------------------ layout, wiring, state
 
     def _compose(self) -> None:
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.addWidget(_group("Model", self.model_panel))
-        left_layout.addWidget(_group("Lanes", self.lanes_panel))
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.stop_button)
-        left_layout.addLayout(buttons)
-        left_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(left)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(390)
-        self.top_split = QSplitter(Qt.Orientation.Horizontal)
-        self.top_split.addWidget(_group("Live: ms per batch", self.plot))
-        self.top_split.addWidget(_group("Crossover map", self.map))
-        self.top_split.setSizes([640, 420])
-        self.bottom_split = QSplitter(Qt.Orientation.Horizontal)
-        self.bottom_split.addWidget(_group("Summary", self.summary))
-        self.bottom_split.addWidget(_group("History", self.history))
-        self.bottom_split.setSizes([600, 460])
-        self.right_split = QSplitter(Qt.Orientation.Vertical)
-        self.right_split.addWidget(self.top_split)
-        self.right_split.addWidget(self.bottom_split)
-        self.right_split.setSizes([470, 380])
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.right_split, "Compare")
+        self.tabs.addTab(self.compare, "Compare")
         self.tabs.addTab(self.sweep, "Sweep")
         self.tabs.setTabToolTip(0, "Train one model on the chosen lanes and watch every batch")
         self.tabs.setTabToolTip(1, "Time growing widths on the chosen lanes and find where they cross")
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
-        self.main_split.addWidget(scroll)
+        self.main_split.addWidget(self.side)
         self.main_split.addWidget(self.tabs)
         self.main_split.setStretchFactor(1, 1)
         self.main_split.setSizes([400, 1040])
-        for i, split in enumerate((self.main_split, self.right_split, self.top_split, self.bottom_split)):
-            split.setObjectName(f"split{i}")
-            split.setChildrenCollapsible(False)
+        self.main_split.setChildrenCollapsible(False)
+        self.top_split = self.compare.top_split
         self.setCentralWidget(self.main_split)
         self.resize(1440, 900)
 
@@ -164,16 +116,24 @@ class MainWindow(QMainWindow):
         self.sweep.sweep_started.connect(self._on_sweep_started)
         self.sweep.sweep_ended.connect(self._on_sweep_ended)
 
-    @Slot()
-    def _on_sweep_started(self) -> None:
-        self.say("Sweeping… lanes run one after another (Esc stops after the point in progress).")
-        self._update_controls()
+    def _restore_state(self) -> None:
+        self.model_panel.restore_state(self.settings)
+        self.lanes_panel.restore_state(self.settings)
+        self.compare.restore_state(self.settings)
+        for key, restore in (("window/geometry", self.restoreGeometry), ("window/split_main", self.main_split.restoreState)):
+            state = self.settings.state(key)
+            if state is not None:
+                restore(state)
 
-    @Slot(object)
-    def _on_sweep_ended(self, results: list) -> None:
-        points = sum(len(r.points) for r in results)
-        self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
-        self._update_controls()
+    def save_state(self) -> None:
+        """Every panel's part of the window state, for the next launch."""
+        self.model_panel.save_state(self.settings)
+        self.lanes_panel.save_state(self.settings)
+        self.compare.save_state(self.settings)
+        self.sweep.save_state()
+        self.settings.set_state("window/geometry", self.saveGeometry())
+        self.settings.set_state("window/split_main", self.main_split.saveState())
+        self.settings.sync()
 
     def say(self, text: str, error: bool = False) -> None:
         """A message in the status bar; errors stay until the next message."""
@@ -189,16 +149,15 @@ class MainWindow(QMainWindow):
             return None
         if self.controller.running or self.sweep.running:
             return None
-        config = self.model_panel.current()
         specs = self.lanes_panel.selected_specs()
-        if config is None:
+        if self.config is None:
             self.say(f"Cannot start: {self.model_panel.problem()}.", error=True)
             return None
         if not specs:
             self.say("Cannot start: choose at least one lane.", error=True)
             return None
-        save_window(self, self.settings)
-        return self.controller.start_run(config, specs, self.lanes_panel.schedule())
+        self.save_state()
+        return self.controller.start_run(self.config, specs, self.lanes_panel.schedule())
 
     def start_when_ready(self) -> None:
         """Start now, or once discovery is done when it may change the lanes (--run)."""
@@ -231,7 +190,7 @@ class MainWindow(QMainWindow):
     def _update_controls(self) -> None:
         sweeping = self.sweep.running
         running = self.controller.running or sweeping
-        ready = self.model_panel.current() is not None and bool(self.lanes_panel.selected_specs())
+        ready = self.config is not None and bool(self.lanes_panel.selected_specs())
         self.sweep.run_button.setEnabled(not running and ready)
         for widget in (self.model_panel, self.lanes_panel):
             widget.setEnabled(not running)
@@ -270,14 +229,8 @@ class MainWindow(QMainWindow):
         self.summary.run_ended()
         self.history.add_run(result)
         added = self.map.add_run(result)
-        failures = [f"{name}: {lane.failure}" for name, lane in result.lanes.items() if lane_state(lane) == "failed"]
-        points = f"{added} point{'s' if added != 1 else ''} added to the crossover map"
-        if failures:
-            self.say("Finished with failures — " + "; ".join(failures), error=True)
-        elif any(lane_state(lane) == "cancelled" for lane in result.lanes.values()):
-            self.say(f"Stopped; what was measured is kept ({points}).")
-        else:
-            self.say(f"Run finished; {points}.")
+        self.say(*run_outcome({name: lane.status for name, lane in result.lanes.items()},
+                              {name: lane.failure for name, lane in result.lanes.items()}, added))
         self._update_controls()
 
     @Slot(str, str)
@@ -291,8 +244,10 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_model_panel_config_changed(self, config: RunConfig | None) -> None:
+        self.config = config
         if config is None:
-            self.say(f"{self.model_panel.problem()[:1].upper()}{self.model_panel.problem()[1:]}.", error=True)
+            problem = self.model_panel.problem()
+            self.say(f"{problem[:1].upper()}{problem[1:]}.", error=True)
         self._update_controls()
 
     @Slot()
@@ -304,6 +259,17 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_map_points_changed(self) -> None:
         self.summary.set_fits(self.map.cost_fits())
+
+    @Slot()
+    def _on_sweep_started(self) -> None:
+        self.say("Sweeping… lanes run one after another (Esc stops after the point in progress).")
+        self._update_controls()
+
+    @Slot(object)
+    def _on_sweep_ended(self, results: list) -> None:
+        points = sum(len(r.rows) for r in results)
+        self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
+        self._update_controls()
 
     # ------------------------------------------------------------------ restoring runs, closing
 
@@ -317,13 +283,12 @@ class MainWindow(QMainWindow):
         if problems:
             self.say(" ".join(problems), error=True)
         else:
-            self.say(f"Restored {len(runs)} run{'s' if len(runs) != 1 else ''} from {autosave.describe_folder()}.")
+            self.say(f"Restored {len(runs)} run{'s' if len(runs) != 1 else ''} from {autosave.autosave_dir()}.")
         return runs
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         started = time.monotonic()
-        save_window(self, self.settings)
-        self.sweep.save_settings()
+        self.save_state()
         self.sweep.shutdown()
         self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
         self.sweep.shutdown()

@@ -10,8 +10,9 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
 
 from crossover_lab.core.config import ACTIVATIONS, MAX_LAYERS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
 from crossover_lab.core.presets import PRESETS
-from crossover_lab.gui.lane_style import fmt_flops
+from crossover_lab.core.words import fmt_flops
 from crossover_lab.gui.range_spin import RangeSpinBox
+from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.width_slider import LayerWidths
 
 DATA_SOURCES = ("auto", "mnist", "synthetic")
@@ -29,6 +30,7 @@ class ModelPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._base = RunConfig()
+        self._config: RunConfig | None = self._base  # built once per edit, in _on_field_changed
         self._problem = ""
         self.preset = QComboBox()
         self.preset.addItem("Choose a preset…", "")
@@ -137,8 +139,8 @@ class ModelPanel(QWidget):
 
     # ------------------------------------------------------------------ the config
 
-    def config(self) -> RunConfig:
-        """The edited configuration; raises ConfigError with a sentence for the user."""
+    def _read_controls(self) -> RunConfig:
+        """The configuration the controls show; raises ConfigError with a sentence for the user."""
         data = self.data.currentText().strip()
         if data and data not in DATA_SOURCES and not os.path.isfile(data):
             raise ConfigError(f"data file {data!r} does not exist: choose auto, mnist, synthetic "
@@ -151,11 +153,25 @@ class ModelPanel(QWidget):
             samples=self.samples.value() or None)
         return RunConfig(model, train)
 
+    def config(self) -> RunConfig:
+        """The edited configuration; raises ConfigError with the problem while a setting is invalid."""
+        if self._config is None:
+            raise ConfigError(self._problem)
+        return self._config
+
     def current(self) -> RunConfig | None:
-        try:
-            return self.config()
-        except ConfigError:
-            return None
+        """The edited configuration, or None while a setting is invalid."""
+        return self._config
+
+    def save_state(self, settings: AppSettings) -> None:
+        """The last valid configuration (an invalid edit keeps the one before)."""
+        if self._config is not None:
+            settings.set_config(self._config)
+
+    def restore_state(self, settings: AppSettings) -> None:
+        config = settings.config()
+        if config is not None:
+            self.set_config(config)
 
     def problem(self) -> str:
         return self._problem
@@ -210,15 +226,16 @@ class ModelPanel(QWidget):
     @Slot()
     def _on_field_changed(self) -> None:
         try:
-            config = self.config()
+            config = self._read_controls()
         except ConfigError as exc:
+            self._config = None
             self._problem = str(exc)
             self.problem_label.setText(self._problem[0].upper() + self._problem[1:] + ".")
             self.problem_label.show()
             self.cost.setText("")
             self.config_changed.emit(None)
             return
-        self._problem = ""
+        self._config, self._problem = config, ""
         self.problem_label.hide()
         batch = config.train.batch_size
         self.cost.setText(f"{config.model.label()}\n{config.model.params:,} parameters · "

@@ -1,17 +1,19 @@
 """The offer, at launch, of runs autosaved by an earlier session: a status-bar strip, never a blocking dialog."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+import os
+from typing import Callable
 
-from crossover_lab.gui import autosave
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStatusBar, QWidget
+
+from crossover_lab.core import autosave
 
 
 class RecoveryOffer(QWidget):
     """"N runs from an earlier session were saved in … [Restore] [Discard]"."""
 
     restore_requested = Signal(list)  # run ids to read back into history and map
-    discarded = Signal(list)  # run ids whose files were deleted
 
     def __init__(self, run_ids: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -19,7 +21,7 @@ class RecoveryOffer(QWidget):
         n = len(self.run_ids)
         self.label = QLabel(f"{n} run{'s' if n != 1 else ''} from an earlier session "
                             f"{'are' if n != 1 else 'is'} saved.")
-        self.label.setToolTip(f"Autosaved in {autosave.describe_folder()} (per-batch CSV and JSON sidecar).")
+        self.label.setToolTip(f"Autosaved in {autosave.autosave_dir()} (per-batch CSV and JSON sidecar).")
         self.restore = QPushButton("Restore")
         self.restore.setToolTip("Put them back into the history and the crossover map.")
         self.discard = QPushButton("Discard")
@@ -38,6 +40,19 @@ class RecoveryOffer(QWidget):
         run_ids = autosave.saved_run_ids()
         return cls(run_ids) if run_ids else None
 
+    @classmethod
+    def install(cls, status_bar: QStatusBar, on_restore: Callable[[list], object],
+                offer: bool | None) -> RecoveryOffer | None:
+        """Put the offer in the status bar when there is something to offer. `offer=None` means yes,
+        unless CROSSOVER_NO_RESTORE_PROMPT=1 (tests, screenshots)."""
+        if offer is None:
+            offer = os.environ.get("CROSSOVER_NO_RESTORE_PROMPT", "") != "1"
+        recovery = cls.for_saved_runs() if offer else None
+        if recovery is not None:
+            recovery.restore_requested.connect(on_restore)
+            status_bar.addWidget(recovery)
+        return recovery
+
     @Slot()
     def _on_restore_clicked(self) -> None:
         self.hide()
@@ -48,4 +63,3 @@ class RecoveryOffer(QWidget):
         for run_id in self.run_ids:
             autosave.delete_run(run_id)
         self.hide()
-        self.discarded.emit(self.run_ids)

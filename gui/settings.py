@@ -1,30 +1,24 @@
-"""What the window remembers between launches (QSettings, an INI file in crossover_home()), read typed."""
+"""What the window remembers between launches (QSettings, an INI file beside the autosaves), read typed.
+
+Each panel saves and restores its own part (`save_state`/`restore_state`); this class only
+reads and writes typed values, so a damaged or missing value reads as its default.
+"""
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
 from crossover_lab.core.config import ConfigError, RunConfig
-from crossover_lab.core.lanes import crossover_home
-
-
-def settings_path() -> str:
-    """$CROSSOVER_HOME/settings.ini: next to the logs and autosaves, so tests can point it elsewhere."""
-    return os.path.join(crossover_home(), "settings.ini")
+from crossover_lab.core.paths import settings_path
 
 
 class AppSettings:
     """Typed reads and writes of the window's state; a damaged or missing value reads as its default."""
 
     def __init__(self, path: str | None = None) -> None:
-        self._qs = QSettings(path or settings_path(), QSettings.Format.IniFormat)
-
-    @property
-    def path(self) -> str:
-        return self._qs.fileName()
+        self._qs = QSettings(path or str(settings_path()), QSettings.Format.IniFormat)
 
     def config(self) -> RunConfig | None:
         text = self._qs.value("run/config", "", str)
@@ -74,9 +68,6 @@ class AppSettings:
 
     def set_state(self, key: str, value: QByteArray) -> None:
         self._qs.setValue(key, value)
-
-    def clear(self) -> None:
-        self._qs.clear()
 
     def sync(self) -> None:
         self._qs.sync()

@@ -7,9 +7,10 @@ from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from crossover_lab.core.analysis import CostFit, explain, has_steady, verdict_lines
+from crossover_lab.core.analysis import CostFit, has_steady
 from crossover_lab.core.records import RunSummary
-from crossover_lab.gui.lane_style import fmt_duration, fmt_num, lane_color
+from crossover_lab.core.words import explain, fmt_duration, fmt_num, verdict_lines
+from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.lanes_panel import contention_note
 from crossover_lab.gui.live import LiveRun
 
@@ -95,19 +96,20 @@ class SummaryPanel(QWidget):
             s = live.summary(name)
             summaries.append(s)
             total = live.total_steps(name)
-            state = lane.state
+            state = lane.status
+            last = lane.records[-1] if lane.records else None
             if state == "waiting":
                 progress = "waiting for its turn" if live.result.schedule == "sequential" else "starting the lane…"
-            elif total:
+            elif total and last is not None:
                 per_epoch = max(total // max(live.config.train.epochs, 1), 1)
-                progress = f"epoch {lane.epoch}/{live.config.train.epochs} · batch {lane.batch}/{per_epoch}"
+                progress = f"epoch {last.epoch}/{live.config.train.epochs} · batch {last.batch}/{per_epoch}"
                 if state == "running":
                     progress += f" · {fmt_duration(live.time_left(name))} left"
             else:
-                progress = f"step {lane.step}" if lane.step else "loading data…"
-            settings = lane.result.started.settings if lane.result.started else {}
+                progress = f"step {last.step}" if last is not None else "loading data…"
+            settings = lane.started.settings if lane.started else {}
             data = settings.get("data_source", "…")  # synthetic stand-in or real MNIST: the user must see which
-            cells = (lane.device or "…", state, fmt_num(s.median_ms),
+            cells = (live.device(name) or "…", state, fmt_num(s.median_ms),
                      f"{fmt_num(s.p10_ms)}–{fmt_num(s.p90_ms)}", fmt_num(s.samples_per_s), fmt_num(s.gflops),
                      data, progress)
             for row, text in enumerate(cells):
@@ -117,9 +119,9 @@ class SummaryPanel(QWidget):
             self.table.item(ROWS.index("Data"), col).setToolTip(settings.get("data_description", ""))
             status = self.table.item(1, col)
             status.setForeground(QColor("#b00020") if state == "failed" else QColor("#222"))
-            status.setToolTip(lane.result.failure or s.reason or state)
+            status.setToolTip(lane.failure or s.reason or state)
             if state == "failed":
-                problems.append(f"{name} failed: {lane.result.failure}")
+                problems.append(f"{name} failed: {lane.failure}")
         if live.failure:
             problems.insert(0, f"The run failed: {live.failure}")
         self.problems.setText("\n".join(problems))

@@ -1,12 +1,13 @@
-"""The Sweep tab's settings: preset, widths, layers, batch sizes, budget per point, compare knob."""
+"""The Sweep tab's settings (preset, widths, layers, batch sizes, budget per point, compare knob), Run, Stop, progress."""
 from __future__ import annotations
 
 from PySide6.QtCore import Slot
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QProgressBar, QPushButton, QSpinBox, QWidget)
 
-from crossover_lab.core.config import RunConfig, parse_widths
+from crossover_lab.core.config import RunConfig, parse_int_list
 from crossover_lab.core.presets import SWEEP_PRESETS
-from crossover_lab.core.sweep import SweepSpec, log_widths, with_knob
+from crossover_lab.core.sweep import SweepSpec, log_widths, parse_sweep_widths, with_knob
 from crossover_lab.gui.settings import AppSettings
 
 COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
@@ -44,6 +45,19 @@ class SweepForm(QGroupBox):
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
                               ("Time per point", self.seconds), ("Compare with", self.compare)):
             self.form.addRow(label, widget)
+        self.run_button = QPushButton("Run sweep", toolTip="Time every width on every selected lane, one at a time")
+        self.stop_button = QPushButton("Stop", toolTip="Stop after the point in progress (Esc); finished points stay",
+                                       enabled=False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.stop_button)
+        self.form.addRow(buttons)
+        self.progress = QProgressBar(textVisible=True)
+        self.progress.setFormat("%v / %m points")
+        self.progress_label = QLabel("Lanes come from the Lanes panel: one after another, never side by side.")
+        self.progress_label.setWordWrap(True)
+        self.form.addRow(self.progress)
+        self.form.addRow(self.progress_label)
         self.restore()
 
     def restore(self) -> None:
@@ -75,8 +89,9 @@ class SweepForm(QGroupBox):
         """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
         name = self.preset.currentData()
         base = SWEEP_PRESETS[name][2] if name else base_config
-        spec = SweepSpec(widths=parse_widths(self.widths.text()), layers=self.layers.value(),
-                         batch_sizes=parse_widths(self.batches.text()) if self.batches.text().strip() else (),
+        batches = self.batches.text()
+        spec = SweepSpec(widths=parse_sweep_widths(self.widths.text()), layers=self.layers.value(),
+                         batch_sizes=parse_int_list(batches, "batch size") if batches.strip() else (),
                          base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value())
         spec.points()  # validates every point's model now, not halfway through the sweep
         choice = self.compare.currentText()

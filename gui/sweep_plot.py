@@ -15,7 +15,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, describe_pair, find_crossovers, fit_cost_model
+from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
+from crossover_lab.core.words import crossing_label
 from crossover_lab.gui.lane_style import lane_color
 
 
@@ -45,6 +46,7 @@ class SweepPlot(pg.PlotWidget):
         self.legend = self.addLegend(offset=(10, 10), labelTextColor="k", brush=pg.mkBrush(255, 255, 255, 210))
         self.fits: dict[str, CostFit] = {}
         self.crossovers: list[Crossover] = []
+        self.points: list[SweepPoint] = []  # what is drawn
         self._set_ticks([])
 
     def set_points(self, points: Sequence[SweepPoint], title: str = "",
@@ -52,6 +54,7 @@ class SweepPlot(pg.PlotWidget):
         """Draw `points`; crossovers are found among them unless given (compare mode gives each variant's)."""
         self.clear()
         self.legend.clear()
+        self.points = list(points)
         if points:
             self.enableAutoRange()  # the empty plot's fixed frame must not hold the measured points
         if title:
@@ -114,18 +117,13 @@ class SweepPlot(pg.PlotWidget):
                                    brush=pg.mkBrush(120, 120, 120, 40), pen=pg.mkPen(None))
         self.addItem(band)
         self.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen("#444", width=1, style=Qt.PenStyle.DotLine)))
-        other = c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]
         (x_lo, x_hi), (y_lo, y_hi) = self.getViewBox().viewRange()
         right_half = x > (x_lo + x_hi) / 2  # grow the label away from the edge it would run past
-        label = pg.TextItem(f"{c.faster_above} beats {other} above ≈{c.width:,.0f}", color="#222",
+        label = pg.TextItem(crossing_label(c), color="#222",
                             anchor=(1 if right_half else 0, 1), fill=pg.mkBrush(255, 255, 255, 200))
         # Along the bottom (the legend owns the top left), stacked so several crossings stay readable.
         label.setPos(x, y_lo + row * (y_hi - y_lo) * 0.07)
         self.addItem(label)
-
-    def summary(self, points: Sequence[SweepPoint]) -> str:
-        lanes = sorted({p.lane for p in points})
-        return "; ".join(describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:])
 
 
 def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
@@ -148,14 +146,15 @@ def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
 
 
 def main(argv: list[str] | None = None) -> int:
-    from crossover_lab.core.sweep import group_rows, read_sweep_rows
+    from crossover_lab.core.sweep_files import read_sweep_rows
+    from crossover_lab.core.sweep_rows import group_rows
 
     parser = argparse.ArgumentParser(prog="python -m gui.sweep_plot", description=__doc__.splitlines()[0])
     parser.add_argument("csv")
     parser.add_argument("png")
     parser.add_argument("--title", default="")
     args = parser.parse_args(argv)
-    points, crossings = curves(group_rows(read_sweep_rows(args.csv)))
+    points, crossings = curves(group_rows(read_sweep_rows(args.csv)[0]))
     render_png(points, args.png, args.title, crossings)
     print(f"wrote {args.png}")
     return 0

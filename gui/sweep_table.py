@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-from crossover_lab.gui.lane_style import fmt_num
+from crossover_lab.core.sweep_rows import SweepRow
+from crossover_lab.core.words import fmt_num, fmt_range
 
 COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status")
 
@@ -22,17 +22,15 @@ class SweepTable(QTableWidget):
         self.verticalHeader().setVisible(False)
         self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
 
-    def add_row(self, row: dict[str, Any]) -> None:
-        share = row.get("peak_share")
-        values = (row["variant"], row["lane"], row["width"], row["batch_size"], fmt_num(row["median_ms"]),
-                  f"{fmt_num(row['p10_ms'])}-{fmt_num(row['p90_ms'])}", fmt_num(row["gflops"]),
-                  f"{100 * share:.0f}%" if isinstance(share, float) and math.isfinite(share) else "–",
-                  row["status"])
+    def add_row(self, row: SweepRow) -> None:
+        values = (row.variant, row.lane, row.width, row.batch_size, fmt_num(row.median_ms),
+                  fmt_range(row.p10_ms, row.p90_ms, 3), fmt_num(row.gflops),
+                  f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–", row.status)
         r = self.rowCount()
         self.insertRow(r)
         for c, value in enumerate(values):
             item = QTableWidgetItem(str(value))
-            if row["status"] == "failed":
-                item.setToolTip(row.get("reason", ""))
+            if row.status == "failed":
+                item.setToolTip(row.reason)
             self.setItem(r, c, item)
         self.scrollToBottom()

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from crossover_lab.core.analysis import (CostFit, Crossover, SweepPoint, analyze_points, describe_pair, explain,
-                           find_crossovers, fit_cost_model, predicted_crossover, robust_stats, summarize,
-                           verdict)
+from crossover_lab.core.analysis import (CostFit, Crossover, SweepPoint, analyze_points, find_crossovers,
+                                         fit_cost_model, predicted_crossover, robust_stats, summarize)
+from crossover_lab.core.words import describe_pair, explain, verdict
 from crossover_lab.core.records import BatchTiming, RunSummary
 
 OVERHEAD_MS, GFLOPS = 0.05, 200.0
@@ -49,7 +49,7 @@ def rec(ms, warmup=False, batches=1, samples=128):
 def test_summarize_excludes_warmup():
     records = [rec(500.0, warmup=True), rec(300.0, warmup=True)] + [rec(m) for m in (10, 12, 11, 13, 9)]
     s = summarize(records, run_id="r", lane="cpu", device="CPU", status="completed",
-                  flops_per_batch=2_000_000_000, batch_size=128, wall_s=3.0)
+                  flops_per_batch=2_000_000_000, wall_s=3.0)
     assert (s.n_batches, s.n_warmup) == (5, 2)
     assert s.median_ms == 11 and s.mad_ms == 1
     assert s.warmup_s == pytest.approx(0.8)
@@ -62,7 +62,7 @@ def test_summarize_divides_multi_step_records():
     records = [rec(80.0, warmup=True, batches=4, samples=512)] + [rec(m, batches=4, samples=512)
                                                                   for m in (40, 44, 48)]
     s = summarize(records, run_id="r", lane="cpu", device="CPU", status="completed",
-                  flops_per_batch=1_000_000, batch_size=128, wall_s=1.0)
+                  flops_per_batch=1_000_000, wall_s=1.0)
     assert s.median_ms == pytest.approx(11.0) and s.batches_per_record == 4
     assert s.samples_per_s == pytest.approx(3 * 512 / 0.132)
     assert s.gflops == pytest.approx(1e6 / 0.011 / 1e9)
@@ -71,11 +71,10 @@ def test_summarize_divides_multi_step_records():
 
 def test_summarize_without_steady_records_is_nan():
     s = summarize([rec(5.0, warmup=True)], run_id="r", lane="cpu", device="CPU", status="cancelled",
-                  flops_per_batch=1000, batch_size=1, wall_s=0.1)
+                  flops_per_batch=1000, wall_s=0.1)
     assert s.n_batches == 0 and math.isnan(s.median_ms) and math.isnan(s.gflops)
     assert math.isnan(s.samples_per_s) and s.warmup_s == pytest.approx(0.005)
-    assert summarize([], run_id="r", lane="cpu", device="CPU", status="failed", flops_per_batch=1,
-                     batch_size=1, wall_s=0.0).batches_per_record == 1
+    assert summarize([], run_id="r", lane="cpu", device="CPU", status="failed", flops_per_batch=1, wall_s=0.0).batches_per_record == 1
 
 
 # ---------------------------------------------------------------- cost model
@@ -287,7 +286,7 @@ def test_explain_quotes_the_runs_figures():
 def test_explain_with_fits_quotes_crossover():
     fits = {"cpu": fit_of(0.01, 100.0), "gpu0": fit_of(0.1, 1000.0)}
     text = explain(summary("cpu", 0.5), summary("gpu0", 2.0), fits)
-    assert "0.01 ms fixed plus 100 GFLOP/s" in text and "0.1 ms plus 1000 GFLOP/s" in text
+    assert "0.01 ms fixed plus 100 GFLOP/s" in text and "0.1 ms plus 1,000 GFLOP/s" in text
     assert "cross near 10 MFLOP" in text and "sits above it" in text
     fits = {"cpu": fit_of(0.01, 1000.0), "gpu0": fit_of(0.1, 100.0)}
     assert "cpu is predicted faster at every size" in explain(summary("cpu", 0.5), summary("gpu0", 2.0), fits)

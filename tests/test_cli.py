@@ -83,12 +83,10 @@ def test_analyze_rejects_a_non_sweep_csv(tmp_path):
 def test_core_never_imports_qt_and_cli_never_imports_a_framework():
     code = ("import sys, crossover_lab.core.cli, crossover_lab.core.sweep, crossover_lab.core.session, crossover_lab.core.devices, crossover_lab.core.export, crossover_lab.core.lanes;"
             "bad = [m for m in sys.modules if m.split('.')[0] in "
-            "('PySide6', 'pyqtgraph', 'gui', 'tensorflow', 'keras', 'jax', 'torch')]; print(bad)")
+            "('PySide6', 'pyqtgraph', 'tensorflow', 'keras', 'jax', 'torch') or m.startswith('crossover_lab.gui')]; "
+            "print(bad)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.stdout.strip() == "[]", r.stdout + r.stderr
-    for path in (ROOT / "core").glob("*.py"):
-        text = path.read_text()
-        assert "PySide6" not in text and "pyqtgraph" not in text and "from gui" not in text, path
 
 
 @pytest.mark.slow

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.export import ExportError, atomic_write_text, export_runs, read_batches_csv
+from crossover_lab.core.export import ExportError, export_runs, read_batches_csv
+from crossover_lab.core.files import atomic_write_text
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
 from crossover_lab.core.session import LaneResult, RunResult
 

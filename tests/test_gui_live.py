@@ -33,7 +33,7 @@ def lane_events(run_id: str, lane: str, device: str, ms: float, n: int = 100, wa
 def finished(run_id: str, lane: str, device: str, events: list) -> RunFinished:
     records = [e for e in events if isinstance(e, BatchTiming)]
     return RunFinished(run_id, lane, summarize(records, run_id=run_id, lane=lane, device=device, status="completed",
-                                               flops_per_batch=CONFIG.flops_per_batch, batch_size=64, wall_s=1.0))
+                                               flops_per_batch=CONFIG.flops_per_batch, wall_s=1.0))
 
 
 @pytest.fixture
@@ -42,14 +42,14 @@ def live() -> LiveRun:
 
 
 def test_live_run_folds_events_into_arrays(live):
-    assert live.apply(lane_events("r1", "cpu", "CPU (test)", 2.0))
-    lane = live.lanes["cpu"]
-    assert (len(lane.warmup), len(lane.steady), len(lane.median)) == (5, 95, 95)
-    assert lane.state == "running" and lane.device == "CPU (test)"
-    assert live.total_steps("cpu") == 100 and lane.step == 100
+    assert live.apply(lane_events("r1", "cpu", "CPU (test)", 2.0)) == ["cpu"]
+    series = live.series["cpu"]
+    assert (len(series.warmup), len(series.steady), len(series.median)) == (5, 95, 95)
+    assert live.lanes["cpu"].status == "running" and live.device("cpu") == "CPU (test)"
+    assert live.total_steps("cpu") == 100 and live.steps_done("cpu") == 100
     assert live.summary("cpu").median_ms == pytest.approx(2.0, rel=0.06)
     assert not live.apply(lane_events("other-run", "cpu", "CPU", 1.0))  # another run's events are ignored
-    assert live.lanes["gpu0"].state == "waiting"
+    assert live.lanes["gpu0"].status == "waiting"
 
 
 def test_rolling_median_is_the_trailing_median():
@@ -77,7 +77,7 @@ def test_plot_draws_each_lane_and_keeps_warmup_out_of_the_autoscale(qtbot, live)
     labels = [label.text for _, label in plot.legend.items]
     assert any("cpu · CPU (test)" in t for t in labels) and any("gpu0 · GPU:0 (test)" in t for t in labels)
     plot.x_axis.setCurrentIndex(plot.x_axis.findData("elapsed"))
-    np.testing.assert_allclose(items.steady.xData, live.lanes["cpu"].steady.elapsed.values)
+    np.testing.assert_allclose(items.steady.xData, live.series["cpu"].steady.elapsed.values)
     plot.log_y.setChecked(True)
     assert plot.plot.getPlotItem().ctrl.logYCheck.isChecked()
 
@@ -110,7 +110,7 @@ def _result(run_id: str, width: int, cpu_ms: float, gpu_ms: float) -> RunResult:
         events = lane_events(run_id, lane, lane.upper(), ms)
         records = [e for e in events if isinstance(e, BatchTiming)]
         s = summarize(records, run_id=run_id, lane=lane, device=lane.upper(), status="completed",
-                      flops_per_batch=config.flops_per_batch, batch_size=64, wall_s=1.0)
+                      flops_per_batch=config.flops_per_batch, wall_s=1.0)
         lanes[lane] = LaneResult(lane, events[0], records, s)
     return RunResult(run_id, config, "sequential", "2026-01-01T00:00:00+00:00", lanes)
 
@@ -126,7 +126,7 @@ def test_map_adds_a_point_per_lane_and_marks_the_crossover(qtbot):
     assert len(crossovers) == 1 and crossovers[0].faster_above == "gpu0"
     lo, hi = (RunConfig(ModelSpec((w,)), TrainSpec(batch_size=64)).flops_per_batch for w in (32, 1024))
     assert lo < crossovers[0].flops_per_batch < hi
-    assert "gpu0 overtakes cpu above" in cmap.description.text()
+    assert "gpu0 beats cpu above" in cmap.description.text()
     assert set(cmap.cost_fits()) == {"cpu", "gpu0"}
     cmap.remove_run("b")
     assert len(cmap.points()) == 4
@@ -145,12 +145,13 @@ def test_controller_draws_from_the_queue_on_a_timer_not_per_batch(qtbot, gui_hom
     controller = RunController()
     live = controller.live = LiveRun("r1", CONFIG, SPECS, "concurrent", "")
     emitted = []
-    controller.live_changed.connect(lambda: emitted.append(len(live.lanes["cpu"].result.records)))
+    controller.live_changed.connect(lambda: emitted.append(len(live.lanes["cpu"].records)))
+    runner = controller._runner
     for event in lane_events("r1", "cpu", "CPU", 1.0, n=5000):
-        controller._events.put(event)  # as a lane thread would, 5000 batches at once
-    controller._timer.start()
+        runner._queue.put(event)  # as a lane thread would, 5000 batches at once
+    runner._timer.start()
     qtbot.waitUntil(lambda: bool(emitted) and emitted[-1] == 5000, timeout=2000)
     qtbot.wait(200)
-    controller._timer.stop()
+    runner._timer.stop()
     assert len(emitted) == 1  # one redraw for everything that was waiting: latest wins
     controller.shutdown()

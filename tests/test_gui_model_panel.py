@@ -8,7 +8,7 @@ from gui_fixtures import gui_home  # noqa: F401  (fixtures)
 
 from crossover_lab.core.config import MAX_WIDTH, MIN_WIDTH, ModelSpec
 from crossover_lab.core.presets import PRESETS
-from crossover_lab.gui.lane_style import fmt_flops
+from crossover_lab.core.words import fmt_flops
 from crossover_lab.gui.model_panel import ModelPanel
 from crossover_lab.gui.width_slider import ROUND_WIDTHS, nearest_position
 

@@ -17,9 +17,8 @@ from PySide6.QtCore import Qt
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.devices import host_info
 from crossover_lab.core.export import read_batches_csv
-from crossover_lab.gui import autosave
+from crossover_lab.core import autosave
 from crossover_lab.gui.summary_panel import ROWS
-from crossover_lab.gui.live import lane_state
 
 pytestmark = pytest.mark.slow
 TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=2000))
@@ -150,8 +149,7 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     window.lanes_panel.set_schedule(schedule)
     live = window.start_run()
     assert not window.model_panel.isEnabled() and not window.lanes_panel.isEnabled()  # locked while running
-    first = live.lanes["cpu"]
-    lanes = list(live.lanes.values()) if schedule == "concurrent" else [first]
+    lanes = list(live.series.values()) if schedule == "concurrent" else [live.series["cpu"]]
     qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in lanes), timeout=RUN_TIMEOUT_MS)
     started = time.monotonic()
     qtbot.keyClick(window, Qt.Key.Key_Escape)
@@ -160,7 +158,7 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     window.lanes_panel.set_schedule("concurrent")
     assert took < 2.0, f"stop took {took:.2f} s"
     result = window.controller.runs[-1]
-    assert {lane_state(lane) for lane in result.lanes.values()} == {"cancelled"}
+    assert {lane.status for lane in result.lanes.values()} == {"cancelled"}
     assert len(result.lanes["cpu"].records) >= 8  # what was measured is kept
     if schedule == "sequential":
         assert result.lanes["cpu1"].records == []  # never started: the stop came first
@@ -171,7 +169,7 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
 def test_closing_mid_run_leaves_no_thread_and_no_lane_process(qtbot, window):
     window.model_panel.set_config(LONG)
     live = window.start_run()
-    qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in live.lanes.values()), timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in live.series.values()), timeout=RUN_TIMEOUT_MS)
     assert len(lane_processes()) >= 2
     window.close()
     assert window.close_seconds < 3.0, f"close took {window.close_seconds:.2f} s"

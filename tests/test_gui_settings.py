@@ -11,7 +11,7 @@ from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
 
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.presets import PRESETS
-from crossover_lab.gui import autosave
+from crossover_lab.core import autosave
 from crossover_lab.gui.settings import AppSettings
 from test_gui_live import _result
 

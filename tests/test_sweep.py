@@ -10,7 +10,10 @@ from crossover_lab.core.analysis import find_crossovers
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.presets import PRESETS, SWEEP_PRESETS
 from crossover_lab.core.session import LanePool
-from crossover_lab.core.sweep import SweepSpec, log_widths, read_sweep_csv, run_sweep, with_knob, write_sweep_csv
+from crossover_lab.core.files import atomic_write_text
+from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweeps, with_knob
+from crossover_lab.core.sweep_files import read_sweep_rows
+from crossover_lab.core.sweep_rows import SweepRow, group_rows, sweep_rows_text
 
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
 
@@ -62,26 +65,29 @@ def test_sweep_end_to_end_and_csv_round_trip(tmp_path):
     seen = []
     try:
         spec = SweepSpec(widths=(8, 256), layers=1, base=BASE, steady_steps=8, seconds_per_point=1.0)
-        result = run_sweep(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], spec,
-                           on_point=lambda row, done, total: seen.append((done, total)))
+        (result,) = run_sweeps(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], [spec],
+                               on_point=lambda point: seen.append((point.done, point.total)))
     finally:
         pool.close()
-    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
-    assert [(r["lane"], r["width"]) for r in result.points] == [("cpu", 8), ("cpu1", 8), ("cpu", 256), ("cpu1", 256)]
-    for row in result.points:
-        assert row["status"] == "completed"
-        assert row["n_batches"] == 8 and 0 < row["p10_ms"] <= row["median_ms"] <= row["p90_ms"]
-        assert row["flops_per_batch"] == ModelSpec((row["width"],)).flops_per_batch(32)
-        assert row["peak_gflops"] > 0 and 0 < row["peak_share"] < 1.5
+    assert seen == [(2, 4), (4, 4)]  # one report per point, counting lane-points
+    assert [(r.lane, r.width) for r in result.rows] == [("cpu", 8), ("cpu1", 8), ("cpu", 256), ("cpu1", 256)]
+    for row in result.rows:
+        assert row.status == "completed"
+        assert row.n_batches == 8 and 0 < row.p10_ms <= row.median_ms <= row.p90_ms
+        assert row.flops_per_batch == ModelSpec((row.width,)).flops_per_batch(32)
+        assert row.peak_gflops > 0 and 0 < row.peak_share < 1.5
+        assert row.jit is False and row.steps_per_execution == 1  # typed from the lane's settings
     # Bigger model, more time per batch, on each lane.
-    by = {(r["lane"], r["width"]): r["median_ms"] for r in result.points}
+    by = {(r.lane, r.width): r.median_ms for r in result.rows}
     assert by[("cpu", 256)] > by[("cpu", 8)] and by[("cpu1", 256)] > by[("cpu1", 8)]
     path = tmp_path / "sweep.csv"
-    write_sweep_csv(str(path), result.points)
-    back = read_sweep_csv(str(path))
-    assert [(p.lane, p.width) for p in back] == [(r["lane"], r["width"]) for r in result.points]
-    assert [p.median_ms for p in back] == pytest.approx([r["median_ms"] for r in result.points], rel=1e-5)
-    find_crossovers(back)  # analysable as written
+    atomic_write_text(path, sweep_rows_text(result.rows))
+    back, reading = read_sweep_rows(str(path))
+    assert not reading.dropped
+    assert [(r.lane, r.width, r.jit, r.status) for r in back] == [(r.lane, r.width, r.jit, r.status)
+                                                                  for r in result.rows]
+    assert [r.median_ms for r in back] == pytest.approx([r.median_ms for r in result.rows], rel=1e-5)
+    find_crossovers([r.point() for r in back])  # analysable as written
 
 
 @pytest.mark.slow
@@ -89,33 +95,31 @@ def test_cancelled_sweep_keeps_finished_points():
     pool = LanePool()
     cancel = threading.Event()
 
-    def on_point(row, done, total):
-        if done == 2:
+    def on_point(point):
+        if point.done == 2:
             cancel.set()
 
     try:
         spec = SweepSpec(widths=(8, 16, 32, 64), layers=1, base=BASE, steady_steps=5, seconds_per_point=0.5,
                          calibrate=False)
-        result = run_sweep(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], spec, on_point=on_point,
-                           cancel=cancel)
+        (result,) = run_sweeps(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], [spec], on_point=on_point,
+                               cancel=cancel)
     finally:
         pool.close()
     assert result.cancelled
-    assert [(r["lane"], r["width"]) for r in result.points] == [("cpu", 8), ("cpu1", 8)]
-    assert all(r["status"] == "completed" and not math.isnan(r["median_ms"]) for r in result.points)
+    assert [(r.lane, r.width) for r in result.rows] == [("cpu", 8), ("cpu1", 8)]
+    assert all(r.status == "completed" and not math.isnan(r.median_ms) for r in result.rows)
 
 
-def _row(lane, width, batch, ms, variant="base"):
-    return {"lane": lane, "width": width, "flops_per_batch": width * batch * 1e4, "median_ms": ms,
-            "p10_ms": math.nan, "p90_ms": math.nan, "batch_size": batch, "variant": variant, "status": "completed"}
+def _row(lane, width, batch, ms, variant="base", status="completed"):
+    return SweepRow(lane=lane, device="", width=width, params=0, flops_per_batch=width * batch * 10_000, batch_size=batch,
+                    median_ms=ms, p10_ms=math.nan, p90_ms=math.nan, n_batches=10, variant=variant, status=status)
 
 
 def test_points_group_by_variant_and_batch_size():
-    from crossover_lab.core.sweep import group_rows
-
     rows = [_row(l, w, b, ms, v) for v in ("base", "jit=on") for b in (32, 512)
             for l, w, ms in (("cpu", 16, 1.0), ("cpu", 256, 4.0), ("gpu0", 16, 2.0), ("gpu0", 256, 2.5))]
-    rows.append({**_row("cpu", 999, 32, 1.0), "status": "failed"})
+    rows.append(_row("cpu", 999, 32, 1.0, status="failed"))
     groups = group_rows(rows)
     assert list(groups) == ["base · batch 32", "base · batch 512", "jit=on · batch 32", "jit=on · batch 512"]
     assert all(sorted((p.lane, p.width) for p in pts) == [("cpu", 16), ("cpu", 256), ("gpu0", 16), ("gpu0", 256)]

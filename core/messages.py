@@ -1,0 +1,184 @@
+"""What the app and a lane say to each other: one frozen class per message, both ways, and a data-only codec.
+
+App → lane: `RunJob`, `ProbeJob`, `CalibrateJob`, `CloseLane`. Lane → app: `Bundle` (lane events:
+records and lifecycle, core/records.py), `Probed`, `Calibrated`, `LaneStartFailed`, `LaneStatus`.
+`Lane.request()` answers with the message asked for or one of the `Unanswered` kinds, each with
+a `reason` sentence. A local lane sends these objects through multiprocessing queues; a remote
+one through `to_wire`/`from_wire`, which build only the classes registered here from plain JSON
+data, so a message can never make the receiver run code.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.records import (BatchTiming, EpochEnded, LaneEvent, RunFailed, RunFinished, RunStarted,
+                                        RunSummary)
+
+# ---------------------------------------------------------------- app → lane
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """Train `config` and report it under `run_id`."""
+
+    run_id: str
+    config: RunConfig
+
+
+@dataclass(frozen=True)
+class ProbeJob:
+    """Say which GPUs this lane's backend can use."""
+
+
+@dataclass(frozen=True)
+class CalibrateJob:
+    """Time a size×size float32 matrix product for about `seconds`: the device's achievable GFLOP/s."""
+
+    size: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CloseLane:
+    """Leave once the job in progress (if any) has ended."""
+
+
+Job = Union[RunJob, ProbeJob, CalibrateJob, CloseLane]
+
+# ---------------------------------------------------------------- lane → app
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """Lane events in the order they happened, sent together (one message per batch costs more)."""
+
+    events: tuple[LaneEvent, ...]
+
+
+@dataclass(frozen=True)
+class Probed:
+    backend: str
+    gpus: tuple[str, ...]
+    cpu: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    error: str = ""  # why the backend could not list GPUs, when it could not
+
+
+@dataclass(frozen=True)
+class Calibrated:
+    size: int
+    gflops: float  # NaN when it could not be measured; `error` says why
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and math.isfinite(self.gflops) and self.gflops > 0
+
+
+@dataclass(frozen=True)
+class LaneStartFailed:
+    """The lane process could not set up its backend; it has exited."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class LaneStatus:
+    """Sent after every job: the process's size, which decides when it is recycled."""
+
+    rss_mb: float
+
+
+Answer = Union[Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus]
+
+# ---------------------------------------------------------------- requests that got no answer
+
+
+@dataclass(frozen=True)
+class RequestCancelled:
+    reason: str = "cancelled"
+
+
+@dataclass(frozen=True)
+class LaneClosed:
+    reason: str = "the lane was closed before it answered"
+
+
+@dataclass(frozen=True)
+class NoAnswer:
+    reason: str = "the lane did not answer in time"
+
+
+@dataclass(frozen=True)
+class LaneDied:
+    reason: str = "the lane process ended before it answered"
+
+
+Unanswered = Union[RequestCancelled, LaneClosed, NoAnswer, LaneDied, LaneStartFailed]
+
+# ---------------------------------------------------------------- data-only codec
+
+_REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
+    RunJob, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus,
+    RequestCancelled, LaneClosed, NoAnswer, LaneDied,
+    RunStarted, BatchTiming, EpochEnded, RunFinished, RunFailed, RunSummary,
+    RunConfig, ModelSpec, TrainSpec, LaneSpec)}
+TAG = "@"
+
+
+def register(cls: type) -> type:
+    """Add a frozen dataclass to what the codec may build (a decorator for messages defined elsewhere)."""
+    _REGISTRY[cls.__name__] = cls
+    return cls
+
+
+def to_wire(obj: Any) -> Any:
+    """Plain JSON data: registered dataclasses become {"@": name, field: value…}."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        name = type(obj).__name__
+        if _REGISTRY.get(name) is not type(obj):
+            raise TypeError(f"{name} is not a registered message")
+        return {TAG: name, **{f.name: to_wire(getattr(obj, f.name)) for f in dataclasses.fields(obj)}}
+    if isinstance(obj, (list, tuple)):
+        return [to_wire(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_wire(v) for k, v in obj.items()}
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    return str(obj)  # a framework's own str or version type: its text is what was meant
+
+
+def from_wire(data: Any) -> Any:
+    """The inverse of to_wire; raises ValueError on anything but registered classes and plain data."""
+    if isinstance(data, list):
+        return [from_wire(v) for v in data]
+    if not isinstance(data, dict):
+        if data is None or isinstance(data, (bool, int, float, str)):
+            return data
+        raise ValueError(f"not plain data: {type(data).__name__}")
+    if TAG not in data:
+        return {str(k): from_wire(v) for k, v in data.items()}
+    cls = _REGISTRY.get(data[TAG]) if isinstance(data[TAG], str) else None
+    if cls is None:
+        raise ValueError(f"unknown message type {data[TAG]!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    kwargs = {}
+    for key, value in data.items():
+        if key == TAG:
+            continue
+        if key not in names:
+            raise ValueError(f"{cls.__name__} has no field {key!r}")
+        value = from_wire(value)
+        if isinstance(value, list) and typing.get_origin(hints[key]) is tuple:
+            value = tuple(value)
+        kwargs[key] = value
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ValueError(f"{cls.__name__}: {exc}") from None
