@@ -1,0 +1,95 @@
+"""`main.py sweep`: time growing widths on each lane, find the crossover, and fit each lane's cost model."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, add_config_args,
+                                           config_from_args, lanes_can_run, run_in_thread)
+from crossover_lab.core.config import RunConfig, parse_int_list, parse_lanes
+from crossover_lab.core.devices import host_info
+from crossover_lab.core.files import ExportError
+from crossover_lab.core.presets import SWEEP_PRESETS
+from crossover_lab.core.report import print_comparison, print_groups_analysis, print_points
+from crossover_lab.core.session import LanePool
+from crossover_lab.core.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepSpec,
+                                      log_widths, parse_sweep_widths, run_sweeps, with_knob)
+from crossover_lab.core.sweep_files import export_sweep
+from crossover_lab.core.sweep_rows import group_rows
+from crossover_lab.core.words import fmt_num
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sweep", help="time growing widths on each lane and find the crossover")
+    p.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a seed's experiment over widths")
+    add_config_args(p, widths_help="widths to sweep, e.g. 16,64,256,1024 "
+                    "(default: log-spaced --min-width..--max-width)")
+    p.add_argument("--layers", type=int, help="hidden layers, each of the swept width (default 2)")
+    p.add_argument("--min-width", type=int, default=16)
+    p.add_argument("--max-width", type=int, default=4096)
+    p.add_argument("--points", type=int, default=6)
+    p.add_argument("--batch-sizes", help="also sweep these batch sizes, e.g. 32,128,512")
+    p.add_argument("--steady-steps", type=int, default=DEFAULT_STEADY_STEPS,
+                   help=f"steady batches per point at most (default {DEFAULT_STEADY_STEPS})")
+    p.add_argument("--seconds-per-point", type=float, default=DEFAULT_POINT_SECONDS,
+                   help=f"steady time per point at most (default {DEFAULT_POINT_SECONDS:g})")
+    p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and show "
+                   f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
+                   "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
+    p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
+    p.set_defaults(func=cmd_sweep)
+
+
+def sweep_spec(args: argparse.Namespace) -> SweepSpec:
+    layers, widths, base = SWEEP_PRESETS[args.preset] if args.preset else (2, (), RunConfig())
+    if args.widths is not None:
+        widths = parse_sweep_widths(args.widths)
+    elif not widths:
+        widths = log_widths(args.min_width, args.max_width, args.points)
+    # Flags given on the command line apply on top of the preset's settings.
+    config = config_from_args(argparse.Namespace(**{**vars(args), "widths": None, "preset": None}), base)
+    batches = parse_int_list(args.batch_sizes, "batch size") if args.batch_sizes is not None else ()
+    return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
+                     batch_sizes=batches, base=config, steady_steps=args.steady_steps,
+                     seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    lanes = parse_lanes(args.lanes)
+    spec = sweep_spec(args)
+    specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
+    pool = LanePool()
+    try:
+        if not lanes_can_run(lanes, pool):
+            return EXIT_BAD_INPUT
+        print(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "
+              f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
+              f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each", file=sys.stderr)
+
+        def on_point(point: PointMeasured) -> None:
+            for row in point.rows:
+                print(f"[{point.done}/{point.total}] {row.variant:>8} {row.lane:>10} width {row.width:>6} "
+                      f"batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})", file=sys.stderr)
+
+        results, interrupted = run_in_thread(
+            lambda cancel: run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel))
+    finally:
+        pool.close()
+    results = results or []
+    rows = [r for res in results for r in res.rows]
+    for res in results:
+        if len(results) > 1:
+            print(f"\n{res.spec.variant}:")
+        print_points(res.rows, res.calibration)
+        print_groups_analysis(group_rows(res.rows))
+    if len(results) == 2:
+        print_comparison(results[0], results[1])
+    if args.csv:
+        try:
+            print("wrote " + ", ".join(map(str, export_sweep(args.csv, results, host_info()))))
+        except ExportError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if any(r.status == "failed" for r in rows) else EXIT_OK
