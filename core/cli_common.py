@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import threading
 from typing import Any, Callable, Sequence
@@ -11,6 +10,8 @@ from typing import Any, Callable, Sequence
 from crossover_lab.core.config import (FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec,
                                        RunConfig, TrainSpec, parse_widths)
 from crossover_lab.core.devices import lane_problems
+from crossover_lab.core.npz_check import DataError, inspect_npz
+from crossover_lab.core.paths import log_dir_problem
 from crossover_lab.core.presets import PRESETS
 from crossover_lab.core.session import LanePool
 
@@ -37,8 +38,11 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     if getattr(args, "mixed_precision", False):
         changes["mixed_precision"] = True
     data = changes.get("data", "")
-    if data.endswith(".npz") and not os.path.isfile(data):
-        raise ConfigError(f"data file {data} does not exist")
+    if data.endswith(".npz"):
+        try:
+            inspect_npz(data)
+        except DataError as exc:
+            raise ConfigError(str(exc)) from None
     return RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
 
 
@@ -47,6 +51,9 @@ def lanes_can_run(lanes: Sequence[LaneSpec], pool: LanePool) -> bool:
     problems = lane_problems(list(lanes), pool)
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
+    note = log_dir_problem()
+    if note and not problems:
+        print(f"note: {note}", file=sys.stderr)
     return not problems
 
 

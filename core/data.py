@@ -10,14 +10,11 @@ from pathlib import Path
 import numpy as np
 
 from crossover_lab.core.config import CLASSES, INPUT_DIM, ConfigError
+from crossover_lab.core.npz_check import DataError, check_arrays
 
 MNIST_SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
 MNIST_TRAIN_SIZE = 60_000
 DOWNLOAD_TIMEOUT_S = 10.0
-
-
-class DataError(RuntimeError):
-    """The data source the user asked for cannot be used; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -68,23 +65,19 @@ def _load_mnist() -> tuple[np.ndarray, np.ndarray, str]:
 
 
 def _load_npz(path: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """The arrays of a user's file, checked (the app checked the file before too: it may have changed)."""
     try:
-        with np.load(path) as npz:
+        with np.load(path, allow_pickle=False) as npz:
             if "x_train" not in npz or "y_train" not in npz:
                 raise DataError(f"{path} has no x_train and y_train arrays (it has: {', '.join(npz.files)})")
             x, y = npz["x_train"], npz["y_train"]
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read {path}: {exc}") from None
+    except (OSError, ValueError, EOFError) as exc:
+        raise DataError(f"{path} is not a readable NumPy archive ({type(exc).__name__})") from None
+    check_arrays(path, x, y)
     x = x.reshape(len(x), -1)
-    if x.shape[1] != INPUT_DIM:
-        raise DataError(f"{path}: inputs have {x.shape[1]} features; the model takes {INPUT_DIM} (28×28)")
-    if len(x) != len(y):
-        raise DataError(f"{path}: {len(x)} inputs but {len(y)} labels")
     if y.ndim == 2:  # one-hot labels, as in one of the seeds
         y = y.argmax(axis=1)
-    if y.min() < 0 or y.max() >= CLASSES:
-        raise DataError(f"{path}: labels must be 0-{CLASSES - 1}")
-    return x, y, f"user file {os.path.abspath(path)}"
+    return x, y.astype(np.int64), f"user file {os.path.abspath(path)}"
 
 
 def synthetic(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -175,8 +175,13 @@ def lane_problems(specs: list[LaneSpec], pool: Any = None) -> list[str]:
 def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
     """Reasons why any of `specs` cannot run here (empty when all can)."""
     by_name = {o.name: o for o in options}
+    cores = len(usable_cores())
     problems = []
     for spec in specs:
+        if spec.kind == "cpu" and spec.threads is not None and spec.threads > cores:
+            problems.append(f"{spec.name}: this machine has {cores} usable CPU core{'s' if cores != 1 else ''}: "
+                            f"choose cpu1-cpu{cores}, or cpu for all of them")
+            continue
         option = by_name.get(spec.name)
         if option is not None:
             if not option.available:

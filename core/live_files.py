@@ -11,14 +11,17 @@ import hashlib
 import os
 import queue
 import threading
+import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.export import HEADER, batches_text, sidecar_path, sidecar_text
 from crossover_lab.core.files import ExportError, append_lines, atomic_write_files, atomic_write_text, csv_text
-from crossover_lab.core.records import BatchTiming
+from crossover_lab.core.records import BatchTiming, RunFailed, RunFinished, RunStarted
 from crossover_lab.core.session import RunResult
+
+FLUSH_INTERVAL_S = 1.0  # records reach the disk at most this late: what a kill -9 can lose
 
 try:
     import fcntl
@@ -141,6 +144,7 @@ class RunFiles:
         self._own_writer = writer is None
         self.writer = writer or BackgroundWriter()
         self._pending: list[BatchTiming] = []
+        self._last_flush = time.monotonic()
 
     def begin(self, results: Sequence[RunResult]) -> None:
         """Replace whatever was at the paths with this run's pair (its records so far)."""
@@ -151,8 +155,23 @@ class RunFiles:
     def add_records(self, records: Sequence[BatchTiming]) -> None:
         self._pending.extend(records)
 
+    def take(self, events: Iterable[object], results: Sequence[RunResult]) -> None:
+        """Fold new lane events in: records appended at most FLUSH_INTERVAL_S late, the sidecar
+        replaced when a lane starts or ends. `results` already hold the events (a RunTracker's)."""
+        lifecycle = False
+        for event in events:
+            if isinstance(event, BatchTiming):
+                self._pending.append(event)
+            elif isinstance(event, (RunStarted, RunFinished, RunFailed)):
+                lifecycle = True
+        if lifecycle:
+            self.update_sidecar(results)
+        elif time.monotonic() - self._last_flush >= FLUSH_INTERVAL_S:
+            self.flush_records()
+
     def flush_records(self) -> None:
         """Append the records added since the last flush, as whole lines, in the background."""
+        self._last_flush = time.monotonic()
         if not self._pending:
             return
         lines = csv_text(HEADER, (r.row() for r in self._pending)).splitlines(keepends=True)

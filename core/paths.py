@@ -19,8 +19,23 @@ def log_dir() -> Path:
     return crossover_home() / "logs"
 
 
-def lane_log_path(lane: str) -> Path:
+def lane_log_path(lane: str) -> Path | None:
+    """Where a lane writes its framework logs; None (the terminal) when the folder cannot be written."""
+    if log_dir_problem():
+        return None
     return log_dir() / f"lane-{lane.replace(':', '-').replace('/', '-')}.log"
+
+
+def log_dir_problem() -> str:
+    """Why lanes cannot log to log_dir() (a sentence), or "" when they can."""
+    folder = log_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"lane logs go to the terminal: cannot create {folder} ({exc.strerror or exc})"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"lane logs go to the terminal: {folder} is not writable"
+    return ""
 
 
 def autosave_dir() -> Path:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import threading
-import time
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -18,13 +17,12 @@ from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.devices import LaneOption, discover, host_info, unprobed_options
 from crossover_lab.core.files import ExportError
 from crossover_lab.core.live_files import BackgroundWriter, RunFiles
-from crossover_lab.core.records import BatchTiming, RunFailed, RunFinished, RunStarted, now_iso
+from crossover_lab.core.records import now_iso
 from crossover_lab.core.session import LanePool, RunResult, new_run_id, run_comparison
 from crossover_lab.gui.jobs import JobOutcome, JobRunner
 from crossover_lab.gui.live import LiveRun
 
 DRAW_INTERVAL_MS = 40  # 25 Hz: smooth to the eye, and a batch never costs the GUI thread a repaint
-AUTOSAVE_INTERVAL_S = 2.0  # a crash mid-run loses at most this much (appended from a background thread)
 RUN_STOP_WAIT_MS = 1200  # on close: lanes stop at their next batch end; slower ones are killed with the pool
 LANE_CLOSE_TIMEOUT_S = 0.3  # an idle lane leaves at once; a busy or importing one is killed
 
@@ -65,8 +63,7 @@ class RunController(QObject):
         self._discover_fn = discover_fn or discover_lanes
         self._autosave = autosave_runs
         self._writer = BackgroundWriter("crossover-autosave")
-        self._files: RunFiles | None = None
-        self._last_flush = 0.0
+        self._files: RunFiles | None = None  # the live run's autosave: records reach it within a second
         self._closed = False
         self._runner = JobRunner("run", DRAW_INTERVAL_MS, self)
         self._runner.drained.connect(self._on_runner_drained)
@@ -144,7 +141,6 @@ class RunController(QObject):
                 self._files.begin([live.result])
             except (OSError, ExportError) as exc:
                 self.autosave_failed.emit(str(exc))
-        self._last_flush = time.monotonic()
 
         def work(cancel: threading.Event, put: Callable[[Any], None]) -> RunResult:
             return run_comparison(pool, lanes, config, schedule=schedule, run_id=run_id, on_event=put, cancel=cancel)
@@ -163,13 +159,7 @@ class RunController(QObject):
         if live is None or not live.apply(events):
             return
         if self._files is not None:
-            self._files.add_records([e for e in events if isinstance(e, BatchTiming) and e.run_id == live.run_id])
-            if any(isinstance(e, (RunStarted, RunFinished, RunFailed)) for e in events):
-                self._files.update_sidecar([live.result])
-                self._last_flush = time.monotonic()
-            elif time.monotonic() - self._last_flush >= AUTOSAVE_INTERVAL_S:
-                self._files.flush_records()
-                self._last_flush = time.monotonic()
+            self._files.take([e for e in events if getattr(e, "run_id", None) == live.run_id], [live.result])
         if self._writer.error:
             self.autosave_failed.emit(self._writer.error)
             self._writer.error = ""

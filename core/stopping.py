@@ -1,0 +1,90 @@
+"""Stopping the command line on a signal without losing what was measured.
+
+Ctrl-C (SIGINT), closing the terminal (SIGHUP) and `kill` (SIGTERM) all do the same: the work is
+cancelled at the next batch end, everything measured is written, and the process exits with
+128 + the signal's number (130, 129, 143). A second signal hurries the stop — lanes are closed at
+once instead of finishing their batch — but never skips the writing. The handlers only set flags:
+no KeyboardInterrupt can land in the middle of closing lanes or writing a file.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from typing import Any, Callable
+
+STOP_SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None),
+                                 getattr(signal, "SIGHUP", None)) if s is not None)
+NAMES = {signal.SIGINT: "Ctrl-C"} | {s: signal.Signals(s).name for s in STOP_SIGNALS if s != signal.SIGINT}
+
+
+class StopSignals:
+    """While active (a context manager), stop signals set `cancel`; `received` is the first signal's number."""
+
+    def __init__(self, stream: Any = sys.stderr) -> None:
+        self.cancel = threading.Event()
+        self.hurry = threading.Event()
+        self.received: int | None = None
+        self._stream = stream
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOP_SIGNALS:
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        if self.received is None:
+            self.received = signum
+            self._say(f"\nstopping ({NAMES.get(signum, signum)}): what was measured will be written…")
+            self.cancel.set()
+        elif not self.hurry.is_set():
+            self.hurry.set()
+            self._say(f"\nstopping now ({NAMES.get(signum, signum)} again): closing the lanes; what was "
+                      "measured is still written…")
+
+    def _say(self, text: str) -> None:
+        try:
+            self._stream.write(text + "\n")
+            self._stream.flush()
+        except (OSError, ValueError):  # the terminal is gone (SIGHUP): nothing to tell
+            pass
+
+    @property
+    def exit_code(self) -> int | None:
+        """128 + the first signal's number, or None when no signal came."""
+        return None if self.received is None else 128 + self.received
+
+    def run(self, work: Callable[[threading.Event], Any], on_hurry: Callable[[], None] | None = None) -> Any:
+        """Run `work(cancel)` in a thread, waking here to let signals in, and return its result.
+
+        `on_hurry` is called once (here, in the main thread) when a second signal asks to stop at once.
+        """
+        box: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def target() -> None:
+            try:
+                box["result"] = work(self.cancel)
+            except BaseException as exc:  # re-raised here, with its traceback
+                box["error"] = exc
+            finally:
+                finished.set()
+
+        threading.Thread(target=target, name="crossover-work", daemon=True).start()
+        hurried = False
+        while not finished.wait(0.1):
+            if self.hurry.is_set() and not hurried:
+                hurried = True
+                if on_hurry is not None:
+                    on_hurry()
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
+
