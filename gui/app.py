@@ -11,6 +11,7 @@ import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from crossover_lab.core.desktop_entry import APP_ID
 from crossover_lab.gui.resources import icon
 
 SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
@@ -66,6 +67,7 @@ def main(argv: list[str]) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Crossover")
     app.setOrganizationName("Crossover")
+    app.setDesktopFileName(APP_ID)  # Wayland and X11 docks match the window to its desktop entry and icon
     app.setWindowIcon(icon("crossover"))
     from crossover_lab.gui.main_window import MainWindow  # after QApplication: pyqtgraph reads its palette
 
