@@ -1,4 +1,8 @@
-"""Crossover: `python main.py` opens the window; `python main.py devices|run|sweep|analyze …` works headless."""
+"""Crossover: `python main.py` opens the window; `python main.py devices|run|sweep|analyze …` works headless.
+
+Installed, `crossover` is main() and `crossover-window` is window(); `crossover --install-desktop` puts the
+window in the desktop's launcher.
+"""
 from __future__ import annotations
 
 import os
@@ -16,6 +20,7 @@ except ImportError:
     sys.modules["crossover_lab"] = _package
 
 CLI_COMMANDS = {"devices", "run", "sweep", "analyze"}
+DESKTOP_OPTIONS = {"--install-desktop", "--uninstall-desktop"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,9 +29,19 @@ def main(argv: list[str] | None = None) -> int:
         from crossover_lab.core.cli import main as cli_main
 
         return cli_main(argv)
+    if argv and argv[0] in DESKTOP_OPTIONS:
+        from crossover_lab.core.desktop_entry import main as desktop_main
+
+        return desktop_main(argv)
+    return window(argv)
+
+
+def window(argv: list[str] | None = None) -> int:
+    """The window alone: the gui-script `crossover-window`, which the desktop entry runs. On Windows it
+    starts without a console window, so it takes no command-line commands."""
     from crossover_lab.gui.app import main as gui_main
 
-    return gui_main(argv)
+    return gui_main(sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

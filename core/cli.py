@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python main.py", description=(
         "Crossover: where the GPU starts to win. With no command, opens the window."), epilog=(
         "The window: python main.py [--screenshot PATH [--run] [--after SECONDS] [--tab compare|sweep]]. "
-        "Each command has its own --help."))
+        "Each command has its own --help. Installed (crossover): --install-desktop adds the window to the "
+        "desktop's launcher, --uninstall-desktop removes it."))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("devices", help="list the lanes this machine offers")
     p.set_defaults(func=cmd_devices)

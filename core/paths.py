@@ -1,8 +1,24 @@
-"""Where Crossover keeps its own files: settings, lane logs and autosaves, under one folder."""
+"""Where Crossover's files live: the resources it ships, and its own settings, lane logs and autosaves."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+# The package's root: the repository folder in a checkout, site-packages/crossover_lab when installed.
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# Every file in resources/ the app loads; a wheel that lacks one is broken (tests/test_packaging.py).
+RESOURCES = ("crossover.svg", "start.svg", "stop.svg", "export.svg", "clear.svg", "delete.svg", "style.qss",
+             "style-dark.qss")
+
+
+def resource_dir() -> Path:
+    """resources/ beside core/ and gui/: shipped inside the package by pyproject.toml's package-data."""
+    return PACKAGE_DIR / "resources"
+
+
+def missing_resources() -> list[str]:
+    """The names in RESOURCES that are not in resource_dir(): an incomplete installation."""
+    return [name for name in RESOURCES if not (resource_dir() / name).is_file()]
 
 
 def crossover_home() -> Path:

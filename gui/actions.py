@@ -4,10 +4,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QToolBar
 
 from crossover_lab.gui.resources import icon
+from crossover_lab.gui.theme import Theme
+
+SCHEME_ACTIONS = {
+    "system": ("&System", "Light or dark as the desktop is set, and follow it when it changes"),
+    "light": ("&Light", "A light window and plots, whatever the desktop's setting"),
+    "dark": ("&Dark", "A dark window and plots, whatever the desktop's setting (exported pictures stay light)"),
+}
 
 
 @dataclass(frozen=True)
@@ -21,6 +28,7 @@ class Actions:
     reset: QAction
     quit: QAction
     about: QAction
+    schemes: dict[str, QAction]  # View: System, Light, Dark (one checked)
 
 
 def _action(window: QMainWindow, text: str, tip: str, shortcuts: tuple[str, ...] = (),
@@ -35,8 +43,22 @@ def _action(window: QMainWindow, text: str, tip: str, shortcuts: tuple[str, ...]
     return action
 
 
-def build_actions(window: QMainWindow) -> Actions:
-    """Create the actions, put them in the menus and the toolbar; the window connects them."""
+def _scheme_actions(window: QMainWindow, theme: Theme) -> dict[str, QAction]:
+    """The colour schemes, one checked; a choice goes straight to the theme, which applies and remembers it."""
+    group = QActionGroup(window)
+    actions = {}
+    for name, (text, tip) in SCHEME_ACTIONS.items():
+        action = actions[name] = _action(window, text, tip)
+        action.setCheckable(True)
+        action.setChecked(name == theme.choice)
+        action.triggered.connect(lambda _checked=False, name=name: theme.choose(name))
+        group.addAction(action)
+    return actions
+
+
+def build_actions(window: QMainWindow, theme: Theme) -> Actions:
+    """Create the actions, put them in the menus and the toolbar; the window connects them, except the
+    View menu's, which go to `theme`."""
     a = Actions(
         start=_action(window, "&Start", "Train the model on every chosen lane", ("F5", "Ctrl+R"), "start"),
         stop=_action(window, "St&op", "Stop every lane within about a second; what was measured is kept",
@@ -50,6 +72,7 @@ def build_actions(window: QMainWindow) -> Actions:
         reset=_action(window, "&Reset to defaults", "Default model, training settings, lanes and schedule"),
         quit=_action(window, "&Quit", "Stop any run and close Crossover", ("Ctrl+Q",)),
         about=_action(window, "&About Crossover", "Versions, devices and where files are kept", ("F1",)),
+        schemes=_scheme_actions(window, theme),
     )
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
@@ -62,6 +85,10 @@ def build_actions(window: QMainWindow) -> Actions:
     run_menu = menus.addMenu("&Run")
     for action in (a.start, a.stop, a.clear_map):
         run_menu.addAction(action)
+    view_menu = menus.addMenu("&View")
+    view_menu.addSection("Colour scheme")
+    for action in a.schemes.values():
+        view_menu.addAction(action)
     menus.addMenu("&Help").addAction(a.about)
     toolbar = QToolBar("Run", window)
     toolbar.setObjectName("runToolbar")

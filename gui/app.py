@@ -11,7 +11,8 @@ import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from crossover_lab.gui.resources import icon, style_sheet
+from crossover_lab.core.desktop_entry import APP_ID
+from crossover_lab.gui.resources import icon
 
 SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
 SCREENSHOT_SIZE = (1440, 900)
@@ -66,10 +67,11 @@ def main(argv: list[str]) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Crossover")
     app.setOrganizationName("Crossover")
+    app.setDesktopFileName(APP_ID)  # Wayland and X11 docks match the window to its desktop entry and icon
     app.setWindowIcon(icon("crossover"))
-    app.setStyleSheet(style_sheet())
     from crossover_lab.gui.main_window import MainWindow  # after QApplication: pyqtgraph reads its palette
 
+    # The window's Theme sets the palette and the style sheets (resources/*.qss) of the remembered scheme.
     window = MainWindow(offer_recovery=False if args.screenshot else None)
     if args.screenshot:
         window.resize(*SCREENSHOT_SIZE)  # the README's picture has one size, whatever the last session's was

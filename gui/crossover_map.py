@@ -13,6 +13,7 @@ from crossover_lab.core.words import crossing_label, fmt_flops
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.log_axis import LogAxis
 from crossover_lab.gui.resources import icon
+from crossover_lab.gui.theme import PlotTheme
 
 MIN_STEADY_BATCHES = 10  # a cancelled run adds its point only with at least this many steady batches
 
@@ -66,13 +67,15 @@ class CrossoverMap(QWidget):
         super().__init__(parent)
         self._points: list[tuple[str, SweepPoint]] = []  # (run_id, point)
         axes = {"bottom": LogAxis("bottom", fmt_flops), "left": LogAxis("left", lambda ms: f"{ms:g}")}
-        self.plot = pg.PlotWidget(background="w", axisItems=axes)
+        self.plot = pg.PlotWidget(axisItems=axes)
+        self.plot.setAccessibleName("Crossover map: median ms per batch against FLOPs per batch, per lane")
         self.plot.setLogMode(x=True, y=True)
         self.plot.setLabel("bottom", "model size: FLOPs per batch")
         self.plot.setLabel("left", "median ms per batch")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setToolTip("One point per lane and run. Lines join a lane's sizes; a star marks a crossover.")
-        self.legend = self.plot.addLegend(offset=(10, 10), labelTextColor="#222", brush=(255, 255, 255, 210))
+        self.legend = self.plot.addLegend(offset=(10, 10))
+        self.theme = PlotTheme(self.plot, lambda colors: self._redraw())
         self.description = QLabel()
         self.description.setObjectName("explanationLabel")
         self.description.setWordWrap(True)
@@ -137,12 +140,13 @@ class CrossoverMap(QWidget):
         self.plot.clear()
         self.legend.clear()
         lanes = latest_by_lane(self.points())
+        colors = self.theme.colors
         for lane, pts in lanes.items():
-            color = lane_color(lane)
+            color = lane_color(lane, colors.dark)
             device = pts[-1].device
             self.plot.addItem(pg.PlotDataItem(
                 [p.flops_per_batch for p in pts], [p.median_ms for p in pts], pen=pg.mkPen(color, width=2),
-                symbol="o", symbolSize=8, symbolBrush=color, symbolPen="w",
+                symbol="o", symbolSize=8, symbolBrush=color, symbolPen=colors.point_outline,
                 name=f"{lane} · {device}" if device else lane))
         crossovers = self.crossovers()
         xs = [math.log10(p.flops_per_batch) for pts in lanes.values() for p in pts]
@@ -150,15 +154,15 @@ class CrossoverMap(QWidget):
         for c in crossovers:
             ms = [_ms_at(lanes[name], c.width) for name in c.lanes]
             y = math.exp(sum(math.log(v) for v in ms) / 2) if all(math.isfinite(v) for v in ms) else math.nan
-            dashed = pg.mkPen("#555", style=Qt.PenStyle.DashLine)
+            dashed = pg.mkPen(colors.neutral, style=Qt.PenStyle.DashLine)
             self.plot.addItem(pg.InfiniteLine(math.log10(c.flops_per_batch), angle=90, pen=dashed), ignoreBounds=True)
             if math.isfinite(y):
                 self.plot.addItem(pg.PlotDataItem([c.flops_per_batch], [y], pen=None, symbol="star",
                                                   symbolSize=18, symbolBrush="#FFD400", symbolPen="#333"))
-                # Grow the label away from the nearer edge, clear of the star, on a light ground.
+                # Grow the label away from the nearer edge, clear of the star, on the plot's own ground.
                 right = math.log10(c.flops_per_batch) > middle
-                label = pg.TextItem(f"crossover ≈ {fmt_flops(c.flops_per_batch)}", color="#222",
-                                    anchor=(1.12 if right else -0.12, 1.1), fill=pg.mkBrush(255, 255, 255, 210))
+                label = pg.TextItem(f"crossover ≈ {fmt_flops(c.flops_per_batch)}", color=colors.text,
+                                    anchor=(1.12 if right else -0.12, 1.1), fill=pg.mkBrush(*colors.label_fill))
                 label.setPos(math.log10(c.flops_per_batch), math.log10(y))
                 self.plot.addItem(label, ignoreBounds=True)
         self.description.setText(self._describe(lanes, crossovers))

@@ -73,7 +73,8 @@ class WindowExports:
             self._report(self.export_run(run_id, path))
 
     def ask_export_plot(self, kind: str) -> None:
-        path = self.dialogs.save_path(self.parent, f"Export plot as {kind.upper()}", f"crossover-plot.{kind}",
-                                      f"{kind.upper()} files (*.{kind})", f".{kind}")
+        # A dark window still exports a light picture (LivePlot.export_image): the title says so before it surprises.
+        path = self.dialogs.save_path(self.parent, f"Export plot as {kind.upper()} (drawn light, for slides)",
+                                      f"crossover-plot.{kind}", f"{kind.upper()} files (*.{kind})", f".{kind}")
         if path:
             self._report(self.export_plot(path))

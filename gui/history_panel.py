@@ -41,6 +41,8 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setAccessibleName("Run history, newest first")
+        self.table.setTabKeyNavigation(False)  # read-only: Tab goes on to the next control, the arrows move within
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

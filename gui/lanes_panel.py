@@ -1,7 +1,7 @@
 """The lanes panel: every lane this machine offers (or why not), which of them run, and the schedule."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from crossover_lab.core.backends import LABEL, usable_cores
@@ -121,7 +121,19 @@ class LanesPanel(QWidget):
                 why.setWordWrap(True)
                 why.setToolTip(option.reason)
                 self._list_layout.addWidget(why)
+        self._order_tabs()
         self._apply_selection()
+
+    def _order_tabs(self) -> None:
+        """New check boxes join the end of the window's Tab order: move them before the schedule, where they show."""
+        before = self.side_by_side.previousInFocusChain()
+        # Qt ignores a tab order that names a widget Tab never stops at (a label): start from one it does.
+        while not before.isWindow() and before.focusPolicy() == Qt.FocusPolicy.NoFocus:
+            before = before.previousInFocusChain()
+        chain = ([] if before.isWindow() else [before]) + [*self.boxes.values(), self.side_by_side,
+                                                             self.one_after_another]
+        for first, second in zip(chain, chain[1:]):
+            QWidget.setTabOrder(first, second)
 
     def select(self, names: list[str]) -> None:
         """Choose these lanes (those not available yet are chosen once they are)."""

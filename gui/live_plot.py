@@ -16,6 +16,7 @@ from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.log_axis import LogAxis
 from crossover_lab.gui.plot_scale import StableRange
 from crossover_lab.gui.settings import AppSettings
+from crossover_lab.gui.theme import PlotTheme, SchemeColors
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
 
@@ -40,6 +41,7 @@ class LivePlot(QWidget):
         self.x_axis.addItem("x: batch", "batch")
         self.x_axis.addItem("x: elapsed seconds", "elapsed")
         self.x_axis.setToolTip("Plot each batch at its step number, or at the time it ended.")
+        self.x_axis.setAccessibleName("Live plot x axis")
         self.log_y = QCheckBox("Log y")
         self.log_y.setToolTip("Logarithmic ms axis: lanes that differ tenfold both stay readable.")
         self.show_median = QCheckBox("Rolling median")
@@ -52,7 +54,8 @@ class LivePlot(QWidget):
         bar.addWidget(self.title, 1)
         for widget in (self.x_axis, self.log_y, self.show_median):
             bar.addWidget(widget)
-        self.plot = pg.PlotWidget(background="w", axisItems={"left": LogAxis("left", lambda ms: f"{ms:g}")})
+        self.plot = pg.PlotWidget(axisItems={"left": LogAxis("left", lambda ms: f"{ms:g}")})
+        self.plot.setAccessibleName("Live plot: ms per batch of every lane")
         self.plot.setToolTip("Step time of every batch. Hollow markers: warm-up batches (tracing, first "
                              "memory touches), left out of the autoscale so the steady state fills the plot.")
         self.plot.setLabel("left", "ms per batch")
@@ -63,7 +66,8 @@ class LivePlot(QWidget):
         view = self.plot.getViewBox()
         view.disableAutoRange()
         view.sigRangeChangedManually.connect(self._on_view_range_changed_manually)
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="#222", brush=(255, 255, 255, 210))
+        self.legend = self.plot.addLegend(offset=(-10, 10))
+        self.theme = PlotTheme(self.plot, self._restyle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
@@ -88,7 +92,7 @@ class LivePlot(QWidget):
         self.title.setText(f"{cfg.model.label()} · batch {cfg.train.batch_size} · "
                            f"{' vs '.join(live.lanes)} ({schedule})")
         self._warmup_key = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
-                                           symbolPen=pg.mkPen("#666"), name="warm-up (not autoscaled)")
+                                           symbolPen=pg.mkPen(self.theme.colors.muted), name="warm-up (not autoscaled)")
         self.plot.addItem(self._warmup_key, ignoreBounds=True)
         self.refresh()
 
@@ -129,26 +133,38 @@ class LivePlot(QWidget):
             view.setXRange(*self._range.x, padding=0.01)
 
     def _add_lane(self, lane: str) -> LaneItems:
-        color = lane_color(lane)
-        faint = QColor(color)
-        faint.setAlpha(70)  # the raw trace stays behind: on long, spiky runs the median must read clearly
-        steady = pg.PlotDataItem(pen=pg.mkPen(faint, width=1))
+        steady = pg.PlotDataItem()
         steady.setClipToView(True)
         steady.setDownsampling(auto=True, method="peak")
         # The legend shows the median's solid line: the raw points' faint one is hard to tell apart.
-        median = pg.PlotDataItem(pen=pg.mkPen(QColor(color).darker(115), width=3),
-                                 name=f"{lane} · {self._live.device(lane) or '…'}")
+        median = pg.PlotDataItem(name=f"{lane} · {self._live.device(lane) or '…'}")
         median.setClipToView(True)
         median.setDownsampling(auto=True, method="peak")
         median.setVisible(self.show_median.isChecked())
-        warmup = pg.PlotDataItem(pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
-                                 symbolPen=pg.mkPen(color, width=1.5))
+        warmup = pg.PlotDataItem(pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0))
         self.plot.addItem(steady)
         self.plot.addItem(median)
         self.plot.addItem(warmup, ignoreBounds=True)
         items = self._items[lane] = LaneItems(steady, median, warmup)
+        self._pen_lane(lane, items, self.theme.colors)
         self._relegend()
         return items
+
+    def _pen_lane(self, lane: str, items: LaneItems, colors: SchemeColors) -> None:
+        color = lane_color(lane, colors.dark)
+        faint = QColor(color)
+        faint.setAlpha(70)  # the raw trace stays behind: on long, spiky runs the median must read clearly
+        items.steady.setPen(pg.mkPen(faint, width=1))
+        # Further from the ground than the raw trace: darker on light, lighter on dark.
+        items.median.setPen(pg.mkPen(QColor(color).lighter(115) if colors.dark else QColor(color).darker(115), width=3))
+        items.warmup.setSymbolPen(pg.mkPen(color, width=1.5))
+
+    def _restyle(self, colors: SchemeColors) -> None:
+        """The lanes' pens for a new scheme (PlotTheme has done the ground, axes and legend)."""
+        if self._live is not None:
+            self._warmup_key.setSymbolPen(pg.mkPen(colors.muted))
+        for lane, items in self._items.items():
+            self._pen_lane(lane, items, colors)
 
     def _draw(self, lane: str, items: LaneItems) -> None:
         x_kind = self.x_axis.currentData()
@@ -182,7 +198,11 @@ class LivePlot(QWidget):
     # ------------------------------------------------------------------ export
 
     def export_image(self, path: str) -> None:
-        """Save the plot as PNG, or as SVG when the path ends in .svg."""
+        """Save the plot as PNG, or as SVG when the path ends in .svg: light in either scheme, for slides."""
+        with self.theme.light_for_export():
+            self._export_image(path)
+
+    def _export_image(self, path: str) -> None:
         item = self.plot.getPlotItem()
         if path.lower().endswith(".svg"):
             try:

@@ -25,6 +25,7 @@ from crossover_lab.gui.resources import icon
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.side_panel import SidePanel
 from crossover_lab.gui.sweep_tab import SweepTab
+from crossover_lab.gui.theme import Theme, status_style
 
 STATUS_MS = 8000
 
@@ -41,6 +42,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Crossover — where a GPU starts to beat a CPU")
         self.setWindowIcon(icon("crossover"))
         self.settings = settings or AppSettings()
+        self.theme = Theme(self.settings, self)  # before the panels: they are built in the remembered scheme
         self.controller = RunController(self, discover_fn=discover_fn)
         self._prestart = prestart
         self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
@@ -55,7 +57,7 @@ class MainWindow(QMainWindow):
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
                               lambda: self.config or RunConfig(), lambda: self.controller.running,
                               settings=self.settings)
-        self.actions = build_actions(self)
+        self.actions = build_actions(self, self.theme)
         self.exports = WindowExports(self, self.controller, self.plot, FileDialogs(self.settings), self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
         self.stop_button.setToolTip(self.actions.stop.toolTip())
@@ -137,7 +139,7 @@ class MainWindow(QMainWindow):
 
     def say(self, text: str, error: bool = False) -> None:
         """A message in the status bar; errors stay until the next message."""
-        self.statusBar().setStyleSheet("color: #b00020;" if error else "")
+        self.statusBar().setStyleSheet(status_style(error))
         self.statusBar().showMessage(text, 0 if error else STATUS_MS)
 
     # ------------------------------------------------------------------ running

@@ -42,6 +42,7 @@ class ModelPanel(QWidget):
         self.preset.setMinimumContentsLength(12)
         self.preset.setToolTip("Load a reference model: the two seeds' networks, a tiny and a huge one. "
                                "The data source and sample limit stay as you set them.")
+        self.preset.setAccessibleName("Model preset")
         self.layers = RangeSpinBox()
         self.layers.setRange(1, MAX_LAYERS)
         self.layers.setToolTip(f"Number of hidden layers (1-{MAX_LAYERS}) between the 784 inputs and the 10 classes.")
@@ -59,9 +60,14 @@ class ModelPanel(QWidget):
         self.data.setToolTip(DATA_TIP)
         self.data.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.data.setMinimumContentsLength(10)
+        # A combo box's accessible name is otherwise its current text ("auto"), not what it sets.
+        for combo, name in ((self.data, "Data source"), (self.activation, "Activation"),
+                            (self.optimizer, "Optimizer")):
+            combo.setAccessibleName(name)
         browse = QPushButton("…")
         browse.setFixedWidth(28)
         browse.setToolTip("Choose a .npz file with x_train and y_train.")
+        browse.setAccessibleName("Choose a data file")
         browse.clicked.connect(self._on_browse_clicked)
         self.samples = self._int(0, 10_000_000, "Train on at most this many samples (all: the whole set). "
                                                 "Fewer samples make a shorter run with the same step times.")

@@ -1,28 +1,45 @@
-"""Where the window's plain-file resources (SVG icons, the style sheet) live, and loading them."""
+"""Loading the window's plain-file resources (SVG icons, style sheets) from the package's resources/."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from PySide6.QtGui import QIcon
 
-RESOURCE_DIR = Path(__file__).resolve().parent.parent / "resources"
+from crossover_lab.core.paths import resource_dir
+
+
+class ResourceMissing(UserWarning):
+    """A file the window needs is not where it was installed: the window opens without it."""
 
 
 def resource_path(name: str) -> Path:
     """The path of a file in resources/ (it need not exist: callers decide what a missing file means)."""
-    return RESOURCE_DIR / name
+    return resource_dir() / name
+
+
+def _missing(path: Path) -> None:
+    # Never a silent blank: the user reads this on stderr, and the tests turn it into an error
+    # (pyproject.toml's filterwarnings), so a wheel without its resources cannot pass them.
+    warnings.warn(f"Crossover resource missing: {path} (the installation is incomplete: reinstall Crossover)",
+                  ResourceMissing, stacklevel=3)
 
 
 def icon(name: str) -> QIcon:
-    """An icon from resources/<name>.svg; an empty icon where the file is missing."""
+    """The icon resources/<name>.svg (scalable: crisp at any screen scale); empty, with a warning, if missing."""
     path = resource_path(f"{name}.svg")
-    return QIcon(str(path)) if path.exists() else QIcon()
+    if not path.is_file():
+        _missing(path)
+        return QIcon()
+    return QIcon(str(path))
 
 
-def style_sheet() -> str:
-    """The application style sheet (resources/style.qss), or "" where there is none."""
-    path = resource_path("style.qss")
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return ""
+def style_sheet(dark: bool = False) -> str:
+    """The application style sheet: style.qss, and for a dark scheme style-dark.qss's colours after it."""
+    parts = []
+    for name in ("style.qss", "style-dark.qss") if dark else ("style.qss",):
+        try:
+            parts.append(resource_path(name).read_text(encoding="utf-8"))
+        except OSError:
+            _missing(resource_path(name))
+    return "\n".join(parts)

@@ -32,3 +32,5 @@ class SidePanel(QScrollArea):
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMinimumWidth(390)
+        # Tab goes straight to the controls (the area scrolls to the one in focus), not to the area first.
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from PySide6.QtCore import QTimer, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
@@ -13,6 +13,7 @@ from crossover_lab.core.words import explain, fmt_duration, fmt_num, verdict_lin
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.lanes_panel import contention_note
 from crossover_lab.gui.live import LiveRun
+from crossover_lab.gui.theme import scheme_colors
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
@@ -26,6 +27,8 @@ class SummaryPanel(QWidget):
         super().__init__(parent)
         self.table = QTableWidget(len(ROWS), 0)
         self.table.setVerticalHeaderLabels(ROWS)
+        self.table.setAccessibleName("Summary: one column per lane")
+        self.table.setTabKeyNavigation(False)  # read-only: Tab goes on to the next control, the arrows move within
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.setWordWrap(False)
@@ -118,7 +121,8 @@ class SummaryPanel(QWidget):
                     item.setText(text)
             self.table.item(ROWS.index("Data"), col).setToolTip(settings.get("data_description", ""))
             status = self.table.item(1, col)
-            status.setForeground(QColor("#b00020") if state == "failed" else QColor("#222"))
+            # No colour of its own unless failed: the table's text colour reads in light and dark.
+            status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == "failed" else None)
             status.setToolTip(lane.failure or s.reason or state)
             if state == "failed":
                 problems.append(f"{name} failed: {lane.failure}")

@@ -41,6 +41,8 @@ class SweepForm(QGroupBox):
         self.compare = QComboBox(toolTip="Run the same sweep again with one setting changed, and show how the fixed "
                                          "overhead, the throughput and the crossover move")
         self.compare.addItems(COMPARE_CHOICES)
+        self.preset.setAccessibleName("Sweep preset")  # a combo box is otherwise named by its current text
+        self.compare.setAccessibleName("Compare with")
         for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
                               ("Time per point", self.seconds), ("Compare with", self.compare)):

@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
 from crossover_lab.core.words import crossing_label
 from crossover_lab.gui.lane_style import lane_color
+from crossover_lab.gui.theme import PlotTheme
 
 
 def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[Crossover]]:
@@ -38,15 +39,18 @@ class SweepPlot(pg.PlotWidget):
     """Log-log ms/batch against hidden width: measured medians with p10-p90 bars, fits, crossovers."""
 
     def __init__(self, parent: object = None) -> None:
-        super().__init__(parent=parent, background="w")
+        super().__init__(parent=parent)
+        self.setAccessibleName("Sweep plot: median ms per batch against hidden width, per lane")
         self.setLogMode(x=True, y=True)
         self.showGrid(x=True, y=True, alpha=0.25)
-        self.setLabel("bottom", "hidden width (units per layer)", color="#222")
-        self.setLabel("left", "median time per batch (ms)", color="#222")
-        self.legend = self.addLegend(offset=(10, 10), labelTextColor="k", brush=pg.mkBrush(255, 255, 255, 210))
+        self.setLabel("bottom", "hidden width (units per layer)")
+        self.setLabel("left", "median time per batch (ms)")
+        self.legend = self.addLegend(offset=(10, 10))
+        self.theme = PlotTheme(self, lambda colors: self.set_points(self.points, *self._drawn))
         self.fits: dict[str, CostFit] = {}
         self.crossovers: list[Crossover] = []
         self.points: list[SweepPoint] = []  # what is drawn
+        self._drawn: tuple[str, Sequence[Crossover] | None] = ("", None)  # title and given crossovers, to redraw
         self._set_ticks([])
 
     def set_points(self, points: Sequence[SweepPoint], title: str = "",
@@ -55,10 +59,12 @@ class SweepPlot(pg.PlotWidget):
         self.clear()
         self.legend.clear()
         self.points = list(points)
+        self._drawn = (title, crossovers)
+        colors = self.theme.colors
         if points:
             self.enableAutoRange()  # the empty plot's fixed frame must not hold the measured points
         if title:
-            self.setTitle(title, color="k", size="11pt")
+            self.setTitle(title, color=colors.text, size="11pt")
         by_lane: dict[str, list[SweepPoint]] = defaultdict(list)
         for p in points:
             if p.median_ms > 0 and math.isfinite(p.median_ms):
@@ -66,13 +72,13 @@ class SweepPlot(pg.PlotWidget):
         self.fits = {}
         for lane, pts in sorted(by_lane.items()):
             pts.sort(key=lambda p: p.width)
-            color = lane_color(lane)
+            color = lane_color(lane, colors.dark)
             w = np.array([p.width for p in pts], dtype=float)
             ms = np.array([p.median_ms for p in pts])
             device = pts[0].device
             name = f"{lane} — {device}" if device else lane
             self.plot(w, ms, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=8, symbolBrush=color,
-                      symbolPen=pg.mkPen("w"), name=name)
+                      symbolPen=pg.mkPen(colors.point_outline), name=name)
             lo = np.array([p.p10_ms if math.isfinite(p.p10_ms) else p.median_ms for p in pts])
             hi = np.array([p.p90_ms if math.isfinite(p.p90_ms) else p.median_ms for p in pts])
             # Error bars in log space: ErrorBarItem draws in the (log) data coordinates it is given.
@@ -107,23 +113,26 @@ class SweepPlot(pg.PlotWidget):
             lo, hi = math.floor(math.log10(min(ms))), math.ceil(math.log10(max(ms)))
             steps = [m * 10.0 ** e for e in range(lo, hi + 1) for m in (1, 2, 5)]
             self.getAxis("left").setTicks([[(math.log10(v), f"{v:g}") for v in steps]])
-        for axis in ("bottom", "left"):
-            self.getAxis(axis).setTextPen("k")
-            self.getAxis(axis).setPen("#888")
 
     def _mark(self, c: Crossover, row: int = 0) -> None:
         x = math.log10(c.width)
         band = pg.LinearRegionItem(values=(math.log10(c.width_lo), math.log10(c.width_hi)), movable=False,
                                    brush=pg.mkBrush(120, 120, 120, 40), pen=pg.mkPen(None))
         self.addItem(band)
-        self.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen("#444", width=1, style=Qt.PenStyle.DotLine)))
+        colors = self.theme.colors
+        self.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(colors.neutral, width=1, style=Qt.PenStyle.DotLine)))
         (x_lo, x_hi), (y_lo, y_hi) = self.getViewBox().viewRange()
         right_half = x > (x_lo + x_hi) / 2  # grow the label away from the edge it would run past
-        label = pg.TextItem(crossing_label(c), color="#222",
-                            anchor=(1 if right_half else 0, 1), fill=pg.mkBrush(255, 255, 255, 200))
+        label = pg.TextItem(crossing_label(c), color=colors.text,
+                            anchor=(1 if right_half else 0, 1), fill=pg.mkBrush(*colors.label_fill))
         # Along the bottom (the legend owns the top left), stacked so several crossings stay readable.
         label.setPos(x, y_lo + row * (y_hi - y_lo) * 0.07)
         self.addItem(label)
+
+    def export_png(self, path: str) -> bool:
+        """Save the plot as PNG, light in either scheme (for slides); False if it cannot be written."""
+        with self.theme.light_for_export():
+            return self.grab().save(path, "PNG")
 
 
 def render_png(points: Sequence[SweepPoint], path: str, title: str = "",

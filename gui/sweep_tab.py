@@ -23,6 +23,7 @@ from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.sweep_form import SweepForm
 from crossover_lab.gui.sweep_plot import SweepPlot, curves
 from crossover_lab.gui.sweep_table import SweepTable
+from crossover_lab.gui.theme import status_style
 
 
 class SweepTab(QWidget):
@@ -178,7 +179,7 @@ class SweepTab(QWidget):
             self._files = None
 
     def _say(self, text: str, error: bool = False) -> None:
-        self.progress_label.setStyleSheet("color: #b00020;" if error else "")
+        self.progress_label.setStyleSheet(status_style(error))
         self.progress_label.setText(text)
 
     @Slot(list)
@@ -284,6 +285,7 @@ class SweepTab(QWidget):
 
     @Slot()
     def _on_export_png_clicked(self) -> None:
-        path = self._dialogs.save_path(self, "Export sweep picture", "sweep.png", "PNG images (*.png)", ".png")
-        if path and not self.plot.grab().save(path):
+        path = self._dialogs.save_path(self, "Export sweep picture (drawn light, for slides)", "sweep.png",
+                                       "PNG images (*.png)", ".png")
+        if path and not self.plot.export_png(path):
             self._say(f"Export failed: cannot write {path}.", error=True)

@@ -17,6 +17,8 @@ class SweepTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels(COLUMNS)
+        self.setAccessibleName("Sweep points, one row per width and lane")
+        self.setTabKeyNavigation(False)  # read-only: Tab goes on to the next control, the arrows move within
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.horizontalHeader().setStretchLastSection(True)
         self.verticalHeader().setVisible(False)

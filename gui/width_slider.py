@@ -56,7 +56,9 @@ class LayerWidths(QWidget):
             label = QLabel(f"Layer {i + 1}")
             slider = QSlider(Qt.Orientation.Horizontal)
             slider.setRange(0, len(ROUND_WIDTHS) - 1)
-            slider.setPageStep(3)
+            slider.setPageStep(3)  # Page Up/Down: three round widths; the arrow keys: one
+            slider.setAccessibleName(f"Layer {i + 1} width")
+            slider.setAccessibleDescription("Moves through round widths; the box after it holds the exact width.")
             slider.setToolTip(f"Width of hidden layer {i + 1}: drag through round values from {MIN_WIDTH} "
                               f"to {MAX_WIDTH} (logarithmic); type an exact value in the box.")
             spin = RangeSpinBox()
@@ -64,6 +66,7 @@ class LayerWidths(QWidget):
             spin.setGroupSeparatorShown(True)
             spin.setAccelerated(True)
             spin.setToolTip(f"Exact width of hidden layer {i + 1} ({MIN_WIDTH}-{MAX_WIDTH} neurons).")
+            spin.setAccessibleName(f"Layer {i + 1} exact width")
             slider.valueChanged.connect(lambda pos, i=i: self._on_slider_moved(i, pos))
             spin.valueChanged.connect(lambda value, i=i: self._on_spin_changed(i, value))
             spin.clamped.connect(lambda text, i=i: self.value_clamped.emit(f"Width of layer {i + 1}: {text}."))
