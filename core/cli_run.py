@@ -45,8 +45,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         pool.close()
     print_summary(result)
     print_run_costs(result, prices)
-    cpu_lanes = [lane for lane in lanes if lane.kind == "cpu"]
-    if args.schedule == "concurrent" and len(lanes) > 1 and cpu_lanes:
+    here = [lane for lane in lanes if not lane.host]  # lanes on other machines share none of these cores
+    if args.schedule == "concurrent" and len(here) > 1 and any(lane.kind == "cpu" for lane in here):
         print("note: the lanes ran side by side and shared CPU cores, so these figures include that "
               "contention; --schedule sequential gives exact figures.")
     data = next((lane.started.settings.get("data_description") for lane in result.lanes.values() if lane.started),

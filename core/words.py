@@ -201,9 +201,11 @@ def cost_lines(groups: Mapping[str, Sequence[SweepPoint]], prices: Prices) -> li
 
 
 def fmt_dollars(x: float | None) -> str:
-    """Money as people write it, never in exponents: $0.42, $1,230, $0.0000955."""
+    """Money as people write it, never in exponents: $1.20, $1,234.50, $0.42, $0.0000955."""
     if x is None or not math.isfinite(x):
         return MISSING
+    if abs(x) >= 1:
+        return f"${x:,.2f}"
     if 0 < abs(x) < 1e-4:
         return f"${x:.{2 - math.floor(math.log10(abs(x)))}f}"
     return f"${fmt_num(x)}"

@@ -15,6 +15,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 
 
@@ -133,3 +135,14 @@ class SshServer:
         for worker in self.workers():
             worker.kill()
         self.log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server per test module; the module is skipped, saying why, where none can run."""
+    why = sshd_missing()
+    if why:
+        pytest.skip(why)
+    srv = SshServer(tmp_path_factory.mktemp("sshd"))
+    yield srv
+    srv.stop()

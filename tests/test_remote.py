@@ -21,22 +21,12 @@ from crossover_lab.core.remote_channel import RemoteSettings
 from crossover_lab.core.remote_wire import PROTOCOL, OpenLane, RemoteHello, SshTarget, decode, encode, ssh_argv
 from crossover_lab.core.session import LanePool, run_comparison
 
-from ssh_server import SshServer, sshd_missing
+from ssh_server import SshServer, free_port, server, sshd_missing  # noqa: F401 (server: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=50, epochs=1, samples=1000, data="synthetic"))
 LONG = TINY.replace(epochs=500)
 PY = sys.executable  # the "remote" interpreter is this test environment's own
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    why = sshd_missing()
-    if why:
-        pytest.skip(why)
-    srv = SshServer(tmp_path_factory.mktemp("sshd"))
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture
@@ -137,7 +127,6 @@ FAILURES = {
 def test_each_failure_is_a_sentence_within_10_s(server, case, tmp_path):
     python, command, host = PY, server.ssh_command(), server.host()
     if case == "unreachable":
-        from ssh_server import free_port
         host = f"127.0.0.1:{free_port()}"
     elif case == "key refused":
         command = server.ssh_command(key=server.other_key)
