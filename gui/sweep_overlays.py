@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.costs import price_for
@@ -39,10 +39,14 @@ class SweepOverlays(QWidget):
         self.note.hide()
         self._rows = QGridLayout()
         self._rows.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        top.addWidget(self.add_button)
+        top.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._rows)
         layout.addWidget(self.note)
+        layout.addLayout(top)
 
     def rows(self) -> list[SweepRow]:
         return [row for s in self.sets for row in s.rows]

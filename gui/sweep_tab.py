@@ -82,7 +82,6 @@ class SweepTab(QWidget):
         self.open_button.clicked.connect(self._on_open_clicked)
         exports = QHBoxLayout()
         exports.addWidget(self.open_button)
-        exports.addWidget(self.overlays.add_button)
         exports.addStretch(1)
         exports.addWidget(self.export_csv_button)
         exports.addWidget(self.export_png_button)
