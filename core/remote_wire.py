@@ -7,10 +7,14 @@ not match, with a sentence saying what to install.
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import os
 import re
 import shlex
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,12 +92,56 @@ def encode(message: Any) -> bytes:
 
 
 def decode(line: bytes) -> Any:
-    """A message from one line; ValueError on anything but a registered message's plain JSON."""
+    """A message from one line; ValueError on anything but a registered message's plain JSON, typed as declared."""
     try:
         data = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not JSON: {exc}") from None
-    return from_wire(data)
+    return check_types(from_wire(data))
+
+
+def check_types(obj: Any) -> Any:
+    """`obj` if every field of every message in it holds what its type says; else ValueError.
+
+    The codec builds only registered classes, but it does not look inside them: a remote that sent
+    `rss_mb: "x"` would break the code that reads it. Numbers may be whole where a float is meant.
+    """
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            check_types(item)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            check_types(item)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        hints = _hints(type(obj))
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if not _fits(value, hints[f.name]):
+                raise ValueError(f"{type(obj).__name__}.{f.name} holds {type(value).__name__}")
+            check_types(value)
+    return obj
+
+
+@functools.lru_cache(maxsize=None)
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)  # evaluated once per class: a bundle holds hundreds of records
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, h) for h in typing.get_args(hint))
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint in (str, bool) or (isinstance(hint, type) and dataclasses.is_dataclass(hint)):
+        return isinstance(value, hint)
+    if hint is type(None):
+        return value is None
+    if origin in (tuple, dict, list):
+        return isinstance(value, origin)
+    return True  # Any, or a type alias of messages: their own fields are checked in turn
 
 
 def version_problem(remote: tuple[str, int], app: tuple[str, int], where: str, python: str) -> str:

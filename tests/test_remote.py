@@ -82,6 +82,12 @@ def test_the_wire_codec_builds_registered_messages_only():
         from_wire({"@": "SetCancel", "on": True, "__class__": "x"})
     with pytest.raises(ValueError):
         decode(b"\x80\x04\x95 pickle bytes\n")
+    # Registered, but holding what its fields do not: refused before any code reads it.
+    for confused in (b'{"@":"LaneStatus","rss_mb":"x"}', b'{"@":"Bundle","events":5}',
+                     b'{"@":"RunFailed","run_id":"r","lane":"l","reason":["x"]}'):
+        with pytest.raises(ValueError, match="holds"):
+            decode(confused)
+    assert decode(b'{"@":"LaneStatus","rss_mb":12}').rss_mb == 12
     with pytest.raises(TypeError, match="not a registered message"):
         to_wire(Unregistered(1))
 
