@@ -129,3 +129,14 @@ def test_prices_parse_match_lanes_and_reach_the_analysis(tmp_path):
     out = json.loads(cli("analyze", str(a), str(b), "--json", "--price", "server/cpu=4").stdout)
     assert out["cost"]["prices"] == {"laptop/cpu": 1.0, "server/cpu": 4.0}
     assert cli("analyze", str(a), "--price", "cpu=x").returncode == 2
+
+
+def test_a_sweeps_prices_are_recorded_in_its_sidecar_and_read_back(tmp_path):
+    from crossover_lab.core.sweep_files import export_sweep
+    from crossover_lab.core.sweep_sets import file_prices, sidecar_of
+
+    written = export_sweep(tmp_path / "s.csv", [], {"machine": "laptop"}, {"cpu": 0.4, "ssh://lab/gpu0": 2.5})
+    assert [p.name for p in written] == ["s.csv", "s-batches.csv", "s-batches.json"]
+    assert file_prices(sidecar_of(tmp_path / "s.csv")) == {"cpu": 0.4, "ssh://lab/gpu0": 2.5}
+    export_sweep(tmp_path / "n.csv", [], {})
+    assert "prices" not in sidecar_of(tmp_path / "n.csv")
