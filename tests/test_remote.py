@@ -5,6 +5,7 @@ import dataclasses
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -199,6 +200,7 @@ def test_local_cpu1_against_remote_cpu1(ssh_env, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="no ssh client (apt-get install openssh-client)")
 def test_an_unreachable_host_fails_its_lane_and_the_local_lane_goes_on(tmp_path):
     pool = LanePool()
     t_failed: list[float] = []
