@@ -10,6 +10,8 @@ _PALETTE = ("#E69F00", "#56B4E9", "#882255", "#117733", "#F0E442", "#332288", "#
 
 def lane_color(lane: str) -> QColor:
     """The colour of a lane: the same in every widget and every run."""
+    if "/" in lane:  # another machine's lane (LABEL/LANE, ssh://host/LANE): never drawn like this machine's
+        return QColor(_PALETTE[sum(map(ord, lane)) % len(_PALETTE)])
     base = lane.split(":", 1)[-1]
     if lane in _FIXED:
         return QColor(_FIXED[lane])
