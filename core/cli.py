@@ -10,8 +10,10 @@ from typing import Sequence
 
 from crossover_lab.core import cli_analyze, cli_run, cli_sweep
 from crossover_lab.core.cli_common import EXIT_BAD_INPUT, EXIT_OK
+from crossover_lab.core.cli_machines import add_remote_arg, remote_settings
 from crossover_lab.core.config import ConfigError
-from crossover_lab.core.devices import discover, host_info
+from crossover_lab.core.devices import LaneOption, discover, host_info
+from crossover_lab.core.remote_devices import list_remote_lanes
 from crossover_lab.core.report import table
 from crossover_lab.core.session import LanePool
 
@@ -19,22 +21,36 @@ COMMANDS = (cli_run, cli_sweep, cli_analyze)
 
 
 def cmd_devices(args: argparse.Namespace) -> int:
-    host = host_info()
-    print(f"CPU: {host['cpu']} ({host['cpu_cores']} cores usable)")
-    for gpu in host["gpus"]:
-        print(f"NVIDIA driver sees: {gpu['name']} (driver {gpu['driver']}, {gpu['memory']})")
-    if not host["gpus"]:
-        print("NVIDIA driver: none found (no nvidia-smi)")
+    if args.host:
+        remote = list_remote_lanes(args.host, remote_settings(args))
+        print(f"{remote.url}: {remote.machine.get('machine') or '?'}, Crossover {remote.machine.get('app_version')} "
+              f"for {remote.python}")
+        print_machine(remote.machine)
+        print_lanes(list(remote.options), "there")
+        return EXIT_OK
+    print_machine(host_info())
     pool = LanePool()
     try:
         options = discover(pool)
     finally:
         pool.close()
+    print_lanes(options, "here")
+    return EXIT_OK
+
+
+def print_machine(host: dict) -> None:
+    print(f"CPU: {host.get('cpu')} ({host.get('cpu_cores')} cores usable)")
+    for gpu in host.get("gpus") or []:
+        print(f"NVIDIA driver sees: {gpu['name']} (driver {gpu['driver']}, {gpu['memory']})")
+    if not host.get("gpus"):
+        print("NVIDIA driver: none found (no nvidia-smi)")
+
+
+def print_lanes(options: list[LaneOption], where: str) -> None:
     print(table(["lane", "device", "available"],
                 [[o.name, o.device, "yes" if o.available else f"no: {o.reason}"] for o in options]))
     if not any(o.available and o.spec.kind == "gpu" for o in options):
-        print("No GPU lane is available here: compare cpu with cpu1 (all cores against one thread).")
-    return EXIT_OK
+        print(f"No GPU lane is available {where}: compare cpu with cpu1 (all cores against one thread).")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Each command has its own --help. Installed (crossover): --install-desktop adds the window to the "
         "desktop's launcher, --uninstall-desktop removes it."))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    p = sub.add_parser("devices", help="list the lanes this machine offers")
+    p = sub.add_parser("devices", help="list the lanes this machine (or another, over SSH) offers")
+    p.add_argument("--host", metavar="ssh://[USER@]HOST[:PORT]", help="list another machine's lanes, as "
+                   "ssh://HOST/LANE names them in --lanes")
+    add_remote_arg(p)
     p.set_defaults(func=cmd_devices)
     for command in COMMANDS:
         command.add_parser(sub)

@@ -6,6 +6,7 @@ import sys
 
 from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, add_config_args,
                                            config_from_args, lanes_can_run, run_in_thread)
+from crossover_lab.core.cli_machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
 from crossover_lab.core.config import parse_lanes
 from crossover_lab.core.devices import host_info
 from crossover_lab.core.export import ExportError, export_runs
@@ -20,13 +21,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--schedule", choices=SCHEDULES, default="sequential",
                    help="sequential: exact figures; concurrent: side by side (lanes may share CPU cores)")
     add_config_args(p, widths_help="hidden layer widths, e.g. 750,150,50,50 (default 128)")
+    add_remote_arg(p)
+    add_price_arg(p)
     p.set_defaults(func=cmd_run)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     lanes = parse_lanes(args.lanes)
-    pool = LanePool()
+    prices = prices_from(args)
+    pool = LanePool(remote_settings(args))
     try:
         if not lanes_can_run(lanes, pool):
             return EXIT_BAD_INPUT
@@ -40,8 +44,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         pool.close()
     print_summary(result)
-    cpu_lanes = [lane for lane in lanes if lane.kind == "cpu"]
-    if args.schedule == "concurrent" and len(lanes) > 1 and cpu_lanes:
+    print_run_costs(result, prices)
+    here = [lane for lane in lanes if not lane.host]  # lanes on other machines share none of these cores
+    if args.schedule == "concurrent" and len(here) > 1 and any(lane.kind == "cpu" for lane in here):
         print("note: the lanes ran side by side and shared CPU cores, so these figures include that "
               "contention; --schedule sequential gives exact figures.")
     data = next((lane.started.settings.get("data_description") for lane in result.lanes.values() if lane.started),
@@ -50,7 +55,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"data: {data}")
     if args.csv:
         try:
-            csv_path, json_path = export_runs(args.csv, [result], host_info())
+            csv_path, json_path = export_runs(args.csv, [result], host_info(), {"prices": prices} if prices else None)
             print(f"wrote {csv_path} and {json_path}")
         except ExportError as exc:
             print(f"error: {exc}", file=sys.stderr)

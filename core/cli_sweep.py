@@ -6,6 +6,7 @@ import sys
 
 from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, add_config_args,
                                            config_from_args, lanes_can_run, run_in_thread)
+from crossover_lab.core.cli_machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
 from crossover_lab.core.config import RunConfig, parse_int_list, parse_lanes
 from crossover_lab.core.devices import host_info
 from crossover_lab.core.files import ExportError
@@ -37,6 +38,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
                    "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
+    add_remote_arg(p)
+    add_price_arg(p)
     p.set_defaults(func=cmd_sweep)
 
 
@@ -58,7 +61,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     lanes = parse_lanes(args.lanes)
     spec = sweep_spec(args)
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
-    pool = LanePool()
+    prices = prices_from(args)
+    pool = LanePool(remote_settings(args))
     try:
         if not lanes_can_run(lanes, pool):
             return EXIT_BAD_INPUT
@@ -82,11 +86,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             print(f"\n{res.spec.variant}:")
         print_points(res.rows, res.calibration)
         print_groups_analysis(group_rows(res.rows))
+        if prices:
+            print_costs(group_rows(res.rows), prices)
     if len(results) == 2:
         print_comparison(results[0], results[1])
     if args.csv:
         try:
-            print("wrote " + ", ".join(map(str, export_sweep(args.csv, results, host_info()))))
+            print("wrote " + ", ".join(map(str, export_sweep(args.csv, results, host_info(), prices))))
         except ExportError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_FAILED

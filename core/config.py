@@ -120,6 +120,18 @@ class TrainSpec:
 
 
 _LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<device>cpu|gpu)(?P<num>\d*)$")
+SSH_PREFIX = "ssh://"
+# [user@]host[:port]: nothing that could reach ssh as an option or the remote shell as syntax.
+_HOST_RE = re.compile(r"^(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9._-]*)@)?"
+                      r"(?P<host>[A-Za-z0-9_][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\])(?::(?P<port>\d{1,5}))?$")
+
+
+def check_host(host: str) -> str:
+    """`[user@]host[:port]` as a remote lane names it; ConfigError with the form when it is not one."""
+    m = _HOST_RE.match(host)
+    _check(m is not None and (m["port"] is None or 1 <= int(m["port"]) <= 65535),
+           f"host {host!r}: use ssh://[user@]host[:port], e.g. ssh://lab-gpu or ssh://me@10.0.0.5:2222")
+    return host
 
 
 @dataclass(frozen=True)
@@ -130,8 +142,11 @@ class LaneSpec:
     index: int = 0  # GPU index; ignored for CPU
     threads: int | None = None  # CPU thread budget; None = all cores
     backend: str = "tensorflow"
+    host: str = ""  # [user@]host[:port] of a remote lane, reached over SSH; "" = this machine
 
     def __post_init__(self) -> None:
+        if self.host:
+            check_host(self.host)
         _check(self.kind in ("cpu", "gpu"), f"lane kind {self.kind!r}: choose cpu or gpu")
         _check(self.backend in BACKENDS, f"backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
         _check(self.index >= 0, f"GPU index {self.index}: must be 0 or more")
@@ -144,12 +159,25 @@ class LaneSpec:
             base = "cpu" if self.threads is None else f"cpu{self.threads}"
         else:
             base = f"gpu{self.index}"
-        return base if self.backend == "tensorflow" else f"{self.backend}:{base}"
+        local = base if self.backend == "tensorflow" else f"{self.backend}:{base}"
+        return f"{SSH_PREFIX}{self.host}/{local}" if self.host else local
+
+    @property
+    def local(self) -> "LaneSpec":
+        """The same lane as the machine that runs it names it (no host)."""
+        return dataclasses.replace(self, host="")
 
     @classmethod
     def parse(cls, text: str) -> "LaneSpec":
-        """`cpu`, `cpu1` (one thread), `gpu`/`gpu0`, `gpu1` (second GPU), `jax:gpu`, `torch:cpu`…"""
-        m = _LANE_RE.match(text.strip().lower())
+        """`cpu`, `cpu1` (one thread), `gpu`/`gpu0`, `gpu1` (second GPU), `jax:gpu`, `torch:cpu`…,
+        and any of them on another machine: `ssh://[user@]host[:port]/LANE`."""
+        text = text.strip()
+        if text.lower().startswith(SSH_PREFIX):
+            host, slash, lane = text[len(SSH_PREFIX):].partition("/")
+            _check(bool(slash and lane) and "/" not in lane, f"remote lane {text!r}: name the lane after the host, "
+                   "e.g. ssh://lab-gpu/gpu0 or ssh://me@10.0.0.5:2222/cpu")
+            return dataclasses.replace(cls.parse(lane), host=check_host(host))
+        m = _LANE_RE.match(text.lower())
         if not m:
             raise ConfigError(
                 f"lane {text!r}: use cpu, cpuN (N threads), gpu, gpuN (GPU number N), "

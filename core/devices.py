@@ -76,6 +76,7 @@ def host_info() -> dict[str, Any]:
         keras_version = None
     return {
         "app_version": APP_VERSION,
+        "machine": platform.node(),  # names the machine when sweeps from several are compared
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpu": cpu_model(),
@@ -165,7 +166,11 @@ def unprobed_options(backends: tuple[str, ...] = BACKENDS) -> list[LaneOption]:
 
 
 def lane_problems(specs: list[LaneSpec], pool: Any = None) -> list[str]:
-    """Why any of `specs` cannot run here (empty when all can); only backends asked for a GPU are probed."""
+    """Why any of `specs` cannot run here (empty when all can); only backends asked for a GPU are probed.
+
+    Lanes on other machines are not checked here: they say what is wrong when they connect, and
+    the lanes on this machine run regardless."""
+    specs = [s for s in specs if not s.host]
     gpu_backends = tuple(sorted({s.backend for s in specs if s.kind == "gpu"}))
     cpu_backends = tuple(sorted({s.backend for s in specs} - set(gpu_backends)))
     options = (discover(pool, gpu_backends) if gpu_backends else []) + unprobed_options(cpu_backends)

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from crossover_lab.core.config import LaneSpec, RunConfig
-from crossover_lab.core.lanes import Lane
+from crossover_lab.core.lanes import Lane, local_channel
 from crossover_lab.core.records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary,
                                         now_iso)
+from crossover_lab.core.remote_channel import RemoteSettings, remote_lane_channel
 
 SCHEDULES = ("sequential", "concurrent")
 
@@ -71,17 +72,23 @@ class RunResult:
 
 
 class LanePool:
-    """Keeps one Lane per profile alive between runs, so a run does not pay a framework import."""
+    """Keeps one Lane per profile alive between runs, so a run does not pay a framework import.
 
-    def __init__(self) -> None:
+    A lane on another machine (`ssh://host/LANE`) is reached as `remote` says when its process
+    starts, so a changed remote Python applies from the next start.
+    """
+
+    def __init__(self, remote: RemoteSettings | None = None) -> None:
         self._lanes: dict[str, Lane] = {}
         self._lock = threading.Lock()
+        self.remote = remote or RemoteSettings()
 
     def get(self, spec: LaneSpec) -> Lane:
         with self._lock:
             lane = self._lanes.get(spec.name)
             if lane is None:
-                lane = self._lanes[spec.name] = Lane(spec)
+                factory = (lambda s: remote_lane_channel(s, self.remote)) if spec.host else local_channel
+                lane = self._lanes[spec.name] = Lane(spec, channel_factory=factory)
             return lane
 
     def lanes(self) -> list[Lane]:

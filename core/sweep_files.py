@@ -11,7 +11,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from crossover_lab.core.analysis import analyze_groups
 from crossover_lab.core.config import ConfigError
@@ -99,14 +99,16 @@ def sweep_info(specs: Sequence[Any], results: Sequence[Any] = ()) -> dict[str, A
                          for res in results}}
 
 
-def export_sweep(csv_path: str | os.PathLike, results: Sequence[Any], host: dict[str, Any]) -> list[Path]:
-    """The sweep CSV, its per-batch CSV and that one's sidecar: all three written, or none."""
+def export_sweep(csv_path: str | os.PathLike, results: Sequence[Any], host: dict[str, Any],
+                 prices: Mapping[str, float] | None = None) -> list[Path]:
+    """The sweep CSV, its per-batch CSV and that one's sidecar (with the lanes' prices, if any): all three, or none."""
     rows = [r for res in results for r in res.rows]
     runs = [run for res in results for run in res.runs]
     info = sweep_info([res.spec for res in results], results)
     batches = batches_path(csv_path)
+    extra = {"sweep": info, **({"prices": dict(prices)} if prices else {})}
     return atomic_write_files([(csv_path, sweep_rows_text(rows)), (batches, batches_text(runs)),
-                               (batches.with_suffix(".json"), sidecar_text(runs, host, {"sweep": info}))])
+                               (batches.with_suffix(".json"), sidecar_text(runs, host, extra))])
 
 
 class SweepFiles:
@@ -116,11 +118,12 @@ class SweepFiles:
     appended, and the sidecar is rebuilt from each finished run's entry, serialised once.
     """
 
-    def __init__(self, csv_path: str | os.PathLike, host: dict[str, Any], specs: Sequence[Any] = ()) -> None:
+    def __init__(self, csv_path: str | os.PathLike, host: dict[str, Any], specs: Sequence[Any] = (),
+                 prices: Mapping[str, float] | None = None) -> None:
         self.csv_path = Path(csv_path)
         self.batches_path = batches_path(self.csv_path)
         self.json_path = self.batches_path.with_suffix(".json")
-        self._host, self._extra = host, {"sweep": sweep_info(specs)}
+        self._host, self._extra = host, {"sweep": sweep_info(specs), **({"prices": dict(prices)} if prices else {})}
         self._run_texts: list[str] = []
         self.writer = BackgroundWriter("crossover-sweep-autosave")
         self._write_sidecar()

@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 
 from crossover_lab.core.analysis import (CostFit, Crossover, SweepPoint, analyze_points, by_lane, has_steady,
                                          lane_pair, predicted_crossover)
+from crossover_lab.core.costs import Prices, cost_points, price_for
 from crossover_lab.core.records import RunSummary
 
 MISSING = "–"
@@ -165,6 +166,49 @@ def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
         lines.append(prefix + ("; ".join(pairs) or "one lane: nothing to cross")
                      + (f". Fits: {fit_text}." if fit_text else ""))
     return lines
+
+
+def describe_cost_pair(points: Sequence[SweepPoint], prices: Prices, lane_a: str, lane_b: str) -> str:
+    """Where one lane becomes faster and where it becomes cheaper per sample:
+    "gpu0 is faster than cpu above about 110 units and cheaper above about 900"."""
+    a, b = sorted((lane_a, lane_b))
+    pair = [p for p in points if p.lane in (a, b)]
+    fast = lane_pair(by_lane(pair), a, b)[2]
+    widths, d, cheap = lane_pair(by_lane(cost_points(pair, prices)), a, b)
+    if len(widths) < 2:
+        return f"too few priced points to compare what {a} and {b} cost: need 2 widths measured on both"
+    if len(fast) == 1 and len(cheap) == 1 and fast[0].faster_above == cheap[0].faster_above:
+        f, c = fast[0], cheap[0]
+        return (f"{f.faster_above} is faster than {other_lane(f)} above about {fmt_num(f.width, 2)} units "
+                f"and cheaper above about {fmt_num(c.width, 2)}")
+    if not cheap:
+        cheaper = b if max(d) > 0 else a
+        return (f"per sample, {cheaper} is cheaper than {a if cheaper == b else b} throughout "
+                f"(widths {widths[0]} to {widths[-1]})")
+    return "per sample, " + "; then ".join(
+        f"{c.faster_above} is cheaper than {other_lane(c)} above about {fmt_num(c.width, 2)} units "
+        f"({fmt_range(c.width_lo, c.width_hi)} within the timing spread)" for c in cheap)
+
+
+def cost_lines(groups: Mapping[str, Sequence[SweepPoint]], prices: Prices) -> list[str]:
+    """Per group, for each pair of priced lanes: where the faster and the cheaper lane change."""
+    lines = []
+    for label, points in groups.items():
+        lanes = sorted({p.lane for p in points if price_for(p.lane, prices) is not None})
+        prefix = f"{label}: " if len(groups) > 1 else ""
+        lines += [prefix + describe_cost_pair(points, prices, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
+    return lines
+
+
+def fmt_dollars(x: float | None) -> str:
+    """Money as people write it, never in exponents: $1.20, $1,234.50, $0.42, $0.0000955."""
+    if x is None or not math.isfinite(x):
+        return MISSING
+    if abs(x) >= 1:
+        return f"${x:,.2f}"
+    if 0 < abs(x) < 1e-4:
+        return f"${x:.{2 - math.floor(math.log10(abs(x)))}f}"
+    return f"${fmt_num(x)}"
 
 
 def run_outcome(statuses: Mapping[str, str], failures: Mapping[str, str], map_points: int) -> tuple[str, bool]:

@@ -18,6 +18,7 @@ from crossover_lab.core.devices import LaneOption, discover, host_info, unprobed
 from crossover_lab.core.files import ExportError
 from crossover_lab.core.live_files import BackgroundWriter, RunFiles
 from crossover_lab.core.records import now_iso
+from crossover_lab.core.remote_channel import RemoteSettings
 from crossover_lab.core.session import LanePool, RunResult, new_run_id, run_comparison
 from crossover_lab.gui.jobs import JobOutcome, JobRunner
 from crossover_lab.gui.live import LiveRun
@@ -103,6 +104,10 @@ class RunController(QObject):
             return find(pool, cancel)
 
         self._discovery.start(work)
+
+    def set_remote(self, settings: RemoteSettings) -> None:
+        """How lanes on other machines are reached (each host's Python), from their next start."""
+        self.pool.remote = settings
 
     def prestart(self, specs: list[LaneSpec]) -> None:
         """Start these lanes' processes now, so the first run doesn't wait for a framework import."""

@@ -15,7 +15,9 @@ def lane_color(lane: str, dark: bool | None = None) -> QColor:
     plots' ground of the dark or light scheme (None: the scheme in force)."""
     colors = scheme_colors(dark)
     base = lane.split(":", 1)[-1]
-    if lane in _FIXED:
+    if "/" in lane:  # another machine's lane (LABEL/LANE, ssh://host/LANE): never drawn like this machine's
+        color = QColor(_PALETTE[sum(map(ord, lane)) % len(_PALETTE)])
+    elif lane in _FIXED:
         color = QColor(_FIXED[lane])
     elif base in _FIXED:
         # jax:cpu is drawn like cpu, but further from the ground (darker on light, lighter on dark), so

@@ -1,12 +1,16 @@
-"""The lanes panel: every lane this machine offers (or why not), which of them run, and the schedule."""
+"""The lanes panel: the lanes of this machine and of any host added (or why not), which run, their prices, the schedule."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QButtonGroup, QCheckBox, QLabel, QRadioButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QRadioButton,
+                               QVBoxLayout, QWidget)
 
 from crossover_lab.core.backends import LABEL, usable_cores
 from crossover_lab.core.config import LaneSpec
 from crossover_lab.core.devices import LaneOption
+from crossover_lab.core.remote_channel import RemoteSettings
+from crossover_lab.gui.lane_prices import LanePrices
+from crossover_lab.gui.remote_hosts import RemoteHosts
 from crossover_lab.gui.settings import AppSettings
 
 SCHEDULE_TIPS = {
@@ -31,7 +35,9 @@ def default_selection(options: list[LaneOption]) -> list[str]:
 
 
 def contention_note(specs: list[LaneSpec], schedule: str) -> str:
-    """A sentence when side-by-side lanes share CPU cores; "" when the figures are uncontended."""
+    """A sentence when side-by-side lanes share CPU cores; "" when the figures are uncontended.
+    Lanes on other machines share none of this machine's cores."""
+    specs = [s for s in specs if not s.host]
     cpu = [s for s in specs if s.kind == "cpu"]
     shares = len(cpu) >= 2 or (any(s.threads is None for s in cpu) and len(specs) >= 2)
     if schedule != "concurrent" or not shares:
@@ -55,12 +61,19 @@ class LanesPanel(QWidget):
     """Check boxes for the lanes (disabled ones say why in their tooltip) and the schedule."""
 
     selection_changed = Signal()  # the chosen lanes or the schedule changed
+    remote_changed = Signal(object)  # RemoteSettings: a host was added or removed (its Python is in them)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._local: list[LaneOption] = []  # this machine's lanes; the hosts' follow them
+        self._searching = False
         self._options: list[LaneOption] = []
+        self.prices = LanePrices(self)
+        self.hosts = RemoteHosts()
+        self.hosts.changed.connect(self._on_hosts_changed)
         self._wanted: list[str] | None = None  # the user's (or restored) choice; None: the default
         self.boxes: dict[str, QCheckBox] = {}
+        self.price_fields: dict[str, QDoubleSpinBox] = {}  # lane → its price per hour, beside its box
         self._available: set[str] = set()
         self.searching = QLabel("Looking for GPUs… (a probe per backend, a few seconds)")
         self.searching.setObjectName("hintLabel")
@@ -85,35 +98,49 @@ class LanesPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.searching)
         layout.addWidget(self._list)
+        layout.addWidget(QLabel("Other machines (SSH)"))
+        layout.addWidget(self.hosts)
         layout.addWidget(QLabel("Schedule"))
         layout.addWidget(self.side_by_side)
         layout.addWidget(self.one_after_another)
         layout.addWidget(self.note)
 
     def set_options(self, options: list[LaneOption], searching: bool = False) -> None:
-        """Show these lanes; the wanted selection is applied to whichever of them are available."""
-        self._options = list(options)
-        self.searching.setVisible(searching)
+        """Show this machine's lanes (and the hosts'); the wanted selection applies to whichever are available."""
+        self._local, self._searching = list(options), searching
+        self._render()
+
+    def _render(self) -> None:
+        self._options = self._local + self.hosts.options()
+        self.searching.setVisible(self._searching)
         while self._list_layout.count():
             item = self._list_layout.takeAt(0)
             if item.widget() is not None:
                 # Hidden now: deleteLater waits for the event loop, which a modal dialog can hold up.
                 item.widget().hide()
                 item.widget().deleteLater()
-        self.boxes = {}
+        self.boxes, self.price_fields = {}, {}
         self._available = {o.name for o in self._options if o.available}
-        backend = None
+        section = None
         for option in self._options:
-            if option.spec.backend != backend:
-                backend = option.spec.backend
-                header = QLabel(LABEL[backend])
+            if (option.spec.host, option.spec.backend) != section:
+                section = (option.spec.host, option.spec.backend)
+                where = f" on {option.spec.host}" if option.spec.host else ""
+                header = QLabel(LABEL[option.spec.backend] + where)
                 header.setObjectName("sectionLabel")
                 self._list_layout.addWidget(header)
-            box = QCheckBox(f"{option.name}  ·  {option.device}")
+            box = QCheckBox(f"{option.spec.local.name}  ·  {option.device}")
             box.setEnabled(option.available)
-            box.setToolTip(f"{option.device}" if option.available else f"Not available: {option.reason}")
+            shown = f"{option.name}: {option.device}" if option.spec.host else option.device
+            box.setToolTip(shown if option.available else f"Not available: {option.reason}")
             box.toggled.connect(self._on_box_toggled)
-            self._list_layout.addWidget(box)
+            row = QWidget()
+            line = QHBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            line.addWidget(box, 1)
+            self.price_fields[option.name] = self.prices.field(option.name)
+            line.addWidget(self.price_fields[option.name])
+            self._list_layout.addWidget(row)
             self.boxes[option.name] = box
             if not option.available and option.spec.kind == "gpu" and option.reason:
                 why = QLabel(option.reason)
@@ -176,11 +203,22 @@ class LanesPanel(QWidget):
     def set_schedule(self, schedule: str) -> None:
         (self.one_after_another if schedule == "sequential" else self.side_by_side).setChecked(True)
 
+    def remote_settings(self) -> RemoteSettings:
+        return self.hosts.settings()
+
+    def shutdown(self) -> None:
+        """Stop listing a host's lanes (the window is closing)."""
+        self.hosts.shutdown()
+
     def save_state(self, settings: AppSettings) -> None:
         settings.set_lanes(self.wanted_names())
         settings.set_text("run/schedule", self.schedule())
+        self.prices.save_state(settings)
+        self.hosts.save_state(settings)
 
     def restore_state(self, settings: AppSettings) -> None:
+        self.prices.restore_state(settings)
+        self.hosts.restore_state(settings)
         lanes = settings.lanes()
         if lanes is not None:
             self.select(lanes)
@@ -196,6 +234,11 @@ class LanesPanel(QWidget):
         self._wanted = self.selected_names()
         self._update_note()
         self.selection_changed.emit()
+
+    @Slot()
+    def _on_hosts_changed(self) -> None:
+        self._render()
+        self.remote_changed.emit(self.hosts.settings())
 
     @Slot()
     def _on_schedule_toggled(self) -> None:

@@ -56,7 +56,7 @@ class MainWindow(QMainWindow):
         self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
                               lambda: self.config or RunConfig(), lambda: self.controller.running,
-                              settings=self.settings)
+                              settings=self.settings, prices=self.lanes_panel.prices)
         self.actions = build_actions(self, self.theme)
         self.exports = WindowExports(self, self.controller, self.plot, FileDialogs(self.settings), self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
         self.model_panel.config_changed.connect(self._on_model_panel_config_changed)
         self.model_panel.input_adjusted.connect(lambda text: self.say(text, error=True))
         self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
+        self.lanes_panel.remote_changed.connect(c.set_remote)
         self.map.points_changed.connect(self._on_map_points_changed)
         self.history.export_requested.connect(self.exports.ask_export_run)
         self.history.delete_requested.connect(self.delete_run)
@@ -292,6 +293,7 @@ class MainWindow(QMainWindow):
         started = time.monotonic()
         self.save_state()
         self.sweep.shutdown()
+        self.lanes_panel.shutdown()
         self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
         self.sweep.shutdown()
         self.close_seconds = time.monotonic() - started

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
 from crossover_lab.core.words import crossing_label
 from crossover_lab.gui.lane_style import lane_color
-from crossover_lab.gui.theme import PlotTheme
+from crossover_lab.gui.theme import LIGHT, PlotTheme
 
 
 def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[Crossover]]:
@@ -129,19 +129,28 @@ class SweepPlot(pg.PlotWidget):
         label.setPos(x, y_lo + row * (y_hi - y_lo) * 0.07)
         self.addItem(label)
 
-    def export_png(self, path: str) -> bool:
-        """Save the plot as PNG, light in either scheme (for slides); False if it cannot be written."""
-        with self.theme.light_for_export():
-            return self.grab().save(path, "PNG")
+    def export_png(self, path: str, title: str = "") -> bool:
+        """The plot as a picture for a slide: what is drawn now, titled, light in either scheme and
+        SLIDE_SIZE whatever the window's size; False if it cannot be written."""
+        try:
+            render_png(self.points, path, title, self.crossovers)
+        except OSError:
+            return False
+        return True
+
+
+SLIDE_SIZE = (1600, 1000)
 
 
 def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
-               crossovers: Sequence[Crossover] | None = None, size: tuple[int, int] = (900, 560)) -> None:
-    """Draw the sweep offscreen and save it as a PNG."""
+               crossovers: Sequence[Crossover] | None = None, size: tuple[int, int] = SLIDE_SIZE) -> None:
+    """Draw the sweep offscreen, light (pictures go on slides and paper), and save it as a PNG."""
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     plot = SweepPlot()
+    plot.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)  # drawn for the file, never seen
+    plot.theme.apply(LIGHT)
     plot.resize(*size)
     plot.set_points(points, title, crossovers)
     plot.show()
@@ -149,9 +158,11 @@ def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
     # Place the crossover labels once the view has its final range.
     plot.set_points(points, title, crossovers)
     app.processEvents()
-    if not plot.grab().save(path):
-        raise OSError(f"cannot write {path}")
+    saved = plot.grab().save(path, "PNG")
     plot.close()
+    plot.deleteLater()
+    if not saved:
+        raise OSError(f"cannot write {path}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,12 +15,14 @@ from crossover_lab.core.session import LanePool
 from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, results_so_far, run_sweeps
 from crossover_lab.core.sweep_files import SweepFiles, export_sweep, read_sweep_rows
 from crossover_lab.core.sweep_rows import SweepRow, group_rows
-from crossover_lab.core.words import fmt_duration, sweep_lines
+from crossover_lab.core.words import cost_lines, fmt_duration, sweep_lines
 from crossover_lab.gui.controller import cached_host_info
 from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.jobs import JobOutcome, JobRunner
+from crossover_lab.gui.lane_prices import LanePrices
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.sweep_form import SweepForm
+from crossover_lab.gui.sweep_overlays import SweepOverlays
 from crossover_lab.gui.sweep_plot import SweepPlot, curves
 from crossover_lab.gui.sweep_table import SweepTable
 from crossover_lab.gui.theme import status_style
@@ -34,10 +36,13 @@ class SweepTab(QWidget):
 
     def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
                  base_config: Callable[[], RunConfig], busy: Callable[[], bool],
-                 settings: AppSettings | None = None, parent: QWidget | None = None) -> None:
+                 settings: AppSettings | None = None, prices: LanePrices | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._settings = settings or AppSettings()
         self._dialogs = FileDialogs(self._settings)
+        self.overlays = SweepOverlays(self._dialogs, prices)  # other sweeps drawn over this one
+        self.overlays.changed.connect(self._redraw)
         self._pool, self._lanes, self._base_config, self._busy = pool, lanes, base_config, busy
         self._runner = JobRunner("sweep", 100, self)
         self._runner.drained.connect(self._on_runner_drained)
@@ -88,6 +93,7 @@ class SweepTab(QWidget):
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.plot, 1)
         top_layout.addWidget(self.verdict)
+        top_layout.addWidget(self.overlays)
         bottom_layout.setContentsMargins(0, 0, 0, 0)
         bottom_layout.addWidget(self.table, 1)
         bottom_layout.addLayout(exports)
@@ -153,7 +159,8 @@ class SweepTab(QWidget):
         self.autosave_path = str(autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv")
         try:
             (autosave_dir() / "sweeps").mkdir(parents=True, exist_ok=True)
-            self._files = SweepFiles(self.autosave_path, cached_host_info(), specs)
+            prices = self.overlays.prices_for(lane.name for lane in self._lanes())
+            self._files = SweepFiles(self.autosave_path, cached_host_info(), specs, prices)
         except (OSError, ConfigError) as exc:
             self._files, self.autosave_path = None, ""
             self._say(f"Autosave is off for this sweep: {exc}", error=True)
@@ -218,10 +225,10 @@ class SweepTab(QWidget):
     # ------------------------------------------------------------------ drawing
 
     def _redraw(self) -> None:
-        groups = group_rows(self._rows)
+        groups = group_rows(self._rows + self.overlays.rows())
         points, crossings = curves(groups)
         self.plot.set_points(points, crossovers=crossings)
-        lines = sweep_lines(groups)
+        lines = sweep_lines(groups) + cost_lines(groups, self.overlays.prices())
         failed = [r for r in self._rows if r.status == "failed"]
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "
@@ -267,7 +274,8 @@ class SweepTab(QWidget):
     def export_csv(self, path: str) -> list[str]:
         """The sweep CSV, its per-batch CSV and JSON sidecar; a sentence in the tab if it cannot."""
         try:
-            paths = [str(p) for p in export_sweep(path, self._as_results(), cached_host_info())]
+            prices = self.overlays.prices_for({row.lane for row in self._rows})
+            paths = [str(p) for p in export_sweep(path, self._as_results(), cached_host_info(), prices)]
         except ExportError as exc:
             self._say(f"Export failed: {exc}. The sweep's points are still here.", error=True)
             return []

@@ -1,0 +1,156 @@
+"""The window with several machines: hosts in the Lanes panel, prices per lane, saved sweeps overlaid on the Sweep tab."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from gui_fixtures import no_gpu_options
+from ssh_server import server  # noqa: F401 (a fixture)
+
+from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
+from crossover_lab.core.devices import LaneOption
+from crossover_lab.core.remote_devices import RemoteMachine, host_of
+from crossover_lab.core.session import LanePool
+from crossover_lab.gui.settings import AppSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = ROOT / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"
+
+
+def fake_lister(host, settings, timeout, cancel):
+    """What a GPU server would answer, without SSH; a host called 'down' cannot be reached."""
+    host = host_of(host)
+    if host.startswith("down"):
+        raise ConfigError(f"ssh://{host} cannot be reached (Connection refused)")
+    return RemoteMachine(host, settings.python_for(host), {"machine": "lab-gpu"}, (
+        LaneOption(LaneSpec("cpu", host=host), "CPU (Xeon, 16 threads)", True),
+        LaneOption(LaneSpec("gpu", 0, backend="jax", host=host), "GPU:0 (NVIDIA A100)", True)))
+
+
+@pytest.fixture
+def panel(qtbot, monkeypatch):
+    monkeypatch.setattr("crossover_lab.gui.remote_hosts.list_remote_lanes", fake_lister)
+    from crossover_lab.gui.lanes_panel import LanesPanel
+
+    widget = LanesPanel()
+    qtbot.addWidget(widget)
+    widget.set_options(no_gpu_options())
+    yield widget
+    widget.shutdown()
+
+
+def test_an_added_host_lists_its_lanes_beside_this_machines(panel, qtbot):
+    remotes = []
+    panel.remote_changed.connect(remotes.append)
+    panel.hosts.host_edit.setText("ssh://me@lab:2222")
+    panel.hosts.python_edit.setText("/opt/venv/bin/python")
+    qtbot.mouseClick(panel.hosts.add_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "ssh://me@lab:2222/jax:gpu0" in panel.boxes, timeout=5000)
+    assert panel.boxes["cpu"].isEnabled()  # this machine's lanes stay
+    assert "NVIDIA A100" in panel.boxes["ssh://me@lab:2222/jax:gpu0"].text()
+    assert remotes[-1].python_for("me@lab:2222") == "/opt/venv/bin/python"
+    panel.boxes["ssh://me@lab:2222/jax:gpu0"].setChecked(True)
+    assert "ssh://me@lab:2222/jax:gpu0" in panel.selected_names()
+    assert not panel.hosts.add_host("ssh://-oProxyCommand=x") and "ssh://[user@]host" in panel.hosts.note.text()
+    assert panel.hosts.add_host("down.example")
+    qtbot.waitUntil(lambda: any("ssh://down.example cannot be reached" in w.text()
+                                for w in panel.hosts.findChildren(type(panel.note)) if w.isVisibleTo(panel)),
+                    timeout=5000)
+    panel.hosts.remove_host("me@lab:2222")
+    assert "ssh://me@lab:2222/jax:gpu0" not in panel.boxes and panel.hosts.hosts() == ["down.example"]
+
+
+def test_hosts_and_prices_are_remembered(panel, qtbot, tmp_path, monkeypatch):
+    from crossover_lab.gui.lanes_panel import LanesPanel
+
+    settings = AppSettings(str(tmp_path / "s.ini"))
+    panel.hosts.add_host("lab", "python3.11")
+    qtbot.waitUntil(lambda: "ssh://lab/cpu" in panel.boxes, timeout=5000)
+    fields = panel.price_fields
+    fields["cpu"].setValue(0.4)
+    fields["ssh://lab/jax:gpu0"].setValue(2.5)
+    assert panel.prices.values() == {"cpu": 0.4, "ssh://lab/jax:gpu0": 2.5}
+    panel.save_state(settings)
+    again = LanesPanel()
+    qtbot.addWidget(again)
+    again.set_options(no_gpu_options())
+    again.restore_state(settings)
+    try:
+        assert again.prices.values() == {"cpu": 0.4, "ssh://lab/jax:gpu0": 2.5}
+        qtbot.waitUntil(lambda: "ssh://lab/jax:gpu0" in again.boxes, timeout=5000)
+        assert again.remote_settings().python_for("lab") == "python3.11"
+    finally:
+        again.shutdown()
+
+
+def test_a_real_host_over_ssh(server, qtbot, monkeypatch):
+    monkeypatch.setenv("CROSSOVER_SSH_COMMAND", server.ssh_command())
+    from crossover_lab.gui.lanes_panel import LanesPanel
+
+    widget = LanesPanel()
+    qtbot.addWidget(widget)
+    try:
+        widget.set_options(no_gpu_options())
+        assert widget.hosts.add_host(f"ssh://{server.host()}", sys.executable)
+        qtbot.waitUntil(lambda: f"ssh://{server.host()}/cpu1" in widget.boxes, timeout=20000)
+        assert widget.boxes[f"ssh://{server.host()}/cpu1"].isEnabled()
+    finally:
+        widget.shutdown()
+
+
+# ---------------------------------------------------------------- the Sweep tab
+
+
+@pytest.fixture
+def tab(qtbot, qsettings_tmp, tmp_path):
+    from crossover_lab.gui.lane_prices import LanePrices
+    from crossover_lab.gui.sweep_tab import SweepTab
+
+    pool = LanePool()
+    prices = LanePrices()
+    widget = SweepTab(lambda: pool, lambda: [], lambda: RunConfig(), lambda: False,
+                      settings=AppSettings(str(tmp_path / "s.ini")), prices=prices)
+    qtbot.addWidget(widget)
+    yield widget, prices
+    widget.shutdown()
+    pool.close()
+
+
+def laptop_sweep(folder: Path) -> Path:
+    """A laptop CPU sweep at the H200 sweep's widths, slower than its GPU above about 60 units."""
+    import json
+
+    rows = ["lane,device,width,params,flops_per_batch,batch_size,median_ms,p10_ms,p90_ms,n_batches"]
+    for w in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192):
+        rows.append(f"cpu,CPU (laptop),{w},0,{w * 1e6},128,{0.03 * w},,,50")
+    path = folder / "mine.csv"
+    path.write_text("\n".join(rows) + "\n")
+    (folder / "mine-batches.json").write_text(json.dumps({"host": {"machine": "laptop"}, "prices": {"cpu": 0.1}}))
+    return path
+
+
+def test_saved_sweeps_overlay_each_machine_and_go_with_a_click(tab, qtbot, tmp_path):
+    tab, prices = tab
+    assert tab.overlays.add_csv(str(H200)) and tab.overlays.add_csv(str(laptop_sweep(tmp_path)))
+    legend = {item.text for _, item in tab.plot.legend.items}
+    assert "laptop/cpu — CPU (laptop)" in legend and "sweep-b128/jax:gpu0 — GPU:0 (NVIDIA H200)" in legend
+    crossings = {(c.faster_above, tuple(c.lanes)) for c in tab.plot.crossovers}
+    assert ("sweep-b128/jax:gpu0", ("laptop/cpu", "sweep-b128/jax:gpu0")) in crossings  # across files
+    assert "sweep-b128/jax:gpu0 is faster above about 110 units" in tab.verdict.text()
+    tab.overlays.add_csv(str(H200))
+    assert [s.label for s in tab.overlays.sets] == ["sweep-b128", "laptop", "sweep-b128#2"]
+    # Prices: the laptop's from its sidecar, the H200's as typed beside a lane.
+    prices.set("jax:gpu0", 3.0)
+    assert "sweep-b128/jax:gpu0 is faster than laptop/cpu above about" in tab.verdict.text()
+    assert "and cheaper above about" in tab.verdict.text()
+    for label in ("sweep-b128", "sweep-b128#2"):
+        (remove,) = [b for b in tab.overlays.findChildren(type(tab.export_csv_button))
+                     if b.isVisibleTo(tab) and b.toolTip() == f"Remove {label}'s sweep from the plot"]
+        qtbot.mouseClick(remove, Qt.MouseButton.LeftButton)
+    assert [s.label for s in tab.overlays.sets] == ["laptop"]
+    assert {p.lane for p in tab.plot.points} == {"laptop/cpu"}
+    assert not tab.overlays.add_csv(str(tmp_path / "missing.csv")) and "Cannot add it" in tab.overlays.note.text()
+    assert os.path.exists(H200)
