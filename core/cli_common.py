@@ -4,12 +4,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-import threading
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from crossover_lab.core.config import (FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec,
                                        RunConfig, TrainSpec, parse_widths)
 from crossover_lab.core.devices import lane_problems
+from crossover_lab.core.files import ExportError
+from crossover_lab.core.lanes import WATCHDOG_S
+from crossover_lab.core.live_files import RunFiles, check_output_path
 from crossover_lab.core.npz_check import DataError, inspect_npz
 from crossover_lab.core.paths import log_dir_problem
 from crossover_lab.core.presets import PRESETS
@@ -57,35 +60,50 @@ def lanes_can_run(lanes: Sequence[LaneSpec], pool: LanePool) -> bool:
     return not problems
 
 
-def run_in_thread(work: Callable[[threading.Event], Any]) -> tuple[Any, bool]:
-    """Run `work(cancel)` in a thread so Ctrl-C here can cancel it and still collect what it measured."""
-    cancel = threading.Event()
-    box: dict[str, Any] = {}
-    finished = threading.Event()
+def open_run_files(path: str | None, host: dict[str, Any], extra: dict[str, Any] | None = None) -> RunFiles | None:
+    """The --csv files, checked and claimed before any lane starts (ConfigError: exit 2); None without --csv."""
+    if path is None:
+        return None
+    check_output_path(path)
+    try:
+        return RunFiles(path, host, extra=extra)
+    except ExportError as exc:  # another Crossover is writing it
+        raise ConfigError(str(exc)) from None
 
-    def target() -> None:
-        try:
-            box["result"] = work(cancel)
-        except BaseException as exc:  # re-raised in the main thread, with its traceback
-            box["error"] = exc
-        finally:
-            finished.set()
 
-    threading.Thread(target=target, daemon=True).start()
-    interrupted = False
-    # Not Thread.join: a KeyboardInterrupt inside join() can leave the thread marked as ended.
-    while not finished.is_set():
+def report_safely(report: Callable[[], None]) -> None:
+    """Print the results; a terminal that is gone (SIGHUP, a closed pipe) loses the words, never the files."""
+    try:
+        report()
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def say(text: str) -> None:
+    report_safely(lambda: print(text, file=sys.stderr))
+
+
+def write_or_rescue(write: Callable[[], list[Path]], rescue: Callable[[], list[Path]],
+                    what: str) -> tuple[int, str]:
+    """Write the results where asked; if that fails at the end (a full disk), write them to the autosave
+    folder instead. Returns EXIT_OK or EXIT_FAILED, and the sentence saying where they are."""
+    try:
+        paths = write()
+    except (ExportError, OSError) as exc:
         try:
-            finished.wait(0.2)
-        except KeyboardInterrupt:
-            if interrupted:
-                continue
-            interrupted = True
-            print("\nstopping: the measured batches will be written…", file=sys.stderr)
-            cancel.set()
-    if "error" in box:
-        raise box["error"]
-    return box["result"], interrupted
+            saved = rescue()
+        except (ExportError, OSError) as again:
+            return EXIT_FAILED, f"error: {exc}; the autosave folder could not take them either ({again}): " \
+                                f"{what} not saved"
+        return EXIT_FAILED, f"error: {exc}; {what} saved to {', '.join(map(str, saved))} instead"
+    return EXIT_OK, "wrote " + ", ".join(map(str, paths))
+
+
+def add_stop_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--watchdog-s", type=float, default=WATCHDOG_S, metavar="SECONDS",
+                   help=f"kill a lane that sends nothing (no batch, no heartbeat) for this long (default "
+                        f"{WATCHDOG_S:g}; grows to 20 times the slowest step; env CROSSOVER_WATCHDOG_S)")
 
 
 def add_config_args(p: argparse.ArgumentParser, *, widths_help: str) -> None:

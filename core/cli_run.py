@@ -1,18 +1,27 @@
-"""`main.py run`: train one model on several lanes and compare them."""
+"""`main.py run`: train one model on several lanes and compare them.
+
+With --csv the files exist from the moment the lanes start and grow as records arrive, so even a
+`kill -9` leaves a readable CSV and sidecar of the same run; at the end both are written whole.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
-from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, add_config_args,
-                                           config_from_args, lanes_can_run, run_in_thread)
+from crossover_lab.core import autosave
+from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args,
+                                           config_from_args, lanes_can_run, open_run_files, report_safely, say,
+                                           write_or_rescue)
 from crossover_lab.core.cli_machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
 from crossover_lab.core.config import parse_lanes
 from crossover_lab.core.devices import host_info
-from crossover_lab.core.export import ExportError, export_runs
 from crossover_lab.core.presets import PRESETS
+from crossover_lab.core.records import now_iso
 from crossover_lab.core.report import Progress, print_summary
-from crossover_lab.core.session import SCHEDULES, LanePool, run_comparison
+from crossover_lab.core.session import SCHEDULES, LanePool, RunResult, new_run_id, run_comparison
+from crossover_lab.core.stopping import StopSignals
+from crossover_lab.core.tracking import RunTracker
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,26 +32,66 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_config_args(p, widths_help="hidden layer widths, e.g. 750,150,50,50 (default 128)")
     add_remote_arg(p)
     add_price_arg(p)
+    add_stop_args(p)
     p.set_defaults(func=cmd_run)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    lanes = parse_lanes(args.lanes)
+    lanes = list(parse_lanes(args.lanes))
     prices = prices_from(args)
-    pool = LanePool(remote_settings(args))
-    try:
-        if not lanes_can_run(lanes, pool):
-            return EXIT_BAD_INPUT
-        progress = Progress()
-        print(f"model {config.model.label()}, {config.model.params:,} parameters, "
-              f"{config.flops_per_batch / 1e6:,.1f} MFLOP per batch of {config.train.batch_size}; "
-              f"lanes {', '.join(lane.name for lane in lanes)} ({args.schedule})", file=sys.stderr)
-        result, interrupted = run_in_thread(lambda cancel: run_comparison(
-            pool, list(lanes), config, schedule=args.schedule, on_event=progress, cancel=cancel))
-        progress.done()
-    finally:
-        pool.close()
+    host = host_info()
+    files = open_run_files(args.csv, host, {"prices": prices} if prices else None)
+    pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+    with StopSignals() as stop:
+        try:
+            if not lanes_can_run(lanes, pool):
+                return EXIT_BAD_INPUT
+            tracker = RunTracker(new_run_id(), config, lanes, args.schedule, now_iso())
+            if files is not None:
+                files.begin([tracker.result])
+            progress = Progress()
+
+            def on_event(event: Any) -> None:
+                progress(event)
+                tracker.apply([event])
+                if files is not None:
+                    files.take([event], [tracker.result])
+
+            say(f"model {config.model.label()}, {config.model.params:,} parameters, "
+                f"{config.flops_per_batch / 1e6:,.1f} MFLOP per batch of {config.train.batch_size}; "
+                f"lanes {', '.join(lane.name for lane in lanes)} ({args.schedule})")
+            failure = ""
+            try:
+                result = stop.run(lambda cancel: run_comparison(
+                    pool, lanes, config, schedule=args.schedule, run_id=tracker.run_id, on_event=on_event,
+                    cancel=cancel), on_hurry=lambda: pool.close(0.2))
+            except Exception as exc:  # what was measured is written first; the traceback follows
+                result, failure = None, f"internal error: {type(exc).__name__}: {exc}"
+                raise
+            finally:
+                final = tracker.finish(result, failure)
+                report_safely(progress.done)
+                pool.close(0.2 if stop.hurry.is_set() else 2.0)
+                code, written = EXIT_OK, ""
+                if files is not None:
+                    code, written = write_or_rescue(lambda: list(files.finish([final])),
+                                           lambda: [autosave.save_run(final, host)], "the run's records")
+        finally:
+            if files is not None:
+                files.close()
+            pool.close()
+        report_safely(lambda: _report(args, lanes, final, prices))
+        if written:
+            report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
+        if stop.exit_code is not None:
+            return stop.exit_code
+        if code != EXIT_OK or any(lane.status == "failed" for lane in final.lanes.values()):
+            return EXIT_FAILED
+        return EXIT_OK
+
+
+def _report(args: argparse.Namespace, lanes: list, result: RunResult, prices: dict[str, float]) -> None:
     print_summary(result)
     print_run_costs(result, prices)
     here = [lane for lane in lanes if not lane.host]  # lanes on other machines share none of these cores
@@ -53,13 +102,4 @@ def cmd_run(args: argparse.Namespace) -> int:
                 None)
     if data:
         print(f"data: {data}")
-    if args.csv:
-        try:
-            csv_path, json_path = export_runs(args.csv, [result], host_info(), {"prices": prices} if prices else None)
-            print(f"wrote {csv_path} and {json_path}")
-        except ExportError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return EXIT_FAILED
-    if interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_FAILED if any(lane.status == "failed" for lane in result.lanes.values()) else EXIT_OK
+    sys.stdout.flush()

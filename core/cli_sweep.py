@@ -3,19 +3,25 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from pathlib import Path
+from typing import Any
 
-from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, add_config_args,
-                                           config_from_args, lanes_can_run, run_in_thread)
+from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args,
+                                           config_from_args, lanes_can_run, report_safely, say, write_or_rescue)
 from crossover_lab.core.cli_machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
-from crossover_lab.core.config import RunConfig, parse_int_list, parse_lanes
+from crossover_lab.core.config import ConfigError, RunConfig, parse_int_list, parse_lanes
 from crossover_lab.core.devices import host_info
 from crossover_lab.core.files import ExportError
+from crossover_lab.core.live_files import check_output_path
+from crossover_lab.core.paths import autosave_dir
 from crossover_lab.core.presets import SWEEP_PRESETS
 from crossover_lab.core.report import print_comparison, print_groups_analysis, print_points
 from crossover_lab.core.session import LanePool
+from crossover_lab.core.stopping import StopSignals
 from crossover_lab.core.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepSpec,
-                                      log_widths, parse_sweep_widths, run_sweeps, with_knob)
-from crossover_lab.core.sweep_files import export_sweep
+                                      log_widths, parse_sweep_widths, results_so_far, run_sweeps, with_knob)
+from crossover_lab.core.sweep_files import SweepFiles, export_sweep, sweep_paths
 from crossover_lab.core.sweep_rows import group_rows
 from crossover_lab.core.words import fmt_num
 
@@ -40,6 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     add_remote_arg(p)
     add_price_arg(p)
+    add_stop_args(p)
     p.set_defaults(func=cmd_sweep)
 
 
@@ -57,30 +64,76 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
                      seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate)
 
 
+def open_sweep_files(path: str | None, host: dict[str, Any], specs: list[SweepSpec],
+                     prices: dict[str, float]) -> SweepFiles | None:
+    """The sweep's three files at --csv, checked and claimed before any lane starts (ConfigError: exit 2)."""
+    if path is None:
+        return None
+    for target in sweep_paths(path):
+        check_output_path(str(target))
+    try:
+        return SweepFiles(path, host, specs, prices, claim=True)
+    except ExportError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     lanes = parse_lanes(args.lanes)
     spec = sweep_spec(args)
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
     prices = prices_from(args)
-    pool = LanePool(remote_settings(args))
-    try:
-        if not lanes_can_run(lanes, pool):
-            return EXIT_BAD_INPUT
-        print(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "
-              f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
-              f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each", file=sys.stderr)
+    host = host_info()
+    files = open_sweep_files(args.csv, host, specs, prices)
+    pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+    measured: list[PointMeasured] = []
+    with StopSignals() as stop:
+        try:
+            if not lanes_can_run(lanes, pool):
+                return EXIT_BAD_INPUT
+            say(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "
+                f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
+                f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
 
-        def on_point(point: PointMeasured) -> None:
-            for row in point.rows:
-                print(f"[{point.done}/{point.total}] {row.variant:>8} {row.lane:>10} width {row.width:>6} "
-                      f"batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})", file=sys.stderr)
+            def on_point(point: PointMeasured) -> None:
+                measured.append(point)
+                if files is not None:
+                    files.add_point(point.rows, point.run)
+                for row in point.rows:
+                    say(f"[{point.done}/{point.total}] {row.variant:>8} {row.lane:>10} width {row.width:>6} "
+                        f"batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})")
 
-        results, interrupted = run_in_thread(
-            lambda cancel: run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel))
-    finally:
-        pool.close()
-    results = results or []
-    rows = [r for res in results for r in res.rows]
+            results = None
+            try:
+                results = stop.run(lambda cancel: run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel),
+                                   on_hurry=lambda: pool.close(0.2))
+            finally:
+                results = results or results_so_far(specs, measured)
+                pool.close(0.2 if stop.hurry.is_set() else 2.0)
+                code, written = EXIT_OK, ""
+                if files is not None:
+                    files.close()
+                    rescue = autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+                    code, written = write_or_rescue(lambda: export_sweep(args.csv, results, host, prices),
+                                           lambda: _rescue(rescue, results, host, prices), "the sweep")
+        finally:
+            if files is not None:
+                files.close()
+            pool.close()
+        report_safely(lambda: _report(results, prices))
+        if written:
+            report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
+    if stop.exit_code is not None:
+        return stop.exit_code
+    return EXIT_FAILED if code != EXIT_OK or any(r.status == "failed" for res in results for r in res.rows) \
+        else EXIT_OK
+
+
+def _rescue(path: Path, results: list, host: dict[str, Any], prices: dict[str, float]) -> list[Path]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return export_sweep(path, results, host, prices)
+
+
+def _report(results: list, prices: dict[str, float]) -> None:
     for res in results:
         if len(results) > 1:
             print(f"\n{res.spec.variant}:")
@@ -90,12 +143,3 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             print_costs(group_rows(res.rows), prices)
     if len(results) == 2:
         print_comparison(results[0], results[1])
-    if args.csv:
-        try:
-            print("wrote " + ", ".join(map(str, export_sweep(args.csv, results, host_info(), prices))))
-        except ExportError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return EXIT_FAILED
-    if interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_FAILED if any(r.status == "failed" for r in rows) else EXIT_OK

@@ -8,8 +8,11 @@ from __future__ import annotations
 import gc
 import json
 import math
+import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import threading
 import time
 import traceback
 from typing import Any
@@ -21,8 +24,8 @@ from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
 from crossover_lab.core.data import DataError, load
 from crossover_lab.core.feeding import make_input, steps_per_epoch
 from crossover_lab.core.model import build_model
-from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, LaneStartFailed, LaneStatus,
-                                         ProbeJob, Probed, RunJob)
+from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed,
+                                         LaneStatus, ProbeJob, Probed, RunJob)
 from crossover_lab.core.records import RunFailed, RunFinished, RunStarted, RunSummary, now_iso
 from crossover_lab.core.timing import make_batch_timer
 
@@ -52,14 +55,49 @@ def describe_error(exc: BaseException, device: str) -> str:
     return text.splitlines()[0][:500] if text else type(exc).__name__
 
 
+HEARTBEAT_S = 2.0
+
+
+class Heartbeat:
+    """Says the lane is alive while a run prepares or finishes; silent while batches flow (their records
+    speak then), so the app's watchdog catches a lane stuck in a step as well as a frozen one."""
+
+    def __init__(self, events: Any) -> None:
+        self.events = events
+        self.phase = "idle"  # idle | preparing | training | finishing
+        threading.Thread(target=self._beat, name="crossover-heartbeat", daemon=True).start()
+
+    def _beat(self) -> None:
+        while True:
+            time.sleep(HEARTBEAT_S)
+            if self.phase in ("preparing", "finishing"):
+                self.events.put(LaneAlive(self.phase))
+
+
+def watch_parent() -> None:
+    """Leave as soon as the app is gone, however it went (a SIGKILL too): a lane never outlives it."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not a spawned child: the remote worker watches its SSH channel instead
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)  # nobody is left to report to
+
+    threading.Thread(target=watch, name="crossover-parent-watch", daemon=True).start()
+
+
 class LaneWorker:
     """State of one lane process: its backend, its cached data, its device."""
 
     def __init__(self, spec: LaneSpec, events: Any, cancel: Any) -> None:
         self.spec, self.events, self.cancel = spec, events, cancel
+        self.heartbeat = Heartbeat(events)
+        self.heartbeat.phase = "preparing"  # importing a framework can take a while on a busy machine
         self.settings = configure_process(spec)
         self.keras, backend_settings = import_keras(spec, self.settings["threads"])
         self.settings.update(backend_settings)
+        self.heartbeat.phase = "idle"
         self._data_key: tuple | None = None
         self._data: Any = None
 
@@ -90,6 +128,7 @@ class LaneWorker:
         spec, t = self.spec, config.train
         lane, device, timer, model = spec.name, spec.name, None, None  # device: named once it is checked
         t_start, started_at = time.perf_counter(), now_iso()
+        self.heartbeat.phase = "preparing"
         try:
             device = require_device(spec, self.settings["threads"])
             data = self.data(config)
@@ -122,11 +161,15 @@ class LaneWorker:
                 timer = make_batch_timer(
                     self.keras, run_id=run_id, lane=lane, device=device, backend=spec.backend,
                     batch_size=t.batch_size, warmup_steps=t.warmup_steps, emit=self.events.put,
-                    should_stop=self.cancel.is_set, max_steps=t.max_steps, max_seconds=t.max_seconds)
+                    should_stop=self.cancel.is_set, max_steps=t.max_steps, max_seconds=t.max_seconds,
+                    on_phase=self._on_phase)
                 epochs = t.epochs if t.max_steps is None and t.max_seconds is None else 10**6
                 model.fit(source, epochs=epochs, steps_per_epoch=epoch_steps, callbacks=[timer], verbose=0,
                           shuffle=False)
-            status = "cancelled" if self.cancel.is_set() else "completed"
+            self.heartbeat.phase = "finishing"
+            # What stopped it, not whether a stop came in afterwards: an Esc while a finished run
+            # tidies up must not turn it into a cancelled one.
+            status = "cancelled" if timer.stopped_by_cancel else "completed"
             logs = timer.epoch_logs
             summary = self._summary(config, timer.records, run_id, device, status, "",
                                     time.perf_counter() - t_start, logs.get("loss", math.nan),
@@ -143,7 +186,11 @@ class LaneWorker:
             del model, timer
             self.keras.backend.clear_session()
             gc.collect()
+            self.heartbeat.phase = "idle"
             self.events.put(LaneStatus(rss_mb()))
+
+    def _on_phase(self, phase: str) -> None:
+        self.heartbeat.phase = phase
 
     def _summary(self, config: RunConfig, records: list, run_id: str, device: str, status: str,
                  reason: str, wall_s: float, loss: float = math.nan, acc: float = math.nan) -> RunSummary:
@@ -177,9 +224,12 @@ def redirect_output(log_path: str | None) -> None:
 def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str | None = None) -> None:
     """Entry point of the lane process (multiprocessing, spawn)."""
     redirect_output(log_path)
-    # Ctrl-C in a terminal reaches the whole process group: the parent decides how to stop runs
-    # (cancel at the next batch end), so the lane must not die from the same keystroke.
+    watch_parent()
+    # Ctrl-C and a closed terminal reach the whole process group: the parent decides how to stop
+    # runs (cancel at the next batch end, then write), so the lane must not die from them first.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
         worker = LaneWorker(spec, events, cancel)
     except Exception as exc:

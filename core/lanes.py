@@ -6,6 +6,7 @@ reaches the parent as a RunFailed with a reason, and the next job gets a fresh p
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -14,9 +15,9 @@ from typing import Any, Callable
 from crossover_lab.core.analysis import summarize
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.lane_channel import LocalChannel
-from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, Job, LaneClosed, LaneDied,
-                                         LaneStartFailed, LaneStatus, NoAnswer, ProbeJob, Probed, RequestCancelled,
-                                         RunJob, Unanswered)
+from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, Job, LaneAlive, LaneClosed,
+                                         LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob, Probed,
+                                         RequestCancelled, RunJob, Unanswered)
 from crossover_lab.core.paths import lane_log_path
 from crossover_lab.core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
 
@@ -25,6 +26,11 @@ CANCEL_GRACE_S = 1.0  # after this, a lane that has not stopped is killed
 # TensorFlow never frees a trained model's variables and optimizer slots.
 MEMORY_LIMIT_MB = 2000.0
 START_TIMEOUT_S = 120.0
+# A running lane that sends nothing (no record, no heartbeat) for this long is taken to have stopped
+# responding and is killed. Heartbeats come every 2 s while it prepares or finishes; while batches
+# flow, the limit grows to SLOW_STEP_FACTOR times the slowest step seen, so a big model is never cut.
+WATCHDOG_S = float(os.environ.get("CROSSOVER_WATCHDOG_S") or 60.0)
+SLOW_STEP_FACTOR = 20.0
 
 ChannelFactory = Callable[[LaneSpec], Any]
 
@@ -44,9 +50,13 @@ class Lane:
     """A device profile's worker process. Use from one thread; `cancel()` may come from any."""
 
     def __init__(self, spec: LaneSpec, *, cancel_grace_s: float = CANCEL_GRACE_S,
-                 memory_limit_mb: float = MEMORY_LIMIT_MB, channel_factory: ChannelFactory = local_channel) -> None:
+                 memory_limit_mb: float = MEMORY_LIMIT_MB, channel_factory: ChannelFactory = local_channel,
+                 watchdog_s: float = WATCHDOG_S) -> None:
         self.spec = spec
         self.cancel_grace_s = cancel_grace_s
+        self.watchdog_s = watchdog_s
+        self._last_heard = 0.0
+        self._slowest_s = 0.0
         self.memory_limit_mb = memory_limit_mb
         self._new_channel = channel_factory
         self._channel: Any = None
@@ -98,6 +108,7 @@ class Lane:
         self._channel.set_cancel(False)
         self._cancel_at = None
         self._records, self._device = [], self.spec.name
+        self._last_heard, self._slowest_s = time.monotonic(), 0.0
         self._run = _ActiveRun(run_id, config, time.monotonic())
         self._channel.send(RunJob(run_id, config))
 
@@ -123,6 +134,7 @@ class Lane:
                 break
             if item is None:
                 break
+            self._last_heard = time.monotonic()
             out.extend(self._consume(item))
         if self._run is not None:
             out.extend(self._check_health())
@@ -134,6 +146,7 @@ class Lane:
                 for event in events:
                     if isinstance(event, BatchTiming):
                         self._records.append(event)
+                        self._slowest_s = max(self._slowest_s, event.ms / 1000.0)
                     elif isinstance(event, RunStarted):
                         self._device = event.device
                     elif isinstance(event, (RunFinished, RunFailed)):
@@ -151,6 +164,8 @@ class Lane:
                     return [self._end_by_parent(self._run, "failed", f"the lane could not start: {reason}")]
             case Probed() | Calibrated():
                 self._answers.append(item)
+            case LaneAlive():
+                pass  # heard: that is all a heartbeat says
         return []
 
     def _check_health(self) -> list[LaneEvent]:
@@ -162,6 +177,11 @@ class Lane:
         if cancel_at is not None and time.monotonic() - cancel_at > self.cancel_grace_s:
             reason = f"stopped by killing the lane: it did not stop within {self.cancel_grace_s:.1f} s"
             return [self._end_by_parent(run, "cancelled", reason)]
+        silent = time.monotonic() - self._last_heard
+        if silent > max(self.watchdog_s, SLOW_STEP_FACTOR * self._slowest_s):
+            reason = (f"the lane stopped responding after {silent:.0f} s without a batch or a heartbeat, "
+                      "and was killed; what it measured before is kept")
+            return [self._end_by_parent(run, "failed", reason)]
         return []
 
     def _end_by_parent(self, run: _ActiveRun, status: str, reason: str) -> LaneEvent:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import queue
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -39,9 +40,14 @@ def check_output_path(path: str, what: str = "--csv") -> Path:
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise ConfigError(f"{what} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise ConfigError(f"{what} {path}: {'the file' if target.exists() else 'the folder ' + str(folder)} "
-                          "is not writable")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ConfigError(f"{what} {path}: the file is not writable")
+    try:  # the only sure test (read-only mounts, /proc, permissions that root ignores): make a file there
+        fd, trial = tempfile.mkstemp(prefix=".crossover-check-", dir=folder)
+        os.close(fd)
+        os.unlink(trial)
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: the folder {folder} is not writable ({exc.strerror or exc})") from None
     if len(target.name.encode()) > 255:
         raise ConfigError(f"{what} {path}: the file name is longer than 255 bytes")
     return target

@@ -94,7 +94,15 @@ class LaneStatus:
     rss_mb: float
 
 
-Answer = Union[Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus]
+@dataclass(frozen=True)
+class LaneAlive:
+    """A heartbeat while a run prepares (data, model, compiling) or finishes: no records flow then,
+    and the app's watchdog must tell a slow step from a lane that stopped responding."""
+
+    phase: str  # preparing | finishing
+
+
+Answer = Union[Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive]
 
 # ---------------------------------------------------------------- requests that got no answer
 
@@ -124,7 +132,7 @@ Unanswered = Union[RequestCancelled, LaneClosed, NoAnswer, LaneDied, LaneStartFa
 # ---------------------------------------------------------------- data-only codec
 
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
-    RunJob, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus,
+    RunJob, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
     RunStarted, BatchTiming, EpochEnded, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}

@@ -118,6 +118,10 @@ def inspect_npz(path: str) -> NpzInfo:
     if not os.access(p, os.R_OK):
         raise DataError(f"data file {path} cannot be read (permission denied)")
     if not zipfile.is_zipfile(p):
+        with open(p, "rb") as fh:
+            started_as_zip = fh.read(4) == b"PK\x03\x04"
+        if started_as_zip:  # the archive's end is missing: a copy or a download cut short
+            raise DataError(f"{path} is damaged (truncated or corrupt): its archive directory is missing")
         raise DataError(f"{path} is not a NumPy archive (.npz): save one with "
                         "numpy.savez(path, x_train=…, y_train=…)")
     try:
@@ -143,3 +147,26 @@ def inspect_npz(path: str) -> NpzInfo:
     except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as exc:
         raise DataError(f"{path} is damaged (truncated or corrupt): {exc}") from None
     return NpzInfo(n, str(x_dtype), y_shape)
+
+
+_CHECKED: dict[tuple[str, int, int], str] = {}
+
+
+def data_file_problem(path: str) -> str:
+    """"" when a .npz can be trained on, else why not; each version of a file is read once (the window
+    asks on every edit of the model)."""
+    try:
+        st = os.stat(path)
+        key: tuple[str, int, int] | None = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    if key is not None and key in _CHECKED:
+        return _CHECKED[key]
+    try:
+        inspect_npz(path)
+        problem = ""
+    except DataError as exc:
+        problem = str(exc)
+    if key is not None:
+        _CHECKED[key] = problem
+    return problem

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from crossover_lab.core.config import LaneSpec, RunConfig
-from crossover_lab.core.lanes import Lane, local_channel
+from crossover_lab.core.lanes import WATCHDOG_S, Lane, local_channel
 from crossover_lab.core.records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary,
                                         now_iso)
 from crossover_lab.core.remote_channel import RemoteSettings, remote_lane_channel
@@ -78,17 +78,18 @@ class LanePool:
     starts, so a changed remote Python applies from the next start.
     """
 
-    def __init__(self, remote: RemoteSettings | None = None) -> None:
+    def __init__(self, remote: RemoteSettings | None = None, watchdog_s: float = WATCHDOG_S) -> None:
         self._lanes: dict[str, Lane] = {}
         self._lock = threading.Lock()
         self.remote = remote or RemoteSettings()
+        self.watchdog_s = watchdog_s  # see core/lanes.py: silence after which a running lane is killed
 
     def get(self, spec: LaneSpec) -> Lane:
         with self._lock:
             lane = self._lanes.get(spec.name)
             if lane is None:
                 factory = (lambda s: remote_lane_channel(s, self.remote)) if spec.host else local_channel
-                lane = self._lanes[spec.name] = Lane(spec, channel_factory=factory)
+                lane = self._lanes[spec.name] = Lane(spec, channel_factory=factory, watchdog_s=self.watchdog_s)
             return lane
 
     def lanes(self) -> list[Lane]:

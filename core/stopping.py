@@ -29,6 +29,7 @@ class StopSignals:
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> StopSignals:
+        shield_resource_tracker()
         if threading.current_thread() is threading.main_thread():
             for sig in STOP_SIGNALS:
                 self._previous[sig] = signal.signal(sig, self._handle)
@@ -88,3 +89,21 @@ class StopSignals:
             raise box["error"]
         return box["result"]
 
+
+
+def shield_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, deaf to SIGHUP.
+
+    A closed terminal sends SIGHUP to the whole process group. The tracker ignores SIGINT and
+    SIGTERM but not SIGHUP: it would die, and the one started in its place prints a traceback for
+    every queue it never knew. An ignored signal stays ignored across exec, so it is started ignoring it.
+    """
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
+        return
+    from multiprocessing import resource_tracker
+
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, previous)

@@ -17,7 +17,7 @@ from crossover_lab.core.analysis import analyze_groups
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.export import batches_text, run_json, sidecar_from_parts, sidecar_text
 from crossover_lab.core.files import append_lines, atomic_write_files, atomic_write_text, complete_lines
-from crossover_lab.core.live_files import BackgroundWriter
+from crossover_lab.core.live_files import BackgroundWriter, OutputClaim
 from crossover_lab.core.session import RunResult
 from crossover_lab.core.sweep_rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
 
@@ -40,10 +40,10 @@ class SweepReading:
     dropped: Counter = field(default_factory=Counter)  # problem → rows
 
     def drop_note(self) -> str:
-        """"dropped 3 of 120 rows: 2 with median_ms not a positive time…; 1 …" or "" when none were."""
+        """"…: dropped 3 of 120 rows: 2 whose median_ms is not a positive time…; 1 …", or "" when none were."""
         if not self.dropped:
             return ""
-        reasons = "; ".join(f"{n} with {problem}" for problem, n in self.dropped.most_common())
+        reasons = "; ".join(f"{n} whose {problem}" for problem, n in self.dropped.most_common())
         return f"{self.path}: dropped {sum(self.dropped.values())} of {self.lines} rows: {reasons}"
 
 
@@ -57,7 +57,9 @@ def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[
     try:
         with open(path, encoding="utf-8", newline="") as fh:
             reader = csv.DictReader(complete_lines(fh))
-            missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
+            if not reader.fieldnames:
+                raise ConfigError(f"{path} is empty: it holds no points")
+            missing = [c for c in REQUIRED if c not in reader.fieldnames]
             if missing:
                 raise ConfigError(f"{path} is not a sweep CSV: it has no {', '.join(missing)} column")
             while True:
@@ -67,7 +69,7 @@ def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[
                     return
                 except csv.Error:
                     reading.lines += 1
-                    reading.dropped["a line that is not CSV"] += 1
+                    reading.dropped["the line is not CSV"] += 1
                     continue
                 reading.lines += 1
                 try:
@@ -111,22 +113,32 @@ def export_sweep(csv_path: str | os.PathLike, results: Sequence[Any], host: dict
                                (batches.with_suffix(".json"), sidecar_text(runs, host, extra))])
 
 
-class SweepFiles:
-    """A sweep's three files, growing point by point in the background (the window's sweep autosave).
+def sweep_paths(csv_path: str | os.PathLike) -> tuple[Path, Path, Path]:
+    """The sweep CSV, its per-batch CSV and that one's sidecar."""
+    batches = batches_path(csv_path)
+    return Path(csv_path), batches, batches.with_suffix(".json")
 
-    Each point costs the same to save at point 40 as at point 1: its rows and records are
-    appended, and the sidecar is rebuilt from each finished run's entry, serialised once.
+
+class SweepFiles:
+    """A sweep's three files, growing point by point in the background (the window's sweep autosave, the
+    CLI's --csv while it sweeps).
+
+    They are replaced together at the start (whatever was at the paths goes as one), so a kill at any
+    moment leaves three files of this sweep. Each point costs the same to save at point 40 as at
+    point 1: its rows and records are appended, and the sidecar is rebuilt from each finished run's
+    entry, serialised once.
     """
 
     def __init__(self, csv_path: str | os.PathLike, host: dict[str, Any], specs: Sequence[Any] = (),
-                 prices: Mapping[str, float] | None = None) -> None:
-        self.csv_path = Path(csv_path)
-        self.batches_path = batches_path(self.csv_path)
-        self.json_path = self.batches_path.with_suffix(".json")
+                 prices: Mapping[str, float] | None = None, claim: bool = False) -> None:
+        self.csv_path, self.batches_path, self.json_path = sweep_paths(csv_path)
         self._host, self._extra = host, {"sweep": sweep_info(specs), **({"prices": dict(prices)} if prices else {})}
         self._run_texts: list[str] = []
-        self.writer = BackgroundWriter("crossover-sweep-autosave")
-        self._write_sidecar()
+        self._claim = OutputClaim(self.csv_path) if claim else None
+        self.writer = BackgroundWriter("crossover-sweep-files")
+        first = (sweep_rows_text([]), batches_text([]), sidecar_from_parts([], self._host, self._extra))
+        self.writer.submit(lambda: atomic_write_files(list(zip((self.csv_path, self.batches_path, self.json_path),
+                                                               first))))
 
     @property
     def error(self) -> str:
@@ -150,3 +162,6 @@ class SweepFiles:
 
     def close(self) -> None:
         self.writer.close(10.0)
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None

@@ -116,7 +116,7 @@ class SweepRow:
         """A row as csv.DictReader gives it; missing optional columns take their defaults."""
         missing = [c for c in REQUIRED if not (row.get(c) or "").strip()]
         if missing:
-            raise RowError(f"no {' or '.join(missing)}")
+            raise RowError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing")
         values: dict[str, Any] = {}
         for name, kind in _KINDS.items():
             text = row.get(name)

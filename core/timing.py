@@ -20,8 +20,13 @@ FLUSH_INTERVAL_S = 0.05  # send records in small bundles: one queue put per batc
 def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend: str,
                      batch_size: int, warmup_steps: int, emit: Callable[[Bundle], None],
                      should_stop: Callable[[], bool], max_steps: int | None = None,
-                     max_seconds: float | None = None) -> Any:
-    """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late)."""
+                     max_seconds: float | None = None, on_phase: Callable[[str], None] | None = None) -> Any:
+    """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late).
+
+    `on_phase("training")` is called when the first step has ended and `on_phase("finishing")` when
+    the last has; `stopped_by_cancel` says whether a cancel, rather than the run's end, stopped it.
+    """
+    phase = on_phase or (lambda _name: None)
 
     class BatchTimer(keras.callbacks.Callback):
         def __init__(self) -> None:
@@ -37,6 +42,7 @@ def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend
             self._prev_end: float | None = None
             self._steps = 0
             self._steady_s = 0.0
+            self.stopped_by_cancel = False
 
         def on_train_begin(self, logs: Any = None) -> None:
             self._t0 = self._last_flush = time.perf_counter()
@@ -60,6 +66,8 @@ def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend
                                  batch=batch + 1, step=self._steps + n, start_s=start - self._t0,
                                  ms=(end - start) * 1000.0, samples=n * batch_size, warmup=warmup,
                                  loss=loss, batches=n, backend=backend)
+            if self._steps == 0:
+                phase("training")
             self._steps += n
             if not warmup:
                 self._steady_s += end - start
@@ -67,9 +75,11 @@ def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend
             self._pending.append(record)
             if end - self._last_flush >= FLUSH_INTERVAL_S:
                 self.flush()
-            if (should_stop() or (max_steps is not None and self._steps >= max_steps)
-                    or (max_seconds is not None and self._steady_s >= max_seconds)):
+            if (max_steps is not None and self._steps >= max_steps) or \
+                    (max_seconds is not None and self._steady_s >= max_seconds):
                 self.model.stop_training = True
+            elif should_stop():
+                self.model.stop_training = self.stopped_by_cancel = True
 
         def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
             self.epoch_logs = {k: float(v) for k, v in (logs or {}).items()}
@@ -78,6 +88,7 @@ def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend
             self.flush()
 
         def on_train_end(self, logs: Any = None) -> None:
+            phase("finishing")
             self.flush()
 
         def flush(self) -> None:

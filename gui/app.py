@@ -12,6 +12,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from crossover_lab.core.desktop_entry import APP_ID
+from crossover_lab.core.stopping import STOP_SIGNALS, shield_resource_tracker
 from crossover_lab.gui.resources import icon
 
 SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
@@ -79,8 +80,17 @@ def main(argv: list[str]) -> int:
         window.tabs.setCurrentWidget(window.sweep)
     window.show()
     shown_after = seconds_since_process_start()
-    outcome = {"saved": True}
-    signal.signal(signal.SIGINT, lambda *_: window.close())
+    outcome: dict = {"saved": True, "signal": None}
+
+    def on_signal(signum: int, _frame: object) -> None:
+        # Ctrl-C, a closed terminal and `kill` close the window as its close button does: the run in
+        # progress is stopped and saved, the lanes end, and the process exits with 128 + the signal.
+        outcome["signal"] = outcome["signal"] or signum
+        QTimer.singleShot(0, window.close)
+
+    shield_resource_tracker()
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, on_signal)
     poll = QTimer(window)
     poll.timeout.connect(lambda: None)
     poll.start(SIGNAL_POLL_MS)
@@ -97,4 +107,6 @@ def main(argv: list[str]) -> int:
 
         QTimer.singleShot(int(args.after * 1000), shoot)
     code = app.exec()
+    if outcome["signal"] is not None:
+        return 128 + outcome["signal"]
     return code if outcome["saved"] else 1

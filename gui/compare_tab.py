@@ -1,11 +1,13 @@
 """The Compare tab: the live plot and the crossover map above, the summary and the run history below."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QGroupBox, QSplitter, QVBoxLayout, QWidget
 
+from crossover_lab.core.session import RunResult
 from crossover_lab.gui.crossover_map import CrossoverMap
 from crossover_lab.gui.history_panel import HistoryPanel
+from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.live_plot import LivePlot
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.summary_panel import SummaryPanel
@@ -41,6 +43,30 @@ class CompareTab(QSplitter):
         self.setSizes([470, 380])
         for split in self.splitters():
             split.setChildrenCollapsible(False)
+        self.map.points_changed.connect(self._on_map_points_changed)
+
+    def show_run(self, live: LiveRun) -> None:
+        """A run began: the plot and the summary follow it."""
+        self.plot.show_run(live)
+        self.summary.show_run(live)
+
+    def run_ended(self, result: RunResult | None) -> int:
+        """The live run ended: it joins the history, and its points the map (returned: how many)."""
+        self.plot.refresh()
+        self.summary.run_ended()
+        if result is None:
+            return 0
+        self.history.add_run(result)
+        return self.map.add_run(result)
+
+    def add_saved_runs(self, runs: list[RunResult]) -> None:
+        for result in runs:
+            self.history.add_run(result)
+            self.map.add_run(result)
+
+    @Slot()
+    def _on_map_points_changed(self) -> None:
+        self.summary.set_fits(self.map.cost_fits())
 
     def splitters(self) -> tuple[QSplitter, ...]:
         return (self, self.top_split, self.bottom_split)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget
 from crossover_lab.core import autosave
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.devices import LaneOption
+from crossover_lab.core.paths import log_dir_problem
 from crossover_lab.core.session import RunResult
 from crossover_lab.core.words import run_outcome
 from crossover_lab.gui.about import show_about
@@ -47,7 +48,8 @@ class MainWindow(QMainWindow):
         self._prestart = prestart
         self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
         self._start_after_discovery = False
-        self.side = SidePanel()
+        self.dialogs = FileDialogs(self.settings)
+        self.side = SidePanel(self.dialogs)
         self.model_panel, self.lanes_panel = self.side.model_panel, self.side.lanes_panel
         self.start_button, self.stop_button = self.side.start_button, self.side.stop_button
         self.config: RunConfig | None = self.model_panel.current()  # the panel's last emitted value
@@ -58,7 +60,7 @@ class MainWindow(QMainWindow):
                               lambda: self.config or RunConfig(), lambda: self.controller.running,
                               settings=self.settings, prices=self.lanes_panel.prices)
         self.actions = build_actions(self, self.theme)
-        self.exports = WindowExports(self, self.controller, self.plot, FileDialogs(self.settings), self.say)
+        self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
         self.stop_button.setToolTip(self.actions.stop.toolTip())
         self._compose()
@@ -69,6 +71,8 @@ class MainWindow(QMainWindow):
         self.host_label = QLabel(machine_text(None))
         self.statusBar().addPermanentWidget(self.host_label)
         self.recovery = RecoveryOffer.install(self.statusBar(), self.restore_runs, offer_recovery)
+        if log_dir_problem():  # lanes still run; their logs go to the terminal that started the app
+            self.say(log_dir_problem()[:1].upper() + log_dir_problem()[1:] + ".", error=True)
         self.controller.discover_devices()
 
     # ------------------------------------------------------------------ layout, wiring, state
@@ -113,7 +117,6 @@ class MainWindow(QMainWindow):
         self.model_panel.input_adjusted.connect(lambda text: self.say(text, error=True))
         self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
         self.lanes_panel.remote_changed.connect(c.set_remote)
-        self.map.points_changed.connect(self._on_map_points_changed)
         self.history.export_requested.connect(self.exports.ask_export_run)
         self.history.delete_requested.connect(self.delete_run)
         self.sweep.sweep_started.connect(self._on_sweep_started)
@@ -221,27 +224,20 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_controller_run_started(self, live: LiveRun) -> None:
-        self.plot.show_run(live)
-        self.summary.show_run(live)
+        self.compare.show_run(live)
         self.say(f"Running {live.config.model.label()} on {', '.join(live.lanes)}… (Esc stops)")
         self._update_controls()
 
     @Slot(object)
     def _on_controller_run_finished(self, result: RunResult) -> None:
-        self.plot.refresh()
-        self.summary.run_ended()
-        self.history.add_run(result)
-        added = self.map.add_run(result)
+        added = self.compare.run_ended(result)
         self.say(*run_outcome({name: lane.status for name, lane in result.lanes.items()},
                               {name: lane.failure for name, lane in result.lanes.items()}, added))
         self._update_controls()
 
     @Slot(str, str)
     def _on_controller_run_failed(self, run_id: str, reason: str) -> None:
-        self.summary.run_ended()
-        result = self.controller.run(run_id)
-        if result is not None:
-            self.history.add_run(result)
+        self.compare.run_ended(self.controller.run(run_id))
         self.say(f"The run failed: {reason}", error=True)
         self._update_controls()
 
@@ -260,10 +256,6 @@ class MainWindow(QMainWindow):
         self._update_controls()
 
     @Slot()
-    def _on_map_points_changed(self) -> None:
-        self.summary.set_fits(self.map.cost_fits())
-
-    @Slot()
     def _on_sweep_started(self) -> None:
         self.say("Sweeping… lanes run one after another (Esc stops after the point in progress).")
         self._update_controls()
@@ -280,9 +272,7 @@ class MainWindow(QMainWindow):
         """Read autosaved runs back into the history and the map."""
         runs, problems = autosave.load_runs(run_ids)
         self.controller.add_runs(runs)
-        for result in runs:
-            self.history.add_run(result)
-            self.map.add_run(result)
+        self.compare.add_saved_runs(runs)
         if problems:
             self.say(" ".join(problems), error=True)
         else:
@@ -296,5 +286,6 @@ class MainWindow(QMainWindow):
         self.lanes_panel.shutdown()
         self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
         self.sweep.shutdown()
+        self.theme.detach()
         self.close_seconds = time.monotonic() - started
         event.accept()

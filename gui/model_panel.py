@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from crossover_lab.core.config import ACTIVATIONS, MAX_LAYERS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
 from crossover_lab.core.presets import PRESETS
 from crossover_lab.core.words import fmt_flops
+from crossover_lab.core.npz_check import data_file_problem
+from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.range_spin import RangeSpinBox
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.width_slider import LayerWidths
@@ -27,8 +28,9 @@ class ModelPanel(QWidget):
     config_changed = Signal(object)  # RunConfig, or None while a setting is invalid (problem() says why)
     input_adjusted = Signal(str)  # a typed number was out of range and was clamped: the sentence says how
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._dialogs = dialogs or FileDialogs(AppSettings())
         self._base = RunConfig()
         self._config: RunConfig | None = self._base  # built once per edit, in _on_field_changed
         self._problem = ""
@@ -148,9 +150,12 @@ class ModelPanel(QWidget):
     def _read_controls(self) -> RunConfig:
         """The configuration the controls show; raises ConfigError with a sentence for the user."""
         data = self.data.currentText().strip()
-        if data and data not in DATA_SOURCES and not os.path.isfile(data):
-            raise ConfigError(f"data file {data!r} does not exist: choose auto, mnist, synthetic "
-                              "or an existing .npz file")
+        if data and data not in DATA_SOURCES:
+            if not data.endswith(".npz"):
+                raise ConfigError(f"data source {data!r}: choose auto, mnist, synthetic or a .npz file")
+            problem = data_file_problem(data)  # checked when chosen, not when a lane loads it
+            if problem:
+                raise ConfigError(problem)
         model = ModelSpec(self.widths.widths(), dropout=round(self.dropout.value(), 4),
                           activation=self.activation.currentText())
         train = dataclasses.replace(
@@ -225,7 +230,7 @@ class ModelPanel(QWidget):
 
     @Slot()
     def _on_browse_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Training data", "", "NumPy archives (*.npz)")
+        path = self._dialogs.open_path(self, "Training data", "NumPy archives (*.npz)")
         if path:
             self.data.setCurrentText(path)
 

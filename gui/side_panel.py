@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from crossover_lab.gui.compare_tab import group
+from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.lanes_panel import LanesPanel
 from crossover_lab.gui.model_panel import ModelPanel
 from crossover_lab.gui.resources import icon
@@ -13,9 +14,9 @@ from crossover_lab.gui.resources import icon
 class SidePanel(QScrollArea):
     """Holds the panels that both tabs use; the window wires them."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model_panel = ModelPanel()
+        self.model_panel = ModelPanel(dialogs)
         self.lanes_panel = LanesPanel()
         self.start_button = QPushButton(icon("start"), "Start")
         self.stop_button = QPushButton(icon("stop"), "Stop")

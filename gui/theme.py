@@ -156,6 +156,7 @@ class Theme(QObject):
         hints = QGuiApplication.styleHints()
         self._system = hints.colorScheme()
         hints.colorSchemeChanged.connect(self._on_style_hints_color_scheme_changed)
+        self._following = True
         self.apply()
 
     @property
@@ -203,6 +204,12 @@ class Theme(QObject):
         if stand_in is not None:
             app.setPalette(stand_in)
         app.setStyleSheet(style_sheet(dark))
+
+    def detach(self) -> None:
+        """Stop following the system (the window closed): the next window's Theme takes over."""
+        if self._following:
+            QGuiApplication.styleHints().colorSchemeChanged.disconnect(self._on_style_hints_color_scheme_changed)
+            self._following = False
 
     @Slot(Qt.ColorScheme)
     def _on_style_hints_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -73,3 +74,45 @@ def test_real_window_screenshot_mid_run(xvfb_display, tmp_path):
     artifacts = ROOT / "artifacts"
     if artifacts.is_dir() and os.access(artifacts, os.W_OK):
         shutil.copy(path, artifacts / "window-xvfb-test.png")
+
+
+def _window(tmp_path: Path, display: str) -> subprocess.Popen:
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": display, "CROSSOVER_HOME": str(tmp_path / "home"),
+           "KERAS_HOME": str(tmp_path / "keras"), "CROSSOVER_NO_RESTORE_PROMPT": "1"}
+    return subprocess.Popen([sys.executable, str(ROOT / "main.py"), "--run"], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def _autosaved_records(tmp_path: Path, lanes: set[str], n: int, timeout: float = 120) -> Path:
+    from test_nothing_lost import wait_for_records
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = list((tmp_path / "home" / "autosave").glob("*.csv"))
+        if found:
+            wait_for_records(found[0], lanes, n, max(1.0, deadline - time.monotonic()))
+            return found[0]
+        time.sleep(0.2)
+    pytest.fail("the window autosaved no run")
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGKILL, -9)])
+def test_the_window_killed_mid_run_keeps_the_records_and_leaves_no_lane(xvfb_display, tmp_path, sig, code):
+    import psutil
+    from test_nothing_lost import check_files, group_gone
+
+    proc = _window(tmp_path, xvfb_display)
+    saved = _autosaved_records(tmp_path, {"cpu", "cpu1"}, 30)
+    lanes = [c for c in psutil.Process(proc.pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
+    time.sleep(1.5)  # records reach the autosave at most a second late
+    proc.send_signal(sig)
+    proc.communicate(timeout=30)
+    assert proc.returncode == code
+    _gone, alive = psutil.wait_procs(lanes, timeout=5)
+    assert not alive, f"lanes outlived the window: {[p.pid for p in alive]}"
+    meta = check_files(saved, {"cpu", "cpu1"})
+    with open(saved, newline="") as fh:
+        assert sum(1 for _ in fh) > 60
+    if sig == signal.SIGTERM:  # closed as by its close button: the run was stopped and saved whole
+        assert {lane["status"] for lane in meta["runs"][0]["lanes"].values()} <= {"cancelled", "completed"}
+    assert group_gone(proc.pid)

@@ -1,0 +1,183 @@
+"""Real signals to a real CLI with two lanes mid-run: what was measured is written, no lane is left behind.
+
+Each CLI runs in its own process group, as a terminal's job does: Ctrl-C and a closed terminal
+(SIGINT, SIGHUP) go to the whole group, `kill` (SIGTERM, SIGKILL) to the app alone.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+LONG_RUN = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "256", "--data", "synthetic",
+            "--samples", "4096", "--epochs", "300")
+
+
+def start(tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, str(ROOT / "main.py"), *args], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, "CROSSOVER_HOME": str(tmp_path / "home"), **(env or {})})
+
+
+def wait_for_records(path: Path, lanes: set[str], n: int = 20, timeout: float = 120) -> None:
+    """Until the growing CSV holds at least n records of every lane."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            counts: dict[str, int] = {}
+            with open(path, newline="") as fh:
+                for row in csv.DictReader(line for line in fh if line.endswith("\n")):
+                    counts[row["lane"]] = counts.get(row["lane"], 0) + 1
+            if all(counts.get(lane, 0) >= n for lane in lanes):
+                return
+        time.sleep(0.2)
+    pytest.fail(f"no records from {lanes} in {path} within {timeout} s")
+
+
+def group_gone(pgid: int, timeout: float = 5.0) -> bool:
+    """No process of the CLI's group is left (lanes included) within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == pgid and _running(p)]
+        if not alive:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
+def _running(p: psutil.Process) -> bool:
+    try:
+        return p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def check_files(csv_path: Path, lanes: set[str]) -> dict:
+    """Both files exist, parse, and describe the same run; returns the sidecar."""
+    meta = json.loads(csv_path.with_suffix(".json").read_text())
+    with open(csv_path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    run_ids = {r["run_id"] for r in rows}
+    assert run_ids == {run["run_id"] for run in meta["runs"]}, (run_ids, [r["run_id"] for r in meta["runs"]])
+    assert {r["lane"] for r in rows} == lanes
+    assert all(float(r["ms"]) > 0 for r in rows)
+    return meta
+
+
+def lanes_of(proc: subprocess.Popen) -> list[psutil.Process]:
+    return [c for c in psutil.Process(proc.pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
+
+
+@pytest.mark.parametrize("signals, code", [
+    ((signal.SIGINT,), 130),
+    ((signal.SIGINT, signal.SIGINT), 130),  # Ctrl-C twice: stops at once, still writes
+    ((signal.SIGTERM,), 143),
+    ((signal.SIGHUP,), 129),  # the terminal was closed
+])
+def test_a_stop_signal_writes_everything_and_leaves_no_lane(tmp_path, signals, code):
+    out = tmp_path / "x.csv"
+    proc = start(tmp_path, *LONG_RUN, "--csv", str(out))
+    wait_for_records(out, {"cpu", "cpu1"})
+    for sig in signals:
+        if sig == signal.SIGTERM:
+            proc.send_signal(sig)  # `kill PID`: the app alone
+        else:
+            os.killpg(proc.pid, sig)  # from the terminal: the whole group, lanes too
+        time.sleep(0.3)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err[-3000:]
+    assert "Traceback" not in err, err[-3000:]
+    meta = check_files(out, {"cpu", "cpu1"})
+    statuses = {name: lane["status"] for name, lane in meta["runs"][0]["lanes"].items()}
+    assert set(statuses.values()) <= {"cancelled"}, statuses
+    assert group_gone(proc.pid)
+
+
+def test_kill_9_of_the_app_leaves_readable_files_and_no_lane(tmp_path):
+    out = tmp_path / "x.csv"
+    proc = start(tmp_path, *LONG_RUN, "--csv", str(out))
+    wait_for_records(out, {"cpu", "cpu1"}, n=30)
+    lanes = lanes_of(proc)
+    assert len(lanes) == 2
+    time.sleep(1.5)  # records reach the disk at most a second late
+    proc.kill()
+    proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+    started = time.monotonic()
+    gone, alive = psutil.wait_procs(lanes, timeout=5)
+    assert not alive, f"lanes outlived the app: {[p.pid for p in alive]}"
+    assert time.monotonic() - started < 5
+    meta = check_files(out, {"cpu", "cpu1"})
+    with open(out, newline="") as fh:
+        assert sum(1 for _ in csv.DictReader(fh)) >= 60  # what had been measured is there
+    assert meta["runs"][0]["ended_at"] in ("", None)  # the sidecar says the run never ended
+
+
+def test_a_frozen_lane_is_killed_by_the_watchdog_and_the_other_goes_on(tmp_path):
+    out = tmp_path / "x.csv"
+    args = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "64", "--data", "synthetic",
+            "--samples", "4096", "--epochs", "80", "--watchdog-s", "4")
+    proc = start(tmp_path, *args, "--csv", str(out))
+    wait_for_records(out, {"cpu", "cpu1"})
+    pids = {p.pid for p in lanes_of(proc)}
+    meta_before = json.loads(out.with_suffix(".json").read_text())
+    cpu1_pid = meta_before["runs"][0]["lanes"]["cpu1"]["settings"]["pid"]
+    assert cpu1_pid in pids
+    frozen = psutil.Process(cpu1_pid)
+    frozen.suspend()  # kill -STOP
+    stopped_at = time.monotonic()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, err[-3000:]  # a lane failed
+    meta = check_files(out, {"cpu", "cpu1"})
+    lanes = meta["runs"][0]["lanes"]
+    assert lanes["cpu"]["status"] == "completed"
+    assert lanes["cpu1"]["status"] == "failed"
+    assert "stopped responding after" in lanes["cpu1"]["failure"]
+    assert lanes["cpu1"]["n_records"] >= 20  # kept
+    assert not psutil.pid_exists(cpu1_pid) or psutil.Process(cpu1_pid).status() == psutil.STATUS_ZOMBIE
+    assert time.monotonic() - stopped_at < 60
+    assert group_gone(proc.pid)
+
+
+def test_ctrl_c_right_after_the_last_sweep_point_still_writes_the_sweep(tmp_path):
+    out = tmp_path / "s.csv"
+    proc = start(tmp_path, "sweep", "--widths", "16,64", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic",
+                 "--samples", "2048", "--steady-steps", "10", "--seconds-per-point", "0.5", "--no-calibrate",
+                 "--csv", str(out))
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 120
+    while not any("[2/2]" in line for line in lines) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert any("[2/2]" in line for line in lines), lines
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.wait(60)
+    reader.join(10)
+    seen, err = "".join(lines), ""
+    assert proc.returncode in (0, 130), seen + err
+    assert "Traceback" not in seen + err
+    with open(out, newline="") as fh:
+        assert sorted(int(r["width"]) for r in csv.DictReader(fh)) == [16, 64]
+    check_files(tmp_path / "s-batches.csv", {"cpu1"})
+    assert group_gone(proc.pid)
