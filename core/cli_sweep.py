@@ -3,20 +3,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 
 from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, add_config_args,
                                            config_from_args, lanes_can_run, run_in_thread)
-from crossover_lab.core.config import RunConfig, parse_int_list, parse_lanes
+from crossover_lab.core.config import ConfigError, RunConfig, parse_int_list, parse_lanes
 from crossover_lab.core.devices import host_info
 from crossover_lab.core.files import ExportError
 from crossover_lab.core.presets import SWEEP_PRESETS
+from crossover_lab.core.refine_answer import DEFAULT_BUDGET_S, RefineTarget
+from crossover_lab.core.refine_sweep import check_refinable, run_refined_sweep
 from crossover_lab.core.report import print_comparison, print_groups_analysis, print_points
 from crossover_lab.core.session import LanePool
-from crossover_lab.core.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepSpec,
-                                      log_widths, parse_sweep_widths, run_sweeps, with_knob)
+from crossover_lab.core.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
+                                      SweepSpec, log_widths, parse_sweep_widths, run_sweeps, with_knob)
 from crossover_lab.core.sweep_files import export_sweep
 from crossover_lab.core.sweep_rows import group_rows
-from crossover_lab.core.words import fmt_num
+from crossover_lab.core.words import fmt_num, refine_lines
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +40,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
                    "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
+    p.add_argument("--refine", type=float, metavar="TOL", help="after the widths, measure where the faster lane "
+                   "changes until it is known within ±TOL (0.15: ±15%%), the budget is spent, or the lanes are "
+                   "equal within noise; added points are marked stage=refine in the CSV")
+    p.add_argument("--budget-s", type=float, help="time a refinement may take, counted from the first point "
+                   f"(default {DEFAULT_BUDGET_S:g})")
     p.set_defaults(func=cmd_sweep)
+
+
+def refine_target(args: argparse.Namespace) -> RefineTarget | None:
+    """What --refine and --budget-s ask for; None without --refine."""
+    if args.refine is None:
+        if args.budget_s is not None:
+            raise ConfigError("--budget-s limits a refinement: add --refine, e.g. --refine 0.15")
+        return None
+    return RefineTarget(args.refine, DEFAULT_BUDGET_S if args.budget_s is None else args.budget_s)
 
 
 def sweep_spec(args: argparse.Namespace) -> SweepSpec:
@@ -58,6 +75,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     lanes = parse_lanes(args.lanes)
     spec = sweep_spec(args)
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
+    target = refine_target(args)
+    if target is not None:
+        check_refinable(lanes, specs)
     pool = LanePool()
     try:
         if not lanes_can_run(lanes, pool):
@@ -65,14 +85,23 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "
               f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
               f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each", file=sys.stderr)
+        if target is not None:
+            print(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "
+                  f"or {target.budget_s:g} s have passed", file=sys.stderr)
 
         def on_point(point: PointMeasured) -> None:
+            done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
             for row in point.rows:
-                print(f"[{point.done}/{point.total}] {row.variant:>8} {row.lane:>10} width {row.width:>6} "
-                      f"batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})", file=sys.stderr)
+                print(f"[{done}] {row.variant if target is None else row.stage:>8} {row.lane:>10} width "
+                      f"{row.width:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})",
+                      file=sys.stderr)
 
-        results, interrupted = run_in_thread(
-            lambda cancel: run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel))
+        def work(cancel: threading.Event) -> list[SweepResult]:
+            if target is not None:
+                return [run_refined_sweep(pool, lanes, spec, target, on_point=on_point, cancel=cancel)]
+            return run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel)
+
+        results, interrupted = run_in_thread(work)
     finally:
         pool.close()
     results = results or []
@@ -81,7 +110,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if len(results) > 1:
             print(f"\n{res.spec.variant}:")
         print_points(res.rows, res.calibration)
-        print_groups_analysis(group_rows(res.rows))
+        # A refined sweep answers with its own intervals; the plain sentences would repeat it less exactly.
+        print_groups_analysis(group_rows(res.rows), crossings=res.refinement is None)
+        for line in refine_lines(res.refinement) if res.refinement else []:
+            print(line if line.endswith(".") else line + ".")
     if len(results) == 2:
         print_comparison(results[0], results[1])
     if args.csv:

@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 from crossover_lab.core.analysis import (CostFit, Crossover, SweepPoint, analyze_points, by_lane, has_steady,
                                          lane_pair, predicted_crossover)
 from crossover_lab.core.records import RunSummary
+from crossover_lab.core.refine_answer import Refinement
 
 MISSING = "–"
 
@@ -176,3 +177,39 @@ def run_outcome(statuses: Mapping[str, str], failures: Mapping[str, str], map_po
     if "cancelled" in statuses.values():
         return f"Stopped; what was measured is kept ({points}).", False
     return f"Run finished; {points}.", False
+
+
+# ---------------------------------------------------------------- refined sweeps
+
+def refine_stop(r: Refinement) -> str:
+    """Why a refinement stopped, as the end of a sentence."""
+    tol = f"±{fmt_num(100 * r.target.tolerance)}%"
+    return {"tight": f"every crossover is known within {tol}",
+            "noise": "the lanes are equal within noise over a range, so no single width there is the crossover",
+            "no crossover": f"no change of the faster lane was measured between {min(r.widths, default=0)} and "
+                            f"{max(r.widths, default=0)} units, so there is nothing to refine",
+            "budget": f"the time budget of {fmt_duration(r.target.budget_s)} ran out before every crossover was "
+                      f"known within {tol}",
+            "cancelled": "it was stopped",
+            "failed": "a width could not be measured on every lane"}.get(r.stopped, r.stopped)
+
+
+def refine_lines(r: Refinement) -> list[str]:
+    """The refined answer: each crossover as a range (or a range within noise), the ties, and why it stopped."""
+    lines = []
+    for c in r.crossings:
+        slower = c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]
+        where = fmt_range(c.width_lo, c.width_hi, 4)  # measured widths: whole units, shown whole
+        if c.width is None:
+            lines.append(f"{c.lanes[0]} and {c.lanes[1]} are equal within noise between {fmt_num(c.width_lo, 4)} "
+                         f"and {fmt_num(c.width_hi, 4)} units: {slower} is faster below, {c.faster_above} above")
+        else:
+            open_note = "" if c.stopped == "tight" else f" (not yet within ±{fmt_num(100 * r.target.tolerance)}%)"
+            lines.append(f"{c.faster_above} is faster above about {fmt_num(c.width, 2)} units ({where}){open_note}, "
+                         f"{slower} below")
+    for t in r.ties:
+        where = f"at {t.width_lo}" if t.width_lo == t.width_hi else f"between {t.width_lo} and {t.width_hi}"
+        lines.append(f"{t.lanes[0]} and {t.lanes[1]} are equal within noise {where} units")
+    lines.append(f"Refinement stopped after {fmt_duration(r.spent_s)} and {len(r.widths)} measurements "
+                 f"of {len(set(r.widths))} widths: {refine_stop(r)}.")
+    return lines
