@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from crossover_lab.core.analysis import SweepPoint, by_lane
+from crossover_lab.core.analysis import Crossover, SweepPoint, by_lane
 from crossover_lab.core.config import ConfigError
 
 Z = 1.96  # a lead counts when the 95% interval of log(ms_a / ms_b) leaves out 0
@@ -202,6 +202,11 @@ class Refinement:
     stopped: str  # one of STOP_REASONS
     spent_s: float
     widths: tuple[int, ...]  # every width measured, coarse first, in the order measured (a re-measure again)
+
+    def marked(self) -> list[Crossover]:
+        """The crossings to mark on a picture: those with a width (a range within noise has none to mark)."""
+        return [Crossover(c.lanes, c.width, c.width_lo, c.width_hi, c.flops_per_batch or math.nan, c.faster_above)
+                for c in self.crossings if c.width is not None]
 
     def to_json(self) -> dict[str, Any]:
         return {"tolerance": self.target.tolerance, "budget_s": self.target.budget_s, "stopped": self.stopped,

@@ -153,16 +153,20 @@ def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str
     return f"{len(parts)} crossovers between {a} and {b} ({span}): " + "; then ".join(parts)
 
 
-def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
-    """Per group of a sweep: where each pair of lanes crosses, and each lane's fitted cost model."""
+def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], crossings: bool = True) -> list[str]:
+    """Per group of a sweep: where each pair of lanes crosses (unless `crossings` is False: a refined
+    sweep says that itself), and each lane's fitted cost model."""
     lines = []
     for label, points in groups.items():
-        lanes = sorted({p.lane for p in points})
+        lanes = sorted({p.lane for p in points}) if crossings else []
         pairs = [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
         fits = analyze_points(points)["lanes"]
         fit_text = "; ".join(f"{lane}: {fmt_num(f['overhead_ms'])} ms fixed + {fmt_num(f['gflops'])} GFLOP/s"
                              for lane, f in fits.items() if f["overhead_ms"] is not None)
         prefix = f"{label}: " if len(groups) > 1 else ""
+        if not crossings:
+            lines += [f"{prefix}Fits: {fit_text}."] if fit_text else []
+            continue
         lines.append(prefix + ("; ".join(pairs) or "one lane: nothing to cross")
                      + (f". Fits: {fit_text}." if fit_text else ""))
     return lines

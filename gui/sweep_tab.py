@@ -11,11 +11,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBox
 from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
 from crossover_lab.core.files import ExportError
 from crossover_lab.core.paths import autosave_dir
+from crossover_lab.core.refine_answer import RefineTarget
+from crossover_lab.core.refine_sweep import check_refinable, run_refined_sweep
 from crossover_lab.core.session import LanePool
 from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, results_so_far, run_sweeps
 from crossover_lab.core.sweep_files import SweepFiles, export_sweep, read_sweep_rows
 from crossover_lab.core.sweep_rows import SweepRow, group_rows
-from crossover_lab.core.words import fmt_duration, sweep_lines
+from crossover_lab.core.words import fmt_duration, refine_lines, sweep_lines
 from crossover_lab.gui.controller import cached_host_info
 from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.jobs import JobOutcome, JobRunner
@@ -56,9 +58,10 @@ class SweepTab(QWidget):
         self.sweep_form = f = SweepForm(self._settings)
         self.preset, self.widths, self.layers, self.batches = f.preset, f.widths, f.layers, f.batches
         self.steady, self.seconds, self.compare = f.steady, f.seconds, f.compare
-        self.run_button, self.stop_button = f.run_button, f.stop_button
+        self.run_button, self.refine_button, self.stop_button = f.run_button, f.refine_button, f.stop_button
         self.progress, self.progress_label = f.progress, f.progress_label
         self.run_button.clicked.connect(self.start)
+        self.refine_button.clicked.connect(self.start_refine)
         self.stop_button.clicked.connect(self.stop)
 
         self.plot = SweepPlot()
@@ -119,6 +122,14 @@ class SweepTab(QWidget):
 
     @Slot()
     def start(self) -> None:
+        self._start(None)
+
+    @Slot()
+    def start_refine(self) -> None:
+        """The sweep's widths, then more where the faster lane changes, until the answer is tight (core/refine.py)."""
+        self._start(self.sweep_form.refine_target())
+
+    def _start(self, target: RefineTarget | None) -> None:
         if self.running or self._busy():
             return
         lanes = self._lanes()
@@ -126,6 +137,8 @@ class SweepTab(QWidget):
             if not lanes:
                 raise ConfigError("choose at least one lane in the Lanes panel")
             specs = self.specs()
+            if target is not None:
+                check_refinable(lanes, specs)
         except ConfigError as exc:
             self._say(f"Cannot start the sweep: {exc}.", error=True)
             return
@@ -134,18 +147,18 @@ class SweepTab(QWidget):
         self._start_autosave(specs)
         self.table.setRowCount(0)
         total = sum(len(s.points()) for s in specs) * len(lanes)
-        self.progress.setRange(0, total)
-        self.progress.setValue(0)
-        self._say(f"Calibrating each lane, then {total} points, one at a time…")
+        self.sweep_form.start_progress(total, target)
+        self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
         pool = self._pool()
 
         def work(cancel: threading.Event, put: Callable[[Any], None]) -> list[SweepResult]:
+            if target is not None:
+                return [run_refined_sweep(pool, lanes, specs[0], target, on_point=put, cancel=cancel)]
             return run_sweeps(pool, lanes, specs, on_point=put, cancel=cancel)
 
         self._t0 = time.monotonic()
         self._runner.start(work)
-        self.run_button.setEnabled(False)
-        self.stop_button.setEnabled(True)
+        self.sweep_form.set_running(True)
         self.sweep_started.emit()
 
     def _start_autosave(self, specs: list[SweepSpec]) -> None:
@@ -190,10 +203,7 @@ class SweepTab(QWidget):
                 self.table.add_row(row)
             if self._files is not None:
                 self._files.add_point(point.rows, point.run)
-            self.progress.setValue(point.done)
-            elapsed = time.monotonic() - self._t0
-            left = elapsed / point.done * (point.total - point.done) if point.done else float("nan")
-            self.progress_label.setText(f"{point.done}/{point.total} points · about {fmt_duration(left)} left")
+            self.sweep_form.show_progress(point.done, point.total, time.monotonic() - self._t0)
         if points:
             self._redraw()
 
@@ -201,8 +211,7 @@ class SweepTab(QWidget):
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         self.results = list(outcome.result or self._as_results())
         self._close_autosave()
-        self.run_button.setEnabled(True)
-        self.stop_button.setEnabled(False)
+        self.sweep_form.set_running(False)
         took = fmt_duration(time.monotonic() - self._t0)
         saved = f", saved to {self.autosave_path}" if self.autosave_path else ""
         if outcome.error:
@@ -219,8 +228,9 @@ class SweepTab(QWidget):
     def _redraw(self) -> None:
         groups = group_rows(self._rows)
         points, crossings = curves(groups)
-        self.plot.set_points(points, crossovers=crossings)
-        lines = sweep_lines(groups)
+        refined = next((r.refinement for r in self.results if r.refinement), None)
+        self.plot.set_points(points, crossovers=refined.marked() if refined else crossings)
+        lines = (refine_lines(refined) if refined else []) + sweep_lines(groups, crossings=refined is None)
         failed = [r for r in self._rows if r.status == "failed"]
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "

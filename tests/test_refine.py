@@ -163,6 +163,27 @@ def test_cli_refine_options_are_checked_before_any_lane_starts(args, sentence, c
     assert err.startswith("error: ") and sentence in err
 
 
+def test_window_refine_action_takes_its_settings_and_refuses_one_lane(qtbot, qsettings_tmp):
+    from PySide6.QtCore import Qt
+
+    from crossover_lab.gui.settings import AppSettings
+    from crossover_lab.gui.sweep_form import SweepForm
+    from crossover_lab.gui.sweep_tab import SweepTab
+
+    tab = SweepTab(lambda: None, lambda: [LaneSpec.parse("cpu")], RunConfig, lambda: False)
+    qtbot.addWidget(tab)
+    tab.sweep_form.tolerance.setValue(20)
+    tab.sweep_form.budget.setValue(30)
+    assert tab.sweep_form.refine_target() == RefineTarget(0.2, 30.0)
+    qtbot.mouseClick(tab.refine_button, Qt.MouseButton.LeftButton)
+    assert not tab.running and tab.run_button.isEnabled()
+    assert tab.progress_label.text() == ("Cannot start the sweep: refining looks for the width where the faster "
+                                         "lane changes: choose at least two lanes.")
+    tab.save_state()
+    again = SweepForm(AppSettings())
+    assert (again.tolerance.value(), again.budget.value()) == (20, 30)
+
+
 @pytest.mark.slow
 def test_real_refinement_on_cpu_and_cpu1_ends_within_its_budget(tmp_path):
     from crossover_lab.core.refine_sweep import run_refined_sweep
