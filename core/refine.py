@@ -155,8 +155,8 @@ def _probe_ties(bracket: Bracket, target: RefineTarget) -> _Step | None:
         lo, hi = max(gaps, key=lambda g: g[1] / g[0])
         walk = MARGIN * math.log(target.ratio) / 2
         if len(bracket.ties) == 1 or hi / lo <= target.ratio:
-            tie_is_low = lo == bracket.ties[0].width
-            return _at(lo, hi, lo * math.exp(walk) if tie_is_low else hi / math.exp(walk))
+            tie_is_high = lo == bracket.sites[0].width  # the gap below the ties; else the one above them
+            return _at(lo, hi, hi / math.exp(walk) if tie_is_high else lo * math.exp(walk))
         return _at(lo, hi, math.sqrt(lo * hi))
     for tie in sorted({bracket.ties[0], bracket.ties[-1]}, key=lambda s: s.level):
         if tie.level < target.max_level:
@@ -179,7 +179,8 @@ def _at(a: int, b: int, width: float) -> _Step | None:
 
 
 def _fitted_estimate(book: _Book, lanes: tuple[str, str], a: int, b: int) -> float | None:
-    """The width where the two lanes' fitted cost models cross, if both fits hold and it lies between a and b."""
+    """The width where the two lanes' fitted cost models cross, if it lies between a and b (a guess: the
+    probes around it are what the answer rests on)."""
     fits, flops_of = [], {}
     for lane in lanes:
         points = [p for (name, _w), p in book.points.items() if name == lane]

@@ -146,6 +146,20 @@ def test_the_stage_column_is_last_and_older_files_read_as_coarse(tmp_path):
     assert read_sweep_rows(str(old))[0][0].stage == "coarse"
 
 
+def test_a_width_measured_again_adds_its_batches_to_the_row():
+    from crossover_lab.core.records import BatchTiming
+    from crossover_lab.core.refine_sweep import with_batches
+
+    row = SweepRow(lane="cpu", device="", width=700, params=0, flops_per_batch=2e8, batch_size=128,
+                   median_ms=9.0, p10_ms=9.0, p90_ms=9.0, n_batches=2, peak_gflops=100.0)
+    records = [BatchTiming("r", "cpu", "", 0, i, i, 0.0, ms, 128, False, 0.0) for i, ms in enumerate([1, 2, 3, 4, 5])]
+    merged = with_batches(row, records)
+    assert (merged.median_ms, merged.n_batches, merged.p10_ms, merged.p90_ms) == (3.0, 5, 1.4, 4.6)
+    assert merged.gflops == pytest.approx(2e8 / 3e-3 / 1e9) and merged.peak_share == pytest.approx(merged.gflops / 100)
+    assert merged.samples_per_s == pytest.approx(5 * 128 / 0.015)
+    assert with_batches(row, []) is row
+
+
 @pytest.mark.parametrize("args, sentence", [
     (["--refine", "1.5"], "refine tolerance 1.5: choose above 0 and below 1 (0.15 is ±15%)"),
     (["--budget-s", "30"], "--budget-s limits a refinement: add --refine"),
