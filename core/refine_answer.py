@@ -256,12 +256,15 @@ def answer(points: Sequence[SweepPoint], levels: Mapping[int, int], target: Refi
         crossings += [crossing_of(b, target, open_reason) for b in brackets]
         ties += [Tie(pair, run[0].width, run[-1].width) for run in tie_runs]
     crossings.sort(key=lambda c: (c.width_lo, c.lanes))
-    if open_reason in ("budget", "cancelled", "failed"):
+    ended = {c.stopped for c in crossings}
+    if open_reason:
         stopped = open_reason
     elif not crossings:
         stopped = "no crossover"
+    elif ended <= {"tight", "noise"}:
+        stopped = "noise" if "noise" in ended else "tight"
     else:
-        stopped = "noise" if any(c.stopped == "noise" for c in crossings) else "tight"
+        stopped = "failed"  # nothing left to measure, yet a crossing is neither tight nor noise
     return Refinement(target, tuple(crossings), tuple(ties), stopped, spent_s, tuple(widths))
 
 

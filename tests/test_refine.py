@@ -111,6 +111,15 @@ def test_cancel_and_a_failed_width_say_so():
     assert one_lane.stopped == "failed" and len(one_lane.widths) == 1
 
 
+def test_a_sweep_judged_without_refining_is_not_called_tight():
+    from crossover_lab.core.refine_answer import answer
+
+    fake = FakeLanes(log_linear((), flat=(400, 700)), seed=0)
+    points = [p for w in (300, 550, 900) for p in fake.measure(w, 0)]
+    judged = answer(points, {}, TARGET, "", 6.0, (300, 550, 900))
+    assert [c.stopped for c in judged.crossings] == ["failed"] and judged.stopped == "failed"
+
+
 def test_targets_and_widths_are_checked_with_a_sentence():
     with pytest.raises(ConfigError, match="refine tolerance 1.5: choose above 0 and below 1"):
         RefineTarget(1.5)
