@@ -6,8 +6,9 @@ core/refine_sweep.py; tests pass a fake timer with a known crossing) and an inje
 One measurement at a time, each chosen with every point measured so far:
 
 1. a weak lead at a bracket's end, that its neighbours contradict or that borders a tie, and a
-   tie at an end of the range, are measured again (up to `max_level` times), their new batches
-   added to the old: more batches narrow the medians' intervals;
+   tie at an end of the range (any tie, while no change has been found), are measured again (up
+   to `max_level` times), their new batches added to the old: more batches narrow the medians'
+   intervals;
 2. a bracket still wider than the tolerance gets a new width inside it, in log space, half a
    tolerance step either side of the estimated crossing (from the fitted cost models while the
    bracket is wide, from the points around it once narrow) so that one more lead closes it;
@@ -110,11 +111,12 @@ def next_step(book: _Book, target: RefineTarget) -> _Step | None:
         found = brackets_and_ties(sites, pair)[0]
         brackets += found
         # Only a lead that ends a bracket can move an answer: one elsewhere is left as measured. A tie
-        # at an end of the range next to a lead can: the other lane may lead beyond it.
+        # at an end of the range next to a lead can: the other lane may lead beyond it. While no
+        # change has been found, so can any tie: the other lane may lead there, and change twice.
         ends = {b.sites[i].width for b in found for i in (0, -1)}
         doubts += [s for s in doubtful(sites) if s.width in ends]
         if any(s.sign for s in sites):
-            doubts += [s for s in (sites[0], sites[-1]) if s.sign == 0]
+            doubts += [s for s in (sites if not found else (sites[0], sites[-1])) if s.sign == 0]
     doubts = [s for s in doubts if s.level < target.max_level]
     if doubts:
         site = min(doubts, key=lambda s: (s.level, s.width))

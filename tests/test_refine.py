@@ -64,6 +64,19 @@ def test_a_tie_at_the_end_of_the_range_gets_its_batches_and_can_reveal_a_crossin
     assert tied_first >= 2
 
 
+def test_a_tie_between_two_leads_of_one_lane_is_checked_while_no_change_is_found():
+    # a leads only between 200 and 330, by at most 6% (at 256): a tie there would hide both changes.
+    tied_first = 0
+    for seed in range(6):
+        fake = FakeLanes(log_linear((200, 330), slope=0.5), spread=0.4, seed=seed)
+        r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+        tied_first += fake.calls[3] == (256, 1)
+        down, up = r.crossings
+        assert (down.faster_above, up.faster_above) == ("a", "b") and r.stopped in ("tight", "noise")
+        assert 140 <= down.width_lo < 256 < up.width_hi <= 460 and down.width_hi <= up.width_lo
+    assert tied_first >= 3
+
+
 def test_no_crossing_measures_nothing_more():
     fake = FakeLanes(lambda w: -0.4, seed=0)
     r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
