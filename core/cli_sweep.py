@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,14 +17,16 @@ from crossover_lab.core.files import ExportError
 from crossover_lab.core.live_files import check_output_path
 from crossover_lab.core.paths import autosave_dir
 from crossover_lab.core.presets import SWEEP_PRESETS
+from crossover_lab.core.refine_answer import DEFAULT_BUDGET_S, RefineTarget
+from crossover_lab.core.refine_sweep import check_refinable, run_refined_sweep
 from crossover_lab.core.report import print_comparison, print_groups_analysis, print_points
 from crossover_lab.core.session import LanePool
 from crossover_lab.core.stopping import StopSignals
-from crossover_lab.core.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepSpec,
-                                      log_widths, parse_sweep_widths, results_so_far, run_sweeps, with_knob)
+from crossover_lab.core.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
+                                      SweepSpec, log_widths, parse_sweep_widths, results_so_far, run_sweeps, with_knob)
 from crossover_lab.core.sweep_files import SweepFiles, export_sweep, sweep_paths
 from crossover_lab.core.sweep_rows import group_rows
-from crossover_lab.core.words import fmt_num
+from crossover_lab.core.words import fmt_num, refine_lines
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -44,10 +47,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
                    "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
+    p.add_argument("--refine", type=float, metavar="TOL", help="after the widths, measure where the faster lane "
+                   "changes until it is known within ±TOL (0.15: ±15%%), the budget is spent, or the lanes are "
+                   "equal within noise; added points are marked stage=refine in the CSV")
+    p.add_argument("--budget-s", type=float, help="time a refinement may take, counted from the first point "
+                   f"(default {DEFAULT_BUDGET_S:g})")
     add_remote_arg(p)
     add_price_arg(p)
     add_stop_args(p)
     p.set_defaults(func=cmd_sweep)
+
+
+def refine_target(args: argparse.Namespace) -> RefineTarget | None:
+    """What --refine and --budget-s ask for; None without --refine."""
+    if args.refine is None:
+        if args.budget_s is not None:
+            raise ConfigError("--budget-s limits a refinement: add --refine, e.g. --refine 0.15")
+        return None
+    return RefineTarget(args.refine, DEFAULT_BUDGET_S if args.budget_s is None else args.budget_s)
 
 
 def sweep_spec(args: argparse.Namespace) -> SweepSpec:
@@ -81,6 +98,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     lanes = parse_lanes(args.lanes)
     spec = sweep_spec(args)
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
+    target = refine_target(args)
+    if target is not None:
+        check_refinable(lanes, specs)
     prices = prices_from(args)
     host = host_info()
     files = open_sweep_files(args.csv, host, specs, prices)
@@ -93,19 +113,27 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             say(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "
                 f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
                 f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
+            if target is not None:
+                say(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "
+                    f"or {target.budget_s:g} s have passed")
 
             def on_point(point: PointMeasured) -> None:
                 measured.append(point)
                 if files is not None:
                     files.add_point(point.rows, point.run)
+                done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
                 for row in point.rows:
-                    say(f"[{point.done}/{point.total}] {row.variant:>8} {row.lane:>10} width {row.width:>6} "
-                        f"batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})")
+                    say(f"[{done}] {row.variant if target is None else row.stage:>8} {row.lane:>10} width "
+                        f"{row.width:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})")
+
+            def work(cancel: threading.Event) -> list[SweepResult]:
+                if target is not None:
+                    return [run_refined_sweep(pool, lanes, spec, target, on_point=on_point, cancel=cancel)]
+                return run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel)
 
             results = None
             try:
-                results = stop.run(lambda cancel: run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel),
-                                   on_hurry=lambda: pool.close(0.2))
+                results = stop.run(work, on_hurry=lambda: pool.close(0.2))
             finally:
                 results = results or results_so_far(specs, measured)
                 pool.close(0.2 if stop.hurry.is_set() else 2.0)
@@ -138,7 +166,10 @@ def _report(results: list, prices: dict[str, float]) -> None:
         if len(results) > 1:
             print(f"\n{res.spec.variant}:")
         print_points(res.rows, res.calibration)
-        print_groups_analysis(group_rows(res.rows))
+        # A refined sweep answers with its own intervals; the plain sentences would repeat it less exactly.
+        print_groups_analysis(group_rows(res.rows), crossings=res.refinement is None)
+        for line in refine_lines(res.refinement) if res.refinement else []:
+            print(line if line.endswith(".") else line + ".")
         if prices:
             print_costs(group_rows(res.rows), prices)
     if len(results) == 2:

@@ -76,14 +76,15 @@ def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
         print(words.explain(summaries[0], summaries[1]), file=out)
 
 
-def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout) -> None:
+def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout, crossings: bool = True) -> None:
     for label, points in groups.items():
         if len(groups) > 1:
             print(f"\n{label}:", file=out)
-        print_sweep_analysis(points, out)
+        print_sweep_analysis(points, out, crossings)
 
 
-def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
+def print_sweep_analysis(points: list, out: Any = sys.stdout, crossings: bool = True) -> None:
+    """Each lane's fitted cost model, and (unless `crossings` is False) where each pair of lanes crosses."""
     result = analysis.analyze_points(points)
 
     def worst(residuals: dict) -> str:
@@ -93,7 +94,7 @@ def print_sweep_analysis(points: list, out: Any = sys.stdout) -> None:
     print(table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual"],
                 [[lane, fmt_num(v["overhead_ms"]), fmt_num(v["gflops"]), v["n_points"], worst(v["residuals"])]
                  for lane, v in result["lanes"].items()]), file=out)
-    lanes = sorted(result["lanes"])
+    lanes = sorted(result["lanes"]) if crossings else []
     for i, a in enumerate(lanes):
         for b in lanes[i + 1:]:
             print(words.describe_pair(points, a, b) + ".", file=out)

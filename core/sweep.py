@@ -16,6 +16,7 @@ import numpy as np
 from crossover_lab.core.config import MAX_WIDTH, MIN_WIDTH, ConfigError, LaneSpec, RunConfig, parse_int_list
 from crossover_lab.core.messages import Calibrated
 from crossover_lab.core.records import LaneEvent
+from crossover_lab.core.refine_answer import Refinement
 from crossover_lab.core.session import LanePool, RunResult, new_run_id, run_comparison
 from crossover_lab.core.sweep_rows import SweepRow
 
@@ -111,6 +112,7 @@ class SweepResult:
     runs: list[RunResult] = field(default_factory=list)  # each point's per-batch records
     cancelled: bool = False
     calibration: dict[str, Calibrated] = field(default_factory=dict)  # lane → its achievable GFLOP/s
+    refinement: Refinement | None = None  # a refined sweep's answer (core/refine_sweep.py)
 
 
 @dataclass(frozen=True)

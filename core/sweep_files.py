@@ -18,6 +18,7 @@ from crossover_lab.core.config import ConfigError
 from crossover_lab.core.export import batches_text, run_json, sidecar_from_parts, sidecar_text
 from crossover_lab.core.files import append_lines, atomic_write_files, atomic_write_text, complete_lines
 from crossover_lab.core.live_files import BackgroundWriter, OutputClaim
+from crossover_lab.core.refine_answer import with_refinement
 from crossover_lab.core.session import RunResult
 from crossover_lab.core.sweep_rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
 
@@ -97,7 +98,8 @@ def sweep_info(specs: Sequence[Any], results: Sequence[Any] = ()) -> dict[str, A
             "steady_steps": spec.steady_steps, "seconds_per_point": spec.seconds_per_point,
             "variants": {res.spec.variant: {"calibration": {k: vars(v) for k, v in res.calibration.items()},
                                             "cancelled": res.cancelled,
-                                            "analysis": analyze_groups(group_rows(res.rows))}
+                                            "analysis": with_refinement(analyze_groups(group_rows(res.rows)),
+                                                                        res.refinement)}
                          for res in results}}
 
 

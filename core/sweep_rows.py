@@ -61,6 +61,7 @@ class SweepRow:
     variant: str = "base"
     run_id: str = ""
     reason: str = ""
+    stage: str = "coarse"  # coarse: a width asked for; refine: one a refined sweep added (core/refine.py)
 
     @classmethod
     def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:

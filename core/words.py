@@ -13,6 +13,7 @@ from crossover_lab.core.analysis import (CostFit, Crossover, SweepPoint, analyze
                                          lane_pair, predicted_crossover)
 from crossover_lab.core.costs import Prices, cost_points, price_for
 from crossover_lab.core.records import RunSummary
+from crossover_lab.core.refine_answer import Refinement
 
 MISSING = "–"
 
@@ -153,16 +154,20 @@ def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str
     return f"{len(parts)} crossovers between {a} and {b} ({span}): " + "; then ".join(parts)
 
 
-def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
-    """Per group of a sweep: where each pair of lanes crosses, and each lane's fitted cost model."""
+def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], crossings: bool = True) -> list[str]:
+    """Per group of a sweep: where each pair of lanes crosses (unless `crossings` is False: a refined
+    sweep says that itself), and each lane's fitted cost model."""
     lines = []
     for label, points in groups.items():
-        lanes = sorted({p.lane for p in points})
+        lanes = sorted({p.lane for p in points}) if crossings else []
         pairs = [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
         fits = analyze_points(points)["lanes"]
         fit_text = "; ".join(f"{lane}: {fmt_num(f['overhead_ms'])} ms fixed + {fmt_num(f['gflops'])} GFLOP/s"
                              for lane, f in fits.items() if f["overhead_ms"] is not None)
         prefix = f"{label}: " if len(groups) > 1 else ""
+        if not crossings:
+            lines += [f"{prefix}Fits: {fit_text}."] if fit_text else []
+            continue
         lines.append(prefix + ("; ".join(pairs) or "one lane: nothing to cross")
                      + (f". Fits: {fit_text}." if fit_text else ""))
     return lines
@@ -220,3 +225,54 @@ def run_outcome(statuses: Mapping[str, str], failures: Mapping[str, str], map_po
     if "cancelled" in statuses.values():
         return f"Stopped; what was measured is kept ({points}).", False
     return f"Run finished; {points}.", False
+
+
+# ---------------------------------------------------------------- refined sweeps
+
+def refine_stop(r: Refinement) -> str:
+    """Why a refinement stopped, as the end of a sentence."""
+    tol = f"±{fmt_num(100 * r.target.tolerance)}%"
+    return {"tight": f"every crossover is known within {tol}",
+            "noise": "the lanes are equal within noise over a range, so no single width there is the crossover",
+            "no crossover": f"no change of the faster lane was measured between {min(r.widths, default=0)} and "
+                            f"{max(r.widths, default=0)} units, so there is nothing to refine",
+            "budget": f"the time budget of {fmt_duration(r.target.budget_s)} ran out before every crossover was "
+                      f"known within {tol}",
+            "cancelled": "it was stopped",
+            "failed": "a width could not be measured on every lane"}.get(r.stopped, r.stopped)
+
+
+def refine_lines(r: Refinement) -> list[str]:
+    """The refined answer: each crossover as a range (or a range within noise), the ties, and why it stopped."""
+    lines = []
+    for c in r.crossings:
+        slower = c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]
+        where = fmt_range(c.width_lo, c.width_hi, 4)  # measured widths: whole units, shown whole
+        if c.width is None:
+            lines.append(f"{c.lanes[0]} and {c.lanes[1]} are equal within noise between {fmt_num(c.width_lo, 4)} "
+                         f"and {fmt_num(c.width_hi, 4)} units: {slower} is faster below, {c.faster_above} above")
+        else:
+            open_note = "" if c.stopped == "tight" else f" (not yet within ±{fmt_num(100 * r.target.tolerance)}%)"
+            lines.append(f"{c.faster_above} is faster above about {fmt_num(c.width, 2)} units ({where}){open_note}, "
+                         f"{slower} below")
+    for t in r.ties:
+        where = f"at {t.width_lo}" if t.width_lo == t.width_hi else f"between {t.width_lo} and {t.width_hi}"
+        lines.append(f"{t.lanes[0]} and {t.lanes[1]} are equal within noise {where} units")
+    lines.append(f"Refinement stopped after {fmt_duration(r.spent_s)} and {len(r.widths)} measurements "
+                 f"of {len(set(r.widths))} widths: {refine_stop(r)}.")
+    return lines
+
+
+def picture_title(rows: Sequence, host: Mapping[str, object]) -> str:
+    """A sweep picture's title for a slide: the model, the batch size and the machines it ran on."""
+    if not rows:
+        return ""
+    layers = sorted({r.layers for r in rows if r.layers})
+    widths = sorted({r.width for r in rows})
+    batches = sorted({r.batch_size for r in rows if r.batch_size})
+    devices = list(dict.fromkeys(r.device for r in rows if r.device)) or [str(host.get("cpu", ""))]
+    depth = "/".join(map(str, layers)) if layers else "?"
+    model = (f"MLP, {depth} hidden layer{'s' if layers != [1] else ''} of {widths[0]:,}–{widths[-1]:,} units"
+             if len(widths) > 1 else f"MLP, {depth} hidden layer{'s' if layers != [1] else ''} of {widths[0]:,}")
+    shown = "; ".join(devices[:3]) + ("; …" if len(devices) > 3 else "")
+    return f"{model} · batch {', '.join(map(str, batches))} · {shown}"

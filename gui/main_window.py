@@ -198,6 +198,7 @@ class MainWindow(QMainWindow):
         running = self.controller.running or sweeping
         ready = self.config is not None and bool(self.lanes_panel.selected_specs())
         self.sweep.run_button.setEnabled(not running and ready)
+        self.sweep.refine_button.setEnabled(not running and ready)
         for widget in (self.model_panel, self.lanes_panel):
             widget.setEnabled(not running)
         self.actions.start.setEnabled(not running and ready)

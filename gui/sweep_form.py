@@ -1,13 +1,18 @@
-"""The Sweep tab's settings (preset, widths, layers, batch sizes, budget per point, compare knob), Run, Stop, progress."""
+"""The Sweep tab's settings (preset, widths, layers, batch sizes, budget per point, compare knob, refinement),
+Run, Refine, Stop, and the progress."""
 from __future__ import annotations
 
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QSpinBox, QWidget)
 
+import math
+
 from crossover_lab.core.config import RunConfig, parse_int_list
 from crossover_lab.core.presets import SWEEP_PRESETS
+from crossover_lab.core.refine_answer import DEFAULT_BUDGET_S, DEFAULT_TOLERANCE, RefineTarget
 from crossover_lab.core.sweep import SweepSpec, log_widths, parse_sweep_widths, with_knob
+from crossover_lab.core.words import fmt_duration
 from crossover_lab.gui.settings import AppSettings
 
 COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
@@ -43,16 +48,25 @@ class SweepForm(QGroupBox):
         self.compare.addItems(COMPARE_CHOICES)
         self.preset.setAccessibleName("Sweep preset")  # a combo box is otherwise named by its current text
         self.compare.setAccessibleName("Compare with")
+        self.tolerance = QDoubleSpinBox(minimum=1, maximum=50, value=100 * DEFAULT_TOLERANCE, decimals=0, prefix="±",
+                                        suffix=" %", toolTip="Refine crossover stops once each crossover width is "
+                                        "known within this much either side")
+        self.budget = QDoubleSpinBox(minimum=5, maximum=3600, value=DEFAULT_BUDGET_S, decimals=0, suffix=" s",
+                                     toolTip="Refine crossover stops when this time has passed, from its first point")
         for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
-                              ("Time per point", self.seconds), ("Compare with", self.compare)):
+                              ("Time per point", self.seconds), ("Compare with", self.compare),
+                              ("Refine to", self.tolerance), ("Refine budget", self.budget)):
             self.form.addRow(label, widget)
         self.run_button = QPushButton("Run sweep", toolTip="Time every width on every selected lane, one at a time")
+        self.refine_button = QPushButton("Refine crossover", toolTip="Time the widths, then add widths where the "
+                                         "faster lane changes until the crossover is known within the tolerance, the "
+                                         "budget is spent, or the lanes are equal within noise")
         self.stop_button = QPushButton("Stop", toolTip="Stop after the point in progress (Esc); finished points stay",
                                        enabled=False)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.stop_button)
+        for button in (self.run_button, self.refine_button, self.stop_button):
+            buttons.addWidget(button)
         self.form.addRow(buttons)
         self.progress = QProgressBar(textVisible=True)
         self.progress.setFormat("%v / %m points")
@@ -70,13 +84,16 @@ class SweepForm(QGroupBox):
             self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
             self.steady.setValue(int(s.text("sweep/steady", str(self.steady.value()))))
             self.seconds.setValue(float(s.text("sweep/seconds", str(self.seconds.value()))))
+            self.tolerance.setValue(float(s.text("sweep/refine_percent", str(self.tolerance.value()))))
+            self.budget.setValue(float(s.text("sweep/refine_budget", str(self.budget.value()))))
         except ValueError:
             pass  # a hand-edited settings file: keep the defaults
 
     def save(self) -> None:
         for key, value in (("widths", self.widths.text()), ("layers", self.layers.value()),
                            ("batches", self.batches.text()), ("steady", self.steady.value()),
-                           ("seconds", self.seconds.value())):
+                           ("seconds", self.seconds.value()), ("refine_percent", self.tolerance.value()),
+                           ("refine_budget", self.budget.value())):
             self._settings.set_text(f"sweep/{key}", str(value))
 
     @Slot(int)
@@ -99,3 +116,27 @@ class SweepForm(QGroupBox):
         choice = self.compare.currentText()
         return [spec] + ([with_knob(spec, choice)] if choice != "none" else [])
 
+    def set_running(self, running: bool) -> None:
+        for button in (self.run_button, self.refine_button):
+            button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+
+    def refine_target(self) -> RefineTarget:
+        return RefineTarget(self.tolerance.value() / 100, self.budget.value())
+
+    def start_progress(self, points: int, target: RefineTarget | None) -> None:
+        """An empty bar: in points for a sweep, in seconds of the budget for a refinement (its points are not known)."""
+        self.progress.setFormat("%v / %m s" if target else "%v / %m points")
+        self.progress.setRange(0, int(math.ceil(target.budget_s)) if target else points)
+        self.progress.setValue(0)
+
+    def show_progress(self, done: int, total: int, elapsed: float) -> None:
+        """Progress after a point: `total` 0 means a refinement, measured against its budget."""
+        if not total:
+            self.progress.setValue(min(int(elapsed), self.progress.maximum()))
+            self.progress_label.setText(f"{done} points · refining, {fmt_duration(elapsed)} of at most "
+                                        f"{fmt_duration(self.progress.maximum())}")
+            return
+        self.progress.setValue(done)
+        left = elapsed / done * (total - done) if done else float("nan")
+        self.progress_label.setText(f"{done}/{total} points · about {fmt_duration(left)} left")

@@ -52,6 +52,27 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
     assert sorted(r.width for r in read_sweep_rows(tab.autosave_path)[0]) == [8, 8, 128, 128]
 
 
+def test_refine_crossover_runs_in_the_tab_and_answers_in_words(tab, qtbot):
+    from PySide6.QtCore import Qt
+
+    tab.widths.setText("16,256,2048")
+    tab.layers.setValue(1)
+    tab.sweep_form.tolerance.setValue(25)
+    tab.sweep_form.budget.setValue(30)
+    qtbot.mouseClick(tab.refine_button, Qt.MouseButton.LeftButton)
+    assert tab.running and not tab.refine_button.isEnabled() and not tab.run_button.isEnabled()
+    assert (tab.progress.format(), tab.progress.maximum()) == ("%v / %m s", 30)
+    qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
+    (result,) = tab.results
+    refinement = result.refinement
+    assert refinement is not None and refinement.spent_s <= 30
+    assert refinement.stopped in ("tight", "noise", "no crossover", "budget")
+    assert "Refinement stopped after" in tab.verdict.text()
+    assert tab.table.rowCount() == len(result.rows) >= 6
+    assert [c.width for c in tab.plot.crossovers] == [c.width for c in refinement.crossings if c.width]
+    assert tab.run_button.isEnabled() and tab.refine_button.isEnabled() and not tab.stop_button.isEnabled()
+
+
 def test_stop_keeps_finished_points(tab, qtbot):
     tab.widths.setText("8,16,32,64,128")
     tab.start()

@@ -1,0 +1,94 @@
+"""A refined sweep on real lanes: the coarse widths, then the widths core/refine.py asks for, measured through the
+lane pool like any sweep point; rows are marked coarse or refine, and a width measured again adds its batches."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+import time
+from typing import Callable, Sequence
+
+from crossover_lab.core.analysis import SweepPoint, robust_stats
+from crossover_lab.core.config import ConfigError, LaneSpec
+from crossover_lab.core.records import BatchTiming, LaneEvent
+from crossover_lab.core.refine import refine
+from crossover_lab.core.refine_answer import RefineTarget
+from crossover_lab.core.session import LanePool, new_run_id, run_comparison
+from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, calibration_size
+from crossover_lab.core.sweep_rows import SweepRow
+
+
+def check_refinable(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> SweepSpec:
+    """The one sweep a refinement can follow, or ConfigError saying what stands in the way."""
+    if len(lanes) < 2:
+        raise ConfigError("refining looks for the width where the faster lane changes: choose at least two lanes")
+    if len(specs) != 1:
+        raise ConfigError("refining follows one sweep: set Compare with to none (drop --compare)")
+    spec = specs[0]
+    if len(spec.batch_sizes) > 1:
+        raise ConfigError("refining follows one curve per lane: give a single batch size")
+    if len(set(spec.widths)) < 2:
+        raise ConfigError("refining needs at least two widths to look between, e.g. 16,256,2048")
+    return spec
+
+
+def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
+    """The row with its timing statistics over `records`: every steady batch measured at its width so far."""
+    stats = robust_stats([r.ms / max(r.batches, 1) for r in records])
+    if stats.n == 0:
+        return row
+    total_s = sum(r.ms for r in records) / 1000.0
+    gflops = row.flops_per_batch / (stats.median / 1000.0) / 1e9
+    return dataclasses.replace(
+        row, median_ms=stats.median, p10_ms=stats.p10, p90_ms=stats.p90, mad_ms=stats.mad,
+        n_batches=sum(max(r.batches, 1) for r in records), gflops=gflops,
+        samples_per_s=sum(r.samples for r in records) / total_s if total_s > 0 else math.nan,
+        peak_share=gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan)
+
+
+def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, target: RefineTarget, *,
+                      on_point: Callable[[PointMeasured], None] | None = None,
+                      on_event: Callable[[LaneEvent], None] | None = None,
+                      cancel: threading.Event | None = None,
+                      clock: Callable[[], float] = time.monotonic) -> SweepResult:
+    """Measure `spec`'s widths on every lane, then refine around each change of the faster lane.
+
+    The budget counts from the first point (calibration, if asked for, comes before it). Each
+    PointMeasured reports `total` 0: how many points refinement will take is not known ahead.
+    """
+    check_refinable(lanes, [spec])
+    cancel = cancel or threading.Event()
+    result = SweepResult(spec)
+    for lane in lanes:  # their framework imports overlap instead of queueing behind the first point
+        pool.get(lane).start()
+    if spec.calibrate:
+        for lane in lanes:
+            if not cancel.is_set():
+                result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
+    kept: dict[tuple[str, int], list[BatchTiming]] = {}
+
+    def measure(width: int, level: int) -> list[SweepPoint]:
+        (config,) = dataclasses.replace(spec, widths=(width,)).points()
+        run = run_comparison(pool, list(lanes), config, schedule="sequential", run_id=new_run_id(),
+                             on_event=on_event, cancel=cancel)
+        result.runs.append(run)
+        rows = []
+        for lane in lanes:
+            cal = result.calibration.get(lane.name)
+            row = SweepRow.from_result(run, lane.name, cal.gflops if cal else math.nan, spec.variant)
+            if row.status == "cancelled" or (cancel.is_set() and row.status != "completed"):
+                continue  # a point cut short is not a point
+            records = kept.setdefault((lane.name, width), [])
+            if row.status == "completed":
+                records.extend(r for r in run.lanes[lane.name].records if not r.warmup)
+                row = with_batches(row, records)
+            stage = "coarse" if width in spec.widths and level == 0 else "refine"
+            rows.append(dataclasses.replace(row, stage=stage))
+        result.rows.extend(rows)
+        if on_point is not None:
+            on_point(PointMeasured(spec.variant, tuple(rows), run, len(result.rows), 0))
+        return [row.point() for row in rows if row.usable]
+
+    result.refinement = refine(spec.widths, measure, target, clock=clock, cancel=cancel)
+    result.cancelled = cancel.is_set()
+    return result
