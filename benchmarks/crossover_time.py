@@ -26,7 +26,7 @@ from crossover_lab.core.refine_answer import RefineTarget, Refinement, answer
 from crossover_lab.core.refine_sweep import run_refined_sweep
 from crossover_lab.core.session import LanePool, RunResult
 from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweeps
-from crossover_lab.core.words import refine_lines
+from crossover_lab.core.sweep_words import refine_lines
 
 LO, HI = 16, 2048
 

@@ -46,8 +46,9 @@ def summarize(records: Sequence[BatchTiming], *, run_id: str, lane: str, device:
     steady = [r for r in records if not r.warmup]
     warm = [r for r in records if r.warmup]
     stats = robust_stats([r.ms / max(r.batches, 1) for r in steady])
-    total_s = sum(r.ms for r in steady) / 1000.0
-    samples_per_s = sum(r.samples for r in steady) / total_s if total_s > 0 else NAN
+    # Throughput from the same median as the step time, so samples/s can never contradict a verdict.
+    per_step = float(np.median([r.samples / max(r.batches, 1) for r in steady])) if steady else NAN
+    samples_per_s = per_step / (stats.median / 1000.0) if stats.median > 0 else NAN
     gflops = flops_per_batch / (stats.median / 1000.0) / 1e9 if stats.median > 0 else NAN
     return RunSummary(
         run_id=run_id, lane=lane, device=device, status=status, reason=reason,

@@ -10,7 +10,8 @@ from crossover_lab.core.remote_channel import RemoteSettings
 from crossover_lab.core.remote_wire import DEFAULT_PYTHON, SSH_COMMAND_ENV
 from crossover_lab.core.report import table
 from crossover_lab.core.session import RunResult
-from crossover_lab.core.words import cost_lines, fmt_dollars
+from crossover_lab.core.words import fmt_dollars
+from crossover_lab.core.sweep_words import cost_lines
 
 
 def add_remote_arg(p: argparse.ArgumentParser) -> None:

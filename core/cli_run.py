@@ -14,21 +14,35 @@ from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK,
                                            config_from_args, lanes_can_run, open_run_files, report_safely, say,
                                            write_or_rescue)
 from crossover_lab.core.cli_machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
-from crossover_lab.core.config import parse_lanes
+from crossover_lab.core.config import ConfigError, parse_lanes
 from crossover_lab.core.devices import host_info
 from crossover_lab.core.presets import PRESETS
 from crossover_lab.core.records import now_iso
-from crossover_lab.core.report import Progress, print_summary
-from crossover_lab.core.session import SCHEDULES, LanePool, RunResult, new_run_id, run_comparison
+from crossover_lab.core.report import Progress, print_ramp, print_summary
+from crossover_lab.core.session import (SCHEDULES, LanePool, RunResult, default_schedule, new_run_id, run_comparison,
+                                        schedule_named)
+from crossover_lab.core.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan
 from crossover_lab.core.stopping import StopSignals
 from crossover_lab.core.tracking import RunTracker
+from crossover_lab.core.words import contention_lines
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="train one model on several lanes and compare")
     p.add_argument("--preset", choices=sorted(PRESETS), help="start from a seed's model and settings")
-    p.add_argument("--schedule", choices=SCHEDULES, default="sequential",
-                   help="sequential: exact figures; concurrent: side by side (lanes may share CPU cores)")
+    p.add_argument("--schedule", choices=SCHEDULES + ("concurrent",), metavar="SCHEDULE",
+                   help="interleaved: lanes take turns (uncontended figures); side-by-side: all at once (a demo; "
+                        "lanes that share CPU cores slow each other down); sequential: one lane after another. "
+                        "Default: interleaved when lanes share this machine's CPU cores, else side-by-side")
+    p.add_argument("--ramp", metavar="WIDTHS", help="one run that steps every lane through these widths, e.g. "
+                   "16,64,256,1024 (each measured as a sweep point: warm-up, then --steady-steps or "
+                   "--seconds-per-point), and names the width where the faster lane changes")
+    p.add_argument("--layers", type=int, help="with --ramp: hidden layers, each of the ramp's width "
+                   "(default: as many as --widths has)")
+    p.add_argument("--steady-steps", type=int, default=DEFAULT_STEADY_STEPS,
+                   help=f"with --ramp: steady batches per width at most (default {DEFAULT_STEADY_STEPS})")
+    p.add_argument("--seconds-per-point", type=float, default=DEFAULT_POINT_SECONDS,
+                   help=f"with --ramp: steady time per width at most (default {DEFAULT_POINT_SECONDS:g})")
     add_config_args(p, widths_help="hidden layer widths, e.g. 750,150,50,50 (default 128)")
     add_remote_arg(p)
     add_price_arg(p)
@@ -39,6 +53,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     lanes = list(parse_lanes(args.lanes))
+    plan = ramp_plan(config, parse_sweep_widths(args.ramp), args.layers, args.steady_steps,
+                     args.seconds_per_point) if args.ramp is not None else ()
+    if args.ramp is None and args.layers is not None:
+        raise ConfigError("--layers sets a ramp's depth: add --ramp, or give --widths one width per layer")
+    schedule = schedule_named(args.schedule) if args.schedule else default_schedule(lanes)
     prices = prices_from(args)
     host = host_info()
     files = open_run_files(args.csv, host, {"prices": prices} if prices else None)
@@ -47,7 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            tracker = RunTracker(new_run_id(), config, lanes, args.schedule, now_iso())
+            tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso())
             if files is not None:
                 files.begin([tracker.result])
             progress = Progress()
@@ -58,14 +77,20 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if files is not None:
                     files.take([event], [tracker.result])
 
-            say(f"model {config.model.label()}, {config.model.params:,} parameters, "
-                f"{config.flops_per_batch / 1e6:,.1f} MFLOP per batch of {config.train.batch_size}; "
-                f"lanes {', '.join(lane.name for lane in lanes)} ({args.schedule})")
+            if plan:
+                depth = len(plan[0].model.widths)
+                say(f"ramp: {depth} hidden layer{'s' if depth != 1 else ''} through widths "
+                    f"{', '.join(str(c.model.widths[0]) for c in plan)}, batch {config.train.batch_size}; "
+                    f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
+            else:
+                say(f"model {config.model.label()}, {config.model.params:,} parameters, "
+                    f"{config.flops_per_batch / 1e6:,.1f} MFLOP per batch of {config.train.batch_size}; "
+                    f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
             failure = ""
             try:
                 result = stop.run(lambda cancel: run_comparison(
-                    pool, lanes, config, schedule=args.schedule, run_id=tracker.run_id, on_event=on_event,
-                    cancel=cancel), on_hurry=lambda: pool.close(0.2))
+                    pool, lanes, config, schedule=schedule, run_id=tracker.run_id, on_event=on_event,
+                    cancel=cancel, plan=plan), on_hurry=lambda: pool.close(0.2))
             except Exception as exc:  # what was measured is written first; the traceback follows
                 result, failure = None, f"internal error: {type(exc).__name__}: {exc}"
                 raise
@@ -81,7 +106,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             if files is not None:
                 files.close()
             pool.close()
-        report_safely(lambda: _report(args, lanes, final, prices))
+        report_safely(lambda: _report(schedule, lanes, final, prices))
         if written:
             report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
         if stop.exit_code is not None:
@@ -91,13 +116,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
-def _report(args: argparse.Namespace, lanes: list, result: RunResult, prices: dict[str, float]) -> None:
-    print_summary(result)
+def _report(schedule: str, lanes: list, result: RunResult, prices: dict[str, float]) -> None:
+    if any(len(lane.segments) > 1 for lane in result.lanes.values()):
+        print_ramp(result)
+    else:
+        print_summary(result)
     print_run_costs(result, prices)
-    here = [lane for lane in lanes if not lane.host]  # lanes on other machines share none of these cores
-    if args.schedule == "concurrent" and len(here) > 1 and any(lane.kind == "cpu" for lane in here):
-        print("note: the lanes ran side by side and shared CPU cores, so these figures include that "
-              "contention; --schedule sequential gives exact figures.")
+    for line in contention_lines(result):
+        print(line)
     data = next((lane.started.settings.get("data_description") for lane in result.lanes.values() if lane.started),
                 None)
     if data:

@@ -26,7 +26,8 @@ from crossover_lab.core.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEP
                                       SweepSpec, log_widths, parse_sweep_widths, results_so_far, run_sweeps, with_knob)
 from crossover_lab.core.sweep_files import SweepFiles, export_sweep, sweep_paths
 from crossover_lab.core.sweep_rows import group_rows
-from crossover_lab.core.words import fmt_num, refine_lines
+from crossover_lab.core.words import fmt_num
+from crossover_lab.core.sweep_words import refine_lines
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

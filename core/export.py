@@ -10,8 +10,9 @@ from typing import Any, Sequence
 
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.files import ExportError, atomic_write_files, complete_lines, csv_text
-from crossover_lab.core.records import CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary
-from crossover_lab.core.session import LaneResult, RunResult
+from crossover_lab.core.records import (CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary,
+                                        SegmentEnded, SegmentStarted)
+from crossover_lab.core.results import LaneResult, RunResult, Segment
 
 HEADER = CSV_COLUMNS + CSV_EXTRA_COLUMNS
 FORMAT = "crossover-batches/1"
@@ -47,6 +48,11 @@ def run_metadata(result: RunResult) -> dict[str, Any]:
             "failure": lane.failure or None,
             "summary": lane.summary.as_dict() if lane.summary else None,
             "n_records": len(lane.records),
+            "segments": [{"segment": seg.index, "widths": list(seg.started.widths),
+                          "batch_size": seg.started.batch_size, "flops_per_batch": seg.started.flops_per_batch,
+                          "first_step": seg.started.first_step, "started_at": seg.started.at,
+                          "ended_at": seg.ended.at if seg.ended else None,
+                          "summary": seg.ended.summary.as_dict() if seg.ended else None} for seg in lane.segments],
         }
     return {"run_id": result.run_id, "config": result.config.to_dict(), "schedule": result.schedule,
             "started_at": result.started_at, "ended_at": result.ended_at, "lanes": lanes}
@@ -102,6 +108,15 @@ def _summary(d: dict[str, Any] | None) -> RunSummary | None:
                          for k, v in d.items() if k in fields})
 
 
+def _segment(run_id: str, lane: str, d: dict[str, Any]) -> Segment:
+    started = SegmentStarted(run_id, lane, int(d["segment"]), tuple(d["widths"]), int(d["batch_size"]),
+                             int(d["flops_per_batch"]), int(d["first_step"]), float(d["started_at"]))
+    summary = _summary(d.get("summary"))
+    ended = SegmentEnded(run_id, lane, started.segment, summary, float(d["ended_at"])) \
+        if summary is not None and d.get("ended_at") is not None else None
+    return Segment(started, ended)
+
+
 def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
     """The runs of a per-batch CSV and its sidecar, as the engine made them.
 
@@ -126,6 +141,7 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
             if info.get("device") is not None:
                 lane.started = RunStarted(run_id, name, info["device"], info.get("settings") or {},
                                           info.get("started_at") or "")
+            lane.segments = [_segment(run_id, name, seg) for seg in info.get("segments") or []]
             lanes[name] = lane
         runs.append(RunResult(run_id, RunConfig.from_dict(run["config"]), run["schedule"], run["started_at"],
                               lanes, run.get("ended_at") or ""))

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from crossover_lab.core.config import LaneSpec
-from crossover_lab.core.messages import Job
+from crossover_lab.core.messages import Job, Steer
 
 _ctx = mp.get_context("spawn")
 
@@ -34,9 +34,10 @@ class LocalChannel:
         self._jobs: Any = _ctx.Queue()
         self._events: Any = _ctx.Queue()
         self._cancel: Any = _ctx.Event()
+        self._attention: Any = _ctx.RawValue("q", 0)  # steering messages sent (core/steering.py)
         self._proc = _ctx.Process(target=lane_main, name=f"crossover-lane-{spec.name}", daemon=True,
                                   args=(spec, self._jobs, self._events, self._cancel,
-                                        str(log_path) if log_path else None))
+                                        str(log_path) if log_path else None, self._attention))
         self._proc.start()
 
     @property
@@ -57,6 +58,13 @@ class LocalChannel:
             return True
         except (ValueError, OSError):
             return False
+
+    def steer(self, message: Steer) -> bool:
+        """A message for the run in progress, read between two of its steps."""
+        if not self.send(message):
+            return False
+        self._attention.value += 1  # after the put: the lane reads the queue once it sees the count move
+        return True
 
     def receive(self, timeout: float) -> Any | None:
         """The next message, waiting up to `timeout`; None when none came. Raises EOFError once broken."""

@@ -17,17 +17,14 @@ import time
 import traceback
 from typing import Any
 
-from crossover_lab.core.analysis import summarize
-from crossover_lab.core.backends import (DEFAULT_JIT, PlacementError, configure_process, cpu_model, gpu_names,
-                           import_keras, keras_device, require_device, verify_placement)
+from crossover_lab.core.backends import (PlacementError, configure_process, cpu_model, gpu_names, import_keras,
+                                         keras_device, require_device)
 from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
 from crossover_lab.core.data import DataError, load
-from crossover_lab.core.feeding import make_input, steps_per_epoch
-from crossover_lab.core.model import build_model
-from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed,
-                                         LaneStatus, ProbeJob, Probed, RunJob)
-from crossover_lab.core.records import RunFailed, RunFinished, RunStarted, RunSummary, now_iso
-from crossover_lab.core.timing import make_batch_timer
+from crossover_lab.core.lane_run import run_job
+from crossover_lab.core.messages import (CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed, LaneStatus,
+                                         ProbeJob, Probed, RunJob)
+from crossover_lab.core.steering import Steering
 
 
 def json_safe(settings: dict[str, Any]) -> dict[str, Any]:
@@ -64,13 +61,13 @@ class Heartbeat:
 
     def __init__(self, events: Any) -> None:
         self.events = events
-        self.phase = "idle"  # idle | preparing | training | finishing
+        self.phase = "idle"  # idle | preparing | training | waiting (a paced run between segments) | finishing
         threading.Thread(target=self._beat, name="crossover-heartbeat", daemon=True).start()
 
     def _beat(self) -> None:
         while True:
             time.sleep(HEARTBEAT_S)
-            if self.phase in ("preparing", "finishing"):
+            if self.phase in ("preparing", "waiting", "finishing"):
                 self.events.put(LaneAlive(self.phase))
 
 
@@ -90,8 +87,8 @@ def watch_parent() -> None:
 class LaneWorker:
     """State of one lane process: its backend, its cached data, its device."""
 
-    def __init__(self, spec: LaneSpec, events: Any, cancel: Any) -> None:
-        self.spec, self.events, self.cancel = spec, events, cancel
+    def __init__(self, spec: LaneSpec, events: Any, cancel: Any, steering: Steering) -> None:
+        self.spec, self.events, self.cancel, self.steering = spec, events, cancel, steering
         self.heartbeat = Heartbeat(events)
         self.heartbeat.phase = "preparing"  # importing a framework can take a while on a busy machine
         self.settings = configure_process(spec)
@@ -124,79 +121,20 @@ class LaneWorker:
             self._data, self._data_key = load(t.data, t.samples, t.preprocessing, t.seed), key
         return self._data
 
-    def run(self, run_id: str, config: RunConfig) -> None:
-        spec, t = self.spec, config.train
-        lane, device, timer, model = spec.name, spec.name, None, None  # device: named once it is checked
-        t_start, started_at = time.perf_counter(), now_iso()
-        self.heartbeat.phase = "preparing"
+    def run(self, job: RunJob) -> None:
         try:
-            device = require_device(spec, self.settings["threads"])
-            data = self.data(config)
-            jit = DEFAULT_JIT[spec.backend] if t.jit is None else t.jit
-            if t.mixed_precision:
-                if spec.kind != "gpu":
-                    raise ConfigError("mixed precision is for GPU lanes: on a CPU it only slows training")
-                self.keras.mixed_precision.set_dtype_policy("mixed_float16")
-            else:
-                self.keras.mixed_precision.set_dtype_policy("float32")
-            epoch_steps = steps_per_epoch(len(data), t.batch_size)
-            # Keras runs whole executions of N steps, past the epoch's end if need be: make the
-            # epoch a whole number of executions so the records count exactly what was trained.
-            n = t.steps_per_execution
-            epoch_steps = max(n, epoch_steps - epoch_steps % n)
-            total_steps = epoch_steps * t.epochs if t.max_steps is None else t.max_steps
-            with self.keras.device(keras_device(spec)):
-                model = build_model(self.keras, config.model, t, jit=jit)
-                placement = verify_placement(model, spec)
-                source, feeding = make_input(data.x, data.y, t.batch_size, spec, t.feeding)
-                settings = dict(self.settings, jit_compile=jit,
-                                jit_source="config" if t.jit is not None else f"{spec.backend} default",
-                                steps_per_execution=t.steps_per_execution, feeding=feeding,
-                                placement=placement, data_source=data.source,
-                                data_description=data.description, samples=len(data),
-                                steps_per_epoch=epoch_steps, total_steps=total_steps, epochs=t.epochs,
-                                mixed_precision=t.mixed_precision,
-                                warmup_steps=t.warmup_steps, pid=os.getpid())
-                self.events.put(Bundle((RunStarted(run_id, lane, device, json_safe(settings), started_at),)))
-                timer = make_batch_timer(
-                    self.keras, run_id=run_id, lane=lane, device=device, backend=spec.backend,
-                    batch_size=t.batch_size, warmup_steps=t.warmup_steps, emit=self.events.put,
-                    should_stop=self.cancel.is_set, max_steps=t.max_steps, max_seconds=t.max_seconds,
-                    on_phase=self._on_phase)
-                epochs = t.epochs if t.max_steps is None and t.max_seconds is None else 10**6
-                model.fit(source, epochs=epochs, steps_per_epoch=epoch_steps, callbacks=[timer], verbose=0,
-                          shuffle=False)
-            self.heartbeat.phase = "finishing"
-            # What stopped it, not whether a stop came in afterwards: an Esc while a finished run
-            # tidies up must not turn it into a cancelled one.
-            status = "cancelled" if timer.stopped_by_cancel else "completed"
-            logs = timer.epoch_logs
-            summary = self._summary(config, timer.records, run_id, device, status, "",
-                                    time.perf_counter() - t_start, logs.get("loss", math.nan),
-                                    logs.get("accuracy", math.nan))
-            self.events.put(Bundle((RunFinished(run_id, lane, summary, now_iso()),)))
-        except Exception as exc:  # every failure becomes a message; the lane lives on
-            traceback.print_exc()
-            reason = describe_error(exc, device)
-            records = timer.records if timer is not None else []
-            summary = self._summary(config, records, run_id, device, "failed", reason,
-                                    time.perf_counter() - t_start)
-            self.events.put(Bundle((RunFailed(run_id, lane, reason, summary, now_iso()),)))
+            run_job(self, job)
         finally:
-            del model, timer
             self.keras.backend.clear_session()
             gc.collect()
             self.heartbeat.phase = "idle"
             self.events.put(LaneStatus(rss_mb()))
 
-    def _on_phase(self, phase: str) -> None:
+    def on_phase(self, phase: str) -> None:
         self.heartbeat.phase = phase
 
-    def _summary(self, config: RunConfig, records: list, run_id: str, device: str, status: str,
-                 reason: str, wall_s: float, loss: float = math.nan, acc: float = math.nan) -> RunSummary:
-        return summarize(records, run_id=run_id, lane=self.spec.name, device=device, status=status,
-                         reason=reason, flops_per_batch=config.flops_per_batch, wall_s=wall_s, final_loss=loss,
-                         final_accuracy=acc)
+    json_safe = staticmethod(json_safe)
+    describe_error = staticmethod(describe_error)
 
     def calibrate(self, size: int, seconds: float) -> Calibrated:
         """Achievable GFLOP/s: a size×size float32 matrix product, repeated for about `seconds`."""
@@ -221,8 +159,10 @@ def redirect_output(log_path: str | None) -> None:
     os.close(fd)
 
 
-def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str | None = None) -> None:
-    """Entry point of the lane process (multiprocessing, spawn)."""
+def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str | None = None,
+              attention: Any = None) -> None:
+    """Entry point of the lane process (multiprocessing, spawn); `attention` counts the steering
+    messages put on `jobs` (core/steering.py)."""
     redirect_output(log_path)
     watch_parent()
     # Ctrl-C and a closed terminal reach the whole process group: the parent decides how to stop
@@ -230,19 +170,22 @@ def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    steering = Steering(jobs, attention)
     try:
-        worker = LaneWorker(spec, events, cancel)
+        worker = LaneWorker(spec, events, cancel, steering)
     except Exception as exc:
         traceback.print_exc()
         events.put(LaneStartFailed(describe_error(exc, spec.name)))
         return
     while True:
-        match jobs.get():
+        match steering.receive():
             case CloseLane():
                 return
-            case RunJob(run_id=run_id, config=config):
-                worker.run(run_id, config)
+            case RunJob() as job:
+                worker.run(job)
             case ProbeJob():
                 events.put(worker.probe())
             case CalibrateJob(size=size, seconds=seconds):
                 events.put(worker.calibrate(size, seconds))
+            case _:
+                pass  # a new model or a next segment for a run that has already ended

@@ -17,7 +17,7 @@ from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.lane_channel import LocalChannel
 from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, Job, LaneAlive, LaneClosed,
                                          LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob, Probed,
-                                         RequestCancelled, RunJob, Unanswered)
+                                         RequestCancelled, RunJob, Steer, Unanswered)
 from crossover_lab.core.paths import lane_log_path
 from crossover_lab.core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
 
@@ -98,7 +98,7 @@ class Lane:
         self._baseline_mb = None
         self.processes_started += 1
 
-    def submit(self, run_id: str, config: RunConfig) -> None:
+    def submit(self, run_id: str, config: RunConfig, paced: bool = False) -> None:
         if self.busy:
             raise RuntimeError(f"lane {self.name} is already running {self._run.run_id}")
         if self._recycle:
@@ -110,7 +110,14 @@ class Lane:
         self._records, self._device = [], self.spec.name
         self._last_heard, self._slowest_s = time.monotonic(), 0.0
         self._run = _ActiveRun(run_id, config, time.monotonic())
-        self._channel.send(RunJob(run_id, config))
+        self._channel.send(RunJob(run_id, config, paced))
+
+    def steer(self, message: Steer) -> bool:
+        """Tell the run in progress something (a new model, the next segment); False when none runs."""
+        channel = self._channel
+        if self._run is None or channel is None:
+            return False
+        return channel.steer(message)
 
     def cancel(self) -> None:
         """Ask the run to stop at its next batch end; poll() kills the process after the grace period."""

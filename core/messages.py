@@ -1,6 +1,7 @@
 """What the app and a lane say to each other: one frozen class per message, both ways, and a data-only codec.
 
-App → lane: `RunJob`, `ProbeJob`, `CalibrateJob`, `CloseLane`. Lane → app: `Bundle` (lane events:
+App → lane: `RunJob`, `ProbeJob`, `CalibrateJob`, `CloseLane`, and during a run `SwitchModel`,
+`Proceed`, `Finish`. Lane → app: `Bundle` (lane events:
 records and lifecycle, core/records.py), `Probed`, `Calibrated`, `LaneStartFailed`, `LaneStatus`.
 `Lane.request()` answers with the message asked for or one of the `Unanswered` kinds, each with
 a `reason` sentence. A local lane sends these objects through multiprocessing queues; a remote
@@ -17,17 +18,39 @@ from typing import Any, Union
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import (BatchTiming, EpochEnded, LaneEvent, RunFailed, RunFinished, RunStarted,
-                                        RunSummary)
+                                        RunSummary, SegmentEnded, SegmentStarted)
 
 # ---------------------------------------------------------------- app → lane
 
 
 @dataclass(frozen=True)
 class RunJob:
-    """Train `config` and report it under `run_id`."""
+    """Train `config` and report it under `run_id`. A paced run waits after each segment for the app
+    to say what comes next (Proceed, or Finish): ramps, and lanes that take turns."""
 
     run_id: str
     config: RunConfig
+    paced: bool = False
+
+
+@dataclass(frozen=True)
+class SwitchModel:
+    """During a run: end the current segment at the next batch end and go on with `config` (a width
+    dragged while it trains)."""
+
+    config: RunConfig
+
+
+@dataclass(frozen=True)
+class Proceed:
+    """To a paced run between segments: train the next segment, on `config`."""
+
+    config: RunConfig
+
+
+@dataclass(frozen=True)
+class Finish:
+    """To a paced run between segments: that was the last one."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +72,7 @@ class CloseLane:
 
 
 Job = Union[RunJob, ProbeJob, CalibrateJob, CloseLane]
+Steer = Union[SwitchModel, Proceed, Finish]  # sent while a run goes on
 
 # ---------------------------------------------------------------- lane → app
 
@@ -132,9 +156,9 @@ Unanswered = Union[RequestCancelled, LaneClosed, NoAnswer, LaneDied, LaneStartFa
 # ---------------------------------------------------------------- data-only codec
 
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
-    RunJob, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
+    RunJob, SwitchModel, Proceed, Finish, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
-    RunStarted, BatchTiming, EpochEnded, RunFinished, RunFailed, RunSummary,
+    RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}
 TAG = "@"
 

@@ -13,7 +13,9 @@ def now_iso() -> str:
 # The per-batch CSV's leading columns, in this order (see core/export.py).
 CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms",
                "samples", "warmup", "loss")
-CSV_EXTRA_COLUMNS = ("batches", "backend")
+# After the leading ones: what a record covers, and the model it trained, so that a run whose model
+# changed mid-way (a ramp, a dragged width) reads without its sidecar.
+CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment")
 
 
 @dataclass(frozen=True)
@@ -38,11 +40,14 @@ class BatchTiming:
     loss: float
     batches: int = 1
     backend: str = "tensorflow"
+    widths: str = ""  # the hidden widths joined by "-": "750-150-50-50"
+    batch_size: int = 0
+    segment: int = 1  # which stretch of the run on one model (see SegmentStarted)
 
     def row(self) -> list[Any]:
         return [self.run_id, self.lane, self.device, self.epoch, self.batch, self.step,
                 f"{self.start_s:.6f}", f"{self.ms:.4f}", self.samples, int(self.warmup),
-                f"{self.loss:.6g}", self.batches, self.backend]
+                f"{self.loss:.6g}", self.batches, self.backend, self.widths, self.batch_size, self.segment]
 
     @classmethod
     def from_csv_row(cls, row: dict[str, str | None]) -> BatchTiming:
@@ -130,4 +135,31 @@ class RunFailed:
     ended_at: str = ""
 
 
-LaneEvent = Union[RunStarted, BatchTiming, EpochEnded, RunFinished, RunFailed]
+@dataclass(frozen=True)
+class SegmentStarted:
+    """A lane began a segment: a stretch of the run on one model (a run has one unless its model was
+    changed while it trained, or it is a ramp). Its first `warmup_steps` steps are warm-up again."""
+
+    run_id: str
+    lane: str
+    segment: int
+    widths: tuple[int, ...]
+    batch_size: int
+    flops_per_batch: int
+    first_step: int  # the run's step count before the segment's first step
+    at: float  # time.time() at its start: a clock that lanes on one machine share (for overlaps)
+
+
+@dataclass(frozen=True)
+class SegmentEnded:
+    """A segment is over: `summary.status` is completed (its budget ran out), cancelled (a stop), or
+    switched (the model was changed before its budget ran out)."""
+
+    run_id: str
+    lane: str
+    segment: int
+    summary: RunSummary
+    at: float  # time.time()
+
+
+LaneEvent = Union[RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, RunFinished, RunFailed]

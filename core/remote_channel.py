@@ -118,6 +118,10 @@ class RemoteChannel:
     def set_cancel(self, on: bool) -> None:
         self.send(SetCancel(on))
 
+    def steer(self, message: Any) -> bool:
+        """A message for the run in progress; the remote worker counts it for the lane (core/steering.py)."""
+        return self.send(message)
+
     def join(self, timeout: float) -> bool:
         return self._done.wait(timeout)
 

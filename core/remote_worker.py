@@ -23,6 +23,7 @@ from crossover_lab.core.messages import CalibrateJob, CloseLane, ProbeJob, RunJo
 from crossover_lab.core.remote_wire import (PROTOCOL, DevicesListed, ListDevices, OpenLane, Refused, RemoteHello,
                                             SetCancel, decode, encode, version_problem)
 from crossover_lab.core.session import LanePool
+from crossover_lab.core.steering import STEERS, Counter
 
 EXIT_GRACE_S = 2.0  # after the channel closed, a run in progress has this long to stop before the process ends
 
@@ -55,8 +56,9 @@ class Wire:
         self._thread.join(timeout)
 
 
-def read_jobs(stdin: BinaryIO, jobs: queue.SimpleQueue, cancel: threading.Event) -> None:
-    """Jobs from the app into the lane's queue, cancel into its flag; at EOF, stop and leave."""
+def read_jobs(stdin: BinaryIO, jobs: queue.Queue, cancel: threading.Event, attention: Counter) -> None:
+    """Jobs from the app into the lane's queue, cancel into its flag, steering counted (core/steering.py);
+    at EOF, stop and leave."""
     for line in iter(stdin.readline, b""):
         try:
             message = decode(line)
@@ -67,6 +69,9 @@ def read_jobs(stdin: BinaryIO, jobs: queue.SimpleQueue, cancel: threading.Event)
                 cancel.set()
             else:
                 cancel.clear()
+        elif isinstance(message, STEERS):
+            jobs.put(message)
+            attention.value += 1
         elif isinstance(message, (RunJob, ProbeJob, CalibrateJob, CloseLane)):
             jobs.put(message)
     cancel.set()
@@ -112,10 +117,12 @@ def main() -> int:
         wire.put(DevicesListed(tuple(options)))
         wire.close(10.0)
         return 0
-    jobs: queue.SimpleQueue = queue.SimpleQueue()
+    jobs: queue.Queue = queue.Queue()
     cancel = threading.Event()
-    threading.Thread(target=read_jobs, args=(stdin, jobs, cancel), name="crossover-jobs", daemon=True).start()
-    lane_main(first.spec, jobs, wire, cancel, None)
+    attention = Counter()
+    threading.Thread(target=read_jobs, args=(stdin, jobs, cancel, attention), name="crossover-jobs",
+                     daemon=True).start()
+    lane_main(first.spec, jobs, wire, cancel, None, attention)
     wire.close(10.0)
     return 0
 

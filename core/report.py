@@ -5,10 +5,12 @@ import math
 import sys
 from typing import Any, Sequence
 
-from crossover_lab.core import analysis, words
+from crossover_lab.core import analysis, sweep_words, words
+from crossover_lab.core.contention import contended
 from crossover_lab.core.records import BatchTiming, RunFailed, RunFinished, RunStarted
 from crossover_lab.core.session import RunResult
 from crossover_lab.core.sweep import SweepResult
+from crossover_lab.core.sweep_files import run_rows
 from crossover_lab.core.sweep_rows import SweepRow, group_rows
 from crossover_lab.core.words import fmt_num
 
@@ -70,10 +72,20 @@ def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
         if lane.failure:
             print(f"{name} {lane.status}: {lane.failure}", file=out)
     summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != "failed"]
-    for line in words.verdict_lines(summaries):
+    for line in words.verdict_lines(summaries, {lane for lane, _ in contended(result)}):
         print(line + ".", file=out)
     if len(summaries) == 2:
         print(words.explain(summaries[0], summaries[1]), file=out)
+
+
+def print_ramp(result: RunResult, out: Any = sys.stdout) -> None:
+    """A ramp (or a run whose model changed): each lane's segments as points, and where the lanes cross."""
+    rows = run_rows(result)
+    print_points(rows, {}, out)
+    for name, lane in result.lanes.items():
+        if lane.failure:
+            print(f"{name} {lane.status}: {lane.failure}", file=out)
+    print_groups_analysis(group_rows(rows), out)
 
 
 def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout, crossings: bool = True) -> None:
@@ -97,7 +109,7 @@ def print_sweep_analysis(points: list, out: Any = sys.stdout, crossings: bool = 
     lanes = sorted(result["lanes"]) if crossings else []
     for i, a in enumerate(lanes):
         for b in lanes[i + 1:]:
-            print(words.describe_pair(points, a, b) + ".", file=out)
+            print(sweep_words.describe_pair(points, a, b) + ".", file=out)
     for p in result["predicted_crossovers"]:
         print(f"cost models of {p['lanes'][0]} and {p['lanes'][1]} cross at "
               f"{words.fmt_flops(p['flops_per_batch'])} per batch.", file=out)

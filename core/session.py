@@ -1,74 +1,22 @@
-"""Run one configuration on several lanes, side by side or one after another, and collect what happened."""
+"""Run one configuration (or a plan of them) on several lanes and collect what happened; the pool of lanes.
+
+The result types live in core/results.py and the turn-taking in core/conductor.py; this module is
+what the CLI and the window call.
+"""
 from __future__ import annotations
 
-import datetime as _dt
-import secrets
 import threading
-import time
-from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
+from crossover_lab.core.conductor import SCHEDULES, Conductor, RunControl, default_schedule, schedule_named
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.lanes import WATCHDOG_S, Lane, local_channel
-from crossover_lab.core.records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary,
-                                        now_iso)
+from crossover_lab.core.records import LaneEvent
 from crossover_lab.core.remote_channel import RemoteSettings, remote_lane_channel
+from crossover_lab.core.results import LANE_STATUSES, LaneResult, RunResult, Segment, new_run_id
 
-SCHEDULES = ("sequential", "concurrent")
-
-
-def new_run_id() -> str:
-    return _dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
-
-
-LANE_STATUSES = ("waiting", "running", "completed", "cancelled", "failed")
-
-
-@dataclass
-class LaneResult:
-    """Everything one lane produced for one run; kept even when the run failed or was cancelled."""
-
-    lane: str
-    started: RunStarted | None = None
-    records: list[BatchTiming] = field(default_factory=list)
-    summary: RunSummary | None = None
-    failure: str = ""  # why the lane failed, or why it stopped without a summary
-    stopped: bool = False  # a stop or a close ended it before it could report: cancelled, not failed
-
-    @property
-    def status(self) -> str:
-        """The one rule for a lane's state, used by the CLI, sweeps, the window and the files:
-        waiting | running | completed | cancelled | failed."""
-        if self.summary is not None:
-            return self.summary.status
-        if self.stopped:
-            return "cancelled"
-        if self.failure:
-            return "failed"
-        return "running" if self.started is not None or self.records else "waiting"
-
-    def apply(self, event: LaneEvent) -> None:
-        """Fold in one of this lane's events."""
-        if isinstance(event, BatchTiming):
-            self.records.append(event)
-        elif isinstance(event, RunStarted):
-            self.started = event
-        elif isinstance(event, RunFinished):
-            self.summary = event.summary
-        elif isinstance(event, RunFailed):
-            self.summary, self.failure = event.summary, event.reason
-
-
-@dataclass
-class RunResult:
-    """One run of one config across lanes: the unit the CSV, the map and the history hold."""
-
-    run_id: str
-    config: RunConfig
-    schedule: str
-    started_at: str
-    lanes: dict[str, LaneResult]
-    ended_at: str = ""
+__all__ = ["SCHEDULES", "LANE_STATUSES", "LanePool", "LaneResult", "RunControl", "RunResult", "Segment",
+           "default_schedule", "new_run_id", "run_comparison", "schedule_named"]
 
 
 class LanePool:
@@ -109,50 +57,16 @@ class LanePool:
 def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
                    schedule: str = "sequential", run_id: str | None = None,
                    on_event: Callable[[LaneEvent], None] | None = None,
-                   cancel: threading.Event | None = None) -> RunResult:
-    """Run `config` on every lane and return what each produced. Blocks; call from a worker thread.
+                   cancel: threading.Event | None = None, plan: Sequence[RunConfig] = (),
+                   control: RunControl | None = None) -> RunResult:
+    """Run `config` (or each config of `plan` in turn: a ramp) on every lane; returns what each produced.
+    Blocks: call it from a worker thread.
 
-    Setting `cancel` stops the runs at their next batch end (lanes that don't answer are killed);
-    lanes not yet started under the sequential schedule are skipped and reported cancelled.
+    Setting `cancel` (or `control.cancel`) stops the runs at their next batch end (lanes that don't
+    answer are killed); lanes that have not had their turn are reported cancelled. `control.switch()`
+    changes the model while it trains (see core/conductor.py).
     """
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}")
-    cancel = cancel or threading.Event()
-    result = RunResult(run_id or new_run_id(), config, schedule, now_iso(),
-                       {spec.name: LaneResult(spec.name) for spec in specs})
-    groups = [specs] if schedule == "concurrent" else [[spec] for spec in specs]
-    for group in groups:
-        if cancel.is_set():
-            for spec in group:
-                result.lanes[spec.name].stopped = True
-                result.lanes[spec.name].failure = "stopped before its turn"
-            continue
-        active = [pool.get(spec) for spec in group]
-        for lane in active:
-            lane.submit(result.run_id, config)
-        _drain(active, result, on_event, cancel)
-    result.ended_at = now_iso()
-    return result
-
-
-def _drain(active: list[Lane], result: RunResult, on_event: Callable[[LaneEvent], None] | None,
-           cancel: threading.Event) -> None:
-    cancelled = False
-    while active:
-        if cancel.is_set() and not cancelled:
-            cancelled = True
-            for lane in active:
-                lane.cancel()
-        for lane in list(active):
-            for event in lane.poll(0.02 if len(active) > 1 else 0.1):
-                result.lanes[lane.name].apply(event)
-                if on_event is not None:
-                    on_event(event)
-            if not lane.busy:
-                active.remove(lane)
-                lane_result = result.lanes[lane.name]
-                if lane_result.summary is None and not lane_result.failure:
-                    # Closed from another thread (the app is quitting): its records are kept.
-                    lane_result.stopped = True
-                    lane_result.failure = "interrupted: the lane was closed before the run ended"
-        time.sleep(0)
+    control = control or RunControl(cancel)
+    if cancel is not None and control.cancel is not cancel:
+        raise ValueError("give the cancel flag through control or cancel, not both")
+    return Conductor(pool, list(specs), plan or (config,), schedule, run_id, on_event, control).run()

@@ -105,6 +105,15 @@ class SweepSpec:
         return out
 
 
+def ramp_plan(base: RunConfig, widths: Sequence[int], layers: int | None = None,
+              steady_steps: int = DEFAULT_STEADY_STEPS, seconds: float = DEFAULT_POINT_SECONDS) -> tuple[RunConfig, ...]:
+    """A ramp: one run that steps every lane through `widths` (each hidden layer that wide), measuring each
+    as a sweep point is measured (warm-up, then `steady_steps` steady batches or `seconds`)."""
+    spec = SweepSpec(widths=tuple(widths), layers=layers or len(base.model.widths), base=base,
+                     steady_steps=steady_steps, seconds_per_point=seconds)
+    return tuple(spec.points())
+
+
 @dataclass
 class SweepResult:
     spec: SweepSpec

@@ -15,7 +15,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from crossover_lab.core.analysis import analyze_groups
 from crossover_lab.core.config import ConfigError
-from crossover_lab.core.export import batches_text, run_json, sidecar_from_parts, sidecar_text
+from crossover_lab.core.export import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_text
 from crossover_lab.core.files import append_lines, atomic_write_files, atomic_write_text, complete_lines
 from crossover_lab.core.live_files import BackgroundWriter, OutputClaim
 from crossover_lab.core.refine_answer import with_refinement
@@ -60,6 +60,9 @@ def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[
             reader = csv.DictReader(complete_lines(fh))
             if not reader.fieldnames:
                 raise ConfigError(f"{path} is empty: it holds no points")
+            if {"run_id", "step", "ms"} <= set(reader.fieldnames) and "median_ms" not in reader.fieldnames:
+                yield from _run_file_rows(path, reading)  # a run's per-batch CSV: a ramp reads as a sweep
+                return
             missing = [c for c in REQUIRED if c not in reader.fieldnames]
             if missing:
                 raise ConfigError(f"{path} is not a sweep CSV: it has no {', '.join(missing)} column")
@@ -81,6 +84,32 @@ def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[
         raise ConfigError(f"{path} is not a text CSV file (its bytes are not UTF-8)") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def run_rows(run: RunResult) -> list[SweepRow]:
+    """A run as sweep points: each lane's segments (a ramp's widths), or its one summary."""
+    rows = []
+    for name, lane in run.lanes.items():
+        if lane.segments:
+            rows += [SweepRow.from_segment(run, name, seg) for seg in lane.segments if seg.ended is not None]
+        elif lane.summary is not None:
+            rows.append(SweepRow.from_result(run, name))
+    return rows
+
+
+def _run_file_rows(path: str, reading: SweepReading) -> Iterator[SweepRow]:
+    try:
+        runs = read_runs(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path} is a per-batch CSV, but its sidecar {Path(path).with_suffix('.json')} "
+                          f"cannot be read ({type(exc).__name__}: {exc})") from None
+    for run in runs:
+        for row in run_rows(run):
+            reading.lines += 1
+            try:
+                yield row.check()
+            except RowError as exc:
+                reading.dropped[exc.problem] += 1
 
 
 def read_sweep_rows(path: str) -> tuple[list[SweepRow], SweepReading]:

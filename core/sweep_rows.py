@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from crossover_lab.core.analysis import SweepPoint
-from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.config import LaneSpec, ModelSpec
 from crossover_lab.core.export import csv_text
-from crossover_lab.core.session import RunResult
+from crossover_lab.core.results import RunResult, Segment
 
 NAN = math.nan
 REQUIRED = ("lane", "width", "flops_per_batch", "median_ms")
@@ -82,6 +82,28 @@ class SweepRow:
             steps_per_execution=settings.get("steps_per_execution"), feeding=settings.get("feeding", ""),
             mixed_precision=settings.get("mixed_precision"), variant=variant, run_id=run.run_id,
             reason=result.failure)
+
+    @classmethod
+    def from_segment(cls, run: RunResult, lane: str, segment: Segment) -> SweepRow:
+        """A ramp's (or a dragged run's) segment as a sweep point: its model's width, its figures."""
+        result = run.lanes[lane]
+        s = segment.ended.summary if segment.ended is not None else None
+        settings = result.started.settings if result.started else {}
+        nan = NAN
+        widths = segment.started.widths
+        return cls(
+            lane=lane, device=result.started.device if result.started else "", width=widths[0],
+            params=ModelSpec(widths, run.config.model.dropout, run.config.model.activation).params,
+            flops_per_batch=segment.started.flops_per_batch, batch_size=segment.started.batch_size,
+            median_ms=s.median_ms if s else nan, p10_ms=s.p10_ms if s else nan, p90_ms=s.p90_ms if s else nan,
+            n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else nan, layers=len(widths),
+            backend=settings.get("backend") or LaneSpec.parse(lane).backend,
+            samples_per_s=s.samples_per_s if s else nan, gflops=s.gflops if s else nan,
+            # A segment the user cut short by changing the model is, as a sweep point, cut short.
+            warmup_s=s.warmup_s if s else nan, status=s.status.replace("switched", "cancelled") if s else "cancelled",
+            jit=settings.get("jit_compile"), steps_per_execution=settings.get("steps_per_execution"),
+            feeding=settings.get("feeding", ""), mixed_precision=settings.get("mixed_precision"),
+            run_id=run.run_id, stage="ramp")
 
     def point(self) -> SweepPoint:
         """What the analysis needs of this row."""

@@ -1,51 +1,76 @@
-"""The Keras callback that times every training step, flags warm-up, and honours cancel and limits.
+"""The Keras callback that times every training step, flags warm-up, and stops on cancel, limits or a new model.
 
-Warm-up rule: the first `warmup_steps` training steps of a run (default 5) are warm-up. The
-first step traces and compiles the step function; the next few touch memory, caches and
+Warm-up rule: the first `warmup_steps` training steps of each segment (default 5) are warm-up.
+The first step traces and compiles the step function; the next few touch memory, caches and
 allocators for the first time. With steps per execution N, a record that holds any of those
 steps is warm-up. Warm-up records are kept and exported, flagged, and left out of steady-state
 statistics (core/analysis.py).
+
+Clock: each step's ms runs from the end of the previous step to the end of this one, read after
+the loss was fetched from the device (Keras syncs to hand it over), so the device had finished:
+this is synced step latency, not pipelined throughput.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from crossover_lab.core.messages import Bundle
+from crossover_lab.core.messages import Bundle, SwitchModel
 from crossover_lab.core.records import BatchTiming, EpochEnded
 
 FLUSH_INTERVAL_S = 0.05  # send records in small bundles: one queue put per batch costs more
 
 
-def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend: str,
-                     batch_size: int, warmup_steps: int, emit: Callable[[Bundle], None],
-                     should_stop: Callable[[], bool], max_steps: int | None = None,
-                     max_seconds: float | None = None, on_phase: Callable[[str], None] | None = None) -> Any:
+@dataclass(frozen=True)
+class SegmentClock:
+    """What the timer stamps on each record of one segment, and when the segment is over."""
+
+    run_id: str
+    lane: str
+    device: str
+    backend: str
+    batch_size: int
+    widths: str  # "750-150-50-50"
+    segment: int
+    first_step: int  # the run's steps before this segment: records count on from here
+    t0: float  # perf_counter() at the run's start: start_s of every segment counts from it
+    warmup_steps: int
+    max_steps: int | None = None  # steps of this segment
+    max_seconds: float | None = None  # steady seconds of this segment
+
+
+def make_batch_timer(keras: Any, clock: SegmentClock, *, emit: Callable[[Bundle], None],
+                     should_stop: Callable[[], bool], steering: Any = None,
+                     on_phase: Callable[[str], None] | None = None) -> Any:
     """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late).
 
-    `on_phase("training")` is called when the first step has ended and `on_phase("finishing")` when
-    the last has; `stopped_by_cancel` says whether a cancel, rather than the run's end, stopped it.
+    After each step it checks the cancel flag and `steering` (a core.steering.Steering, whose
+    `asked()` is one memory read). `stopped_by` says what ended the segment: "budget", "cancel" or
+    "switch" (then `switch_to` holds the next config). `on_phase("training")` is called when the
+    first step has ended and `on_phase("finishing")` when the last has.
     """
     phase = on_phase or (lambda _name: None)
+    c = clock
 
     class BatchTimer(keras.callbacks.Callback):
         def __init__(self) -> None:
             super().__init__()
             self.records: list[BatchTiming] = []
             self.epoch_logs: dict[str, float] = {}
+            self.stopped_by = "budget"
+            self.switch_to: Any = None
             self._pending: list[Any] = []
             self._last_flush = 0.0
-            self._t0 = 0.0
             self._epoch = 0
             self._begin = 0.0
             self._begin_batch = 0
             self._prev_end: float | None = None
             self._steps = 0
             self._steady_s = 0.0
-            self.stopped_by_cancel = False
 
         def on_train_begin(self, logs: Any = None) -> None:
-            self._t0 = self._last_flush = time.perf_counter()
+            self._last_flush = time.perf_counter()
 
         def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
             self._epoch, self._prev_end = epoch, None
@@ -61,11 +86,12 @@ def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend
             start = self._begin if self._prev_end is None else self._prev_end
             self._prev_end = end
             n = max(1, batch - self._begin_batch + 1)
-            warmup = self._steps < warmup_steps
-            record = BatchTiming(run_id=run_id, lane=lane, device=device, epoch=self._epoch + 1,
-                                 batch=batch + 1, step=self._steps + n, start_s=start - self._t0,
-                                 ms=(end - start) * 1000.0, samples=n * batch_size, warmup=warmup,
-                                 loss=loss, batches=n, backend=backend)
+            warmup = self._steps < c.warmup_steps
+            record = BatchTiming(run_id=c.run_id, lane=c.lane, device=c.device, epoch=self._epoch + 1,
+                                 batch=batch + 1, step=c.first_step + self._steps + n, start_s=start - c.t0,
+                                 ms=(end - start) * 1000.0, samples=n * c.batch_size, warmup=warmup,
+                                 loss=loss, batches=n, backend=c.backend, widths=c.widths,
+                                 batch_size=c.batch_size, segment=c.segment)
             if self._steps == 0:
                 phase("training")
             self._steps += n
@@ -75,21 +101,29 @@ def make_batch_timer(keras: Any, *, run_id: str, lane: str, device: str, backend
             self._pending.append(record)
             if end - self._last_flush >= FLUSH_INTERVAL_S:
                 self.flush()
-            if (max_steps is not None and self._steps >= max_steps) or \
-                    (max_seconds is not None and self._steady_s >= max_seconds):
+            if (c.max_steps is not None and self._steps >= c.max_steps) or \
+                    (c.max_seconds is not None and self._steady_s >= c.max_seconds):
                 self.model.stop_training = True
             elif should_stop():
-                self.model.stop_training = self.stopped_by_cancel = True
+                self.model.stop_training, self.stopped_by = True, "cancel"
+            elif steering is not None and steering.asked():
+                message = steering.steer(0)
+                if isinstance(message, SwitchModel):
+                    self.model.stop_training, self.stopped_by, self.switch_to = True, "switch", message.config
 
         def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
             self.epoch_logs = {k: float(v) for k, v in (logs or {}).items()}
-            self._pending.append(EpochEnded(run_id, lane, epoch + 1, self.epoch_logs.get("loss", float("nan")),
+            self._pending.append(EpochEnded(c.run_id, c.lane, epoch + 1, self.epoch_logs.get("loss", float("nan")),
                                             self.epoch_logs.get("accuracy", float("nan"))))
             self.flush()
 
         def on_train_end(self, logs: Any = None) -> None:
             phase("finishing")
             self.flush()
+
+        @property
+        def steps(self) -> int:
+            return self._steps
 
         def flush(self) -> None:
             if self._pending:

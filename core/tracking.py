@@ -12,7 +12,7 @@ from typing import Iterable
 from crossover_lab.core.analysis import summarize
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.records import BatchTiming, RunSummary
-from crossover_lab.core.session import LaneResult, RunResult
+from crossover_lab.core.results import LaneResult, RunResult, Segment
 
 
 class RunTracker:
@@ -26,7 +26,9 @@ class RunTracker:
         self.finished = False
         self.failure = ""  # the whole run could not be carried out (a lane's own failure is in its result)
         self.versions = {name: 0 for name in self.result.lanes}  # bumped on every change to a lane
-        self._summaries: dict[str, tuple[int, RunSummary]] = {}
+        self._summaries: dict[tuple[str, int], tuple[int, RunSummary]] = {}
+        # Where each segment's records begin in the lane's list (they arrive in order, a segment at a time).
+        self._starts: dict[str, dict[int, int]] = {name: {} for name in self.result.lanes}
 
     @property
     def run_id(self) -> str:
@@ -58,7 +60,11 @@ class RunTracker:
         return [name for name in self.result.lanes if name in changed]
 
     def _add(self, name: str, records: list[BatchTiming]) -> None:
-        self.result.lanes[name].records.extend(records)
+        lane, starts = self.result.lanes[name], self._starts[name]
+        for i, record in enumerate(records):
+            if record.segment not in starts:
+                starts[record.segment] = len(lane.records) + i
+        lane.records.extend(records)
         self.versions[name] += 1
         self.records_added(name, records)
 
@@ -92,18 +98,41 @@ class RunTracker:
         return total
 
     def summary(self, lane: str) -> RunSummary:
-        """The final summary where there is one, else one built from the records so far (cached)."""
+        """What the lane measures now: its current (or last) segment, or the whole run once it has
+        ended on one model; built from the records so far while it runs (cached)."""
         result = self.result.lanes[lane]
-        if result.summary is not None:
+        if result.summary is not None and len(result.segments) <= 1:
             return result.summary
-        cached = self._summaries.get(lane)
+        if result.segments:
+            return self.segment_summary(lane, result.segments[-1])
+        return self._summarize(lane, 0, result.records, result.status, self.config.flops_per_batch)
+
+    def segment_summary(self, lane: str, segment: Segment) -> RunSummary:
+        """A segment's figures: its own summary once it has ended, else its records so far."""
+        if segment.ended is not None:
+            return segment.ended.summary
+        return self._summarize(lane, segment.index, self.segment_records(lane, segment.index), "running",
+                               segment.started.flops_per_batch)
+
+    def segment_records(self, lane: str, index: int) -> list[BatchTiming]:
+        starts, records = self._starts[lane], self.result.lanes[lane].records
+        begin = starts.get(index)
+        if begin is None:
+            return []
+        later = [start for seg, start in starts.items() if seg > index]
+        return records[begin:min(later) if later else len(records)]
+
+    def _summarize(self, lane: str, segment: int, records: list[BatchTiming], status: str,
+                   flops: int) -> RunSummary:
+        key = (lane, segment)
+        cached = self._summaries.get(key)
         if cached is None or cached[0] != self.versions[lane]:
-            records = result.records
-            elapsed = records[-1].start_s + records[-1].ms / 1000.0 if records else 0.0
+            result = self.result.lanes[lane]
+            elapsed = records[-1].start_s + records[-1].ms / 1000.0 - records[0].start_s if records else 0.0
             cached = (self.versions[lane], summarize(
                 records, run_id=self.run_id, lane=lane, device=result.started.device if result.started else "",
-                status=result.status, flops_per_batch=self.config.flops_per_batch, wall_s=elapsed))
-            self._summaries[lane] = cached
+                status=status, flops_per_batch=flops, wall_s=elapsed))
+            self._summaries[key] = cached
         return cached[1]
 
     def steps_done(self, lane: str) -> int:

@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
 from crossover_lab.core.session import RunResult
-from crossover_lab.core.words import crossing_label, fmt_flops
+from crossover_lab.core.words import fmt_flops
+from crossover_lab.core.sweep_words import crossing_label
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.log_axis import LogAxis
 from crossover_lab.gui.resources import icon

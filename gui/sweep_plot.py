@@ -16,7 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
-from crossover_lab.core.words import crossing_label
+from crossover_lab.core.sweep_words import crossing_label
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.theme import LIGHT, PlotTheme
 

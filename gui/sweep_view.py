@@ -13,7 +13,7 @@ from crossover_lab.core.paths import autosave_dir
 from crossover_lab.core.sweep import SweepResult
 from crossover_lab.core.sweep_files import export_sweep, read_sweep_rows
 from crossover_lab.core.sweep_rows import SweepRow, group_rows
-from crossover_lab.core.words import cost_lines, picture_title, refine_lines, sweep_lines
+from crossover_lab.core.sweep_words import cost_lines, picture_title, refine_lines, sweep_lines
 from crossover_lab.gui.controller import cached_host_info
 from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.lane_prices import LanePrices

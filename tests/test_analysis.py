@@ -9,7 +9,8 @@ import pytest
 
 from crossover_lab.core.analysis import (CostFit, Crossover, SweepPoint, analyze_points, find_crossovers,
                                          fit_cost_model, predicted_crossover, robust_stats, summarize)
-from crossover_lab.core.words import describe_pair, explain, verdict
+from crossover_lab.core.words import explain, verdict
+from crossover_lab.core.sweep_words import describe_pair
 from crossover_lab.core.records import BatchTiming, RunSummary
 
 OVERHEAD_MS, GFLOPS = 0.05, 200.0

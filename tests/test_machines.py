@@ -14,7 +14,7 @@ from crossover_lab.core.analysis import SweepPoint
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.costs import cost_analysis, cost_crossovers, dollars_per_million, parse_prices, price_for
 from crossover_lab.core.sweep_sets import load_sets, parse_labels
-from crossover_lab.core.words import cost_lines, describe_cost_pair
+from crossover_lab.core.sweep_words import cost_lines, describe_cost_pair
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTHS = (16, 64, 256, 1024, 4096)

@@ -14,7 +14,7 @@ from crossover_lab.core.refine_answer import RefineTarget, with_refinement
 from crossover_lab.core.sweep import SweepSpec
 from crossover_lab.core.sweep_files import read_sweep_rows, sweep_info
 from crossover_lab.core.sweep_rows import SweepRow, sweep_rows_text
-from crossover_lab.core.words import refine_lines
+from crossover_lab.core.sweep_words import refine_lines
 from refine_fakes import FakeLanes, log_linear
 
 COARSE = (16, 256, 2048)
