@@ -7,7 +7,7 @@ saved exactly as a finished one would be.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from crossover_lab.core.analysis import summarize
 from crossover_lab.core.config import LaneSpec, RunConfig
@@ -19,8 +19,9 @@ class RunTracker:
     """Folds lane events into a RunResult. Subclasses hear of new records through `records_added`."""
 
     def __init__(self, run_id: str, config: RunConfig, specs: list[LaneSpec], schedule: str,
-                 started_at: str) -> None:
+                 started_at: str, plan: Sequence[RunConfig] = ()) -> None:
         self.config = config
+        self.plan = tuple(plan) or (config,)  # a ramp's models, in order
         self.specs = list(specs)
         self.result = RunResult(run_id, config, schedule, started_at, {s.name: LaneResult(s.name) for s in specs})
         self.finished = False

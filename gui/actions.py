@@ -20,6 +20,7 @@ SCHEME_ACTIONS = {
 @dataclass(frozen=True)
 class Actions:
     start: QAction
+    ramp: QAction
     stop: QAction
     export_timings: QAction
     export_png: QAction
@@ -61,6 +62,8 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
     View menu's, which go to `theme`."""
     a = Actions(
         start=_action(window, "&Start", "Train the model on every chosen lane", ("F5", "Ctrl+R"), "start"),
+        ramp=_action(window, "R&amp through widths", "One run that steps every lane through the ramp's widths, "
+                     "so the lines cross as you watch", ("Ctrl+Shift+R",)),
         stop=_action(window, "St&op", "Stop every lane within about a second; what was measured is kept",
                      ("Esc",), "stop"),
         export_timings=_action(window, "&Export timings…", "Write the per-batch CSV and JSON sidecar "
@@ -83,7 +86,7 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
     file_menu.addSeparator()
     file_menu.addAction(a.quit)
     run_menu = menus.addMenu("&Run")
-    for action in (a.start, a.stop, a.clear_map):
+    for action in (a.start, a.ramp, a.stop, a.clear_map):
         run_menu.addAction(action)
     view_menu = menus.addMenu("&View")
     view_menu.addSection("Colour scheme")

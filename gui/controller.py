@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -19,7 +19,7 @@ from crossover_lab.core.files import ExportError
 from crossover_lab.core.live_files import BackgroundWriter, RunFiles
 from crossover_lab.core.records import now_iso
 from crossover_lab.core.remote_channel import RemoteSettings
-from crossover_lab.core.session import LanePool, RunResult, new_run_id, run_comparison
+from crossover_lab.core.session import LanePool, RunControl, RunResult, new_run_id, run_comparison
 from crossover_lab.gui.jobs import JobOutcome, JobRunner
 from crossover_lab.gui.live import LiveRun
 
@@ -65,6 +65,7 @@ class RunController(QObject):
         self._autosave = autosave_runs
         self._writer = BackgroundWriter("crossover-autosave")
         self._files: RunFiles | None = None  # the live run's autosave: records reach it within a second
+        self._control: RunControl | None = None
         self._closed = False
         self._runner = JobRunner("run", DRAW_INTERVAL_MS, self)
         self._runner.drained.connect(self._on_runner_drained)
@@ -128,15 +129,17 @@ class RunController(QObject):
 
     # ------------------------------------------------------------------ runs
 
-    def start_run(self, config: RunConfig, specs: list[LaneSpec], schedule: str) -> LiveRun:
-        """Begin a comparison in a worker thread; returns at once with the live run."""
+    def start_run(self, config: RunConfig, specs: list[LaneSpec], schedule: str,
+                  plan: Sequence[RunConfig] = ()) -> LiveRun:
+        """Begin a comparison (or a ramp through `plan`) in a worker thread; returns at once with the live run."""
         if self.running:
             raise RuntimeError("a run is already in progress")
         if self._closed:
             raise RuntimeError("the controller has been shut down")
         run_id = new_run_id()
-        live = self.live = LiveRun(run_id, config, specs, schedule, now_iso())
-        pool, lanes = self.pool, list(specs)
+        live = self.live = LiveRun(run_id, plan[0] if plan else config, specs, schedule, now_iso(), plan)
+        pool, lanes, control = self.pool, list(specs), RunControl()
+        self._control = control
         self._files = None
         if self._autosave:
             try:
@@ -147,16 +150,24 @@ class RunController(QObject):
             except (OSError, ExportError) as exc:
                 self.autosave_failed.emit(str(exc))
 
-        def work(cancel: threading.Event, put: Callable[[Any], None]) -> RunResult:
-            return run_comparison(pool, lanes, config, schedule=schedule, run_id=run_id, on_event=put, cancel=cancel)
+        def work(_cancel: threading.Event, put: Callable[[Any], None]) -> RunResult:
+            return run_comparison(pool, lanes, config, schedule=schedule, run_id=run_id, on_event=put,
+                                  control=control, plan=plan)
 
-        self._runner.start(work)
+        self._runner.start(work, control.cancel)
         self.run_started.emit(live)
         return live
 
     def stop(self) -> None:
         """Cancel the run: lanes stop at their next batch end, or are killed 1 s later."""
         self._runner.cancel()
+
+    def switch_model(self, config: RunConfig) -> bool:
+        """Go on with this model while the run trains (each lane at its next batch); False when none runs."""
+        if not self.running or self._runner.cancelled or self._control is None:
+            return False
+        self._control.switch(config)
+        return True
 
     @Slot(list)
     def _on_runner_drained(self, events: list) -> None:

@@ -77,10 +77,11 @@ class JobRunner(QObject):
     def cancelled(self) -> bool:
         return self.running and self._cancel.is_set()
 
-    def start(self, work: Work) -> None:
+    def start(self, work: Work, cancel: threading.Event | None = None) -> None:
+        """Run `work(cancel, put)`; `cancel` is the flag `cancel()` sets (a new one unless given)."""
         if self._job is not None:
             raise RuntimeError(f"{self._name}: a job is already running")
-        self._cancel = threading.Event()
+        self._cancel = cancel or threading.Event()
         thread = QThread()
         thread.setObjectName(f"crossover-{self._name}")
         worker = _Worker(work, self._cancel, self._queue.put)

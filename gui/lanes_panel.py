@@ -2,22 +2,26 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QRadioButton,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
 from crossover_lab.core.backends import LABEL, usable_cores
-from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.config import ConfigError, LaneSpec
+from crossover_lab.core.conductor import default_schedule, schedule_named
 from crossover_lab.core.devices import LaneOption
 from crossover_lab.core.remote_channel import RemoteSettings
 from crossover_lab.gui.lane_prices import LanePrices
 from crossover_lab.gui.remote_hosts import RemoteHosts
 from crossover_lab.gui.settings import AppSettings
 
-SCHEDULE_TIPS = {
-    "concurrent": "All lanes train at the same time: what a demo wants. Lanes that share CPU cores "
-                  "slow each other down, and the figures include that.",
-    "sequential": "One lane at a time, each with the machine to itself: exact figures.",
-}
+SCHEDULES = (  # (choice, shown as, tooltip)
+    ("auto", "Automatic", "Lanes that share this machine's CPU cores take turns; a GPU lane trains beside the CPU."),
+    ("interleaved", "Take turns (interleaved)", "Lanes take turns by segment (cpu at one width, then cpu1 at it, "
+     "then the next width): every figure is uncontended, and both lines still grow as it goes."),
+    ("side-by-side", "Side by side", "All lanes train at the same time: lanes that share CPU cores slow each "
+     "other down, and their figures include that (the verdict says so)."),
+    ("sequential", "One after another", "Each lane through the whole run, one at a time: exact figures."),
+)
 
 
 def default_selection(options: list[LaneOption]) -> list[str]:
@@ -35,16 +39,19 @@ def default_selection(options: list[LaneOption]) -> list[str]:
 
 
 def contention_note(specs: list[LaneSpec], schedule: str) -> str:
-    """A sentence when side-by-side lanes share CPU cores; "" when the figures are uncontended.
-    Lanes on other machines share none of this machine's cores."""
+    """A sentence when side-by-side lanes share CPU cores (or a GPU lane's host does); "" when the figures
+    are uncontended. Lanes on other machines share none of this machine's cores."""
     specs = [s for s in specs if not s.host]
     cpu = [s for s in specs if s.kind == "cpu"]
-    shares = len(cpu) >= 2 or (any(s.threads is None for s in cpu) and len(specs) >= 2)
-    if schedule != "concurrent" or not shares:
+    if schedule_named(schedule) != "side-by-side" or len(specs) < 2:
         return ""
     names = ", ".join(s.name for s in specs)
-    return (f"Side by side, {names} share this machine's {len(usable_cores())} CPU cores: the figures "
-            "include that contention. Choose one after another for exact figures.")
+    if len(cpu) >= 2:
+        return (f"Side by side, {names} share this machine's {len(usable_cores())} CPU cores: the figures "
+                "include that contention. Choose Take turns for uncontended figures.")
+    if cpu:
+        return f"Side by side, the GPU lane's host thread shares this machine's CPU cores with {cpu[0].name}."
+    return ""
 
 
 def machine_text(options: list[LaneOption] | None) -> str:
@@ -81,15 +88,13 @@ class LanesPanel(QWidget):
         self._list_layout = QVBoxLayout(self._list)
         self._list_layout.setContentsMargins(0, 0, 0, 0)
         self._list_layout.setSpacing(2)
-        self.side_by_side = QRadioButton("Side by side")
-        self.one_after_another = QRadioButton("One after another")
-        self.side_by_side.setToolTip(SCHEDULE_TIPS["concurrent"])
-        self.one_after_another.setToolTip(SCHEDULE_TIPS["sequential"])
-        self.side_by_side.setChecked(True)
-        group = QButtonGroup(self)
-        group.addButton(self.side_by_side)
-        group.addButton(self.one_after_another)
-        group.buttonToggled.connect(self._on_schedule_toggled)
+        self.schedule_box = QComboBox()
+        for choice, text, tip in SCHEDULES:
+            self.schedule_box.addItem(text, choice)
+            self.schedule_box.setItemData(self.schedule_box.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.schedule_box.setToolTip("How the lanes share the machine while they train")
+        self.schedule_box.setAccessibleName("Schedule")
+        self.schedule_box.currentIndexChanged.connect(self._on_schedule_toggled)
         self.note = QLabel()
         self.note.setObjectName("warningLabel")
         self.note.setWordWrap(True)
@@ -100,9 +105,10 @@ class LanesPanel(QWidget):
         layout.addWidget(self._list)
         layout.addWidget(QLabel("Other machines (SSH)"))
         layout.addWidget(self.hosts)
-        layout.addWidget(QLabel("Schedule"))
-        layout.addWidget(self.side_by_side)
-        layout.addWidget(self.one_after_another)
+        schedule_row = QHBoxLayout()
+        schedule_row.addWidget(QLabel("Schedule"))
+        schedule_row.addWidget(self.schedule_box, 1)
+        layout.addLayout(schedule_row)
         layout.addWidget(self.note)
 
     def set_options(self, options: list[LaneOption], searching: bool = False) -> None:
@@ -153,12 +159,11 @@ class LanesPanel(QWidget):
 
     def _order_tabs(self) -> None:
         """New check boxes join the end of the window's Tab order: move them before the schedule, where they show."""
-        before = self.side_by_side.previousInFocusChain()
+        before = self.schedule_box.previousInFocusChain()
         # Qt ignores a tab order that names a widget Tab never stops at (a label): start from one it does.
         while not before.isWindow() and before.focusPolicy() == Qt.FocusPolicy.NoFocus:
             before = before.previousInFocusChain()
-        chain = ([] if before.isWindow() else [before]) + [*self.boxes.values(), self.side_by_side,
-                                                             self.one_after_another]
+        chain = ([] if before.isWindow() else [before]) + [*self.boxes.values(), self.schedule_box]
         for first, second in zip(chain, chain[1:]):
             QWidget.setTabOrder(first, second)
 
@@ -198,10 +203,14 @@ class LanesPanel(QWidget):
         return [s.name for s in self.selected_specs()]
 
     def schedule(self) -> str:
-        return "concurrent" if self.side_by_side.isChecked() else "sequential"
+        """The schedule the chosen lanes run on: the one chosen, or for Automatic the one they need."""
+        choice = self.schedule_box.currentData()
+        return default_schedule(self.selected_specs()) if choice == "auto" else choice
 
     def set_schedule(self, schedule: str) -> None:
-        (self.one_after_another if schedule == "sequential" else self.side_by_side).setChecked(True)
+        """"auto" or a schedule's name ("concurrent", the old name of side-by-side, too)."""
+        choice = schedule if schedule == "auto" else schedule_named(schedule)
+        self.schedule_box.setCurrentIndex(max(0, self.schedule_box.findData(choice)))
 
     def remote_settings(self) -> RemoteSettings:
         return self.hosts.settings()
@@ -212,7 +221,7 @@ class LanesPanel(QWidget):
 
     def save_state(self, settings: AppSettings) -> None:
         settings.set_lanes(self.wanted_names())
-        settings.set_text("run/schedule", self.schedule())
+        settings.set_text("run/schedule", self.schedule_box.currentData())
         self.prices.save_state(settings)
         self.hosts.save_state(settings)
 
@@ -222,10 +231,18 @@ class LanesPanel(QWidget):
         lanes = settings.lanes()
         if lanes is not None:
             self.select(lanes)
-        self.set_schedule(settings.text("run/schedule", "concurrent"))
+        saved = settings.text("run/schedule", "auto")
+        try:
+            self.set_schedule(saved)
+        except ConfigError:  # a settings file from another version
+            self.set_schedule("auto")
 
     def _update_note(self) -> None:
         text = contention_note(self.selected_specs(), self.schedule())
+        if not text and self.schedule_box.currentData() == "auto" and len(self.selected_specs()) > 1:
+            text = {"interleaved": "Automatic: these lanes share CPU cores, so they take turns (every figure "
+                                   "uncontended).",
+                    "side-by-side": "Automatic: these lanes train side by side."}[self.schedule()]
         self.note.setText(text)
         self.note.setVisible(bool(text))
 

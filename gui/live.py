@@ -5,7 +5,7 @@ reads `series`, the summary reads the tracker's summaries.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -87,8 +87,8 @@ class LiveRun(RunTracker):
     """A comparison the window started, with what to draw of each lane."""
 
     def __init__(self, run_id: str, config: RunConfig, specs: list[LaneSpec], schedule: str,
-                 started_at: str) -> None:
-        super().__init__(run_id, config, specs, schedule, started_at)
+                 started_at: str, plan: Sequence[RunConfig] = ()) -> None:
+        super().__init__(run_id, config, specs, schedule, started_at, plan)
         self.series = {name: LaneSeries() for name in self.result.lanes}
 
     def records_added(self, lane: str, records: list[BatchTiming]) -> None:

@@ -12,7 +12,6 @@ from crossover_lab.core.config import RunConfig
 from crossover_lab.core.devices import LaneOption
 from crossover_lab.core.paths import log_dir_problem
 from crossover_lab.core.session import RunResult
-from crossover_lab.core.words import run_outcome
 from crossover_lab.gui.about import show_about
 from crossover_lab.gui.actions import build_actions
 from crossover_lab.gui.compare_tab import CompareTab
@@ -22,6 +21,7 @@ from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.lanes_panel import machine_text
 from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.recovery import RecoveryOffer
+from crossover_lab.gui.run_desk import RunDesk
 from crossover_lab.gui.resources import icon
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.side_panel import SidePanel
@@ -47,19 +47,19 @@ class MainWindow(QMainWindow):
         self.controller = RunController(self, discover_fn=discover_fn)
         self._prestart = prestart
         self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
-        self._start_after_discovery = False
         self.dialogs = FileDialogs(self.settings)
         self.side = SidePanel(self.dialogs)
         self.model_panel, self.lanes_panel = self.side.model_panel, self.side.lanes_panel
         self.start_button, self.stop_button = self.side.start_button, self.side.stop_button
-        self.config: RunConfig | None = self.model_panel.current()  # the panel's last emitted value
         self.compare = CompareTab()
         self.plot, self.map = self.compare.plot, self.compare.map
         self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
-                              lambda: self.config or RunConfig(), lambda: self.controller.running,
+                              lambda: self.desk.config or RunConfig(), lambda: self.controller.running,
                               settings=self.settings, prices=self.lanes_panel.prices)
         self.actions = build_actions(self, self.theme)
+        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.actions, self.say,
+                            lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
         self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
         self.stop_button.setToolTip(self.actions.stop.toolTip())
@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.lanes_panel.set_options(self.controller.options, searching=True)
         self._restore_state()
-        self._update_controls()
+        self.desk.update_controls()
         self.host_label = QLabel(machine_text(None))
         self.statusBar().addPermanentWidget(self.host_label)
         self.recovery = RecoveryOffer.install(self.statusBar(), self.restore_runs, offer_recovery)
@@ -94,11 +94,12 @@ class MainWindow(QMainWindow):
         self.resize(1440, 900)
 
     def _connect(self) -> None:
-        a, c = self.actions, self.controller
-        a.start.triggered.connect(self.start_run)
-        a.stop.triggered.connect(self.stop_run)
-        self.start_button.clicked.connect(self.start_run)
-        self.stop_button.clicked.connect(self.stop_run)
+        a, c, d = self.actions, self.controller, self.desk
+        a.start.triggered.connect(d.start_run)
+        a.ramp.triggered.connect(d.start_ramp)
+        a.stop.triggered.connect(d.stop)
+        self.start_button.clicked.connect(d.start_run)
+        self.stop_button.clicked.connect(d.stop)
         a.export_timings.triggered.connect(self.exports.ask_export_timings)
         a.export_png.triggered.connect(lambda: self.exports.ask_export_plot("png"))
         a.export_svg.triggered.connect(lambda: self.exports.ask_export_plot("svg"))
@@ -108,19 +109,13 @@ class MainWindow(QMainWindow):
         a.about.triggered.connect(lambda: show_about(self, c.host(), c.options))
         c.devices_discovered.connect(self._on_controller_devices_discovered)
         c.discovery_failed.connect(self._on_controller_discovery_failed)
-        c.run_started.connect(self._on_controller_run_started)
         c.live_changed.connect(self.plot.refresh)
-        c.run_finished.connect(self._on_controller_run_finished)
-        c.run_failed.connect(self._on_controller_run_failed)
         c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
-        self.model_panel.config_changed.connect(self._on_model_panel_config_changed)
         self.model_panel.input_adjusted.connect(lambda text: self.say(text, error=True))
         self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
         self.lanes_panel.remote_changed.connect(c.set_remote)
         self.history.export_requested.connect(self.exports.ask_export_run)
         self.history.delete_requested.connect(self.delete_run)
-        self.sweep.sweep_started.connect(self._on_sweep_started)
-        self.sweep.sweep_ended.connect(self._on_sweep_ended)
 
     def _restore_state(self) -> None:
         self.model_panel.restore_state(self.settings)
@@ -146,40 +141,17 @@ class MainWindow(QMainWindow):
         self.statusBar().setStyleSheet(status_style(error))
         self.statusBar().showMessage(text, 0 if error else STATUS_MS)
 
-    # ------------------------------------------------------------------ running
+    # ------------------------------------------------------------------ running (see gui/run_desk.py)
+
+    @property
+    def config(self) -> RunConfig | None:
+        return self.desk.config
 
     def start_run(self) -> LiveRun | None:
-        """Start the configured run on the chosen lanes (or the sweep, on its tab); the status bar says why not."""
-        if self.tabs.currentWidget() is self.sweep:
-            self.sweep.start()
-            return None
-        if self.controller.running or self.sweep.running:
-            return None
-        specs = self.lanes_panel.selected_specs()
-        if self.config is None:
-            self.say(f"Cannot start: {self.model_panel.problem()}.", error=True)
-            return None
-        if not specs:
-            self.say("Cannot start: choose at least one lane.", error=True)
-            return None
-        self.save_state()
-        return self.controller.start_run(self.config, specs, self.lanes_panel.schedule())
+        return self.desk.start_run()
 
     def start_when_ready(self) -> None:
-        """Start now, or once discovery is done when it may change the lanes (--run)."""
-        undecided = self.lanes_panel.wanted_names() is None  # the default may become CPU against a GPU
-        if self.controller.discovering and (undecided or self.lanes_panel.pending()):
-            self._start_after_discovery = True
-        else:
-            self.start_run()
-
-    def stop_run(self) -> None:
-        if self.sweep.running:
-            self.sweep.stop()
-        if self.controller.running:
-            self.controller.stop()
-            self.say("Stopping… lanes end at their next batch, or are stopped within a second.")
-            self._update_controls()
+        self.desk.start_when_ready()
 
     def delete_run(self, run_id: str) -> None:
         self.controller.delete_run(run_id)
@@ -190,23 +162,8 @@ class MainWindow(QMainWindow):
     def reset_to_defaults(self) -> None:
         self.model_panel.set_config(RunConfig())
         self.lanes_panel.reset_selection()
-        self.lanes_panel.set_schedule("concurrent")
+        self.lanes_panel.set_schedule("auto")
         self.say("Settings reset to their defaults.")
-
-    def _update_controls(self) -> None:
-        sweeping = self.sweep.running
-        running = self.controller.running or sweeping
-        ready = self.config is not None and bool(self.lanes_panel.selected_specs())
-        self.sweep.run_button.setEnabled(not running and ready)
-        self.sweep.refine_button.setEnabled(not running and ready)
-        for widget in (self.model_panel, self.lanes_panel):
-            widget.setEnabled(not running)
-        self.actions.start.setEnabled(not running and ready)
-        self.start_button.setEnabled(not running and ready)
-        stoppable = sweeping or (running and not self.controller.stopping)
-        self.actions.stop.setEnabled(stoppable)
-        self.stop_button.setEnabled(stoppable)
-        self.actions.reset.setEnabled(not running)
 
     # ------------------------------------------------------------------ controller and panel slots
 
@@ -214,58 +171,20 @@ class MainWindow(QMainWindow):
     def _on_controller_devices_discovered(self, options: list[LaneOption]) -> None:
         self.lanes_panel.set_options(options)
         self.host_label.setText(machine_text(options))
-        if self._start_after_discovery:
-            self._start_after_discovery = False
-            self.start_run()
+        if self.desk.start_after_discovery:
+            self.desk.start_after_discovery = False
+            self.desk.start_run()
 
     @Slot(str)
     def _on_controller_discovery_failed(self, reason: str) -> None:
         self.lanes_panel.set_options(self.controller.options)
         self.say(reason, error=True)
 
-    @Slot(object)
-    def _on_controller_run_started(self, live: LiveRun) -> None:
-        self.compare.show_run(live)
-        self.say(f"Running {live.config.model.label()} on {', '.join(live.lanes)}… (Esc stops)")
-        self._update_controls()
-
-    @Slot(object)
-    def _on_controller_run_finished(self, result: RunResult) -> None:
-        added = self.compare.run_ended(result)
-        self.say(*run_outcome({name: lane.status for name, lane in result.lanes.items()},
-                              {name: lane.failure for name, lane in result.lanes.items()}, added))
-        self._update_controls()
-
-    @Slot(str, str)
-    def _on_controller_run_failed(self, run_id: str, reason: str) -> None:
-        self.compare.run_ended(self.controller.run(run_id))
-        self.say(f"The run failed: {reason}", error=True)
-        self._update_controls()
-
-    @Slot(object)
-    def _on_model_panel_config_changed(self, config: RunConfig | None) -> None:
-        self.config = config
-        if config is None:
-            problem = self.model_panel.problem()
-            self.say(f"{problem[:1].upper()}{problem[1:]}.", error=True)
-        self._update_controls()
-
     @Slot()
     def _on_lanes_panel_selection_changed(self) -> None:
         if self._prestart and not self.controller.running:
             self.controller.prestart(self.lanes_panel.selected_specs())
-        self._update_controls()
-
-    @Slot()
-    def _on_sweep_started(self) -> None:
-        self.say("Sweeping… lanes run one after another (Esc stops after the point in progress).")
-        self._update_controls()
-
-    @Slot(object)
-    def _on_sweep_ended(self, results: list) -> None:
-        points = sum(len(r.rows) for r in results)
-        self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
-        self._update_controls()
+        self.desk.update_controls()
 
     # ------------------------------------------------------------------ restoring runs, closing
 

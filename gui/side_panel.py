@@ -1,8 +1,8 @@
-"""The window's left column: the model and the lanes, with Start and Stop under them, scrolling when short."""
+"""The window's left column: the model and the lanes, Start and Stop, and a ramp through widths; it scrolls when short."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from crossover_lab.gui.compare_tab import group
 from crossover_lab.gui.file_dialogs import FileDialogs
@@ -11,8 +11,13 @@ from crossover_lab.gui.model_panel import ModelPanel
 from crossover_lab.gui.resources import icon
 
 
+DEFAULT_RAMP = "16,64,256,1024,4096"
+
+
 class SidePanel(QScrollArea):
     """Holds the panels that both tabs use; the window wires them."""
+
+    ramp_requested = Signal(str)  # the widths typed for a ramp ("16,64,256"), to be checked by the window
 
     def __init__(self, dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -20,6 +25,15 @@ class SidePanel(QScrollArea):
         self.lanes_panel = LanesPanel()
         self.start_button = QPushButton(icon("start"), "Start")
         self.stop_button = QPushButton(icon("stop"), "Stop")
+        self.ramp_widths = QLineEdit(DEFAULT_RAMP)
+        self.ramp_widths.setAccessibleName("Ramp widths")
+        self.ramp_widths.setToolTip("Widths for a ramp, comma-separated: every hidden layer of the model "
+                                    "takes each in turn")
+        self.ramp_button = QPushButton("Ramp")
+        self.ramp_button.setToolTip("One run that steps every lane through these widths (each measured as a "
+                                    "sweep point), so the lines cross as you watch (Ctrl+Shift+R)")
+        self.ramp_button.clicked.connect(lambda: self.ramp_requested.emit(self.ramp_widths.text()))
+        self.ramp_widths.returnPressed.connect(self.ramp_button.click)
         column = QWidget()
         layout = QVBoxLayout(column)
         layout.addWidget(group("Model", self.model_panel))
@@ -28,6 +42,11 @@ class SidePanel(QScrollArea):
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
         layout.addLayout(buttons)
+        ramp = QHBoxLayout()
+        ramp.addWidget(QLabel("Ramp widths"))
+        ramp.addWidget(self.ramp_widths, 1)
+        ramp.addWidget(self.ramp_button)
+        layout.addLayout(ramp)
         layout.addStretch(1)
         self.setWidget(column)
         self.setWidgetResizable(True)

@@ -57,7 +57,11 @@ def test_side_by_side_cpu_lanes_warn_about_contention(panel):
     panel.set_schedule("sequential")
     assert not panel.note.isVisibleTo(panel)
     specs = [o.spec for o in one_gpu_options() if o.name in ("cpu1", "gpu0")]
-    assert contention_note(specs, "concurrent") == ""  # a one-thread lane beside a GPU lane shares nothing
+    # A GPU lane beside a one-thread lane: no contention for the figures, but its host thread shares a core.
+    note = contention_note(specs, "side-by-side")
+    assert "contention" not in note and "host thread shares" in note
+    panel.set_schedule("auto")  # cpu and cpu1 share cores: they take turns
+    assert panel.schedule() == "interleaved" and "take turns" in panel.note.text()
 
 
 def test_a_restored_gpu_lane_is_chosen_once_discovery_finds_it(panel):

@@ -82,7 +82,8 @@ def test_reset_to_defaults(make_window):
     window.actions.reset.trigger()
     assert window.model_panel.config() == RunConfig()
     assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
-    assert window.lanes_panel.schedule() == "concurrent"
+    assert window.lanes_panel.schedule_box.currentData() == "auto"
+    assert window.lanes_panel.schedule() == "interleaved"  # cpu and cpu1 share this machine's cores
 
 
 def test_a_damaged_settings_file_reads_as_defaults(make_window, gui_home):
