@@ -15,11 +15,12 @@ from typing import Any, Callable
 from crossover_lab.core.analysis import summarize
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.lane_channel import LocalChannel
-from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, Job, LaneAlive, LaneClosed,
-                                         LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob, Probed,
-                                         RequestCancelled, RunJob, Steer, Unanswered)
+from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
+                                         LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob,
+                                         Probed, Proceed, RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)
 from crossover_lab.core.paths import lane_log_path
-from crossover_lab.core.records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
+from crossover_lab.core.records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, SegmentEnded,
+                                        SegmentStarted)
 
 CANCEL_GRACE_S = 1.0  # after this, a lane that has not stopped is killed
 # Recycle the process once it has grown this much past its size after the first run:
@@ -39,11 +40,14 @@ def local_channel(spec: LaneSpec) -> LocalChannel:
     return LocalChannel(spec, lane_log_path(spec.name))
 
 
-@dataclass(frozen=True)
+@dataclass
 class _ActiveRun:
     run_id: str
     config: RunConfig
     submitted: float  # time.monotonic()
+    paced: bool = False  # a plan of segments: the conductor says when it is over (Finish)
+    finished_plan: bool = False  # Finish was sent (or the run has a single segment)
+    finishing: bool = False  # its last segment completed: the lane is only tidying up
 
 
 class Lane:
@@ -62,6 +66,7 @@ class Lane:
         self._channel: Any = None
         self._run: _ActiveRun | None = None
         self._records: list[BatchTiming] = []
+        self._segment_flops: dict[int, int] = {}
         self._device = ""
         self._cancel_at: float | None = None
         self._recycle = False
@@ -108,15 +113,22 @@ class Lane:
         self._channel.set_cancel(False)
         self._cancel_at = None
         self._records, self._device = [], self.spec.name
+        self._segment_flops: dict[int, int] = {}
         self._last_heard, self._slowest_s = time.monotonic(), 0.0
-        self._run = _ActiveRun(run_id, config, time.monotonic())
+        self._run = _ActiveRun(run_id, config, time.monotonic(), paced, finished_plan=not paced)
         self._channel.send(RunJob(run_id, config, paced))
 
     def steer(self, message: Steer) -> bool:
         """Tell the run in progress something (a new model, the next segment); False when none runs."""
         channel = self._channel
-        if self._run is None or channel is None:
+        run = self._run
+        if run is None or channel is None:
             return False
+        if isinstance(message, Finish):
+            run.finished_plan = True
+            run.finishing = run.finishing or run.paced
+        elif isinstance(message, (SwitchModel, Proceed)):
+            run.finishing = False
         return channel.steer(message)
 
     def cancel(self) -> None:
@@ -156,6 +168,11 @@ class Lane:
                         self._slowest_s = max(self._slowest_s, event.ms / 1000.0)
                     elif isinstance(event, RunStarted):
                         self._device = event.device
+                    elif isinstance(event, SegmentStarted):
+                        self._segment_flops[event.segment] = event.flops_per_batch
+                    elif isinstance(event, SegmentEnded) and self._run is not None:
+                        # Unpaced, a completed segment is the run's last (a switch ends it "switched").
+                        self._run.finishing = event.summary.status == "completed" and self._run.finished_plan
                     elif isinstance(event, (RunFinished, RunFailed)):
                         self._run = None
                         self._cancel_at = None
@@ -194,8 +211,14 @@ class Lane:
     def _end_by_parent(self, run: _ActiveRun, status: str, reason: str) -> LaneEvent:
         """End the run from this side (the process died, or was too slow to stop): kill the process
         and summarise the records that arrived."""
-        summary = summarize(self._records, run_id=run.run_id, lane=self.name, device=self._device,
-                            status=status, reason=reason, flops_per_batch=run.config.flops_per_batch,
+        if status == "cancelled" and run.finishing:
+            # Every batch of its plan had been measured: a stop while it tidied up does not undo that.
+            status, reason = "completed", "stopped while finishing, after its last batch"
+        # As a lane's own summary: its last segment's figures (a ramp's widths are not pooled).
+        last = self._records[-1].segment if self._records else 1
+        summary = summarize([r for r in self._records if r.segment == last], run_id=run.run_id, lane=self.name,
+                            device=self._device, status=status, reason=reason,
+                            flops_per_batch=self._segment_flops.get(last, run.config.flops_per_batch),
                             wall_s=time.monotonic() - run.submitted)
         event: LaneEvent
         if status == "failed":

@@ -136,6 +136,25 @@ class RunTracker:
             self._summaries[key] = cached
         return cached[1]
 
+    def phase(self, lane: str) -> str:
+        """What the lane is doing: its status, or "finishing" (every batch measured, the lane tidies up
+        before it reports) or "between segments" (a plan's segment done, waiting for its turn)."""
+        result = self.result.lanes[lane]
+        status = result.status
+        if status != "running" or not result.segments or result.segments[-1].ended is None:
+            return status
+        last = result.segments[-1]
+        if last.ended.summary.status != "completed":
+            return status  # switched: the next segment is on its way
+        switched = any(s.ended is not None and s.ended.summary.status == "switched" for s in result.segments)
+        if len(self.plan) == 1 or last.index >= len(self.plan) or switched:
+            return "finishing"
+        return "between segments"
+
+    def current_segment(self, lane: str) -> Segment | None:
+        segments = self.result.lanes[lane].segments
+        return segments[-1] if segments else None
+
     def steps_done(self, lane: str) -> int:
         records = self.result.lanes[lane].records
         return records[-1].step if records else 0

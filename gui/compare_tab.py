@@ -49,12 +49,14 @@ class CompareTab(QSplitter):
         """A run began: the plot and the summary follow it."""
         self.plot.show_run(live)
         self.summary.show_run(live)
+        self.map.follow(live)
 
     def run_ended(self, result: RunResult | None) -> int:
         """The live run ended: it joins the history, and its points the map (returned: how many)."""
         self.plot.refresh()
         self.summary.run_ended()
         if result is None:
+            self.map.follow(None)
             return 0
         self.history.add_run(result)
         return self.map.add_run(result)

@@ -1,50 +1,35 @@
-"""The crossover map: model size (FLOPs per batch) against median step time per lane, crossovers marked."""
+"""The crossover map: model size (FLOPs per batch) against median step time per lane, crossovers marked.
+
+Finished runs add firm points; the run in progress adds provisional ones as soon as a segment has
+enough steady batches, so the crossing moves while a width is dragged (core of gui/map_points.py).
+"""
 from __future__ import annotations
 
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
-from crossover_lab.core.session import RunResult
-from crossover_lab.core.words import fmt_flops
+from crossover_lab.core.results import RunResult
 from crossover_lab.core.sweep_words import crossing_label
+from crossover_lab.core.words import fmt_flops
 from crossover_lab.gui.lane_style import lane_color
+from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.log_axis import LogAxis
+from crossover_lab.gui.map_points import MapPoint, best_by_lane, run_points
 from crossover_lab.gui.resources import icon
-from crossover_lab.gui.theme import PlotTheme
+from crossover_lab.gui.theme import PlotTheme, SchemeColors
 
-MIN_STEADY_BATCHES = 10  # a cancelled run adds its point only with at least this many steady batches
-
-
-def run_points(result: RunResult) -> list[SweepPoint]:
-    """A point per lane that finished (or was cancelled with enough steady batches).
-
-    The key that find_crossovers matches lanes by (`width`) is the FLOPs per batch: identical for the
-    same model and batch on every lane, and growing along the map's x axis.
-    """
-    cfg = result.config
-    points = []
-    for name, lane in result.lanes.items():
-        s = lane.summary
-        if s is None or not (math.isfinite(s.median_ms) and s.median_ms > 0) or s.n_batches < 1:
-            continue
-        if s.status == "failed" or (s.status == "cancelled" and s.n_batches < MIN_STEADY_BATCHES):
-            continue
-        points.append(SweepPoint(lane=name, width=cfg.flops_per_batch, flops_per_batch=cfg.flops_per_batch,
-                                 median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, device=s.device,
-                                 batch_size=cfg.train.batch_size, n_batches=s.n_batches))
-    return points
-
-
-def latest_by_lane(points: list[SweepPoint]) -> dict[str, list[SweepPoint]]:
-    """Per lane, the latest point at each size, sorted by size (a re-measured size replaces the old)."""
-    lanes: dict[str, dict[int, SweepPoint]] = {}
-    for p in points:
-        lanes.setdefault(p.lane, {})[p.width] = p
-    return {lane: [by_key[k] for k in sorted(by_key)] for lane, by_key in sorted(lanes.items())}
+MIN_SIZES_FOR_FIT = 3
+LIVE_INTERVAL_MS = 500  # provisional points move at 2 Hz: a median over a few batches changes no faster
+# How each kind of point is drawn: (symbol, filled). Completed points are filled circles.
+KIND_SYMBOLS = {"completed": ("o", True), "provisional": ("o", False), "cut short": ("s", False),
+                "contended": ("t", True)}
+KIND_WORDS = {"provisional": "provisional (still measuring)", "cut short": "cut short (stopped or switched early)",
+              "contended": "contended (trained at once on shared CPU cores)"}
+KIND_GLYPHS = {"provisional": "○", "cut short": "□", "contended": "▲"}
 
 
 def _ms_at(points: list[SweepPoint], key: float) -> float:
@@ -56,17 +41,16 @@ def _ms_at(points: list[SweepPoint], key: float) -> float:
     return math.nan
 
 
-MIN_SIZES_FOR_FIT = 3
-
-
 class CrossoverMap(QWidget):
-    """Every finished run adds a point per lane; where two lanes' series cross, it says so."""
+    """Every run adds a point per lane and segment; where two lanes' series cross, it says so."""
 
-    points_changed = Signal()  # points were added, removed or cleared (cost fits may have changed)
+    points_changed = Signal()  # firm points were added, removed or cleared (cost fits may have changed)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._points: list[tuple[str, SweepPoint]] = []  # (run_id, point)
+        self._points: list[MapPoint] = []  # from runs that ended, in the order they came
+        self._live: LiveRun | None = None
+        self._live_version = -1
         axes = {"bottom": LogAxis("bottom", fmt_flops), "left": LogAxis("left", lambda ms: f"{ms:g}")}
         self.plot = pg.PlotWidget(axisItems=axes)
         self.plot.setAccessibleName("Crossover map: median ms per batch against FLOPs per batch, per lane")
@@ -74,9 +58,14 @@ class CrossoverMap(QWidget):
         self.plot.setLabel("bottom", "model size: FLOPs per batch")
         self.plot.setLabel("left", "median ms per batch")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setToolTip("One point per lane and run. Lines join a lane's sizes; a star marks a crossover.")
-        self.legend = self.plot.addLegend(offset=(10, 10))
+        self.plot.setToolTip("One point per lane and model measured. Lines join a lane's sizes; a star marks a "
+                             "crossover. Hollow: still measuring or cut short; triangles: contended.")
         self.theme = PlotTheme(self.plot, lambda colors: self._redraw())
+        # The key sits above the plot, never over the points or the crossing label; it wraps when narrow.
+        self.key = QLabel()
+        self.key.setObjectName("mapKey")
+        self.key.setWordWrap(True)
+        self.key.setTextFormat(Qt.TextFormat.RichText)
         self.description = QLabel()
         self.description.setObjectName("explanationLabel")
         self.description.setWordWrap(True)
@@ -84,29 +73,55 @@ class CrossoverMap(QWidget):
         clear.setToolTip("Remove every point from the map (the runs stay in the history).")
         clear.clicked.connect(self._on_clear_clicked)
         bar = QHBoxLayout()
-        bar.addStretch(1)
-        bar.addWidget(clear)
+        bar.addWidget(self.key, 1)
+        bar.addWidget(clear, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.description)
+        self._timer = QTimer(self)
+        self._timer.setInterval(LIVE_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_live_timer_timeout)
         self._redraw()
 
+    # ------------------------------------------------------------------ points
+
     def points(self) -> list[SweepPoint]:
-        return [p for _, p in self._points]
+        """The points of the runs that ended (every kind), in the order they came."""
+        return [p.point for p in self._points]
+
+    def map_points(self) -> list[MapPoint]:
+        """Every point on the map now, the run in progress's provisional ones last."""
+        live = run_points(self._live.result, self._live.segment_summary) if self._live is not None else []
+        return self._points + live
+
+    def kept(self) -> dict[str, list[MapPoint]]:
+        """Per lane, the point the map keeps at each size (lines, crossings and fits are drawn through these)."""
+        return best_by_lane(self.map_points())
 
     def add_run(self, result: RunResult) -> int:
         """Add the run's points; returns how many."""
         new = run_points(result)
-        self._points += [(result.run_id, p) for p in new]
+        self._points += new
+        if self._live is not None and self._live.run_id == result.run_id:
+            self.follow(None)
         if new:
             self._changed()
         return len(new)
 
+    def follow(self, live: LiveRun | None) -> None:
+        """Show the run in progress's points as they firm up (None: it ended)."""
+        self._live, self._live_version = live, -1
+        if live is None:
+            self._timer.stop()
+        else:
+            self._timer.start()
+        self._redraw()
+
     def remove_run(self, run_id: str) -> None:
         before = len(self._points)
-        self._points = [(r, p) for r, p in self._points if r != run_id]
+        self._points = [p for p in self._points if p.run_id != run_id]
         if len(self._points) != before:
             self._changed()
 
@@ -115,13 +130,14 @@ class CrossoverMap(QWidget):
         self._changed()
 
     def crossovers(self) -> list[Crossover]:
-        return find_crossovers(self.points())
+        return find_crossovers([p.point for pts in self.kept().values() for p in pts])
 
     def cost_fits(self) -> dict[str, CostFit]:
-        """Fixed cost plus throughput per lane, for lanes measured at three sizes or more: through
+        """Fixed cost plus throughput per lane, for lanes measured (firmly) at three sizes or more: through
         two points any line fits exactly, and noise then passes for a cost model."""
         fits = {}
-        for lane, pts in latest_by_lane(self.points()).items():
+        for lane, kept in best_by_lane(self._points).items():
+            pts = [p.point for p in kept]
             if len({p.flops_per_batch for p in pts}) < MIN_SIZES_FOR_FIT:
                 continue
             fit = fit_cost_model([p.flops_per_batch for p in pts], [p.median_ms for p in pts])
@@ -137,37 +153,63 @@ class CrossoverMap(QWidget):
     def _on_clear_clicked(self) -> None:
         self.clear()
 
+    @Slot()
+    def _on_live_timer_timeout(self) -> None:
+        version = sum(self._live.versions.values()) if self._live is not None else -1
+        if version != self._live_version:
+            self._live_version = version
+            self._redraw()
+
+    # ------------------------------------------------------------------ drawing
+
     def _redraw(self) -> None:
         self.plot.clear()
-        self.legend.clear()
-        lanes = latest_by_lane(self.points())
+        kept = self.kept()
         colors = self.theme.colors
-        for lane, pts in lanes.items():
-            color = lane_color(lane, colors.dark)
-            device = pts[-1].device
-            self.plot.addItem(pg.PlotDataItem(
-                [p.flops_per_batch for p in pts], [p.median_ms for p in pts], pen=pg.mkPen(color, width=2),
-                symbol="o", symbolSize=8, symbolBrush=color, symbolPen=colors.point_outline,
-                name=f"{lane} · {device}" if device else lane))
+        for lane, pts in kept.items():
+            self._draw_lane(lane, pts, colors)
         crossovers = self.crossovers()
+        self._draw_crossings(crossovers, {lane: [p.point for p in pts] for lane, pts in kept.items()}, colors)
+        self.key.setText(self._key_text(kept, colors))
+        self.description.setText(self._describe(kept, crossovers))
+        self._frame([p.point for pts in kept.values() for p in pts])
+
+    def _draw_lane(self, lane: str, pts: list[MapPoint], colors: SchemeColors) -> None:
+        color = lane_color(lane, colors.dark)
+        xs, ys = [p.point.flops_per_batch for p in pts], [p.point.median_ms for p in pts]
+        self.plot.addItem(pg.PlotDataItem(xs, ys, pen=pg.mkPen(color, width=2)))
+        symbols = [KIND_SYMBOLS[p.kind] for p in pts]
+        self.plot.addItem(pg.PlotDataItem(
+            xs, ys, pen=None, symbol=[s for s, _ in symbols], symbolSize=9,
+            symbolBrush=[pg.mkBrush(color) if filled else pg.mkBrush(colors.background) for _, filled in symbols],
+            symbolPen=[pg.mkPen(colors.point_outline) if filled else pg.mkPen(color, width=2) for _, filled in symbols]))
+
+    def _draw_crossings(self, crossovers: list[Crossover], lanes: dict[str, list[SweepPoint]],
+                        colors: SchemeColors) -> None:
         xs = [math.log10(p.flops_per_batch) for pts in lanes.values() for p in pts]
         middle = (min(xs) + max(xs)) / 2 if xs else 0.0
+        dashed = pg.mkPen(colors.neutral, style=Qt.PenStyle.DashLine)
+        labelled: list[float] = []  # x of the crossings labelled so far
         for c in crossovers:
+            x = math.log10(c.flops_per_batch)
+            self.plot.addItem(pg.InfiniteLine(x, angle=90, pen=dashed), ignoreBounds=True)
             ms = [_ms_at(lanes[name], c.width) for name in c.lanes]
-            y = math.exp(sum(math.log(v) for v in ms) / 2) if all(math.isfinite(v) for v in ms) else math.nan
-            dashed = pg.mkPen(colors.neutral, style=Qt.PenStyle.DashLine)
-            self.plot.addItem(pg.InfiniteLine(math.log10(c.flops_per_batch), angle=90, pen=dashed), ignoreBounds=True)
-            if math.isfinite(y):
-                self.plot.addItem(pg.PlotDataItem([c.flops_per_batch], [y], pen=None, symbol="star",
-                                                  symbolSize=18, symbolBrush="#FFD400", symbolPen="#333"))
-                # Grow the label away from the nearer edge, clear of the star, on the plot's own ground.
-                right = math.log10(c.flops_per_batch) > middle
-                label = pg.TextItem(f"crossover ≈ {fmt_flops(c.flops_per_batch)}", color=colors.text,
-                                    anchor=(1.12 if right else -0.12, 1.1), fill=pg.mkBrush(*colors.label_fill))
-                label.setPos(math.log10(c.flops_per_batch), math.log10(y))
-                self.plot.addItem(label, ignoreBounds=True)
-        self.description.setText(self._describe(lanes, crossovers))
-        self._frame([p for pts in lanes.values() for p in pts])
+            if not all(math.isfinite(v) for v in ms):
+                continue
+            y = math.exp(sum(math.log(v) for v in ms) / 2)
+            self.plot.addItem(pg.PlotDataItem([c.flops_per_batch], [y], pen=None, symbol="star",
+                                              symbolSize=18, symbolBrush="#FFD400", symbolPen="#333"))
+            # Crossings close together share one label row at most: the rest are in the text below the map.
+            near = sum(abs(x - other) < 0.5 for other in labelled)
+            if near > 1:
+                continue
+            labelled.append(x)
+            right = x > middle  # grow the label away from the nearer edge, clear of the star
+            label = pg.TextItem(f"crossover ≈ {fmt_flops(c.flops_per_batch)}", color=colors.text,
+                                anchor=(1.12 if right else -0.12, 1.1 if near == 0 else -0.1),
+                                fill=pg.mkBrush(*colors.label_fill))
+            label.setPos(x, math.log10(y))
+            self.plot.addItem(label, ignoreBounds=True)
 
     def _frame(self, points: list[SweepPoint]) -> None:
         """Pad the view around the points: a single size would otherwise make a zero-width log axis."""
@@ -183,12 +225,26 @@ class CrossoverMap(QWidget):
                            padding=0)
 
     @staticmethod
-    def _describe(lanes: dict[str, list[SweepPoint]], crossovers: list[Crossover]) -> str:
+    def _key_text(kept: dict[str, list[MapPoint]], colors: SchemeColors) -> str:
+        parts = []
+        for lane, pts in kept.items():
+            device = pts[-1].point.device
+            name = f"{lane} · {device}" if device else lane
+            parts.append(f"<span style='color:{lane_color(lane, colors.dark).name()}'>━●</span>&nbsp;{name}")
+        kinds = {p.kind for pts in kept.values() for p in pts} - {"completed"}
+        parts += [f"{KIND_GLYPHS[k]}&nbsp;{KIND_WORDS[k]}" for k in ("provisional", "cut short", "contended")
+                  if k in kinds]
+        return " &nbsp; ".join(parts)
+
+    @staticmethod
+    def _describe(kept: dict[str, list[MapPoint]], crossovers: list[Crossover]) -> str:
         if crossovers:
-            return " ".join(f"{crossing_label(c, 'flops')} per batch." for c in crossovers)
-        sizes = {p.width for pts in lanes.values() for p in pts}
-        if len(lanes) < 2 or len(sizes) < 2:
-            return ("Each finished run adds a point per lane. Run two or more model sizes (drag the widths "
-                    "or the batch size) to see where the lanes cross.")
+            provisional = any(p.kind == "provisional" for pts in kept.values() for p in pts)
+            return " ".join(f"{crossing_label(c, 'flops')} per batch." for c in crossovers) + (
+                " (Provisional: the run in progress is still measuring.)" if provisional else "")
+        sizes = {p.point.width for pts in kept.values() for p in pts}
+        if len(kept) < 2 or len(sizes) < 2:
+            return ("Each run adds a point per lane and model. Change a width while it trains, press Ramp, or run "
+                    "two or more model sizes to see where the lanes cross.")
         return (f"No crossover among the {len(sizes)} sizes measured so far: try smaller or larger models "
                 "to find where the lanes cross.")

@@ -15,10 +15,13 @@ from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.log_axis import LogAxis
 from crossover_lab.gui.plot_scale import StableRange
+from crossover_lab.gui.segment_marks import SegmentMarks
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.theme import PlotTheme, SchemeColors
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
+SCHEDULE_WORDS = {"interleaved": "taking turns", "side-by-side": "side by side", "concurrent": "side by side",
+                  "sequential": "one after another"}
 
 
 @dataclass
@@ -30,6 +33,21 @@ class LaneItems:
     warmup: pg.PlotDataItem
     version: int = -1
     x_kind: str = ""
+
+
+def run_title(live: LiveRun) -> str:
+    """What the plot shows: the model (or the ramp's widths), the batch size, the lanes and how they shared the machine."""
+    cfg = live.config
+    if len(live.plan) > 1:
+        sizes = [c.model.widths for c in live.plan]
+        model = "ramp " + " → ".join(str(s[0]) if len(set(s)) == 1 else "-".join(map(str, s)) for s in sizes)
+        if len({len(s) for s in sizes}) == 1:
+            model += f" ({len(sizes[0])} layer{'s' if len(sizes[0]) > 1 else ''})"
+    else:
+        model = cfg.model.label()
+    schedule = SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)
+    lanes = " vs ".join(live.lanes)
+    return f"{model} · batch {cfg.train.batch_size} · {lanes}" + (f" ({schedule})" if len(live.lanes) > 1 else "")
 
 
 class LivePlot(QWidget):
@@ -67,6 +85,7 @@ class LivePlot(QWidget):
         view.disableAutoRange()
         view.sigRangeChangedManually.connect(self._on_view_range_changed_manually)
         self.legend = self.plot.addLegend(offset=(-10, 10))
+        self.marks = SegmentMarks(self.plot)
         self.theme = PlotTheme(self.plot, self._restyle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -84,13 +103,11 @@ class LivePlot(QWidget):
         """Clear the plot for a new run; its lanes appear as they start."""
         self.plot.clear()
         self.legend.clear()
+        self.marks.clear()
         self._items = {}
         self._live = live
         self._range.reset()
-        cfg = live.config
-        schedule = "side by side" if live.result.schedule == "concurrent" else "one after another"
-        self.title.setText(f"{cfg.model.label()} · batch {cfg.train.batch_size} · "
-                           f"{' vs '.join(live.lanes)} ({schedule})")
+        self.title.setText(run_title(live))
         self._warmup_key = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
                                            symbolPen=pg.mkPen(self.theme.colors.muted), name="warm-up (not autoscaled)")
         self.plot.addItem(self._warmup_key, ignoreBounds=True)
@@ -107,6 +124,7 @@ class LivePlot(QWidget):
             items = self._items.get(name) or self._add_lane(name)
             if items.version != live.versions[name]:
                 self._draw(name, items)
+        self.marks.update(live, self.x_axis.currentData(), self.theme.colors)
         self._rescale()
 
     def _rescale(self) -> None:
@@ -165,6 +183,7 @@ class LivePlot(QWidget):
             self._warmup_key.setSymbolPen(pg.mkPen(colors.muted))
         for lane, items in self._items.items():
             self._pen_lane(lane, items, colors)
+        self.marks.restyle(colors)
 
     def _draw(self, lane: str, items: LaneItems) -> None:
         x_kind = self.x_axis.currentData()

@@ -18,6 +18,7 @@ from crossover_lab.gui.actions import Actions
 from crossover_lab.gui.compare_tab import CompareTab
 from crossover_lab.gui.controller import RunController
 from crossover_lab.gui.live import LiveRun
+from crossover_lab.gui.live_plot import SCHEDULE_WORDS
 from crossover_lab.gui.live_switch import LiveSwitch
 from crossover_lab.gui.side_panel import SidePanel
 from crossover_lab.gui.sweep_tab import SweepTab
@@ -121,7 +122,9 @@ class RunDesk(QObject):
     @Slot(object)
     def _on_controller_run_started(self, live: LiveRun) -> None:
         self.compare.show_run(live)
-        lanes = f"{', '.join(live.lanes)} ({live.result.schedule})"
+        lanes = ", ".join(live.lanes)
+        if len(live.lanes) > 1:
+            lanes += f" ({SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)})"
         if len(live.plan) > 1:
             widths = ", ".join(str(c.model.widths[0]) for c in live.plan)
             self.say(f"Ramping {lanes} through widths {widths}… (Esc stops)")

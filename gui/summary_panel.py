@@ -8,7 +8,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWid
                                QWidget)
 
 from crossover_lab.core.analysis import CostFit, has_steady
+from crossover_lab.core.contention import contended
 from crossover_lab.core.records import RunSummary
+from crossover_lab.core.sweep_files import run_rows
+from crossover_lab.core.sweep_rows import group_rows
+from crossover_lab.core.sweep_words import describe_pair
 from crossover_lab.core.words import explain, fmt_duration, fmt_num, verdict_lines
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.lanes_panel import contention_note
@@ -17,7 +21,12 @@ from crossover_lab.gui.theme import scheme_colors
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
-ROWS = ("Device", "Status", "Median ms/batch", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Data", "Progress")
+ROWS = ("Device", "Status", "Median ms/batch", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Model", "Data",
+        "Progress")
+PHASE_TIPS = {"finishing": "Every batch is measured; the lane is tidying up before it reports. A stop now "
+                            "keeps the run complete.",
+              "between segments": "This lane has measured its model; the other lane trains now (they take turns)."}
+PHASE_WORDS = {"finishing": "finishing…", "between segments": "waiting for its turn"}
 
 
 class SummaryPanel(QWidget):
@@ -98,46 +107,85 @@ class SummaryPanel(QWidget):
         for col, (name, lane) in enumerate(live.lanes.items()):
             s = live.summary(name)
             summaries.append(s)
-            total = live.total_steps(name)
-            state = lane.status
-            last = lane.records[-1] if lane.records else None
-            if state == "waiting":
-                progress = "waiting for its turn" if live.result.schedule == "sequential" else "starting the lane…"
-            elif total and last is not None:
-                per_epoch = max(total // max(live.config.train.epochs, 1), 1)
-                progress = f"epoch {last.epoch}/{live.config.train.epochs} · batch {last.batch}/{per_epoch}"
-                if state == "running":
-                    progress += f" · {fmt_duration(live.time_left(name))} left"
-            else:
-                progress = f"step {last.step}" if last is not None else "loading data…"
-            settings = lane.started.settings if lane.started else {}
-            data = settings.get("data_source", "…")  # synthetic stand-in or real MNIST: the user must see which
-            cells = (live.device(name) or "…", state, fmt_num(s.median_ms),
-                     f"{fmt_num(s.p10_ms)}–{fmt_num(s.p90_ms)}", fmt_num(s.samples_per_s), fmt_num(s.gflops),
-                     data, progress)
+            state = live.phase(name)
+            cells = (live.device(name) or ("—" if state == "failed" else "…"), PHASE_WORDS.get(state, state),
+                     fmt_num(s.median_ms), f"{fmt_num(s.p10_ms)}–{fmt_num(s.p90_ms)}", fmt_num(s.samples_per_s),
+                     fmt_num(s.gflops), self._model_text(live, name), self._settings(live, name).get("data_source", "…"),
+                     self._progress(live, name, state))
             for row, text in enumerate(cells):
                 item = self.table.item(row, col)
                 if item.text() != text:
                     item.setText(text)
-            self.table.item(ROWS.index("Data"), col).setToolTip(settings.get("data_description", ""))
+            self.table.item(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
             status = self.table.item(1, col)
             # No colour of its own unless failed: the table's text colour reads in light and dark.
             status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == "failed" else None)
-            status.setToolTip(lane.failure or s.reason or state)
+            status.setToolTip(lane.failure or s.reason or PHASE_TIPS.get(state, state))
             if state == "failed":
                 problems.append(f"{name} failed: {lane.failure}")
         if live.failure:
             problems.insert(0, f"The run failed: {live.failure}")
         self.problems.setText("\n".join(problems))
         self.problems.setVisible(bool(problems))
-        self._update_words(summaries)
+        self._update_words(live, summaries)
 
-    def _update_words(self, summaries: list[RunSummary]) -> None:
-        lines = verdict_lines(summaries)
-        if lines:
+    @staticmethod
+    def _settings(live: LiveRun, name: str) -> dict:
+        lane = live.lanes[name]
+        return lane.started.settings if lane.started else {}
+
+    @staticmethod
+    def _model_text(live: LiveRun, name: str) -> str:
+        """The model the lane trains now: its widths and batch, and which of a plan's models it is."""
+        segment = live.current_segment(name)
+        if segment is None:
+            return f"{'-'.join(map(str, live.config.model.widths))} · batch {live.config.train.batch_size}"
+        text = f"{segment.label} · batch {segment.started.batch_size}"
+        return text + (f" ({segment.index}/{len(live.plan)})" if len(live.plan) > 1 else "")
+
+    @staticmethod
+    def _progress(live: LiveRun, name: str, state: str) -> str:
+        lane = live.lanes[name]
+        total, last = live.total_steps(name), (lane.records[-1] if lane.records else None)
+        if state == "waiting":
+            return "waiting for its turn" if live.result.schedule != "side-by-side" else "starting the lane…"
+        if state == "finishing":
+            return f"all {last.step} batches measured" if last is not None else "finishing…"
+        if len(live.plan) > 1 and last is not None:
+            return f"model {last.segment} of {len(live.plan)} · step {last.step}"
+        if total and last is not None:
+            per_epoch = max(total // max(live.config.train.epochs, 1), 1)
+            progress = f"epoch {last.epoch}/{live.config.train.epochs} · batch {last.batch}/{per_epoch}"
+            if state == "running":
+                progress += f" · {fmt_duration(live.time_left(name))} left"
+            return progress
+        if last is not None:
+            return f"step {last.step}"
+        return "failed before its first batch" if state == "failed" else "loading data…"
+
+    def _update_words(self, live: LiveRun, summaries: list[RunSummary]) -> None:
+        # A verdict compares the lanes' current segments; a pair that overlapped on shared cores says so.
+        pair, model = self._verdict_segments(live)
+        if pair:
+            crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
+            lines = verdict_lines([live.segment_summary(lane, seg) for lane, seg in pair.items()], crowded)
+            lines = [f"{line} ({model})" if model else line for line in lines]
+        else:
+            lines = verdict_lines(summaries)
+        lines += self._crossing_lines(live)
+        states = [lane.status for lane in live.lanes.values()]
+        if states and all(state == "failed" for state in states):
+            reasons = {lane.failure for lane in live.lanes.values() if lane.failure}
+            self.verdict.setText("Every lane failed: " + "; ".join(sorted(reasons)) if reasons else
+                                 "Every lane failed.")
+        elif live.failure:
+            self.verdict.setText(f"The run failed: {live.failure}")
+        elif lines:
             self.verdict.setText(" · ".join(line + "." for line in lines))
         elif len(summaries) < 2:
             self.verdict.setText("Choose two lanes for a verdict.")
+        elif live.finished:
+            self.verdict.setText("No verdict: the lanes did not both reach steady batches.")
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
         usable = [s for s in summaries if has_steady(s)]
@@ -147,3 +195,38 @@ class SummaryPanel(QWidget):
             self.explanation.setToolTip(text)
         else:
             self.explanation.setText("")
+
+    @staticmethod
+    def _verdict_segments(live: LiveRun) -> tuple[dict, str]:
+        """The segments to compare: each lane's latest on the newest model that every lane has trained (lanes
+        taking turns are on different models at times), and that model's name when some lane has moved on."""
+        lanes = {name: lane.segments for name, lane in live.lanes.items() if lane.segments}
+        if len(lanes) < 2:
+            return {}, ""
+        latest: dict[tuple, dict] = {}
+        for name, segments in lanes.items():
+            for seg in segments:
+                latest.setdefault((seg.label, seg.started.batch_size), {})[name] = seg
+        common = [(key, segs) for key, segs in latest.items() if len(segs) == len(lanes)]
+        if not common:
+            return {}, ""
+        common.sort(key=lambda item: min(seg.started.at for seg in item[1].values()), reverse=True)
+        # The newest model every lane has steady batches of (a lane just switched is still warming up).
+        key, pair = next(((k, p) for k, p in common
+                          if all(has_steady(live.segment_summary(n, seg)) for n, seg in p.items())), common[0])
+        moved_on = any(segments[-1] is not pair[name] for name, segments in lanes.items())
+        return pair, (f"model {key[0]}" if moved_on or len(live.plan) > 1 else "")
+
+    @staticmethod
+    def _crossing_lines(live: LiveRun) -> list[str]:
+        """For a ramp (or a run whose model changed): where the lanes cross, once both have completed
+        widths on either side (otherwise nothing)."""
+        if len(live.plan) < 2 and all(len(lane.segments) < 2 for lane in live.lanes.values()):
+            return []
+        groups = group_rows(r for r in run_rows(live.result) if r.status == "completed")
+        if len(groups) != 1:
+            return []
+        points = next(iter(groups.values()))
+        lanes = sorted({p.lane for p in points})
+        return [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]
+                if len({p.width for p in points if p.lane == a} & {p.width for p in points if p.lane == b}) >= 2]

@@ -10,7 +10,8 @@ from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted
 from crossover_lab.core.session import LaneResult, RunResult
 from crossover_lab.gui.controller import RunController
-from crossover_lab.gui.crossover_map import CrossoverMap, run_points
+from crossover_lab.gui.crossover_map import CrossoverMap
+from crossover_lab.gui.map_points import run_points
 from crossover_lab.gui.live import MEDIAN_WINDOW, LiveRun, _rolling_median
 from crossover_lab.gui.live_plot import LivePlot
 from crossover_lab.gui.summary_panel import ROWS, SummaryPanel

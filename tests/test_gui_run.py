@@ -143,24 +143,26 @@ def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, wind
     assert window.actions.start.isEnabled()  # the window keeps working
 
 
-@pytest.mark.parametrize("schedule", ["concurrent", "sequential"])
+@pytest.mark.parametrize("schedule", ["side-by-side", "sequential", "interleaved"])
 def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     window.model_panel.set_config(LONG)
     window.lanes_panel.set_schedule(schedule)
     live = window.start_run()
-    assert not window.model_panel.isEnabled() and not window.lanes_panel.isEnabled()  # locked while running
-    lanes = list(live.series.values()) if schedule == "concurrent" else [live.series["cpu"]]
+    assert live.result.schedule == schedule
+    # The lanes are locked while running; the model is not (a change goes to the running lanes).
+    assert window.model_panel.isEnabled() and not window.lanes_panel.isEnabled()
+    lanes = list(live.series.values()) if schedule == "side-by-side" else [live.series["cpu"]]
     qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in lanes), timeout=RUN_TIMEOUT_MS)
     started = time.monotonic()
     qtbot.keyClick(window, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not window.controller.running, timeout=5000)
     took = time.monotonic() - started
-    window.lanes_panel.set_schedule("concurrent")
+    window.lanes_panel.set_schedule("auto")
     assert took < 2.0, f"stop took {took:.2f} s"
     result = window.controller.runs[-1]
     assert {lane.status for lane in result.lanes.values()} == {"cancelled"}
     assert len(result.lanes["cpu"].records) >= 8  # what was measured is kept
-    if schedule == "sequential":
+    if schedule != "side-by-side":
         assert result.lanes["cpu1"].records == []  # never started: the stop came first
     assert window.history.table.item(0, 3).text() == "cancelled"
     assert window.model_panel.isEnabled() and window.actions.start.isEnabled()
