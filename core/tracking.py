@@ -6,13 +6,25 @@ saved exactly as a finished one would be.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Iterable, Sequence
 
 from crossover_lab.core.analysis import summarize
-from crossover_lab.core.config import LaneSpec, RunConfig
+from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
 from crossover_lab.core.records import BatchTiming, RunSummary
 from crossover_lab.core.results import LaneResult, RunResult, Segment
+
+
+def plan_of(result: RunResult) -> tuple[RunConfig, ...]:
+    """The models a run trained, in order (its config alone when it had one)."""
+    segments = max((lane.segments for lane in result.lanes.values()), key=len, default=[])
+    if len(segments) < 2:
+        return (result.config,)
+    cfg = result.config
+    return tuple(dataclasses.replace(cfg, model=dataclasses.replace(cfg.model, widths=s.started.widths),
+                                     train=dataclasses.replace(cfg.train, batch_size=s.started.batch_size))
+                 for s in segments)
 
 
 class RunTracker:
@@ -71,6 +83,25 @@ class RunTracker:
 
     def records_added(self, lane: str, records: list[BatchTiming]) -> None:
         """A hook: `records` were just added to `lane` (in arrival order)."""
+
+    @classmethod
+    def of_result(cls, result: RunResult) -> "RunTracker":
+        """A tracker of a run that has ended (one from the history, or read back from its files)."""
+        specs = []
+        for name in result.lanes:
+            try:
+                specs.append(LaneSpec.parse(name))
+            except ConfigError:  # a lane named LABEL/LANE: another machine's, read back from its files
+                pass
+        tracker = cls(result.run_id, result.config, specs, result.schedule, result.started_at, plan_of(result))
+        for name, lane in result.lanes.items():
+            tracker.result.lanes[name] = dataclasses.replace(lane, records=[])
+            tracker.versions.setdefault(name, 0)
+            tracker._starts.setdefault(name, {})
+            tracker._add(name, list(lane.records))
+        tracker.result.ended_at = result.ended_at
+        tracker.finish(tracker.result)
+        return tracker
 
     def finish(self, result: RunResult | None, failure: str = "") -> RunResult:
         """The run is over: adopt the engine's result (authoritative) or mark what is missing."""

@@ -44,15 +44,20 @@ class CompareTab(QSplitter):
         for split in self.splitters():
             split.setChildrenCollapsible(False)
         self.map.points_changed.connect(self._on_map_points_changed)
+        self.history.run_chosen.connect(self._on_history_run_chosen)
+        self._running = False
 
     def show_run(self, live: LiveRun) -> None:
         """A run began: the plot and the summary follow it."""
+        self._running = True
+        self.history.table.clearSelection()
         self.plot.show_run(live)
         self.summary.show_run(live)
         self.map.follow(live)
 
     def run_ended(self, result: RunResult | None) -> int:
         """The live run ended: it joins the history, and its points the map (returned: how many)."""
+        self._running = False
         self.plot.refresh()
         self.summary.run_ended()
         if result is None:
@@ -65,6 +70,16 @@ class CompareTab(QSplitter):
         for result in runs:
             self.history.add_run(result)
             self.map.add_run(result)
+
+    @Slot(object)
+    def _on_history_run_chosen(self, result: RunResult) -> None:
+        """Show a past run's per-batch plot and summary (not while a run trains: the plot follows that one)."""
+        if self._running:
+            return
+        shown = LiveRun.of_result(result)
+        self.plot.show_run(shown)
+        self.summary.show_run(shown)
+        self.summary.run_ended()
 
     @Slot()
     def _on_map_points_changed(self) -> None:

@@ -31,9 +31,19 @@ def run_summary_text(result: RunResult) -> str:
     return " · ".join(parts + lines) or next((lane.failure for lane in result.lanes.values() if lane.failure), "")
 
 
+def model_words(result: RunResult) -> str:
+    """The model and batch, or a ramp's widths in order: "784-128-10 · batch 128", "ramp 16 → 256 · batch 128"."""
+    cfg = result.config
+    segments = max((lane.segments for lane in result.lanes.values()), key=len, default=[])
+    if len(segments) > 1:
+        return "ramp " + " → ".join(s.label for s in segments) + f" · batch {cfg.train.batch_size}"
+    return f"{cfg.model.label()} · batch {cfg.train.batch_size}"
+
+
 class HistoryPanel(QWidget):
     """A table, newest run first; the buttons and the context menu act on the selected run."""
 
+    run_chosen = Signal(object)  # RunResult: the user picked this run (its plot and summary are shown)
     export_requested = Signal(str)  # run_id: export this run's per-batch CSV and JSON sidecar
     delete_requested = Signal(str)  # run_id: forget this run (history, map and autosave)
 
@@ -53,6 +63,8 @@ class HistoryPanel(QWidget):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_table_context_menu_requested)
         self.table.itemSelectionChanged.connect(self._on_table_selection_changed)
+        self.table.setToolTip("Click a run to see its per-batch plot and summary again.")
+        self._runs: dict[str, RunResult] = {}
         self.export_button = QPushButton(icon("export"), "Export run…")
         self.export_button.setToolTip("Write the selected run's per-batch CSV and its JSON sidecar.")
         self.delete_button = QPushButton(icon("delete"), "Delete run")
@@ -72,8 +84,8 @@ class HistoryPanel(QWidget):
     def add_run(self, result: RunResult) -> None:
         """Insert a run at the top (or refresh its row if it is there already)."""
         self.remove_run(result.run_id)
-        cfg = result.config
-        cells = (local_time(result.started_at), f"{cfg.model.label()} · batch {cfg.train.batch_size}",
+        self._runs[result.run_id] = result
+        cells = (local_time(result.started_at), model_words(result),
                  ", ".join(result.lanes), run_status(result), run_summary_text(result))
         self.table.insertRow(0)
         for col, text in enumerate(cells):
@@ -86,7 +98,8 @@ class HistoryPanel(QWidget):
         for row in range(self.table.rowCount()):
             if self.table.item(row, 0).data(Qt.ItemDataRole.UserRole) == run_id:
                 self.table.removeRow(row)
-                return
+                break
+        self._runs.pop(run_id, None)
 
     def run_ids(self) -> list[str]:
         return [self.table.item(r, 0).data(Qt.ItemDataRole.UserRole) for r in range(self.table.rowCount())]
@@ -97,9 +110,11 @@ class HistoryPanel(QWidget):
 
     @Slot()
     def _on_table_selection_changed(self) -> None:
-        chosen = self.selected_run_id() is not None
-        self.export_button.setEnabled(chosen)
-        self.delete_button.setEnabled(chosen)
+        run_id = self.selected_run_id()
+        self.export_button.setEnabled(run_id is not None)
+        self.delete_button.setEnabled(run_id is not None)
+        if run_id in self._runs:
+            self.run_chosen.emit(self._runs[run_id])
 
     @Slot()
     def _on_export_clicked(self) -> None:

@@ -92,7 +92,7 @@ class LiveRun(RunTracker):
         self.series = {name: LaneSeries() for name in self.result.lanes}
 
     def records_added(self, lane: str, records: list[BatchTiming]) -> None:
-        self.series[lane].add(records)
+        self.series.setdefault(lane, LaneSeries()).add(records)
 
     def device(self, lane: str) -> str:
         started = self.result.lanes[lane].started

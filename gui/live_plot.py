@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from crossover_lab.core.words import local_time
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.log_axis import LogAxis
@@ -107,7 +108,9 @@ class LivePlot(QWidget):
         self._items = {}
         self._live = live
         self._range.reset()
-        self.title.setText(run_title(live))
+        # A run from the history says when it ran: the plot is not of the run in progress.
+        self.title.setText(f"Run of {local_time(live.result.started_at)}: {run_title(live)}" if live.finished
+                           else run_title(live))
         self._warmup_key = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
                                            symbolPen=pg.mkPen(self.theme.colors.muted), name="warm-up (not autoscaled)")
         self.plot.addItem(self._warmup_key, ignoreBounds=True)

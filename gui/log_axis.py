@@ -5,6 +5,7 @@ import math
 from typing import Callable
 
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetrics
 
 LABEL_STEPS = (1, 2, 5)  # labelled within a decade when the axis spans less than two decades
 
@@ -29,8 +30,26 @@ class LogAxis(pg.AxisItem):
                   if minVal <= e + math.log10(m) <= maxVal]
         steps = (1,) if maxVal - minVal >= 2 else LABEL_STEPS
         labelled = [v for v in inside if round(10 ** (v - math.floor(v + 1e-9))) in steps]
+        if not self._fit(labelled, size / max(maxVal - minVal, 1e-9)):
+            labelled = [v for v in inside if round(10 ** (v - math.floor(v + 1e-9))) == 1]
+            every = 1
+            while not self._fit(labelled[::every], size / max(maxVal - minVal, 1e-9)) and every < len(labelled):
+                every += 1  # every other decade, every third…: the labels never run into each other
+            labelled = labelled[::every]
         unlabelled = [v for v in inside if v not in labelled]
         return [(1.0, labelled), (0.01, unlabelled)]
+
+    def _fit(self, values: list[float], pixels_per_unit: float) -> bool:
+        """Whether labels at `values` (log10 units, `pixels_per_unit` apart) fit with a gap between neighbours."""
+        if len(values) < 2:
+            return True
+        metrics = QFontMetrics(self.style.get("tickFont") or self.font())
+        if self.orientation in ("left", "right"):
+            need = metrics.height() * 1.5
+        else:
+            need = max(metrics.horizontalAdvance(self._format(10 ** v)) for v in values) + metrics.averageCharWidth() * 2
+        closest = min(b - a for a, b in zip(values, values[1:]))
+        return closest * pixels_per_unit >= need
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
         if not self.logMode:
