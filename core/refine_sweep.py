@@ -13,8 +13,8 @@ from crossover_lab.core.config import ConfigError, LaneSpec
 from crossover_lab.core.records import BatchTiming, LaneEvent
 from crossover_lab.core.refine import refine
 from crossover_lab.core.refine_answer import RefineTarget
-from crossover_lab.core.session import LanePool, new_run_id, run_comparison
-from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, calibration_size
+from crossover_lab.core.session import LanePool
+from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point
 from crossover_lab.core.sweep_rows import SweepRow
 
 
@@ -69,18 +69,12 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
 
     def measure(width: int, level: int) -> list[SweepPoint]:
         (config,) = dataclasses.replace(spec, widths=(width,)).points()
-        run = run_comparison(pool, list(lanes), config, schedule="sequential", run_id=new_run_id(),
-                             on_event=on_event, cancel=cancel)
-        result.runs.append(run)
+        run, measured = measure_point(pool, lanes, config, result, on_event, cancel)
         rows = []
-        for lane in lanes:
-            cal = result.calibration.get(lane.name)
-            row = SweepRow.from_result(run, lane.name, cal.gflops if cal else math.nan, spec.variant)
-            if row.status == "cancelled" or (cancel.is_set() and row.status != "completed"):
-                continue  # a point cut short is not a point
-            records = kept.setdefault((lane.name, width), [])
+        for row in measured:
+            records = kept.setdefault((row.lane, width), [])
             if row.status == "completed":
-                records.extend(r for r in run.lanes[lane.name].records if not r.warmup)
+                records.extend(r for r in run.lanes[row.lane].records if not r.warmup)
                 row = with_batches(row, records)
             stage = "coarse" if width in spec.widths and level == 0 else "refine"
             rows.append(dataclasses.replace(row, stage=stage))

@@ -140,6 +140,24 @@ def calibration_size(lane: LaneSpec) -> int:
     return 8192 if lane.kind == "gpu" else 2048
 
 
+def measure_point(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, result: SweepResult,
+                  on_event: Callable[[LaneEvent], None] | None,
+                  cancel: threading.Event) -> tuple[RunResult, list[SweepRow]]:
+    """Time one point of a sweep on every lane, one lane after another: the run (kept in `result`) and a
+    row per lane that measured it (a point cut short is not a point)."""
+    run = run_comparison(pool, list(lanes), config, schedule="sequential", run_id=new_run_id(),
+                         on_event=on_event, cancel=cancel)
+    result.runs.append(run)
+    rows = []
+    for lane in lanes:
+        cal = result.calibration.get(lane.name)
+        row = SweepRow.from_result(run, lane.name, cal.gflops if cal else math.nan, result.spec.variant)
+        if row.status == "cancelled" or (cancel.is_set() and row.status != "completed"):
+            continue
+        rows.append(row)
+    return run, rows
+
+
 def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec], *,
                on_point: Callable[[PointMeasured], None] | None = None,
                on_event: Callable[[LaneEvent], None] | None = None,
@@ -166,16 +184,7 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
         for config in spec.points():
             if cancel.is_set():
                 break
-            run = run_comparison(pool, list(lanes), config, schedule="sequential", run_id=new_run_id(),
-                                 on_event=on_event, cancel=cancel)
-            result.runs.append(run)
-            rows = []
-            for lane in lanes:
-                cal = result.calibration.get(lane.name)
-                row = SweepRow.from_result(run, lane.name, cal.gflops if cal else math.nan, spec.variant)
-                if row.status == "cancelled" or (cancel.is_set() and row.status != "completed"):
-                    continue  # a point cut short is not a point
-                rows.append(row)
+            run, rows = measure_point(pool, lanes, config, result, on_event, cancel)
             result.rows.extend(rows)
             done += len(rows)
             if on_point is not None:

@@ -11,6 +11,7 @@ from crossover_lab.core.conductor import default_schedule, schedule_named
 from crossover_lab.core.devices import LaneOption
 from crossover_lab.core.remote_channel import RemoteSettings
 from crossover_lab.gui.lane_prices import LanePrices
+from crossover_lab.gui.layouts import empty_layout
 from crossover_lab.gui.remote_hosts import RemoteHosts
 from crossover_lab.gui.settings import AppSettings
 
@@ -119,12 +120,7 @@ class LanesPanel(QWidget):
     def _render(self) -> None:
         self._options = self._local + self.hosts.options()
         self.searching.setVisible(self._searching)
-        while self._list_layout.count():
-            item = self._list_layout.takeAt(0)
-            if item.widget() is not None:
-                # Hidden now: deleteLater waits for the event loop, which a modal dialog can hold up.
-                item.widget().hide()
-                item.widget().deleteLater()
+        empty_layout(self._list_layout)
         self.boxes, self.price_fields = {}, {}
         self._available = {o.name for o in self._options if o.available}
         section = None

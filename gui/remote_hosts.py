@@ -19,6 +19,7 @@ from crossover_lab.core.remote_channel import RemoteSettings
 from crossover_lab.core.remote_devices import RemoteMachine, host_of, list_remote_lanes
 from crossover_lab.core.remote_wire import DEFAULT_PYTHON
 from crossover_lab.gui.jobs import JobOutcome, JobRunner
+from crossover_lab.gui.layouts import empty_layout
 from crossover_lab.gui.settings import AppSettings
 
 KEY = "remote/hosts"
@@ -148,11 +149,7 @@ class RemoteHosts(QWidget):
         self._next()
 
     def _render(self) -> None:
-        while self._rows.count():
-            widget = self._rows.takeAt(0).widget()
-            if widget is not None:
-                widget.hide()
-                widget.deleteLater()
+        empty_layout(self._rows)
         for row, (host, python) in enumerate(self._pythons.items()):
             found = self._found.get(host)
             if isinstance(found, RemoteMachine):

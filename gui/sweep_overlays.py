@@ -17,6 +17,7 @@ from crossover_lab.core.sweep_rows import SweepRow
 from crossover_lab.core.sweep_sets import SweepSet, load_sets
 from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.lane_prices import LanePrices
+from crossover_lab.gui.layouts import empty_layout
 
 
 class SweepOverlays(QWidget):
@@ -93,11 +94,7 @@ class SweepOverlays(QWidget):
             self.add_csv(path)
 
     def _render(self) -> None:
-        while self._rows.count():
-            widget = self._rows.takeAt(0).widget()
-            if widget is not None:
-                widget.hide()
-                widget.deleteLater()
+        empty_layout(self._rows)
         for i, s in enumerate(self.sets):
             label = QLabel(f"{s.label}: {'; '.join(s.devices) or 'no device named'} · {len(s.rows)} points",
                            toolTip=s.path, wordWrap=True)

@@ -1,0 +1,17 @@
+"""Small layout helpers shared by panels that rebuild their rows."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLayout
+
+
+def empty_layout(layout: QLayout) -> None:
+    """Take every item out of `layout`, hiding and deleting its widgets.
+
+    Hidden at once: deleteLater waits for the event loop, which a modal dialog can hold up, and the
+    old rows must not show meanwhile.
+    """
+    while layout.count():
+        widget = layout.takeAt(0).widget()
+        if widget is not None:
+            widget.hide()
+            widget.deleteLater()
