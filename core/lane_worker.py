@@ -28,6 +28,8 @@ from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, Close
                                          LaneStatus, ProbeJob, Probed, RunJob)
 from crossover_lab.core.records import RunFailed, RunFinished, RunStarted, RunSummary, now_iso
 from crossover_lab.core.timing import make_batch_timer
+from crossover_lab.core.anatomy_worker import measure_anatomy  # a job of its own: see core/anatomy.py
+from crossover_lab.core.messages import AnatomyJob
 
 
 def json_safe(settings: dict[str, Any]) -> dict[str, Any]:
@@ -246,3 +248,5 @@ def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str
                 events.put(worker.probe())
             case CalibrateJob(size=size, seconds=seconds):
                 events.put(worker.calibrate(size, seconds))
+            case AnatomyJob() as job:
+                events.put(measure_anatomy(worker, job, describe_error))
