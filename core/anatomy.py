@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from crossover_lab.core.analysis import robust_stats
+from crossover_lab.core.analysis import Crossover, SweepPoint, find_crossovers, robust_stats
 
 NAN = math.nan
 RUNGS = ("fit", "fit_pipelined", "step_loop", "step_loop_pipelined", "device_loop")
@@ -179,3 +179,14 @@ def window_plan(step_s: float, seconds: float) -> tuple[int, int, int]:
     k = int(min(max(round(seconds / step_s / 6), 2), 64))
     windows = int(min(max(seconds / (k * step_s), 2), 20))
     return steps, k, windows
+
+
+def floor_points(points: Sequence[SweepPoint]) -> list[SweepPoint]:
+    """Each sweep point's floor (its device_loop rung, `floor_ms`) as a point of its own."""
+    return [SweepPoint(p.lane, p.width, p.flops_per_batch, p.floor_ms, device=p.device, batch_size=p.batch_size)
+            for p in points if math.isfinite(p.floor_ms) and p.floor_ms > 0]
+
+
+def floor_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
+    """Where the faster lane would change if every step ran in an on-device loop: the floor crossover."""
+    return find_crossovers(floor_points(points))

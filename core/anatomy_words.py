@@ -9,7 +9,7 @@ import math
 from typing import Mapping, Sequence
 
 from crossover_lab.core.analysis import SweepPoint, by_lane, lane_pair
-from crossover_lab.core.anatomy import STACK, AnatomyPoint, Part
+from crossover_lab.core.anatomy import STACK, AnatomyPoint, Part, floor_points
 from crossover_lab.core.words import MISSING, fmt_num, fmt_range, other_lane
 
 APPROX_ZERO = "≈0"
@@ -111,12 +111,6 @@ def clock_note(medians: Mapping[str, float], anatomy: Mapping[str, AnatomyPoint]
 
 
 # ---------------------------------------------------------------- the floor crossover of a sweep
-
-def floor_points(points: Sequence[SweepPoint]) -> list[SweepPoint]:
-    """Each point's floor (its device_loop rung) as a point of its own, for the crossover finder."""
-    return [SweepPoint(p.lane, p.width, p.flops_per_batch, p.floor_ms, device=p.device, batch_size=p.batch_size)
-            for p in points if math.isfinite(p.floor_ms) and p.floor_ms > 0]
-
 
 def floor_crossover_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
     """"with an on-device loop jax:gpu0 would win above about 20 units", per group and pair of lanes."""
