@@ -35,6 +35,12 @@ class AnatomyOutcome:
         return self.config.model.widths[0]
 
 
+def anatomy_key(config: RunConfig) -> RunConfig:
+    """What an anatomy depends on: the model and how it trains, not how long a run lasts."""
+    train = dataclasses.replace(config.train, epochs=1, max_steps=None, max_seconds=None, warmup_steps=5)
+    return RunConfig(config.model, train)
+
+
 def anatomy_configs(base: RunConfig, widths: Sequence[int] | None, layers: int | None) -> list[RunConfig]:
     """The models to dissect: `layers` hidden layers of each width, or the base model itself without widths."""
     if not widths:

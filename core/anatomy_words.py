@@ -66,6 +66,9 @@ def why_sentence(point: AnatomyPoint) -> str:
         said.append(f"{fmt_num(sum(p.ms for p in overhead))} ms is {what}")
     if sync is not None and not sync.within_spread:
         said.append(f"{fmt_num(sync.ms)} ms is waiting for the result")
+    rest = fit.median_ms - sum(p.ms for p in (device, dispatch, sync, machinery) if p is not None)
+    if said and rest > 0.005 * fit.median_ms:  # parts shown as ≈0 still took their (uncertain) time
+        said.append(f"{fmt_num(rest)} ms is within the rungs' spread, not attributed")
     return f"On {point.lane}, {fmt_num(fit.median_ms)} ms per step: " + "; ".join(said or ["no part stands out"]) + "."
 
 

@@ -80,13 +80,20 @@ def run_ladder(pool: LanePool, settings: Sequence[KnobSetting], *,
                cancel: threading.Event | None = None) -> list[SweepResult]:
     """Sweep every applicable setting, one after another (lanes one at a time); finished ones are kept on a stop."""
     cancel = cancel or threading.Event()
+    runnable = [s for s in settings if not s.reason]
+    total = sum(len(s.spec.points()) * len(s.lanes) for s in runnable)
     results: list[SweepResult] = []
-    for setting in settings:
-        if setting.reason:
-            continue
+    done = 0
+
+    def counted(point: PointMeasured) -> None:  # progress over the whole ladder, not per setting
+        if on_point is not None:
+            on_point(dataclasses.replace(point, done=done + point.done, total=total))
+
+    for setting in runnable:
         if cancel.is_set():
             break
-        results += run_sweeps(pool, setting.lanes, [setting.spec], on_point=on_point, cancel=cancel)
+        results += run_sweeps(pool, setting.lanes, [setting.spec], on_point=counted, cancel=cancel)
+        done += len(results[-1].rows) if results else 0
     return results
 
 

@@ -27,6 +27,7 @@ from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.side_panel import SidePanel
 from crossover_lab.gui.sweep_tab import SweepTab
 from crossover_lab.gui.theme import Theme, status_style
+from crossover_lab.gui.why_view import WhyView
 
 STATUS_MS = 8000
 
@@ -57,8 +58,10 @@ class MainWindow(QMainWindow):
         self.plot, self.map = self.compare.plot, self.compare.map
         self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
-                              lambda: self.config or RunConfig(), lambda: self.controller.running,
+                              lambda: self.config or RunConfig(), lambda: self.controller.running or self.why.running,
                               settings=self.settings, prices=self.lanes_panel.prices)
+        self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
+                           lambda: self.controller.running or self.sweep.running, self.summary.set_anatomy)
         self.actions = build_actions(self, self.theme)
         self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
@@ -83,6 +86,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.sweep, "Sweep")
         self.tabs.setTabToolTip(0, "Train one model on the chosen lanes and watch every batch")
         self.tabs.setTabToolTip(1, "Time growing widths on the chosen lanes and find where they cross")
+        self.tabs.setTabToolTip(self.tabs.addTab(self.why, "Why"), "Where a step's time goes on each lane")
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.side)
         self.main_split.addWidget(self.tabs)
@@ -121,6 +125,8 @@ class MainWindow(QMainWindow):
         self.history.delete_requested.connect(self.delete_run)
         self.sweep.sweep_started.connect(self._on_sweep_started)
         self.sweep.sweep_ended.connect(self._on_sweep_ended)
+        for signal in (self.why.measure_started, self.why.measure_ended):
+            signal.connect(lambda *_: self._update_controls())
 
     def _restore_state(self) -> None:
         self.model_panel.restore_state(self.settings)
@@ -153,7 +159,7 @@ class MainWindow(QMainWindow):
         if self.tabs.currentWidget() is self.sweep:
             self.sweep.start()
             return None
-        if self.controller.running or self.sweep.running:
+        if self.controller.running or self.sweep.running or self.why.running:
             return None
         specs = self.lanes_panel.selected_specs()
         if self.config is None:
@@ -174,6 +180,7 @@ class MainWindow(QMainWindow):
             self.start_run()
 
     def stop_run(self) -> None:
+        self.why.stop()
         if self.sweep.running:
             self.sweep.stop()
         if self.controller.running:
@@ -194,7 +201,7 @@ class MainWindow(QMainWindow):
         self.say("Settings reset to their defaults.")
 
     def _update_controls(self) -> None:
-        sweeping = self.sweep.running
+        sweeping = self.sweep.running or self.why.running  # both hold lanes; Stop ends either
         running = self.controller.running or sweeping
         ready = self.config is not None and bool(self.lanes_panel.selected_specs())
         self.sweep.run_button.setEnabled(not running and ready)
@@ -284,6 +291,7 @@ class MainWindow(QMainWindow):
         started = time.monotonic()
         self.save_state()
         self.sweep.shutdown()
+        self.why.shutdown()
         self.lanes_panel.shutdown()
         self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
         self.sweep.shutdown()
