@@ -53,7 +53,8 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
     base = config_from_args(argparse.Namespace(**{**vars(args), "widths": None}))
     configs = anatomy_configs(base, widths, args.layers)
     pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
-    outcomes: list[AnatomyOutcome] = []
+    arrived: list[AnatomyOutcome] = []  # what is printed if the measuring ends in an error
+    outcomes = arrived
     with StopSignals() as stop:
         try:
             if not lanes_can_run(lanes, pool):
@@ -62,14 +63,14 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
                 f"{fmt_num(5 * args.seconds_per_rung)} s of timed steps each plus compiling")
 
             def on_outcome(outcome: AnatomyOutcome) -> None:
+                arrived.append(outcome)
                 took = f"{outcome.point.seconds:.1f} s" if outcome.point else outcome.error
                 say(f"{outcome.lane:>10} {outcome.config.model.label()}: {took}")
 
             try:
-                stop.run(lambda cancel: measure_anatomies(
+                outcomes = stop.run(lambda cancel: measure_anatomies(
                     pool, lanes, configs, seconds_per_rung=args.seconds_per_rung, check_loss=args.check_loss,
-                    cancel=cancel, on_outcome=lambda o: (outcomes.append(o), on_outcome(o))),
-                    on_hurry=lambda: pool.close(0.2))
+                    cancel=cancel, on_outcome=on_outcome), on_hurry=lambda: pool.close(0.2))
             finally:
                 pool.close(0.2 if stop.hurry.is_set() else 2.0)
         finally:
@@ -103,7 +104,8 @@ def as_json(outcomes: Sequence[AnatomyOutcome]) -> dict[str, Any]:
         "clocks": dict(CLOCKS)})
 
 
-def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: Any = sys.stdout) -> None:
+def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: Any = None) -> None:
+    out = out or sys.stdout
     points = [o.point for o in outcomes if o.point is not None]
     model = (lambda p: "-".join(map(str, p.widths)))
     print("ms per step, median (p10–p90):", file=out)
