@@ -170,6 +170,23 @@ class AnatomyPoint:
                 "settings": dict(self.settings)}
 
 
+def point_from_json(data: dict[str, Any]) -> AnatomyPoint:
+    """A point as `main.py anatomy --json` printed it (figures JSON had no room for are NaN again)."""
+    def num(x: Any) -> float:
+        return NAN if x is None else float(x)
+
+    rungs = {name: None if (r := (data.get("rungs") or {}).get(name)) is None else
+             RungTime(num(r["median_ms"]), num(r["p10_ms"]), num(r["p90_ms"]), int(r.get("n", 0)),
+                      int(r.get("steps_per_sample", 1))) for name in RUNGS}
+    return AnatomyPoint(
+        lane=data["lane"], device=data.get("device", ""), backend=data.get("backend", ""),
+        widths=tuple(data.get("widths") or (data["width"],)), batch_size=int(data.get("batch_size", 0)),
+        flops_per_batch=int(data.get("flops_per_batch") or 0), rungs=rungs,
+        reasons={k: v for k, v in (data.get("reasons") or {}).items() if k in RUNGS},
+        window_steps=int(data.get("window_steps") or 0), losses=dict(data.get("losses") or {}),
+        settings=dict(data.get("settings") or {}), seconds=num(data.get("seconds")))
+
+
 def window_plan(step_s: float, seconds: float) -> tuple[int, int, int]:
     """(synced steps, K steps per window, windows) to time one turn of a rung in about `seconds` when
     a step takes `step_s`: at least 3 synced steps and 2 windows of at least 2 steps, so that a slow

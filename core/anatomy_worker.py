@@ -28,9 +28,29 @@ from crossover_lab.core.timing import make_batch_timer
 WARMUP_STEPS = 2  # per rung, after the first fit compiled the step: first calls of a new loop or iterator
 ROUNDS = 2  # each rung is timed in this many turns, its samples pooled
 MAX_BATCHES = 64  # distinct batches the step loops cycle through, resident on the device
+RESIDENT_BYTES = 256 * 2**20  # at most this much of them (and of the on-device loop's K batches): big batches get fewer
 TF_NOTE = ("TensorFlow's fit waits for every step whatever the callbacks (Keras runs callbacks synchronously on "
            "TensorFlow), so fit_pipelined is what a plain fit gets there and differs from fit only by Crossover's "
            "own callback")
+
+
+def pipelined_clock(keras: Any, k: int, first: int = 0) -> Any:
+    """A callback that notes (step, time) at step `first` and every `k` steps after it, in `.stamps`. It is async-safe:
+    where Keras dispatches callbacks asynchronously (JAX, torch), it runs in a worker thread once that step's
+    results are in, so the training loop never waits for a step."""
+
+    class PipelinedClock(keras.callbacks.Callback):
+        async_safe = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.stamps: list[tuple[int, float]] = []
+
+        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+            if batch >= first and (batch - first) % k == 0:
+                self.stamps.append((batch, time.perf_counter()))
+
+    return PipelinedClock()
 
 
 class Anatomy:
@@ -60,19 +80,11 @@ class Anatomy:
         """Keras fit with a timestamp every K steps only, from an async-safe callback: where Keras dispatches
         callbacks asynchronously (JAX, torch) it runs in a worker thread once that step's results are in,
         so nothing waits for a step in the training loop."""
-        stamps: list[tuple[int, float]] = []
-        k, first = self.k, warmup - 1
-
-        class Stamps(self.keras.callbacks.Callback):
-            async_safe = True
-
-            def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
-                if batch >= first and (batch - first) % k == 0:
-                    stamps.append((batch, time.perf_counter()))
-
-        self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + k * windows, callbacks=[Stamps()],
+        k = self.k
+        clock = pipelined_clock(self.keras, k, first=warmup - 1)
+        self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + k * windows, callbacks=[clock],
                        verbose=0, shuffle=False)
-        stamps.sort()
+        stamps = sorted(clock.stamps)
         return [(b - a) * 1000.0 / k for (_, a), (_, b) in zip(stamps, stamps[1:])]
 
     # ---------------------------------------------------------------- the compiled step without fit
@@ -187,7 +199,8 @@ def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseExcept
         jit = DEFAULT_JIT[spec.backend] if train.jit is None else train.jit
         set_precision(keras, spec, train.mixed_precision)
         bs = train.batch_size
-        n = min(steps_per_epoch(len(data), bs), MAX_BATCHES)
+        fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes + data.y[:bs].nbytes, 1))
+        n = min(steps_per_epoch(len(data), bs), MAX_BATCHES, fits)
         with keras.device(keras_device(spec)):
             model = build_model(keras, config.model, train, jit=jit)
             verify_placement(model, spec)
@@ -197,7 +210,8 @@ def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseExcept
                               [(data.x[i * bs:(i + 1) * bs], data.y[i * bs:(i + 1) * bs]) for i in range(n)],
                               spec.name, device)
             first = anatomy.fit(3, warmup=max(train.warmup_steps, 1))  # compiles the step, and sizes the rungs
-            steps, anatomy.k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
+            steps, k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
+            anatomy.k = min(k, fits)
             saved = anatomy.steps.snapshot() if job.check_loss else None
             timers: dict[str, Callable[[], list[float]]] = {
                 "fit": lambda: anatomy.fit(steps), "fit_pipelined": lambda: anatomy.fit_pipelined(windows),

@@ -17,6 +17,8 @@ from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK,
                                            config_from_args, lanes_can_run, report_safely, say)
 from crossover_lab.core.cli_machines import add_remote_arg, remote_settings
 from crossover_lab.core.config import ConfigError, parse_lanes
+from crossover_lab.core.files import ExportError, atomic_write_text
+from crossover_lab.core.live_files import check_output_path
 from crossover_lab.core.presets import PRESETS
 from crossover_lab.core.report import table
 from crossover_lab.core.session import LanePool
@@ -38,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check-loss", action="store_true", help="also train the same K steps by every rung from the "
                    "same weights and report the loss after each (they must agree: the same arithmetic)")
     p.add_argument("--json", action="store_true", help="print every figure as JSON instead of tables")
+    p.add_argument("--json-file", metavar="PATH", help="also write the JSON here (the tables still print)")
     add_remote_arg(p)
     add_stop_args(p)
     p.set_defaults(func=cmd_anatomy)
@@ -45,7 +48,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_anatomy(args: argparse.Namespace) -> int:
     if args.csv:
-        raise ConfigError("anatomy writes no CSV: --json prints every figure (redirect it to a file)")
+        raise ConfigError("anatomy writes no CSV: --json prints every figure, --json-file writes them")
+    if args.json_file:
+        check_output_path(args.json_file, "--json-file")
     if not args.seconds_per_rung > 0:
         raise ConfigError(f"--seconds-per-rung {args.seconds_per_rung}: choose more than 0")
     lanes = parse_lanes(args.lanes)
@@ -75,8 +80,15 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
                 pool.close(0.2 if stop.hurry.is_set() else 2.0)
         finally:
             pool.close()
+    text = json.dumps(as_json(outcomes), indent=1, allow_nan=False)
+    if args.json_file:
+        try:
+            atomic_write_text(args.json_file, text + "\n")
+        except (ExportError, OSError) as exc:
+            say(f"error: {exc}")
+            return EXIT_FAILED
     if args.json:
-        report_safely(lambda: print(json.dumps(as_json(outcomes), indent=1, allow_nan=False)))
+        report_safely(lambda: print(text))
     else:
         report_safely(lambda: print_anatomy(outcomes))
     if stop.exit_code is not None:

@@ -1,15 +1,22 @@
-"""The Why picture: each lane's synced step as a stacked bar of its parts, with the pipelined clock and the floor marked."""
+"""The Why picture: each lane's synced step as a stacked bar of its parts, with the pipelined clock and the floor marked.
+
+Also a command for pictures made from `main.py anatomy --json` output without opening the window:
+`python -m crossover_lab.gui.why_bars anatomy.json out.png [--title TEXT]` (one bar per lane and model).
+"""
 from __future__ import annotations
 
+import argparse
+import json
 import math
+import sys
 from typing import Sequence
 
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 
-from crossover_lab.core.anatomy import STACK, AnatomyPoint
+from crossover_lab.core.anatomy import STACK, AnatomyPoint, point_from_json
 from crossover_lab.core.anatomy_words import PART_LABELS, PIPELINED_CLOCK, SYNCED_CLOCK
-from crossover_lab.gui.theme import PlotTheme, SchemeColors, readable
+from crossover_lab.gui.theme import LIGHT, PlotTheme, SchemeColors, readable
 
 # Okabe-Ito, one hue per part; made readable on the scheme's ground when drawn.
 PART_COLORS = {"device_work": "#009E73", "host_dispatch": "#E69F00", "synchronisation": "#CC79A7",
@@ -37,7 +44,14 @@ class WhyBars(pg.PlotWidget):
         self.legend.clear()
         self.points = list(points)
         colors = self.theme.colors
-        self.getAxis("left").setTicks([[(i, p.lane) for i, p in enumerate(self.points)]])
+        several = len({p.widths for p in self.points}) > 1  # bars of several models: name each one's
+        ticks = [(i, f"{p.lane} · {'-'.join(map(str, p.widths))}" if several else p.lane)
+                 for i, p in enumerate(self.points)]
+        left = self.getAxis("left")
+        left.setTicks([ticks])
+        # The axis sizes itself to numbers, not to names: make room for the longest lane label.
+        longest = max((t for _, t in ticks), key=len, default="")
+        left.setWidth(16 + QFontMetrics(left.style["tickFont"] or QFont()).horizontalAdvance(longest))
         shown_parts: set[str] = set()
         for i, point in enumerate(self.points):
             parts, x = point.parts(), 0.0
@@ -79,3 +93,44 @@ class WhyBars(pg.PlotWidget):
     @staticmethod
     def part_color(name: str, colors: SchemeColors) -> QColor:
         return readable(QColor(PART_COLORS[name]), colors.background)
+
+
+def render_png(points: Sequence[AnatomyPoint], path: str, title: str = "", size: tuple[int, int] = (1600, 900)) -> None:
+    """Draw the bars offscreen, light (for slides and the README), and save them as a PNG."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    bars = WhyBars()
+    bars.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    bars.theme.apply(LIGHT)
+    bars.resize(*size)
+    bars.set_points(points)
+    if title:
+        bars.setTitle(title, color=LIGHT.text, size="11pt")
+    bars.show()
+    app.processEvents()
+    saved = bars.grab().save(path, "PNG")
+    bars.close()
+    bars.deleteLater()
+    if not saved:
+        raise OSError(f"cannot write {path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m crossover_lab.gui.why_bars", description=__doc__.splitlines()[0])
+    parser.add_argument("json", nargs="+", help="files written by main.py anatomy --json / --json-file")
+    parser.add_argument("png")
+    parser.add_argument("--title", default="")
+    args = parser.parse_args(argv)
+    points = []
+    for path in args.json:
+        with open(path, encoding="utf-8") as fh:
+            points += [point_from_json(p) for p in json.load(fh)["points"]]
+    render_png(points, args.png, args.title)
+    print(f"wrote {args.png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

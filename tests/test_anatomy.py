@@ -9,7 +9,7 @@ import pytest
 from crossover_lab.core import cli, cli_anatomy
 from crossover_lab.core.analysis import SweepPoint
 from crossover_lab.core.anatomy import (PARTS, RUNGS, STACK, AnatomyPoint, RungTime, floor_crossovers, part_between,
-                                        parts_of, window_plan)
+                                        parts_of, point_from_json, window_plan)
 from crossover_lab.core.anatomy_run import AnatomyOutcome, anatomy_configs, anatomy_key
 from crossover_lab.core.anatomy_words import clock_note, floor_crossover_lines, floor_sentence, fmt_part, why_sentence
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
@@ -130,6 +130,13 @@ def test_anatomy_messages_cross_the_wire():
     answer = AnatomyMeasured(point(device_loop=None))
     back = from_wire(json.loads(json.dumps(to_wire(answer))))
     assert back.point.to_json() == answer.point.to_json() and back.point.rung("fit") == rung(1.37, 0.01)
+
+
+def test_a_point_reads_back_from_its_json():
+    p = point("torch:gpu0", device_loop=None)
+    back = point_from_json(json.loads(json.dumps(cli_anatomy.as_json([AnatomyOutcome("x", RunConfig(), p)])["points"][0])))
+    assert back.rungs == p.rungs and back.reasons == p.reasons and back.widths == p.widths
+    assert back.parts() == p.parts() and back.window_steps == 8
 
 
 def test_anatomy_models_are_the_widths_or_the_model_itself():

@@ -62,3 +62,18 @@ def test_why_refuses_while_a_run_holds_the_lanes(qtbot, monkeypatch):
     qtbot.addWidget(view)
     view.start()
     assert not view.running and "Wait until the run or sweep in progress has ended" in view.status.text()
+
+
+def test_the_anatomy_picture_is_drawn_from_json(qtbot, tmp_path):
+    import json
+
+    from crossover_lab.core import cli_anatomy
+    from crossover_lab.core.config import RunConfig
+    from crossover_lab.gui.why_bars import main
+
+    data = cli_anatomy.as_json([AnatomyOutcome("gpu0", RunConfig(), point()),
+                                AnatomyOutcome("cpu", RunConfig(), point("cpu", "CPU (x)", device_loop=None))])
+    src, png = tmp_path / "a.json", tmp_path / "a.png"
+    src.write_text(json.dumps(data))
+    assert main([str(src), str(png), "--title", "test"]) == 0
+    assert png.stat().st_size > 10_000
