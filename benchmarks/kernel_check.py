@@ -98,8 +98,8 @@ def main() -> int:
                           lambda: make_input(data.x, data.y, bs, spec, "host")[0],
                           [(data.x[i * bs:(i + 1) * bs], data.y[i * bs:(i + 1) * bs]) for i in range(64)],
                           spec.name, spec.name)
-        first = anatomy.fit(3, warmup=5)
-        _steps, anatomy.k, windows = window_plan(statistics.median(first) / 1000.0, 0.5)
+        first = anatomy.fit(2, warmup=5)
+        anatomy.k, windows = window_plan(statistics.median(first) / 1000.0, 0.5)
         loop_ms = statistics.median(anatomy.device_loop(max(windows, 5)))
         s, k = anatomy.steps, anatomy.k
         loop, (xs, ys) = anatomy.loop(), anatomy.stacked()

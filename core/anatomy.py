@@ -39,8 +39,9 @@ STACK = ("device_work", "host_dispatch", "synchronisation", "fit_and_input")
 class RungTime:
     """One rung's time per training step over its steady samples (warm-up left out).
 
-    A synced rung has one sample per step; a pipelined one, one per window of `steps_per_sample`
-    steps (the window's wall time divided by its steps: single steps cannot be seen there).
+    A sample is a window of `steps_per_sample` steps: its wall time divided by its steps. A
+    pipelined rung cannot see single steps; a synced one could, but is summarised the same way so
+    that the rungs' differences compare like with like.
     """
 
     median_ms: float
@@ -170,6 +171,26 @@ class AnatomyPoint:
                 "settings": dict(self.settings)}
 
 
+def stacked(point: AnatomyPoint) -> list[tuple[str, float]]:
+    """The synced step (`fit`) as (part, ms) segments in STACK order, then ("rest", ms) for what parts shown as ≈0
+    leave unattributed. Segments never add up past `fit`: where a lower rung came out above it (noise), the
+    part is cut at the total."""
+    fit = point.rung("fit")
+    if fit is None:
+        return []
+    parts, out, total = point.parts(), [], 0.0
+    for name in STACK:
+        part = parts.get(name)
+        if part is None or not part.ms > 0 or total >= fit.median_ms:
+            continue
+        ms = min(part.ms, fit.median_ms - total)
+        out.append((name, ms))
+        total += ms
+    if fit.median_ms - total > 0.005 * fit.median_ms:
+        out.append(("rest", fit.median_ms - total))
+    return out
+
+
 def point_from_json(data: dict[str, Any]) -> AnatomyPoint:
     """A point as `main.py anatomy --json` printed it (figures JSON had no room for are NaN again)."""
     def num(x: Any) -> float:
@@ -187,15 +208,14 @@ def point_from_json(data: dict[str, Any]) -> AnatomyPoint:
         settings=dict(data.get("settings") or {}), seconds=num(data.get("seconds")))
 
 
-def window_plan(step_s: float, seconds: float) -> tuple[int, int, int]:
-    """(synced steps, K steps per window, windows) to time one turn of a rung in about `seconds` when
-    a step takes `step_s`: at least 3 synced steps and 2 windows of at least 2 steps, so that a slow
-    model still gets a median and a spread over its turns; about 6 windows a turn otherwise."""
+def window_plan(step_s: float, seconds: float) -> tuple[int, int]:
+    """(K steps per window, windows) to time one turn of a rung in about `seconds` when a step takes `step_s`:
+    at least 2 windows of at least 2 steps, so that a slow model still gets a median and a spread over its
+    turns; about 6 windows a turn otherwise, of at most 64 steps."""
     step_s = step_s if math.isfinite(step_s) and step_s > 0 else 1e-3
-    steps = int(min(max(seconds / step_s, 3), 150))
     k = int(min(max(round(seconds / step_s / 6), 2), 64))
     windows = int(min(max(seconds / (k * step_s), 2), 20))
-    return steps, k, windows
+    return k, windows
 
 
 def floor_points(points: Sequence[SweepPoint]) -> list[SweepPoint]:

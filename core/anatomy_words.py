@@ -9,7 +9,7 @@ import math
 from typing import Mapping, Sequence
 
 from crossover_lab.core.analysis import SweepPoint, by_lane, lane_pair
-from crossover_lab.core.anatomy import STACK, AnatomyPoint, Part, floor_points
+from crossover_lab.core.anatomy import AnatomyPoint, Part, floor_points, stacked
 from crossover_lab.core.words import MISSING, fmt_num, fmt_range, other_lane
 
 APPROX_ZERO = "≈0"
@@ -55,20 +55,22 @@ def why_sentence(point: AnatomyPoint) -> str:
     fit = point.rung("fit")
     if fit is None:
         return f"On {point.lane}, the step could not be timed with fit: {point.reasons.get('fit', 'no reason given')}."
-    parts = point.parts()
+    segments = dict(stacked(point))
     said = []
-    device, dispatch, sync, machinery = (parts.get(name) for name in STACK)
-    if device is not None:
-        said.append(f"{fmt_num(device.ms)} ms is {device_word(point)} working")
-    overhead = [p for p in (machinery, dispatch) if p is not None]
-    if overhead and sum(p.ms for p in overhead) > 0:
-        what = "Keras fit and dispatch" if dispatch is not None else "Keras fit, dispatch and the device together"
-        said.append(f"{fmt_num(sum(p.ms for p in overhead))} ms is {what}")
-    if sync is not None and not sync.within_spread:
-        said.append(f"{fmt_num(sync.ms)} ms is waiting for the result")
-    rest = fit.median_ms - sum(p.ms for p in (device, dispatch, sync, machinery) if p is not None)
-    if said and rest > 0.005 * fit.median_ms:  # parts shown as ≈0 still took their (uncertain) time
-        said.append(f"{fmt_num(rest)} ms is within the rungs' spread, not attributed")
+    if "device_work" in segments:
+        device = segments["device_work"]
+        said.append(f"{fmt_num(device)} ms is {device_word(point)} working" if device < fit.median_ms else
+                    f"all of it is {device_word(point)} working (an on-device loop takes "
+                    f"{fmt_num(point.rung('device_loop').median_ms)} ms, within the spread)")
+    overhead = segments.get("fit_and_input", 0.0) + segments.get("host_dispatch", 0.0)
+    if overhead > 0:
+        what = ("Keras fit and dispatch" if point.rung("device_loop") is not None
+                else "Keras fit, dispatch and the device together")
+        said.append(f"{fmt_num(overhead)} ms is {what}")
+    if "synchronisation" in segments:
+        said.append(f"{fmt_num(segments['synchronisation'])} ms is waiting for the result")
+    if said and "rest" in segments:  # parts shown as ≈0 still took their (uncertain) time
+        said.append(f"{fmt_num(segments['rest'])} ms is within the rungs' spread, not attributed")
     return f"On {point.lane}, {fmt_num(fit.median_ms)} ms per step: " + "; ".join(said or ["no part stands out"]) + "."
 
 
@@ -89,11 +91,14 @@ def floor_sentence(points: Sequence[AnatomyPoint]) -> str:
 
 
 def timing_cost_sentence(point: AnatomyPoint) -> str:
+    """The cost of Crossover's clock: "cpu1 (16-16): fit with the loss read every step takes 1.05x the time of fit
+    timed every K steps"."""
     cost = point.timing_cost
+    where = f"{point.lane} ({'-'.join(map(str, point.widths))})"
     if not math.isfinite(cost):
-        return f"{point.lane}: the cost of timing each step could not be measured"
-    return (f"{point.lane}: reading the loss every step (the {SYNCED_CLOCK}) makes fit take {fmt_num(cost)}x the "
-            f"time of the {PIPELINED_CLOCK}")
+        return f"{where}: the cost of timing each step could not be measured"
+    return (f"{where}: fit with the loss read every step (the {SYNCED_CLOCK}) takes {fmt_num(cost)}x the time of "
+            f"fit timed every {point.window_steps} steps (the {PIPELINED_CLOCK})")
 
 
 # ---------------------------------------------------------------- the two clocks in the summary

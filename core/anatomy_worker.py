@@ -1,8 +1,9 @@
 """The anatomy job in a lane process: build the model once, time each rung of the ladder, check they agree.
 
 Order: a short `fit` compiles the step and estimates its time, which sizes every rung to about
-`seconds_per_rung` (core/anatomy.py: window_plan); then the rungs take turns, twice, each turn
-a warm-up of its own (first calls trace, compile or capture) before its timed steps. The weights train on through
+`seconds_per_rung` (core/anatomy.py: window_plan): windows of K steps; then the rungs take turns,
+twice, each turn a warm-up of its own (first calls trace, compile or capture) before its timed
+windows. Every rung is summarised per window (the mean step of each window), synced ones too. The weights train on through
 the rungs: timing does not need them equal. The same-loss check does: for it, each rung starts
 from the same saved state and trains the same K batches.
 """
@@ -32,6 +33,12 @@ RESIDENT_BYTES = 256 * 2**20  # at most this much of them (and of the on-device 
 TF_NOTE = ("TensorFlow's fit waits for every step whatever the callbacks (Keras runs callbacks synchronously on "
            "TensorFlow), so fit_pipelined is what a plain fit gets there and differs from fit only by Crossover's "
            "own callback")
+
+
+def per_window(step_ms: list[float], k: int) -> list[float]:
+    """Mean ms per step of each whole window of k consecutive steps: synced rungs are summarised like pipelined
+    ones, whose single steps cannot be seen, so an occasional slow step counts the same in every rung."""
+    return [sum(step_ms[i:i + k]) / k for i in range(0, len(step_ms) - k + 1, k)]
 
 
 def pipelined_clock(keras: Any, k: int, first: int = 0) -> Any:
@@ -67,14 +74,15 @@ class Anatomy:
 
     # ---------------------------------------------------------------- fit, as Crossover and as a user run it
 
-    def fit(self, steps: int, warmup: int = WARMUP_STEPS) -> list[float]:
-        """Keras fit with Crossover's own per-step callback: ms per steady step."""
+    def fit(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
+        """Keras fit with Crossover's own per-step callback: ms per step, averaged over each window of K steps."""
+        steps = windows * self.k
         timer = make_batch_timer(self.keras, run_id="anatomy", lane=self.lane, device=self.device,
                                  backend=self.steps.spec.backend, batch_size=len(self.host_batches[0][1]),
                                  warmup_steps=warmup, emit=lambda _bundle: None, should_stop=lambda: False)
         self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + steps, callbacks=[timer], verbose=0,
                        shuffle=False)
-        return [r.ms / max(r.batches, 1) for r in timer.records if not r.warmup]
+        return per_window([r.ms / max(r.batches, 1) for r in timer.records if not r.warmup], self.k)
 
     def fit_pipelined(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
         """Keras fit with a timestamp every K steps only, from an async-safe callback: where Keras dispatches
@@ -89,11 +97,11 @@ class Anatomy:
 
     # ---------------------------------------------------------------- the compiled step without fit
 
-    def step_loop(self, steps: int, warmup: int = WARMUP_STEPS) -> list[float]:
+    def step_loop(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
         s, batches = self.steps, self.on_device
         state, out = s.begin(), []
         try:
-            for i in range(warmup + steps):
+            for i in range(warmup + windows * self.k):
                 t0 = time.perf_counter()
                 loss, state = s.step(state, batches[i % len(batches)])
                 s.read(loss)
@@ -101,7 +109,7 @@ class Anatomy:
                     out.append((time.perf_counter() - t0) * 1000.0)
         finally:
             s.end(state)
-        return out
+        return per_window(out, self.k)
 
     def step_loop_pipelined(self, windows: int) -> list[float]:
         s, batches, k = self.steps, self.on_device, self.k
@@ -153,11 +161,11 @@ class Anatomy:
         self.steps.restore(saved)
         k = self.k
         if rung == "fit":
-            self.fit(k, warmup=0)
+            self.fit(1, warmup=0)
         elif rung == "fit_pipelined":
             self.fit_pipelined(1, warmup=0)
         elif rung == "step_loop":
-            self.step_loop(k, warmup=0)
+            self.step_loop(1, warmup=0)
         else:
             s = self.steps
             state = s.begin()
@@ -209,13 +217,13 @@ def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseExcept
                               lambda: make_input(data.x, data.y, bs, spec, train.feeding)[0],
                               [(data.x[i * bs:(i + 1) * bs], data.y[i * bs:(i + 1) * bs]) for i in range(n)],
                               spec.name, device)
-            first = anatomy.fit(3, warmup=max(train.warmup_steps, 1))  # compiles the step, and sizes the rungs
-            steps, k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
+            first = anatomy.fit(2, warmup=max(train.warmup_steps, 1))  # compiles the step, and sizes the rungs
+            k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
             anatomy.k = min(k, fits)
             saved = anatomy.steps.snapshot() if job.check_loss else None
             timers: dict[str, Callable[[], list[float]]] = {
-                "fit": lambda: anatomy.fit(steps), "fit_pipelined": lambda: anatomy.fit_pipelined(windows),
-                "step_loop": lambda: anatomy.step_loop(steps),
+                "fit": lambda: anatomy.fit(windows), "fit_pipelined": lambda: anatomy.fit_pipelined(windows),
+                "step_loop": lambda: anatomy.step_loop(windows),
                 "step_loop_pipelined": lambda: anatomy.step_loop_pipelined(windows),
                 "device_loop": lambda: anatomy.device_loop(windows)}
             wanted = [r for r in RUNGS if r in job.rungs]
@@ -232,7 +240,7 @@ def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseExcept
                         traceback.print_exc()
                         reasons[name] = describe(exc, spec.name)
             rungs = {name: None if name in reasons else
-                     RungTime.of(samples[name], 1 if name in ("fit", "step_loop") else anatomy.k) for name in wanted}
+                     RungTime.of(samples[name], anatomy.k) for name in wanted}
             losses = {name: anatomy.loss_after(name, saved) for name, rung in rungs.items()
                       if rung is not None} if saved is not None else {}
         notes = [TF_NOTE] if spec.backend == "tensorflow" and "fit_pipelined" in rungs else []

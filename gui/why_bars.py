@@ -14,7 +14,7 @@ from typing import Sequence
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 
-from crossover_lab.core.anatomy import STACK, AnatomyPoint, point_from_json
+from crossover_lab.core.anatomy import AnatomyPoint, point_from_json, stacked
 from crossover_lab.core.anatomy_words import PART_LABELS, PIPELINED_CLOCK, SYNCED_CLOCK
 from crossover_lab.gui.theme import LIGHT, PlotTheme, SchemeColors, readable
 
@@ -54,26 +54,17 @@ class WhyBars(pg.PlotWidget):
         left.setWidth(16 + QFontMetrics(left.style["tickFont"] or QFont()).horizontalAdvance(longest))
         shown_parts: set[str] = set()
         for i, point in enumerate(self.points):
-            parts, x = point.parts(), 0.0
-            for name in STACK:
-                part = parts.get(name)
-                if part is None or not part.ms > 0:
-                    continue
-                bar = pg.BarGraphItem(x0=[x], y=[i], width=[part.ms], height=BAR_HEIGHT,
-                                      brush=self.part_color(name, colors), pen=pg.mkPen(colors.background))
+            x = 0.0
+            for name, ms in stacked(point):
+                rest = name == "rest"  # what parts shown as ≈0 leave: neutral, not a part
+                bar = pg.BarGraphItem(x0=[x], y=[i], width=[ms], height=BAR_HEIGHT,
+                                      brush=pg.mkBrush(colors.neutral) if rest else self.part_color(name, colors),
+                                      pen=pg.mkPen(colors.background))
                 self.addItem(bar)
                 if name not in shown_parts:
                     shown_parts.add(name)
-                    self.legend.addItem(bar, PART_LABELS[name])
-                x += part.ms
-            fit = point.rung("fit")
-            if fit is not None and fit.median_ms > x * 1.005:  # parts shown as ≈0 still took their time
-                rest = pg.BarGraphItem(x0=[x], y=[i], width=[fit.median_ms - x], height=BAR_HEIGHT,
-                                       brush=pg.mkBrush(colors.neutral), pen=pg.mkPen(colors.background))
-                self.addItem(rest)
-                if "rest" not in shown_parts:
-                    shown_parts.add("rest")
-                    self.legend.addItem(rest, "within the rungs' spread")
+                    self.legend.addItem(bar, "within the rungs' spread" if rest else PART_LABELS[name])
+                x += ms
             self._mark(point, "fit_pipelined", i, "|", f"{PIPELINED_CLOCK} (fit, no per-step sync)", colors)
             self._mark(point, "device_loop", i, "d", "floor (on-device loop)", colors)
         if self.points:

@@ -9,7 +9,7 @@ import pytest
 from crossover_lab.core import cli, cli_anatomy
 from crossover_lab.core.analysis import SweepPoint
 from crossover_lab.core.anatomy import (PARTS, RUNGS, STACK, AnatomyPoint, RungTime, floor_crossovers, part_between,
-                                        parts_of, point_from_json, window_plan)
+                                        parts_of, point_from_json, stacked, window_plan)
 from crossover_lab.core.anatomy_run import AnatomyOutcome, anatomy_configs, anatomy_key
 from crossover_lab.core.anatomy_words import clock_note, floor_crossover_lines, floor_sentence, fmt_part, why_sentence
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
@@ -76,10 +76,10 @@ def test_timing_cost_is_fit_over_fit_pipelined():
 
 
 def test_the_window_plan_keeps_a_median_for_slow_models_and_bounds_fast_ones():
-    assert window_plan(0.1, 0.2) == (3, 2, 2)  # a 100 ms step: the minimum of steps and windows
-    steps, k, windows = window_plan(0.0002, 0.2)
-    assert steps == 150 and k == 64 and 2 <= windows <= 20
-    assert window_plan(float("nan"), 0.2)[1] >= 2
+    assert window_plan(0.1, 0.2) == (2, 2)  # a 100 ms step: the minimum of steps and windows
+    k, windows = window_plan(0.0002, 0.2)
+    assert k == 64 and 2 <= windows <= 20
+    assert window_plan(float("nan"), 0.2)[0] >= 2
 
 
 # ---------------------------------------------------------------- words
@@ -91,6 +91,19 @@ def test_the_why_sentence_reads_as_the_issue_asks():
                     "0.2 ms is waiting for the result.")
     floor = floor_sentence([point(), point("cpu", "CPU (x, 16 threads)", device_loop=0.7)])
     assert floor == "With an on-device loop this model would take 0.05 ms per step on gpu0 against 0.7 ms on cpu."
+
+
+def test_the_bar_never_adds_up_past_the_synced_step():
+    noisy = point("cpu1", "CPU (x, 1 thread)", fit=113, fit_pipelined=123, step_loop=121, step_loop_pipelined=116,
+                  device_loop=121)  # a big model on a busy core: the floor's median came out above fit's
+    assert stacked(noisy) == [("device_work", 113)]
+    assert why_sentence(noisy) == ("On cpu1, 113 ms per step: all of it is the CPU working (an on-device loop takes "
+                                   "121 ms, within the spread).")
+    segments = stacked(point(step_loop=1.0, step_loop_pipelined=1.0))  # two parts ≈0: the rest is named as such
+    assert [name for name, _ in segments] == ["device_work", "host_dispatch", "fit_and_input"]
+    assert sum(ms for _, ms in segments) == pytest.approx(1.37)
+    within = stacked(point(fit=1.0, step_loop=0.992))
+    assert within[-1][0] == "rest" and sum(ms for _, ms in within) == pytest.approx(1.0)
 
 
 def test_the_verdict_names_its_clock_and_a_disagreeing_one():
