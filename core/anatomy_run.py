@@ -60,7 +60,10 @@ def request_anatomy(pool: LanePool, spec: LaneSpec, config: RunConfig, *, rungs:
     reply = lane.request(AnatomyJob(config, rungs, seconds_per_rung, check_loss), AnatomyMeasured,
                          ANATOMY_TIMEOUT_S, cancel)
     if isinstance(reply, AnatomyMeasured):
-        return AnatomyOutcome(spec.name, config, reply.point, reply.error)
+        point = reply.point
+        if point is not None and point.lane != spec.name:  # a remote lane names itself as its machine does
+            point = dataclasses.replace(point, lane=spec.name)
+        return AnatomyOutcome(spec.name, config, point, reply.error)
     # A lane left mid-job would answer a later request with this job's result: start afresh next time.
     lane.close(timeout=0.5)
     return AnatomyOutcome(spec.name, config, None, reply.reason)
