@@ -1,4 +1,4 @@
-"""Crossover: `python main.py` opens the window; `python main.py devices|run|sweep|analyze …` works headless.
+"""Crossover: `python main.py` opens the window; `python main.py devices|run|sweep|analyze|anatomy …` works headless.
 
 Installed, `crossover` is main() and `crossover-window` is window(); `crossover --install-desktop` puts the
 window in the desktop's launcher.
@@ -19,7 +19,7 @@ except ImportError:
     _package.__path__ = [os.path.dirname(os.path.abspath(__file__))]
     sys.modules["crossover_lab"] = _package
 
-CLI_COMMANDS = {"devices", "run", "sweep", "analyze"}
+CLI_COMMANDS = {"devices", "run", "sweep", "analyze", "anatomy"}
 DESKTOP_OPTIONS = {"--install-desktop", "--uninstall-desktop"}
 
 

@@ -178,6 +178,7 @@ class SweepPoint:
     device: str = ""
     batch_size: int = 0
     n_batches: int = 0
+    floor_ms: float = NAN  # the on-device loop's ms per step (sweep --floor), NaN when not measured
 
 
 @dataclass(frozen=True)

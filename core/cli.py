@@ -1,4 +1,4 @@
-"""The headless command line: devices, run, sweep, analyze. Exit 0 done, 1 a run failed, 2 bad input, 130 stopped.
+"""The headless command line: devices, run, sweep, analyze, anatomy. Exit 0 done, 1 a run failed, 2 bad input, 130 stopped.
 
 Each command lives in its own module (core/cli_*.py) with an `add_parser`; this one assembles them.
 """
@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from crossover_lab.core import cli_analyze, cli_run, cli_sweep
+from crossover_lab.core import cli_analyze, cli_anatomy, cli_run, cli_sweep
 from crossover_lab.core.cli_common import EXIT_BAD_INPUT, EXIT_OK
 from crossover_lab.core.cli_machines import add_remote_arg, remote_settings
 from crossover_lab.core.config import ConfigError
@@ -17,7 +17,7 @@ from crossover_lab.core.remote_devices import list_remote_lanes
 from crossover_lab.core.report import table
 from crossover_lab.core.session import LanePool
 
-COMMANDS = (cli_run, cli_sweep, cli_analyze)
+COMMANDS = (cli_run, cli_sweep, cli_analyze, cli_anatomy)
 
 
 def cmd_devices(args: argparse.Namespace) -> int:

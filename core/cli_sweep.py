@@ -14,6 +14,7 @@ from crossover_lab.core.cli_machines import add_price_arg, add_remote_arg, price
 from crossover_lab.core.config import ConfigError, RunConfig, parse_int_list, parse_lanes
 from crossover_lab.core.devices import host_info
 from crossover_lab.core.files import ExportError
+from crossover_lab.core.ladder import KnobSetting, check_ladder, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from crossover_lab.core.live_files import check_output_path
 from crossover_lab.core.paths import autosave_dir
 from crossover_lab.core.presets import SWEEP_PRESETS
@@ -48,6 +49,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
                    "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
+    p.add_argument("--floor", action="store_true", help="also time each point's on-device loop (the anatomy's "
+                   "device_loop rung): column floor_ms, and where the faster lane would change with one")
+    p.add_argument("--ladder", action="store_true", help="what would make the GPU win sooner: the sweep once per "
+                   "knob that moves the fixed cost (steps per execution 1/8/64, data on the device, jit on/off, "
+                   "mixed precision, each installed backend), ranked by the slower lane's step time")
     p.add_argument("--refine", type=float, metavar="TOL", help="after the widths, measure where the faster lane "
                    "changes until it is known within ±TOL (0.15: ±15%%), the budget is spent, or the lanes are "
                    "equal within noise; added points are marked stage=refine in the CSV")
@@ -79,7 +85,7 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
     batches = parse_int_list(args.batch_sizes, "batch size") if args.batch_sizes is not None else ()
     return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
                      batch_sizes=batches, base=config, steady_steps=args.steady_steps,
-                     seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate)
+                     seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor)
 
 
 def open_sweep_files(path: str | None, host: dict[str, Any], specs: list[SweepSpec],
@@ -100,6 +106,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     spec = sweep_spec(args)
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
     target = refine_target(args)
+    ladder: list[KnobSetting] = []
+    if args.ladder:
+        check_ladder(args.compare, target)
+        ladder = ladder_settings(spec, lanes)
+        specs = [s.spec for s in ladder if not s.reason]
     if target is not None:
         check_refinable(lanes, specs)
     prices = prices_from(args)
@@ -111,7 +122,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            say(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}, "
+            say(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}"
+                f"{f' × {len(specs)} knob settings' if ladder else ''}, "
                 f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
                 f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
             if target is not None:
@@ -128,6 +140,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                         f"{row.width:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})")
 
             def work(cancel: threading.Event) -> list[SweepResult]:
+                if ladder:
+                    return run_ladder(pool, ladder, on_point=on_point, cancel=cancel)
                 if target is not None:
                     return [run_refined_sweep(pool, lanes, spec, target, on_point=on_point, cancel=cancel)]
                 return run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel)
@@ -148,7 +162,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             if files is not None:
                 files.close()
             pool.close()
-        report_safely(lambda: _report(results, prices))
+        report_safely(lambda: _report(results, prices, ladder))
         if written:
             report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
     if stop.exit_code is not None:
@@ -162,7 +176,12 @@ def _rescue(path: Path, results: list, host: dict[str, Any], prices: dict[str, f
     return export_sweep(path, results, host, prices)
 
 
-def _report(results: list, prices: dict[str, float]) -> None:
+def _report(results: list, prices: dict[str, float], ladder: list[KnobSetting]) -> None:
+    if ladder:
+        print("What would make the GPU win sooner (ranked by the slower lane's ms per step at the smallest width):")
+        for line in ladder_lines(rank_ladder(results), ladder):
+            print(line)
+        return
     for res in results:
         if len(results) > 1:
             print(f"\n{res.spec.variant}:")

@@ -21,9 +21,10 @@ from crossover_lab.core.backends import (PlacementError, configure_process, cpu_
                                          keras_device, require_device)
 from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
 from crossover_lab.core.data import DataError, load
+from crossover_lab.core.anatomy_worker import measure_anatomy  # a job of its own: see core/anatomy.py
 from crossover_lab.core.lane_run import run_job
-from crossover_lab.core.messages import (CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed, LaneStatus,
-                                         ProbeJob, Probed, RunJob)
+from crossover_lab.core.messages import (AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed,
+                                         LaneStatus, ProbeJob, Probed, RunJob)
 from crossover_lab.core.steering import Steering
 
 
@@ -187,5 +188,7 @@ def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str
                 events.put(worker.probe())
             case CalibrateJob(size=size, seconds=seconds):
                 events.put(worker.calibrate(size, seconds))
+            case AnatomyJob() as job:
+                events.put(measure_anatomy(worker, job, describe_error))
             case _:
                 pass  # a new model or a next segment for a run that has already ended

@@ -15,9 +15,10 @@ from typing import Any, Callable
 from crossover_lab.core.analysis import summarize
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.lane_channel import LocalChannel
-from crossover_lab.core.messages import (Bundle, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
-                                         LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob,
-                                         Probed, Proceed, RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)
+from crossover_lab.core.messages import (AnatomyMeasured, Bundle, CalibrateJob, Calibrated, CloseLane, Finish, Job,
+                                         LaneAlive, LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer,
+                                         ProbeJob, Probed, Proceed, RequestCancelled, RunJob, Steer, SwitchModel,
+                                         Unanswered)
 from crossover_lab.core.paths import lane_log_path
 from crossover_lab.core.records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, SegmentEnded,
                                         SegmentStarted)
@@ -186,7 +187,7 @@ class Lane:
                 self._answers.append(item)
                 if self._run is not None:
                     return [self._end_by_parent(self._run, "failed", f"the lane could not start: {reason}")]
-            case Probed() | Calibrated():
+            case Probed() | Calibrated() | AnatomyMeasured():
                 self._answers.append(item)
             case LaneAlive():
                 pass  # heard: that is all a heartbeat says

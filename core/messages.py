@@ -1,8 +1,8 @@
 """What the app and a lane say to each other: one frozen class per message, both ways, and a data-only codec.
 
-App → lane: `RunJob`, `ProbeJob`, `CalibrateJob`, `CloseLane`, and during a run `SwitchModel`,
-`Proceed`, `Finish`. Lane → app: `Bundle` (lane events:
-records and lifecycle, core/records.py), `Probed`, `Calibrated`, `LaneStartFailed`, `LaneStatus`.
+App → lane: `RunJob`, `ProbeJob`, `CalibrateJob`, `AnatomyJob`, `CloseLane`, and during a run
+`SwitchModel`, `Proceed`, `Finish`. Lane → app: `Bundle` (lane events: records and lifecycle,
+core/records.py), `Probed`, `Calibrated`, `AnatomyMeasured`, `LaneStartFailed`, `LaneStatus`.
 `Lane.request()` answers with the message asked for or one of the `Unanswered` kinds, each with
 a `reason` sentence. A local lane sends these objects through multiprocessing queues; a remote
 one through `to_wire`/`from_wire`, which build only the classes registered here from plain JSON
@@ -16,6 +16,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from crossover_lab.core.anatomy import RUNGS, AnatomyPoint, RungTime
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import (BatchTiming, EpochEnded, LaneEvent, RunFailed, RunFinished, RunStarted,
                                         RunSummary, SegmentEnded, SegmentStarted)
@@ -67,11 +68,22 @@ class CalibrateJob:
 
 
 @dataclass(frozen=True)
+class AnatomyJob:
+    """Time the rungs of the anatomy ladder (core/anatomy.py) for `config`, each in about `seconds_per_rung`;
+    with `check_loss`, also train K steps by each rung from the same state and report the loss after."""
+
+    config: RunConfig
+    rungs: tuple[str, ...] = RUNGS
+    seconds_per_rung: float = 0.4
+    check_loss: bool = False
+
+
+@dataclass(frozen=True)
 class CloseLane:
     """Leave once the job in progress (if any) has ended."""
 
 
-Job = Union[RunJob, ProbeJob, CalibrateJob, CloseLane]
+Job = Union[RunJob, ProbeJob, CalibrateJob, AnatomyJob, CloseLane]
 Steer = Union[SwitchModel, Proceed, Finish]  # sent while a run goes on
 
 # ---------------------------------------------------------------- lane → app
@@ -105,6 +117,12 @@ class Calibrated:
 
 
 @dataclass(frozen=True)
+class AnatomyMeasured:
+    point: AnatomyPoint | None  # None when it could not be measured; `error` says why
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class LaneStartFailed:
     """The lane process could not set up its backend; it has exited."""
 
@@ -126,7 +144,7 @@ class LaneAlive:
     phase: str  # preparing | finishing
 
 
-Answer = Union[Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive]
+Answer = Union[Bundle, Probed, Calibrated, AnatomyMeasured, LaneStartFailed, LaneStatus, LaneAlive]
 
 # ---------------------------------------------------------------- requests that got no answer
 
@@ -157,6 +175,7 @@ Unanswered = Union[RequestCancelled, LaneClosed, NoAnswer, LaneDied, LaneStartFa
 
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
     RunJob, SwitchModel, Proceed, Finish, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
+    AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
     RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}

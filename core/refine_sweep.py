@@ -14,7 +14,8 @@ from crossover_lab.core.records import BatchTiming, LaneEvent
 from crossover_lab.core.refine import refine
 from crossover_lab.core.refine_answer import RefineTarget
 from crossover_lab.core.session import LanePool
-from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point
+from crossover_lab.core.sweep import (PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point,
+                                      with_floors)
 from crossover_lab.core.sweep_rows import SweepRow
 
 
@@ -78,6 +79,8 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
                 row = with_batches(row, records)
             stage = "coarse" if width in spec.widths and level == 0 else "refine"
             rows.append(dataclasses.replace(row, stage=stage))
+        if spec.floor:
+            rows = with_floors(pool, lanes, config, rows, cancel)
         result.rows.extend(rows)
         if on_point is not None:
             on_point(PointMeasured(spec.variant, tuple(rows), run, len(result.rows), 0))

@@ -22,7 +22,7 @@ from crossover_lab.core.config import LaneSpec, check_host
 from crossover_lab.core.devices import APP_VERSION, LaneOption
 from crossover_lab.core.messages import from_wire, register, to_wire
 
-PROTOCOL = 1  # bumped whenever a message changes shape
+PROTOCOL = 2  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured)
 WORKER_MODULE = "crossover_lab.core.remote_worker"
 DEFAULT_PYTHON = "python3"
 SSH_COMMAND_ENV = "CROSSOVER_SSH_COMMAND"

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 
 from crossover_lab.core.devices import APP_VERSION, discover, host_info
 from crossover_lab.core.lane_worker import lane_main
-from crossover_lab.core.messages import CalibrateJob, CloseLane, ProbeJob, RunJob
+from crossover_lab.core.messages import AnatomyJob, CalibrateJob, CloseLane, ProbeJob, RunJob
 from crossover_lab.core.remote_wire import (PROTOCOL, DevicesListed, ListDevices, OpenLane, Refused, RemoteHello,
                                             SetCancel, decode, encode, version_problem)
 from crossover_lab.core.session import LanePool
@@ -72,7 +72,7 @@ def read_jobs(stdin: BinaryIO, jobs: queue.Queue, cancel: threading.Event, atten
         elif isinstance(message, STEERS):
             jobs.put(message)
             attention.value += 1
-        elif isinstance(message, (RunJob, ProbeJob, CalibrateJob, CloseLane)):
+        elif isinstance(message, (RunJob, ProbeJob, CalibrateJob, AnatomyJob, CloseLane)):
             jobs.put(message)
     cancel.set()
     jobs.put(CloseLane())

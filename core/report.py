@@ -6,6 +6,7 @@ import sys
 from typing import Any, Sequence
 
 from crossover_lab.core import analysis, sweep_words, words
+from crossover_lab.core.anatomy_words import floor_crossover_lines
 from crossover_lab.core.contention import contended
 from crossover_lab.core.records import BatchTiming, RunFailed, RunFinished, RunStarted
 from crossover_lab.core.session import RunResult
@@ -93,6 +94,8 @@ def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout, crossi
         if len(groups) > 1:
             print(f"\n{label}:", file=out)
         print_sweep_analysis(points, out, crossings)
+    for line in floor_crossover_lines(groups):  # sweep --floor: where an on-device loop would move it
+        print(line[:1].upper() + line[1:] + ".", file=out)
 
 
 def print_sweep_analysis(points: list, out: Any = sys.stdout, crossings: bool = True) -> None:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from crossover_lab.core.anatomy_run import measure_floor
 from crossover_lab.core.config import MAX_WIDTH, MIN_WIDTH, ConfigError, LaneSpec, RunConfig, parse_int_list
 from crossover_lab.core.messages import Calibrated
 from crossover_lab.core.records import LaneEvent
@@ -79,6 +80,7 @@ class SweepSpec:
     seconds_per_point: float = DEFAULT_POINT_SECONDS
     calibrate: bool = True  # time a large matrix product per lane: the GFLOP/s each point is a share of
     variant: str = "base"  # in compare mode, the knob setting this sweep ran with ("jit=on")
+    floor: bool = False  # also time each point's on-device loop (the anatomy's device_loop): column floor_ms
 
     def __post_init__(self) -> None:
         if not self.widths:
@@ -185,12 +187,29 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
             if cancel.is_set():
                 break
             run, rows = measure_point(pool, lanes, config, result, on_event, cancel)
+            if spec.floor:
+                rows = with_floors(pool, lanes, config, rows, cancel)
             result.rows.extend(rows)
             done += len(rows)
             if on_point is not None:
                 on_point(PointMeasured(spec.variant, tuple(rows), run, done, total))
         result.cancelled = cancel.is_set()
     return results
+
+
+def with_floors(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, rows: list[SweepRow],
+                cancel: threading.Event) -> list[SweepRow]:
+    """The point's rows with each lane's floor (ms per step of an on-device loop); why not, where it has none."""
+    out = []
+    for row in rows:
+        lane = next((spec for spec in lanes if spec.name == row.lane), None)
+        if row.status != "completed" or lane is None or cancel.is_set():
+            out.append(row)
+            continue
+        floor_ms, why = measure_floor(pool, lane, config, cancel)
+        note = f"no floor: {why}" if why and not cancel.is_set() else ""
+        out.append(dataclasses.replace(row, floor_ms=floor_ms, reason=row.reason or note))
+    return out
 
 
 def results_so_far(specs: Sequence[SweepSpec], points: Sequence[PointMeasured]) -> list[SweepResult]:

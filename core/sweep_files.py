@@ -7,6 +7,8 @@ autosave appends each point as it arrives, so a crash mid-sweep leaves every fin
 from __future__ import annotations
 
 import csv
+import dataclasses
+import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from crossover_lab.core.analysis import analyze_groups
+from crossover_lab.core.anatomy import floor_crossovers
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.export import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_text
 from crossover_lab.core.files import append_lines, atomic_write_files, atomic_write_text, complete_lines
@@ -124,12 +127,23 @@ def sweep_info(specs: Sequence[Any], results: Sequence[Any] = ()) -> dict[str, A
         return {}
     spec = specs[0]
     return {"widths": list(spec.widths), "layers": spec.layers, "batch_sizes": list(spec.batch_sizes),
+            "floor": getattr(spec, "floor", False),
             "steady_steps": spec.steady_steps, "seconds_per_point": spec.seconds_per_point,
             "variants": {res.spec.variant: {"calibration": {k: vars(v) for k, v in res.calibration.items()},
                                             "cancelled": res.cancelled,
                                             "analysis": with_refinement(analyze_groups(group_rows(res.rows)),
-                                                                        res.refinement)}
+                                                                        res.refinement),
+                                            **floor_info(res.rows)}
                          for res in results}}
+
+
+def floor_info(rows: Sequence[SweepRow]) -> dict[str, Any]:
+    """With sweep --floor: where the faster lane would change with an on-device loop, per group of rows."""
+    groups = group_rows(rows)
+    if not any(math.isfinite(p.floor_ms) for points in groups.values() for p in points):
+        return {}
+    return {"floor_crossovers": {label: [{**dataclasses.asdict(c), "lanes": list(c.lanes)}
+                                         for c in floor_crossovers(points)] for label, points in groups.items()}}
 
 
 def export_sweep(csv_path: str | os.PathLike, results: Sequence[Any], host: dict[str, Any],

@@ -62,6 +62,7 @@ class SweepRow:
     run_id: str = ""
     reason: str = ""
     stage: str = "coarse"  # coarse: a width asked for; refine: one a refined sweep added (core/refine.py)
+    floor_ms: float = NAN  # the device_loop rung of the anatomy (sweep --floor): the device's floor per step
 
     @classmethod
     def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:
@@ -108,7 +109,7 @@ class SweepRow:
     def point(self) -> SweepPoint:
         """What the analysis needs of this row."""
         return SweepPoint(self.lane, self.width, self.flops_per_batch, self.median_ms, self.p10_ms, self.p90_ms,
-                          self.device, self.batch_size, self.n_batches)
+                          self.device, self.batch_size, self.n_batches, self.floor_ms)
 
     @property
     def usable(self) -> bool:

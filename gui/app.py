@@ -21,7 +21,7 @@ SCREENSHOT_SIZE = (1440, 900)
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="main.py", description="Crossover's window. For the command line: main.py devices|run|sweep|analyze.")
+        prog="main.py", description="Crossover's window. For the command line: main.py devices|run|sweep|analyze|anatomy.")
     parser.add_argument("--screenshot", metavar="PATH",
                         help="save a PNG of the window after --after seconds, then exit")
     parser.add_argument("--run", action="store_true",
@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
     if no_display():
         # Qt would abort the process with a list of platform plugins: say what to do instead.
         print("crossover: no display here (neither DISPLAY nor WAYLAND_DISPLAY is set). Run the window with "
-              "xvfb-run, or use the command line: python main.py devices | run | sweep | analyze "
+              "xvfb-run, or use the command line: python main.py devices | run | sweep | analyze | anatomy "
               "(python main.py --help).", file=sys.stderr)
         return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])

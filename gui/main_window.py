@@ -27,6 +27,7 @@ from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.side_panel import SidePanel
 from crossover_lab.gui.sweep_tab import SweepTab
 from crossover_lab.gui.theme import Theme, status_style
+from crossover_lab.gui.why_view import WhyView
 
 STATUS_MS = 8000
 
@@ -55,10 +56,13 @@ class MainWindow(QMainWindow):
         self.plot, self.map = self.compare.plot, self.compare.map
         self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
-                              lambda: self.desk.config or RunConfig(), lambda: self.controller.running,
+                              lambda: self.desk.config or RunConfig(),
+                              lambda: self.controller.running or self.why.running,
                               settings=self.settings, prices=self.lanes_panel.prices)
+        self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
+                           lambda: self.controller.running or self.sweep.running, self.summary.set_anatomy)
         self.actions = build_actions(self, self.theme)
-        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.actions, self.say,
+        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.say,
                             lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
         self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
@@ -83,6 +87,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.sweep, "Sweep")
         self.tabs.setTabToolTip(0, "Train one model on the chosen lanes and watch every batch")
         self.tabs.setTabToolTip(1, "Time growing widths on the chosen lanes and find where they cross")
+        self.tabs.setTabToolTip(self.tabs.addTab(self.why, "Why"), "Where a step's time goes on each lane")
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.side)
         self.main_split.addWidget(self.tabs)
@@ -203,6 +208,7 @@ class MainWindow(QMainWindow):
         started = time.monotonic()
         self.save_state()
         self.sweep.shutdown()
+        self.why.shutdown()
         self.lanes_panel.shutdown()
         self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
         self.sweep.shutdown()

@@ -22,16 +22,18 @@ from crossover_lab.gui.live_plot import SCHEDULE_WORDS
 from crossover_lab.gui.live_switch import LiveSwitch
 from crossover_lab.gui.side_panel import SidePanel
 from crossover_lab.gui.sweep_tab import SweepTab
+from crossover_lab.gui.why_view import WhyView
 
 
 class RunDesk(QObject):
     """Start, Ramp and Stop for the window; `config` is the model panel's last valid configuration."""
 
-    def __init__(self, controller: RunController, side: SidePanel, compare: CompareTab, sweep: SweepTab,
+    def __init__(self, controller: RunController, side: SidePanel, compare: CompareTab, sweep: SweepTab, why: WhyView,
                  actions: Actions, say: Callable[..., None], on_sweep_tab: Callable[[], bool],
                  save_state: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.controller, self.side, self.compare, self.sweep, self.actions = controller, side, compare, sweep, actions
+        self.why = why
         self.say, self._on_sweep_tab, self._save_state = say, on_sweep_tab, save_state
         self.config: RunConfig | None = side.model_panel.current()
         self.start_after_discovery = False
@@ -44,12 +46,14 @@ class RunDesk(QObject):
         side.ramp_requested.connect(self.start_ramp)
         sweep.sweep_started.connect(self._on_sweep_started)
         sweep.sweep_ended.connect(self._on_sweep_ended)
+        for signal in (why.measure_started, why.measure_ended):  # the Why tab's measurement holds the lanes too
+            signal.connect(lambda *_: self.update_controls())
 
     # ------------------------------------------------------------------ starting and stopping
 
     def _ready(self) -> list | None:
         """The chosen lanes, if a run can start now; else None, and the status bar says why."""
-        if self.controller.running or self.sweep.running:
+        if self.controller.running or self.sweep.running or self.why.running:
             return None
         specs = self.side.lanes_panel.selected_specs()
         if self.config is None:
@@ -95,6 +99,7 @@ class RunDesk(QObject):
             self.start_run()
 
     def stop(self) -> None:
+        self.why.stop()
         if self.sweep.running:
             self.sweep.stop()
         if self.controller.running:
@@ -103,7 +108,7 @@ class RunDesk(QObject):
             self.update_controls()
 
     def update_controls(self) -> None:
-        sweeping = self.sweep.running
+        sweeping = self.sweep.running or self.why.running  # both hold the lanes; Stop ends either
         running = self.controller.running or sweeping
         ready = self.config is not None and bool(self.side.lanes_panel.selected_specs())
         for widget in (self.sweep.run_button, self.sweep.refine_button, self.actions.start, self.side.start_button,

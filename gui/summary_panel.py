@@ -9,6 +9,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWid
 
 from crossover_lab.core.analysis import CostFit, has_steady
 from crossover_lab.core.contention import contended
+from crossover_lab.core.anatomy import AnatomyPoint
+from crossover_lab.core.anatomy_run import anatomy_key
+from crossover_lab.core.anatomy_words import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_note
+from crossover_lab.core.config import RunConfig
 from crossover_lab.core.records import RunSummary
 from crossover_lab.core.sweep_files import run_rows
 from crossover_lab.core.sweep_rows import group_rows
@@ -21,8 +25,8 @@ from crossover_lab.gui.theme import scheme_colors
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
-ROWS = ("Device", "Status", "Median ms/batch", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Model", "Data",
-        "Progress")
+ROWS = ("Device", "Status", "Median ms/batch, synced", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Model", "Data",
+        "Progress", "Pipelined ms/step")
 PHASE_TIPS = {"finishing": "Every batch is measured; the lane is tidying up before it reports. A stop now "
                             "keeps the run complete.",
               "between segments": "This lane has measured its model; the other lane trains now (they take turns)."}
@@ -67,6 +71,9 @@ class SummaryPanel(QWidget):
         layout.addWidget(self.explanation)
         self._live: LiveRun | None = None
         self._fits: dict[str, CostFit] = {}
+        self._anatomy: tuple[RunConfig | None, dict[str, AnatomyPoint]] = (None, {})  # the Why tab's last
+        for name, clock in (("Median ms/batch, synced", SYNCED_CLOCK), ("Pipelined ms/step", PIPELINED_CLOCK)):
+            self.table.verticalHeaderItem(ROWS.index(name)).setToolTip(f"The {clock}: {CLOCKS[clock]}.")
         self._timer = QTimer(self)
         self._timer.setInterval(TEXT_INTERVAL_MS)
         self._timer.timeout.connect(self._on_text_timer_timeout)
@@ -90,6 +97,23 @@ class SummaryPanel(QWidget):
         """Cost fits from the crossover map (lanes with ≥2 sizes), for the explanation."""
         self._fits = dict(fits)
         self.refresh()
+
+    # ---------------------------------------------------------------- the two clocks (the Why tab measures)
+
+    def set_anatomy(self, config: RunConfig, points: dict[str, AnatomyPoint]) -> None:
+        """The anatomy of `config` per lane: its pipelined clock is shown while the live run trains that model."""
+        self._anatomy = (anatomy_key(config), dict(points))
+        self.refresh()
+
+    def anatomy(self) -> dict[str, AnatomyPoint]:
+        """The lanes' anatomies of the live run's model, if the Why tab measured that model."""
+        config, points = self._anatomy
+        live = self._live
+        return points if live is not None and config is not None and anatomy_key(live.config) == config else {}
+
+    def _pipelined_text(self, lane: str) -> str:
+        rung = (point := self.anatomy().get(lane)) and point.rung("fit_pipelined")
+        return fmt_num(rung.median_ms) if rung else NOT_MEASURED
 
     def run_ended(self) -> None:
         self.refresh()
@@ -117,6 +141,7 @@ class SummaryPanel(QWidget):
                 if item.text() != text:
                     item.setText(text)
             self.table.item(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
+            self.table.item(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(name))
             status = self.table.item(1, col)
             # No colour of its own unless failed: the table's text colour reads in light and dark.
             status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == "failed" else None)
@@ -181,7 +206,8 @@ class SummaryPanel(QWidget):
         elif live.failure:
             self.verdict.setText(f"The run failed: {live.failure}")
         elif lines:
-            self.verdict.setText(" · ".join(line + "." for line in lines))
+            clocks = clock_note({s.lane: s.median_ms for s in summaries}, self.anatomy())
+            self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clocks[:1].upper()}{clocks[1:]}.")
         elif len(summaries) < 2:
             self.verdict.setText("Choose two lanes for a verdict.")
         elif live.finished:

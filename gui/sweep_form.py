@@ -1,10 +1,10 @@
-"""The Sweep tab's settings (preset, widths, layers, batch sizes, budget per point, compare knob, refinement),
-Run, Refine, Stop, and the progress."""
+"""The Sweep tab's settings (preset, widths, layers, batch sizes, budget per point, compare knob, floor, refinement),
+Run, Refine, Stop, the knob ladder, and the progress."""
 from __future__ import annotations
 
 from PySide6.QtCore import Slot
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QProgressBar, QPushButton, QSpinBox, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QWidget)
 
 import math
 
@@ -53,9 +53,11 @@ class SweepForm(QGroupBox):
                                         "known within this much either side")
         self.budget = QDoubleSpinBox(minimum=5, maximum=3600, value=DEFAULT_BUDGET_S, decimals=0, suffix=" s",
                                      toolTip="Refine crossover stops when this time has passed, from its first point")
+        self.floor = QCheckBox("on-device loop at every point", toolTip="Also time each point's floor: its steps in "
+                               "one compiled call (the Why tab's device_loop), drawn dashed, with the floor crossover")
         for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
-                              ("Time per point", self.seconds), ("Compare with", self.compare),
+                              ("Time per point", self.seconds), ("Compare with", self.compare), ("Floor", self.floor),
                               ("Refine to", self.tolerance), ("Refine budget", self.budget)):
             self.form.addRow(label, widget)
         self.run_button = QPushButton("Run sweep", toolTip="Time every width on every selected lane, one at a time")
@@ -68,6 +70,10 @@ class SweepForm(QGroupBox):
         for button in (self.run_button, self.refine_button, self.stop_button):
             buttons.addWidget(button)
         self.form.addRow(buttons)
+        self.ladder_button = QPushButton("What would make the GPU win sooner?", toolTip="Run the sweep once per knob "
+                                         "that moves the fixed cost (steps per execution 1/8/64, data on the device, "
+                                         "jit on/off, mixed precision, each installed backend) and rank them")
+        self.form.addRow(self.ladder_button)
         self.progress = QProgressBar(textVisible=True)
         self.progress.setFormat("%v / %m points")
         self.progress_label = QLabel("Lanes come from the Lanes panel: one after another, never side by side.")
@@ -80,6 +86,7 @@ class SweepForm(QGroupBox):
         s = self._settings
         self.widths.setText(s.text("sweep/widths", "") or self.widths.text())
         self.batches.setText(s.text("sweep/batches", ""))
+        self.floor.setChecked(s.text("sweep/floor", "") == "on")
         try:
             self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
             self.steady.setValue(int(s.text("sweep/steady", str(self.steady.value()))))
@@ -93,7 +100,7 @@ class SweepForm(QGroupBox):
         for key, value in (("widths", self.widths.text()), ("layers", self.layers.value()),
                            ("batches", self.batches.text()), ("steady", self.steady.value()),
                            ("seconds", self.seconds.value()), ("refine_percent", self.tolerance.value()),
-                           ("refine_budget", self.budget.value())):
+                           ("refine_budget", self.budget.value()), ("floor", "on" if self.floor.isChecked() else "")):
             self._settings.set_text(f"sweep/{key}", str(value))
 
     @Slot(int)
@@ -111,13 +118,14 @@ class SweepForm(QGroupBox):
         batches = self.batches.text()
         spec = SweepSpec(widths=parse_sweep_widths(self.widths.text()), layers=self.layers.value(),
                          batch_sizes=parse_int_list(batches, "batch size") if batches.strip() else (),
-                         base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value())
+                         base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value(),
+                         floor=self.floor.isChecked())
         spec.points()  # validates every point's model now, not halfway through the sweep
         choice = self.compare.currentText()
         return [spec] + ([with_knob(spec, choice)] if choice != "none" else [])
 
     def set_running(self, running: bool) -> None:
-        for button in (self.run_button, self.refine_button):
+        for button in (self.run_button, self.refine_button, self.ladder_button):
             button.setEnabled(not running)
         self.stop_button.setEnabled(running)
 

@@ -6,6 +6,7 @@ Also a command for pictures made from any sweep CSV without opening the window:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 from collections import defaultdict
@@ -28,8 +29,7 @@ def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[
     crossings: list[Crossover] = []
     for label, pts in groups.items():
         if len(groups) > 1:
-            pts = [SweepPoint(f"{p.lane} [{label}]", p.width, p.flops_per_batch, p.median_ms, p.p10_ms, p.p90_ms,
-                              p.device, p.batch_size, p.n_batches) for p in pts]
+            pts = [dataclasses.replace(p, lane=f"{p.lane} [{label}]") for p in pts]
         crossings += find_crossovers(pts)
         points += pts
     return points, crossings
@@ -93,6 +93,12 @@ class SweepPlot(pg.PlotWidget):
                 fit_name = (f"{lane} fit: {fit.overhead_ms:.2g} ms + FLOPs / {fit.gflops:,.0f} GFLOP/s"
                             if len(by_lane) <= 2 else None)
                 self.plot(w, pred, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine), name=fit_name)
+            floors = [(p.width, p.floor_ms) for p in pts if math.isfinite(p.floor_ms) and p.floor_ms > 0]
+            if floors:  # sweep --floor: the on-device loop's step, long dashes, thicker than the fit's
+                pen = pg.mkPen(color, width=2, style=Qt.PenStyle.CustomDashLine)
+                pen.setDashPattern([6, 3])
+                self.plot(*map(np.array, zip(*floors)), pen=pen, symbol="d", symbolSize=6, symbolBrush=color,
+                          name=f"{lane} floor (on-device loop)")
         self._set_ticks(points)
         self.crossovers = list(crossovers) if crossovers is not None else find_crossovers(points)
         for i, c in enumerate(self.crossovers):

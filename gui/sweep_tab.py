@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
+from crossover_lab.core.ladder import KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from crossover_lab.core.paths import autosave_dir
 from crossover_lab.core.refine_answer import RefineTarget
 from crossover_lab.core.refine_sweep import check_refinable, run_refined_sweep
@@ -49,6 +50,7 @@ class SweepTab(QWidget):
         self.autosave_path = ""
         self._t0 = 0.0
         self.results: list[SweepResult] = []
+        self._ladder: list[KnobSetting] = []
         self._build()
 
     # ------------------------------------------------------------------ layout
@@ -61,6 +63,7 @@ class SweepTab(QWidget):
         self.progress, self.progress_label = f.progress, f.progress_label
         self.run_button.clicked.connect(self.start)
         self.refine_button.clicked.connect(self.start_refine)
+        f.ladder_button.clicked.connect(self.start_ladder)
         self.stop_button.clicked.connect(self.stop)
         v = self.view
         self.plot, self.verdict, self.table, self.overlays = v.plot, v.verdict, v.table, v.overlays
@@ -99,7 +102,12 @@ class SweepTab(QWidget):
         """The sweep's widths, then more where the faster lane changes, until the answer is tight (core/refine.py)."""
         self._start(self.sweep_form.refine_target())
 
-    def _start(self, target: RefineTarget | None) -> None:
+    @Slot()
+    def start_ladder(self) -> None:
+        """What would make the GPU win sooner: the sweep once per knob setting, ranked (core/ladder.py)."""
+        self._start(None, ladder=True)
+
+    def _start(self, target: RefineTarget | None, ladder: bool = False) -> None:
         if self.running or self._busy():
             return
         lanes = self._lanes()
@@ -109,6 +117,8 @@ class SweepTab(QWidget):
             specs = self.specs()
             if target is not None:
                 check_refinable(lanes, specs)
+            settings = ladder_settings(specs[0], lanes) if ladder else []
+            specs = [s.spec for s in settings if not s.reason] or specs
         except ConfigError as exc:
             self._say(f"Cannot start the sweep: {exc}.", error=True)
             return
@@ -122,10 +132,13 @@ class SweepTab(QWidget):
         pool = self._pool()
 
         def work(cancel: threading.Event, put: Callable[[Any], None]) -> list[SweepResult]:
+            if settings:
+                return run_ladder(pool, settings, on_point=put, cancel=cancel)
             if target is not None:
                 return [run_refined_sweep(pool, lanes, specs[0], target, on_point=put, cancel=cancel)]
             return run_sweeps(pool, lanes, specs, on_point=put, cancel=cancel)
 
+        self._ladder = settings
         self._t0 = time.monotonic()
         self._runner.start(work)
         self.sweep_form.set_running(True)
@@ -177,6 +190,9 @@ class SweepTab(QWidget):
     @Slot(object)
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         self.results = list(outcome.result or self._as_results())
+        if self._ladder:  # the answer to "what would make the GPU win sooner", under the verdict
+            self.view.notes = ["What would make the GPU win sooner:"] + ladder_lines(rank_ladder(self.results),
+                                                                                    self._ladder)
         self._close_autosave()
         self.sweep_form.set_running(False)
         took = fmt_duration(time.monotonic() - self._t0)

@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidg
 from crossover_lab.core.sweep_rows import SweepRow
 from crossover_lab.core.words import fmt_num, fmt_range
 
-COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status")
+COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status",
+           "floor ms")  # floor: the on-device loop's step (sweep --floor), "–" when not measured
 
 
 class SweepTable(QTableWidget):
@@ -27,7 +28,8 @@ class SweepTable(QTableWidget):
     def add_row(self, row: SweepRow) -> None:
         values = (row.variant, row.lane, row.width, row.batch_size, fmt_num(row.median_ms),
                   fmt_range(row.p10_ms, row.p90_ms, 3), fmt_num(row.gflops),
-                  f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–", row.status)
+                  f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–", row.status,
+                  fmt_num(row.floor_ms))
         r = self.rowCount()
         self.insertRow(r)
         for c, value in enumerate(values):

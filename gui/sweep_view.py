@@ -7,6 +7,7 @@ from typing import Callable
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
+from crossover_lab.core.anatomy_words import floor_crossover_lines
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.files import ExportError
 from crossover_lab.core.paths import autosave_dir
@@ -32,6 +33,7 @@ class SweepView(QSplitter):
         super().__init__(Qt.Orientation.Vertical, parent)
         self._dialogs, self._say, self._results = dialogs, say, results
         self.rows: list[SweepRow] = []
+        self.notes: list[str] = []  # lines of a knob ladder's answer, shown under the verdict
         self.overlays = SweepOverlays(dialogs, prices)  # other sweeps drawn over this one
         self.overlays.changed.connect(self.redraw)
         self.plot = SweepPlot()
@@ -73,7 +75,7 @@ class SweepView(QSplitter):
 
     def set_rows(self, rows: list[SweepRow]) -> None:
         """Show these rows (a new sweep, or a file) instead of what was shown."""
-        self.rows = []
+        self.rows, self.notes = [], []
         self.table.setRowCount(0)
         self.add_rows(rows)
 
@@ -90,7 +92,7 @@ class SweepView(QSplitter):
         refined = next((r.refinement for r in self._results() if r.refinement), None)
         self.plot.set_points(points, crossovers=refined.marked() if refined else crossings)
         lines = ((refine_lines(refined) if refined else []) + sweep_lines(groups, crossings=refined is None)
-                 + cost_lines(groups, self.overlays.prices()))
+                 + cost_lines(groups, self.overlays.prices()) + floor_crossover_lines(groups) + self.notes)
         failed = [r for r in self.rows if r.status == "failed"]
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "

@@ -209,9 +209,9 @@ def test_a_history_row_shows_that_runs_plot_and_summary_again(qtbot):
     tab.history.table.selectRow(1)  # run a
     assert tab.plot._live.run_id == "a" and tab.plot.points_drawn() == {"cpu": 30}
     column = 0
-    assert tab.summary.table.item(ROWS.index("Median ms/batch"), column).text() == "1"
+    assert tab.summary.table.item(ROWS.index("Median ms/batch, synced"), column).text() == "1"
     tab.history.table.selectRow(0)
-    assert tab.summary.table.item(ROWS.index("Median ms/batch"), column).text() == "4"
+    assert tab.summary.table.item(ROWS.index("Median ms/batch, synced"), column).text() == "4"
     assert dataclasses.asdict(runs[0].lanes["cpu"].records[0]) == dataclasses.asdict(
         tab.history._runs["a"].lanes["cpu"].records[0])  # the history's run is untouched by showing it
     assert len(runs[0].lanes["cpu"].records) == 33

@@ -166,11 +166,12 @@ def test_analysis_json_gives_the_intervals_and_why_it_stopped():
     assert with_refinement({"x": 1}, None) == {"x": 1}
 
 
-def test_the_stage_column_is_last_and_older_files_read_as_coarse(tmp_path):
+def test_the_stage_column_comes_after_the_older_ones_and_older_files_read_as_coarse(tmp_path):
     row = SweepRow(lane="cpu", device="", width=700, params=0, flops_per_batch=1e8, batch_size=128,
                    median_ms=3.0, p10_ms=2.9, p90_ms=3.2, n_batches=60, stage="refine")
     text = sweep_rows_text([row])
-    assert text.splitlines()[0].endswith(",reason,stage") and text.splitlines()[1].endswith(",refine")
+    # Columns are only ever added at the end: floor_ms (sweep --floor) came after stage.
+    assert text.splitlines()[0].endswith(",reason,stage,floor_ms") and text.splitlines()[1].endswith(",refine,nan")
     path = tmp_path / "new.csv"
     path.write_text(text)
     assert read_sweep_rows(str(path))[0][0].stage == "refine"

@@ -267,3 +267,19 @@ def test_cancel_stops_the_remote_run_and_close_leaves_no_remote_worker(ssh_env):
     finally:
         pool.close()
     assert wait_until(lambda: not ssh_env.workers(), 5), "a remote worker outlived close()"
+
+
+@pytest.mark.slow
+def test_the_anatomy_of_a_remote_lane_comes_back_under_its_full_name(ssh_env):
+    from crossover_lab.core.anatomy import RUNGS
+    from crossover_lab.core.anatomy_run import request_anatomy
+
+    pool = LanePool(RemoteSettings(python=PY))
+    spec = remote(ssh_env)
+    try:
+        outcome = request_anatomy(pool, spec, TINY, seconds_per_rung=0.05)
+    finally:
+        pool.close()
+    assert outcome.point is not None, outcome.error
+    assert outcome.point.lane == spec.name and outcome.point.device.startswith("CPU (")
+    assert all(outcome.point.rung(name) is not None for name in RUNGS)
