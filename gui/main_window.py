@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget
 
@@ -25,10 +25,9 @@ from crossover_lab.gui.run_desk import RunDesk
 from crossover_lab.gui.resources import icon
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.side_panel import SidePanel
+from crossover_lab.gui.status_line import StatusLine
 from crossover_lab.gui.sweep_tab import SweepTab
-from crossover_lab.gui.theme import Theme, status_style
-
-STATUS_MS = 8000
+from crossover_lab.gui.theme import Theme
 
 
 class MainWindow(QMainWindow):
@@ -58,7 +57,9 @@ class MainWindow(QMainWindow):
                               lambda: self.desk.config or RunConfig(), lambda: self.controller.running,
                               settings=self.settings, prices=self.lanes_panel.prices)
         self.actions = build_actions(self, self.theme)
-        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.actions, self.say,
+        self.status = StatusLine()
+        self.statusBar().addWidget(self.status, 1)
+        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.actions, self.status,
                             lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
         self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
@@ -111,7 +112,7 @@ class MainWindow(QMainWindow):
         c.discovery_failed.connect(self._on_controller_discovery_failed)
         c.live_changed.connect(self.plot.refresh)
         c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
-        self.model_panel.input_adjusted.connect(lambda text: self.say(text, error=True))
+        self.model_panel.input_adjusted.connect(self._on_model_panel_input_adjusted)
         self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
         self.lanes_panel.remote_changed.connect(c.set_remote)
         self.history.export_requested.connect(self.exports.ask_export_run)
@@ -136,10 +137,10 @@ class MainWindow(QMainWindow):
         self.settings.set_state("window/split_main", self.main_split.saveState())
         self.settings.sync()
 
-    def say(self, text: str, error: bool = False) -> None:
-        """A message in the status bar; errors stay until the next message."""
-        self.statusBar().setStyleSheet(status_style(error))
-        self.statusBar().showMessage(text, 0 if error else STATUS_MS)
+    def say(self, text: str, error: bool = False, about: str = "") -> None:
+        """A message in the status bar; an error stays until the next message, or until what it is
+        `about` ("model", "lanes") is valid again (gui/status_line.py)."""
+        self.status.say(text, error, about)
 
     # ------------------------------------------------------------------ running (see gui/run_desk.py)
 
@@ -180,8 +181,16 @@ class MainWindow(QMainWindow):
         self.lanes_panel.set_options(self.controller.options)
         self.say(reason, error=True)
 
+    @Slot(str)
+    def _on_model_panel_input_adjusted(self, text: str) -> None:
+        # The clamped value's own config_changed comes right after this sentence and would settle
+        # it unseen: say it once that is through, so the user's next edit is what clears it.
+        QTimer.singleShot(0, self, lambda: self.say(text, error=True, about="model"))
+
     @Slot()
     def _on_lanes_panel_selection_changed(self) -> None:
+        if self.lanes_panel.selected_specs():
+            self.status.settle("lanes")
         if self._prestart and not self.controller.running:
             self.controller.prestart(self.lanes_panel.selected_specs())
         self.desk.update_controls()
