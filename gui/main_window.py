@@ -55,7 +55,7 @@ class MainWindow(QMainWindow):
         self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
                               lambda: self.desk.config or RunConfig(), lambda: self.controller.running,
-                              settings=self.settings, prices=self.lanes_panel.prices)
+                              settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs)
         self.actions = build_actions(self, self.theme)
         self.status = StatusLine()
         self.statusBar().addWidget(self.status, 1)

@@ -35,10 +35,11 @@ class SweepTab(QWidget):
     def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
                  base_config: Callable[[], RunConfig], busy: Callable[[], bool],
                  settings: AppSettings | None = None, prices: LanePrices | None = None,
-                 parent: QWidget | None = None) -> None:
+                 dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
+        """`dialogs`: the window's, so the tab's open and export dialogs start where its others last were."""
         super().__init__(parent)
         self._settings = settings or AppSettings()
-        self.view = SweepView(FileDialogs(self._settings), prices, self._say, self._as_results)
+        self.view = SweepView(dialogs or FileDialogs(self._settings), prices, self._say, self._as_results)
         self._pool, self._lanes, self._base_config, self._busy = pool, lanes, base_config, busy
         self._runner = JobRunner("sweep", 100, self)
         self._runner.drained.connect(self._on_runner_drained)
