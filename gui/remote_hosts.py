@@ -46,6 +46,9 @@ class RemoteHosts(QWidget):
         self.python_edit.setAccessibleName("Python on the remote host")
         self.python_edit.setToolTip("The Python that has Crossover on that machine")
         self.python_edit.setMaximumWidth(110)
+        # In a narrow side panel the Python gives way first: the host is what must stay readable.
+        self.host_edit.setMinimumWidth(self.host_edit.fontMetrics().horizontalAdvance("user@host") + 12)
+        self.python_edit.setMinimumWidth(self.python_edit.fontMetrics().horizontalAdvance(DEFAULT_PYTHON) + 12)
         self.add_button = QPushButton("Add host")
         self.add_button.clicked.connect(self._on_add_clicked)
         self.host_edit.returnPressed.connect(self._on_add_clicked)
