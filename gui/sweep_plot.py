@@ -24,6 +24,7 @@ from crossover_lab.gui.theme import LIGHT, PlotTheme
 
 SLIDE_SIZE = (1600, 1000)  # an exported picture, whatever the window's size: sharp on a 16:10 slide
 SLIDE_PT = 16  # its axis titles; ticks, legend and labels a little smaller, its title a little larger
+LEGEND_DEVICE_CHARS = 28  # in the window, "CPU (Intel(R) Xeon(R) Processor, 16 threads)" is cut to this
 
 
 def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[Crossover]]:
@@ -87,6 +88,8 @@ class SweepPlot(pg.PlotWidget):
             w = np.array([p.width for p in pts], dtype=float)
             ms = np.array([p.median_ms for p in pts])
             device = pts[0].device
+            if len(device) > LEGEND_DEVICE_CHARS and not self.slide:  # the legend must fit a 1024 px window
+                device = device[:LEGEND_DEVICE_CHARS - 1] + "…"
             name = f"{lane} — {device}" if device else lane
             self.plot(w, ms, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=8, symbolBrush=color,
                       symbolPen=pg.mkPen(colors.point_outline), name=name)
@@ -147,7 +150,8 @@ class SweepPlot(pg.PlotWidget):
         self.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(colors.neutral, width=1, style=Qt.PenStyle.DotLine)))
         (x_lo, x_hi), (y_lo, y_hi) = self.getViewBox().viewRange()
         right_half = x > (x_lo + x_hi) / 2  # grow the label away from the edge it would run past
-        label = pg.TextItem(crossing_label(c, spread=True), color=colors.text,
+        # The window's label stays short (the verdict under the plot gives the range); a slide has the room.
+        label = pg.TextItem(crossing_label(c, spread=self.slide), color=colors.text,
                             anchor=(1 if right_half else 0, 1), fill=pg.mkBrush(*colors.label_fill))
         if self.slide:
             label.setFont(self._font(SLIDE_PT - 1))

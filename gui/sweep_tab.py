@@ -21,7 +21,7 @@ from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.jobs import JobOutcome, JobRunner
 from crossover_lab.gui.lane_prices import LanePrices
 from crossover_lab.gui.settings import AppSettings
-from crossover_lab.gui.sweep_form import SweepForm
+from crossover_lab.gui.sweep_form import PREFERRED_WIDTH, SweepForm
 from crossover_lab.gui.sweep_view import SweepView
 from crossover_lab.gui.theme import status_style
 
@@ -69,7 +69,7 @@ class SweepTab(QWidget):
             v.open_button, v.export_csv_button, v.export_png_button
         layout = QHBoxLayout(self)
         left = QVBoxLayout()
-        self.sweep_form.setMaximumWidth(340)  # the picture and the table need the room
+        self.sweep_form.setMaximumWidth(PREFERRED_WIDTH)  # the picture and the table need the room
         left.addWidget(self.sweep_form)
         left.addStretch(1)
         layout.addLayout(left, 0)
