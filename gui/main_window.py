@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter
 
 from crossover_lab.core import autosave
 from crossover_lab.core.config import RunConfig
@@ -20,6 +20,7 @@ from crossover_lab.gui.exporting import WindowExports
 from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.lanes_panel import machine_text
 from crossover_lab.gui.live import LiveRun
+from crossover_lab.gui.page_tabs import PageTabs
 from crossover_lab.gui.recovery import RecoveryOffer
 from crossover_lab.gui.run_desk import RunDesk
 from crossover_lab.gui.resources import icon
@@ -28,6 +29,11 @@ from crossover_lab.gui.side_panel import SidePanel
 from crossover_lab.gui.status_line import StatusLine
 from crossover_lab.gui.sweep_tab import SweepTab
 from crossover_lab.gui.theme import Theme
+
+LEAST_SIZE = QSize(900, 600)  # below this the pages would mostly be scroll bars
+# The Compare tab scrolls below this rather than squeeze its live plot until the hint beside the
+# plot's controls (gui/live_plot.py) reads one word per line.
+COMPARE_LEAST = QSize(700, 500)
 
 
 class MainWindow(QMainWindow):
@@ -79,19 +85,22 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ layout, wiring, state
 
     def _compose(self) -> None:
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.compare, "Compare")
-        self.tabs.addTab(self.sweep, "Sweep")
-        self.tabs.setTabToolTip(0, "Train one model on the chosen lanes and watch every batch")
-        self.tabs.setTabToolTip(1, "Time growing widths on the chosen lanes and find where they cross")
+        self.tabs = PageTabs()
+        self.tabs.add_page(self.compare, "Compare", "Train one model on the chosen lanes and watch every batch",
+                           COMPARE_LEAST)
+        self.tabs.add_page(self.sweep, "Sweep", "Time growing widths on the chosen lanes and find where they cross")
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.side)
         self.main_split.addWidget(self.tabs)
-        self.main_split.setStretchFactor(1, 1)
+        # The side panel takes a quarter of any change of the window's width (within its least and most
+        # width), the pages the rest: at 1024 px both still fit.
+        self.main_split.setStretchFactor(0, 1)
+        self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([400, 1040])
         self.main_split.setChildrenCollapsible(False)
         self.top_split = self.compare.top_split
         self.setCentralWidget(self.main_split)
+        self.setMinimumSize(LEAST_SIZE)
         self.resize(1440, 900)
 
     def _connect(self) -> None:
