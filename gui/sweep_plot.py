@@ -130,7 +130,7 @@ class SweepPlot(pg.PlotWidget):
         widths = sorted({p.width for p in points})
         if not widths:  # an empty plot still reads as widths, not log-mode's 2…9
             widths = [16, 64, 256, 1024, 4096]
-            self.setXRange(math.log10(12), math.log10(5000), padding=0)
+            self.setXRange(math.log10(12), math.log10(8000), padding=0)  # room for the 4,096 label
             self.setYRange(math.log10(0.5), math.log10(50), padding=0)
             ms_default = [0.5, 1, 2, 5, 10, 20, 50]
             self.getAxis("left").setTicks([[(math.log10(v), f"{v:g}") for v in ms_default]])

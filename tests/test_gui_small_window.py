@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
+from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea
 
 from crossover_lab.core.config import LaneSpec
@@ -78,6 +79,27 @@ def test_the_sweep_tab_fits_1024_by_700_without_scrolling(small, qtbot):
     assert right < small.width()  # the plot ends inside the window, 8,192 and all
     for button in (small.sweep.open_button, small.sweep.export_csv_button, small.sweep.export_png_button):
         assert button.mapTo(small, button.rect().bottomRight()).y() < small.statusBar().y()
+
+
+def width_labels(plot) -> list[str]:
+    """The tick labels the sweep plot's width axis draws (pyqtgraph leaves out any that would stick out)."""
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        return [text for _rect, _flags, text in plot.getAxis("bottom").generateDrawSpecs(painter)[2]]
+    finally:
+        painter.end()
+
+
+def test_the_sweep_plot_shows_every_width_at_1024_by_700(small, qtbot):
+    small.tabs.setCurrentWidget(small.sweep)
+    qtbot.waitUntil(lambda: small.sweep.plot.isVisible())
+    qtbot.wait(50)
+    assert width_labels(small.sweep.plot) == ["16", "32", "64", "128", "256", "512", "1,024", "2,048", "4,096",
+                                              "8,192"]
+    small.sweep.view.set_rows([])  # the empty plot, before a sweep: it used to stop at 1,024
+    qtbot.wait(20)
+    assert width_labels(small.sweep.plot) == ["16", "64", "256", "1,024", "4,096"]
 
 
 def test_below_what_a_page_needs_it_scrolls_and_the_window_stops_at_its_least_size(small, qtbot):
