@@ -10,6 +10,7 @@ from crossover_lab.core.config import ConfigError, LaneSpec
 from crossover_lab.core.conductor import default_schedule, schedule_named
 from crossover_lab.core.devices import LaneOption
 from crossover_lab.core.remote_channel import RemoteSettings
+from crossover_lab.gui.elided_label import ElidedLabel
 from crossover_lab.gui.lane_box import LaneBox
 from crossover_lab.gui.lane_prices import LanePrices
 from crossover_lab.gui.remote_hosts import RemoteHosts
@@ -134,7 +135,7 @@ class LanesPanel(QWidget):
             if (option.spec.host, option.spec.backend) != section:
                 section = (option.spec.host, option.spec.backend)
                 where = f" on {option.spec.host}" if option.spec.host else ""
-                header = QLabel(LABEL[option.spec.backend] + where)
+                header = ElidedLabel(LABEL[option.spec.backend] + where)  # a host's name may be long
                 header.setObjectName("sectionLabel")
                 self._list_layout.addWidget(header)
             box = LaneBox(f"{option.spec.local.name}  ·  {option.device}", option.spec.local.name)

@@ -11,7 +11,8 @@ import threading
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout,
+                               QWidget)
 
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.devices import LaneOption
@@ -165,7 +166,9 @@ class RemoteHosts(QWidget):
             else:
                 text = f"ssh://{host}: asking for its lanes…"
             label = QLabel(text, wordWrap=True, objectName="hintLabel" if found is None else "")
-            label.setToolTip(f"Python there: {python or DEFAULT_PYTHON}")
+            # A long host name is one word that cannot wrap: the column's width decides, not the name.
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            label.setToolTip(f"{text}\nPython there: {python or DEFAULT_PYTHON}")
             if isinstance(found, str):
                 label.setStyleSheet("color: #b00020;")
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -1,7 +1,7 @@
 """The window's left column: the model and the lanes, Start and Stop, and a ramp through widths; it scrolls when short."""
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from crossover_lab.gui.compare_tab import group
@@ -52,7 +52,6 @@ class SidePanel(QScrollArea):
         self.setWidget(column)
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        column.installEventFilter(self)  # a lane or a host added can make the column need more width
         self.setMaximumWidth(MOST_WIDTH)
         # Tab goes straight to the controls (the area scrolls to the one in focus), not to the area first.
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -63,8 +62,3 @@ class SidePanel(QScrollArea):
         hint = super().minimumSizeHint()
         column = self.widget().minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
         return QSize(max(hint.width(), column + 2 * self.frameWidth()), hint.height())
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
-            self.updateGeometry()
-        return super().eventFilter(watched, event)

@@ -117,3 +117,20 @@ def test_a_long_device_name_is_cut_in_its_check_box_not_by_the_panel(small):
     assert box.text() == f"cpu  ·  {XEON}" and XEON in box.toolTip()
     assert box.minimumSizeHint().width() < box.sizeHint().width()
     assert small.side.width() < 420  # the long name did not widen the column at 1024 px
+
+
+def test_a_long_host_name_does_not_widen_or_cut_the_column(small, qtbot, monkeypatch):
+    from test_gui_machines import fake_lister
+
+    monkeypatch.setattr(small.lanes_panel.hosts, "_list_lanes", fake_lister)
+    host = "me@gpunode017.averyveryverylongclustername.example.org:2222"  # no hyphen to wrap at
+    assert small.lanes_panel.hosts.add_host(f"ssh://{host}")
+    qtbot.waitUntil(lambda: f"ssh://{host}/jax:gpu0" in small.lanes_panel.boxes, timeout=5000)
+    qtbot.wait(50)
+    side = small.side
+    assert side.widget().width() <= side.viewport().width() and side.width() < 420
+    headers = [label for label in small.lanes_panel.findChildren(QLabel)
+               if label.isVisible() and not label.wordWrap() and host in label.toolTip()]
+    assert len(headers) == 2 and all(label.text().endswith("…") for label in headers)  # TensorFlow and JAX on it
+    assert cut_short(small) == []
+    small.lanes_panel.shutdown()
