@@ -18,10 +18,12 @@ def other_lane(c: Crossover) -> str:
     return c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]
 
 
-def crossing_label(c: Crossover, unit: str = "width") -> str:
-    """A short label for a picture: "cpu beats cpu1 above ≈570" (width) or "… ≈26 MFLOP" (flops)."""
+def crossing_label(c: Crossover, unit: str = "width", spread: bool = False) -> str:
+    """A short label for a picture: "cpu beats cpu1 above ≈570" (width) or "… ≈26 MFLOP" (flops); with
+    `spread`, the widths within the timing spread as a range, "≈570 (290–1,200)": rarely symmetric."""
     where = fmt_flops(c.flops_per_batch) if unit == "flops" else fmt_num(c.width, 2)
-    return f"{c.faster_above} beats {other_lane(c)} above ≈{where}"
+    within = f" ({fmt_range(c.width_lo, c.width_hi)})" if spread and unit == "width" else ""
+    return f"{c.faster_above} beats {other_lane(c)} above ≈{where}{within}"
 
 
 def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str:
@@ -132,7 +134,8 @@ def refine_lines(r: Refinement) -> list[str]:
 
 
 def picture_title(rows: Sequence, host: Mapping[str, object]) -> str:
-    """A sweep picture's title for a slide: the model, the batch size and the machines it ran on."""
+    """A sweep picture's title for a slide: the model and the batch size, then on a line of its own the
+    machines it ran on (the devices of its lanes; this machine's CPU when the rows name none)."""
     if not rows:
         return ""
     layers = sorted({r.layers for r in rows if r.layers})
@@ -143,4 +146,5 @@ def picture_title(rows: Sequence, host: Mapping[str, object]) -> str:
     model = (f"MLP, {depth} hidden layer{'s' if layers != [1] else ''} of {widths[0]:,}–{widths[-1]:,} units"
              if len(widths) > 1 else f"MLP, {depth} hidden layer{'s' if layers != [1] else ''} of {widths[0]:,}")
     shown = "; ".join(devices[:3]) + ("; …" if len(devices) > 3 else "")
-    return f"{model} · batch {', '.join(map(str, batches))} · {shown}"
+    batch = f" · batch {', '.join(map(str, batches))}" if batches else ""
+    return f"{model}{batch}\n{shown}"

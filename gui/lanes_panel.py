@@ -10,6 +10,8 @@ from crossover_lab.core.config import ConfigError, LaneSpec
 from crossover_lab.core.conductor import default_schedule, schedule_named
 from crossover_lab.core.devices import LaneOption
 from crossover_lab.core.remote_channel import RemoteSettings
+from crossover_lab.gui.elided_label import ElidedLabel
+from crossover_lab.gui.lane_box import LaneBox
 from crossover_lab.gui.lane_prices import LanePrices
 from crossover_lab.gui.layouts import empty_layout
 from crossover_lab.gui.remote_hosts import RemoteHosts
@@ -85,6 +87,7 @@ class LanesPanel(QWidget):
         self._available: set[str] = set()
         self.searching = QLabel("Looking for GPUs… (a probe per backend, a few seconds)")
         self.searching.setObjectName("hintLabel")
+        self.searching.setWordWrap(True)
         self._list = QWidget()
         self._list_layout = QVBoxLayout(self._list)
         self._list_layout.setContentsMargins(0, 0, 0, 0)
@@ -128,10 +131,10 @@ class LanesPanel(QWidget):
             if (option.spec.host, option.spec.backend) != section:
                 section = (option.spec.host, option.spec.backend)
                 where = f" on {option.spec.host}" if option.spec.host else ""
-                header = QLabel(LABEL[option.spec.backend] + where)
+                header = ElidedLabel(LABEL[option.spec.backend] + where)  # a host's name may be long
                 header.setObjectName("sectionLabel")
                 self._list_layout.addWidget(header)
-            box = QCheckBox(f"{option.spec.local.name}  ·  {option.device}")
+            box = LaneBox(f"{option.spec.local.name}  ·  {option.device}", option.spec.local.name)
             box.setEnabled(option.available)
             shown = f"{option.name}: {option.device}" if option.spec.host else option.device
             box.setToolTip(shown if option.available else f"Not available: {option.reason}")

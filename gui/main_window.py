@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter
 
 from crossover_lab.core import autosave
 from crossover_lab.core.config import RunConfig
@@ -20,16 +20,21 @@ from crossover_lab.gui.exporting import WindowExports
 from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.lanes_panel import machine_text
 from crossover_lab.gui.live import LiveRun
+from crossover_lab.gui.page_tabs import PageTabs
 from crossover_lab.gui.recovery import RecoveryOffer
 from crossover_lab.gui.run_desk import RunDesk
 from crossover_lab.gui.resources import icon
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.side_panel import SidePanel
+from crossover_lab.gui.status_line import StatusLine
 from crossover_lab.gui.sweep_tab import SweepTab
-from crossover_lab.gui.theme import Theme, status_style
+from crossover_lab.gui.theme import Theme
 from crossover_lab.gui.why_view import WhyView
 
-STATUS_MS = 8000
+LEAST_SIZE = QSize(900, 600)  # below this the pages would mostly be scroll bars
+# The Compare tab scrolls below this rather than squeeze its live plot until the hint beside the
+# plot's controls (gui/live_plot.py) reads one word per line.
+COMPARE_LEAST = QSize(700, 500)
 
 
 class MainWindow(QMainWindow):
@@ -58,11 +63,13 @@ class MainWindow(QMainWindow):
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
                               lambda: self.desk.config or RunConfig(),
                               lambda: self.controller.running or self.why.running,
-                              settings=self.settings, prices=self.lanes_panel.prices)
+                              settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs)
         self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
                            lambda: self.controller.running or self.sweep.running, self.summary.set_anatomy)
         self.actions = build_actions(self, self.theme)
-        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.say,
+        self.status = StatusLine()
+        self.statusBar().addWidget(self.status, 1)
+        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.status,
                             lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
         self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
         self.start_button.setToolTip(self.actions.start.toolTip())
@@ -82,20 +89,23 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ layout, wiring, state
 
     def _compose(self) -> None:
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.compare, "Compare")
-        self.tabs.addTab(self.sweep, "Sweep")
-        self.tabs.setTabToolTip(0, "Train one model on the chosen lanes and watch every batch")
-        self.tabs.setTabToolTip(1, "Time growing widths on the chosen lanes and find where they cross")
-        self.tabs.setTabToolTip(self.tabs.addTab(self.why, "Why"), "Where a step's time goes on each lane")
+        self.tabs = PageTabs()
+        self.tabs.add_page(self.compare, "Compare", "Train one model on the chosen lanes and watch every batch",
+                           COMPARE_LEAST)
+        self.tabs.add_page(self.sweep, "Sweep", "Time growing widths on the chosen lanes and find where they cross")
+        self.tabs.add_page(self.why, "Why", "Where a step's time goes on each lane")
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.side)
         self.main_split.addWidget(self.tabs)
-        self.main_split.setStretchFactor(1, 1)
+        # The side panel takes a quarter of any change of the window's width (within its least and most
+        # width), the pages the rest: at 1024 px both still fit.
+        self.main_split.setStretchFactor(0, 1)
+        self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([400, 1040])
         self.main_split.setChildrenCollapsible(False)
         self.top_split = self.compare.top_split
         self.setCentralWidget(self.main_split)
+        self.setMinimumSize(LEAST_SIZE)
         self.resize(1440, 900)
 
     def _connect(self) -> None:
@@ -116,7 +126,7 @@ class MainWindow(QMainWindow):
         c.discovery_failed.connect(self._on_controller_discovery_failed)
         c.live_changed.connect(self.plot.refresh)
         c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
-        self.model_panel.input_adjusted.connect(lambda text: self.say(text, error=True))
+        self.model_panel.input_adjusted.connect(self._on_model_panel_input_adjusted)
         self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
         self.lanes_panel.remote_changed.connect(c.set_remote)
         self.history.export_requested.connect(self.exports.ask_export_run)
@@ -141,10 +151,10 @@ class MainWindow(QMainWindow):
         self.settings.set_state("window/split_main", self.main_split.saveState())
         self.settings.sync()
 
-    def say(self, text: str, error: bool = False) -> None:
-        """A message in the status bar; errors stay until the next message."""
-        self.statusBar().setStyleSheet(status_style(error))
-        self.statusBar().showMessage(text, 0 if error else STATUS_MS)
+    def say(self, text: str, error: bool = False, about: str = "") -> None:
+        """A message in the status bar; an error stays until the next message, or until what it is
+        `about` ("model", "lanes") is valid again (gui/status_line.py)."""
+        self.status.say(text, error, about)
 
     # ------------------------------------------------------------------ running (see gui/run_desk.py)
 
@@ -185,8 +195,16 @@ class MainWindow(QMainWindow):
         self.lanes_panel.set_options(self.controller.options)
         self.say(reason, error=True)
 
+    @Slot(str)
+    def _on_model_panel_input_adjusted(self, text: str) -> None:
+        # The clamped value's own config_changed comes right after this sentence and would settle
+        # it unseen: say it once that is through, so the user's next edit is what clears it.
+        QTimer.singleShot(0, self, lambda: self.say(text, error=True, about="model"))
+
     @Slot()
     def _on_lanes_panel_selection_changed(self) -> None:
+        if self.lanes_panel.selected_specs():
+            self.status.settle("lanes")
         if self._prestart and not self.controller.running:
             self.controller.prestart(self.lanes_panel.selected_specs())
         self.desk.update_controls()

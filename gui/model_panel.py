@@ -77,6 +77,7 @@ class ModelPanel(QWidget):
         self.samples.setSingleStep(1000)
         self.cost = QLabel()
         self.cost.setObjectName("costLabel")
+        self.cost.setWordWrap(True)  # a huge model's line must not set the width of the side panel
         self.cost.setToolTip("Trainable parameters, and floating-point operations of one training step "
                              "(forward and backward) at this batch size.")
         self.problem_label = QLabel()

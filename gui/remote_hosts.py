@@ -11,7 +11,8 @@ import threading
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout,
+                               QWidget)
 
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.devices import LaneOption
@@ -47,6 +48,9 @@ class RemoteHosts(QWidget):
         self.python_edit.setAccessibleName("Python on the remote host")
         self.python_edit.setToolTip("The Python that has Crossover on that machine")
         self.python_edit.setMaximumWidth(110)
+        # In a narrow side panel the Python gives way first: the host is what must stay readable.
+        self.host_edit.setMinimumWidth(self.host_edit.fontMetrics().horizontalAdvance("user@host") + 12)
+        self.python_edit.setMinimumWidth(self.python_edit.fontMetrics().horizontalAdvance(DEFAULT_PYTHON) + 12)
         self.add_button = QPushButton("Add host")
         self.add_button.clicked.connect(self._on_add_clicked)
         self.host_edit.returnPressed.connect(self._on_add_clicked)
@@ -159,7 +163,9 @@ class RemoteHosts(QWidget):
             else:
                 text = f"ssh://{host}: asking for its lanes…"
             label = QLabel(text, wordWrap=True, objectName="hintLabel" if found is None else "")
-            label.setToolTip(f"Python there: {python or DEFAULT_PYTHON}")
+            # A long host name is one word that cannot wrap: the column's width decides, not the name.
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            label.setToolTip(f"{text}\nPython there: {python or DEFAULT_PYTHON}")
             if isinstance(found, str):
                 label.setStyleSheet("color: #b00020;")
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

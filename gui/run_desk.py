@@ -21,6 +21,7 @@ from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.live_plot import SCHEDULE_WORDS
 from crossover_lab.gui.live_switch import LiveSwitch
 from crossover_lab.gui.side_panel import SidePanel
+from crossover_lab.gui.status_line import StatusLine
 from crossover_lab.gui.sweep_tab import SweepTab
 from crossover_lab.gui.why_view import WhyView
 
@@ -29,15 +30,16 @@ class RunDesk(QObject):
     """Start, Ramp and Stop for the window; `config` is the model panel's last valid configuration."""
 
     def __init__(self, controller: RunController, side: SidePanel, compare: CompareTab, sweep: SweepTab, why: WhyView,
-                 actions: Actions, say: Callable[..., None], on_sweep_tab: Callable[[], bool],
+                 actions: Actions, status: StatusLine, on_sweep_tab: Callable[[], bool],
                  save_state: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.controller, self.side, self.compare, self.sweep, self.actions = controller, side, compare, sweep, actions
         self.why = why
-        self.say, self._on_sweep_tab, self._save_state = say, on_sweep_tab, save_state
+        self.status, self.say = status, status.say
+        self._on_sweep_tab, self._save_state = on_sweep_tab, save_state
         self.config: RunConfig | None = side.model_panel.current()
         self.start_after_discovery = False
-        self.live_switch = LiveSwitch(side.model_panel, controller, say, self)
+        self.live_switch = LiveSwitch(side.model_panel, controller, status.say, self)
         c = controller
         c.run_started.connect(self._on_controller_run_started)
         c.run_finished.connect(self._on_controller_run_finished)
@@ -57,10 +59,10 @@ class RunDesk(QObject):
             return None
         specs = self.side.lanes_panel.selected_specs()
         if self.config is None:
-            self.say(f"Cannot start: {self.side.model_panel.problem()}.", error=True)
+            self.say(f"Cannot start: {self.side.model_panel.problem()}.", error=True, about="model")
             return None
         if not specs:
-            self.say("Cannot start: choose at least one lane.", error=True)
+            self.say("Cannot start: choose at least one lane.", error=True, about="lanes")
             return None
         return specs
 
@@ -158,7 +160,9 @@ class RunDesk(QObject):
         self.config = config
         if config is None:
             problem = self.side.model_panel.problem()
-            self.say(f"{problem[:1].upper()}{problem[1:]}.", error=True)
+            self.say(f"{problem[:1].upper()}{problem[1:]}.", error=True, about="model")
+        else:
+            self.status.settle("model")
         self.update_controls()
 
     @Slot()

@@ -1,7 +1,7 @@
 """The window's left column: the model and the lanes, Start and Stop, and a ramp through widths; it scrolls when short."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from crossover_lab.gui.compare_tab import group
@@ -12,6 +12,7 @@ from crossover_lab.gui.resources import icon
 
 
 DEFAULT_RAMP = "16,64,256,1024,4096"
+MOST_WIDTH = 480  # wider only spreads the fields: a big window's extra room goes to the plots
 
 
 class SidePanel(QScrollArea):
@@ -51,6 +52,13 @@ class SidePanel(QScrollArea):
         self.setWidget(column)
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setMinimumWidth(390)
+        self.setMaximumWidth(MOST_WIDTH)
         # Tab goes straight to the controls (the area scrolls to the one in focus), not to the area first.
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """As wide as the column can be drawn, with the scroll bar beside it: it scrolls up and down,
+        never sideways, so any narrower would cut off the right-hand side of every row."""
+        hint = super().minimumSizeHint()
+        column = self.widget().minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
+        return QSize(max(hint.width(), column + 2 * self.frameWidth()), hint.height())

@@ -2,9 +2,9 @@
 Run, Refine, Stop, the knob ladder, and the progress."""
 from __future__ import annotations
 
-from PySide6.QtCore import Slot
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QProgressBar, QPushButton, QSpinBox, QWidget)
+from PySide6.QtCore import QSize, Slot
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox,
+                               QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QWidget)
 
 import math
 
@@ -15,6 +15,7 @@ from crossover_lab.core.sweep import SweepSpec, log_widths, parse_sweep_widths, 
 from crossover_lab.core.words import fmt_duration
 from crossover_lab.gui.settings import AppSettings
 
+PREFERRED_WIDTH = 340
 COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
                    "mixed_precision=on")
 
@@ -48,13 +49,17 @@ class SweepForm(QGroupBox):
         self.compare.addItems(COMPARE_CHOICES)
         self.preset.setAccessibleName("Sweep preset")  # a combo box is otherwise named by its current text
         self.compare.setAccessibleName("Compare with")
+        for combo in (self.preset, self.compare):  # their longest item would set the width of the form
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
         self.tolerance = QDoubleSpinBox(minimum=1, maximum=50, value=100 * DEFAULT_TOLERANCE, decimals=0, prefix="±",
                                         suffix=" %", toolTip="Refine crossover stops once each crossover width is "
                                         "known within this much either side")
         self.budget = QDoubleSpinBox(minimum=5, maximum=3600, value=DEFAULT_BUDGET_S, decimals=0, suffix=" s",
                                      toolTip="Refine crossover stops when this time has passed, from its first point")
-        self.floor = QCheckBox("on-device loop at every point", toolTip="Also time each point's floor: its steps in "
-                               "one compiled call (the Why tab's device_loop), drawn dashed, with the floor crossover")
+        self.floor = QCheckBox("time it too", toolTip="Also time each point's floor, the hardware's own: its steps in "
+                               "one compiled on-device loop (the Why tab's device_loop), drawn dashed, with the "
+                               "floor crossover")
         for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
                               ("Time per point", self.seconds), ("Compare with", self.compare), ("Floor", self.floor),
@@ -66,14 +71,15 @@ class SweepForm(QGroupBox):
                                          "budget is spent, or the lanes are equal within noise")
         self.stop_button = QPushButton("Stop", toolTip="Stop after the point in progress (Esc); finished points stay",
                                        enabled=False)
-        buttons = QHBoxLayout()
-        for button in (self.run_button, self.refine_button, self.stop_button):
-            buttons.addWidget(button)
-        self.form.addRow(buttons)
-        self.ladder_button = QPushButton("What would make the GPU win sooner?", toolTip="Run the sweep once per knob "
-                                         "that moves the fixed cost (steps per execution 1/8/64, data on the device, "
+        buttons = QGridLayout()  # Stop under Run, not beside Refine: three in a row set the form's least width
+        buttons.addWidget(self.run_button, 0, 0)
+        buttons.addWidget(self.refine_button, 0, 1)
+        buttons.addWidget(self.stop_button, 1, 0)
+        self.ladder_button = QPushButton("Rank knobs", toolTip="What would make the GPU win sooner? Run "
+                                         "the sweep once per knob that moves the fixed cost (steps per execution 1/8/64, data on the device, "
                                          "jit on/off, mixed precision, each installed backend) and rank them")
-        self.form.addRow(self.ladder_button)
+        buttons.addWidget(self.ladder_button, 1, 1)
+        self.form.addRow(buttons)
         self.progress = QProgressBar(textVisible=True)
         self.progress.setFormat("%v / %m points")
         self.progress_label = QLabel("Lanes come from the Lanes panel: one after another, never side by side.")
@@ -82,9 +88,14 @@ class SweepForm(QGroupBox):
         self.form.addRow(self.progress_label)
         self.restore()
 
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """Room for a preset's name and the widths typed where the tab has it; minimumSizeHint when short."""
+        return super().sizeHint().expandedTo(QSize(PREFERRED_WIDTH, 0))
+
     def restore(self) -> None:
         s = self._settings
         self.widths.setText(s.text("sweep/widths", "") or self.widths.text())
+        self.widths.setCursorPosition(0)  # a narrow field shows the first widths, not the last
         self.batches.setText(s.text("sweep/batches", ""))
         self.floor.setChecked(s.text("sweep/floor", "") == "on")
         try:

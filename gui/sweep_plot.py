@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import html
 import math
 import sys
 from collections import defaultdict
@@ -15,11 +16,16 @@ from typing import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QTextOption
 
 from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
 from crossover_lab.core.sweep_words import crossing_label
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.theme import LIGHT, PlotTheme
+
+SLIDE_SIZE = (1600, 1000)  # an exported picture, whatever the window's size: sharp on a 16:10 slide
+SLIDE_PT = 16  # its axis titles; ticks, legend and labels a little smaller, its title a little larger
+LEGEND_DEVICE_CHARS = 28  # in the window, "CPU (Intel(R) Xeon(R) Processor, 16 threads)" is cut to this
 
 
 def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[Crossover]]:
@@ -38,14 +44,20 @@ def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[
 class SweepPlot(pg.PlotWidget):
     """Log-log ms/batch against hidden width: measured medians with p10-p90 bars, fits, crossovers."""
 
-    def __init__(self, parent: object = None) -> None:
+    def __init__(self, parent: object = None, slide: bool = False) -> None:
+        """`slide`: text sized for a picture shown on a projector (render_png), not for the window."""
         super().__init__(parent=parent)
+        self.slide = slide
         self.setAccessibleName("Sweep plot: median ms per batch against hidden width, per lane")
         self.setLogMode(x=True, y=True)
         self.showGrid(x=True, y=True, alpha=0.25)
-        self.setLabel("bottom", "hidden width (units per layer)")
-        self.setLabel("left", "median time per batch (ms)")
-        self.legend = self.addLegend(offset=(10, 10))
+        label_style = {"font-size": f"{SLIDE_PT}pt"} if slide else {}
+        self.setLabel("bottom", "hidden width (units per layer)", **label_style)
+        self.setLabel("left", "median time per batch (ms)", **label_style)
+        self.legend = self.addLegend(offset=(10, 10), **({"labelTextSize": f"{SLIDE_PT - 2}pt"} if slide else {}))
+        if slide:
+            for axis in ("bottom", "left"):
+                self.getAxis(axis).setStyle(tickFont=self._font(SLIDE_PT - 2))
         self.theme = PlotTheme(self, lambda colors: self.set_points(self.points, *self._drawn))
         self.fits: dict[str, CostFit] = {}
         self.crossovers: list[Crossover] = []
@@ -64,7 +76,7 @@ class SweepPlot(pg.PlotWidget):
         if points:
             self.enableAutoRange()  # the empty plot's fixed frame must not hold the measured points
         if title:
-            self.setTitle(title, color=colors.text, size="11pt")
+            self._set_title(title)
         by_lane: dict[str, list[SweepPoint]] = defaultdict(list)
         for p in points:
             if p.median_ms > 0 and math.isfinite(p.median_ms):
@@ -76,6 +88,8 @@ class SweepPlot(pg.PlotWidget):
             w = np.array([p.width for p in pts], dtype=float)
             ms = np.array([p.median_ms for p in pts])
             device = pts[0].device
+            if len(device) > LEGEND_DEVICE_CHARS and not self.slide:  # the legend must fit a 1024 px window
+                device = device[:LEGEND_DEVICE_CHARS - 1] + "…"
             name = f"{lane} — {device}" if device else lane
             self.plot(w, ms, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=8, symbolBrush=color,
                       symbolPen=pg.mkPen(colors.point_outline), name=name)
@@ -104,12 +118,25 @@ class SweepPlot(pg.PlotWidget):
         for i, c in enumerate(self.crossovers):
             self._mark(c, i)
 
+    def _set_title(self, title: str) -> None:
+        """`title` a line per line (picture_title: the model, then the machines), centred; pyqtgraph
+        gives a title one row 30 px high, which would cut off all but one line at slide size."""
+        self.setTitle(html.escape(title).replace("\n", "<br>"), color=self.theme.colors.text,
+                      size=f"{SLIDE_PT + 2}pt" if self.slide else "11pt")
+        label, text = self.plotItem.titleLabel, self.plotItem.titleLabel.item
+        text.document().setDefaultTextOption(QTextOption(Qt.AlignmentFlag.AlignHCenter))
+        text.setTextWidth(text.document().idealWidth())
+        height = math.ceil(text.boundingRect().height()) + 4
+        label.setMaximumHeight(height)
+        self.plotItem.layout.setRowFixedHeight(0, height)
+        label.resizeEvent(None)
+
     def _set_ticks(self, points: Sequence[SweepPoint]) -> None:
         """Plain numbers at the swept widths and at 1-2-5 steps of ms: log mode's 3·10¹ reads badly."""
         widths = sorted({p.width for p in points})
         if not widths:  # an empty plot still reads as widths, not log-mode's 2…9
             widths = [16, 64, 256, 1024, 4096]
-            self.setXRange(math.log10(12), math.log10(5000), padding=0)
+            self.setXRange(math.log10(12), math.log10(8000), padding=0)  # room for the 4,096 label
             self.setYRange(math.log10(0.5), math.log10(50), padding=0)
             ms_default = [0.5, 1, 2, 5, 10, 20, 50]
             self.getAxis("left").setTicks([[(math.log10(v), f"{v:g}") for v in ms_default]])
@@ -129,11 +156,19 @@ class SweepPlot(pg.PlotWidget):
         self.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(colors.neutral, width=1, style=Qt.PenStyle.DotLine)))
         (x_lo, x_hi), (y_lo, y_hi) = self.getViewBox().viewRange()
         right_half = x > (x_lo + x_hi) / 2  # grow the label away from the edge it would run past
-        label = pg.TextItem(crossing_label(c), color=colors.text,
+        # The window's label stays short (the verdict under the plot gives the range); a slide has the room.
+        label = pg.TextItem(crossing_label(c, spread=self.slide), color=colors.text,
                             anchor=(1 if right_half else 0, 1), fill=pg.mkBrush(*colors.label_fill))
+        if self.slide:
+            label.setFont(self._font(SLIDE_PT - 1))
         # Along the bottom (the legend owns the top left), stacked so several crossings stay readable.
         label.setPos(x, y_lo + row * (y_hi - y_lo) * 0.07)
         self.addItem(label)
+
+    def _font(self, points: int) -> QFont:
+        font = QFont(self.font())
+        font.setPointSize(points)
+        return font
 
     def export_png(self, path: str, title: str = "") -> bool:
         """The plot as a picture for a slide: what is drawn now, titled, light in either scheme and
@@ -145,16 +180,13 @@ class SweepPlot(pg.PlotWidget):
         return True
 
 
-SLIDE_SIZE = (1600, 1000)
-
-
 def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
                crossovers: Sequence[Crossover] | None = None, size: tuple[int, int] = SLIDE_SIZE) -> None:
     """Draw the sweep offscreen, light (pictures go on slides and paper), and save it as a PNG."""
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    plot = SweepPlot()
+    plot = SweepPlot(slide=True)
     plot.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)  # drawn for the file, never seen
     plot.theme.apply(LIGHT)
     plot.resize(*size)

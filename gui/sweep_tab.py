@@ -22,7 +22,7 @@ from crossover_lab.gui.file_dialogs import FileDialogs
 from crossover_lab.gui.jobs import JobOutcome, JobRunner
 from crossover_lab.gui.lane_prices import LanePrices
 from crossover_lab.gui.settings import AppSettings
-from crossover_lab.gui.sweep_form import SweepForm
+from crossover_lab.gui.sweep_form import PREFERRED_WIDTH, SweepForm
 from crossover_lab.gui.sweep_view import SweepView
 from crossover_lab.gui.theme import status_style
 
@@ -36,10 +36,11 @@ class SweepTab(QWidget):
     def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
                  base_config: Callable[[], RunConfig], busy: Callable[[], bool],
                  settings: AppSettings | None = None, prices: LanePrices | None = None,
-                 parent: QWidget | None = None) -> None:
+                 dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
+        """`dialogs`: the window's, so the tab's open and export dialogs start where its others last were."""
         super().__init__(parent)
         self._settings = settings or AppSettings()
-        self.view = SweepView(FileDialogs(self._settings), prices, self._say, self._as_results)
+        self.view = SweepView(dialogs or FileDialogs(self._settings), prices, self._say, self._as_results)
         self._pool, self._lanes, self._base_config, self._busy = pool, lanes, base_config, busy
         self._runner = JobRunner("sweep", 100, self)
         self._runner.drained.connect(self._on_runner_drained)
@@ -71,7 +72,7 @@ class SweepTab(QWidget):
             v.open_button, v.export_csv_button, v.export_png_button
         layout = QHBoxLayout(self)
         left = QVBoxLayout()
-        self.sweep_form.setMaximumWidth(340)  # the picture and the table need the room
+        self.sweep_form.setMaximumWidth(PREFERRED_WIDTH)  # the picture and the table need the room
         left.addWidget(self.sweep_form)
         left.addStretch(1)
         layout.addLayout(left, 0)

@@ -23,6 +23,8 @@ from crossover_lab.gui.sweep_plot import SweepPlot, curves
 from crossover_lab.gui.sweep_table import SweepTable
 
 Say = Callable[..., None]  # say(text, error=False): a sentence under the sweep's controls
+# Below this the ten tick labels of a 16-8,192 sweep run into each other; the Sweep tab scrolls instead.
+PLOT_LEAST_WIDTH = 440
 
 
 class SweepView(QSplitter):
@@ -37,6 +39,7 @@ class SweepView(QSplitter):
         self.overlays = SweepOverlays(dialogs, prices)  # other sweeps drawn over this one
         self.overlays.changed.connect(self.redraw)
         self.plot = SweepPlot()
+        self.plot.setMinimumWidth(PLOT_LEAST_WIDTH)
         self.verdict = QLabel("Run a sweep to see where the lanes cross.")
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

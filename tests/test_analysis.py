@@ -9,8 +9,8 @@ import pytest
 
 from crossover_lab.core.analysis import (CostFit, Crossover, SweepPoint, analyze_points, find_crossovers,
                                          fit_cost_model, predicted_crossover, robust_stats, summarize)
-from crossover_lab.core.words import explain, verdict
-from crossover_lab.core.sweep_words import describe_pair
+from crossover_lab.core.words import explain, fmt_range, verdict
+from crossover_lab.core.sweep_words import crossing_label, describe_pair, sweep_lines
 from crossover_lab.core.records import BatchTiming, RunSummary
 
 OVERHEAD_MS, GFLOPS = 0.05, 200.0
@@ -186,6 +186,19 @@ def test_uncertainty_bounds_bracket_the_estimate():
     # so the extreme crossings solve w/100 = (1.1/0.9)^∓1 exactly.
     assert c.width_lo == pytest.approx(100 * 0.9 / 1.1)
     assert c.width_hi == pytest.approx(100 * 1.1 / 0.9)
+
+
+def test_an_asymmetric_spread_reads_as_its_range_never_plus_minus():
+    assert fmt_range(290, 1200) == "290–1,200" and fmt_range(81.8, 122.2) == "82–120"
+    (c,) = find_crossovers(crossing_points(spread=0.1))
+    assert c.width - c.width_lo != pytest.approx(c.width_hi - c.width, rel=0.05)  # asymmetric: 18 below, 22 above
+    text = describe_pair(crossing_points(spread=0.1), "cpu", "gpu0")
+    assert "(82–120 within the timing spread)" in text and "±" not in text
+    assert "±" not in " ".join(sweep_lines({"": crossing_points(spread=0.1)}))
+    wide = Crossover(("cpu", "gpu0"), 570.0, 290.0, 1200.0, 1e9, "gpu0")
+    assert crossing_label(wide, spread=True) == "gpu0 beats cpu above ≈570 (290–1,200)"
+    assert crossing_label(wide) == "gpu0 beats cpu above ≈570"  # the map's short label stays short
+    assert crossing_label(wide, "flops", spread=True) == "gpu0 beats cpu above ≈1 GFLOP"
 
 
 def test_wide_spread_clamps_to_bracketing_widths():

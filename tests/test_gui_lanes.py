@@ -80,7 +80,7 @@ def test_unchecking_every_lane_leaves_start_disabled(make_window):
     assert window.lanes_panel.selected_names() == []
     assert not window.actions.start.isEnabled()
     assert window.start_run() is None
-    assert "at least one lane" in window.statusBar().currentMessage()
+    assert "at least one lane" in window.status.message()
 
 
 @pytest.mark.slow

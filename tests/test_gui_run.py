@@ -52,7 +52,7 @@ def run_and_wait(qtbot, window, config: RunConfig = TINY):
     window.model_panel.set_config(config)
     before = len(window.controller.runs)
     qtbot.keyClick(window, Qt.Key.Key_F5)  # Start, as the user would
-    assert window.controller.running, window.statusBar().currentMessage()
+    assert window.controller.running, window.status.message()
     qtbot.waitUntil(lambda: not window.controller.running, timeout=RUN_TIMEOUT_MS)
     assert len(window.controller.runs) == before + 1
     return window.controller.runs[-1]
@@ -139,7 +139,7 @@ def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, wind
     assert "No GPU is visible" in result.lanes["gpu0"].failure
     assert "gpu0 failed: No GPU is visible" in window.summary.problems.text()
     assert window.summary.problems.isVisibleTo(window)
-    assert "gpu0" in window.statusBar().currentMessage()
+    assert "gpu0" in window.status.message()
     assert window.actions.start.isEnabled()  # the window keeps working
 
 
