@@ -22,4 +22,21 @@ def build_model(keras: Any, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> 
     optimizer = getattr(keras.optimizers, _OPTIMIZERS[train.optimizer])(learning_rate=train.learning_rate)
     model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
                   jit_compile=jit, steps_per_execution=train.steps_per_execution)
+    if keras.backend.backend() == "tensorflow":
+        _create_training_state(keras, model)
     return model
+
+
+def _create_training_state(keras: Any, model: Any) -> None:
+    """Create the optimizer's slots and the metrics' totals now, outside any traced function.
+
+    Keras on TensorFlow (without a distribution strategy) leaves them to the first training step,
+    whose tf.function then finds new variables and traces the whole step a second time: on one core
+    0.3-0.5 s more before a model's first batch, which a width changed mid-run waits for. The other
+    backends build them before their first step already. The steady steps run the same graph.
+    """
+    x = keras.ops.zeros((1, INPUT_DIM))
+    y = keras.ops.zeros((1,), dtype="int32")
+    model.compute_metrics(x, y, model(x), sample_weight=None)
+    model.reset_metrics()  # the one-sample batch above is not part of any epoch's accuracy
+    model.optimizer.build(model.trainable_variables)

@@ -1,4 +1,4 @@
-"""`python main.py [--screenshot PATH [--run] [--after SECONDS]]`: open the window, or save a picture of it."""
+"""`python main.py [--screenshot PATH] [--run | --ramp WIDTHS] [--after SECONDS]`: the window, or a picture of it."""
 from __future__ import annotations
 
 import argparse
@@ -11,8 +11,10 @@ import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from crossover_lab.core.config import ConfigError, RunConfig
 from crossover_lab.core.desktop_entry import APP_ID
 from crossover_lab.core.stopping import STOP_SIGNALS, shield_resource_tracker
+from crossover_lab.core.sweep import parse_sweep_widths, ramp_plan
 from crossover_lab.gui.resources import icon
 
 SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
@@ -24,8 +26,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="main.py", description="Crossover's window. For the command line: main.py devices|run|sweep|analyze|anatomy.")
     parser.add_argument("--screenshot", metavar="PATH",
                         help="save a PNG of the window after --after seconds, then exit")
-    parser.add_argument("--run", action="store_true",
-                        help="start a run with the last configuration as soon as its lanes are known")
+    start = parser.add_mutually_exclusive_group()
+    start.add_argument("--run", action="store_true",
+                       help="start a run with the last configuration as soon as its lanes are known")
+    start.add_argument("--ramp", metavar="WIDTHS",
+                       help="start a ramp through these widths (16,256,2048) on the last configuration's "
+                            "lanes, as the Ramp button does, as soon as they are known")
     parser.add_argument("--tab", choices=("compare", "sweep"), default="compare",
                         help="the tab to show (with --run: run a comparison, or the sweep as last configured)")
     parser.add_argument("--after", type=float, default=3.0, metavar="SECONDS",
@@ -33,6 +39,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.after < 0:
         parser.error(f"--after {args.after}: choose 0 seconds or more")
+    if args.ramp is not None:
+        try:
+            ramp_plan(RunConfig(), parse_sweep_widths(args.ramp))  # refused now, not in the status bar later
+        except ConfigError as exc:
+            parser.error(f"--ramp {args.ramp}: {exc}")
     if args.screenshot:
         folder = os.path.dirname(os.path.abspath(args.screenshot))
         if not os.path.isdir(folder):
@@ -94,8 +105,8 @@ def main(argv: list[str]) -> int:
     poll = QTimer(window)
     poll.timeout.connect(lambda: None)
     poll.start(SIGNAL_POLL_MS)
-    if args.run:
-        QTimer.singleShot(0, window.start_when_ready)
+    if args.run or args.ramp is not None:
+        QTimer.singleShot(0, lambda: window.desk.start_when_ready(args.ramp))
     if args.screenshot:
         print(f"crossover: window shown {shown_after:.2f} s after the process started", file=sys.stderr)
 

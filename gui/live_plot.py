@@ -212,9 +212,13 @@ class LivePlot(QWidget):
             if name in self._items:
                 self.legend.addItem(self._items[name].median, self._items[name].median.name())
 
-    def points_drawn(self) -> dict[str, int]:
-        """Steady points on the plot per lane (what a test or a status line can check)."""
-        return {name: len(items.steady.xData if items.steady.xData is not None else ())
+    def points_drawn(self, warmup: bool = False) -> dict[str, int]:
+        """Steady points on the plot per lane (what a test or a status line can check); with `warmup`,
+        the warm-up markers too: a new segment's first batches are warm-up."""
+        def count(item: pg.PlotDataItem) -> int:
+            return len(item.xData if item.xData is not None else ())
+
+        return {name: count(items.steady) + (count(items.warmup) if warmup else 0)
                 for name, items in self._items.items()}
 
     # ------------------------------------------------------------------ export

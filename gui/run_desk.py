@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Qt, Slot
 
 from crossover_lab.core.config import ConfigError, RunConfig
 from crossover_lab.core.results import RunResult
@@ -39,11 +39,14 @@ class RunDesk(QObject):
         self._on_sweep_tab, self._save_state = on_sweep_tab, save_state
         self.config: RunConfig | None = side.model_panel.current()
         self.start_after_discovery = False
+        self.ramp_after_discovery: str | None = None  # --ramp's widths, while discovery may change the lanes
         self.live_switch = LiveSwitch(side.model_panel, controller, status.say, self)
         c = controller
         c.run_started.connect(self._on_controller_run_started)
         c.run_finished.connect(self._on_controller_run_finished)
         c.run_failed.connect(self._on_controller_run_failed)
+        # Queued: the window's own slot shows the discovered lanes first, and the ramp runs on those.
+        c.devices_discovered.connect(self._on_controller_devices_discovered, Qt.ConnectionType.QueuedConnection)
         side.model_panel.config_changed.connect(self._on_model_panel_config_changed)
         side.ramp_requested.connect(self.start_ramp)
         sweep.sweep_started.connect(self._on_sweep_started)
@@ -92,13 +95,20 @@ class RunDesk(QObject):
         self._save_state()
         return self.controller.start_run(self.config, specs, self.side.lanes_panel.schedule(), plan)
 
-    def start_when_ready(self) -> None:
-        """Start now, or once discovery is done when it may change the lanes (--run)."""
+    def start_when_ready(self, ramp: str | None = None) -> None:
+        """Start a run (or a ramp through `ramp`'s widths) now, or once discovery is done when it may change
+        the lanes (--run, --ramp)."""
         lanes = self.side.lanes_panel
         if self.controller.discovering and (lanes.wanted_names() is None or lanes.pending()):
-            self.start_after_discovery = True  # the default may become CPU against a GPU
-        else:
+            # The default may become CPU against a GPU.
+            if ramp is None:
+                self.start_after_discovery = True
+            else:
+                self.ramp_after_discovery = ramp
+        elif ramp is None:
             self.start_run()
+        else:
+            self.start_ramp(ramp)
 
     def stop(self) -> None:
         self.why.stop()
@@ -154,6 +164,12 @@ class RunDesk(QObject):
         self.compare.run_ended(self.controller.run(run_id))
         self.say(f"The run failed: {reason}", error=True)
         self.update_controls()
+
+    @Slot(object)
+    def _on_controller_devices_discovered(self, _options: list) -> None:
+        if self.ramp_after_discovery is not None:
+            widths, self.ramp_after_discovery = self.ramp_after_discovery, None
+            self.start_ramp(widths)
 
     @Slot(object)
     def _on_model_panel_config_changed(self, config: RunConfig | None) -> None:

@@ -1,15 +1,20 @@
 """The application: `python main.py --screenshot`, its arguments, About, shortcuts and start-up time."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from pathlib import Path
 
-from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
+import pytest
+from gui_fixtures import gui_home, make_window, no_gpu_options  # noqa: F401  (fixtures)
 from PySide6.QtGui import QImage, QKeySequence
 
 from crossover_lab.core.devices import host_info
+from crossover_lab.core.export import read_batches_csv
 from crossover_lab.gui.about import about_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -36,6 +41,50 @@ def test_bad_arguments_get_a_sentence_and_exit_code_2(gui_home, tmp_path):
     assert out.returncode == 2 and "does not exist" in out.stderr
     out = run_main("--after", "-1", home=gui_home)
     assert out.returncode == 2 and "choose 0 seconds or more" in out.stderr
+    out = run_main("--ramp", "16,99999", home=gui_home)
+    assert out.returncode == 2 and "--ramp 16,99999: sweep width 99999: widths must be 1-16384" in out.stderr
+    out = run_main("--ramp", "16,256", "--run", home=gui_home)
+    assert out.returncode == 2 and "not allowed with argument" in out.stderr
+
+
+@pytest.mark.slow
+def test_screenshot_mid_ramp(gui_home, tmp_path):
+    path = tmp_path / "ramp.png"
+    out = run_main("--screenshot", str(path), "--ramp", "16,256,2048", "--after", "10", home=gui_home, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert QImage(str(path)).size().toTuple() == (1440, 900)
+    saved = list((Path(gui_home) / "autosave").glob("*.csv"))
+    assert len(saved) == 1, "the ramp's records were not autosaved"
+    run = json.loads(saved[0].with_suffix(".json").read_text())["runs"][0]
+    # A ramp, not a run of the last configuration (784-128-10): its first width, a point's budget, paced.
+    assert run["config"]["model"]["widths"] == [16] and run["config"]["train"]["max_steps"] is not None
+    assert all(lane["settings"]["paced"] for lane in run["lanes"].values())
+    widths = {r.widths for r in read_batches_csv(saved[0])}
+    assert "16" in widths and widths <= {"16", "256", "2048"}  # how far it got depends on the machine's load
+
+
+def test_ramp_waits_for_the_lanes_then_starts_on_them(qtbot, gui_home):
+    # What --ramp does: while discovery may still change the default lanes, the ramp waits for it.
+    from crossover_lab.gui.main_window import MainWindow
+
+    found = threading.Event()
+
+    def slow_discovery(pool, stop):
+        found.wait(10)
+        return no_gpu_options()
+
+    window = MainWindow(discover_fn=slow_discovery, prestart=False, offer_recovery=False)
+    qtbot.addWidget(window)
+    started = []
+    window.controller.start_run = lambda config, specs, schedule, plan=(): started.append((specs, plan))
+    window.desk.start_when_ready("16,256,2048")
+    qtbot.wait(200)
+    assert started == [] and window.controller.discovering
+    found.set()
+    qtbot.waitUntil(lambda: bool(started), timeout=10_000)
+    specs, plan = started[0]
+    assert [s.name for s in specs] == ["cpu", "cpu1"]
+    assert [c.model.widths[0] for c in plan] == [16, 256, 2048]
 
 
 def test_the_window_appears_in_under_two_seconds(qtbot, gui_home):

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import csv
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -61,6 +64,31 @@ def test_a_width_changed_mid_run_starts_a_new_segment_on_the_same_lane(pool):
     assert second.started.flops_per_batch == new_width.flops_per_batch
     assert second.ended.summary.median_ms > first.ended.summary.median_ms  # a bigger model, slower steps
     assert {r.batch_size for r in cpu1.records} == {64}
+
+
+# In a child process, as in a lane: the test process never imports a framework.
+TRACES = """
+from crossover_lab.core.backends import configure_process, import_keras
+from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec
+from crossover_lab.core.model import build_model
+spec = LaneSpec.parse("cpu1")
+keras, _ = import_keras(spec, configure_process(spec)["threads"])
+model = build_model(keras, ModelSpec((32,)), TrainSpec(), jit=False)
+traced, step = [], model.train_step
+model.train_step = lambda data: traced.append(1) or step(data)
+x, y = keras.ops.zeros((256, 784)), keras.ops.zeros((256,), dtype="int32")
+model.fit(x, y, batch_size=64, epochs=2, verbose=0)
+print("traced", len(traced))
+"""
+
+
+@pytest.mark.slow
+def test_a_new_model_traces_its_training_step_once():
+    # Variables made while tracing (Keras' optimizer slots and metric totals, left to the first step
+    # on TensorFlow) make tf.function trace the step again: a switched width's first batch waited for both.
+    out = subprocess.run([sys.executable, "-c", TRACES], text=True, capture_output=True, timeout=120,
+                         env={**os.environ, "KERAS_BACKEND": "tensorflow"})
+    assert "traced 1" in out.stdout.splitlines(), out.stdout + out.stderr[-2000:]
 
 
 @pytest.mark.slow

@@ -1,10 +1,12 @@
-"""The real window under Xvfb (X11, the xcb platform): run the app, grab it mid-run, check the picture.
+"""The real window under Xvfb (X11, the xcb platform): run the app, grab it mid-run, check the picture; drag a
+width slider mid-run with real X input (xdotool) and see the run go on with the new width.
 
 Skipped where there is no Xvfb (apt-get install xvfb libxcb-icccm4 libxcb-keysyms1). The PNG is kept
 in artifacts/ when that folder is writable: look at it.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -116,3 +118,51 @@ def test_the_window_killed_mid_run_keeps_the_records_and_leaves_no_lane(xvfb_dis
     if sig == signal.SIGTERM:  # closed as by its close button: the run was stopped and saved whole
         assert {lane["status"] for lane in meta["runs"][0]["lanes"].values()} <= {"cancelled", "completed"}
     assert group_gone(proc.pid)
+
+
+def _wait_for_file(path: Path, proc: subprocess.Popen, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"no {path.name} (window exit code {proc.poll()})")
+        time.sleep(0.05)
+    return json.loads(path.read_text())
+
+
+def test_a_width_dragged_mid_run_goes_on_as_a_second_segment(xvfb_display, tmp_path):
+    xdotool = shutil.which("xdotool")
+    if xdotool is None:
+        pytest.skip("xdotool is not installed (apt-get install xdotool)")
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": xvfb_display, "CROSSOVER_HOME": str(tmp_path / "home"),
+           "KERAS_HOME": str(tmp_path / "keras")}
+    with open(tmp_path / "stderr.txt", "w") as stderr:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "drag_target.py"), str(tmp_path)], cwd=ROOT,
+                                env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        try:
+            drag = _wait_for_file(tmp_path / "drag.json", proc, 90)
+            (x0, y), (x1, _) = drag["from"], drag["to"]
+            # A drag through the X server, pausing on the way: no width passed over may be trained.
+            steps = [str(x0 + (x1 - x0) * i // 4) for i in range(1, 5)]
+            moves = [arg for x in steps for arg in ("mousemove", x, str(y), "sleep", "0.1")]
+            subprocess.run([xdotool, "mousemove", str(x0), str(y), "mousedown", "1", "sleep", "0.1", *moves,
+                            "mouseup", "1"], env=env, check=True, timeout=20)
+            result = _wait_for_file(tmp_path / "result.json", proc, 60)
+            proc.wait(30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert not result["error"], result
+    assert proc.returncode == 0, (tmp_path / "stderr.txt").read_text()[-2000:]
+    assert result["pressed_at"] is not None and result["released_at"] is not None  # a drag, not a key press
+    assert result["slider_width"] == 1024
+    assert [s["label"] for s in result["segments"]] == ["16", "1024"]
+    assert result["record_widths"] == [[1, "16"], [2, "1024"]]
+    assert result["marks"] == ["16", "1024"]  # where the model changed, on the plot
+    assert result["points_drawn"] > result["first_segment_records"]  # and the new width's batches
+    assert result["segments"][1]["at"] - result["released_at"] < 10  # the lane went on with it at once
+    image = QImage(str(tmp_path / "window.png"))
+    assert not image.isNull() and distinct_colours(image) > 200
+    artifacts = ROOT / "artifacts"
+    if artifacts.is_dir() and os.access(artifacts, os.W_OK):
+        shutil.copy(tmp_path / "window.png", artifacts / "window-drag-xvfb-test.png")
