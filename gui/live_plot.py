@@ -46,6 +46,11 @@ def run_title(live: LiveRun) -> str:
             model += f" ({len(sizes[0])} layer{'s' if len(sizes[0]) > 1 else ''})"
     else:
         model = cfg.model.label()
+        # A model changed while it trains: the hidden widths it has trained, in order ("16 → 1024").
+        starts = sorted((seg.started.at, seg.label) for lane in live.lanes.values() for seg in lane.segments)
+        labels = list(dict.fromkeys(label for _, label in starts))
+        if len(labels) > 1:
+            model = f"hidden {' → '.join(labels)}"
     schedule = SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)
     lanes = " vs ".join(live.lanes)
     return f"{model} · batch {cfg.train.batch_size} · {lanes}" + (f" ({schedule})" if len(live.lanes) > 1 else "")
@@ -69,8 +74,8 @@ class LivePlot(QWidget):
         self.title = QLabel("No run yet: choose the lanes and press Start (F5).")
         self.title.setObjectName("plotTitle")
         self.title.setWordWrap(True)
-        bar = QHBoxLayout()
-        bar.addWidget(self.title, 1)
+        bar = QHBoxLayout()  # the title on a line of its own: beside the controls it wraps a word a line when narrow
+        bar.addStretch(1)
         for widget in (self.x_axis, self.log_y, self.show_median):
             bar.addWidget(widget)
         self.plot = pg.PlotWidget(axisItems={"left": LogAxis("left", lambda ms: f"{ms:g}")})
@@ -90,6 +95,7 @@ class LivePlot(QWidget):
         self.theme = PlotTheme(self.plot, self._restyle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
         layout.addLayout(bar)
         layout.addWidget(self.plot, 1)
         self._live: LiveRun | None = None
@@ -127,6 +133,10 @@ class LivePlot(QWidget):
             items = self._items.get(name) or self._add_lane(name)
             if items.version != live.versions[name]:
                 self._draw(name, items)
+        if not live.finished:
+            title = run_title(live)
+            if self.title.text() != title:
+                self.title.setText(title)
         self.marks.update(live, self.x_axis.currentData(), self.theme.colors)
         self._rescale()
 
