@@ -8,7 +8,6 @@ Run: .venv/bin/python benchmarks/analyze_memory.py [--mb 200]
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import subprocess
 import sys

@@ -27,7 +27,7 @@ def clock_costs(lane: str, width: int, steps: int, reps: int) -> dict[str, float
     from crossover_lab.core.data import preprocess, synthetic
     from crossover_lab.core.feeding import make_input
     from crossover_lab.core.model import build_model
-    from crossover_lab.core.timing import make_batch_timer
+    from crossover_lab.core.timing import SegmentClock, make_batch_timer
 
     spec = LaneSpec.parse(lane)
     settings = configure_process(spec)
@@ -38,8 +38,8 @@ def clock_costs(lane: str, width: int, steps: int, reps: int) -> dict[str, float
 
     def callbacks(kind: str) -> list:
         if kind == "synced":
-            return [make_batch_timer(keras, run_id="b", lane=lane, device=lane, backend=spec.backend, batch_size=128,
-                                     warmup_steps=5, emit=lambda _b: None, should_stop=lambda: False)]
+            clock = SegmentClock("b", lane, lane, spec.backend, 128, f"{width}-{width}", 1, 0, time.perf_counter(), 5)
+            return [make_batch_timer(keras, clock, emit=lambda _b: None, should_stop=lambda: False)]
         return [pipelined_clock(keras, 16)] if kind == "pipelined" else []
 
     def fit(kind: str) -> float:

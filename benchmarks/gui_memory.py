@@ -17,11 +17,11 @@ import tempfile
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("CROSSOVER_HOME", tempfile.mkdtemp(prefix="crossover-bench-"))
 
-import psutil  # noqa: E402
-from PySide6.QtCore import QEventLoop  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import psutil
+from PySide6.QtCore import QEventLoop
+from PySide6.QtWidgets import QApplication
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths  # noqa: E402
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
 
 RECORD_BYTES = 500  # a BatchTiming kept in the history, as unpickled from a lane (measured with tracemalloc)
 

@@ -17,11 +17,11 @@ import tempfile
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("CROSSOVER_HOME", tempfile.mkdtemp(prefix="crossover-bench-"))
 
-from PySide6.QtCore import QEventLoop  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QEventLoop
+from PySide6.QtWidgets import QApplication
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths  # noqa: E402
-from crossover_lab.core.session import LanePool, RunResult, run_comparison  # noqa: E402
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
+from crossover_lab.core.session import LanePool, RunResult, run_comparison
 
 SPREAD_WARNING = 0.10  # (max - min) / median of a lane's runs above this: warn, as pyperf does
 

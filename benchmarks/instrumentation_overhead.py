@@ -7,9 +7,7 @@ Run: .venv/bin/python benchmarks/instrumentation_overhead.py [--reps 9] [--steps
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import time
 
 
@@ -27,7 +25,7 @@ def main() -> None:
     from crossover_lab.core.data import synthetic, preprocess
     from crossover_lab.core.feeding import make_input
     from crossover_lab.core.model import build_model
-    from crossover_lab.core.timing import make_batch_timer
+    from crossover_lab.core.timing import SegmentClock, make_batch_timer
 
     spec = LaneSpec.parse(args.lane)
     settings = configure_process(spec)
@@ -43,9 +41,8 @@ def main() -> None:
     def fit(timed: bool) -> float:
         callbacks = []
         if timed:
-            callbacks = [make_batch_timer(keras, run_id="b", lane=spec.name, device=spec.name, backend="tensorflow",
-                                          batch_size=128, warmup_steps=5, emit=sink.append,
-                                          should_stop=lambda: False)]
+            clock = SegmentClock("b", spec.name, spec.name, "tensorflow", 128, "", 1, 0, time.perf_counter(), 5)
+            callbacks = [make_batch_timer(keras, clock, emit=sink.append, should_stop=lambda: False)]
         t0 = time.perf_counter()
         model.fit(ds, epochs=1, steps_per_epoch=args.steps, verbose=0, callbacks=callbacks)
         return time.perf_counter() - t0

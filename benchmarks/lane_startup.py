@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 
 
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec  # noqa: E402
-from crossover_lab.core.records import BatchTiming  # noqa: E402
-from crossover_lab.core.session import LanePool, run_comparison  # noqa: E402
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.records import BatchTiming
+from crossover_lab.core.session import LanePool, run_comparison
 
 CONFIG = RunConfig(ModelSpec((128,)), TrainSpec(batch_size=128, samples=2560, data="synthetic"))
 

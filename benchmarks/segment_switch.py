@@ -22,11 +22,11 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("CROSSOVER_HOME", tempfile.mkdtemp(prefix="crossover-bench-"))
 
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
 
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec  # noqa: E402
-from crossover_lab.gui.width_slider import ROUND_WIDTHS, nearest_position  # noqa: E402
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.gui.width_slider import ROUND_WIDTHS, nearest_position
 
 STEADY_BEFORE_SWITCH = 30  # steady batches of the first width before the slider moves
 WAIT_S = 120

@@ -8,16 +8,14 @@ Run: .venv/bin/python benchmarks/sweep_cost.py [--lanes cpu,cpu1]
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
 
-from crossover_lab.core.analysis import analyze_points  # noqa: E402
-from crossover_lab.core.config import RunConfig, parse_lanes  # noqa: E402
-from crossover_lab.core.session import LanePool  # noqa: E402
-from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweeps  # noqa: E402
-from crossover_lab.core.sweep_rows import group_rows  # noqa: E402
+from crossover_lab.core.analysis import analyze_points
+from crossover_lab.core.config import RunConfig, parse_lanes
+from crossover_lab.core.session import LanePool
+from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweeps
+from crossover_lab.core.sweep_rows import group_rows
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ from crossover_lab.core.config import ConfigError, RunConfig
 from crossover_lab.core.feeding import make_input, steps_per_epoch
 from crossover_lab.core.messages import AnatomyJob, AnatomyMeasured
 from crossover_lab.core.model import build_model
-from crossover_lab.core.timing import make_batch_timer
+from crossover_lab.core.timing import SegmentClock, make_batch_timer
 
 WARMUP_STEPS = 2  # per rung, after the first fit compiled the step: first calls of a new loop or iterator
 ROUNDS = 2  # each rung is timed in this many turns, its samples pooled
@@ -77,9 +77,9 @@ class Anatomy:
     def fit(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
         """Keras fit with Crossover's own per-step callback: ms per step, averaged over each window of K steps."""
         steps = windows * self.k
-        timer = make_batch_timer(self.keras, run_id="anatomy", lane=self.lane, device=self.device,
-                                 backend=self.steps.spec.backend, batch_size=len(self.host_batches[0][1]),
-                                 warmup_steps=warmup, emit=lambda _bundle: None, should_stop=lambda: False)
+        clock = SegmentClock("anatomy", self.lane, self.device, self.steps.spec.backend, len(self.host_batches[0][1]),
+                             "", 1, 0, time.perf_counter(), warmup)
+        timer = make_batch_timer(self.keras, clock, emit=lambda _bundle: None, should_stop=lambda: False)
         self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + steps, callbacks=[timer], verbose=0,
                        shuffle=False)
         return per_window([r.ms / max(r.batches, 1) for r in timer.records if not r.warmup], self.k)
