@@ -5,22 +5,22 @@ import math
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-import pyqtgraph.exporters
 from PySide6.QtCore import Slot
-from PySide6.QtGui import QColor, QPainter
-from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from crossover_lab.core.words import local_time
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.live import LiveRun
 from crossover_lab.gui.log_axis import LogAxis
+from crossover_lab.gui.plot_export import export_plot
 from crossover_lab.gui.plot_scale import StableRange
 from crossover_lab.gui.segment_marks import SegmentMarks
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.theme import PlotTheme, SchemeColors
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
+LEGEND_TWO_COLUMNS_PX = 560
 SCHEDULE_WORDS = {"interleaved": "taking turns", "side-by-side": "side by side", "concurrent": "side by side",
                   "sequential": "one after another"}
 
@@ -90,7 +90,12 @@ class LivePlot(QWidget):
         view = self.plot.getViewBox()
         view.disableAutoRange()
         view.sigRangeChangedManually.connect(self._on_view_range_changed_manually)
-        self.legend = self.plot.addLegend(offset=(-10, 10))
+        # The legend sits under the x axis, in a row of its own: over the plot it covered the newest points and
+        # the segment labels (a ramp climbs to the top right).
+        item = self.plot.getPlotItem()
+        self.legend = pg.LegendItem(colCount=2)
+        item.layout.addItem(self.legend, 4, 1)
+        item.legend = self.legend
         self.marks = SegmentMarks(self.plot)
         self.theme = PlotTheme(self.plot, self._restyle)
         layout = QVBoxLayout(self)
@@ -105,6 +110,12 @@ class LivePlot(QWidget):
         self.show_median.toggled.connect(self._on_show_median_toggled)
 
     # ------------------------------------------------------------------ drawing
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        # Two legend entries a row where they fit whole, one a row where a device's name would be cut.
+        columns = 2 if event.size().width() >= LEGEND_TWO_COLUMNS_PX else 1
+        self.legend.setColumnCount(columns)  # a no-op when it has that many
 
     def show_run(self, live: LiveRun) -> None:
         """Clear the plot for a new run; its lanes appear as they start."""
@@ -236,33 +247,8 @@ class LivePlot(QWidget):
     def export_image(self, path: str) -> None:
         """Save the plot as PNG, or as SVG when the path ends in .svg: light in either scheme, for slides."""
         with self.theme.light_for_export():
-            self._export_image(path)
+            export_plot(self.plot, path, "Crossover: ms per batch")
 
-    def _export_image(self, path: str) -> None:
-        item = self.plot.getPlotItem()
-        if path.lower().endswith(".svg"):
-            try:
-                pyqtgraph.exporters.SVGExporter(item).export(path)
-            except (ValueError, AttributeError):
-                # pyqtgraph 0.14's SVG exporter cannot parse the paths Qt 6.11 writes (and trips over
-                # clip-to-view items); Qt's own SVG generator draws the same view.
-                self._export_svg_with_qt(path)
-        else:
-            exporter = pyqtgraph.exporters.ImageExporter(item)
-            exporter.parameters()["width"] = max(1200, int(self.plot.width()))
-            exporter.export(path)
-
-    def _export_svg_with_qt(self, path: str) -> None:
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        generator.setSize(self.plot.size())
-        generator.setViewBox(self.plot.rect())
-        generator.setTitle("Crossover: ms per batch")
-        painter = QPainter(generator)
-        try:
-            self.plot.render(painter)
-        finally:
-            painter.end()
 
     # ------------------------------------------------------------------ toolbar
 
