@@ -205,7 +205,7 @@ class CrossoverMap(QWidget):
                 continue
             labelled.append(x)
             right = x > middle  # grow the label away from the nearer edge, clear of the star
-            label = pg.TextItem(f"crossover ≈ {fmt_flops(c.flops_per_batch)}", color=colors.text,
+            label = pg.TextItem(f"≈ {fmt_flops(c.flops_per_batch)}", color=colors.text,
                                 anchor=(1.12 if right else -0.12, 1.1 if near == 0 else -0.1),
                                 fill=pg.mkBrush(*colors.label_fill))
             label.setPos(x, math.log10(y))

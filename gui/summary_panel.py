@@ -1,11 +1,12 @@
 """The live summary: per-lane median, samples/s, GFLOP/s and progress, the verdict in words, and why."""
 from __future__ import annotations
 
+import math
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, QHeaderView, QLabel, QScrollArea,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from crossover_lab.core.analysis import CostFit, has_steady
 from crossover_lab.core.contention import contended
@@ -17,7 +18,7 @@ from crossover_lab.core.records import RunSummary
 from crossover_lab.core.sweep_files import run_rows
 from crossover_lab.core.sweep_rows import group_rows
 from crossover_lab.core.sweep_words import describe_pair
-from crossover_lab.core.words import explain, fmt_duration, fmt_num, verdict_lines
+from crossover_lab.core.words import MISSING, explain, fmt_duration, fmt_num, fmt_range, verdict_lines
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.lanes_panel import contention_note
 from crossover_lab.gui.live import LiveRun
@@ -54,6 +55,10 @@ class SummaryPanel(QWidget):
         self.explanation = QLabel("")
         self.explanation.setObjectName("explanationLabel")
         self.explanation.setWordWrap(True)
+        self.detail = QLabel("")  # where a ramp's lanes cross; how to get the other clock
+        self.detail.setObjectName("explanationLabel")
+        self.detail.setWordWrap(True)
+        self.detail.hide()
         self.problems = QLabel("")
         self.problems.setObjectName("problemLabel")
         self.problems.setWordWrap(True)
@@ -62,13 +67,25 @@ class SummaryPanel(QWidget):
         self.note.setObjectName("warningLabel")
         self.note.setWordWrap(True)
         self.note.hide()
-        layout = QVBoxLayout(self)
+        # The table is as tall as its rows, and the panel scrolls as one when the window is short: squeezed,
+        # the table hid its last rows and the explanation was cut mid-sentence.
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.verdict)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.problems)
-        layout.addWidget(self.note)
-        layout.addWidget(self.explanation)
+        for widget in (self.verdict, self.detail, self.table, self.problems, self.note, self.explanation):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(content)
+        self.scroll.setAccessibleName("Summary of the run: verdict, figures per lane, and why")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
         self._live: LiveRun | None = None
         self._fits: dict[str, CostFit] = {}
         self._anatomy: tuple[RunConfig | None, dict[str, AnatomyPoint]] = (None, {})  # the Why tab's last
@@ -133,7 +150,7 @@ class SummaryPanel(QWidget):
             summaries.append(s)
             state = live.phase(name)
             cells = (live.device(name) or ("—" if state == "failed" else "…"), PHASE_WORDS.get(state, state),
-                     fmt_num(s.median_ms), f"{fmt_num(s.p10_ms)}–{fmt_num(s.p90_ms)}", fmt_num(s.samples_per_s),
+                     fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING, fmt_num(s.samples_per_s),
                      fmt_num(s.gflops), self._model_text(live, name), self._settings(live, name).get("data_source", "…"),
                      self._progress(live, name, state))
             for row, text in enumerate(cells):
@@ -176,8 +193,9 @@ class SummaryPanel(QWidget):
             return "waiting for its turn" if live.result.schedule != "side-by-side" else "starting the lane…"
         if state == "finishing":
             return f"all {last.step} batches measured" if last is not None else "finishing…"
-        if len(live.plan) > 1 and last is not None:
-            return f"model {last.segment} of {len(live.plan)} · step {last.step}"
+        segment = live.current_segment(name)
+        if len(live.plan) > 1 and segment is not None:
+            return f"model {segment.index} of {len(live.plan)} · step {last.step if last is not None else 0}"
         if total and last is not None:
             per_epoch = max(total // max(live.config.train.epochs, 1), 1)
             progress = f"epoch {last.epoch}/{live.config.train.epochs} · batch {last.batch}/{per_epoch}"
@@ -194,10 +212,10 @@ class SummaryPanel(QWidget):
         if pair:
             crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
             lines = verdict_lines([live.segment_summary(lane, seg) for lane, seg in pair.items()], crowded)
-            lines = [f"{line} ({model})" if model else line for line in lines]
+            lines = [line.replace(" on this model", f" on {model}") if model else line for line in lines]
         else:
             lines = verdict_lines(summaries)
-        lines += self._crossing_lines(live)
+        details = self._crossing_lines(live)
         states = [lane.status for lane in live.lanes.values()]
         if states and all(state == "failed" for state in states):
             reasons = {lane.failure for lane in live.lanes.values() if lane.failure}
@@ -206,14 +224,22 @@ class SummaryPanel(QWidget):
         elif live.failure:
             self.verdict.setText(f"The run failed: {live.failure}")
         elif lines:
+            # Which clock the verdict uses, and a disagreement of the other, stay in the verdict; a hint to
+            # measure the other goes below it with the crossings.
             clocks = clock_note({s.lane: s.median_ms for s in summaries}, self.anatomy())
-            self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clocks[:1].upper()}{clocks[1:]}.")
+            clause, _, rest = clocks.partition("; ")
+            if "disagrees" in rest:
+                clause, rest = clocks, ""
+            self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clause[:1].upper()}{clause[1:]}.")
+            details += [rest[:1].upper() + rest[1:]] if rest else []
         elif len(summaries) < 2:
             self.verdict.setText("Choose two lanes for a verdict.")
         elif live.finished:
             self.verdict.setText("No verdict: the lanes did not both reach steady batches.")
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
+        self.detail.setText(" ".join(line + "." for line in details))  # lane names keep their case
+        self.detail.setVisible(bool(details))
         usable = [s for s in summaries if has_steady(s)]
         if len(usable) >= 2:
             text = explain(usable[0], usable[1], self._fits)

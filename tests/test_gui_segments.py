@@ -164,7 +164,7 @@ def test_lanes_taking_turns_are_compared_on_the_model_both_have_trained(qtbot):
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    assert "cpu is 3.0x faster than cpu1" in summary.verdict.text() and "(model 16)" in summary.verdict.text()
+    assert "cpu is 3.0x faster than cpu1 on model 16" in summary.verdict.text()
     assert "contended" not in summary.verdict.text()
     column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
     assert summary.table.item(ROWS.index("Model"), column["cpu"]).text() == "256 · batch 64 (2/3)"
@@ -223,3 +223,19 @@ def test_ramp_titles_name_the_widths(qtbot, widths, title):
     live = LiveRun("r5", plan[0], [LaneSpec.parse("cpu")], "side-by-side", "", plan)
     from crossover_lab.gui.live_plot import run_title
     assert run_title(live) == f"{title} (2 layers) · batch 64 · cpu"
+
+
+def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qtbot):
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=5000.0)
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    # cpu wins at 16, cpu1 at 256 and 1024: a crossing between 16 and 256.
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20))
+    summary.refresh()
+    assert not summary.detail.isVisibleTo(summary) or "faster above" not in summary.detail.text()
+    live.apply(cpu.segment(2, RAMP[1], 8.0, 20) + cpu1.segment(2, RAMP[1], 4.0, 20))
+    summary.refresh()
+    assert "cpu1 is faster above about" in summary.detail.text() and "cpu below" in summary.detail.text()
+    assert "faster above" not in summary.verdict.text()  # the verdict stays one sentence; the crossing is below it

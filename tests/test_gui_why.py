@@ -37,7 +37,7 @@ def test_why_measures_draws_the_parts_and_hands_the_summary_both_clocks(qtbot, m
     row = ROWS.index("Pipelined ms/step")
     assert [summary.table.item(row, c).text() for c in range(2)] == ["–, press Why", "–, press Why"]
     assert "by the synced clock" in summary.verdict.text().lower()
-    assert "not measured for this model (press Why)" in summary.verdict.text()
+    assert "not measured for this model (press Why)" in summary.detail.text()
 
     view.start()
     qtbot.waitUntil(lambda: not view.running, timeout=5000)
