@@ -56,7 +56,8 @@ def print_lanes(options: list[LaneOption], where: str) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python main.py", description=(
         "Crossover: where the GPU starts to win. With no command, opens the window."), epilog=(
-        "The window: python main.py [--screenshot PATH [--run] [--after SECONDS] [--tab compare|sweep]]. "
+        "The window: python main.py [--screenshot PATH [--size WxH] [--run | --ramp WIDTHS] [--after SECONDS] "
+        "[--tab compare|sweep|why]]. "
         "Each command has its own --help. Installed (crossover): --install-desktop adds the window to the "
         "desktop's launcher, --uninstall-desktop removes it."))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

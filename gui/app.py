@@ -18,7 +18,6 @@ from crossover_lab.core.sweep import parse_sweep_widths, ramp_plan
 from crossover_lab.gui.resources import icon
 
 SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
-SCREENSHOT_SIZE = (1440, 900)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -32,8 +31,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     start.add_argument("--ramp", metavar="WIDTHS",
                        help="start a ramp through these widths (16,256,2048) on the last configuration's "
                             "lanes, as the Ramp button does, as soon as they are known")
-    parser.add_argument("--tab", choices=("compare", "sweep"), default="compare",
+    parser.add_argument("--tab", choices=("compare", "sweep", "why"), default="compare",
                         help="the tab to show (with --run: run a comparison, or the sweep as last configured)")
+    parser.add_argument("--size", default="1440x900", metavar="WxH",
+                        help="the window's size for --screenshot (default 1440x900)")
     parser.add_argument("--after", type=float, default=3.0, metavar="SECONDS",
                         help="seconds before the screenshot (default 3)")
     args = parser.parse_args(argv)
@@ -44,6 +45,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             ramp_plan(RunConfig(), parse_sweep_widths(args.ramp))  # refused now, not in the status bar later
         except ConfigError as exc:
             parser.error(f"--ramp {args.ramp}: {exc}")
+    try:
+        args.size = tuple(int(v) for v in args.size.lower().split("x"))
+        if len(args.size) != 2 or min(args.size) < 200:
+            raise ValueError
+    except ValueError:
+        parser.error(f"--size {args.size}: give the width and height in pixels, e.g. 1024x700")
     if args.screenshot:
         folder = os.path.dirname(os.path.abspath(args.screenshot))
         if not os.path.isdir(folder):
@@ -86,9 +93,9 @@ def main(argv: list[str]) -> int:
     # The window's Theme sets the palette and the style sheets (resources/*.qss) of the remembered scheme.
     window = MainWindow(offer_recovery=False if args.screenshot else None)
     if args.screenshot:
-        window.resize(*SCREENSHOT_SIZE)  # the README's picture has one size, whatever the last session's was
-    if args.tab == "sweep":
-        window.tabs.setCurrentWidget(window.sweep)
+        window.resize(*args.size)  # a picture has the size asked for, whatever the last session's was
+    if args.tab != "compare":
+        window.tabs.setCurrentWidget(getattr(window, args.tab))
     window.show()
     shown_after = seconds_since_process_start()
     outcome: dict = {"saved": True, "signal": None}
