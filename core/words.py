@@ -76,7 +76,7 @@ def verdict(a: RunSummary, b: RunSummary) -> str:
     fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
     ratio = slow.median_ms / fast.median_ms
     if ratio <= 1.03:
-        return f"{a.lane} and {b.lane} are about equal ({ratio:.2f}x)"
+        return f"{a.lane} and {b.lane} are about equal ({ratio:.2f}x) on this model"
     shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
     return f"{fast.lane} is {shown}x faster than {slow.lane} on this model"
 

@@ -171,6 +171,18 @@ def test_lanes_taking_turns_are_compared_on_the_model_both_have_trained(qtbot):
     assert summary.table.item(ROWS.index("Status"), column["cpu1"]).text() == "waiting for its turn"
 
 
+def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 1.01, 20))
+    cpu.t0 = 3000.0
+    live.apply(cpu.segment(2, RAMP[1], 5.0, 20, end=None))
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    assert "cpu and cpu1 are about equal (1.01x) on model 16" in summary.verdict.text()
+
+
 def test_a_lane_whose_last_batch_is_in_says_finishing(qtbot):
     live = LiveRun("r3", BASE, [LaneSpec.parse("cpu")], "side-by-side", "")
     cpu = Lane("r3", "cpu")
