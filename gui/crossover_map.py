@@ -170,7 +170,9 @@ class CrossoverMap(QWidget):
             self._draw_lane(lane, pts, colors)
         crossovers = self.crossovers()
         self._draw_crossings(crossovers, {lane: [p.point for p in pts] for lane, pts in kept.items()}, colors)
-        self.key.setText(self._key_text(kept, colors))
+        key, whole = self._key_text(kept, colors)
+        self.key.setText(key)
+        self.key.setToolTip(whole)
         self.description.setText(self._describe(kept, crossovers))
         self._frame([p.point for pts in kept.values() for p in pts])
 
@@ -189,26 +191,28 @@ class CrossoverMap(QWidget):
         xs = [math.log10(p.flops_per_batch) for pts in lanes.values() for p in pts]
         middle = (min(xs) + max(xs)) / 2 if xs else 0.0
         dashed = pg.mkPen(colors.neutral, style=Qt.PenStyle.DashLine)
-        labelled: list[float] = []  # x of the crossings labelled so far
+        stars: list[tuple[Crossover, float, float]] = []  # each crossing and where its star is (log10 x, y)
         for c in crossovers:
             x = math.log10(c.flops_per_batch)
             self.plot.addItem(pg.InfiniteLine(x, angle=90, pen=dashed), ignoreBounds=True)
             ms = [_ms_at(lanes[name], c.width) for name in c.lanes]
-            if not all(math.isfinite(v) for v in ms):
-                continue
-            y = math.exp(sum(math.log(v) for v in ms) / 2)
-            self.plot.addItem(pg.PlotDataItem([c.flops_per_batch], [y], pen=None, symbol="star",
+            if all(math.isfinite(v) for v in ms):
+                stars.append((c, x, sum(math.log10(v) for v in ms) / 2))
+        labelled: list[float] = []  # x of the crossings labelled so far
+        for c, x, y in stars:
+            self.plot.addItem(pg.PlotDataItem([c.flops_per_batch], [10 ** y], pen=None, symbol="star",
                                               symbolSize=18, symbolBrush="#FFD400", symbolPen="#333"))
-            # Crossings close together share one label row at most: the rest are in the text below the map.
-            near = sum(abs(x - other) < 0.5 for other in labelled)
-            if near > 1:
+            # Two labels at most among crossings close together (the text below the map has them all): the
+            # higher star's label goes above it, the lower one's below, so they never sit on each other.
+            if sum(abs(x - other) < 0.5 for other in labelled) > 1:
                 continue
             labelled.append(x)
+            above = not any(abs(x - x2) < 0.5 and y2 > y for _, x2, y2 in stars)
             right = x > middle  # grow the label away from the nearer edge, clear of the star
             label = pg.TextItem(f"≈ {fmt_flops(c.flops_per_batch)}", color=colors.text,
-                                anchor=(1.12 if right else -0.12, 1.1 if near == 0 else -0.1),
+                                anchor=(1.12 if right else -0.12, 1.1 if above else -0.1),
                                 fill=pg.mkBrush(*colors.label_fill))
-            label.setPos(x, math.log10(y))
+            label.setPos(x, y)
             self.plot.addItem(label, ignoreBounds=True)
 
     def _frame(self, points: list[SweepPoint]) -> None:
@@ -225,16 +229,20 @@ class CrossoverMap(QWidget):
                            padding=0)
 
     @staticmethod
-    def _key_text(kept: dict[str, list[MapPoint]], colors: SchemeColors) -> str:
-        parts = []
+    def _key_text(kept: dict[str, list[MapPoint]], colors: SchemeColors) -> tuple[str, str]:
+        """The key (lane names and the kinds of point shown, short enough for one line in a narrow window)
+        and its tooltip (each lane's device and what each kind means)."""
+        parts, whole = [], []
         for lane, pts in kept.items():
             device = pts[-1].point.device
-            name = f"{lane} · {device}" if device else lane
-            parts.append(f"<span style='color:{lane_color(lane, colors.dark).name()}'>━●</span>&nbsp;{name}")
+            parts.append(f"<span style='color:{lane_color(lane, colors.dark).name()}'>━●</span>&nbsp;{lane}")
+            whole.append(f"{lane}: {device}" if device else lane)
         kinds = {p.kind for pts in kept.values() for p in pts} - {"completed"}
-        parts += [f"{KIND_GLYPHS[k]}&nbsp;{KIND_WORDS[k]}" for k in ("provisional", "cut short", "contended")
-                  if k in kinds]
-        return " &nbsp; ".join(parts)
+        for kind in ("provisional", "cut short", "contended"):
+            if kind in kinds:
+                parts.append(f"{KIND_GLYPHS[kind]}&nbsp;{kind.replace(' ', '&nbsp;')}")
+                whole.append(f"{KIND_GLYPHS[kind]} {KIND_WORDS[kind]}")
+        return " &nbsp; ".join(parts), "\n".join(whole)
 
     @staticmethod
     def _describe(kept: dict[str, list[MapPoint]], crossovers: list[Crossover]) -> str:

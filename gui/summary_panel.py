@@ -238,7 +238,7 @@ class SummaryPanel(QWidget):
             self.verdict.setText("No verdict: the lanes did not both reach steady batches.")
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
-        self.detail.setText(" ".join(line + "." for line in details))  # lane names keep their case
+        self.detail.setText(" ".join(_sentence(line, live.lanes) + "." for line in details))
         self.detail.setVisible(bool(details))
         usable = [s for s in summaries if has_steady(s)]
         if len(usable) >= 2:
@@ -282,3 +282,9 @@ class SummaryPanel(QWidget):
         lanes = sorted({p.lane for p in points})
         return [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]
                 if len({p.width for p in points if p.lane == a} & {p.width for p in points if p.lane == b}) >= 2]
+
+
+def _sentence(line: str, lanes) -> str:
+    """A line as a sentence: a capital first letter, unless it starts with a lane's name (cpu1 stays cpu1)."""
+    first = line.split(" ", 1)[0].rstrip(":,")
+    return line if first in lanes or not line else line[:1].upper() + line[1:]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from gui_fixtures import gui_home  # noqa: F401  (fixtures)
 
@@ -156,3 +157,22 @@ def test_controller_draws_from_the_queue_on_a_timer_not_per_batch(qtbot, gui_hom
     runner._timer.stop()
     assert len(emitted) == 1  # one redraw for everything that was waiting: latest wins
     controller.shutdown()
+
+
+def test_two_crossings_close_together_label_without_covering_each_other(qtbot):
+    cmap = CrossoverMap()
+    qtbot.addWidget(cmap)
+    cmap.resize(420, 280)  # a small map, where the old placement put one label on the other
+    cmap.show()
+    # cpu wins at 256, gpu0 at 512, cpu again at 1024: two crossings less than half a decade apart.
+    for run_id, width, cpu_ms, gpu_ms in (("a", 128, 1.0, 2.0), ("b", 256, 2.0, 2.4), ("c", 512, 4.0, 3.5),
+                                          ("d", 1024, 7.0, 8.0)):
+        cmap.add_run(_result(run_id, width, cpu_ms, gpu_ms))
+    assert len(cmap.crossovers()) == 2
+    qtbot.wait(50)  # laid out at its size
+    labels = [item for item in cmap.plot.getPlotItem().items if isinstance(item, pg.TextItem)]
+    assert len(labels) >= 2
+    rects = [label.mapRectToScene(label.boundingRect()) for label in labels]
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert not a.intersects(b), (a, b)

@@ -109,7 +109,7 @@ def test_the_map_shows_a_provisional_point_that_firms_up_when_the_run_ends(qtbot
     kinds = {p.point.flops_per_batch: p.kind for p in cmap.kept()["cpu"]}
     assert kinds[RAMP[1].flops_per_batch] == "provisional"
     cmap._on_live_timer_timeout()
-    assert "provisional" in cmap.key.text()
+    assert "provisional" in cmap.key.text() and "provisional (still measuring)" in cmap.key.toolTip()
     live.apply([SegmentEnded("r1", "cpu", 2, cpu._summary([r for r in cpu.records if r.segment == 2], "completed",
                                                             RAMP[1]), 2000.0), cpu.finish(RAMP[1])])
     live.finish(live.result)
@@ -251,3 +251,15 @@ def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qt
     summary.refresh()
     assert "cpu1 is faster above about" in summary.detail.text() and "cpu below" in summary.detail.text()
     assert "faster above" not in summary.verdict.text()  # the verdict stays one sentence; the crossing is below it
+
+
+def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=5000.0)
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20)
+               + cpu.segment(2, RAMP[1], 4.0, 20) + cpu1.segment(2, RAMP[1], 8.0, 20))
+    summary.refresh()
+    assert summary.detail.text().startswith("No crossover in this range: cpu faster throughout")
