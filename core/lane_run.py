@@ -20,7 +20,6 @@ from crossover_lab.core.backends import DEFAULT_JIT, keras_device, require_devic
 from crossover_lab.core.config import ConfigError, RunConfig
 from crossover_lab.core.feeding import make_input, steps_per_epoch
 from crossover_lab.core.messages import Bundle, Finish, Proceed, RunJob, SwitchModel
-from crossover_lab.core.model import build_model
 from crossover_lab.core.records import (RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded, SegmentStarted,
                                         now_iso)
 from crossover_lab.core.timing import SegmentClock, make_batch_timer
@@ -75,7 +74,7 @@ def run_job(worker: Any, job: RunJob) -> RunSummary | None:
         with w.keras.device(keras_device(spec)):
             settings.update(_prepare(w, config, data, sources))
             # The first model is built before the run is announced: its placement is checked and recorded.
-            model = build_model(w.keras, config.model, t, jit=jit)
+            model, settings["model_reused"] = w.models.get(config.model, t, jit=jit)
             settings["placement"] = verify_placement(model, spec)
             w.events.put(Bundle((RunStarted(run_id, lane, device, w.json_safe(settings), started_at),)))
             budget = steps_left
@@ -130,7 +129,7 @@ def _train(w: Any, config: RunConfig, clock: SegmentClock, data: Any, sources: d
     w.heartbeat.phase = "preparing"
     _prepare(w, config, data, sources)
     if model is None:
-        model = build_model(w.keras, config.model, t, jit=DEFAULT_JIT[spec.backend] if t.jit is None else t.jit)
+        model, _ = w.models.get(config.model, t, jit=DEFAULT_JIT[spec.backend] if t.jit is None else t.jit)
         verify_placement(model, spec)
     source = sources[(t.batch_size, t.feeding)][0]
     w.events.put(Bundle((SegmentStarted(clock.run_id, clock.lane, clock.segment, config.model.widths, t.batch_size,

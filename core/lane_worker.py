@@ -23,6 +23,7 @@ from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
 from crossover_lab.core.data import DataError, load
 from crossover_lab.core.anatomy_worker import measure_anatomy  # a job of its own: see core/anatomy.py
 from crossover_lab.core.lane_run import run_job
+from crossover_lab.core.model import ModelShelf
 from crossover_lab.core.messages import (AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed,
                                          LaneStatus, ProbeJob, Probed, RunJob)
 from crossover_lab.core.steering import Steering
@@ -95,6 +96,7 @@ class LaneWorker:
         self.settings = configure_process(spec)
         self.keras, backend_settings = import_keras(spec, self.settings["threads"])
         self.settings.update(backend_settings)
+        self.models = ModelShelf(self.keras)  # a model timed again skips its build and trace
         self.heartbeat.phase = "idle"
         self._data_key: tuple | None = None
         self._data: Any = None

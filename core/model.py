@@ -40,3 +40,52 @@ def _create_training_state(keras: Any, model: Any) -> None:
     model.compute_metrics(x, y, model(x), sample_weight=None)
     model.reset_metrics()  # the one-sample batch above is not part of any epoch's accuracy
     model.optimizer.build(model.trainable_variables)
+
+
+SHELF_MODELS = 4  # compiled models a lane keeps between runs
+SHELF_PARAMS = 20_000_000  # and their parameters in all (one 16384-wide layer alone has 13 M)
+
+
+class ModelShelf:
+    """Compiled models a lane keeps between runs, so that a model timed again (a refinement measuring a
+    bracket's end once more, a ramp or a drag coming back to a width) costs only its batches: no build and
+    no trace of its step. A model taken from the shelf is reset to the weights and optimizer state it was
+    built with, so a run on it trains exactly as on a new one; its first batches are still warm-up."""
+
+    def __init__(self, keras: Any, max_models: int = SHELF_MODELS, max_params: int = SHELF_PARAMS) -> None:
+        self.keras, self.max_models, self.max_params = keras, max_models, max_params
+        self._models: dict[tuple, tuple[Any, list[Any]]] = {}  # key → (model, its initial state); oldest first
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def get(self, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> tuple[Any, bool]:
+        """A model for `spec` and `train`'s compile settings, and whether it came from the shelf."""
+        key = (spec, train.batch_size, train.optimizer, train.learning_rate, train.seed,
+               train.steps_per_execution, train.mixed_precision, jit)
+        if key in self._models:
+            model, initial = self._models.pop(key)
+            self._models[key] = (model, initial)  # the newest again
+            self.keras.utils.set_random_seed(train.seed)
+            for variable, value in zip(self._state(model), initial):
+                variable.assign(value)
+            model.reset_metrics()
+            return model, True
+        model = build_model(self.keras, spec, train, jit=jit)
+        if not model.optimizer.built:
+            model.optimizer.build(model.trainable_variables)  # its state is part of what a reuse resets
+        self._models[key] = (model, [self.keras.ops.convert_to_numpy(v.value) for v in self._state(model)])
+        while len(self._models) > 1 and (len(self._models) > self.max_models or self._params() > self.max_params):
+            del self._models[next(iter(self._models))]
+        return model, False
+
+    def clear(self) -> None:
+        self._models.clear()
+
+    def _params(self) -> int:
+        return sum(model.count_params() for model, _ in self._models.values())
+
+    @staticmethod
+    def _state(model: Any) -> list[Any]:
+        """Everything a step changes: weights (the dropout's seed too) and the optimizer's slots and count."""
+        return list(model.variables) + list(model.optimizer.variables)

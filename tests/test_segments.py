@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import subprocess
 import sys
@@ -89,6 +90,41 @@ def test_a_new_model_traces_its_training_step_once():
     out = subprocess.run([sys.executable, "-c", TRACES], text=True, capture_output=True, timeout=120,
                          env={**os.environ, "KERAS_BACKEND": "tensorflow"})
     assert "traced 1" in out.stdout.splitlines(), out.stdout + out.stderr[-2000:]
+
+
+SHELF = """
+import numpy as np
+from crossover_lab.core.backends import configure_process, import_keras
+from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec
+from crossover_lab.core.model import ModelShelf
+spec = LaneSpec.parse("cpu1")
+keras, _ = import_keras(spec, configure_process(spec)["threads"])
+shelf, train = ModelShelf(keras, max_models=2), TrainSpec(batch_size=64)
+rng = np.random.default_rng(0)
+x, y = rng.random((256, 784), dtype=np.float32), rng.integers(0, 10, 256)
+traced = []
+def fit(model):
+    return model.fit(x, y, batch_size=64, epochs=1, verbose=0, shuffle=False).history["loss"][-1]
+a, reused_a = shelf.get(ModelSpec((32,)), train, jit=False)
+step = a.train_step
+a.train_step = lambda data: traced.append(1) or step(data)
+loss_a = fit(a)
+b, reused_b = shelf.get(ModelSpec((32,)), train, jit=False)
+loss_b = fit(b)
+for width in (64, 16):  # two more models: the shelf keeps two, the oldest (32) goes
+    shelf.get(ModelSpec((width,)), train, jit=False)
+_, reused_c = shelf.get(ModelSpec((32,)), train, jit=False)
+print("shelf", reused_a, reused_b, a is b, loss_a == loss_b, len(traced), reused_c, len(shelf))
+"""
+
+
+@pytest.mark.slow
+def test_a_model_from_the_shelf_trains_as_a_new_one_without_tracing_again():
+    out = subprocess.run([sys.executable, "-c", SHELF], text=True, capture_output=True, timeout=120,
+                         env={**os.environ, "KERAS_BACKEND": "tensorflow"})
+    # Reused, reset to its first weights (the same loss to the last bit), its step not traced again; evicted
+    # when two newer models came.
+    assert "shelf False True True True 1 False 2" in out.stdout.splitlines(), out.stdout + out.stderr[-2000:]
 
 
 @pytest.mark.slow
@@ -191,3 +227,16 @@ def test_cancel_while_a_paced_lane_waits_for_its_turn_ends_it_at_once(pool):
     assert result.lanes["cpu"].status == "cancelled"
     assert result.lanes["cpu1"].status == "cancelled" and result.lanes["cpu1"].failure == "stopped before its turn"
     assert len(result.lanes["cpu"].segments) == 1
+
+
+@pytest.mark.slow
+def test_a_run_of_a_model_the_lane_has_trained_reuses_it_and_says_so(pool):
+    config = dataclasses.replace(BASE, model=ModelSpec((24,)),
+                                 train=dataclasses.replace(BASE.train, epochs=1, samples=640))
+    first = run_comparison(pool, [CPU1], config)
+    second = run_comparison(pool, [CPU1], config)
+    reused = [run.lanes["cpu1"].started.settings["model_reused"] for run in (first, second)]
+    assert reused == [False, True]
+    assert [run.lanes["cpu1"].status for run in (first, second)] == ["completed", "completed"]
+    warm = [r for r in second.lanes["cpu1"].records if r.warmup]
+    assert len(warm) == config.train.warmup_steps  # its first batches are still warm-up, kept apart
