@@ -76,6 +76,7 @@ def measure_anatomies(pool: LanePool, lanes: Sequence[LaneSpec], configs: Sequen
     """Every model on every lane, lanes one after another (never side by side: they would share cores)."""
     cancel = cancel or threading.Event()
     out: list[AnatomyOutcome] = []
+    pool.ready(lanes, cancel)  # the lanes' imports overlap one another, and end before the first is timed
     for spec in lanes:
         for config in configs:
             if cancel.is_set():

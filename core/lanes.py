@@ -75,6 +75,7 @@ class Lane:
         self._answers: list[Any] = []  # answers to probe/calibrate, read by request()
         self._lock = threading.Lock()
         self.processes_started = 0
+        self.up = False  # the process has imported its framework (it answered something other than a heartbeat)
 
     @property
     def name(self) -> str:
@@ -101,6 +102,7 @@ class Lane:
         self._drop_channel()
         self._answers.clear()  # a previous process's answers must not answer this one's requests
         self._channel = self._new_channel(self.spec)
+        self.up = False  # until the new process has imported its framework and answered
         self._baseline_mb = None
         self.processes_started += 1
 
@@ -161,6 +163,8 @@ class Lane:
         return out
 
     def _consume(self, item: Any) -> list[LaneEvent]:
+        # Anything but a heartbeat or a failed start comes from a worker that has imported its framework.
+        self.up = self.up or not isinstance(item, (LaneAlive, LaneStartFailed))
         match item:
             case Bundle(events=events):
                 for event in events:

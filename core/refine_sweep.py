@@ -60,8 +60,7 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
     check_refinable(lanes, [spec])
     cancel = cancel or threading.Event()
     result = SweepResult(spec)
-    for lane in lanes:  # their framework imports overlap instead of queueing behind the first point
-        pool.get(lane).start()
+    pool.ready(lanes, cancel)  # their framework imports overlap one another, and end before the first point
     if spec.calibrate:
         for lane in lanes:
             if not cancel.is_set():

@@ -40,6 +40,19 @@ class LanePool:
                 lane = self._lanes[spec.name] = Lane(spec, channel_factory=factory, watchdog_s=self.watchdog_s)
             return lane
 
+    def ready(self, specs: Sequence[LaneSpec], cancel: threading.Event | None = None) -> None:
+        """Start every lane of `specs` at once and wait until each answers: their framework imports overlap one
+        another, and none of them overlaps a lane being timed (sweeps and anatomies time one lane at a time).
+        A lane that cannot start says so when it is given its job."""
+        lanes = [self.get(spec) for spec in specs]
+        for lane in lanes:
+            lane.start()
+        for lane in lanes:
+            if cancel is not None and cancel.is_set():
+                return
+            if not lane.busy and not lane.up:
+                lane.probe(cancel=cancel)
+
     def lanes(self) -> list[Lane]:
         with self._lock:
             return list(self._lanes.values())

@@ -173,6 +173,7 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
     total = sum(len(s.points()) for s in specs) * len(lanes)
     done = 0
     results: list[SweepResult] = []
+    pool.ready(lanes, cancel)  # the lanes' imports overlap one another, and end before the first point
     for spec in specs:
         if cancel.is_set():
             break

@@ -242,12 +242,14 @@ def test_real_refinement_on_cpu_and_cpu1_ends_within_its_budget(tmp_path):
     spec = SweepSpec(widths=(16, 256, 2048), layers=1, base=base, steady_steps=20, seconds_per_point=0.5,
                      calibrate=False)
     target = RefineTarget(0.25, 45.0)
-    pool, seen = LanePool(), []
+    pool, seen, lanes, up = LanePool(), [], [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], []
     try:
-        result = run_refined_sweep(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], spec, target,
-                                   on_point=seen.append)
+        result = run_refined_sweep(pool, lanes, spec, target, on_point=seen.append,
+                                   on_event=lambda event: up.append(all(pool.get(s).up for s in lanes)))
     finally:
         pool.close()
+    # Without calibration too, no lane was timed while another still imported its framework.
+    assert up and all(up)
     r = result.refinement
     assert r is not None and r.spent_s <= target.budget_s
     # The machine is shared and noisy: any honest ending will do, but it has to be one, and it has to hold.
