@@ -5,11 +5,15 @@ import math
 
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
+from crossover_lab.core.costs import Prices, dollars_per_million, price_for
 from crossover_lab.core.sweep_rows import SweepRow
 from crossover_lab.core.words import fmt_num, fmt_range
 
 COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status",
-           "floor ms")  # floor: the on-device loop's step (sweep --floor), "–" when not measured
+           "floor ms", "$ per M samples")
+# floor: the on-device loop's step (sweep --floor); $ per million samples: at the lane's price per hour (the Lanes
+# panel's $/h, or the price an added sweep recorded). Each is "–" when not measured or not priced.
+COST_COLUMN = COLUMNS.index("$ per M samples")
 
 
 class SweepTable(QTableWidget):
@@ -29,7 +33,7 @@ class SweepTable(QTableWidget):
         values = (row.variant, row.lane, row.width, row.batch_size, fmt_num(row.median_ms),
                   fmt_range(row.p10_ms, row.p90_ms, 3), fmt_num(row.gflops),
                   f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–", row.status,
-                  fmt_num(row.floor_ms))
+                  fmt_num(row.floor_ms), "–")
         r = self.rowCount()
         self.insertRow(r)
         for c, value in enumerate(values):
@@ -38,3 +42,13 @@ class SweepTable(QTableWidget):
                 item.setToolTip(row.reason)
             self.setItem(r, c, item)
         self.scrollToBottom()
+
+    def show_costs(self, rows: list[SweepRow], prices: Prices) -> None:
+        """Fill the cost column of `rows` (the table's rows, in order) at these prices."""
+        for r, row in enumerate(rows[:self.rowCount()]):
+            price = price_for(row.lane, prices)
+            cost = dollars_per_million(row.median_ms, row.batch_size, price) if price is not None else math.nan
+            item = self.item(r, COST_COLUMN)
+            item.setText(f"${cost:.3g}" if math.isfinite(cost) else "–")
+            item.setToolTip(f"at ${price:g} per hour for {row.lane}" if price is not None else
+                            f"no price for {row.lane}: type its $/h in the Lanes panel")

@@ -94,8 +94,10 @@ class SweepView(QSplitter):
         points, crossings = curves(groups)
         refined = next((r.refinement for r in self._results() if r.refinement), None)
         self.plot.set_points(points, crossovers=refined.marked() if refined else crossings)
+        prices = self.overlays.prices()
+        self.table.show_costs(self.rows, prices)
         lines = ((refine_lines(refined) if refined else []) + sweep_lines(groups, crossings=refined is None)
-                 + cost_lines(groups, self.overlays.prices()) + floor_crossover_lines(groups) + self.notes)
+                 + cost_lines(groups, prices) + floor_crossover_lines(groups) + self.notes)
         failed = [r for r in self.rows if r.status == "failed"]
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "

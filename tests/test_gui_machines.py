@@ -154,3 +154,23 @@ def test_saved_sweeps_overlay_each_machine_and_go_with_a_click(tab, qtbot, tmp_p
     assert {p.lane for p in tab.plot.points} == {"laptop/cpu"}
     assert not tab.overlays.add_csv(str(tmp_path / "missing.csv")) and "Cannot add it" in tab.overlays.note.text()
     assert os.path.exists(H200)
+
+
+def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab):
+    from crossover_lab.core.costs import dollars_per_million
+    from crossover_lab.core.sweep_files import read_sweep_rows
+    from crossover_lab.gui.sweep_table import COST_COLUMN
+
+    tab, prices = tab
+    rows, _ = read_sweep_rows(str(H200))
+    tab.view.set_rows(rows)
+    table = tab.view.table
+    assert {table.item(r, COST_COLUMN).text() for r in range(table.rowCount())} == {"–"}  # no prices yet
+    prices.set("jax:gpu0", 3.5)
+    for r, row in enumerate(rows):
+        text = table.item(r, COST_COLUMN).text()
+        if row.lane == "jax:gpu0":
+            assert text == f"${dollars_per_million(row.median_ms, row.batch_size, 3.5):.3g}"
+            assert table.item(r, COST_COLUMN).toolTip() == "at $3.5 per hour for jax:gpu0"
+        else:
+            assert text == "–"
