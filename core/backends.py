@@ -10,14 +10,16 @@ import platform
 from typing import Any
 
 from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.paths import install_hint
 
 INSTALL_HINT = {
-    "tensorflow": "pip install -e .",
-    "jax": "pip install -e '.[jax]'",
-    "torch": "pip install -e '.[torch]'",
+    "tensorflow": install_hint("", "tensorflow"),
+    "jax": install_hint("jax", "jax"),
+    "torch": install_hint("torch", "torch"),
 }
 GPU_HINT = {
-    "tensorflow": "install the gpu extra (pip install -e '.[gpu]') on a machine with an NVIDIA driver",
+    "tensorflow": f"install the gpu extra ({install_hint('gpu', repr('tensorflow[and-cuda]'))}) on a machine with "
+                  "an NVIDIA driver",
     "jax": "install jax with CUDA (pip install 'jax[cuda12]') on a machine with an NVIDIA driver",
     "torch": "install a CUDA build of torch on a machine with an NVIDIA driver",
 }

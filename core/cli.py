@@ -13,6 +13,7 @@ from crossover_lab.core.cli_common import EXIT_BAD_INPUT, EXIT_OK
 from crossover_lab.core.cli_machines import add_remote_arg, remote_settings
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.devices import LaneOption, discover, host_info
+from crossover_lab.core.paths import PROG
 from crossover_lab.core.remote_devices import list_remote_lanes
 from crossover_lab.core.report import table
 from crossover_lab.core.session import LanePool
@@ -54,9 +55,9 @@ def print_lanes(options: list[LaneOption], where: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python main.py", description=(
+    parser = argparse.ArgumentParser(prog=PROG, description=(
         "Crossover: where the GPU starts to win. With no command, opens the window."), epilog=(
-        "The window: python main.py [--screenshot PATH [--size WxH] [--run | --ramp WIDTHS] [--after SECONDS] "
+        f"The window: {PROG} [--screenshot PATH [--size WxH] [--run | --ramp WIDTHS] [--after SECONDS] "
         "[--tab compare|sweep|why]]. "
         "Each command has its own --help. Installed (crossover): --install-desktop adds the window to the "
         "desktop's launcher, --uninstall-desktop removes it."))

@@ -6,6 +6,10 @@ from pathlib import Path
 
 # The package's root: the repository folder in a checkout, site-packages/crossover_lab when installed.
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# A checkout (an editable install too) has the project file beside the code; a wheel's copy has not. Help and
+# install hints speak to each as it was started: `python main.py` and `pip install -e`, or `crossover` and pipx.
+IN_CHECKOUT = (PACKAGE_DIR / "pyproject.toml").is_file()
+PROG = "python main.py" if IN_CHECKOUT else "crossover"
 # Every file in resources/ the app loads; a wheel that lacks one is broken (tests/test_packaging.py).
 RESOURCES = ("crossover.svg", "start.svg", "stop.svg", "export.svg", "clear.svg", "delete.svg", "style.qss",
              "style-dark.qss")
@@ -61,3 +65,10 @@ def autosave_dir() -> Path:
 
 def settings_path() -> Path:
     return crossover_home() / "settings.ini"
+
+
+def install_hint(extra: str, package: str) -> str:
+    """How to add `package` (the project's extra `extra`, "" for the base) to this copy of Crossover."""
+    if IN_CHECKOUT:
+        return f"pip install -e '.[{extra}]'" if extra else "pip install -e ."
+    return f"pipx inject crossover-lab {package} (in a plain virtual environment: pip install {package})"

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from crossover_lab.core.config import ConfigError, RunConfig
 from crossover_lab.core.desktop_entry import APP_ID
+from crossover_lab.core.paths import PROG
 from crossover_lab.core.stopping import STOP_SIGNALS, shield_resource_tracker
 from crossover_lab.core.sweep import parse_sweep_widths, ramp_plan
 from crossover_lab.gui.resources import icon
@@ -22,7 +23,7 @@ SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="main.py", description="Crossover's window. For the command line: main.py devices|run|sweep|analyze|anatomy.")
+        prog=PROG, description=f"Crossover's window. For the command line: {PROG} devices|run|sweep|analyze|anatomy.")
     parser.add_argument("--screenshot", metavar="PATH",
                         help="save a PNG of the window after --after seconds, then exit")
     start = parser.add_mutually_exclusive_group()
@@ -80,8 +81,8 @@ def main(argv: list[str]) -> int:
     if no_display():
         # Qt would abort the process with a list of platform plugins: say what to do instead.
         print("crossover: no display here (neither DISPLAY nor WAYLAND_DISPLAY is set). Run the window with "
-              "xvfb-run, or use the command line: python main.py devices | run | sweep | analyze | anatomy "
-              "(python main.py --help).", file=sys.stderr)
+              f"xvfb-run, or use the command line: {PROG} devices | run | sweep | analyze | anatomy "
+              f"({PROG} --help).", file=sys.stderr)
         return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Crossover")

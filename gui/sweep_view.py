@@ -14,6 +14,7 @@ from crossover_lab.core.paths import autosave_dir
 from crossover_lab.core.sweep import SweepResult
 from crossover_lab.core.sweep_files import export_sweep, read_sweep_rows
 from crossover_lab.core.sweep_rows import SweepRow, group_rows
+from crossover_lab.core.paths import PROG
 from crossover_lab.core.sweep_words import cost_lines, picture_title, refine_lines, sweep_lines
 from crossover_lab.gui.controller import cached_host_info
 from crossover_lab.gui.file_dialogs import FileDialogs
@@ -46,7 +47,7 @@ class SweepView(QSplitter):
         self.verdict.setStyleSheet("font-weight: 600;")
         self.table = SweepTable()
         self.export_csv_button = QPushButton("Export CSV…", enabled=False,
-                                             toolTip="The sweep CSV (one row per point and lane, as `python main.py "
+                                             toolTip=f"The sweep CSV (one row per point and lane, as `{PROG} "
                                                      "analyze` reads), its per-batch CSV and JSON sidecar")
         self.export_csv_button.clicked.connect(self._on_export_csv_clicked)
         self.export_png_button = QPushButton("Export picture…", enabled=False,

@@ -58,7 +58,8 @@ def test_screenshot_mid_ramp(gui_home, tmp_path):
     run = json.loads(saved[0].with_suffix(".json").read_text())["runs"][0]
     # A ramp, not a run of the last configuration (784-128-10): its first width, a point's budget, paced.
     assert run["config"]["model"]["widths"] == [16] and run["config"]["train"]["max_steps"] is not None
-    assert all(lane["settings"]["paced"] for lane in run["lanes"].values())
+    started = [lane for lane in run["lanes"].values() if lane["settings"]]  # on a busy machine one may still import
+    assert started and all(lane["settings"]["paced"] for lane in started)
     widths = {r.widths for r in read_batches_csv(saved[0])}
     assert "16" in widths and widths <= {"16", "256", "2048"}  # how far it got depends on the machine's load
 

@@ -158,7 +158,9 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     qtbot.waitUntil(lambda: not window.controller.running, timeout=5000)
     took = time.monotonic() - started
     window.lanes_panel.set_schedule("auto")
-    assert took < 2.0, f"stop took {took:.2f} s"
+    # About a second on a machine with a core to spare; a machine loaded past its cores slows every process alike.
+    limit = 2.0 * min(2.0, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))
+    assert took < limit, f"stop took {took:.2f} s (limit {limit:.1f} s at load {os.getloadavg()[0]:.1f})"
     result = window.controller.runs[-1]
     assert {lane.status for lane in result.lanes.values()} == {"cancelled"}
     assert len(result.lanes["cpu"].records) >= 8  # what was measured is kept

@@ -156,3 +156,55 @@ def test_lane_reused_without_recycling(pool):
     second = run_comparison(pool, [lane.spec], TINY).lanes["cpu"]
     assert lane.processes_started == before
     assert first.started.settings["pid"] == second.started.settings["pid"]
+
+
+class SilentChannel:
+    """A lane process that takes jobs and never answers; the test decides when it dies."""
+
+    def __init__(self, spec) -> None:
+        self.sent, self._alive, self.closed = [], True, False
+
+    pid = 4242
+
+    @property
+    def alive(self) -> bool:
+        return self._alive
+
+    def exit_reason(self) -> str:
+        return "killed by signal 9"
+
+    def send(self, job) -> bool:
+        self.sent.append(job)
+        return True
+
+    def receive(self, timeout: float):
+        time.sleep(min(timeout, 0.01))
+        return None
+
+    def set_cancel(self, on: bool) -> None:
+        pass
+
+    def join(self, timeout: float) -> bool:
+        return True
+
+    def kill(self) -> None:
+        self._alive = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_request_says_why_no_answer_came_cancel_close_death_or_time():
+    from crossover_lab.core.messages import LaneClosed, LaneDied, NoAnswer, Probed, ProbeJob, RequestCancelled
+
+    lane = Lane(LaneSpec.parse("cpu1"), channel_factory=SilentChannel)
+    assert isinstance(lane.request(ProbeJob(), Probed, timeout=0.2), NoAnswer)
+    cancel = threading.Event()
+    threading.Timer(0.1, cancel.set).start()
+    assert isinstance(lane.request(ProbeJob(), Probed, timeout=5.0, cancel=cancel), RequestCancelled)
+    threading.Timer(0.1, lane.close).start()  # another thread closes the lane while this one waits
+    assert isinstance(lane.request(ProbeJob(), Probed, timeout=5.0), LaneClosed)
+    lane.start()
+    threading.Timer(0.1, lane._channel.kill).start()  # the process dies
+    died = lane.request(ProbeJob(), Probed, timeout=5.0)
+    assert isinstance(died, LaneDied) and died.reason == "killed by signal 9"

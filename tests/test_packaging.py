@@ -117,6 +117,14 @@ def test_the_installed_command_line_works_and_installs_its_desktop_entry(install
     out = subprocess.run(INSTALLED_PYTHON + [str(crossover), "analyze", str(SWEEP_CSV)], env=env, capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0 and "GFLOP/s" in out.stdout and "cross at" in out.stdout, out.stderr[-2000:]
+    # Installed, help and install hints speak of `crossover` and pipx, not of a checkout's main.py and pip -e.
+    out = subprocess.run(INSTALLED_PYTHON + [str(crossover), "--help"], env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.startswith("usage: crossover ") and "main.py" not in out.stdout, out.stdout[:300]
+    out = subprocess.run(INSTALLED_PYTHON + ["-c", "from crossover_lab.core.backends import INSTALL_HINT, GPU_HINT; "
+                                             "print(INSTALL_HINT['torch']); print(GPU_HINT['tensorflow'])"],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert "pipx inject crossover-lab torch" in out.stdout and "-e '." not in out.stdout, out.stdout + out.stderr
     out = subprocess.run(INSTALLED_PYTHON + [str(crossover), "--install-desktop"], env=env, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
