@@ -2,13 +2,15 @@
 
 Generates a sweep file of the documented columns (10 lanes, widths 16-16,384, smooth cost models
 with 3% noise, re-measured widths included), runs `analyze --json` on it in a child process, and
-prints the child's peak resident memory last (target < 1 GB).
-Run: .venv/bin/python benchmarks/analyze_memory.py [--mb 200]
+prints the child's peak resident memory last (target < 1 GB). With --files 2 it analyzes the file and a
+copy of it together (lanes named LABEL/LANE, as for sweeps of several machines).
+Run: .venv/bin/python benchmarks/analyze_memory.py [--mb 200] [--files 2]
 """
 from __future__ import annotations
 
 import argparse
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +47,7 @@ def generate(path: Path, megabytes: float, seed: int = 0) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=200.0)
+    parser.add_argument("--files", type=int, default=1, help="analyze this many copies of the file together")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "big-sweep.csv"
@@ -53,11 +56,14 @@ def main() -> None:
         size = path.stat().st_size / 1e6
         print(f"generated {path.name}: {size:.0f} MB, {rows:,} rows in {time.monotonic() - t0:.1f} s")
         t0 = time.monotonic()
-        out = subprocess.run([sys.executable, str(ROOT / "main.py"), "analyze", str(path), "--json"],
+        paths = [path] + [Path(folder) / f"copy{i}.csv" for i in range(1, args.files)]
+        for copy in paths[1:]:
+            shutil.copyfile(path, copy)
+        out = subprocess.run([sys.executable, str(ROOT / "main.py"), "analyze", *map(str, paths), "--json"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         took = time.monotonic() - t0
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # kB on Linux
-        print(f"analyze exit {out.returncode} in {took:.1f} s; {out.stderr.strip()[:300]}")
+        print(f"analyze of {len(paths)} file(s) exit {out.returncode} in {took:.1f} s; {out.stderr.strip()[:300]}")
         print(f"analyze_peak_mb={peak_mb:.0f}")
 
 

@@ -139,7 +139,8 @@ def inspect_npz(path: str) -> NpzInfo:
                     declared = int(np.prod(x_shape)) * x_dtype.itemsize
                     if declared * 2 > _available_bytes():  # loaded, then converted to float32
                         raise DataError(f"{path}: x_train declares {n:,} samples ({declared / 2**30:.1f} GiB), more "
-                                        "than this machine's free memory; use --samples or a smaller file")
+                                        "than this machine's free memory (the whole array is read before a sample "
+                                        "limit applies): save fewer samples in the file")
                     y = np.concatenate(list(_chunks(yh, y_dtype, int(np.prod(y_shape)))))
                     check_labels(path, y, len(y_shape) == 2)
                 for chunk in _chunks(fh, x_dtype, int(np.prod(x_shape))):

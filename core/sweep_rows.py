@@ -193,6 +193,16 @@ def _parse(text: str, kind: Any) -> Any:
     raise TypeError(f"no parser for {kind}")
 
 
+def latest_rows(rows: Iterable[SweepRow]) -> list[SweepRow]:
+    """The rows group_rows would use: the latest usable one per variant, batch size, lane and width, in the order
+    first seen. `rows` may be a stream of any length; what is kept grows with the points, not the file."""
+    kept: dict[tuple[str, int, str, int], SweepRow] = {}
+    for row in rows:
+        if row.status != "failed":
+            kept[(row.variant, row.batch_size, row.lane, row.width)] = row
+    return list(kept.values())
+
+
 def group_rows(rows: Iterable[SweepRow]) -> dict[str, list[SweepPoint]]:
     """Usable points that belong on one curve per lane: the same compare variant and batch size.
 

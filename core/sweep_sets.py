@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from crossover_lab.core.config import ConfigError
-from crossover_lab.core.sweep_files import SweepReading, batches_path, read_sweep_rows
-from crossover_lab.core.sweep_rows import SweepRow
+from crossover_lab.core.sweep_files import SweepReading, batches_path, iter_sweep_rows
+from crossover_lab.core.sweep_rows import SweepRow, latest_rows
 
 
 def sidecar_of(csv_path: str | os.PathLike) -> dict[str, Any]:
@@ -83,7 +83,8 @@ def load_sets(paths: Sequence[str], labels: Mapping[str, str] | None = None,
     used = set(taken)
     out = []
     for path in paths:
-        rows, reading = read_sweep_rows(path)
+        reading = SweepReading(path)
+        rows = latest_rows(iter_sweep_rows(path, reading))  # streamed: a file of any size, kept as its points
         meta = sidecar_of(path)
         machine = str((meta.get("host") or {}).get("machine") or "")
         base = _given_label(path, labels) or machine or Path(path).stem

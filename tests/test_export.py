@@ -1,6 +1,7 @@
 """CSV and JSON sidecar: exact columns, round trip, atomic writes, clear errors."""
 from __future__ import annotations
 
+import errno
 import json
 import os
 
@@ -66,3 +67,45 @@ def test_atomic_write_replaces_whole_file_or_nothing(tmp_path, monkeypatch):
         atomic_write_text(target, "new\n")
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["a.csv"]  # no temporary file left behind
+
+
+def test_a_pair_is_written_whole_or_not_at_all_when_the_disk_fills_between_its_files(tmp_path, monkeypatch):
+    from crossover_lab.core.files import atomic_write_files
+
+    csv_path, json_path = tmp_path / "run.csv", tmp_path / "run.json"
+    atomic_write_files([(csv_path, "old csv\n"), (json_path, "old json\n")])
+    calls = []
+    real_fsync = os.fsync
+
+    def full_on_the_second(fd):
+        calls.append(fd)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", full_on_the_second)
+    with pytest.raises(ExportError, match="No space left"):
+        atomic_write_files([(csv_path, "new csv\n"), (json_path, "new json\n")])
+    assert csv_path.read_text() == "old csv\n" and json_path.read_text() == "old json\n"  # the old pair, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.csv", "run.json"]  # no temporary file left
+
+
+def test_results_that_cannot_be_written_where_asked_go_to_the_autosave_folder_and_say_so(tmp_path):
+    from crossover_lab.core.cli_common import EXIT_FAILED, EXIT_OK, write_or_rescue
+
+    def full():
+        raise ExportError("cannot write /data/out.csv: No space left on device")
+
+    rescued = [tmp_path / "autosave" / "r.csv", tmp_path / "autosave" / "r.json"]
+    code, said = write_or_rescue(full, lambda: rescued, "the records")
+    assert code == EXIT_FAILED
+    assert said == (f"error: cannot write /data/out.csv: No space left on device; the records saved to "
+                    f"{rescued[0]}, {rescued[1]} instead")
+
+    def also_full():
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    code, said = write_or_rescue(full, also_full, "the records")
+    assert code == EXIT_FAILED and said.endswith("the records not saved") and "could not take them" in said
+    assert write_or_rescue(lambda: [tmp_path / "out.csv"], also_full, "x") == (EXIT_OK, f"wrote {tmp_path / 'out.csv'}")
+

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+
+import pytest
 
 from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
 from PySide6.QtCore import QTimer
@@ -56,3 +60,25 @@ def test_the_last_folder_is_there_at_the_next_launch_and_a_vanished_one_is_not(m
     folder.rmdir()
     assert second.dialogs.folder() == os.path.expanduser("~")
     assert second.dialogs.folder(str(tmp_path)) == str(tmp_path)  # or the dialog's own default (autosaves)
+
+
+PROC_DIALOG = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from crossover_lab.gui.file_dialogs import FileDialogs
+from crossover_lab.gui.settings import AppSettings
+app = QApplication([])
+dialogs = FileDialogs(AppSettings(sys.argv[1]))
+QTimer.singleShot(1500, lambda: dialogs.last_dialog.reject())  # runs only if the window's thread is free
+print("chosen", repr(dialogs.open_path(None, "Open", "All files (*)", default_folder="/proc")))
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/kmsg"), reason="needs Linux's /proc")
+def test_an_open_dialog_in_proc_lists_it_without_hanging(tmp_path):
+    # Qt's own icon provider reads each file's first bytes for its type: in /proc a read can block for good,
+    # and the dialog (and the window) froze. In a child process, so a hang is a failure, not a stuck suite.
+    out = subprocess.run([sys.executable, "-c", PROC_DIALOG, str(tmp_path / "s.ini")], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0 and "chosen ''" in out.stdout, out.stderr[-2000:]

@@ -75,6 +75,16 @@ def test_labels_fall_back_to_the_file_stem_and_never_repeat(tmp_path):
         parse_labels(["a.csv"])
 
 
+def test_a_sweep_file_keeps_one_point_per_lane_and_width_however_often_it_was_measured(tmp_path):
+    path = write_sweep(tmp_path / "x.csv", "cpu", "c", lambda w: 1.0)
+    with open(path, "a") as fh:  # every width measured twice more: a long file of few points
+        for ms in (2.0, 3.0):
+            fh.writelines(f"cpu,c,{w},0,{w * 1e6},128,{ms},,,50\n" for w in WIDTHS)
+        fh.write(f"cpu,c,{WIDTHS[0]},0,1,128,,,,0\n")  # a failed point replaces nothing
+    (only,) = load_sets([str(path)])
+    assert [(r.width, r.median_ms) for r in only.rows] == [(w, 3.0) for w in WIDTHS]
+
+
 def test_single_file_output_is_unchanged(tmp_path):
     a, _ = laptop_and_server(tmp_path)
     out = json.loads(cli("analyze", str(a), "--json").stdout)
