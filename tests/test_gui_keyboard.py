@@ -2,6 +2,10 @@
 arrow keys and Page Up/Down, and every control and plot has a name a screen reader can say."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pyqtgraph as pg
 import pytest
 from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
@@ -111,7 +115,7 @@ def needed_width(widget: QWidget) -> int:
 
 def test_no_button_or_label_is_cut_short_at_the_default_size(shown_window):
     window = shown_window
-    for tab in (window.compare, window.sweep):
+    for tab in (window.compare, window.sweep, window.why):
         window.tabs.setCurrentWidget(tab)
         QApplication.processEvents()
         clipped = [f"{type(w).__name__} {w.text()!r}: {w.width()} < {needed_width(w)}"
@@ -119,3 +123,13 @@ def test_no_button_or_label_is_cut_short_at_the_default_size(shown_window):
                    if w.isVisible() and w.text() and not (isinstance(w, QLabel) and w.wordWrap())
                    and w.width() < needed_width(w)]
         assert not clipped, clipped
+
+
+@pytest.mark.slow
+def test_nothing_is_cut_short_at_twice_the_scale_either():
+    # High DPI: Qt reads the scale when the application starts, so the check runs again in a process of its own.
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{__file__}::"
+                          "test_no_button_or_label_is_cut_short_at_the_default_size"], capture_output=True, text=True,
+                         timeout=300, cwd=os.path.dirname(__file__),
+                         env={**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0 and "1 passed" in out.stdout, out.stdout[-3000:]
