@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from crossover_lab.core import autosave
 from crossover_lab.core.config import LaneSpec, RunConfig
+from crossover_lab.core.costs import price_for
 from crossover_lab.core.devices import LaneOption, discover, host_info, unprobed_options
 from crossover_lab.core.files import ExportError
 from crossover_lab.core.live_files import BackgroundWriter, RunFiles
@@ -65,6 +66,7 @@ class RunController(QObject):
         self._autosave = autosave_runs
         self._writer = BackgroundWriter("crossover-autosave")
         self._files: RunFiles | None = None  # the live run's autosave: records reach it within a second
+        self.prices: Callable[[], Mapping[str, float]] = dict  # each lane's $/h, recorded with its runs
         self._control: RunControl | None = None
         self._closed = False
         self._runner = JobRunner("run", DRAW_INTERVAL_MS, self)
@@ -144,8 +146,9 @@ class RunController(QObject):
         if self._autosave:
             try:
                 autosave.autosave_dir().mkdir(parents=True, exist_ok=True)
+                priced = self.prices_of(spec.name for spec in specs)
                 self._files = RunFiles(autosave.run_path(run_id), cached_host_info(), writer=self._writer,
-                                       claim=False, extra={"autosave": True})
+                                       claim=False, extra={"autosave": True, **({"prices": priced} if priced else {})})
                 self._files.begin([live.result])
             except (OSError, ExportError) as exc:
                 self.autosave_failed.emit(str(exc))
@@ -210,6 +213,11 @@ class RunController(QObject):
 
     def host(self) -> dict[str, Any]:
         return cached_host_info()
+
+    def prices_of(self, lanes: Iterable[str]) -> dict[str, float]:
+        """The $/h of those of `lanes` that have one (what a run's sidecar records)."""
+        prices = self.prices()
+        return {lane: price for lane in lanes if (price := price_for(lane, prices)) is not None}
 
     def add_runs(self, runs: list[RunResult]) -> None:
         """Runs read back from the autosave folder join this session's history."""

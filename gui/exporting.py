@@ -27,7 +27,8 @@ class WindowExports:
         if not runs:
             return "nothing to export yet: run a comparison first"
         try:
-            csv_path, json_path = export_runs(path, runs, self.controller.host())
+            priced = self.controller.prices_of({lane for run in runs for lane in run.lanes})
+            csv_path, json_path = export_runs(path, runs, self.controller.host(), {"prices": priced} if priced else None)
         except ExportError as exc:
             return str(exc)
         self.say(f"Wrote {len(runs)} run{'s' if len(runs) != 1 else ''} to {csv_path} and {json_path.name}.")

@@ -72,6 +72,8 @@ class MainWindow(QMainWindow):
         self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.status,
                             lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
         self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
+        self.summary.prices = self.controller.prices = self.lanes_panel.prices.values  # cost per sample, recorded
+        self.lanes_panel.prices.changed.connect(self.summary.refresh)
         self.start_button.setToolTip(self.actions.start.toolTip())
         self.stop_button.setToolTip(self.actions.stop.toolTip())
         self._compose()

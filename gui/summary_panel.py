@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Callable, Mapping
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QColor, QIcon, QPixmap
@@ -10,24 +11,24 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, Q
 
 from crossover_lab.core.analysis import CostFit, has_steady
 from crossover_lab.core.contention import contended
+from crossover_lab.core.costs import dollars_per_million, price_for
 from crossover_lab.core.anatomy import AnatomyPoint
 from crossover_lab.core.anatomy_run import anatomy_key
 from crossover_lab.core.anatomy_words import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_note
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.records import RunSummary
-from crossover_lab.core.sweep_files import run_rows
-from crossover_lab.core.sweep_rows import group_rows
-from crossover_lab.core.sweep_words import describe_pair
-from crossover_lab.core.words import MISSING, explain, fmt_duration, fmt_num, fmt_range, verdict_lines
+from crossover_lab.core.words import (MISSING, explain, fmt_dollars, fmt_duration, fmt_num, fmt_range,
+                                      verdict_lines)
 from crossover_lab.gui.lane_style import lane_color
 from crossover_lab.gui.lanes_panel import contention_note
 from crossover_lab.gui.live import LiveRun
+from crossover_lab.gui.summary_words import as_sentence, crossing_lines, verdict_segments
 from crossover_lab.gui.theme import scheme_colors
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
 ROWS = ("Device", "Status", "Median ms/batch, synced", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Model", "Data",
-        "Progress", "Pipelined ms/step")
+        "Progress", "Pipelined ms/step", "$ per M samples")
 PHASE_TIPS = {"finishing": "Every batch is measured; the lane is tidying up before it reports. A stop now "
                             "keeps the run complete.",
               "between segments": "This lane has measured its model; the other lane trains now (they take turns)."}
@@ -89,6 +90,10 @@ class SummaryPanel(QWidget):
         self._live: LiveRun | None = None
         self._fits: dict[str, CostFit] = {}
         self._anatomy: tuple[RunConfig | None, dict[str, AnatomyPoint]] = (None, {})  # the Why tab's last
+        self.prices: Callable[[], Mapping[str, float]] = dict  # each lane's $/h (the Lanes panel's, in the window)
+        self.table.verticalHeaderItem(ROWS.index("$ per M samples")).setToolTip(
+            "What a million training samples cost at the lane's price per hour (the $/h beside it in the Lanes "
+            "panel) and its median synced step.")
         for name, clock in (("Median ms/batch, synced", SYNCED_CLOCK), ("Pipelined ms/step", PIPELINED_CLOCK)):
             self.table.verticalHeaderItem(ROWS.index(name)).setToolTip(f"The {clock}: {CLOCKS[clock]}.")
         self._timer = QTimer(self)
@@ -159,6 +164,7 @@ class SummaryPanel(QWidget):
                     item.setText(text)
             self.table.item(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
             self.table.item(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(name))
+            self.table.item(ROWS.index("$ per M samples"), col).setText(self._cost_text(live, name, s.median_ms))
             status = self.table.item(1, col)
             # No colour of its own unless failed: the table's text colour reads in light and dark.
             status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == "failed" else None)
@@ -170,6 +176,15 @@ class SummaryPanel(QWidget):
         self.problems.setText("\n".join(problems))
         self.problems.setVisible(bool(problems))
         self._update_words(live, summaries)
+
+    def _cost_text(self, live: LiveRun, name: str, median_ms: float) -> str:
+        price = price_for(name, self.prices())
+        if price is None:
+            return "–, no $/h"
+        segment = live.current_segment(name)
+        batch = segment.started.batch_size if segment is not None else live.config.train.batch_size
+        cost = dollars_per_million(median_ms, batch, price)
+        return fmt_dollars(cost) if math.isfinite(cost) else MISSING
 
     @staticmethod
     def _settings(live: LiveRun, name: str) -> dict:
@@ -208,14 +223,14 @@ class SummaryPanel(QWidget):
 
     def _update_words(self, live: LiveRun, summaries: list[RunSummary]) -> None:
         # A verdict compares the lanes' current segments; a pair that overlapped on shared cores says so.
-        pair, model = self._verdict_segments(live)
+        pair, model = verdict_segments(live)
         if pair:
             crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
             lines = verdict_lines([live.segment_summary(lane, seg) for lane, seg in pair.items()], crowded)
             lines = [line.replace(" on this model", f" on {model}") if model else line for line in lines]
         else:
             lines = verdict_lines(summaries)
-        details = self._crossing_lines(live)
+        details = crossing_lines(live)
         states = [lane.status for lane in live.lanes.values()]
         if states and all(state == "failed" for state in states):
             reasons = {lane.failure for lane in live.lanes.values() if lane.failure}
@@ -238,7 +253,7 @@ class SummaryPanel(QWidget):
             self.verdict.setText("No verdict: the lanes did not both reach steady batches.")
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
-        self.detail.setText(" ".join(_sentence(line, live.lanes) + "." for line in details))
+        self.detail.setText(" ".join(as_sentence(line, live.lanes) + "." for line in details))
         self.detail.setVisible(bool(details))
         usable = [s for s in summaries if has_steady(s)]
         if len(usable) >= 2:
@@ -247,44 +262,3 @@ class SummaryPanel(QWidget):
             self.explanation.setToolTip(text)
         else:
             self.explanation.setText("")
-
-    @staticmethod
-    def _verdict_segments(live: LiveRun) -> tuple[dict, str]:
-        """The segments to compare: each lane's latest on the newest model that every lane has trained (lanes
-        taking turns are on different models at times), and that model's name when some lane has moved on."""
-        lanes = {name: lane.segments for name, lane in live.lanes.items() if lane.segments}
-        if len(lanes) < 2:
-            return {}, ""
-        latest: dict[tuple, dict] = {}
-        for name, segments in lanes.items():
-            for seg in segments:
-                latest.setdefault((seg.label, seg.started.batch_size), {})[name] = seg
-        common = [(key, segs) for key, segs in latest.items() if len(segs) == len(lanes)]
-        if not common:
-            return {}, ""
-        common.sort(key=lambda item: min(seg.started.at for seg in item[1].values()), reverse=True)
-        # The newest model every lane has steady batches of (a lane just switched is still warming up).
-        key, pair = next(((k, p) for k, p in common
-                          if all(has_steady(live.segment_summary(n, seg)) for n, seg in p.items())), common[0])
-        moved_on = any(segments[-1] is not pair[name] for name, segments in lanes.items())
-        return pair, (f"model {key[0]}" if moved_on or len(live.plan) > 1 else "")
-
-    @staticmethod
-    def _crossing_lines(live: LiveRun) -> list[str]:
-        """For a ramp (or a run whose model changed): where the lanes cross, once both have completed
-        widths on either side (otherwise nothing)."""
-        if len(live.plan) < 2 and all(len(lane.segments) < 2 for lane in live.lanes.values()):
-            return []
-        groups = group_rows(r for r in run_rows(live.result) if r.status == "completed")
-        if len(groups) != 1:
-            return []
-        points = next(iter(groups.values()))
-        lanes = sorted({p.lane for p in points})
-        return [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]
-                if len({p.width for p in points if p.lane == a} & {p.width for p in points if p.lane == b}) >= 2]
-
-
-def _sentence(line: str, lanes) -> str:
-    """A line as a sentence: a capital first letter, unless it starts with a lane's name (cpu1 stays cpu1)."""
-    first = line.split(" ", 1)[0].rstrip(":,")
-    return line if first in lanes or not line else line[:1].upper() + line[1:]

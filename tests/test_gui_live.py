@@ -105,6 +105,23 @@ def test_summary_says_which_lane_is_faster_and_why(qtbot, live):
     assert summary.table.item(1, column["cpu"]).text() == "completed"
 
 
+def test_summary_says_what_a_million_samples_cost_on_a_priced_lane(qtbot, live):
+    from crossover_lab.core.costs import dollars_per_million
+    from crossover_lab.core.words import fmt_dollars
+
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.prices = lambda: {"gpu0": 3.5}
+    summary.show_run(live)
+    live.apply(lane_events("r1", "cpu", "CPU (test)", 3.1) + lane_events("r1", "gpu0", "GPU:0 (test)", 1.0))
+    summary.refresh()
+    column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
+    row = ROWS.index("$ per M samples")
+    median = live.summary("gpu0").median_ms
+    assert summary.table.item(row, column["gpu0"]).text() == fmt_dollars(dollars_per_million(median, 64, 3.5))
+    assert summary.table.item(row, column["cpu"]).text() == "–, no $/h"
+
+
 def _result(run_id: str, width: int, cpu_ms: float, gpu_ms: float) -> RunResult:
     config = RunConfig(ModelSpec((width,)), TrainSpec(batch_size=64))
     lanes = {}

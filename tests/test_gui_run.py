@@ -104,6 +104,11 @@ def test_export_writes_a_csv_that_round_trips(window, tmp_path):
     meta = json.loads(path.with_suffix(".json").read_text())
     assert [r["run_id"] for r in meta["runs"]] == [r.run_id for r in window.controller.runs]
     assert meta["host"]["cpu_cores"] == host_info()["cpu_cores"]
+    assert "prices" not in meta  # none typed yet
+    window.lanes_panel.prices.set("cpu1", 0.25)  # a $/h beside cpu1 in the Lanes panel: recorded with the runs
+    assert window.exports.export_timings(str(path)) == ""
+    assert json.loads(path.with_suffix(".json").read_text())["prices"] == {"cpu1": 0.25}
+    window.lanes_panel.prices.set("cpu1", 0)
     try:
         import pandas
     except ImportError:
