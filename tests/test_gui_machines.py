@@ -1,13 +1,14 @@
 """The window with several machines: hosts in the Lanes panel, prices per lane, saved sweeps overlaid on the Sweep tab."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from gui_fixtures import no_gpu_options
+from gui_fixtures import gui_home, make_window, no_gpu_options  # noqa: F401 (fixtures)
 from ssh_server import server  # noqa: F401 (a fixture)
 
 from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
@@ -174,3 +175,29 @@ def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab)
             assert table.item(r, COST_COLUMN).toolTip() == "at $3.5 per hour for jax:gpu0"
         else:
             assert text == "–"
+
+
+@pytest.mark.slow
+def test_a_window_run_on_a_remote_lane_beside_a_local_one_and_a_close_that_leaves_no_remote_worker(
+        server, qtbot, make_window, monkeypatch):
+    from crossover_lab.core.config import ModelSpec, TrainSpec
+
+    monkeypatch.setenv("CROSSOVER_SSH_COMMAND", server.ssh_command())
+    window = make_window()
+    remote = f"ssh://{server.host()}/cpu1"
+    assert window.lanes_panel.hosts.add_host(f"ssh://{server.host()}", sys.executable)
+    qtbot.waitUntil(lambda: remote in window.lanes_panel.boxes, timeout=30_000)
+    lanes = [LaneSpec.parse("cpu1"), LaneSpec.parse(remote)]
+    tiny = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=2000))
+    window.controller.start_run(tiny, lanes, "interleaved")
+    qtbot.waitUntil(lambda: not window.controller.running, timeout=180_000)
+    run = window.controller.runs[-1]
+    assert {name: lane.status for name, lane in run.lanes.items()} == {"cpu1": "completed", remote: "completed"}
+    assert len(run.lanes[remote].records) == len(run.lanes["cpu1"].records) > 20
+    assert run.lanes[remote].started.settings["ssh_host"] == server.host()
+    # A long run on both, closed mid-run: the remote worker leaves with the window.
+    window.controller.start_run(dataclasses.replace(tiny, train=dataclasses.replace(tiny.train, epochs=200)),
+                                lanes, "side-by-side")
+    qtbot.waitUntil(lambda: len(server.workers()) >= 1, timeout=60_000)
+    window.close()
+    qtbot.waitUntil(lambda: not server.workers(), timeout=5_000)

@@ -181,3 +181,27 @@ def test_ctrl_c_right_after_the_last_sweep_point_still_writes_the_sweep(tmp_path
         assert sorted(int(r["width"]) for r in csv.DictReader(fh)) == [16, 64]
     check_files(tmp_path / "s-batches.csv", {"cpu1"})
     assert group_gone(proc.pid)
+
+
+def test_kill_9_mid_sweep_leaves_the_points_measured_so_far_readable(tmp_path):
+    out = tmp_path / "s.csv"
+    proc = start(tmp_path, "sweep", "--widths", "16,32,64,128,256,512", "--layers", "1", "--lanes", "cpu1",
+                 "--data", "synthetic", "--samples", "2048", "--steady-steps", "10", "--seconds-per-point", "0.5",
+                 "--no-calibrate", "--csv", str(out))
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True).start()
+    deadline = time.monotonic() + 120
+    while not any("[2/6]" in line for line in lines) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert any("[2/6]" in line for line in lines), lines
+    lanes = lanes_of(proc)
+    time.sleep(1.5)  # a point reaches the disk at most a second after it is measured
+    proc.kill()
+    proc.wait(10)
+    psutil.wait_procs(lanes, timeout=5)
+    with open(out, newline="") as fh:
+        widths = sorted(int(r["width"]) for r in csv.DictReader(fh))
+    assert widths[:2] == [16, 32] and len(widths) < 6  # the points measured before the kill, whole
+    analyzed = subprocess.run([sys.executable, str(ROOT / "main.py"), "analyze", str(out)], capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "CROSSOVER_HOME": str(tmp_path / "home")})
+    assert analyzed.returncode == 0 and "cpu1" in analyzed.stdout, analyzed.stderr[-2000:]
