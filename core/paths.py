@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 # The package's root: the repository folder in a checkout, site-packages/crossover_lab when installed.
@@ -68,7 +69,11 @@ def settings_path() -> Path:
 
 
 def install_hint(extra: str, package: str) -> str:
-    """How to add `package` (the project's extra `extra`, "" for the base) to this copy of Crossover."""
+    """How to add `package` (the project's extra `extra`, "" for the base) to this copy of Crossover: in a
+    checkout pip -e, in pipx's own environment for the app pipx inject, in any other environment pip."""
     if IN_CHECKOUT:
         return f"pip install -e '.[{extra}]'" if extra else "pip install -e ."
-    return f"pipx inject crossover-lab {package} (in a plain virtual environment: pip install {package})"
+    prefix = Path(sys.prefix)
+    if prefix.parent.name == "venvs" and "pipx" in str(prefix.parent.parent).lower():
+        return f"pipx inject {prefix.name} {package}"
+    return f"pip install {package}"
