@@ -28,7 +28,8 @@ class WindowExports:
             return "nothing to export yet: run a comparison first"
         try:
             priced = self.controller.prices_of({lane for run in runs for lane in run.lanes})
-            csv_path, json_path = export_runs(path, runs, self.controller.host(), {"prices": priced} if priced else None)
+            extra = {"prices": priced} if priced else None
+            csv_path, json_path = export_runs(path, runs, self.controller.host(), extra)
         except ExportError as exc:
             return str(exc)
         self.say(f"Wrote {len(runs)} run{'s' if len(runs) != 1 else ''} to {csv_path} and {json_path.name}.")

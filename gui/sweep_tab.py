@@ -23,7 +23,7 @@ from crossover_lab.gui.jobs import JobOutcome, JobRunner
 from crossover_lab.gui.lane_prices import LanePrices
 from crossover_lab.gui.settings import AppSettings
 from crossover_lab.gui.sweep_form import PREFERRED_WIDTH, SweepForm
-from crossover_lab.gui.sweep_view import SweepView
+from crossover_lab.gui.sweep_view import NO_SWEEP_YET, SweepView
 from crossover_lab.gui.theme import status_style
 
 
@@ -126,6 +126,7 @@ class SweepTab(QWidget):
         self.save_state()
         self._measured, self.results, self._specs = [], [], specs
         self._start_autosave(specs)
+        self.view.empty_text = "Waiting for the first point…"
         self.view.set_rows([])
         total = sum(len(s.points()) for s in specs) * len(lanes)
         self.sweep_form.start_progress(total, target)
@@ -196,6 +197,7 @@ class SweepTab(QWidget):
                                                                                     self._ladder)
         self._close_autosave()
         self.sweep_form.set_running(False)
+        self.view.empty_text = "No point was measured." if not self.view.rows else NO_SWEEP_YET
         took = fmt_duration(time.monotonic() - self._t0)
         saved = f", saved to {self.autosave_path}" if self.autosave_path else ""
         if outcome.error:

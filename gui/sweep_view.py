@@ -28,6 +28,10 @@ Say = Callable[..., None]  # say(text, error=False): a sentence under the sweep'
 PLOT_LEAST_WIDTH = 440
 
 
+NO_SWEEP_YET = ("No sweep yet: press Run sweep (F5) or Refine crossover, or open a sweep CSV (one from the "
+                "autosave folder, an export, or docs/results).")
+
+
 class SweepView(QSplitter):
     """The picture and its verdict above, the table and the file buttons below."""
 
@@ -36,12 +40,14 @@ class SweepView(QSplitter):
         super().__init__(Qt.Orientation.Vertical, parent)
         self._dialogs, self._say, self._results = dialogs, say, results
         self.rows: list[SweepRow] = []
+        # What the verdict says with no point to show: the tab sets "Waiting for the first point…" while it sweeps.
+        self.empty_text = NO_SWEEP_YET
         self.notes: list[str] = []  # lines of a knob ladder's answer, shown under the verdict
         self.overlays = SweepOverlays(dialogs, prices)  # other sweeps drawn over this one
         self.overlays.changed.connect(self.redraw)
         self.plot = SweepPlot()
         self.plot.setMinimumWidth(PLOT_LEAST_WIDTH)
-        self.verdict = QLabel("Run a sweep to see where the lanes cross.")
+        self.verdict = QLabel(self.empty_text)
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict.setStyleSheet("font-weight: 600;")
@@ -103,7 +109,7 @@ class SweepView(QSplitter):
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "
                          f"{failed[0].reason}")
-        self.verdict.setText("\n".join(lines) if lines else "Waiting for the first point…")
+        self.verdict.setText("\n".join(lines) if lines else self.empty_text)
         self.export_csv_button.setEnabled(bool(self.rows))
         self.export_png_button.setEnabled(bool(self.rows))
 

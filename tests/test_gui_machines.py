@@ -162,7 +162,10 @@ def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab)
     from crossover_lab.core.sweep_files import read_sweep_rows
     from crossover_lab.gui.sweep_table import COST_COLUMN
 
+    from crossover_lab.gui.sweep_view import NO_SWEEP_YET
+
     tab, prices = tab
+    assert tab.verdict.text() == NO_SWEEP_YET  # not "waiting" for a sweep nobody started
     rows, _ = read_sweep_rows(str(H200))
     tab.view.set_rows(rows)
     table = tab.view.table
