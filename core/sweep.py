@@ -160,6 +160,11 @@ def measure_point(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, 
     return run, rows
 
 
+def lane_points(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> int:
+    """How many (lane, point) measurements the sweeps `specs` make: what their progress counts to."""
+    return sum(len(s.points()) for s in specs) * len(lanes)
+
+
 def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec], *,
                on_point: Callable[[PointMeasured], None] | None = None,
                on_event: Callable[[LaneEvent], None] | None = None,
@@ -170,7 +175,7 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
     are kept when `cancel` stops it.
     """
     cancel = cancel or threading.Event()
-    total = sum(len(s.points()) for s in specs) * len(lanes)
+    total = lane_points(lanes, specs)
     done = 0
     results: list[SweepResult] = []
     pool.ready(lanes, cancel)  # the lanes' imports overlap one another, and end before the first point

@@ -14,7 +14,8 @@ from crossover_lab.core.paths import autosave_dir
 from crossover_lab.core.refine_answer import RefineTarget
 from crossover_lab.core.refine_sweep import check_refinable, run_refined_sweep
 from crossover_lab.core.session import LanePool
-from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, results_so_far, run_sweeps
+from crossover_lab.core.sweep import (PointMeasured, SweepResult, SweepSpec, lane_points, results_so_far,
+                                      run_sweeps)
 from crossover_lab.core.sweep_files import SweepFiles
 from crossover_lab.core.words import fmt_duration
 from crossover_lab.gui.controller import cached_host_info
@@ -128,7 +129,7 @@ class SweepTab(QWidget):
         self._start_autosave(specs)
         self.view.empty_text = "Waiting for the first point…"
         self.view.set_rows([])
-        total = sum(len(s.points()) for s in specs) * len(lanes)
+        total = lane_points(lanes, specs)
         self.sweep_form.start_progress(total, target)
         self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
         pool = self._pool()
