@@ -1,16 +1,44 @@
 """Build and compile the MLP from a ModelSpec, on whichever Keras backend the lane imported."""
 from __future__ import annotations
 
+import random
 from typing import Any
+
+import numpy as np
 
 from crossover_lab.core.config import CLASSES, INPUT_DIM, ModelSpec, TrainSpec
 
 _OPTIMIZERS = {"adam": "Adam", "nadam": "Nadam", "sgd": "SGD", "rmsprop": "RMSprop"}
 
 
+def set_seed(keras: Any, seed: int) -> None:
+    """keras.utils.set_random_seed without TensorFlow in a JAX or torch lane: Keras seeds tf.random whenever
+    TensorFlow is installed, which imports it (2-4 s, and its memory) into a lane that never uses it. The same
+    seeds otherwise: Python's, NumPy's, Keras' global seed generator, and torch's on the torch backend."""
+    backend = keras.backend.backend()
+    try:
+        from keras.src.backend.common import global_state
+        from keras.src.random import seed_generator
+        from keras.src.utils import rng_utils
+    except ImportError:  # another Keras layout: the public call, TensorFlow and all
+        keras.utils.set_random_seed(seed)
+        return
+    if backend == "tensorflow":
+        keras.utils.set_random_seed(seed)
+        return
+    global_state.set_global_attribute(rng_utils.GLOBAL_RANDOM_SEED, seed)
+    global_state.set_global_attribute(seed_generator.GLOBAL_SEED_GENERATOR, None)
+    random.seed(seed)
+    np.random.seed(seed)
+    if backend == "torch":
+        import torch
+
+        torch.manual_seed(seed)
+
+
 def build_model(keras: Any, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> Any:
     """784 → Dense(w, act) → Dropout … → Dense(10, softmax), compiled with explicit speed settings."""
-    keras.utils.set_random_seed(train.seed)
+    set_seed(keras, train.seed)
     layers: list[Any] = [keras.Input(shape=(INPUT_DIM,))]
     for width in spec.widths:
         layers.append(keras.layers.Dense(width, activation=spec.activation))
@@ -66,7 +94,7 @@ class ModelShelf:
         if key in self._models:
             model, initial = self._models.pop(key)
             self._models[key] = (model, initial)  # the newest again
-            self.keras.utils.set_random_seed(train.seed)
+            set_seed(self.keras, train.seed)
             for variable, value in zip(self._state(model), initial):
                 variable.assign(value)
             model.reset_metrics()

@@ -89,3 +89,33 @@ def test_a_cancelled_probe_returns_at_once(monkeypatch):
     options = discover(None, ("tensorflow",), cancel=cancel)
     assert time.monotonic() - t0 < 4.0  # a TensorFlow import alone takes longer here
     assert not next(o for o in options if o.name == "gpu0").available
+
+
+SEEDED = """
+import sys
+import numpy as np
+from crossover_lab.core.backends import configure_process, import_keras
+from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec
+from crossover_lab.core.model import build_model
+spec = LaneSpec.parse(sys.argv[1])
+keras, _ = import_keras(spec, configure_process(spec)["threads"])
+ours = [np.asarray(keras.ops.convert_to_numpy(v.value)) for v in
+        build_model(keras, ModelSpec((64,)), TrainSpec(seed=3), jit=False).weights]
+print("tensorflow imported:", "tensorflow" in sys.modules)
+keras.utils.set_random_seed(3)  # Keras' own call (it imports TensorFlow wherever it is installed)
+ref = keras.Sequential([keras.Input(shape=(784,)), keras.layers.Dense(64, activation="relu"), keras.layers.Dropout(0.2),
+                        keras.layers.Dense(10, activation="softmax", dtype="float32")])
+print("same first weights:", all(np.array_equal(a, keras.ops.convert_to_numpy(b.value)) for a, b in zip(ours, ref.weights)))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", [b for b in INSTALLED if b != "tensorflow"])
+def test_a_model_is_seeded_as_keras_seeds_it_without_importing_tensorflow_into_another_backends_lane(backend):
+    import os
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", SEEDED, f"{backend}:cpu1"], capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "KERAS_BACKEND": backend})
+    lines = out.stdout.splitlines()
+    assert "tensorflow imported: False" in lines and "same first weights: True" in lines, out.stdout + out.stderr[-2000:]
