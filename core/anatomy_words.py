@@ -104,19 +104,26 @@ def timing_cost_sentence(point: AnatomyPoint) -> str:
 
 # ---------------------------------------------------------------- the two clocks in the summary
 
-def clock_note(medians: Mapping[str, float], anatomy: Mapping[str, AnatomyPoint]) -> str:
-    """The verdict's clause on clocks: which one it uses, and whether the pipelined clock names another lane."""
+def clock_parts(medians: Mapping[str, float], anatomy: Mapping[str, AnatomyPoint]) -> tuple[str, str, bool]:
+    """The verdict's clock in words, what the pipelined clock says (not measured, agrees, or which lane it
+    names instead), and whether it disagrees."""
     base = f"by the {SYNCED_CLOCK} (each step waited for)"
     piped = {lane: p.rung("fit_pipelined") for lane, p in anatomy.items() if lane in medians}
     known = {lane: r.median_ms for lane, r in piped.items() if r is not None}
     synced = {lane: ms for lane, ms in medians.items() if math.isfinite(ms) and ms > 0}
     if len(known) < 2 or len(synced) < 2 or set(known) != set(synced):
-        return base + f"; the {PIPELINED_CLOCK} is not measured for this model (press Why)"
+        return base, f"the {PIPELINED_CLOCK} is not measured for this model (press Why)", False
     fast_synced, fast_piped = min(synced, key=synced.get), min(known, key=known.get)
     if fast_synced == fast_piped:
-        return base + f"; the {PIPELINED_CLOCK} agrees"
-    return base + (f"; the {PIPELINED_CLOCK} disagrees: {fast_piped} is faster when steps are not waited for "
-                   f"({fmt_num(known[fast_piped])} against {fmt_num(known[fast_synced])} ms per step)")
+        return base, f"the {PIPELINED_CLOCK} agrees", False
+    return base, (f"the {PIPELINED_CLOCK} disagrees: {fast_piped} is faster when steps are not waited for "
+                  f"({fmt_num(known[fast_piped])} against {fmt_num(known[fast_synced])} ms per step)"), True
+
+
+def clock_note(medians: Mapping[str, float], anatomy: Mapping[str, AnatomyPoint]) -> str:
+    """The verdict's clause on clocks: which one it uses, and whether the pipelined clock names another lane."""
+    base, other, _ = clock_parts(medians, anatomy)
+    return f"{base}; {other}"
 
 
 # ---------------------------------------------------------------- the floor crossover of a sweep

@@ -19,9 +19,9 @@ import numpy as np
 
 from crossover_lab.core.anatomy import RUNGS, AnatomyPoint, RungTime, window_plan
 from crossover_lab.core.anatomy_steps import Steps, Unsupported, steps_for
-from crossover_lab.core.backends import DEFAULT_JIT, keras_device, require_device, verify_placement
-from crossover_lab.core.config import ConfigError, RunConfig
-from crossover_lab.core.feeding import make_input, steps_per_epoch
+from crossover_lab.core.backends import keras_device, require_device, resolve_jit, set_precision, verify_placement
+from crossover_lab.core.config import RunConfig
+from crossover_lab.core.feeding import input_factory, steps_per_epoch
 from crossover_lab.core.messages import AnatomyJob, AnatomyMeasured
 from crossover_lab.core.model import build_model
 from crossover_lab.core.timing import SegmentClock, make_batch_timer
@@ -188,12 +188,6 @@ class Anatomy:
             self.steps.place(y), pred))))
 
 
-def set_precision(keras: Any, spec: Any, mixed: bool) -> None:
-    if mixed and spec.kind != "gpu":
-        raise ConfigError("mixed precision is for GPU lanes: on a CPU it only slows training")
-    keras.mixed_precision.set_dtype_policy("mixed_float16" if mixed else "float32")
-
-
 def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
     """In the lane (`worker` is its LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
     spec, keras, t_start = worker.spec, worker.keras, time.perf_counter()
@@ -204,7 +198,7 @@ def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseExcept
         train = dataclasses.replace(config.train, steps_per_execution=1)
         device = require_device(spec, worker.settings["threads"])
         data = worker.data(config)
-        jit = DEFAULT_JIT[spec.backend] if train.jit is None else train.jit
+        jit, jit_source = resolve_jit(spec, train)
         set_precision(keras, spec, train.mixed_precision)
         bs = train.batch_size
         fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes + data.y[:bs].nbytes, 1))
@@ -212,9 +206,8 @@ def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseExcept
         with keras.device(keras_device(spec)):
             model = build_model(keras, config.model, train, jit=jit)
             verify_placement(model, spec)
-            _source, feeding = make_input(data.x[:bs], data.y[:bs], bs, spec, train.feeding)  # checks the feeding
-            anatomy = Anatomy(keras, model, steps_for(keras, model, spec),
-                              lambda: make_input(data.x, data.y, bs, spec, train.feeding)[0],
+            source, feeding = input_factory(data.x, data.y, bs, spec, train.feeding)  # made once, each fit from 0
+            anatomy = Anatomy(keras, model, steps_for(keras, model, spec), source,
                               [(data.x[i * bs:(i + 1) * bs], data.y[i * bs:(i + 1) * bs]) for i in range(n)],
                               spec.name, device)
             first = anatomy.fit(2, warmup=max(train.warmup_steps, 1))  # compiles the step, and sizes the rungs
@@ -250,7 +243,7 @@ def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseExcept
         settings = dict(worker.settings, jit_compile=jit, feeding=feeding, steps_per_execution=1,
                         mixed_precision=train.mixed_precision, data_source=data.source,
                         seconds_per_rung=job.seconds_per_rung,
-                        jit_source="config" if train.jit is not None else f"{spec.backend} default")
+                        jit_source=jit_source)
         return AnatomyMeasured(AnatomyPoint(
             lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
             flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),

@@ -9,7 +9,7 @@ import os
 import platform
 from typing import Any
 
-from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.config import ConfigError, LaneSpec, TrainSpec
 from crossover_lab.core.paths import install_hint
 
 INSTALL_HINT = {
@@ -26,6 +26,20 @@ GPU_HINT = {
 LABEL = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
 # What each backend does when the config leaves jit unset; recorded with every result.
 DEFAULT_JIT = {"tensorflow": False, "jax": True, "torch": False}
+
+
+def resolve_jit(spec: LaneSpec, train: TrainSpec) -> tuple[bool, str]:
+    """Whether the lane compiles its step with XLA/jit, and where that came from (recorded with every result)."""
+    if train.jit is not None:
+        return train.jit, "config"
+    return DEFAULT_JIT[spec.backend], f"{spec.backend} default"
+
+
+def set_precision(keras: Any, spec: LaneSpec, mixed: bool) -> None:
+    """The dtype policy for the next model: mixed float16 (GPU lanes only), else float32."""
+    if mixed and spec.kind != "gpu":
+        raise ConfigError("mixed precision is for GPU lanes: on a CPU it only slows training")
+    keras.mixed_precision.set_dtype_policy("mixed_float16" if mixed else "float32")
 
 
 class PlacementError(RuntimeError):

@@ -17,6 +17,7 @@ from crossover_lab.core.cli_common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK,
                                            config_from_args, lanes_can_run, report_safely, say)
 from crossover_lab.core.cli_machines import add_remote_arg, remote_settings
 from crossover_lab.core.config import ConfigError, parse_lanes
+from crossover_lab.core.export import json_clean
 from crossover_lab.core.files import ExportError, atomic_write_text
 from crossover_lab.core.live_files import check_output_path
 from crossover_lab.core.presets import PRESETS
@@ -96,20 +97,9 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
     return EXIT_FAILED if any(o.point is None for o in outcomes) else EXIT_OK
 
 
-def _finite(value: Any) -> Any:
-    """JSON has no NaN: a figure that could not be had is null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
-
-
 def as_json(outcomes: Sequence[AnatomyOutcome]) -> dict[str, Any]:
     """{"points": [one per lane and model], "failures": [lane, width, reason], "clocks": {name: meaning}}."""
-    return _finite({
+    return json_clean({
         "points": [o.point.to_json() for o in outcomes if o.point is not None],
         "failures": [{"lane": o.lane, "width": o.width, "widths": list(o.config.model.widths), "reason": o.error}
                      for o in outcomes if o.point is None],

@@ -18,7 +18,7 @@ from crossover_lab.core.paths import log_dir_problem
 from crossover_lab.core.presets import PRESETS
 from crossover_lab.core.session import LanePool
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:

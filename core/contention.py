@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from crossover_lab.core.conductor import shares_cores
 from crossover_lab.core.config import ConfigError, LaneSpec
 from crossover_lab.core.results import RunResult
 
@@ -22,8 +23,7 @@ def _spec(lane: str) -> LaneSpec | None:
 
 def share_cores(a: str, b: str) -> bool:
     sa, sb = _spec(a), _spec(b)
-    return (sa is not None and sb is not None and sa.kind == "cpu" and sb.kind == "cpu"
-            and not sa.host and not sb.host)
+    return sa is not None and sb is not None and shares_cores(sa, sb)
 
 
 def contended(result: RunResult, now: float | None = None) -> set[tuple[str, int]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import asdict
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from crossover_lab.core.analysis import Crossover, SweepPoint, by_lane, find_crossovers
 from crossover_lab.core.config import ConfigError
@@ -43,6 +43,11 @@ def price_for(lane: str, prices: Prices) -> float | None:
     if lane in prices:
         return prices[lane]
     return prices.get(lane.rpartition("/")[2])
+
+
+def prices_of(lanes: Iterable[str], prices: Prices) -> dict[str, float]:
+    """The prices of those of `lanes` that have one (what a run's or a sweep's sidecar records)."""
+    return {lane: price for lane in lanes if (price := price_for(lane, prices)) is not None}
 
 
 def dollars_per_million(ms_per_batch: float, batch_size: int, price_per_hour: float) -> float:

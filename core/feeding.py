@@ -1,7 +1,7 @@
 """How batches reach the model: a description is recorded with every result, since it changes speed."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -22,6 +22,14 @@ def make_input(x: np.ndarray, y: np.ndarray, batch_size: int, spec: LaneSpec, fe
     Pre-batched and repeated, so the epoch boundary costs no re-shuffle or iterator rebuild
     (with plain NumPy inputs Keras stalls 20-250 ms there, which is input pipeline, not training).
     """
+    fresh, how = input_factory(x, y, batch_size, spec, feeding)
+    return fresh(), how
+
+
+def input_factory(x: np.ndarray, y: np.ndarray, batch_size: int, spec: LaneSpec,
+                  feeding: str) -> tuple[Callable[[], Any], str]:
+    """As make_input, for several fits from the first batch each: the pipeline (or the copy of the data on the
+    device) is made once, and each call of the function gives a source that starts at batch 0."""
     steps = steps_per_epoch(len(y), batch_size)
     x, y = x[: steps * batch_size], y[: steps * batch_size]
     if spec.backend == "tensorflow":
@@ -36,14 +44,14 @@ def make_input(x: np.ndarray, y: np.ndarray, batch_size: int, spec: LaneSpec, fe
         with tf.device("/CPU:0"):
             ds = (tf.data.Dataset.from_tensor_slices((x, y)).batch(batch_size, drop_remainder=True)
                   .cache().repeat().prefetch(2).with_options(options))
-        return ds, "host: tf.data from host memory, pre-batched, cached, repeated, prefetch 2, no autotune"
+        return (lambda: ds), "host: tf.data from host memory, pre-batched, cached, repeated, prefetch 2, no autotune"
     if feeding == "device":
         xs, ys = _to_device(x, spec), _to_device(y, spec)
         how = "device: whole training set resident on the lane's device, sliced per batch"
     else:
         xs, ys = x, y
         how = "host: NumPy slices from host memory, copied per batch"
-    return _batches(xs, ys, batch_size, steps), how
+    return (lambda: _batches(xs, ys, batch_size, steps)), how
 
 
 def _batches(x: Any, y: Any, batch_size: int, steps: int) -> Iterator[tuple[Any, Any]]:

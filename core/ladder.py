@@ -19,7 +19,7 @@ from crossover_lab.core.backends import INSTALL_HINT, LABEL
 from crossover_lab.core.config import BACKENDS, ConfigError, LaneSpec, RunConfig
 from crossover_lab.core.devices import backend_version
 from crossover_lab.core.session import LanePool
-from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, run_sweeps
+from crossover_lab.core.sweep import PointMeasured, SweepResult, SweepSpec, lane_points, run_sweeps
 from crossover_lab.core.sweep_rows import group_rows
 from crossover_lab.core.sweep_words import other_lane
 from crossover_lab.core.words import fmt_num
@@ -82,7 +82,7 @@ def run_ladder(pool: LanePool, settings: Sequence[KnobSetting], *,
     """Sweep every applicable setting, one after another (lanes one at a time); finished ones are kept on a stop."""
     cancel = cancel or threading.Event()
     runnable = [s for s in settings if not s.reason]
-    total = sum(len(s.spec.points()) * len(s.lanes) for s in runnable)
+    total = sum(lane_points(s.lanes, [s.spec]) for s in runnable)
     results: list[SweepResult] = []
     done = 0
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from crossover_lab.core.analysis import summarize
-from crossover_lab.core.backends import DEFAULT_JIT, keras_device, require_device, verify_placement
-from crossover_lab.core.config import ConfigError, RunConfig
+from crossover_lab.core.backends import keras_device, require_device, resolve_jit, set_precision, verify_placement
+from crossover_lab.core.config import RunConfig
 from crossover_lab.core.feeding import make_input, steps_per_epoch
 from crossover_lab.core.messages import Bundle, Finish, Proceed, RunJob, SwitchModel
 from crossover_lab.core.records import (RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded, SegmentStarted,
@@ -62,10 +62,9 @@ def run_job(worker: Any, job: RunJob) -> RunSummary | None:
         device = require_device(spec, w.settings["threads"])
         data = w.data(config)
         t = config.train
-        jit = DEFAULT_JIT[spec.backend] if t.jit is None else t.jit
+        jit, jit_source = resolve_jit(spec, t)
         steps_left = _budget(len(data), config)
-        settings = dict(w.settings, jit_compile=jit, jit_source="config" if t.jit is not None else
-                        f"{spec.backend} default", steps_per_execution=t.steps_per_execution,
+        settings = dict(w.settings, jit_compile=jit, jit_source=jit_source, steps_per_execution=t.steps_per_execution,
                         data_source=data.source, data_description=data.description, samples=len(data),
                         steps_per_epoch=_epoch_steps(len(data), config), total_steps=steps_left, epochs=t.epochs,
                         mixed_precision=t.mixed_precision, warmup_steps=t.warmup_steps, pid=os.getpid(),
@@ -112,12 +111,7 @@ def run_job(worker: Any, job: RunJob) -> RunSummary | None:
 def _prepare(w: Any, config: RunConfig, data: Any, sources: dict) -> dict[str, Any]:
     """Settings a segment's model changes: dtype policy; returns what to record of it."""
     t, spec = config.train, w.spec
-    if t.mixed_precision:
-        if spec.kind != "gpu":
-            raise ConfigError("mixed precision is for GPU lanes: on a CPU it only slows training")
-        w.keras.mixed_precision.set_dtype_policy("mixed_float16")
-    else:
-        w.keras.mixed_precision.set_dtype_policy("float32")
+    set_precision(w.keras, spec, t.mixed_precision)
     key = (t.batch_size, t.feeding)
     if key not in sources:
         sources[key] = make_input(data.x, data.y, t.batch_size, spec, t.feeding)
@@ -127,9 +121,9 @@ def _prepare(w: Any, config: RunConfig, data: Any, sources: dict) -> dict[str, A
 def _train(w: Any, config: RunConfig, clock: SegmentClock, data: Any, sources: dict, model: Any = None) -> _Segment:
     t, spec = config.train, w.spec
     w.heartbeat.phase = "preparing"
-    _prepare(w, config, data, sources)
-    if model is None:
-        model, _ = w.models.get(config.model, t, jit=DEFAULT_JIT[spec.backend] if t.jit is None else t.jit)
+    if model is None:  # a segment after the first: its own dtype policy and input, then its model
+        _prepare(w, config, data, sources)
+        model, _ = w.models.get(config.model, t, jit=resolve_jit(spec, t)[0])
         verify_placement(model, spec)
     source = sources[(t.batch_size, t.feeding)][0]
     w.events.put(Bundle((SegmentStarted(clock.run_id, clock.lane, clock.segment, config.model.widths, t.batch_size,

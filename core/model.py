@@ -107,9 +107,6 @@ class ModelShelf:
             del self._models[next(iter(self._models))]
         return model, False
 
-    def clear(self) -> None:
-        self._models.clear()
-
     def _params(self) -> int:
         return sum(model.count_params() for model, _ in self._models.values())
 

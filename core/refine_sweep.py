@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Callable, Sequence
 
-from crossover_lab.core.analysis import SweepPoint, robust_stats
+from crossover_lab.core.analysis import SweepPoint, summarize
 from crossover_lab.core.config import ConfigError, LaneSpec
 from crossover_lab.core.records import BatchTiming, LaneEvent
 from crossover_lab.core.refine import refine
@@ -34,17 +34,16 @@ def check_refinable(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> Sw
 
 
 def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
-    """The row with its timing statistics over `records`: every steady batch measured at its width so far."""
-    stats = robust_stats([r.ms / max(r.batches, 1) for r in records])
-    if stats.n == 0:
+    """The row with its timing statistics over `records`: every steady batch measured at its width so far, summed
+    up as a run's are (analysis.summarize)."""
+    s = summarize(records, run_id=row.run_id, lane=row.lane, device=row.device, status=row.status,
+                  flops_per_batch=row.flops_per_batch, wall_s=0.0)
+    if s.n_batches == 0:
         return row
-    total_s = sum(r.ms for r in records) / 1000.0
-    gflops = row.flops_per_batch / (stats.median / 1000.0) / 1e9
     return dataclasses.replace(
-        row, median_ms=stats.median, p10_ms=stats.p10, p90_ms=stats.p90, mad_ms=stats.mad,
-        n_batches=sum(max(r.batches, 1) for r in records), gflops=gflops,
-        samples_per_s=sum(r.samples for r in records) / total_s if total_s > 0 else math.nan,
-        peak_share=gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan)
+        row, median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, mad_ms=s.mad_ms, n_batches=s.n_batches,
+        gflops=s.gflops, samples_per_s=s.samples_per_s,
+        peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan)
 
 
 def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, target: RefineTarget, *,

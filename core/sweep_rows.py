@@ -212,9 +212,8 @@ def group_rows(rows: Iterable[SweepRow]) -> dict[str, list[SweepPoint]]:
     point, so `rows` may be a stream of any length: only the latest point per width is kept.
     """
     latest: dict[tuple[str, int], dict[tuple[str, int], SweepPoint]] = {}
-    for row in rows:
-        if row.status != "failed":
-            latest.setdefault((row.variant, row.batch_size), {})[(row.lane, row.width)] = row.point()
+    for row in latest_rows(rows):
+        latest.setdefault((row.variant, row.batch_size), {})[(row.lane, row.width)] = row.point()
     variants = {variant for variant, _ in latest}
     batches = {batch for _, batch in latest}
     groups: dict[str, list[SweepPoint]] = {}

@@ -69,19 +69,20 @@ def local_time(iso: str) -> str:
 
 # ---------------------------------------------------------------- two lanes on one model
 
-def verdict(a: RunSummary, b: RunSummary) -> str:
-    """Which lane trains this model faster, by median step time."""
+def verdict(a: RunSummary, b: RunSummary, model: str = "this model") -> str:
+    """Which lane trains `model` faster, by median step time."""
     if not (has_steady(a) and has_steady(b)):
         return f"not enough steady batches yet to compare {a.lane} and {b.lane}"
     fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
     ratio = slow.median_ms / fast.median_ms
     if ratio <= 1.03:
-        return f"{a.lane} and {b.lane} are about equal ({ratio:.2f}x) on this model"
+        return f"{a.lane} and {b.lane} are about equal ({ratio:.2f}x) on {model}"
     shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
-    return f"{fast.lane} is {shown}x faster than {slow.lane} on this model"
+    return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}"
 
 
-def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset = frozenset()) -> list[str]:
+def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset = frozenset(),
+                  model: str = "this model") -> list[str]:
     """"A is N× faster than B on this model", the fastest lane against each other lane, by median synced
     step time; a pair measured at the same time on shared CPU cores (`contended` lanes) is said to be."""
     usable = [s for s in summaries if has_steady(s)]
@@ -92,7 +93,7 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
     for other in usable:
         if other is fastest:
             continue
-        line = verdict(fastest, other)
+        line = verdict(fastest, other, model)
         if fastest.lane in contended and other.lane in contended:
             line += " (contended: both trained at once on the same CPU cores)"
         lines.append(line)

@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from crossover_lab.core import autosave
 from crossover_lab.core.config import LaneSpec, RunConfig
-from crossover_lab.core.costs import price_for
+from crossover_lab.core.costs import prices_of
 from crossover_lab.core.devices import LaneOption, discover, host_info, unprobed_options
 from crossover_lab.core.files import ExportError
 from crossover_lab.core.live_files import BackgroundWriter, RunFiles
@@ -216,8 +216,7 @@ class RunController(QObject):
 
     def prices_of(self, lanes: Iterable[str]) -> dict[str, float]:
         """The $/h of those of `lanes` that have one (what a run's sidecar records)."""
-        prices = self.prices()
-        return {lane: price for lane in lanes if (price := price_for(lane, prices)) is not None}
+        return prices_of(lanes, self.prices())
 
     def add_runs(self, runs: list[RunResult]) -> None:
         """Runs read back from the autosave folder join this session's history."""

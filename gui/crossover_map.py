@@ -105,9 +105,12 @@ class CrossoverMap(QWidget):
         new = run_points(result)
         self._points += new
         if self._live is not None and self._live.run_id == result.run_id:
-            self.follow(None)
+            self._live = None  # its points are firm now: one redraw below, not one more to stop following
+            self._timer.stop()
         if new:
             self._changed()
+        else:
+            self._redraw()
         return len(new)
 
     def follow(self, live: LiveRun | None) -> None:
@@ -129,8 +132,10 @@ class CrossoverMap(QWidget):
         self._points = []
         self._changed()
 
-    def crossovers(self) -> list[Crossover]:
-        return find_crossovers([p.point for pts in self.kept().values() for p in pts])
+    def crossovers(self, kept: dict[str, list[MapPoint]] | None = None) -> list[Crossover]:
+        """Where the kept points' lanes cross (`kept`: what kept() gives, when the caller has it already)."""
+        kept = self.kept() if kept is None else kept
+        return find_crossovers([p.point for pts in kept.values() for p in pts])
 
     def cost_fits(self) -> dict[str, CostFit]:
         """Fixed cost plus throughput per lane, for lanes measured (firmly) at three sizes or more: through
@@ -168,7 +173,7 @@ class CrossoverMap(QWidget):
         colors = self.theme.colors
         for lane, pts in kept.items():
             self._draw_lane(lane, pts, colors)
-        crossovers = self.crossovers()
+        crossovers = self.crossovers(kept)
         self._draw_crossings(crossovers, {lane: [p.point for p in pts] for lane, pts in kept.items()}, colors)
         key, whole = self._key_text(kept, colors)
         self.key.setText(key)

@@ -5,6 +5,7 @@ import pyqtgraph as pg
 import pyqtgraph.exporters
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QWidget
 
 MIN_PNG_WIDTH = 1200  # pixels: a slide's worth, whatever the window's size
 
@@ -36,3 +37,12 @@ def _export_svg_with_qt(plot: pg.PlotWidget, path: str, title: str) -> None:
         plot.render(painter)
     finally:
         painter.end()
+
+
+def save_offscreen(widget: QWidget, path: str) -> None:
+    """Save a widget drawn offscreen for a file (never shown) as PNG, then close it; OSError if it cannot be written."""
+    saved = widget.grab().save(path, "PNG")
+    widget.close()
+    widget.deleteLater()
+    if not saved:
+        raise OSError(f"cannot write {path}")

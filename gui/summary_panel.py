@@ -14,7 +14,7 @@ from crossover_lab.core.contention import contended
 from crossover_lab.core.costs import dollars_per_million, price_for
 from crossover_lab.core.anatomy import AnatomyPoint
 from crossover_lab.core.anatomy_run import anatomy_key
-from crossover_lab.core.anatomy_words import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_note
+from crossover_lab.core.anatomy_words import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_parts
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.records import RunSummary
 from crossover_lab.core.words import (MISSING, explain, fmt_dollars, fmt_duration, fmt_num, fmt_range,
@@ -183,8 +183,7 @@ class SummaryPanel(QWidget):
             return "–, no $/h"
         segment = live.current_segment(name)
         batch = segment.started.batch_size if segment is not None else live.config.train.batch_size
-        cost = dollars_per_million(median_ms, batch, price)
-        return fmt_dollars(cost) if math.isfinite(cost) else MISSING
+        return fmt_dollars(dollars_per_million(median_ms, batch, price))
 
     @staticmethod
     def _settings(live: LiveRun, name: str) -> dict:
@@ -226,8 +225,8 @@ class SummaryPanel(QWidget):
         pair, model = verdict_segments(live)
         if pair:
             crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
-            lines = verdict_lines([live.segment_summary(lane, seg) for lane, seg in pair.items()], crowded)
-            lines = [line.replace(" on this model", f" on {model}") if model else line for line in lines]
+            lines = verdict_lines([live.segment_summary(lane, seg) for lane, seg in pair.items()], crowded,
+                                  model or "this model")
         else:
             lines = verdict_lines(summaries)
         details = crossing_lines(live)
@@ -241,10 +240,9 @@ class SummaryPanel(QWidget):
         elif lines:
             # Which clock the verdict uses, and a disagreement of the other, stay in the verdict; a hint to
             # measure the other goes below it with the crossings.
-            clocks = clock_note({s.lane: s.median_ms for s in summaries}, self.anatomy())
-            clause, _, rest = clocks.partition("; ")
-            if "disagrees" in rest:
-                clause, rest = clocks, ""
+            clause, rest, disagrees = clock_parts({s.lane: s.median_ms for s in summaries}, self.anatomy())
+            if disagrees:
+                clause, rest = f"{clause}; {rest}", ""
             self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clause[:1].upper()}{clause[1:]}.")
             details += [rest[:1].upper() + rest[1:]] if rest else []
         elif len(summaries) < 2:

@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from crossover_lab.core.config import ConfigError
-from crossover_lab.core.costs import price_for
+from crossover_lab.core.costs import prices_of
 from crossover_lab.core.paths import autosave_dir
 from crossover_lab.core.sweep_rows import SweepRow
 from crossover_lab.core.sweep_sets import SweepSet, load_sets
@@ -59,8 +59,7 @@ class SweepOverlays(QWidget):
 
     def prices_for(self, lanes: Iterable[str]) -> dict[str, float]:
         """The prices of these lanes (what a sweep of them records in its sidecar)."""
-        prices = self.prices()
-        return {lane: price for lane in lanes if (price := price_for(lane, prices)) is not None}
+        return prices_of(lanes, self.prices())
 
     def add_csv(self, path: str) -> bool:
         """Draw the sweep in `path` too; False (and the reason, in red) when it cannot be read."""

@@ -21,6 +21,7 @@ from PySide6.QtGui import QFont, QTextOption
 from crossover_lab.core.analysis import CostFit, Crossover, SweepPoint, find_crossovers, fit_cost_model
 from crossover_lab.core.sweep_words import crossing_label
 from crossover_lab.gui.lane_style import lane_color
+from crossover_lab.gui.plot_export import save_offscreen
 from crossover_lab.gui.theme import LIGHT, PlotTheme
 
 SLIDE_SIZE = (1600, 1000)  # an exported picture, whatever the window's size: sharp on a 16:10 slide
@@ -196,11 +197,7 @@ def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
     # Place the crossover labels once the view has its final range.
     plot.set_points(points, title, crossovers)
     app.processEvents()
-    saved = plot.grab().save(path, "PNG")
-    plot.close()
-    plot.deleteLater()
-    if not saved:
-        raise OSError(f"cannot write {path}")
+    save_offscreen(plot, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidg
 
 from crossover_lab.core.costs import Prices, dollars_per_million, price_for
 from crossover_lab.core.sweep_rows import SweepRow
-from crossover_lab.core.words import fmt_num, fmt_range
+from crossover_lab.core.words import fmt_dollars, fmt_num, fmt_range
 
 COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status",
            "floor ms", "$ per M samples")
@@ -49,6 +49,6 @@ class SweepTable(QTableWidget):
             price = price_for(row.lane, prices)
             cost = dollars_per_million(row.median_ms, row.batch_size, price) if price is not None else math.nan
             item = self.item(r, COST_COLUMN)
-            item.setText(f"${cost:.3g}" if math.isfinite(cost) else "–")
+            item.setText(fmt_dollars(cost))
             item.setToolTip(f"at ${price:g} per hour for {row.lane}" if price is not None else
                             f"no price for {row.lane}: type its $/h in the Lanes panel")

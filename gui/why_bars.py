@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from crossover_lab.core.anatomy import AnatomyPoint, point_from_json, stacked
 from crossover_lab.core.anatomy_words import PART_LABELS, PIPELINED_CLOCK, SYNCED_CLOCK
+from crossover_lab.gui.plot_export import save_offscreen
 from crossover_lab.gui.theme import LIGHT, PlotTheme, SchemeColors, readable
 
 # Okabe-Ito, one hue per part; made readable on the scheme's ground when drawn.
@@ -101,11 +102,7 @@ def render_png(points: Sequence[AnatomyPoint], path: str, title: str = "", size:
         bars.setTitle(title, color=LIGHT.text, size="11pt")
     bars.show()
     app.processEvents()
-    saved = bars.grab().save(path, "PNG")
-    bars.close()
-    bars.deleteLater()
-    if not saved:
-        raise OSError(f"cannot write {path}")
+    save_offscreen(bars, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,6 +42,16 @@ def _is_running(thread) -> bool:
         return False
 
 
+@pytest.fixture(scope="module")
+def pool():
+    """Lanes kept for one test module (each module its own, so counts of processes started stay its own)."""
+    from crossover_lab.core.session import LanePool
+
+    lanes = LanePool()
+    yield lanes
+    lanes.close()
+
+
 @pytest.fixture
 def qsettings_tmp(tmp_path, monkeypatch):
     """QSettings written under a fresh folder for this test."""

@@ -53,14 +53,6 @@ class FakeLanes:
         return out
 
 
-def cost_models(o_a: float, g_a: float, o_b: float, g_b: float) -> Callable[[float], float]:
-    """d(width) of two lanes that follow fixed cost + FLOPs / throughput exactly (one crossing at most)."""
-    def d(width: float) -> float:
-        f = flops(int(round(width)))
-        return math.log((o_a + f / g_a / 1e6) / (o_b + f / g_b / 1e6))
-    return d
-
-
 def log_linear(crossings: tuple[float, ...], slope: float = 0.5, flat: tuple[float, float] | None = None
                ) -> Callable[[float], float]:
     """d that changes sign at each of `crossings` (rising first), |slope| per unit of log(width);

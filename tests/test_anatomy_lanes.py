@@ -16,7 +16,6 @@ from crossover_lab.core.anatomy import RUNGS, AnatomyPoint, RungTime
 from crossover_lab.core.anatomy_run import request_anatomy
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.devices import backend_version
-from crossover_lab.core.session import LanePool
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAIN = TrainSpec(data="synthetic", samples=1000)
@@ -26,13 +25,6 @@ BACKENDS = [b for b in ("tensorflow", "jax") if backend_version(b) is not None]
 def cli(*args: str, timeout: float = 400) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, env=dict(os.environ))
-
-
-@pytest.fixture(scope="module")
-def pool():
-    pool = LanePool()
-    yield pool
-    pool.close()
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

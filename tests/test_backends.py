@@ -7,20 +7,13 @@ import pytest
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.devices import backend_version, check_lanes, discover
-from crossover_lab.core.session import LanePool, run_comparison
+from crossover_lab.core.session import run_comparison
 
 TINY = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=50, samples=1000, data="synthetic"))
 INSTALLED = [b for b in ("tensorflow", "jax", "torch") if backend_version(b) is not None]
 PLACEMENT = {"tensorflow": "device:CPU:0", "jax": "cpu:0", "torch": "cpu"}
 LABEL = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
 JIT_DEFAULT = {"tensorflow": False, "jax": True, "torch": False}
-
-
-@pytest.fixture(scope="module")
-def pool():
-    pool = LanePool()
-    yield pool
-    pool.close()
 
 
 @pytest.mark.slow

@@ -160,6 +160,7 @@ def test_saved_sweeps_overlay_each_machine_and_go_with_a_click(tab, qtbot, tmp_p
 def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab):
     from crossover_lab.core.costs import dollars_per_million
     from crossover_lab.core.sweep_files import read_sweep_rows
+    from crossover_lab.core.words import fmt_dollars
     from crossover_lab.gui.sweep_table import COST_COLUMN
 
     from crossover_lab.gui.sweep_view import NO_SWEEP_YET
@@ -174,7 +175,7 @@ def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab)
     for r, row in enumerate(rows):
         text = table.item(r, COST_COLUMN).text()
         if row.lane == "jax:gpu0":
-            assert text == f"${dollars_per_million(row.median_ms, row.batch_size, 3.5):.3g}"
+            assert text == fmt_dollars(dollars_per_million(row.median_ms, row.batch_size, 3.5))
             assert table.item(r, COST_COLUMN).toolTip() == "at $3.5 per hour for jax:gpu0"
         else:
             assert text == "–"

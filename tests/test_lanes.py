@@ -19,13 +19,6 @@ TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, samples=20
 LONG = TINY.replace(epochs=200)
 
 
-@pytest.fixture(scope="module")
-def pool():
-    pool = LanePool()
-    yield pool
-    pool.close()
-
-
 def test_cpu_and_cpu1_side_by_side(pool):
     result = run_comparison(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], TINY, schedule="concurrent")
     cores = len(os.sched_getaffinity(0))

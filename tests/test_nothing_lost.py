@@ -198,7 +198,8 @@ def test_kill_9_mid_sweep_leaves_the_points_measured_so_far_readable(tmp_path):
     time.sleep(1.5)  # a point reaches the disk at most a second after it is measured
     proc.kill()
     proc.wait(10)
-    psutil.wait_procs(lanes, timeout=5)
+    _, alive = psutil.wait_procs(lanes, timeout=5)
+    assert not alive, f"lanes outlived the app: {[p.pid for p in alive]}"
     with open(out, newline="") as fh:
         widths = sorted(int(r["width"]) for r in csv.DictReader(fh))
     assert widths[:2] == [16, 32] and len(widths) < 6  # the points measured before the kill, whole

@@ -15,7 +15,7 @@ from crossover_lab.core.contention import contended
 from crossover_lab.core.export import export_runs, read_runs
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary, SegmentEnded, SegmentStarted
 from crossover_lab.core.results import LaneResult, RunResult, Segment
-from crossover_lab.core.session import LanePool, RunControl, default_schedule, run_comparison, schedule_named
+from crossover_lab.core.session import RunControl, default_schedule, run_comparison, schedule_named
 from crossover_lab.core.sweep import ramp_plan
 from crossover_lab.core.sweep_files import run_rows
 from crossover_lab.core.sweep_rows import group_rows
@@ -23,13 +23,6 @@ from crossover_lab.core.words import verdict_lines
 
 BASE = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, epochs=400, samples=2048, data="synthetic"))
 CPU, CPU1 = LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")
-
-
-@pytest.fixture(scope="module")
-def pool():
-    pool = LanePool()
-    yield pool
-    pool.close()
 
 
 @pytest.mark.slow
