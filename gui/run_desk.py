@@ -123,8 +123,8 @@ class RunDesk(QObject):
         sweeping = self.sweep.running or self.why.running  # both hold the lanes; Stop ends either
         running = self.controller.running or sweeping
         ready = self.config is not None and bool(self.side.lanes_panel.selected_specs())
-        for widget in (self.sweep.run_button, self.sweep.refine_button, self.actions.start, self.side.start_button,
-                       self.actions.ramp, self.side.ramp_button):
+        for widget in (self.sweep.run_button, self.sweep.refine_button, self.sweep.ladder_button, self.actions.start,
+                       self.side.start_button, self.actions.ramp, self.side.ramp_button):
             widget.setEnabled(not running and ready)
         # The model stays open while a run trains (a change goes to it live); not while a sweep does.
         self.side.model_panel.setEnabled(not sweeping)
@@ -155,8 +155,8 @@ class RunDesk(QObject):
         added = self.compare.run_ended(result)
         self.say(*run_outcome({name: lane.status for name, lane in result.lanes.items()},
                               {name: lane.failure for name, lane in result.lanes.items()}, added))
-        if any(len(lane.segments) > 1 for lane in result.lanes.values()) and not self.sweep.running:
-            self.sweep.view.set_rows(run_rows(result))  # a ramp is a demo-sized sweep: there to export
+        if any(len(lane.segments) > 1 for lane in result.lanes.values()):
+            self.sweep.show_rows(run_rows(result))  # a ramp is a demo-sized sweep: there to export
         self.update_controls()
 
     @Slot(str, str)

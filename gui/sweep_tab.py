@@ -17,6 +17,7 @@ from crossover_lab.core.session import LanePool
 from crossover_lab.core.sweep import (PointMeasured, SweepResult, SweepSpec, lane_points, results_so_far,
                                       run_sweeps)
 from crossover_lab.core.sweep_files import SweepFiles
+from crossover_lab.core.sweep_rows import SweepRow
 from crossover_lab.core.words import fmt_duration
 from crossover_lab.gui.controller import cached_host_info
 from crossover_lab.gui.file_dialogs import FileDialogs
@@ -62,6 +63,7 @@ class SweepTab(QWidget):
         self.preset, self.widths, self.layers, self.batches = f.preset, f.widths, f.layers, f.batches
         self.steady, self.seconds, self.compare = f.steady, f.seconds, f.compare
         self.run_button, self.refine_button, self.stop_button = f.run_button, f.refine_button, f.stop_button
+        self.ladder_button = f.ladder_button
         self.progress, self.progress_label = f.progress, f.progress_label
         self.run_button.clicked.connect(self.start)
         self.refine_button.clicked.connect(self.start_refine)
@@ -218,8 +220,21 @@ class SweepTab(QWidget):
             return False
         opened = self.view.open_csv(path)
         if opened:
-            self._measured, self.results, self._specs, self.autosave_path = [], [], [], ""
+            self._forget_sweep()
+            self.view.redraw()  # without the forgotten sweep's refinement
         return opened
+
+    def show_rows(self, rows: list[SweepRow]) -> bool:
+        """Show points measured elsewhere (a ramp's) as the tab's sweep, to export; not while a sweep runs."""
+        if self.running:
+            return False
+        self._forget_sweep()
+        self.view.set_rows(rows)
+        return True
+
+    def _forget_sweep(self) -> None:
+        """The tab shows other points now: the last sweep's results, specs and autosave are not theirs."""
+        self._measured, self.results, self._specs, self.autosave_path = [], [], [], ""
 
     def export_csv(self, path: str) -> list[str]:
         return self.view.export_csv(path)

@@ -205,3 +205,21 @@ def test_a_window_run_on_a_remote_lane_beside_a_local_one_and_a_close_that_leave
     qtbot.waitUntil(lambda: len(server.workers()) >= 1, timeout=60_000)
     window.close()
     qtbot.waitUntil(lambda: not server.workers(), timeout=5_000)
+
+
+def test_a_ramp_shown_in_the_sweep_tab_is_what_it_exports_not_the_sweep_before_it(tab, tmp_path):
+    import csv
+    import dataclasses as dc
+
+    from crossover_lab.core.sweep import SweepResult, SweepSpec
+    from crossover_lab.core.sweep_files import read_sweep_rows
+
+    tab, _prices = tab
+    earlier, _ = read_sweep_rows(str(H200))
+    tab.results = [SweepResult(SweepSpec(widths=(16,)), rows=list(earlier))]  # a sweep that ran before the ramp
+    ramp = [dc.replace(row, lane="cpu") for row in earlier if row.lane == "jax:cpu"]
+    assert tab.show_rows(ramp)
+    path = tmp_path / "ramp.csv"
+    tab.export_csv(str(path))
+    with open(path, newline="") as fh:
+        assert {row["lane"] for row in csv.DictReader(fh)} == {"cpu"}

@@ -156,6 +156,9 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     assert live.result.schedule == schedule
     # The lanes are locked while running; the model is not (a change goes to the running lanes).
     assert window.model_panel.isEnabled() and not window.lanes_panel.isEnabled()
+    # The Sweep tab's actions wait for the lanes too (Rank knobs did nothing when pressed meanwhile).
+    assert not any(b.isEnabled() for b in (window.sweep.run_button, window.sweep.refine_button,
+                                           window.sweep.ladder_button))
     lanes = list(live.series.values()) if schedule == "side-by-side" else [live.series["cpu"]]
     qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in lanes), timeout=RUN_TIMEOUT_MS)
     started = time.monotonic()
