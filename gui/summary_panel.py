@@ -1,6 +1,7 @@
 """The live summary: per-lane median, samples/s, GFLOP/s and progress, the verdict in words, and why."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Callable, Mapping
 
@@ -17,6 +18,7 @@ from crossover_lab.core.anatomy_run import anatomy_key
 from crossover_lab.core.anatomy_words import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_parts
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.records import RunSummary
+from crossover_lab.core.results import Segment
 from crossover_lab.core.words import (MISSING, explain, fmt_dollars, fmt_duration, fmt_num, fmt_range,
                                       verdict_lines)
 from crossover_lab.gui.lane_style import lane_color
@@ -127,14 +129,20 @@ class SummaryPanel(QWidget):
         self._anatomy = (anatomy_key(config), dict(points))
         self.refresh()
 
-    def anatomy(self) -> dict[str, AnatomyPoint]:
-        """The lanes' anatomies of the live run's model, if the Why tab measured that model."""
+    def anatomy(self, segment: Segment | None = None) -> dict[str, AnatomyPoint]:
+        """The lanes' anatomies of the model `segment` trains (the run's first model when None), if the Why tab
+        measured that model: a ramp or a dragged width trains others."""
         config, points = self._anatomy
         live = self._live
-        return points if live is not None and config is not None and anatomy_key(live.config) == config else {}
+        if live is None or config is None:
+            return {}
+        model = live.config if segment is None else dataclasses.replace(
+            live.config, model=dataclasses.replace(live.config.model, widths=segment.started.widths),
+            train=dataclasses.replace(live.config.train, batch_size=segment.started.batch_size))
+        return points if anatomy_key(model) == config else {}
 
-    def _pipelined_text(self, lane: str) -> str:
-        rung = (point := self.anatomy().get(lane)) and point.rung("fit_pipelined")
+    def _pipelined_text(self, live: LiveRun, lane: str) -> str:
+        rung = (point := self.anatomy(live.current_segment(lane)).get(lane)) and point.rung("fit_pipelined")
         return fmt_num(rung.median_ms) if rung else NOT_MEASURED
 
     def run_ended(self) -> None:
@@ -163,7 +171,7 @@ class SummaryPanel(QWidget):
                 if item.text() != text:
                     item.setText(text)
             self.table.item(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
-            self.table.item(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(name))
+            self.table.item(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(live, name))
             self.table.item(ROWS.index("$ per M samples"), col).setText(self._cost_text(live, name, s.median_ms))
             status = self.table.item(1, col)
             # No colour of its own unless failed: the table's text colour reads in light and dark.
@@ -240,7 +248,8 @@ class SummaryPanel(QWidget):
         elif lines:
             # Which clock the verdict uses, and a disagreement of the other, stay in the verdict; a hint to
             # measure the other goes below it with the crossings.
-            clause, rest, disagrees = clock_parts({s.lane: s.median_ms for s in summaries}, self.anatomy())
+            segment = next(iter(pair.values()), None) if pair else None  # the model the verdict compares on
+            clause, rest, disagrees = clock_parts({s.lane: s.median_ms for s in summaries}, self.anatomy(segment))
             if disagrees:
                 clause, rest = f"{clause}; {rest}", ""
             self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clause[:1].upper()}{clause[1:]}.")

@@ -263,3 +263,22 @@ def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
                + cpu.segment(2, RAMP[1], 4.0, 20) + cpu1.segment(2, RAMP[1], 8.0, 20))
     summary.refresh()
     assert summary.detail.text().startswith("No crossover in this range: cpu faster throughout")
+
+
+def test_the_pipelined_clock_shows_for_the_model_a_lane_trains_now_not_the_ramps_first(qtbot):
+    from test_anatomy import point
+
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 3.0, 20))
+    cpu.t0 = 3000.0
+    live.apply(cpu.segment(2, RAMP[1], 5.0, 20, end=None))  # cpu trains the second model; cpu1 waits its turn
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    summary.set_anatomy(RAMP[1], {"cpu": point("cpu", "CPU (test)", fit_pipelined=4.5),
+                                  "cpu1": point("cpu1", "CPU (test)", fit_pipelined=2.5)})
+    column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
+    row = ROWS.index("Pipelined ms/step")
+    assert summary.table.item(row, column["cpu"]).text() == "4.5"  # measured for the model cpu trains now
+    assert summary.table.item(row, column["cpu1"]).text() == "–, press Why"  # cpu1 still trains the first
