@@ -21,13 +21,13 @@ import time
 
 def clock_costs(lane: str, width: int, steps: int, reps: int) -> dict[str, float]:
     """In this process, set up as the lane's process would be: fit ratios synced/plain and pipelined/plain."""
-    from crossover_lab.core.anatomy_worker import pipelined_clock
-    from crossover_lab.core.backends import DEFAULT_JIT, configure_process, import_keras
+    from crossover_lab.core.lane.anatomy import pipelined_clock
+    from crossover_lab.core.lane.backends import DEFAULT_JIT, configure_process, import_keras
     from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec
-    from crossover_lab.core.data import preprocess, synthetic
-    from crossover_lab.core.feeding import make_input
-    from crossover_lab.core.model import build_model
-    from crossover_lab.core.timing import SegmentClock, make_batch_timer
+    from crossover_lab.core.lane.data import preprocess, synthetic
+    from crossover_lab.core.lane.feeding import make_input
+    from crossover_lab.core.lane.model import build_model
+    from crossover_lab.core.lane.timing import SegmentClock, make_batch_timer
 
     spec = LaneSpec.parse(lane)
     settings = configure_process(spec)
@@ -60,10 +60,10 @@ def clock_costs(lane: str, width: int, steps: int, reps: int) -> dict[str, float
 
 
 def anatomy_time(lanes: str, widths: str) -> tuple[float, list]:
-    from crossover_lab.core.anatomy_run import anatomy_configs, measure_anatomies
+    from crossover_lab.core.study.anatomy import anatomy_configs, measure_anatomies
     from crossover_lab.core.config import RunConfig, TrainSpec, parse_lanes
-    from crossover_lab.core.session import LanePool
-    from crossover_lab.core.sweep import parse_sweep_widths
+    from crossover_lab.core.engine.pool import LanePool
+    from crossover_lab.core.study.sweep import parse_sweep_widths
 
     base = RunConfig(train=TrainSpec(data="synthetic", samples=5000))
     configs = anatomy_configs(base, parse_sweep_widths(widths), None)

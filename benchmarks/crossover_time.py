@@ -5,7 +5,7 @@ start-up counts: a user waits for it too):
 - refined: `sweep --widths 16,256,2048 --refine 0.15`, timed until refinement returns;
 - fixed: log-spaced widths from 16 to 2048, close enough together that neighbouring widths are
   within the tolerance of each other, timed to its end (a fixed sweep knows nothing before).
-Both answers are judged by the same rule (core/refine_answer.py). Prints both times, what a
+Both answers are judged by the same rule (core/analysis/leads.py). Prints both times, what a
 point added by refinement costs against a fixed sweep's point at the same width (median; it
 must be no more), and the ratio fixed / refined last. Targets on the 2-core dev machine: refined < 25 s, ratio ≥ 2.
 Run: .venv/bin/python benchmarks/crossover_time.py [--lanes cpu,cpu1] [--tolerance 0.15]
@@ -21,12 +21,12 @@ import time
 import numpy as np
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes
-from crossover_lab.core.refine import MARGIN
-from crossover_lab.core.refine_answer import RefineTarget, Refinement, answer
-from crossover_lab.core.refine_sweep import run_refined_sweep
-from crossover_lab.core.session import LanePool, RunResult
-from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweeps
-from crossover_lab.core.sweep_words import refine_lines
+from crossover_lab.core.study.refine import MARGIN
+from crossover_lab.core.analysis.leads import RefineTarget, Refinement, answer
+from crossover_lab.core.study.refined_sweep import run_refined_sweep
+from crossover_lab.core.engine.pool import LanePool, RunResult
+from crossover_lab.core.study.sweep import SweepSpec, log_widths, run_sweeps
+from crossover_lab.core.words.sweep import refine_lines
 
 LO, HI = 16, 2048
 

@@ -50,7 +50,7 @@ def main() -> int:
     warmup = RunConfig(config.model, TrainSpec(batch_size=128, epochs=1, data="synthetic", samples=2000))
     app = QApplication([])
     app.setApplicationName("Crossover benchmark")
-    from crossover_lab.gui.main_window import MainWindow
+    from crossover_lab.gui.window.main_window import MainWindow
 
     window = MainWindow(prestart=False, offer_recovery=False, discover_fn=lambda pool, stop: [])
     window.resize(1440, 900)

@@ -59,7 +59,7 @@ if want anatomy; then
     $py main.py anatomy --preset "$preset" --lanes "$anatomy_lanes" --data synthetic "${samples[@]}" --check-loss \
         --json-file "$out/anatomy-$preset.json" | tee "$out/anatomy-$preset.txt"
   done
-  QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} $py -m crossover_lab.gui.why_bars "$out"/anatomy-*.json "$out/anatomy-seeds.png" \
+  QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} $py -m crossover_lab.gui.why.bars "$out"/anatomy-*.json "$out/anatomy-seeds.png" \
       --title "The seeds' models: each lane's step in parts (ms per step)" || log "picture failed"
 fi
 
@@ -68,7 +68,7 @@ if want floor; then
   $py main.py sweep --widths $widths --layers 2 --batch-size 128 --lanes "$cpu,$gpu" --data synthetic --floor \
       --steady-steps 100 --seconds-per-point 1.5 --no-calibrate "${samples[@]}" --csv "$out/sweep-b128-floor.csv" \
       | tee "$out/sweep-b128-floor.txt"
-  QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} $py -m crossover_lab.gui.sweep_plot "$out/sweep-b128-floor.csv" "$out/sweep-b128-floor.png" \
+  QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen} $py -m crossover_lab.gui.sweep.plot "$out/sweep-b128-floor.csv" "$out/sweep-b128-floor.png" \
       --title "ms per step and its floor (dashed), batch 128" || log "picture failed"
 fi
 

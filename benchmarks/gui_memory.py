@@ -53,7 +53,7 @@ def main() -> int:
     specs = list(parse_lanes(args.lanes))
     base = TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=args.samples)
     app = QApplication([])
-    from crossover_lab.gui.main_window import MainWindow
+    from crossover_lab.gui.window.main_window import MainWindow
 
     window = MainWindow(prestart=False, offer_recovery=False, discover_fn=lambda pool, stop: [])
     window.resize(1440, 900)

@@ -21,7 +21,7 @@ from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
-from crossover_lab.core.session import LanePool, RunResult, run_comparison
+from crossover_lab.core.engine.pool import LanePool, RunResult, run_comparison
 
 SPREAD_WARNING = 0.10  # (max - min) / median of a lane's runs above this: warn, as pyperf does
 
@@ -59,7 +59,7 @@ def main() -> int:
                        TrainSpec(batch_size=128, epochs=1, data="synthetic", samples=args.samples))
     app = QApplication([])
     app.setApplicationName("Crossover benchmark")
-    from crossover_lab.gui.main_window import MainWindow
+    from crossover_lab.gui.window.main_window import MainWindow
 
     window = MainWindow(prestart=False, offer_recovery=False, discover_fn=lambda pool, stop: [])
     window.resize(1440, 900)

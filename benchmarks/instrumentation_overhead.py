@@ -20,12 +20,12 @@ def main() -> None:
                         "thread, the steadiest on a small machine; cpu uses every core)")
     args = parser.parse_args()
 
-    from crossover_lab.core.backends import configure_process, import_keras
+    from crossover_lab.core.lane.backends import configure_process, import_keras
     from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec
-    from crossover_lab.core.data import synthetic, preprocess
-    from crossover_lab.core.feeding import make_input
-    from crossover_lab.core.model import build_model
-    from crossover_lab.core.timing import SegmentClock, make_batch_timer
+    from crossover_lab.core.lane.data import synthetic, preprocess
+    from crossover_lab.core.lane.feeding import make_input
+    from crossover_lab.core.lane.model import build_model
+    from crossover_lab.core.lane.timing import SegmentClock, make_batch_timer
 
     spec = LaneSpec.parse(args.lane)
     settings = configure_process(spec)

@@ -3,7 +3,7 @@ call) against the sum of GPU kernel times the backend's profiler records for the
 within 20%. JAX: jax.profiler's trace (the Chrome-trace JSON beside its xplane), summing the events on GPU
 stream threads; PyTorch: torch.profiler's CUDA kernel times (the CUDA graph's replays).
 
-Runs in this process, set up as the lane's process would be (core/backends.py), on one model:
+Runs in this process, set up as the lane's process would be (core/lane/backends.py), on one model:
     python benchmarks/kernel_check.py --lane jax:gpu0 --widths 750,150,50,50 [--batch-size 128]
 Prints the figures and `kernel_check ok|DISAGREE|skipped` last; exit 1 when they disagree. On a CPU lane there is
 no kernel stream to sum: it says so and exits 0 (a dry run of everything but the comparison).
@@ -77,14 +77,14 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=20, help="loop calls profiled")
     args = parser.parse_args()
 
-    from crossover_lab.core.anatomy import window_plan
-    from crossover_lab.core.anatomy_steps import steps_for
-    from crossover_lab.core.anatomy_worker import Anatomy
-    from crossover_lab.core.backends import DEFAULT_JIT, configure_process, import_keras, keras_device
+    from crossover_lab.core.analysis.anatomy import window_plan
+    from crossover_lab.core.lane.steps import steps_for
+    from crossover_lab.core.lane.anatomy import Anatomy
+    from crossover_lab.core.lane.backends import DEFAULT_JIT, configure_process, import_keras, keras_device
     from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec, parse_widths
-    from crossover_lab.core.data import load
-    from crossover_lab.core.feeding import make_input
-    from crossover_lab.core.model import build_model
+    from crossover_lab.core.lane.data import load
+    from crossover_lab.core.lane.feeding import make_input
+    from crossover_lab.core.lane.model import build_model
 
     spec = LaneSpec.parse(args.lane)
     settings = configure_process(spec)

@@ -12,7 +12,7 @@ import time
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import BatchTiming
-from crossover_lab.core.session import LanePool, run_comparison
+from crossover_lab.core.engine.pool import LanePool, run_comparison
 
 CONFIG = RunConfig(ModelSpec((128,)), TrainSpec(batch_size=128, samples=2560, data="synthetic"))
 

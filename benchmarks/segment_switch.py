@@ -26,7 +26,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from crossover_lab.gui.width_slider import ROUND_WIDTHS, nearest_position
+from crossover_lab.gui.widgets.width_slider import ROUND_WIDTHS, nearest_position
 
 STEADY_BEFORE_SWITCH = 30  # steady batches of the first width before the slider moves
 WAIT_S = 120
@@ -112,7 +112,7 @@ def main() -> int:
                                                                samples=60000))
     app = QApplication([])
     app.setApplicationName("Crossover benchmark")
-    from crossover_lab.gui.main_window import MainWindow
+    from crossover_lab.gui.window.main_window import MainWindow
 
     window = MainWindow(prestart=False, offer_recovery=False, discover_fn=lambda pool, stop: [])
     window.resize(1440, 900)

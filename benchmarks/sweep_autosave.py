@@ -17,10 +17,10 @@ from pathlib import Path
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
-from crossover_lab.core.session import LaneResult, RunResult
-from crossover_lab.core.sweep import SweepResult, SweepSpec
-from crossover_lab.core.sweep_files import SweepFiles, export_sweep
-from crossover_lab.core.sweep_rows import SweepRow
+from crossover_lab.core.engine.pool import LaneResult, RunResult
+from crossover_lab.core.study.sweep import SweepResult, SweepSpec
+from crossover_lab.core.files.sweep_files import SweepFiles, export_sweep
+from crossover_lab.core.files.sweep_rows import SweepRow
 
 LANES = ("cpu", "cpu1")
 HOST = {"cpu": "synthetic", "cpu_cores": 2}

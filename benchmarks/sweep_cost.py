@@ -11,11 +11,11 @@ import argparse
 import time
 
 
-from crossover_lab.core.analysis import analyze_points
+from crossover_lab.core.analysis.crossings import analyze_points
 from crossover_lab.core.config import RunConfig, parse_lanes
-from crossover_lab.core.session import LanePool
-from crossover_lab.core.sweep import SweepSpec, log_widths, run_sweeps
-from crossover_lab.core.sweep_rows import group_rows
+from crossover_lab.core.engine.pool import LanePool
+from crossover_lab.core.study.sweep import SweepSpec, log_widths, run_sweeps
+from crossover_lab.core.files.sweep_rows import group_rows
 
 
 def main() -> None:

@@ -16,10 +16,10 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from crossover_lab.core.anatomy import RUNGS, AnatomyPoint, RungTime
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.records import (BatchTiming, EpochEnded, LaneEvent, RunFailed, RunFinished, RunStarted,
-                                        RunSummary, SegmentEnded, SegmentStarted)
+from .analysis.anatomy import RUNGS, AnatomyPoint, RungTime
+from .config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from .records import (BatchTiming, EpochEnded, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary,
+                      SegmentEnded, SegmentStarted)
 
 # ---------------------------------------------------------------- app → lane
 
@@ -69,7 +69,7 @@ class CalibrateJob:
 
 @dataclass(frozen=True)
 class AnatomyJob:
-    """Time the rungs of the anatomy ladder (core/anatomy.py) for `config`, each in about `seconds_per_rung`;
+    """Time the rungs of the anatomy ladder (core/analysis/anatomy.py) for `config`, each in about `seconds_per_rung`;
     with `check_loss`, also train K steps by each rung from the same state and report the loss after."""
 
     config: RunConfig

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from .config import ModelSpec, RunConfig, TrainSpec
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
-# The per-batch CSV's leading columns, in this order (see core/export.py).
+# The per-batch CSV's leading columns, in this order (see core/files/run_files.py).
 CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms",
                "samples", "warmup", "loss")
 # After the leading ones: what a record covers, and the model it trained, so that a run whose model

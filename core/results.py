@@ -9,9 +9,9 @@ import datetime as _dt
 import secrets
 from dataclasses import dataclass, field
 
-from crossover_lab.core.config import RunConfig
-from crossover_lab.core.records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary,
-                                        SegmentEnded, SegmentStarted)
+from .config import RunConfig
+from .records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded,
+                      SegmentStarted)
 
 LANE_STATUSES = ("waiting", "running", "completed", "cancelled", "failed")
 

@@ -11,12 +11,12 @@ import psutil
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from crossover_lab.core.config import ConfigError, RunConfig
-from crossover_lab.core.desktop_entry import APP_ID
-from crossover_lab.core.paths import PROG
-from crossover_lab.core.stopping import STOP_SIGNALS, shield_resource_tracker
-from crossover_lab.core.sweep import parse_sweep_widths, ramp_plan
-from crossover_lab.gui.resources import icon
+from ..core.config import ConfigError, RunConfig
+from ..core.cli.desktop_entry import APP_ID
+from ..core.paths import PROG
+from ..core.cli.stopping import STOP_SIGNALS, shield_resource_tracker
+from ..core.study.sweep import parse_sweep_widths, ramp_plan
+from .resources import icon
 
 SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
 
@@ -89,7 +89,7 @@ def main(argv: list[str]) -> int:
     app.setOrganizationName("Crossover")
     app.setDesktopFileName(APP_ID)  # Wayland and X11 docks match the window to its desktop entry and icon
     app.setWindowIcon(icon("crossover"))
-    from crossover_lab.gui.main_window import MainWindow  # after QApplication: pyqtgraph reads its palette
+    from .window.main_window import MainWindow
 
     # The window's Theme sets the palette and the style sheets (resources/*.qss) of the remembered scheme.
     window = MainWindow(offer_recovery=False if args.screenshot else None)

@@ -12,17 +12,17 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from crossover_lab.core import autosave
-from crossover_lab.core.config import LaneSpec, RunConfig
-from crossover_lab.core.costs import prices_of
-from crossover_lab.core.devices import LaneOption, discover, host_info, unprobed_options
-from crossover_lab.core.files import ExportError
-from crossover_lab.core.live_files import BackgroundWriter, RunFiles
-from crossover_lab.core.records import now_iso
-from crossover_lab.core.remote_channel import RemoteSettings
-from crossover_lab.core.session import LanePool, RunControl, RunResult, new_run_id, run_comparison
-from crossover_lab.gui.jobs import JobOutcome, JobRunner
-from crossover_lab.gui.live import LiveRun
+from ..core.files import autosave
+from ..core.config import LaneSpec, RunConfig
+from ..core.analysis.costs import prices_of
+from ..core.engine.devices import LaneOption, discover, host_info, unprobed_options
+from ..core.files.atomic import ExportError
+from ..core.files.live import BackgroundWriter, RunFiles
+from ..core.records import now_iso
+from ..core.engine.remote.channel import RemoteSettings
+from ..core.engine.pool import LanePool, RunControl, RunResult, new_run_id, run_comparison
+from .jobs import JobOutcome, JobRunner
+from .compare.live_data import LiveRun
 
 DRAW_INTERVAL_MS = 40  # 25 Hz: smooth to the eye, and a batch never costs the GUI thread a repaint
 RUN_STOP_WAIT_MS = 1200  # on close: lanes stop at their next batch end; slower ones are killed with the pool

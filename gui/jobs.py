@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from crossover_lab.core.config import ConfigError
+from ..core.config import ConfigError
 
 Work = Callable[[threading.Event, Callable[[Any], None]], Any]
 

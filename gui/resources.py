@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QIcon
 
-from crossover_lab.core.paths import resource_dir
+from ..core.paths import resource_dir
 
 
 class ResourceMissing(UserWarning):

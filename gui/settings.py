@@ -10,8 +10,8 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from crossover_lab.core.config import ConfigError, RunConfig
-from crossover_lab.core.paths import settings_path
+from ..core.config import ConfigError, RunConfig
+from ..core.paths import settings_path
 
 
 class AppSettings:

@@ -45,7 +45,7 @@ def _is_running(thread) -> bool:
 @pytest.fixture(scope="module")
 def pool():
     """Lanes kept for one test module (each module its own, so counts of processes started stay its own)."""
-    from crossover_lab.core.session import LanePool
+    from crossover_lab.core.engine.pool import LanePool
 
     lanes = LanePool()
     yield lanes

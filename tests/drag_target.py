@@ -19,7 +19,7 @@ from PySide6.QtCore import QPoint, QTimer
 from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionSlider, QSlider
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
-from crossover_lab.gui.width_slider import nearest_position
+from crossover_lab.gui.widgets.width_slider import nearest_position
 
 LANE = "cpu1"
 CONFIG = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=128, epochs=1000, data="synthetic", samples=6000))
@@ -101,7 +101,7 @@ class DragTarget:
 
 def main(out: Path) -> int:
     app = QApplication(sys.argv[:1])
-    from crossover_lab.gui.main_window import MainWindow
+    from crossover_lab.gui.window.main_window import MainWindow
     from gui_fixtures import no_gpu_options
 
     window = MainWindow(discover_fn=no_gpu_options, offer_recovery=False)

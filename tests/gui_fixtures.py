@@ -15,9 +15,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import psutil  # noqa: E402
 import pytest  # noqa: E402
 
-from crossover_lab.core.backends import GPU_HINT  # noqa: E402
-from crossover_lab.core.config import LaneSpec  # noqa: E402
-from crossover_lab.core.devices import LaneOption, cpu_options  # noqa: E402
+from crossover_lab.core.lane.backends import GPU_HINT
+from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.engine.devices import LaneOption, cpu_options
 
 NO_GPU_REASON = f"No GPU is visible to TensorFlow: {GPU_HINT['tensorflow']}"
 
@@ -69,7 +69,7 @@ def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
 @pytest.fixture
 def make_window(qtbot, gui_home):
     """MainWindow factory: canned discovery (no probe processes), no pre-start, no recovery offer by default."""
-    from crossover_lab.gui.main_window import MainWindow
+    from crossover_lab.gui.window.main_window import MainWindow
 
     def make(**kwargs: object) -> MainWindow:
         options = {"discover_fn": no_gpu_options, "prestart": False, "offer_recovery": False, **kwargs}

@@ -103,7 +103,7 @@ class SshServer:
         found = []
         for proc in psutil.process_iter(["cmdline", "environ"]):
             try:
-                if ("crossover_lab.core.remote_worker" in " ".join(proc.info["cmdline"] or [])
+                if ("crossover_lab.core.engine.remote.worker" in " ".join(proc.info["cmdline"] or [])
                         and (proc.info["environ"] or {}).get("CROSSOVER_TEST_SSHD") == self.token):
                     found.append(proc)
             except (psutil.Error, TypeError):

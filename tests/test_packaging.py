@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from crossover_lab.core.desktop_entry import APP_ID
+from crossover_lab.core.cli.desktop_entry import APP_ID
 from crossover_lab.core.paths import RESOURCES, missing_resources, resource_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,7 +87,7 @@ def test_the_wheel_holds_one_package_with_its_resources_and_both_entry_points(wh
     assert tops == {"crossover_lab", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     for name in RESOURCES:
         assert f"crossover_lab/resources/{name}" in names, f"{name} is not in the wheel"
-    for module in ("main.py", "core/cli.py", "core/desktop_entry.py", "gui/app.py", "gui/theme.py"):
+    for module in ("main.py", "core/cli/main.py", "core/cli/desktop_entry.py", "gui/app.py", "gui/theme/scheme.py"):
         assert f"crossover_lab/{module}" in names
     assert not [n for n in names if n.startswith(("crossover_lab/tests/", "crossover_lab/docs/",
                                                    "crossover_lab/benchmarks/"))]
@@ -121,7 +121,7 @@ def test_the_installed_command_line_works_and_installs_its_desktop_entry(install
     out = subprocess.run(INSTALLED_PYTHON + [str(crossover), "--help"], env=env, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.startswith("usage: crossover ") and "main.py" not in out.stdout, out.stdout[:300]
-    out = subprocess.run(INSTALLED_PYTHON + ["-c", "from crossover_lab.core.backends import INSTALL_HINT, GPU_HINT; "
+    out = subprocess.run(INSTALLED_PYTHON + ["-c", "from crossover_lab.core.lane.backends import INSTALL_HINT, GPU_HINT; "
                                              "print(INSTALL_HINT['torch']); print(GPU_HINT['tensorflow'])"],
                          env=env, capture_output=True, text=True, timeout=60)
     # (installed with pip --target, not by pipx: the hint is pip's)

@@ -23,8 +23,8 @@ import main  # noqa: E402,F401  (makes crossover_lab importable from a plain che
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec  # noqa: E402
-from crossover_lab.gui.main_window import MainWindow  # noqa: E402
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.gui.window.main_window import MainWindow
 
 RAMP = "16,64,256,1024,2048"
 FRAME_S = 0.8  # a frame this often; the GIF plays them at FRAME_DELAY (hundredths of a second) each

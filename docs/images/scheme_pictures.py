@@ -22,10 +22,10 @@ import main  # noqa: E402,F401  (makes crossover_lab importable from a plain che
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec  # noqa: E402
-from crossover_lab.core.desktop_entry import APP_ID  # noqa: E402
-from crossover_lab.gui.main_window import MainWindow  # noqa: E402
-from crossover_lab.gui.resources import icon  # noqa: E402
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.cli.desktop_entry import APP_ID
+from crossover_lab.gui.window.main_window import MainWindow
+from crossover_lab.gui.resources import icon
 
 WIDTHS = (64, 512, 2048)
 SWEEP_CSV = ROOT / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"

@@ -21,8 +21,8 @@ import main  # noqa: E402,F401  (makes crossover_lab importable from a plain che
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from crossover_lab.core.presets import PRESETS  # noqa: E402
-from crossover_lab.gui.main_window import MainWindow  # noqa: E402
+from crossover_lab.core.presets import PRESETS
+from crossover_lab.gui.window.main_window import MainWindow
 
 
 def wait(app: QApplication, done, seconds: float) -> None:

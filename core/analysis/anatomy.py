@@ -1,0 +1,230 @@
+"""The anatomy of a training step: the five rungs a lane times, and the parts of a step their differences name.
+
+Pure arithmetic and types. A lane measures the rungs (core/lane/anatomy.py); this module says
+what they mean. Each rung differs from the next in one thing:
+
+    fit                  Keras fit with Crossover's per-step timing (the loss is read every step)
+    fit_pipelined        Keras fit with a timestamp every K steps only: what a user's plain fit gets
+    step_loop            the model's compiled train step in a Python loop, batches on the device, synced each step
+    step_loop_pipelined  the same loop, synced once per window of K steps
+    device_loop          K steps inside one compiled call: the device's floor for this model
+
+so fit − step_loop is Keras' fit machinery and input, step_loop − step_loop_pipelined is waiting
+for each step's result, step_loop_pipelined − device_loop is host dispatch, device_loop is the
+device working, and fit − fit_pipelined is what pipelining gives back.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .crossings import Crossover, SweepPoint, find_crossovers
+from .stats import robust_stats
+
+NAN = math.nan
+RUNGS = ("fit", "fit_pipelined", "step_loop", "step_loop_pipelined", "device_loop")
+# part → (the rung above it, the rung below it); "" below: the part is the rung itself.
+PARTS: dict[str, tuple[str, str]] = {
+    "fit_and_input": ("fit", "step_loop"),
+    "synchronisation": ("step_loop", "step_loop_pipelined"),
+    "host_dispatch": ("step_loop_pipelined", "device_loop"),
+    "device_work": ("device_loop", ""),
+    "pipelining_gain": ("fit", "fit_pipelined"),
+}
+# The synced step as a stacked bar, bottom up: these four telescope to `fit`.
+STACK = ("device_work", "host_dispatch", "synchronisation", "fit_and_input")
+
+
+@dataclass(frozen=True)
+class RungTime:
+    """One rung's time per training step over its steady samples (warm-up left out).
+
+    A sample is a window of `steps_per_sample` steps: its wall time divided by its steps. A
+    pipelined rung cannot see single steps; a synced one could, but is summarised the same way so
+    that the rungs' differences compare like with like.
+    """
+
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+    n: int  # samples
+    steps_per_sample: int = 1
+
+    @classmethod
+    def of(cls, per_step_ms: Sequence[float], steps_per_sample: int = 1) -> RungTime | None:
+        stats = robust_stats(per_step_ms)
+        if stats.n == 0:
+            return None
+        return cls(stats.median, stats.p10, stats.p90, stats.n, steps_per_sample)
+
+    @property
+    def half_spread_ms(self) -> float:
+        return (self.p90_ms - self.p10_ms) / 2 if math.isfinite(self.p90_ms - self.p10_ms) else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"median_ms": self.median_ms, "p10_ms": self.p10_ms, "p90_ms": self.p90_ms, "n": self.n,
+                "steps_per_sample": self.steps_per_sample}
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of the step: `ms` as shown (0 when the difference is within the spread, never negative),
+    `raw_ms` the plain difference of the medians."""
+
+    ms: float
+    raw_ms: float
+    within_spread: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ms": self.ms, "raw_ms": self.raw_ms, "within_spread": self.within_spread}
+
+
+def part_between(upper: RungTime, lower: RungTime | None) -> Part:
+    """upper − lower, or ≈0 when that is within the larger of the two rungs' half p10–p90 spreads.
+
+    A difference below minus the spread (the rung with less to do took longer) is also shown as
+    ≈0: a part of a step cannot take negative time, so that is noise the spread did not cover,
+    and `parts_of` names it.
+    """
+    if lower is None:
+        return Part(upper.median_ms, upper.median_ms, False)
+    diff = upper.median_ms - lower.median_ms
+    if diff <= max(upper.half_spread_ms, lower.half_spread_ms):
+        return Part(0.0, diff, True)
+    return Part(diff, diff, False)
+
+
+def parts_of(rungs: dict[str, RungTime | None]) -> tuple[dict[str, Part | None], dict[str, str]]:
+    """Every part the measured rungs allow, and a sentence for each part that is missing or inverted."""
+    parts: dict[str, Part | None] = {}
+    notes: dict[str, str] = {}
+    for name, (above, below) in PARTS.items():
+        upper, lower = rungs.get(above), rungs.get(below) if below else None
+        missing = [r for r in (above, below) if r and rungs.get(r) is None]
+        if missing:
+            parts[name] = None
+            notes[name] = f"needs {' and '.join(missing)}, which was not measured"
+            continue
+        assert upper is not None
+        part = parts[name] = part_between(upper, lower)
+        if below and part.within_spread and part.raw_ms < -max(upper.half_spread_ms, lower.half_spread_ms):
+            notes[name] = (f"{below} took {-part.raw_ms:.3g} ms longer than {above}, beyond their spread; a part "
+                           "of a step cannot take negative time, so it is shown as ≈0")
+    return parts, notes
+
+
+@dataclass(frozen=True)
+class AnatomyPoint:
+    """The anatomy of one model on one lane: each rung's time per step (None: could not run, `reasons`
+    says why), and what the lane measured it with."""
+
+    lane: str
+    device: str
+    backend: str
+    widths: tuple[int, ...]
+    batch_size: int
+    flops_per_batch: int
+    rungs: dict[str, RungTime | None]
+    reasons: dict[str, str] = field(default_factory=dict)  # rung → why it is null
+    notes: tuple[str, ...] = ()  # what the reader needs to read the figures right
+    window_steps: int = 0  # K: steps per window of the pipelined rungs and per device_loop call
+    losses: dict[str, float] = field(default_factory=dict)  # the same-loss check, per rung, when asked
+    settings: dict[str, Any] = field(default_factory=dict)
+    seconds: float = NAN  # how long the lane took to measure it
+
+    @property
+    def width(self) -> int:
+        return self.widths[0] if self.widths else 0
+
+    def rung(self, name: str) -> RungTime | None:
+        return self.rungs.get(name)
+
+    def parts(self) -> dict[str, Part | None]:
+        return parts_of(self.rungs)[0]
+
+    def part_notes(self) -> dict[str, str]:
+        """Why a part is missing, or why one shown as ≈0 came out negative."""
+        return parts_of(self.rungs)[1]
+
+    @property
+    def timing_cost(self) -> float:
+        """fit / fit_pipelined: what reading the loss every step (Crossover's clock) costs, as a ratio."""
+        fit, piped = self.rung("fit"), self.rung("fit_pipelined")
+        if fit is None or piped is None or not piped.median_ms > 0:
+            return NAN
+        return fit.median_ms / piped.median_ms
+
+    def to_json(self) -> dict[str, Any]:
+        """The shape `main.py anatomy --json` prints for a point."""
+        parts, part_notes = parts_of(self.rungs)
+        reasons = dict(self.reasons)
+        reasons.update({f"part {name}": text for name, text in part_notes.items() if parts[name] is None})
+        cost = self.timing_cost
+        return {"lane": self.lane, "width": self.width, "widths": list(self.widths), "batch_size": self.batch_size,
+                "backend": self.backend, "device": self.device, "flops_per_batch": self.flops_per_batch,
+                "rungs": {name: (r.to_json() if (r := self.rungs.get(name)) else None) for name in RUNGS},
+                "parts": {name: (p.to_json() if p else None) for name, p in parts.items()},
+                "reasons": reasons,
+                "notes": list(self.notes) + [text for name, text in part_notes.items() if parts[name] is not None],
+                "timing_cost": cost if math.isfinite(cost) else None, "window_steps": self.window_steps,
+                "losses": dict(self.losses), "seconds": self.seconds if math.isfinite(self.seconds) else None,
+                "settings": dict(self.settings)}
+
+
+def stacked(point: AnatomyPoint) -> list[tuple[str, float]]:
+    """The synced step (`fit`) as (part, ms) segments in STACK order, then ("rest", ms) for what parts shown as ≈0
+    leave unattributed. Segments never add up past `fit`: where a lower rung came out above it (noise), the
+    part is cut at the total."""
+    fit = point.rung("fit")
+    if fit is None:
+        return []
+    parts, out, total = point.parts(), [], 0.0
+    for name in STACK:
+        part = parts.get(name)
+        if part is None or not part.ms > 0 or total >= fit.median_ms:
+            continue
+        ms = min(part.ms, fit.median_ms - total)
+        out.append((name, ms))
+        total += ms
+    if fit.median_ms - total > 0.005 * fit.median_ms:
+        out.append(("rest", fit.median_ms - total))
+    return out
+
+
+def point_from_json(data: dict[str, Any]) -> AnatomyPoint:
+    """A point as `main.py anatomy --json` printed it (figures JSON had no room for are NaN again)."""
+    def num(x: Any) -> float:
+        return NAN if x is None else float(x)
+
+    rungs = {name: None if (r := (data.get("rungs") or {}).get(name)) is None else
+             RungTime(num(r["median_ms"]), num(r["p10_ms"]), num(r["p90_ms"]), int(r.get("n", 0)),
+                      int(r.get("steps_per_sample", 1))) for name in RUNGS}
+    return AnatomyPoint(
+        lane=data["lane"], device=data.get("device", ""), backend=data.get("backend", ""),
+        widths=tuple(data.get("widths") or (data["width"],)), batch_size=int(data.get("batch_size", 0)),
+        flops_per_batch=int(data.get("flops_per_batch") or 0), rungs=rungs,
+        reasons={k: v for k, v in (data.get("reasons") or {}).items() if k in RUNGS},
+        window_steps=int(data.get("window_steps") or 0), losses=dict(data.get("losses") or {}),
+        settings=dict(data.get("settings") or {}), seconds=num(data.get("seconds")))
+
+
+def window_plan(step_s: float, seconds: float) -> tuple[int, int]:
+    """(K steps per window, windows) to time one turn of a rung in about `seconds` when a step takes `step_s`:
+    at least 2 windows of at least 2 steps, so that a slow model still gets a median and a spread over its
+    turns; about 6 windows a turn otherwise, of at most 64 steps."""
+    step_s = step_s if math.isfinite(step_s) and step_s > 0 else 1e-3
+    k = int(min(max(round(seconds / step_s / 6), 2), 64))
+    windows = int(min(max(seconds / (k * step_s), 2), 20))
+    return k, windows
+
+
+def floor_points(points: Sequence[SweepPoint]) -> list[SweepPoint]:
+    """Each sweep point's floor (its device_loop rung, `floor_ms`) as a point of its own."""
+    return [SweepPoint(p.lane, p.width, p.flops_per_batch, p.floor_ms, device=p.device, batch_size=p.batch_size)
+            for p in points if math.isfinite(p.floor_ms) and p.floor_ms > 0]
+
+
+def floor_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
+    """Where the faster lane would change if every step ran in an on-device loop: the floor crossover."""
+    return find_crossovers(floor_points(points))

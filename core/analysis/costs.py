@@ -1,0 +1,92 @@
+"""Cost per sample: a price per hour per lane turns each timing into dollars per million samples.
+
+With prices, the cheaper lane can change at another width than the faster one (a GPU that is
+twice as fast at four times the price is dearer per sample): the cost crossover is found the
+same way as the time crossover (core/analysis/), on the cost curves.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import asdict
+from typing import Any, Iterable, Mapping, Sequence
+
+from .crossings import Crossover, SweepPoint, by_lane, find_crossovers
+from ..config import ConfigError
+
+Prices = Mapping[str, float]  # lane → dollars per hour
+
+
+def parse_prices(text: str) -> dict[str, float]:
+    """`gpu0=2.50,cpu=0.40` (dollars per hour per lane) → {"gpu0": 2.5, "cpu": 0.4}."""
+    prices: dict[str, float] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        lane, eq, value = item.rpartition("=")
+        try:
+            price = float(value.strip().lstrip("$"))
+        except ValueError:
+            price = math.nan
+        if not (eq and lane.strip() and math.isfinite(price) and price > 0):
+            raise ConfigError(f"price {item!r}: use LANE=DOLLARS_PER_HOUR with a positive number, "
+                              "e.g. --price gpu0=2.50,cpu=0.40")
+        prices[lane.strip()] = price
+    if not prices:
+        raise ConfigError("no prices given: use LANE=DOLLARS_PER_HOUR, e.g. --price gpu0=2.50,cpu=0.40")
+    return prices
+
+
+def price_for(lane: str, prices: Prices) -> float | None:
+    """The lane's price: by its full name, else by the name its own machine gives it
+    (`cpu1` prices `laptop/cpu1` and `ssh://lab/cpu1`; `jax:gpu0` prices `h200/jax:gpu0`)."""
+    if lane in prices:
+        return prices[lane]
+    return prices.get(lane.rpartition("/")[2])
+
+
+def prices_of(lanes: Iterable[str], prices: Prices) -> dict[str, float]:
+    """The prices of those of `lanes` that have one (what a run's or a sweep's sidecar records)."""
+    return {lane: price for lane in lanes if (price := price_for(lane, prices)) is not None}
+
+
+def dollars_per_million(ms_per_batch: float, batch_size: int, price_per_hour: float) -> float:
+    """What a million samples cost at this step time: price/h × hours per sample × 10⁶."""
+    if not (batch_size > 0 and math.isfinite(ms_per_batch) and ms_per_batch > 0):
+        return math.nan
+    return price_per_hour * (ms_per_batch / 3.6e6) / batch_size * 1e6
+
+
+def cost_points(points: Sequence[SweepPoint], prices: Prices) -> list[SweepPoint]:
+    """The priced lanes' points with dollars per million samples in place of milliseconds."""
+    out = []
+    for p in points:
+        price = price_for(p.lane, prices)
+        if price is None or p.batch_size <= 0:
+            continue
+        out.append(dataclasses.replace(
+            p, median_ms=dollars_per_million(p.median_ms, p.batch_size, price),
+            p10_ms=dollars_per_million(p.p10_ms, p.batch_size, price),
+            p90_ms=dollars_per_million(p.p90_ms, p.batch_size, price)))
+    return out
+
+
+def cost_crossovers(points: Sequence[SweepPoint], prices: Prices) -> list[Crossover]:
+    """Widths where the cheaper lane per sample changes (`faster_above` reads "cheaper above")."""
+    return find_crossovers(cost_points(points, prices))
+
+
+def _json(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def cost_analysis(points: Sequence[SweepPoint], prices: Prices) -> dict[str, Any]:
+    """JSON-ready: each priced lane's price and dollars per million samples per width, and the cost crossovers."""
+    priced = by_lane(cost_points(points, prices))
+    return {
+        "prices": {lane: price_for(lane, prices) for lane in sorted(priced)},
+        "dollars_per_million_samples": {lane: {str(w): _json(p.median_ms) for w, p in sorted(priced[lane].items())}
+                                        for lane in sorted(priced)},
+        "crossovers": [{**asdict(c), "lanes": list(c.lanes), "cheaper_above": c.faster_above}
+                       for c in cost_crossovers(points, prices)],
+    }

@@ -1,0 +1,120 @@
+"""Per-lane cost models: ms per step = a fixed cost + FLOPs / throughput, fitted robustly, and where two lines meet."""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+NAN = float("nan")
+_BISQUARE_C = 4.685  # 95% efficiency under Gaussian noise
+# Real step times bend away from the straight line (caches, kernel choice) by 10-30%: that is
+# model error, not an outlier, so only points far outside it lose weight.
+_MIN_REL_SCALE = 0.15
+_MIN_POINTS_TO_REJECT = 7  # with fewer, no point can be told apart from a bend in the curve
+_MAX_START_POINTS = 60  # above this, the robust start looks at a seeded sample of pairs
+
+
+@dataclass(frozen=True)
+class CostFit:
+    """ms = overhead_ms + flops / (gflops·1e9) · 1000; `ok`: slope > 0 and most points within 10%."""
+
+    overhead_ms: float
+    gflops: float  # inf when the times show no dependence on FLOPs
+    n: int
+    residuals: tuple[float, ...]  # (measured - predicted) / predicted, aligned with the input
+    ok: bool
+
+    @property
+    def ms_per_flop(self) -> float:
+        return 1e-6 / self.gflops
+
+    def predict_ms(self, flops: float) -> float:
+        return self.overhead_ms + flops * self.ms_per_flop
+
+
+def _constrained_wls(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Minimise Σ w·(1 - x·c)² over c = (overhead, slope) with overhead ≥ 0, slope ≥ 0."""
+    sw = np.sqrt(w)
+    a, y = x * sw[:, None], sw
+    c = np.linalg.lstsq(a, y, rcond=None)[0]
+    if c[0] >= 0 and c[1] > 0:
+        return c
+    # The objective is a convex quadratic, so the constrained optimum lies on an axis.
+    candidates = []
+    for k in (0, 1):
+        cand = np.zeros(2)
+        cand[k] = max(float(a[:, k] @ y) / float(a[:, k] @ a[:, k]), 0.0)  # columns are 1/ms > 0
+        candidates.append(cand)
+    return min(candidates, key=lambda cand: float(np.sum((y - a @ cand) ** 2)))
+
+
+def _robust_start(x: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Least-median-of-squares over lines through pairs: a start no single outlier can drag."""
+    n = len(f)
+    pairs: Any = itertools.combinations(range(n), 2)
+    if n > _MAX_START_POINTS:
+        rng = np.random.default_rng(0)
+        pairs = (tuple(rng.choice(n, 2, replace=False)) for _ in range(2000))
+    best, best_score = _constrained_wls(x, np.ones(n)), math.inf
+    for i, j in pairs:
+        if f[i] == f[j]:
+            continue
+        c = np.linalg.solve(x[[i, j]], np.ones(2))
+        if not c[1] > 0:
+            continue
+        c[0] = max(c[0], 0.0)
+        score = float(np.median(np.abs(1.0 - x @ c)))
+        if score < best_score:
+            best, best_score = c, score
+    return best
+
+
+def fit_cost_model(flops: Sequence[float], ms: Sequence[float]) -> CostFit | None:
+    """Robust fit of fixed per-step cost plus FLOP throughput; None with under 2 distinct FLOP counts.
+
+    Timings span orders of magnitude, so residuals are relative ((ms - pred)/ms): an
+    ordinary fit would let the largest model decide everything. Bisquare IRLS from a
+    least-median start lets one wild point fall out instead of bending the line.
+    """
+    f_all, t_all = np.asarray(flops, dtype=float), np.asarray(ms, dtype=float)
+    keep = np.isfinite(f_all) & np.isfinite(t_all) & (f_all >= 0) & (t_all > 0)
+    f, t = f_all[keep], t_all[keep]
+    if np.unique(f).size < 2:
+        return None
+    scale = float(f.max())  # conditions the slope column: FLOPs reach 1e12 while ms are ~1
+    x = np.column_stack([1.0 / t, f / scale / t])  # relative residual = 1 - x @ c
+    if len(f) < _MIN_POINTS_TO_REJECT:
+        c = _constrained_wls(x, np.ones(len(f)))
+    else:
+        c = _robust_start(x, f)
+    for _ in range(100 if len(f) >= _MIN_POINTS_TO_REJECT else 0):
+        r = 1.0 - x @ c
+        s = max(1.4826 * float(np.median(np.abs(r))), _MIN_REL_SCALE)
+        u = r / (_BISQUARE_C * s)
+        w = np.where(np.abs(u) < 1.0, (1.0 - u ** 2) ** 2, 0.0)
+        if np.unique(f[w > 0]).size < 2:
+            break
+        new = _constrained_wls(x, w)
+        done = np.allclose(new, c, rtol=1e-12, atol=1e-15)
+        c = new
+        if done:
+            break
+    overhead, slope = float(c[0]), float(c[1]) / scale
+    gflops = 1e-6 / slope if slope > 0 else math.inf
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pred = overhead + f_all * slope
+        resid = np.where(keep & (pred > 0), (t_all - pred) / pred, NAN)
+    ok = slope > 0 and float(np.median(np.abs(resid[keep]))) <= 0.1
+    return CostFit(overhead, gflops, int(keep.sum()), tuple(float(v) for v in resid), bool(ok))
+
+
+def predicted_crossover(a: CostFit, b: CostFit) -> float | None:
+    """FLOPs per step where the two fitted lines meet; None unless that is at positive FLOPs."""
+    dslope = a.ms_per_flop - b.ms_per_flop
+    if dslope == 0 or not math.isfinite(dslope):
+        return None
+    f = (b.overhead_ms - a.overhead_ms) / dslope
+    return f if f > 0 and math.isfinite(f) else None

@@ -1,0 +1,86 @@
+"""`main.py analyze`: cost fits and crossovers of sweep CSVs, from one machine or several, as a table or as JSON."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..analysis.crossings import analyze_groups
+from .common import EXIT_BAD_INPUT, EXIT_OK
+from .machines import add_price_arg, print_costs, prices_from
+from ..analysis.costs import cost_analysis
+from .report import print_groups_analysis
+from ..files.sweep_files import SweepReading, iter_sweep_rows
+from ..files.sweep_rows import group_rows
+from ..files.sweep_sets import file_prices, load_sets, parse_labels, sidecar_of
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("analyze", help="fit the cost model and find crossovers in sweep CSVs (one or several machines)")
+    p.add_argument("files", nargs="+", metavar="file", help="sweep CSVs; with several, lanes are named LABEL/LANE")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
+                   help="name a file's machine (default: the machine in its sidecar, else the file name)")
+    add_price_arg(p)
+    p.set_defaults(func=cmd_analyze)
+
+
+def with_costs(result: dict[str, Any], groups: dict[str, list], prices: dict[str, float]) -> dict[str, Any]:
+    """The analysis JSON with each group's cost analysis beside its time analysis."""
+    if not prices:
+        return result
+    costs = {label: cost_analysis(points, prices) for label, points in groups.items()}
+    result = {**result, "cost": next(iter(costs.values()))}
+    if "groups" in result:
+        result["groups"] = {label: {**g, "cost": costs[label]} for label, g in result["groups"].items()}
+    return result
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    if len(args.files) == 1 and not args.label:
+        return analyze_one(args)
+    sets = load_sets(args.files, parse_labels(args.label))
+    for s in sets:
+        if s.reading.dropped:
+            print(s.reading.drop_note(), file=sys.stderr)
+    empty = [s.path for s in sets if not s.rows]
+    if empty:
+        print(f"error: {', '.join(empty)} hold(s) no points that can be used", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    prices = {k: v for s in sets for k, v in s.prices.items()}
+    prices.update(prices_from(args))
+    groups = group_rows(row for s in sets for row in s.rows)
+    if args.json:
+        result = with_costs(analyze_groups(groups), groups, prices)
+        result["files"] = {s.label: {"path": s.path, "machine": s.machine or None, "devices": s.devices,
+                                     "points": len(s.rows)} for s in sets}
+        print(json.dumps(result, indent=2))
+        return EXIT_OK
+    for s in sets:
+        print(f"{s.label}: {s.path}, {len(s.rows)} points ({'; '.join(s.devices) or 'no device named'})")
+    print()
+    print_groups_analysis(groups)
+    if prices:
+        print_costs(groups, prices)
+    return EXIT_OK
+
+
+def analyze_one(args: argparse.Namespace) -> int:
+    """One file: lanes keep their own names (the output of earlier versions, plus costs when priced)."""
+    path = args.files[0]
+    reading = SweepReading(path)
+    groups = group_rows(iter_sweep_rows(path, reading))
+    if reading.dropped:
+        print(reading.drop_note(), file=sys.stderr)
+    if not groups:
+        print(f"error: {path} holds no points" + (" that can be used" if reading.lines else ""), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    prices = {**file_prices(sidecar_of(path)), **prices_from(args)}
+    if args.json:
+        print(json.dumps(with_costs(analyze_groups(groups), groups, prices), indent=2))
+    else:
+        print_groups_analysis(groups)
+        if prices:
+            print_costs(groups, prices)
+    return EXIT_OK

@@ -1,0 +1,131 @@
+"""What every command of the CLI shares: exit codes, the model and training options, lane checks, a cancellable run."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..config import (FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+                      parse_widths)
+from ..engine.devices import lane_problems
+from ..files.atomic import ExportError
+from ..engine.lanes import WATCHDOG_S
+from ..files.live import RunFiles, check_output_path
+from ..files.npz_check import DataError, inspect_npz
+from ..paths import log_dir_problem
+from ..presets import PRESETS
+from ..engine.pool import LanePool
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) -> RunConfig:
+    """The RunConfig the options describe, on top of `base` (a preset's, or the defaults)."""
+    if base is None:
+        base = PRESETS[args.preset].config if getattr(args, "preset", None) else RunConfig()
+    model = base.model
+    if args.widths is not None:
+        model = dataclasses.replace(model, widths=parse_widths(args.widths))
+    if args.dropout is not None:
+        model = dataclasses.replace(model, dropout=args.dropout)
+    changes: dict[str, Any] = {}
+    for key in ("batch_size", "epochs", "optimizer", "learning_rate", "seed", "steps_per_execution",
+                "samples", "data", "preprocessing", "feeding", "warmup_steps"):
+        value = getattr(args, key, None)
+        if value is not None:
+            changes[key] = value
+    if args.jit is not None:
+        changes["jit"] = args.jit == "on"
+    if getattr(args, "mixed_precision", False):
+        changes["mixed_precision"] = True
+    data = changes.get("data", "")
+    if data.endswith(".npz"):
+        try:
+            inspect_npz(data)
+        except DataError as exc:
+            raise ConfigError(str(exc)) from None
+    return RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
+
+
+def lanes_can_run(lanes: Sequence[LaneSpec], pool: LanePool) -> bool:
+    """Print why any lane cannot run here (no GPU, backend missing); True when all can."""
+    problems = lane_problems(list(lanes), pool)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    note = log_dir_problem()
+    if note and not problems:
+        print(f"note: {note}", file=sys.stderr)
+    return not problems
+
+
+def open_run_files(path: str | None, host: dict[str, Any], extra: dict[str, Any] | None = None) -> RunFiles | None:
+    """The --csv files, checked and claimed before any lane starts (ConfigError: exit 2); None without --csv."""
+    if path is None:
+        return None
+    check_output_path(path)
+    try:
+        return RunFiles(path, host, extra=extra)
+    except ExportError as exc:  # another Crossover is writing it
+        raise ConfigError(str(exc)) from None
+
+
+def report_safely(report: Callable[[], None]) -> None:
+    """Print the results; a terminal that is gone (SIGHUP, a closed pipe) loses the words, never the files."""
+    try:
+        report()
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def say(text: str) -> None:
+    report_safely(lambda: print(text, file=sys.stderr))
+
+
+def write_or_rescue(write: Callable[[], list[Path]], rescue: Callable[[], list[Path]],
+                    what: str) -> tuple[int, str]:
+    """Write the results where asked; if that fails at the end (a full disk), write them to the autosave
+    folder instead. Returns EXIT_OK or EXIT_FAILED, and the sentence saying where they are."""
+    try:
+        paths = write()
+    except (ExportError, OSError) as exc:
+        try:
+            saved = rescue()
+        except (ExportError, OSError) as again:
+            return EXIT_FAILED, f"error: {exc}; the autosave folder could not take them either ({again}): " \
+                                f"{what} not saved"
+        return EXIT_FAILED, f"error: {exc}; {what} saved to {', '.join(map(str, saved))} instead"
+    return EXIT_OK, "wrote " + ", ".join(map(str, paths))
+
+
+def add_stop_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--watchdog-s", type=float, default=WATCHDOG_S, metavar="SECONDS",
+                   help=f"kill a lane that sends nothing (no batch, no heartbeat) for this long (default "
+                        f"{WATCHDOG_S:g}; grows to 20 times the slowest step; env CROSSOVER_WATCHDOG_S)")
+
+
+def add_config_args(p: argparse.ArgumentParser, *, widths_help: str) -> None:
+    """The model, training and lane options that run, sweep (and the commands built on them) share."""
+    p.add_argument("--widths", help=widths_help)
+    p.add_argument("--lanes", default="cpu,cpu1", help="comma-separated lanes: cpu (all cores), cpu1 (one thread), "
+                   "gpu/gpu0, gpu1…, optionally with a backend: jax:gpu, torch:cpu (default: cpu,cpu1)")
+    p.add_argument("--batch-size", type=int)
+    p.add_argument("--epochs", type=int)
+    p.add_argument("--optimizer", choices=OPTIMIZERS)
+    p.add_argument("--learning-rate", type=float)
+    p.add_argument("--dropout", type=float)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--samples", type=int, help="use at most N training samples (quick runs)")
+    p.add_argument("--data", help="auto (MNIST if cached or downloadable, else synthetic), mnist, synthetic, "
+                   "or a .npz path")
+    p.add_argument("--preprocessing", choices=PREPROCESSING, help="scale: x/255; l2: unit L2 norm per row")
+    p.add_argument("--jit", choices=("on", "off"), help="XLA / jit compilation (default: the backend's default, "
+                   "recorded: off for tensorflow and torch, on for jax)")
+    p.add_argument("--steps-per-execution", type=int)
+    p.add_argument("--feeding", choices=FEEDINGS, help="host: batches copied from host memory each step; "
+                   "device: whole set resident on the device (jax, torch)")
+    p.add_argument("--mixed-precision", action="store_true", help="float16 compute on GPU lanes")
+    p.add_argument("--warmup-steps", type=int, help="steps flagged as warm-up at the start of each run (default 5)")
+    p.add_argument("--csv", help="write per-batch timings here, and the settings to a .json beside it")

@@ -1,0 +1,85 @@
+"""The headless command line: devices, run, sweep, analyze, anatomy. Exit 0 done, 1 a run failed, 2 bad input, 130 stopped.
+
+Each command lives in its own module (core/cli_*.py) with an `add_parser`; this one assembles them.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from . import analyze as cli_analyze, anatomy as cli_anatomy, run as cli_run, sweep as cli_sweep
+from .common import EXIT_BAD_INPUT, EXIT_OK
+from .machines import add_remote_arg, remote_settings
+from ..config import ConfigError
+from ..engine.devices import LaneOption, discover, host_info
+from ..paths import PROG
+from ..engine.remote.devices import list_remote_lanes
+from .report import table
+from ..engine.pool import LanePool
+
+COMMANDS = (cli_run, cli_sweep, cli_analyze, cli_anatomy)
+
+
+def cmd_devices(args: argparse.Namespace) -> int:
+    if args.host:
+        remote = list_remote_lanes(args.host, remote_settings(args))
+        print(f"{remote.url}: {remote.machine.get('machine') or '?'}, Crossover {remote.machine.get('app_version')} "
+              f"for {remote.python}")
+        print_machine(remote.machine)
+        print_lanes(list(remote.options), "there")
+        return EXIT_OK
+    print_machine(host_info())
+    pool = LanePool()
+    try:
+        options = discover(pool)
+    finally:
+        pool.close()
+    print_lanes(options, "here")
+    return EXIT_OK
+
+
+def print_machine(host: dict) -> None:
+    print(f"CPU: {host.get('cpu')} ({host.get('cpu_cores')} cores usable)")
+    for gpu in host.get("gpus") or []:
+        print(f"NVIDIA driver sees: {gpu['name']} (driver {gpu['driver']}, {gpu['memory']})")
+    if not host.get("gpus"):
+        print("NVIDIA driver: none found (no nvidia-smi)")
+
+
+def print_lanes(options: list[LaneOption], where: str) -> None:
+    print(table(["lane", "device", "available"],
+                [[o.name, o.device, "yes" if o.available else f"no: {o.reason}"] for o in options]))
+    if not any(o.available and o.spec.kind == "gpu" for o in options):
+        print(f"No GPU lane is available {where}: compare cpu with cpu1 (all cores against one thread).")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=(
+        "Crossover: where the GPU starts to win. With no command, opens the window."), epilog=(
+        f"The window: {PROG} [--screenshot PATH [--size WxH] [--run | --ramp WIDTHS] [--after SECONDS] "
+        "[--tab compare|sweep|why]]. "
+        "Each command has its own --help. Installed (crossover): --install-desktop adds the window to the "
+        "desktop's launcher, --uninstall-desktop removes it."))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser("devices", help="list the lanes this machine (or another, over SSH) offers")
+    p.add_argument("--host", metavar="ssh://[USER@]HOST[:PORT]", help="list another machine's lanes, as "
+                   "ssh://HOST/LANE names them in --lanes")
+    add_remote_arg(p)
+    p.set_defaults(func=cmd_devices)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT

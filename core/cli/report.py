@@ -1,0 +1,156 @@
+"""What the command line prints: tables, progress lines, run summaries and sweep analyses."""
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any, Sequence
+
+from ..words import sweep as sweep_words
+from ..analysis.crossings import analyze_points
+from ..words.anatomy import floor_crossover_lines
+from ..engine.contention import contended
+from ..records import BatchTiming, RunFailed, RunFinished, RunStarted
+from ..engine.pool import RunResult
+from ..study.sweep import SweepResult
+from ..files.sweep_files import run_rows
+from ..files.sweep_rows import SweepRow, group_rows
+from ..words.run import explain, verdict_lines
+from ..words.numbers import fmt_flops, fmt_num, fmt_range
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [list(map(str, header))] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+class Progress:
+    """One status line per lane on a terminal; silent when output is not a TTY."""
+
+    def __init__(self, stream: Any = sys.stderr) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.state: dict[str, str] = {}
+        self.total_steps: dict[str, int] = {}
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, RunStarted):
+            self.total_steps[event.lane] = int(event.settings.get("total_steps") or 0)
+            self.state[event.lane] = f"{event.lane}: started on {event.device}"
+        elif isinstance(event, BatchTiming):
+            total = self.total_steps.get(event.lane) or 0
+            pct = f" {100 * event.step / total:3.0f}%" if total else ""
+            self.state[event.lane] = f"{event.lane}:{pct} epoch {event.epoch} step {event.step} {event.ms:7.2f} ms"
+        elif isinstance(event, (RunFinished, RunFailed)):
+            status = event.summary.status if isinstance(event, RunFinished) else "failed"
+            self.state[event.lane] = f"{event.lane}: {status}"
+        else:
+            return
+        if self.enabled:
+            self.stream.write("\r\033[K" + " | ".join(self.state.values())[:200])
+            self.stream.flush()
+
+    def done(self) -> None:
+        if self.enabled and self.state:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
+    rows = []
+    for name, lane in result.lanes.items():
+        s = lane.summary
+        device = lane.started.device if lane.started else ""
+        if s is None:
+            rows.append([name, device, lane.status, "–", "–", "–", "–", "–", "–"])
+            continue
+        rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms),
+                     fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else "–",
+                     fmt_num(s.samples_per_s), fmt_num(s.gflops), fmt_num(s.warmup_s)])
+    print(table(["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s", "GFLOP/s",
+                 "warm-up s"], rows), file=out)
+    for name, lane in result.lanes.items():
+        if lane.failure:
+            print(f"{name} {lane.status}: {lane.failure}", file=out)
+    summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != "failed"]
+    for line in verdict_lines(summaries, {lane for lane, _ in contended(result)}):
+        print(line + ".", file=out)
+    if len(summaries) == 2:
+        print(explain(summaries[0], summaries[1]), file=out)
+
+
+def print_ramp(result: RunResult, out: Any = sys.stdout) -> None:
+    """A ramp (or a run whose model changed): each lane's segments as points, and where the lanes cross."""
+    rows = run_rows(result)
+    print_points(rows, {}, out)
+    for name, lane in result.lanes.items():
+        if lane.failure:
+            print(f"{name} {lane.status}: {lane.failure}", file=out)
+    print_groups_analysis(group_rows(rows), out)
+
+
+def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout, crossings: bool = True) -> None:
+    for label, points in groups.items():
+        if len(groups) > 1:
+            print(f"\n{label}:", file=out)
+        print_sweep_analysis(points, out, crossings)
+    for line in floor_crossover_lines(groups):  # sweep --floor: where an on-device loop would move it
+        print(line[:1].upper() + line[1:] + ".", file=out)
+
+
+def print_sweep_analysis(points: list, out: Any = sys.stdout, crossings: bool = True) -> None:
+    """Each lane's fitted cost model, and (unless `crossings` is False) where each pair of lanes crosses."""
+    result = analyze_points(points)
+
+    def worst(residuals: dict) -> str:
+        values = [abs(r) for r in residuals.values() if r is not None]
+        return f"{100 * max(values):.0f}%" if values else "–"
+
+    print(table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual"],
+                [[lane, fmt_num(v["overhead_ms"]), fmt_num(v["gflops"]), v["n_points"], worst(v["residuals"])]
+                 for lane, v in result["lanes"].items()]), file=out)
+    lanes = sorted(result["lanes"]) if crossings else []
+    for i, a in enumerate(lanes):
+        for b in lanes[i + 1:]:
+            print(sweep_words.describe_pair(points, a, b) + ".", file=out)
+    for p in result["predicted_crossovers"]:
+        print(f"cost models of {p['lanes'][0]} and {p['lanes'][1]} cross at "
+              f"{fmt_flops(p['flops_per_batch'])} per batch.", file=out)
+
+
+def print_points(rows: Sequence[SweepRow], calibration: dict, out: Any = sys.stdout) -> None:
+    for lane, cal in calibration.items():
+        if cal.error:
+            print(f"{lane}: calibration failed: {cal.error}", file=out)
+        else:
+            print(f"{lane}: a {cal.size}x{cal.size} float32 matrix product runs at {fmt_num(cal.gflops)} GFLOP/s",
+                  file=out)
+    print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status"],
+                [[r.lane, r.width, r.batch_size, fmt_num(r.flops_per_batch / 1e6), fmt_num(r.median_ms),
+                  fmt_range(r.p10_ms, r.p90_ms, 3), fmt_num(r.gflops),
+                  f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
+                 for r in rows]), file=out)
+    for r in rows:
+        if r.status == "failed":
+            print(f"{r.lane} width {r.width} failed: {r.reason}", file=out)
+
+
+def print_comparison(base: SweepResult, changed: SweepResult, out: Any = sys.stdout) -> None:
+    """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
+    (label_a, points_a) = next(iter(group_rows(base.rows).items()), ("all", []))
+    (label_b, points_b) = next(iter(group_rows(changed.rows).items()), ("all", []))
+    a, b = analyze_points(points_a), analyze_points(points_b)
+    name = changed.spec.variant if label_b == "all" else f"{changed.spec.variant} ({label_b})"
+    rows = []
+    for lane in sorted(set(a["lanes"]) | set(b["lanes"])):
+        la, lb = a["lanes"].get(lane, {}), b["lanes"].get(lane, {})
+        rows.append([lane, f"{fmt_num(la.get('overhead_ms'))} → {fmt_num(lb.get('overhead_ms'))}",
+                     f"{fmt_num(la.get('gflops'))} → {fmt_num(lb.get('gflops'))}"])
+    print(f"\ncompare: base → {name}", file=out)
+    print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
+    for label, res in (("base" if label_a == "all" else f"base ({label_a})", a), (name, b)):
+        crossings = ", ".join(f"{c['faster_above']} faster above width {fmt_num(c['width'])}"
+                              for c in res["crossovers"])
+        print(f"{label}: {crossings or 'no crossover in this range'}", file=out)

@@ -1,0 +1,130 @@
+"""`main.py run`: train one model on several lanes and compare them.
+
+With --csv the files exist from the moment the lanes start and grow as records arrive, so even a
+`kill -9` leaves a readable CSV and sidecar of the same run; at the end both are written whole.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..files import autosave
+from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
+                     lanes_can_run, open_run_files, report_safely, say, write_or_rescue)
+from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
+from ..config import ConfigError, parse_lanes
+from ..engine.devices import host_info
+from ..presets import PRESETS
+from ..records import now_iso
+from .report import Progress, print_ramp, print_summary
+from ..engine.pool import (SCHEDULES, LanePool, RunResult, default_schedule, new_run_id, run_comparison,
+                           schedule_named)
+from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan
+from .stopping import StopSignals
+from ..engine.tracking import RunTracker
+from ..words.run import contention_lines
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="train one model on several lanes and compare")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="start from a seed's model and settings")
+    p.add_argument("--schedule", choices=SCHEDULES + ("concurrent",), metavar="SCHEDULE",
+                   help="interleaved: lanes take turns (uncontended figures); side-by-side: all at once (a demo; "
+                        "lanes that share CPU cores slow each other down); sequential: one lane after another. "
+                        "Default: interleaved when lanes share this machine's CPU cores, else side-by-side")
+    p.add_argument("--ramp", metavar="WIDTHS", help="one run that steps every lane through these widths, e.g. "
+                   "16,64,256,1024 (each measured as a sweep point: warm-up, then --steady-steps or "
+                   "--seconds-per-point), and names the width where the faster lane changes")
+    p.add_argument("--layers", type=int, help="with --ramp: hidden layers, each of the ramp's width "
+                   "(default: as many as --widths has)")
+    p.add_argument("--steady-steps", type=int, default=DEFAULT_STEADY_STEPS,
+                   help=f"with --ramp: steady batches per width at most (default {DEFAULT_STEADY_STEPS})")
+    p.add_argument("--seconds-per-point", type=float, default=DEFAULT_POINT_SECONDS,
+                   help=f"with --ramp: steady time per width at most (default {DEFAULT_POINT_SECONDS:g})")
+    add_config_args(p, widths_help="hidden layer widths, e.g. 750,150,50,50 (default 128)")
+    add_remote_arg(p)
+    add_price_arg(p)
+    add_stop_args(p)
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    lanes = list(parse_lanes(args.lanes))
+    plan = ramp_plan(config, parse_sweep_widths(args.ramp), args.layers, args.steady_steps,
+                     args.seconds_per_point) if args.ramp is not None else ()
+    if args.ramp is None and args.layers is not None:
+        raise ConfigError("--layers sets a ramp's depth: add --ramp, or give --widths one width per layer")
+    schedule = schedule_named(args.schedule) if args.schedule else default_schedule(lanes)
+    prices = prices_from(args)
+    host = host_info()
+    files = open_run_files(args.csv, host, {"prices": prices} if prices else None)
+    pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+    with StopSignals() as stop:
+        try:
+            if not lanes_can_run(lanes, pool):
+                return EXIT_BAD_INPUT
+            tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso())
+            if files is not None:
+                files.begin([tracker.result])
+            progress = Progress()
+
+            def on_event(event: Any) -> None:
+                progress(event)
+                tracker.apply([event])
+                if files is not None:
+                    files.take([event], [tracker.result])
+
+            if plan:
+                depth = len(plan[0].model.widths)
+                say(f"ramp: {depth} hidden layer{'s' if depth != 1 else ''} through widths "
+                    f"{', '.join(str(c.model.widths[0]) for c in plan)}, batch {config.train.batch_size}; "
+                    f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
+            else:
+                say(f"model {config.model.label()}, {config.model.params:,} parameters, "
+                    f"{config.flops_per_batch / 1e6:,.1f} MFLOP per batch of {config.train.batch_size}; "
+                    f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
+            failure = ""
+            try:
+                result = stop.run(lambda cancel: run_comparison(
+                    pool, lanes, config, schedule=schedule, run_id=tracker.run_id, on_event=on_event,
+                    cancel=cancel, plan=plan), on_hurry=lambda: pool.close(0.2))
+            except Exception as exc:  # what was measured is written first; the traceback follows
+                result, failure = None, f"internal error: {type(exc).__name__}: {exc}"
+                raise
+            finally:
+                final = tracker.finish(result, failure)
+                report_safely(progress.done)
+                pool.close(0.2 if stop.hurry.is_set() else 2.0)
+                code, written = EXIT_OK, ""
+                if files is not None:
+                    code, written = write_or_rescue(lambda: list(files.finish([final])),
+                                           lambda: [autosave.save_run(final, host)], "the run's records")
+        finally:
+            if files is not None:
+                files.close()
+            pool.close()
+        report_safely(lambda: _report(schedule, lanes, final, prices))
+        if written:
+            report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
+        if stop.exit_code is not None:
+            return stop.exit_code
+        if code != EXIT_OK or any(lane.status == "failed" for lane in final.lanes.values()):
+            return EXIT_FAILED
+        return EXIT_OK
+
+
+def _report(schedule: str, lanes: list, result: RunResult, prices: dict[str, float]) -> None:
+    if any(len(lane.segments) > 1 for lane in result.lanes.values()):
+        print_ramp(result)
+    else:
+        print_summary(result)
+    print_run_costs(result, prices)
+    for line in contention_lines(result):
+        print(line)
+    data = next((lane.started.settings.get("data_description") for lane in result.lanes.values() if lane.started),
+                None)
+    if data:
+        print(f"data: {data}")
+    sys.stdout.flush()

@@ -1,0 +1,196 @@
+"""`main.py sweep`: time growing widths on each lane, find the crossover, and fit each lane's cost model."""
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
+                     lanes_can_run, report_safely, say, write_or_rescue)
+from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
+from ..config import ConfigError, RunConfig, parse_int_list, parse_lanes
+from ..engine.devices import host_info
+from ..files.atomic import ExportError
+from ..study.ladder import KnobSetting, check_ladder, ladder_lines, ladder_settings, rank_ladder, run_ladder
+from ..files.live import check_output_path
+from ..paths import autosave_dir
+from ..presets import SWEEP_PRESETS
+from ..analysis.leads import DEFAULT_BUDGET_S, RefineTarget
+from ..study.refined_sweep import check_refinable, run_refined_sweep
+from .report import print_comparison, print_groups_analysis, print_points
+from ..engine.pool import LanePool
+from .stopping import StopSignals
+from ..study.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
+                           SweepSpec, log_widths, parse_sweep_widths, results_so_far, run_sweeps, with_knob)
+from ..files.sweep_files import SweepFiles, export_sweep, sweep_paths
+from ..files.sweep_rows import group_rows
+from ..words.numbers import fmt_num
+from ..words.sweep import refine_lines
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sweep", help="time growing widths on each lane and find the crossover")
+    p.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a seed's experiment over widths")
+    add_config_args(p, widths_help="widths to sweep, e.g. 16,64,256,1024 "
+                    "(default: log-spaced --min-width..--max-width)")
+    p.add_argument("--layers", type=int, help="hidden layers, each of the swept width (default 2)")
+    p.add_argument("--min-width", type=int, default=16)
+    p.add_argument("--max-width", type=int, default=4096)
+    p.add_argument("--points", type=int, default=6)
+    p.add_argument("--batch-sizes", help="also sweep these batch sizes, e.g. 32,128,512")
+    p.add_argument("--steady-steps", type=int, default=DEFAULT_STEADY_STEPS,
+                   help=f"steady batches per point at most (default {DEFAULT_STEADY_STEPS})")
+    p.add_argument("--seconds-per-point", type=float, default=DEFAULT_POINT_SECONDS,
+                   help=f"steady time per point at most (default {DEFAULT_POINT_SECONDS:g})")
+    p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and show "
+                   f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
+                   "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
+    p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
+    p.add_argument("--floor", action="store_true", help="also time each point's on-device loop (the anatomy's "
+                   "device_loop rung): column floor_ms, and where the faster lane would change with one")
+    p.add_argument("--ladder", action="store_true", help="what would make the GPU win sooner: the sweep once per "
+                   "knob that moves the fixed cost (steps per execution 1/8/64, data on the device, jit on/off, "
+                   "mixed precision, each installed backend), ranked by the slower lane's step time")
+    p.add_argument("--refine", type=float, metavar="TOL", help="after the widths, measure where the faster lane "
+                   "changes until it is known within ±TOL (0.15: ±15%%), the budget is spent, or the lanes are "
+                   "equal within noise; added points are marked stage=refine in the CSV")
+    p.add_argument("--budget-s", type=float, help="time a refinement may take, counted from the first point "
+                   f"(default {DEFAULT_BUDGET_S:g})")
+    add_remote_arg(p)
+    add_price_arg(p)
+    add_stop_args(p)
+    p.set_defaults(func=cmd_sweep)
+
+
+def refine_target(args: argparse.Namespace) -> RefineTarget | None:
+    """What --refine and --budget-s ask for; None without --refine."""
+    if args.refine is None:
+        if args.budget_s is not None:
+            raise ConfigError("--budget-s limits a refinement: add --refine, e.g. --refine 0.15")
+        return None
+    return RefineTarget(args.refine, DEFAULT_BUDGET_S if args.budget_s is None else args.budget_s)
+
+
+def sweep_spec(args: argparse.Namespace) -> SweepSpec:
+    layers, widths, base = SWEEP_PRESETS[args.preset] if args.preset else (2, (), RunConfig())
+    if args.widths is not None:
+        widths = parse_sweep_widths(args.widths)
+    elif not widths:
+        widths = log_widths(args.min_width, args.max_width, args.points)
+    # Flags given on the command line apply on top of the preset's settings.
+    config = config_from_args(argparse.Namespace(**{**vars(args), "widths": None, "preset": None}), base)
+    batches = parse_int_list(args.batch_sizes, "batch size") if args.batch_sizes is not None else ()
+    return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
+                     batch_sizes=batches, base=config, steady_steps=args.steady_steps,
+                     seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor)
+
+
+def open_sweep_files(path: str | None, host: dict[str, Any], specs: list[SweepSpec],
+                     prices: dict[str, float]) -> SweepFiles | None:
+    """The sweep's three files at --csv, checked and claimed before any lane starts (ConfigError: exit 2)."""
+    if path is None:
+        return None
+    for target in sweep_paths(path):
+        check_output_path(str(target))
+    try:
+        return SweepFiles(path, host, specs, prices, claim=True)
+    except ExportError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    lanes = parse_lanes(args.lanes)
+    spec = sweep_spec(args)
+    specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
+    target = refine_target(args)
+    ladder: list[KnobSetting] = []
+    if args.ladder:
+        check_ladder(args.compare, target)
+        ladder = ladder_settings(spec, lanes)
+        specs = [s.spec for s in ladder if not s.reason]
+    if target is not None:
+        check_refinable(lanes, specs)
+    prices = prices_from(args)
+    host = host_info()
+    files = open_sweep_files(args.csv, host, specs, prices)
+    pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+    measured: list[PointMeasured] = []
+    with StopSignals() as stop:
+        try:
+            if not lanes_can_run(lanes, pool):
+                return EXIT_BAD_INPUT
+            say(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}"
+                f"{f' × {len(specs)} knob settings' if ladder else ''}, "
+                f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
+                f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
+            if target is not None:
+                say(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "
+                    f"or {target.budget_s:g} s have passed")
+
+            def on_point(point: PointMeasured) -> None:
+                measured.append(point)
+                if files is not None:
+                    files.add_point(point.rows, point.run)
+                done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
+                for row in point.rows:
+                    say(f"[{done}] {row.variant if target is None else row.stage:>8} {row.lane:>10} width "
+                        f"{row.width:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})")
+
+            def work(cancel: threading.Event) -> list[SweepResult]:
+                if ladder:
+                    return run_ladder(pool, ladder, on_point=on_point, cancel=cancel)
+                if target is not None:
+                    return [run_refined_sweep(pool, lanes, spec, target, on_point=on_point, cancel=cancel)]
+                return run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel)
+
+            results = None
+            try:
+                results = stop.run(work, on_hurry=lambda: pool.close(0.2))
+            finally:
+                results = results or results_so_far(specs, measured)
+                pool.close(0.2 if stop.hurry.is_set() else 2.0)
+                code, written = EXIT_OK, ""
+                if files is not None:
+                    files.close()
+                    rescue = autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+                    code, written = write_or_rescue(lambda: export_sweep(args.csv, results, host, prices),
+                                           lambda: _rescue(rescue, results, host, prices), "the sweep")
+        finally:
+            if files is not None:
+                files.close()
+            pool.close()
+        report_safely(lambda: _report(results, prices, ladder))
+        if written:
+            report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
+    if stop.exit_code is not None:
+        return stop.exit_code
+    return EXIT_FAILED if code != EXIT_OK or any(r.status == "failed" for res in results for r in res.rows) \
+        else EXIT_OK
+
+
+def _rescue(path: Path, results: list, host: dict[str, Any], prices: dict[str, float]) -> list[Path]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return export_sweep(path, results, host, prices)
+
+
+def _report(results: list, prices: dict[str, float], ladder: list[KnobSetting]) -> None:
+    if ladder:
+        print("What would make the GPU win sooner (ranked by the slower lane's ms per step at the smallest width):")
+        for line in ladder_lines(rank_ladder(results), ladder):
+            print(line)
+        return
+    for res in results:
+        if len(results) > 1:
+            print(f"\n{res.spec.variant}:")
+        print_points(res.rows, res.calibration)
+        # A refined sweep answers with its own intervals; the plain sentences would repeat it less exactly.
+        print_groups_analysis(group_rows(res.rows), crossings=res.refinement is None)
+        for line in refine_lines(res.refinement) if res.refinement else []:
+            print(line if line.endswith(".") else line + ".")
+        if prices:
+            print_costs(group_rows(res.rows), prices)
+    if len(results) == 2:
+        print_comparison(results[0], results[1])

@@ -1,0 +1,204 @@
+"""What this machine offers: CPU, GPUs and installed backends, and the lanes they make possible.
+
+`host_info()` never imports a framework (the GUI calls it at start-up). `discover()` asks a
+lane process per installed backend which GPUs that backend can really use.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import glob
+import importlib.util
+import os
+import platform
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Any
+
+from ..lane.backends import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
+from ..config import BACKENDS, LaneSpec
+from ..messages import Probed
+from ..version import APP_VERSION
+
+_DIST = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
+
+
+@dataclass(frozen=True)
+class LaneOption:
+    """A lane the user may pick, or may not and why (`reason`)."""
+
+    spec: LaneSpec
+    device: str
+    available: bool
+    reason: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def backend_version(backend: str) -> str | None:
+    """The installed version, read from package metadata without importing the package."""
+    if importlib.util.find_spec(backend) is None:
+        return None
+    try:
+        return importlib.metadata.version(_DIST[backend])
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def nvidia_gpus() -> list[dict[str, str]]:
+    """GPUs the NVIDIA driver reports (name, driver, memory), or [] where there is no driver."""
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return []
+    try:
+        out = subprocess.run([exe, "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    gpus = []
+    for line in out.strip().splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 3:
+            gpus.append({"name": parts[0], "driver": parts[1], "memory": parts[2]})
+    return gpus
+
+
+def host_info() -> dict[str, Any]:
+    """The machine and software a result was measured with (for the JSON sidecar and About)."""
+    import numpy
+
+    versions = {b: backend_version(b) for b in BACKENDS}
+    try:
+        keras_version = importlib.metadata.version("keras")
+    except importlib.metadata.PackageNotFoundError:
+        keras_version = None
+    return {
+        "app_version": APP_VERSION,
+        "machine": platform.node(),  # names the machine when sweeps from several are compared
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": cpu_model(),
+        "cpu_cores": len(usable_cores()),
+        "gpus": nvidia_gpus(),
+        "numpy": numpy.__version__,
+        "keras": keras_version,
+        "backends": versions,
+    }
+
+
+def cpu_options(backend: str, available: bool, reason: str = "") -> list[LaneOption]:
+    cores = len(usable_cores())
+    model = cpu_model()
+    options = [LaneOption(LaneSpec("cpu", backend=backend), f"CPU ({model}, {cores} threads)", available, reason)]
+    if cores > 1:
+        options.append(LaneOption(LaneSpec("cpu", threads=1, backend=backend), f"CPU ({model}, 1 thread)",
+                                  available, reason))
+    return options
+
+
+def not_installed_reason(backend: str) -> str:
+    return f"{LABEL[backend]} is not installed: {INSTALL_HINT[backend]}"
+
+
+def nvidia_driver_present() -> bool:
+    """Any sign of an NVIDIA driver: its tool, its device nodes, or its /proc entry."""
+    return bool(shutil.which("nvidia-smi") or os.path.exists("/proc/driver/nvidia/version")
+                or glob.glob("/dev/nvidia[0-9]*"))
+
+
+def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: float = 120.0,
+             cancel: Any = None) -> list[LaneOption]:
+    """Every lane this machine could offer, available or not (with the reason).
+
+    A GPU lane process is started per installed backend to ask it for its GPUs; with `pool`
+    (a core.session.LanePool) that process stays and serves the first GPU lane's runs. With no
+    NVIDIA driver at all no backend can see a GPU, so none is asked (a framework import each
+    costs seconds of CPU). `cancel` (a threading.Event) stops between and during probes.
+    """
+    from .lanes import Lane
+
+    options: list[LaneOption] = []
+    driver = nvidia_driver_present()
+    for backend in backends:
+        if cancel is not None and cancel.is_set():
+            break
+        if backend_version(backend) is None:
+            reason = not_installed_reason(backend)
+            options += cpu_options(backend, False, reason)
+            options.append(LaneOption(LaneSpec("gpu", backend=backend), "GPU", False, reason))
+            continue
+        options += cpu_options(backend, True)
+        spec = LaneSpec("gpu", 0, backend=backend)
+        if not driver:
+            options.append(LaneOption(spec, "GPU", False, f"No GPU is visible to {LABEL[backend]}: no NVIDIA "
+                                      f"driver on this machine (no nvidia-smi); {GPU_HINT[backend]}"))
+            continue
+        lane = pool.get(spec) if pool is not None else Lane(spec)
+        try:
+            answer = lane.probe(timeout, cancel)
+        finally:
+            if pool is None:
+                lane.close()
+        gpus = list(answer.gpus) if isinstance(answer, Probed) else []
+        if not gpus:
+            why = answer.error if isinstance(answer, Probed) else answer.reason
+            reason = f"No GPU is visible to {LABEL[backend]}: {GPU_HINT[backend]}" + (f" ({why})" if why else "")
+            options.append(LaneOption(spec, "GPU", False, reason))
+            if pool is not None:
+                lane.close()  # a lane that can never run should not hold a framework in memory
+        for i, name in enumerate(gpus):
+            options.append(LaneOption(LaneSpec("gpu", i, backend=backend), f"GPU:{i} ({name})", True))
+    return options
+
+
+def unprobed_options(backends: tuple[str, ...] = BACKENDS) -> list[LaneOption]:
+    """What is known without starting a process: CPU lanes per backend, GPU lanes not yet looked for."""
+    options: list[LaneOption] = []
+    for backend in backends:
+        installed = backend_version(backend) is not None
+        reason = "" if installed else not_installed_reason(backend)
+        options += cpu_options(backend, installed, reason)
+        options.append(LaneOption(LaneSpec("gpu", backend=backend), "GPU", False,
+                                  "looking for GPUs…" if installed else reason))
+    return options
+
+
+def lane_problems(specs: list[LaneSpec], pool: Any = None) -> list[str]:
+    """Why any of `specs` cannot run here (empty when all can); only backends asked for a GPU are probed.
+
+    Lanes on other machines are not checked here: they say what is wrong when they connect, and
+    the lanes on this machine run regardless."""
+    specs = [s for s in specs if not s.host]
+    gpu_backends = tuple(sorted({s.backend for s in specs if s.kind == "gpu"}))
+    cpu_backends = tuple(sorted({s.backend for s in specs} - set(gpu_backends)))
+    options = (discover(pool, gpu_backends) if gpu_backends else []) + unprobed_options(cpu_backends)
+    return check_lanes(specs, options)
+
+
+def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
+    """Reasons why any of `specs` cannot run here (empty when all can)."""
+    by_name = {o.name: o for o in options}
+    cores = len(usable_cores())
+    problems = []
+    for spec in specs:
+        if spec.kind == "cpu" and spec.threads is not None and spec.threads > cores:
+            problems.append(f"{spec.name}: this machine has {cores} usable CPU core{'s' if cores != 1 else ''}: "
+                            f"choose cpu1-cpu{cores}, or cpu for all of them")
+            continue
+        option = by_name.get(spec.name)
+        if option is not None:
+            if not option.available:
+                problems.append(f"{spec.name}: {option.reason}")
+        elif spec.kind == "cpu":  # another thread budget: fine wherever the backend is installed
+            if backend_version(spec.backend) is None:
+                problems.append(f"{spec.name}: {not_installed_reason(spec.backend)}")
+        else:
+            gpus = [o for o in options if o.spec.backend == spec.backend and o.spec.kind == "gpu"]
+            usable = [o for o in gpus if o.available]
+            none = next((o for o in gpus if not o.available), None)
+            reason = (none.reason if none is not None and not usable
+                      else f"{LABEL[spec.backend]} sees {len(usable)} GPU(s)")
+            problems.append(f"{spec.name}: {reason}")
+    return problems

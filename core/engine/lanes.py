@@ -1,0 +1,294 @@
+"""Lanes: one worker process per device profile; jobs in, events out, cancel, crash and leak recovery.
+
+The parent never imports a deep-learning framework: a lane's process does, once, and trains
+the jobs it is sent. Whatever happens there (an exception, out of memory, a segfault, a kill)
+reaches the parent as a RunFailed with a reason, and the next job gets a fresh process.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..analysis.stats import summarize
+from ..config import LaneSpec, RunConfig
+from .local_channel import LocalChannel
+from ..messages import (AnatomyMeasured, Bundle, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
+                        LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob, Probed, Proceed,
+                        RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)
+from ..paths import lane_log_path
+from ..records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, SegmentEnded, SegmentStarted
+
+CANCEL_GRACE_S = 1.0  # after this, a lane that has not stopped is killed
+# Recycle the process once it has grown this much past its size after the first run:
+# TensorFlow never frees a trained model's variables and optimizer slots.
+MEMORY_LIMIT_MB = 2000.0
+START_TIMEOUT_S = 120.0
+# A running lane that sends nothing (no record, no heartbeat) for this long is taken to have stopped
+# responding and is killed. Heartbeats come every 2 s while it prepares or finishes; while batches
+# flow, the limit grows to SLOW_STEP_FACTOR times the slowest step seen, so a big model is never cut.
+WATCHDOG_S = float(os.environ.get("CROSSOVER_WATCHDOG_S") or 60.0)
+SLOW_STEP_FACTOR = 20.0
+
+ChannelFactory = Callable[[LaneSpec], Any]
+
+
+def local_channel(spec: LaneSpec) -> LocalChannel:
+    return LocalChannel(spec, lane_log_path(spec.name))
+
+
+@dataclass
+class _ActiveRun:
+    run_id: str
+    config: RunConfig
+    submitted: float  # time.monotonic()
+    paced: bool = False  # a plan of segments: the conductor says when it is over (Finish)
+    finished_plan: bool = False  # Finish was sent (or the run has a single segment)
+    finishing: bool = False  # its last segment completed: the lane is only tidying up
+
+
+class Lane:
+    """A device profile's worker process. Use from one thread; `cancel()` may come from any."""
+
+    def __init__(self, spec: LaneSpec, *, cancel_grace_s: float = CANCEL_GRACE_S,
+                 memory_limit_mb: float = MEMORY_LIMIT_MB, channel_factory: ChannelFactory = local_channel,
+                 watchdog_s: float = WATCHDOG_S) -> None:
+        self.spec = spec
+        self.cancel_grace_s = cancel_grace_s
+        self.watchdog_s = watchdog_s
+        self._last_heard = 0.0
+        self._slowest_s = 0.0
+        self.memory_limit_mb = memory_limit_mb
+        self._new_channel = channel_factory
+        self._channel: Any = None
+        self._run: _ActiveRun | None = None
+        self._records: list[BatchTiming] = []
+        self._segment_flops: dict[int, int] = {}
+        self._device = ""
+        self._cancel_at: float | None = None
+        self._recycle = False
+        self._baseline_mb: float | None = None  # the process's size after its first run
+        self._answers: list[Any] = []  # answers to probe/calibrate, read by request()
+        self._lock = threading.Lock()
+        self.processes_started = 0
+        self.up = False  # the process has imported its framework (it answered something other than a heartbeat)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def busy(self) -> bool:
+        return self._run is not None
+
+    @property
+    def alive(self) -> bool:
+        channel = self._channel
+        return channel is not None and channel.alive
+
+    @property
+    def pid(self) -> int | None:
+        channel = self._channel
+        return channel.pid if channel is not None else None
+
+    def start(self) -> None:
+        """Start the process if none runs (returns at once; it imports its backend in the background)."""
+        if self.alive:
+            return
+        self._drop_channel()
+        self._answers.clear()  # a previous process's answers must not answer this one's requests
+        self._channel = self._new_channel(self.spec)
+        self.up = False  # until the new process has imported its framework and answered
+        self._baseline_mb = None
+        self.processes_started += 1
+
+    def submit(self, run_id: str, config: RunConfig, paced: bool = False) -> None:
+        if self.busy:
+            raise RuntimeError(f"lane {self.name} is already running {self._run.run_id}")
+        if self._recycle:
+            self.close()
+            self._recycle = False
+        self.start()
+        self._channel.set_cancel(False)
+        self._cancel_at = None
+        self._records, self._device = [], self.spec.name
+        self._segment_flops: dict[int, int] = {}
+        self._last_heard, self._slowest_s = time.monotonic(), 0.0
+        self._run = _ActiveRun(run_id, config, time.monotonic(), paced, finished_plan=not paced)
+        self._channel.send(RunJob(run_id, config, paced))
+
+    def steer(self, message: Steer) -> bool:
+        """Tell the run in progress something (a new model, the next segment); False when none runs."""
+        channel = self._channel
+        run = self._run
+        if run is None or channel is None:
+            return False
+        if isinstance(message, Finish):
+            run.finished_plan = True
+            run.finishing = run.finishing or run.paced
+        elif isinstance(message, (SwitchModel, Proceed)):
+            run.finishing = False
+        return channel.steer(message)
+
+    def cancel(self) -> None:
+        """Ask the run to stop at its next batch end; poll() kills the process after the grace period."""
+        with self._lock:
+            channel = self._channel
+            if self._run is not None and self._cancel_at is None and channel is not None:
+                self._cancel_at = time.monotonic()
+                channel.set_cancel(True)
+
+    def poll(self, timeout: float = 0.05) -> list[LaneEvent]:
+        """Events that arrived (waits up to `timeout` for the first); detects crashes and stuck cancels."""
+        out: list[LaneEvent] = []
+        channel = self._channel  # close() from another thread may drop it meanwhile
+        if channel is None:
+            return out
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                item = channel.receive(max(0.0, deadline - time.monotonic()) if not out else 0)
+            except EOFError:
+                break
+            if item is None:
+                break
+            self._last_heard = time.monotonic()
+            out.extend(self._consume(item))
+        if self._run is not None:
+            out.extend(self._check_health())
+        return out
+
+    def _consume(self, item: Any) -> list[LaneEvent]:
+        # Anything but a heartbeat or a failed start comes from a worker that has imported its framework.
+        self.up = self.up or not isinstance(item, (LaneAlive, LaneStartFailed))
+        match item:
+            case Bundle(events=events):
+                for event in events:
+                    if isinstance(event, BatchTiming):
+                        self._records.append(event)
+                        self._slowest_s = max(self._slowest_s, event.ms / 1000.0)
+                    elif isinstance(event, RunStarted):
+                        self._device = event.device
+                    elif isinstance(event, SegmentStarted):
+                        self._segment_flops[event.segment] = event.flops_per_batch
+                    elif isinstance(event, SegmentEnded) and self._run is not None:
+                        # Unpaced, a completed segment is the run's last (a switch ends it "switched").
+                        self._run.finishing = event.summary.status == "completed" and self._run.finished_plan
+                    elif isinstance(event, (RunFinished, RunFailed)):
+                        self._run = None
+                        self._cancel_at = None
+                return list(events)
+            case LaneStatus(rss_mb=rss):
+                if self._baseline_mb is None:
+                    self._baseline_mb = rss
+                elif rss - self._baseline_mb > self.memory_limit_mb:
+                    self._recycle = True
+            case LaneStartFailed(reason=reason):
+                self._answers.append(item)
+                if self._run is not None:
+                    return [self._end_by_parent(self._run, "failed", f"the lane could not start: {reason}")]
+            case Probed() | Calibrated() | AnatomyMeasured():
+                self._answers.append(item)
+            case LaneAlive():
+                pass  # heard: that is all a heartbeat says
+        return []
+
+    def _check_health(self) -> list[LaneEvent]:
+        run, channel, cancel_at = self._run, self._channel, self._cancel_at  # close() may clear them meanwhile
+        if run is None:
+            return []
+        if channel is not None and not channel.alive:
+            return [self._end_by_parent(run, "failed", channel.exit_reason())]
+        if cancel_at is not None and time.monotonic() - cancel_at > self.cancel_grace_s:
+            reason = f"stopped by killing the lane: it did not stop within {self.cancel_grace_s:.1f} s"
+            return [self._end_by_parent(run, "cancelled", reason)]
+        silent = time.monotonic() - self._last_heard
+        if silent > max(self.watchdog_s, SLOW_STEP_FACTOR * self._slowest_s):
+            reason = (f"the lane stopped responding after {silent:.0f} s without a batch or a heartbeat, "
+                      "and was killed; what it measured before is kept")
+            return [self._end_by_parent(run, "failed", reason)]
+        return []
+
+    def _end_by_parent(self, run: _ActiveRun, status: str, reason: str) -> LaneEvent:
+        """End the run from this side (the process died, or was too slow to stop): kill the process
+        and summarise the records that arrived."""
+        if status == "cancelled" and run.finishing:
+            # Every batch of its plan had been measured: a stop while it tidied up does not undo that.
+            status, reason = "completed", "stopped while finishing, after its last batch"
+        # As a lane's own summary: its last segment's figures (a ramp's widths are not pooled).
+        last = self._records[-1].segment if self._records else 1
+        summary = summarize([r for r in self._records if r.segment == last], run_id=run.run_id, lane=self.name,
+                            device=self._device, status=status, reason=reason,
+                            flops_per_batch=self._segment_flops.get(last, run.config.flops_per_batch),
+                            wall_s=time.monotonic() - run.submitted)
+        event: LaneEvent
+        if status == "failed":
+            event = RunFailed(run.run_id, self.name, reason, summary)
+        else:
+            event = RunFinished(run.run_id, self.name, summary)
+        self._run = None
+        self._kill()
+        return event
+
+    def request(self, job: Job, answer: type, timeout: float = START_TIMEOUT_S,
+                cancel: threading.Event | None = None) -> Any:
+        """Send a job to an idle lane and wait for its answer (an instance of `answer`), or say why none came."""
+        if self.busy:
+            raise RuntimeError(f"lane {self.name} is busy")
+        self.start()
+        channel = self._channel
+        channel.send(job)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if cancel is not None and cancel.is_set():
+                return RequestCancelled()
+            self.poll(0.1)
+            for item in list(self._answers):
+                if isinstance(item, (answer, LaneStartFailed)):
+                    self._answers.remove(item)
+                    return item
+            if self._channel is not channel:
+                return LaneClosed()
+            if not channel.alive:
+                return LaneDied(channel.exit_reason())
+        return NoAnswer(f"the lane did not answer within {timeout:.0f} s")
+
+    def probe(self, timeout: float = START_TIMEOUT_S, cancel: threading.Event | None = None) -> Probed | Unanswered:
+        return self.request(ProbeJob(), Probed, timeout, cancel)
+
+    def calibrate(self, size: int = 2048, seconds: float = 1.0,
+                  cancel: threading.Event | None = None) -> Calibrated:
+        """The device's achievable GFLOP/s; a Calibrated with NaN and the reason when none came."""
+        reply = self.request(CalibrateJob(size, seconds), Calibrated, cancel=cancel)
+        if isinstance(reply, Calibrated):
+            return reply
+        # A lane left mid-job (cancelled, closed) would answer a later request with this job's
+        # result: start the next job from a fresh process instead.
+        self.close(timeout=0.5)
+        return Calibrated(size, float("nan"), reply.reason)
+
+    def _kill(self) -> None:
+        channel = self._channel
+        if channel is not None:
+            channel.kill()
+        self._drop_channel()
+
+    def _drop_channel(self) -> None:
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            channel.close()
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop the process: politely if idle, by kill if it does not leave within `timeout`."""
+        channel = self._channel
+        if channel is None:
+            return
+        if self._run is not None:
+            self.cancel()
+        channel.send(CloseLane())
+        if not channel.join(timeout):
+            channel.kill()
+        self._run = None
+        self._drop_channel()

@@ -1,0 +1,85 @@
+"""Run one configuration (or a plan of them) on several lanes and collect what happened; the pool of lanes.
+
+The result types live in core/results.py and the turn-taking in core/engine/conductor.py; this module is
+what the CLI and the window call.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable, Sequence
+
+from .conductor import SCHEDULES, Conductor, RunControl, default_schedule, schedule_named
+from ..config import LaneSpec, RunConfig
+from .lanes import WATCHDOG_S, Lane, local_channel
+from ..records import LaneEvent
+from .remote.channel import RemoteSettings, remote_lane_channel
+from ..results import LANE_STATUSES, LaneResult, RunResult, Segment, new_run_id
+
+__all__ = ["SCHEDULES", "LANE_STATUSES", "LanePool", "LaneResult", "RunControl", "RunResult", "Segment",
+           "default_schedule", "new_run_id", "run_comparison", "schedule_named"]
+
+
+class LanePool:
+    """Keeps one Lane per profile alive between runs, so a run does not pay a framework import.
+
+    A lane on another machine (`ssh://host/LANE`) is reached as `remote` says when its process
+    starts, so a changed remote Python applies from the next start.
+    """
+
+    def __init__(self, remote: RemoteSettings | None = None, watchdog_s: float = WATCHDOG_S) -> None:
+        self._lanes: dict[str, Lane] = {}
+        self._lock = threading.Lock()
+        self.remote = remote or RemoteSettings()
+        self.watchdog_s = watchdog_s  # see core/engine/lanes.py: silence after which a running lane is killed
+
+    def get(self, spec: LaneSpec) -> Lane:
+        with self._lock:
+            lane = self._lanes.get(spec.name)
+            if lane is None:
+                factory = (lambda s: remote_lane_channel(s, self.remote)) if spec.host else local_channel
+                lane = self._lanes[spec.name] = Lane(spec, channel_factory=factory, watchdog_s=self.watchdog_s)
+            return lane
+
+    def ready(self, specs: Sequence[LaneSpec], cancel: threading.Event | None = None) -> None:
+        """Start every lane of `specs` at once and wait until each answers: their framework imports overlap one
+        another, and none of them overlaps a lane being timed (sweeps and anatomies time one lane at a time).
+        A lane that cannot start says so when it is given its job."""
+        lanes = [self.get(spec) for spec in specs]
+        for lane in lanes:
+            lane.start()
+        for lane in lanes:
+            if cancel is not None and cancel.is_set():
+                return
+            if not lane.busy and not lane.up:
+                lane.probe(cancel=cancel)
+
+    def lanes(self) -> list[Lane]:
+        with self._lock:
+            return list(self._lanes.values())
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Close every lane at once (in parallel), each given `timeout` to leave before it is killed."""
+        closers = [threading.Thread(target=lane.close, kwargs={"timeout": timeout}, name=f"close-{lane.name}")
+                   for lane in self.lanes()]
+        for thread in closers:
+            thread.start()
+        for thread in closers:
+            thread.join(timeout + 3.0)
+
+
+def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
+                   schedule: str = "sequential", run_id: str | None = None,
+                   on_event: Callable[[LaneEvent], None] | None = None,
+                   cancel: threading.Event | None = None, plan: Sequence[RunConfig] = (),
+                   control: RunControl | None = None) -> RunResult:
+    """Run `config` (or each config of `plan` in turn: a ramp) on every lane; returns what each produced.
+    Blocks: call it from a worker thread.
+
+    Setting `cancel` (or `control.cancel`) stops the runs at their next batch end (lanes that don't
+    answer are killed); lanes that have not had their turn are reported cancelled. `control.switch()`
+    changes the model while it trains (see core/engine/conductor.py).
+    """
+    control = control or RunControl(cancel)
+    if cancel is not None and control.cancel is not cancel:
+        raise ValueError("give the cancel flag through control or cancel, not both")
+    return Conductor(pool, list(specs), plan or (config,), schedule, run_id, on_event, control).run()

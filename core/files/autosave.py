@@ -1,0 +1,65 @@
+"""Autosaved runs: each run's records in `autosave_dir()`, kept on disk while it runs, offered back at the next launch.
+
+Each run is one pair of files in the engine's export format (core/files/run_files.py): `<run_id>.csv`
+(per-batch records) and `<run_id>.json` (config, devices, summaries). The window writes them
+with core/live_files.RunFiles while the run goes on, so a close or a crash loses at most the
+last couple of seconds.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .run_files import export_runs, read_runs, sidecar_path
+from ..paths import autosave_dir
+from ..engine.pool import RunResult
+
+__all__ = ["autosave_dir", "run_path", "save_run", "delete_run", "saved_run_ids", "load_run", "load_runs"]
+
+
+def run_path(run_id: str) -> Path:
+    return autosave_dir() / f"{run_id}.csv"
+
+
+def save_run(result: RunResult, host: dict[str, Any]) -> Path:
+    """Write a whole run there now (what cannot be written where the user asked goes here);
+    raises core.files.ExportError when even this folder cannot be written."""
+    autosave_dir().mkdir(parents=True, exist_ok=True)
+    return export_runs(run_path(result.run_id), [result], host, extra={"autosave": True})[0]
+
+
+def delete_run(run_id: str) -> None:
+    """Remove a run's autosave (missing files are fine: there is nothing left to lose)."""
+    for path in (run_path(run_id), sidecar_path(run_path(run_id))):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def saved_run_ids() -> list[str]:
+    """Run ids with both files present, oldest first (run ids begin with their date and time)."""
+    folder = autosave_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.csv") if sidecar_path(p).exists())
+
+
+def load_run(run_id: str) -> RunResult:
+    """A saved run back as the engine's RunResult; raises OSError or ValueError on a damaged file."""
+    run = next((r for r in read_runs(run_path(run_id)) if r.run_id == run_id), None)
+    if run is None:
+        raise ValueError(f"{run_path(run_id)} does not hold run {run_id}")
+    return run
+
+
+def load_runs(run_ids: list[str]) -> tuple[list[RunResult], list[str]]:
+    """The runs that could be read, and a sentence for each that could not."""
+    runs, problems = [], []
+    for run_id in run_ids:
+        try:
+            runs.append(load_run(run_id))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            problems.append(f"{run_id} could not be read back ({type(exc).__name__}: {exc}); "
+                            f"its files stay in {autosave_dir()}")
+    return runs, problems

@@ -1,0 +1,148 @@
+"""The per-batch CSV and its JSON sidecar: written together and atomically, and read back as runs."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..config import RunConfig
+from .atomic import ExportError, atomic_write_files, complete_lines, csv_text
+from ..records import (CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary, SegmentEnded,
+                       SegmentStarted)
+from ..results import LaneResult, RunResult, Segment
+
+HEADER = CSV_COLUMNS + CSV_EXTRA_COLUMNS
+FORMAT = "crossover-batches/1"
+
+__all__ = ["ExportError", "HEADER", "export_runs", "read_runs", "sidecar_path", "run_metadata", "json_clean"]
+
+
+def sidecar_path(csv_path: str | os.PathLike) -> Path:
+    """`timings.csv` → `timings.json`."""
+    return Path(csv_path).with_suffix(".json")
+
+
+def json_clean(value: Any) -> Any:
+    """JSON has no NaN: missing figures become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): json_clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_clean(v) for v in value]
+    return value
+
+
+def run_metadata(result: RunResult) -> dict[str, Any]:
+    """A run as the sidecar describes it: config, resolved settings, summaries."""
+    lanes = {}
+    for name, lane in result.lanes.items():
+        lanes[name] = {
+            "device": lane.started.device if lane.started else None,
+            "settings": lane.started.settings if lane.started else None,
+            "started_at": lane.started.started_at if lane.started else None,
+            "status": lane.status,
+            "failure": lane.failure or None,
+            "summary": lane.summary.as_dict() if lane.summary else None,
+            "n_records": len(lane.records),
+            "segments": [{"segment": seg.index, "widths": list(seg.started.widths),
+                          "batch_size": seg.started.batch_size, "flops_per_batch": seg.started.flops_per_batch,
+                          "first_step": seg.started.first_step, "started_at": seg.started.at,
+                          "ended_at": seg.ended.at if seg.ended else None,
+                          "summary": seg.ended.summary.as_dict() if seg.ended else None} for seg in lane.segments],
+        }
+    return {"run_id": result.run_id, "config": result.config.to_dict(), "schedule": result.schedule,
+            "started_at": result.started_at, "ended_at": result.ended_at, "lanes": lanes}
+
+
+def batches_text(results: Sequence[RunResult]) -> str:
+    return csv_text(HEADER, (rec.row() for result in results for lane in result.lanes.values()
+                             for rec in lane.records))
+
+
+def run_json(result: RunResult) -> str:
+    """One run's sidecar entry as one line of JSON (a finished run's never changes: callers may keep it)."""
+    return json.dumps(json_clean(run_metadata(result)))
+
+
+def sidecar_from_parts(run_texts: Sequence[str], host: dict[str, Any], extra: dict[str, Any] | None = None) -> str:
+    """The sidecar: one top-level entry per line and one run per line, so it reads well and builds fast."""
+    head = {"format": FORMAT, "columns": list(HEADER), "host": host}
+    parts = [f"  {json.dumps(key)}: {json.dumps(json_clean(value))}" for key, value in head.items()]
+    parts.append('  "runs": [' + ",".join(f"\n    {text}" for text in run_texts) + ("\n  ]" if run_texts else "]"))
+    parts += [f"  {json.dumps(key)}: {json.dumps(json_clean(value))}" for key, value in (extra or {}).items()]
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def sidecar_text(results: Sequence[RunResult], host: dict[str, Any], extra: dict[str, Any] | None = None) -> str:
+    return sidecar_from_parts([run_json(r) for r in results], host, extra)
+
+
+def export_runs(csv_path: str | os.PathLike, results: Sequence[RunResult], host: dict[str, Any],
+                extra: dict[str, Any] | None = None) -> tuple[Path, Path]:
+    """Every record of `results` in `csv_path`, the metadata in its sidecar: both files or neither."""
+    json_path = sidecar_path(csv_path)
+    if Path(csv_path).resolve() == json_path.resolve():
+        raise ExportError(f"cannot write {csv_path}: its JSON sidecar would be the same file; name it .csv")
+    atomic_write_files([(csv_path, batches_text(results)), (json_path, sidecar_text(results, host, extra))])
+    return Path(csv_path), json_path
+
+
+def read_batches_csv(path: str | os.PathLike) -> list[BatchTiming]:
+    """Records back from a per-batch CSV (a last line cut off by a crash is skipped)."""
+    out = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(complete_lines(fh)):
+            out.append(BatchTiming.from_csv_row(row))
+    return out
+
+
+def _summary(d: dict[str, Any] | None) -> RunSummary | None:
+    if not d:
+        return None
+    fields = RunSummary.__dataclass_fields__
+    return RunSummary(**{k: (math.nan if v is None and fields[k].type == "float" else v)
+                         for k, v in d.items() if k in fields})
+
+
+def _segment(run_id: str, lane: str, d: dict[str, Any]) -> Segment:
+    started = SegmentStarted(run_id, lane, int(d["segment"]), tuple(d["widths"]), int(d["batch_size"]),
+                             int(d["flops_per_batch"]), int(d["first_step"]), float(d["started_at"]))
+    summary = _summary(d.get("summary"))
+    ended = SegmentEnded(run_id, lane, started.segment, summary, float(d["ended_at"])) \
+        if summary is not None and d.get("ended_at") is not None else None
+    return Segment(started, ended)
+
+
+def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
+    """The runs of a per-batch CSV and its sidecar, as the engine made them.
+
+    Raises OSError or ValueError (KeyError, TypeError included) on a damaged or foreign file.
+    A lane that had not ended when the file was written reads as stopped.
+    """
+    meta = json.loads(sidecar_path(csv_path).read_text(encoding="utf-8"))
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar ({FORMAT})")
+    records = read_batches_csv(csv_path)
+    runs = []
+    for run in meta["runs"]:
+        run_id = run["run_id"]
+        lanes: dict[str, LaneResult] = {}
+        for name, info in run["lanes"].items():
+            lane = LaneResult(name, records=[r for r in records if r.run_id == run_id and r.lane == name],
+                              summary=_summary(info.get("summary")), failure=info.get("failure") or "",
+                              stopped=info.get("status") == "cancelled" and not info.get("summary"))
+            if lane.summary is None and not lane.failure:
+                lane.stopped = True
+                lane.failure = "interrupted: the app was closed or crashed during the run"
+            if info.get("device") is not None:
+                lane.started = RunStarted(run_id, name, info["device"], info.get("settings") or {},
+                                          info.get("started_at") or "")
+            lane.segments = [_segment(run_id, name, seg) for seg in info.get("segments") or []]
+            lanes[name] = lane
+        runs.append(RunResult(run_id, RunConfig.from_dict(run["config"]), run["schedule"], run["started_at"],
+                              lanes, run.get("ended_at") or ""))
+    return runs

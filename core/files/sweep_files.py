@@ -1,0 +1,212 @@
+"""Sweep files: reading any sweep CSV (streamed, bad rows counted and named), exporting a sweep, autosaving one.
+
+A sweep is written as three files: the sweep CSV (a row per point and lane), its per-batch CSV
+(`sweep-batches.csv`) and that one's JSON sidecar. An export writes all three or none; an
+autosave appends each point as it arrives, so a crash mid-sweep leaves every finished point.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import math
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from ..analysis.crossings import analyze_groups
+from ..analysis.anatomy import floor_crossovers
+from ..config import ConfigError
+from .run_files import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_text
+from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines
+from .live import BackgroundWriter, OutputClaim
+from ..analysis.leads import with_refinement
+from ..engine.pool import RunResult
+from .sweep_rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
+
+csv.field_size_limit(1 << 20)  # a sweep cell is short; a 1 MB one is a broken file, reported as such
+
+
+def batches_path(csv_path: str | os.PathLike) -> Path:
+    """`sweep.csv` → `sweep-batches.csv`: the per-batch records beside the points."""
+    path = Path(csv_path)
+    stem = path.name[:-4] if path.name.endswith(".csv") else path.name
+    return path.with_name(stem + "-batches.csv")
+
+
+@dataclass
+class SweepReading:
+    """What reading a sweep file found besides its rows: how many lines, and why some were dropped."""
+
+    path: str
+    lines: int = 0
+    dropped: Counter = field(default_factory=Counter)  # problem → rows
+
+    def drop_note(self) -> str:
+        """"…: dropped 3 of 120 rows: 2 whose median_ms is not a positive time…; 1 …", or "" when none were."""
+        if not self.dropped:
+            return ""
+        reasons = "; ".join(f"{n} whose {problem}" for problem, n in self.dropped.most_common())
+        return f"{self.path}: dropped {sum(self.dropped.values())} of {self.lines} rows: {reasons}"
+
+
+def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[SweepRow]:
+    """The usable rows of any sweep CSV with the documented columns, one at a time (any file size).
+
+    A file that is not a sweep CSV raises ConfigError with a sentence; single bad rows are counted
+    in `reading.dropped` by what is wrong with them, and skipped.
+    """
+    reading = reading if reading is not None else SweepReading(path)
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(complete_lines(fh))
+            if not reader.fieldnames:
+                raise ConfigError(f"{path} is empty: it holds no points")
+            if {"run_id", "step", "ms"} <= set(reader.fieldnames) and "median_ms" not in reader.fieldnames:
+                yield from _run_file_rows(path, reading)  # a run's per-batch CSV: a ramp reads as a sweep
+                return
+            missing = [c for c in REQUIRED if c not in reader.fieldnames]
+            if missing:
+                raise ConfigError(f"{path} is not a sweep CSV: it has no {', '.join(missing)} column")
+            while True:
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error:
+                    reading.lines += 1
+                    reading.dropped["the line is not CSV"] += 1
+                    continue
+                reading.lines += 1
+                try:
+                    yield SweepRow.from_csv_row(row).check()
+                except RowError as exc:
+                    reading.dropped[exc.problem] += 1
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not a text CSV file (its bytes are not UTF-8)") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def run_rows(run: RunResult) -> list[SweepRow]:
+    """A run as sweep points: each lane's segments (a ramp's widths), or its one summary."""
+    rows = []
+    for name, lane in run.lanes.items():
+        if lane.segments:
+            rows += [SweepRow.from_segment(run, name, seg) for seg in lane.segments if seg.ended is not None]
+        elif lane.summary is not None:
+            rows.append(SweepRow.from_result(run, name))
+    return rows
+
+
+def _run_file_rows(path: str, reading: SweepReading) -> Iterator[SweepRow]:
+    try:
+        runs = read_runs(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path} is a per-batch CSV, but its sidecar {Path(path).with_suffix('.json')} "
+                          f"cannot be read ({type(exc).__name__}: {exc})") from None
+    for run in runs:
+        for row in run_rows(run):
+            reading.lines += 1
+            try:
+                yield row.check()
+            except RowError as exc:
+                reading.dropped[exc.problem] += 1
+
+
+def read_sweep_rows(path: str) -> tuple[list[SweepRow], SweepReading]:
+    """Every usable row of a sweep CSV (for a table), and what was dropped."""
+    reading = SweepReading(path)
+    return list(iter_sweep_rows(path, reading)), reading
+
+
+def sweep_info(specs: Sequence[Any], results: Sequence[Any] = ()) -> dict[str, Any]:
+    """The sidecar's "sweep" entry: what was asked for and, per variant, calibration and analysis."""
+    if not specs:
+        return {}
+    spec = specs[0]
+    return {"widths": list(spec.widths), "layers": spec.layers, "batch_sizes": list(spec.batch_sizes),
+            "floor": getattr(spec, "floor", False),
+            "steady_steps": spec.steady_steps, "seconds_per_point": spec.seconds_per_point,
+            "variants": {res.spec.variant: {"calibration": {k: vars(v) for k, v in res.calibration.items()},
+                                            "cancelled": res.cancelled,
+                                            "analysis": with_refinement(analyze_groups(group_rows(res.rows)),
+                                                                        res.refinement),
+                                            **floor_info(res.rows)}
+                         for res in results}}
+
+
+def floor_info(rows: Sequence[SweepRow]) -> dict[str, Any]:
+    """With sweep --floor: where the faster lane would change with an on-device loop, per group of rows."""
+    groups = group_rows(rows)
+    if not any(math.isfinite(p.floor_ms) for points in groups.values() for p in points):
+        return {}
+    return {"floor_crossovers": {label: [{**dataclasses.asdict(c), "lanes": list(c.lanes)}
+                                         for c in floor_crossovers(points)] for label, points in groups.items()}}
+
+
+def export_sweep(csv_path: str | os.PathLike, results: Sequence[Any], host: dict[str, Any],
+                 prices: Mapping[str, float] | None = None) -> list[Path]:
+    """The sweep CSV, its per-batch CSV and that one's sidecar (with the lanes' prices, if any): all three, or none."""
+    rows = [r for res in results for r in res.rows]
+    runs = [run for res in results for run in res.runs]
+    info = sweep_info([res.spec for res in results], results)
+    batches = batches_path(csv_path)
+    extra = {"sweep": info, **({"prices": dict(prices)} if prices else {})}
+    return atomic_write_files([(csv_path, sweep_rows_text(rows)), (batches, batches_text(runs)),
+                               (batches.with_suffix(".json"), sidecar_text(runs, host, extra))])
+
+
+def sweep_paths(csv_path: str | os.PathLike) -> tuple[Path, Path, Path]:
+    """The sweep CSV, its per-batch CSV and that one's sidecar."""
+    batches = batches_path(csv_path)
+    return Path(csv_path), batches, batches.with_suffix(".json")
+
+
+class SweepFiles:
+    """A sweep's three files, growing point by point in the background (the window's sweep autosave, the
+    CLI's --csv while it sweeps).
+
+    They are replaced together at the start (whatever was at the paths goes as one), so a kill at any
+    moment leaves three files of this sweep. Each point costs the same to save at point 40 as at
+    point 1: its rows and records are appended, and the sidecar is rebuilt from each finished run's
+    entry, serialised once.
+    """
+
+    def __init__(self, csv_path: str | os.PathLike, host: dict[str, Any], specs: Sequence[Any] = (),
+                 prices: Mapping[str, float] | None = None, claim: bool = False) -> None:
+        self.csv_path, self.batches_path, self.json_path = sweep_paths(csv_path)
+        self._host, self._extra = host, {"sweep": sweep_info(specs), **({"prices": dict(prices)} if prices else {})}
+        self._run_texts: list[str] = []
+        self._claim = OutputClaim(self.csv_path) if claim else None
+        self.writer = BackgroundWriter("crossover-sweep-files")
+        first = (sweep_rows_text([]), batches_text([]), sidecar_from_parts([], self._host, self._extra))
+        self.writer.submit(lambda: atomic_write_files(list(zip((self.csv_path, self.batches_path, self.json_path),
+                                                               first))))
+
+    @property
+    def error(self) -> str:
+        return self.writer.error
+
+    def _write_sidecar(self) -> None:
+        text = sidecar_from_parts(self._run_texts, self._host, self._extra)
+        self.writer.submit(lambda: atomic_write_text(self.json_path, text))
+
+    def add_point(self, rows: Sequence[SweepRow], run: RunResult | None) -> None:
+        """One finished point: its rows at the end of the sweep CSV, its records at the end of the
+        per-batch CSV, and a sidecar that now lists its run."""
+        lines = sweep_rows_text(rows).splitlines(keepends=True)[1:]
+        self.writer.submit(lambda: append_lines(self.csv_path, ",".join(COLUMNS), lines))
+        if run is None:
+            return
+        records = batches_text([run]).splitlines(keepends=True)
+        self.writer.submit(lambda: append_lines(self.batches_path, records[0], records[1:]))
+        self._run_texts.append(run_json(run))
+        self._write_sidecar()
+
+    def close(self) -> None:
+        self.writer.close(10.0)
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None

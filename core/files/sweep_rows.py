@@ -1,0 +1,227 @@
+"""A sweep CSV row as one frozen type that writes and reads itself, and reading whole sweep files.
+
+The row's fields are the file's columns, in order: adding a column is adding a field (at the
+end, with a default, so older files still read). Numbers are numbers from the moment a row is
+made, live or read back; only `to_csv_row` turns them into text.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from ..analysis.crossings import SweepPoint
+from ..config import LaneSpec, ModelSpec
+from .run_files import csv_text
+from ..results import RunResult, Segment
+
+NAN = math.nan
+REQUIRED = ("lane", "width", "flops_per_batch", "median_ms")
+MAX_PLAUSIBLE_WIDTH = 10_000_000
+MAX_PLAUSIBLE_MS = 86_400_000.0  # a day per training step
+
+
+class RowError(ValueError):
+    """A row of a sweep file that cannot be used; `problem` names the column and what is wrong with it."""
+
+    def __init__(self, problem: str, value: str = "") -> None:
+        super().__init__(f"{problem} ({value!r})" if value else problem)
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """One point of a sweep on one lane: the model's size, its steady-state timing, and how it ran."""
+
+    lane: str
+    device: str
+    width: int
+    params: int
+    flops_per_batch: int
+    batch_size: int
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+    n_batches: int
+    mad_ms: float = NAN
+    layers: int = 0
+    backend: str = ""
+    samples_per_s: float = NAN
+    gflops: float = NAN
+    peak_gflops: float = NAN
+    peak_share: float = NAN
+    warmup_s: float = NAN
+    status: str = "completed"
+    jit: bool | None = None
+    steps_per_execution: int | None = None
+    feeding: str = ""
+    mixed_precision: bool | None = None
+    variant: str = "base"
+    run_id: str = ""
+    reason: str = ""
+    stage: str = "coarse"  # coarse: a width asked for; refine: one a refined sweep added (core/study/refine.py)
+    floor_ms: float = NAN  # the device_loop rung of the anatomy (sweep --floor): the device's floor per step
+
+    @classmethod
+    def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:
+        """The row for `lane` of one sweep point's run (a failed or cut-short lane too, with NaNs)."""
+        result, cfg = run.lanes[lane], run.config
+        s = result.summary
+        settings = result.started.settings if result.started else {}
+        gflops = s.gflops if s else NAN
+        return cls(
+            lane=lane, device=result.started.device if result.started else (s.device if s else ""),
+            width=cfg.model.widths[0], params=cfg.model.params, flops_per_batch=cfg.flops_per_batch,
+            batch_size=cfg.train.batch_size, median_ms=s.median_ms if s else NAN, p10_ms=s.p10_ms if s else NAN,
+            p90_ms=s.p90_ms if s else NAN, n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else NAN,
+            layers=len(cfg.model.widths), backend=settings.get("backend") or LaneSpec.parse(lane).backend,
+            samples_per_s=s.samples_per_s if s else NAN, gflops=gflops, peak_gflops=peak_gflops,
+            peak_share=gflops / peak_gflops if peak_gflops > 0 else NAN, warmup_s=s.warmup_s if s else NAN,
+            status=result.status, jit=settings.get("jit_compile"),
+            steps_per_execution=settings.get("steps_per_execution"), feeding=settings.get("feeding", ""),
+            mixed_precision=settings.get("mixed_precision"), variant=variant, run_id=run.run_id,
+            reason=result.failure)
+
+    @classmethod
+    def from_segment(cls, run: RunResult, lane: str, segment: Segment) -> SweepRow:
+        """A ramp's (or a dragged run's) segment as a sweep point: its model's width, its figures."""
+        result = run.lanes[lane]
+        s = segment.ended.summary if segment.ended is not None else None
+        settings = result.started.settings if result.started else {}
+        nan = NAN
+        widths = segment.started.widths
+        return cls(
+            lane=lane, device=result.started.device if result.started else "", width=widths[0],
+            params=ModelSpec(widths, run.config.model.dropout, run.config.model.activation).params,
+            flops_per_batch=segment.started.flops_per_batch, batch_size=segment.started.batch_size,
+            median_ms=s.median_ms if s else nan, p10_ms=s.p10_ms if s else nan, p90_ms=s.p90_ms if s else nan,
+            n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else nan, layers=len(widths),
+            backend=settings.get("backend") or LaneSpec.parse(lane).backend,
+            samples_per_s=s.samples_per_s if s else nan, gflops=s.gflops if s else nan,
+            # A segment the user cut short by changing the model is, as a sweep point, cut short.
+            warmup_s=s.warmup_s if s else nan, status=s.status.replace("switched", "cancelled") if s else "cancelled",
+            jit=settings.get("jit_compile"), steps_per_execution=settings.get("steps_per_execution"),
+            feeding=settings.get("feeding", ""), mixed_precision=settings.get("mixed_precision"),
+            run_id=run.run_id, stage="ramp")
+
+    def point(self) -> SweepPoint:
+        """What the analysis needs of this row."""
+        return SweepPoint(self.lane, self.width, self.flops_per_batch, self.median_ms, self.p10_ms, self.p90_ms,
+                          self.device, self.batch_size, self.n_batches, self.floor_ms)
+
+    @property
+    def usable(self) -> bool:
+        """Measured: not failed, and a positive, finite median at a positive width and size."""
+        return (self.status != "failed" and math.isfinite(self.median_ms) and self.median_ms > 0
+                and self.width > 0 and math.isfinite(self.flops_per_batch) and self.flops_per_batch > 0)
+
+    def check(self) -> SweepRow:
+        """This row, if its numbers are ones a measurement can have; else RowError saying which is not."""
+        if not 1 <= self.width <= MAX_PLAUSIBLE_WIDTH:
+            raise RowError(f"width is not 1-{MAX_PLAUSIBLE_WIDTH:,}", str(self.width))
+        if not (math.isfinite(self.flops_per_batch) and self.flops_per_batch > 0):
+            raise RowError("flops_per_batch is not a positive number", str(self.flops_per_batch))
+        if self.status != "failed":
+            if not (math.isfinite(self.median_ms) and 0 < self.median_ms <= MAX_PLAUSIBLE_MS):
+                raise RowError("median_ms is not a positive time under a day", str(self.median_ms))
+            for name in ("p10_ms", "p90_ms"):
+                value = getattr(self, name)
+                if value < 0 or value == math.inf:
+                    raise RowError(f"{name} is negative or infinite", str(value))
+        return self
+
+    def to_csv_row(self) -> list[str]:
+        return [_text(getattr(self, name)) for name in COLUMNS]
+
+    @classmethod
+    def from_csv_row(cls, row: dict[str, str | None]) -> SweepRow:
+        """A row as csv.DictReader gives it; missing optional columns take their defaults."""
+        missing = [c for c in REQUIRED if not (row.get(c) or "").strip()]
+        if missing:
+            raise RowError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing")
+        values: dict[str, Any] = {}
+        for name, kind in _KINDS.items():
+            text = row.get(name)
+            if text is None or (text == "" and name not in REQUIRED):
+                continue
+            try:
+                values[name] = _parse(text, kind)
+            except ValueError:
+                raise RowError(f"{name} is not {_KIND_WORDS[kind]}", text[:40]) from None
+        values.setdefault("device", "")
+        for name in ("params", "batch_size", "n_batches"):
+            values.setdefault(name, 0)
+        for name in ("p10_ms", "p90_ms"):
+            values.setdefault(name, NAN)
+        return cls(**values)
+
+
+COLUMNS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(SweepRow))
+_KINDS = {name: hint for name, hint in typing.get_type_hints(SweepRow).items()}
+_KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool | None: "True or False",
+               int | None: "a whole number"}
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _parse(text: str, kind: Any) -> Any:
+    text = text.strip()
+    if kind is str:
+        return text
+    if kind is float:
+        return float(text)
+    if kind is int or kind == int | None:
+        number = float(text)  # "128.0" from a spreadsheet is still 128
+        if not math.isfinite(number) or number != int(number):
+            raise ValueError(text)
+        return int(number)
+    if kind == bool | None:
+        lowered = text.lower()
+        if lowered in ("true", "1", "on"):
+            return True
+        if lowered in ("false", "0", "off"):
+            return False
+        raise ValueError(text)
+    raise TypeError(f"no parser for {kind}")
+
+
+def latest_rows(rows: Iterable[SweepRow]) -> list[SweepRow]:
+    """The rows group_rows would use: the latest usable one per variant, batch size, lane and width, in the order
+    first seen. `rows` may be a stream of any length; what is kept grows with the points, not the file."""
+    kept: dict[tuple[str, int, str, int], SweepRow] = {}
+    for row in rows:
+        if row.status != "failed":
+            kept[(row.variant, row.batch_size, row.lane, row.width)] = row
+    return list(kept.values())
+
+
+def group_rows(rows: Iterable[SweepRow]) -> dict[str, list[SweepPoint]]:
+    """Usable points that belong on one curve per lane: the same compare variant and batch size.
+
+    Crossovers and fits are only meaningful within a group (a lane measured at batch 32 and at
+    batch 512 is two curves). Labels name what differs between groups ("jit=on · batch 128"),
+    and are "all" when there is a single group. A width measured again replaces the earlier
+    point, so `rows` may be a stream of any length: only the latest point per width is kept.
+    """
+    latest: dict[tuple[str, int], dict[tuple[str, int], SweepPoint]] = {}
+    for row in latest_rows(rows):
+        latest.setdefault((row.variant, row.batch_size), {})[(row.lane, row.width)] = row.point()
+    variants = {variant for variant, _ in latest}
+    batches = {batch for _, batch in latest}
+    groups: dict[str, list[SweepPoint]] = {}
+    for (variant, batch), points in latest.items():
+        parts = ([variant] if len(variants) > 1 else []) + ([f"batch {batch}"] if len(batches) > 1 else [])
+        groups[" · ".join(parts) or "all"] = list(points.values())
+    return groups
+
+
+def sweep_rows_text(rows: Sequence[SweepRow]) -> str:
+    return csv_text(COLUMNS, (r.to_csv_row() for r in rows))

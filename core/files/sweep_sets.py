@@ -1,0 +1,99 @@
+"""Sweeps from several files side by side: each file's lanes named `LABEL/LANE`, the label naming its machine.
+
+The label is the one the user gives (`--label a.csv=laptop`), else the machine name in the
+file's sidecar (`<stem>-batches.json`), else the file's stem; two files that both have a `cpu`
+lane stay apart, and crossovers are found across files as within one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..config import ConfigError
+from .sweep_files import SweepReading, batches_path, iter_sweep_rows
+from .sweep_rows import SweepRow, latest_rows
+
+
+def sidecar_of(csv_path: str | os.PathLike) -> dict[str, Any]:
+    """The JSON sidecar written beside a sweep CSV, or {} when there is none that reads."""
+    try:
+        meta = json.loads(batches_path(csv_path).with_suffix(".json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def file_prices(meta: Mapping[str, Any]) -> dict[str, float]:
+    """Prices recorded with a sweep (lane → dollars per hour); any that are not numbers are left out."""
+    prices = meta.get("prices")
+    if not isinstance(prices, dict):
+        return {}
+    return {str(k): float(v) for k, v in prices.items() if isinstance(v, (int, float)) and v > 0}
+
+
+def parse_labels(items: Iterable[str]) -> dict[str, str]:
+    """`a.csv=laptop` items (from repeated --label) → {"a.csv": "laptop"}."""
+    labels = {}
+    for item in items:
+        path, eq, label = item.rpartition("=")
+        label = label.strip()
+        if not (eq and path.strip() and label) or "/" in label:
+            raise ConfigError(f"label {item!r}: use FILE=NAME, e.g. --label a.csv=laptop (a name without '/')")
+        labels[path.strip()] = label
+    return labels
+
+
+def _given_label(path: str, labels: Mapping[str, str]) -> str:
+    for key, label in labels.items():
+        if key in (path, os.path.basename(path)) or Path(key).resolve() == Path(path).resolve():
+            return label
+    return ""
+
+
+@dataclass(frozen=True)
+class SweepSet:
+    """One sweep file's usable rows, its lanes renamed `label/lane`, and what its sidecar says."""
+
+    path: str
+    label: str
+    rows: tuple[SweepRow, ...]
+    reading: SweepReading
+    machine: str = ""  # the machine name in the sidecar; "" when it has none
+    prices: Mapping[str, float] = dataclasses.field(default_factory=dict)  # keyed by the renamed lanes
+
+    @property
+    def devices(self) -> list[str]:
+        return sorted({r.device for r in self.rows if r.device})
+
+
+def load_sets(paths: Sequence[str], labels: Mapping[str, str] | None = None,
+              taken: Iterable[str] = ()) -> list[SweepSet]:
+    """Read each sweep file and name its lanes; labels that would repeat (or are in `taken`) get #2, #3…
+
+    Raises ConfigError with a sentence for a file that is not a sweep CSV; a label naming no file is one too.
+    """
+    labels = dict(labels or {})
+    for key in labels:
+        if not any(_given_label(p, {key: "x"}) for p in paths):
+            raise ConfigError(f"--label {key}=…: {key} is not one of the files given")
+    used = set(taken)
+    out = []
+    for path in paths:
+        reading = SweepReading(path)
+        rows = latest_rows(iter_sweep_rows(path, reading))  # streamed: a file of any size, kept as its points
+        meta = sidecar_of(path)
+        machine = str((meta.get("host") or {}).get("machine") or "")
+        base = _given_label(path, labels) or machine or Path(path).stem
+        label, n = base, 1
+        while label in used:
+            n += 1
+            label = f"{base}#{n}"
+        used.add(label)
+        renamed = tuple(dataclasses.replace(r, lane=f"{label}/{r.lane}") for r in rows)
+        prices = {f"{label}/{lane}": price for lane, price in file_prices(meta).items()}
+        out.append(SweepSet(path, label, renamed, reading, machine, prices))
+    return out

@@ -1,0 +1,258 @@
+"""The anatomy job in a lane process: build the model once, time each rung of the ladder, check they agree.
+
+Order: a short `fit` compiles the step and estimates its time, which sizes every rung to about
+`seconds_per_rung` (core/analysis/anatomy.py: window_plan): windows of K steps; then the rungs take turns,
+twice, each turn a warm-up of its own (first calls trace, compile or capture) before its timed
+windows. Every rung is summarised per window (the mean step of each window), synced ones too. The weights train on through
+the rungs: timing does not need them equal. The same-loss check does: for it, each rung starts
+from the same saved state and trains the same K batches.
+"""
+from __future__ import annotations
+
+import dataclasses
+import gc
+import time
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+from ..analysis.anatomy import RUNGS, AnatomyPoint, RungTime, window_plan
+from .steps import Steps, Unsupported, steps_for
+from .backends import keras_device, require_device, resolve_jit, set_precision, verify_placement
+from ..config import RunConfig
+from .feeding import input_factory, steps_per_epoch
+from ..messages import AnatomyJob, AnatomyMeasured
+from .model import build_model
+from .timing import SegmentClock, make_batch_timer
+
+WARMUP_STEPS = 2  # per rung, after the first fit compiled the step: first calls of a new loop or iterator
+ROUNDS = 2  # each rung is timed in this many turns, its samples pooled
+MAX_BATCHES = 64  # distinct batches the step loops cycle through, resident on the device
+RESIDENT_BYTES = 256 * 2**20  # at most this much of them (and of the on-device loop's K batches): big batches get fewer
+TF_NOTE = ("TensorFlow's fit waits for every step whatever the callbacks (Keras runs callbacks synchronously on "
+           "TensorFlow), so fit_pipelined is what a plain fit gets there and differs from fit only by Crossover's "
+           "own callback")
+
+
+def per_window(step_ms: list[float], k: int) -> list[float]:
+    """Mean ms per step of each whole window of k consecutive steps: synced rungs are summarised like pipelined
+    ones, whose single steps cannot be seen, so an occasional slow step counts the same in every rung."""
+    return [sum(step_ms[i:i + k]) / k for i in range(0, len(step_ms) - k + 1, k)]
+
+
+def pipelined_clock(keras: Any, k: int, first: int = 0) -> Any:
+    """A callback that notes (step, time) at step `first` and every `k` steps after it, in `.stamps`. It is async-safe:
+    where Keras dispatches callbacks asynchronously (JAX, torch), it runs in a worker thread once that step's
+    results are in, so the training loop never waits for a step."""
+
+    class PipelinedClock(keras.callbacks.Callback):
+        async_safe = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.stamps: list[tuple[int, float]] = []
+
+        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+            if batch >= first and (batch - first) % k == 0:
+                self.stamps.append((batch, time.perf_counter()))
+
+    return PipelinedClock()
+
+
+class Anatomy:
+    """The rungs of one compiled model on this lane's device."""
+
+    def __init__(self, keras: Any, model: Any, steps: Steps, source: Callable[[], Any],
+                 batches: list[tuple[np.ndarray, np.ndarray]], lane: str, device: str) -> None:
+        self.keras, self.model, self.steps, self.source = keras, model, steps, source
+        self.host_batches, self.lane, self.device = batches, lane, device
+        self.on_device = [(steps.place(x), steps.place(y)) for x, y in batches]
+        self.k = 2  # steps per window, set once the step time is known
+        self._loop: Any = None
+        self._stacked: tuple[Any, Any] | None = None
+
+    # ---------------------------------------------------------------- fit, as Crossover and as a user run it
+
+    def fit(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
+        """Keras fit with Crossover's own per-step callback: ms per step, averaged over each window of K steps."""
+        steps = windows * self.k
+        clock = SegmentClock("anatomy", self.lane, self.device, self.steps.spec.backend, len(self.host_batches[0][1]),
+                             "", 1, 0, time.perf_counter(), warmup)
+        timer = make_batch_timer(self.keras, clock, emit=lambda _bundle: None, should_stop=lambda: False)
+        self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + steps, callbacks=[timer], verbose=0,
+                       shuffle=False)
+        return per_window([r.ms / max(r.batches, 1) for r in timer.records if not r.warmup], self.k)
+
+    def fit_pipelined(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
+        """Keras fit with a timestamp every K steps only, from an async-safe callback: where Keras dispatches
+        callbacks asynchronously (JAX, torch) it runs in a worker thread once that step's results are in,
+        so nothing waits for a step in the training loop."""
+        k = self.k
+        clock = pipelined_clock(self.keras, k, first=warmup - 1)
+        self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + k * windows, callbacks=[clock],
+                       verbose=0, shuffle=False)
+        stamps = sorted(clock.stamps)
+        return [(b - a) * 1000.0 / k for (_, a), (_, b) in zip(stamps, stamps[1:])]
+
+    # ---------------------------------------------------------------- the compiled step without fit
+
+    def step_loop(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
+        s, batches = self.steps, self.on_device
+        state, out = s.begin(), []
+        try:
+            for i in range(warmup + windows * self.k):
+                t0 = time.perf_counter()
+                loss, state = s.step(state, batches[i % len(batches)])
+                s.read(loss)
+                if i >= warmup:
+                    out.append((time.perf_counter() - t0) * 1000.0)
+        finally:
+            s.end(state)
+        return per_window(out, self.k)
+
+    def step_loop_pipelined(self, windows: int) -> list[float]:
+        s, batches, k = self.steps, self.on_device, self.k
+        state, out = s.begin(), []
+        try:
+            for w in range(1 + windows):
+                t0 = time.perf_counter()
+                for j in range(k):
+                    loss, state = s.step(state, batches[(w * k + j) % len(batches)])
+                s.read(loss)
+                if w:
+                    out.append((time.perf_counter() - t0) * 1000.0 / k)
+        finally:
+            s.end(state)
+        return out
+
+    def device_loop(self, windows: int) -> list[float]:
+        s, k = self.steps, self.k
+        loop, (xs, ys) = self.loop(), self.stacked()
+        state, out = s.begin(), []
+        try:
+            for w in range(1 + windows):  # the first call compiles (or captures)
+                t0 = time.perf_counter()
+                loss, state = loop(state, xs, ys)
+                s.read(loss)
+                if w:
+                    out.append((time.perf_counter() - t0) * 1000.0 / k)
+        finally:
+            s.end(state)
+        return out
+
+    def loop(self) -> Any:
+        """The on-device loop of K steps, compiled once (raises Unsupported where the backend has none)."""
+        if self._loop is None:
+            self._loop = self.steps.device_loop()
+        return self._loop
+
+    def stacked(self) -> tuple[Any, Any]:
+        if self._stacked is None:
+            picked = [self.host_batches[i % len(self.host_batches)] for i in range(self.k)]
+            self._stacked = (self.steps.place(np.stack([x for x, _ in picked])),
+                             self.steps.place(np.stack([y for _, y in picked])))
+        return self._stacked
+
+    # ---------------------------------------------------------------- the same arithmetic on every rung
+
+    def loss_after(self, rung: str, saved: list[np.ndarray]) -> float:
+        """From the saved state, K steps on the first K batches by this rung; then the loss on batch 0."""
+        self.steps.restore(saved)
+        k = self.k
+        if rung == "fit":
+            self.fit(1, warmup=0)
+        elif rung == "fit_pipelined":
+            self.fit_pipelined(1, warmup=0)
+        elif rung == "step_loop":
+            self.step_loop(1, warmup=0)
+        else:
+            s = self.steps
+            state = s.begin()
+            try:
+                if rung == "device_loop":
+                    loss, state = self.loop()(state, *self.stacked())
+                else:
+                    for j in range(k):
+                        loss, state = s.step(state, self.on_device[j % len(self.on_device)])
+                s.read(loss)
+            finally:
+                s.end(state)
+        return self.probe_loss()
+
+    def probe_loss(self) -> float:
+        """The loss on the first batch, in inference mode: equal weights give an equal loss."""
+        ops, (x, y) = self.keras.ops, self.host_batches[0]
+        pred = self.model(self.steps.place(x), training=False)
+        return float(ops.convert_to_numpy(ops.mean(self.keras.losses.sparse_categorical_crossentropy(
+            self.steps.place(y), pred))))
+
+
+def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
+    """In the lane (`worker` is its LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
+    spec, keras, t_start = worker.spec, worker.keras, time.perf_counter()
+    model = anatomy = None
+    try:
+        config: RunConfig = job.config
+        # Each rung times single steps; steps per execution is a knob of its own (sweep --ladder).
+        train = dataclasses.replace(config.train, steps_per_execution=1)
+        device = require_device(spec, worker.settings["threads"])
+        data = worker.data(config)
+        jit, jit_source = resolve_jit(spec, train)
+        set_precision(keras, spec, train.mixed_precision)
+        bs = train.batch_size
+        fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes + data.y[:bs].nbytes, 1))
+        n = min(steps_per_epoch(len(data), bs), MAX_BATCHES, fits)
+        with keras.device(keras_device(spec)):
+            model = build_model(keras, config.model, train, jit=jit)
+            verify_placement(model, spec)
+            source, feeding = input_factory(data.x, data.y, bs, spec, train.feeding)  # made once, each fit from 0
+            anatomy = Anatomy(keras, model, steps_for(keras, model, spec), source,
+                              [(data.x[i * bs:(i + 1) * bs], data.y[i * bs:(i + 1) * bs]) for i in range(n)],
+                              spec.name, device)
+            first = anatomy.fit(2, warmup=max(train.warmup_steps, 1))  # compiles the step, and sizes the rungs
+            k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
+            anatomy.k = min(k, fits)
+            saved = anatomy.steps.snapshot() if job.check_loss else None
+            timers: dict[str, Callable[[], list[float]]] = {
+                "fit": lambda: anatomy.fit(windows), "fit_pipelined": lambda: anatomy.fit_pipelined(windows),
+                "step_loop": lambda: anatomy.step_loop(windows),
+                "step_loop_pipelined": lambda: anatomy.step_loop_pipelined(windows),
+                "device_loop": lambda: anatomy.device_loop(windows)}
+            wanted = [r for r in RUNGS if r in job.rungs]
+            samples: dict[str, list[float]] = {name: [] for name in wanted}
+            reasons: dict[str, str] = {}
+            # Rounds interleave the rungs, so a burst of other work on the machine lands on all of them.
+            for _round in range(ROUNDS):
+                for name in (r for r in wanted if r not in reasons):
+                    try:
+                        samples[name] += timers[name]()
+                    except Unsupported as exc:
+                        reasons[name] = str(exc)
+                    except Exception as exc:  # one rung that cannot run is a null with its reason, not a lost point
+                        traceback.print_exc()
+                        reasons[name] = describe(exc, spec.name)
+            rungs = {name: None if name in reasons else
+                     RungTime.of(samples[name], anatomy.k) for name in wanted}
+            losses = {name: anatomy.loss_after(name, saved) for name, rung in rungs.items()
+                      if rung is not None} if saved is not None else {}
+        notes = [TF_NOTE] if spec.backend == "tensorflow" and "fit_pipelined" in rungs else []
+        if config.train.steps_per_execution != 1:
+            notes.append(f"steps per execution {config.train.steps_per_execution} was set: the anatomy times "
+                         "single steps")
+        settings = dict(worker.settings, jit_compile=jit, feeding=feeding, steps_per_execution=1,
+                        mixed_precision=train.mixed_precision, data_source=data.source,
+                        seconds_per_rung=job.seconds_per_rung,
+                        jit_source=jit_source)
+        return AnatomyMeasured(AnatomyPoint(
+            lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
+            flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
+            window_steps=anatomy.k, losses=losses, settings=settings, seconds=time.perf_counter() - t_start))
+    except Exception as exc:  # every failure becomes an answer; the lane lives on
+        traceback.print_exc()
+        return AnatomyMeasured(None, describe(exc, spec.name))
+    finally:
+        del model, anatomy
+        keras.mixed_precision.set_dtype_policy("float32")
+        keras.backend.clear_session()
+        gc.collect()

@@ -1,0 +1,196 @@
+"""Per-backend set-up inside a lane process: environment, threads, placement checks, device names.
+
+Everything here runs in the lane's own process, before (or right after) Keras is imported:
+the environment decides which devices the backend can see, so it must be set first.
+"""
+from __future__ import annotations
+
+import os
+import platform
+from typing import Any
+
+from ..config import ConfigError, LaneSpec, TrainSpec
+from ..paths import install_hint
+
+INSTALL_HINT = {
+    "tensorflow": install_hint("", "tensorflow"),
+    "jax": install_hint("jax", "jax"),
+    "torch": install_hint("torch", "torch"),
+}
+GPU_HINT = {
+    "tensorflow": f"install the gpu extra ({install_hint('gpu', repr('tensorflow[and-cuda]'))}) on a machine with "
+                  "an NVIDIA driver",
+    "jax": "install jax with CUDA (pip install 'jax[cuda12]') on a machine with an NVIDIA driver",
+    "torch": "install a CUDA build of torch on a machine with an NVIDIA driver",
+}
+LABEL = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+# What each backend does when the config leaves jit unset; recorded with every result.
+DEFAULT_JIT = {"tensorflow": False, "jax": True, "torch": False}
+
+
+def resolve_jit(spec: LaneSpec, train: TrainSpec) -> tuple[bool, str]:
+    """Whether the lane compiles its step with XLA/jit, and where that came from (recorded with every result)."""
+    if train.jit is not None:
+        return train.jit, "config"
+    return DEFAULT_JIT[spec.backend], f"{spec.backend} default"
+
+
+def set_precision(keras: Any, spec: LaneSpec, mixed: bool) -> None:
+    """The dtype policy for the next model: mixed float16 (GPU lanes only), else float32."""
+    if mixed and spec.kind != "gpu":
+        raise ConfigError("mixed precision is for GPU lanes: on a CPU it only slows training")
+    keras.mixed_precision.set_dtype_policy("mixed_float16" if mixed else "float32")
+
+
+class PlacementError(RuntimeError):
+    """The run would not be on the device its lane names."""
+
+
+def cpu_model() -> str:
+    """The processor's marketing name, from /proc/cpuinfo where there is one."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def usable_cores() -> list[int]:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return list(range(os.cpu_count() or 1))
+
+
+def configure_process(spec: LaneSpec) -> dict[str, Any]:
+    """Set the environment and CPU affinity for this lane; returns the resolved settings."""
+    os.environ["KERAS_BACKEND"] = spec.backend
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    cores = usable_cores()
+    threads = len(cores) if spec.threads is None else min(spec.threads, len(cores))
+    settings: dict[str, Any] = {"backend": spec.backend, "threads": threads}
+    if spec.kind == "cpu":
+        # Hide every GPU: placement cannot drift to one, and XLA's "auto" cannot switch on.
+        os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
+        if spec.backend == "jax":
+            os.environ["JAX_PLATFORMS"] = "cpu"
+            if threads == 1:
+                # One Eigen thread; the affinity below keeps XLA's own pool on one core too.
+                os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
+                                           + " --xla_cpu_multi_thread_eigen=false").strip()
+        if spec.threads is not None and hasattr(os, "sched_setaffinity"):
+            # The last cores, so that a one-thread lane and the OS's first core don't collide.
+            pinned = cores[-threads:]
+            os.sched_setaffinity(0, pinned)
+            settings["cpu_affinity"] = pinned
+    else:
+        if spec.backend == "jax":
+            os.environ["JAX_PLATFORMS"] = "cuda"
+            os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    return settings
+
+
+def import_keras(spec: LaneSpec, threads: int) -> tuple[Any, dict[str, Any]]:
+    """Import Keras on the lane's backend and apply its thread budget; returns (keras, settings)."""
+    settings: dict[str, Any] = {}
+    if spec.backend == "tensorflow":
+        import tensorflow as tf
+
+        if spec.kind == "cpu":
+            tf.config.threading.set_intra_op_parallelism_threads(threads)
+            tf.config.threading.set_inter_op_parallelism_threads(1 if threads == 1 else 2)
+        # A GPU lane must fail rather than quietly run an op on the CPU.
+        tf.config.set_soft_device_placement(False)
+        settings.update(tensorflow_version=tf.__version__,
+                        intra_op_threads=tf.config.threading.get_intra_op_parallelism_threads(),
+                        inter_op_threads=tf.config.threading.get_inter_op_parallelism_threads(),
+                        soft_device_placement=False)
+    elif spec.backend == "torch":
+        import torch
+
+        if spec.kind == "cpu":
+            torch.set_num_threads(threads)
+        settings.update(torch_version=str(torch.__version__), torch_threads=int(torch.get_num_threads()))
+    elif spec.backend == "jax":
+        import jax
+
+        settings.update(jax_version=jax.__version__, xla_flags=os.environ.get("XLA_FLAGS", ""))
+    import keras
+
+    settings["keras_version"] = keras.__version__
+    return keras, settings
+
+
+def require_device(spec: LaneSpec, threads: int) -> str:
+    """Check the lane's device exists for its backend; returns its name or raises PlacementError."""
+    if spec.kind == "cpu":
+        return f"CPU ({cpu_model()}, {threads} thread{'s' if threads != 1 else ''})"
+    names = gpu_names(spec.backend)
+    if not names:
+        raise PlacementError(f"No GPU is visible to {LABEL[spec.backend]} ({GPU_HINT[spec.backend]}).")
+    if spec.index >= len(names):
+        raise PlacementError(f"GPU {spec.index} does not exist: {LABEL[spec.backend]} sees {len(names)} GPU(s).")
+    return f"GPU:{spec.index} ({names[spec.index]})"
+
+
+def gpu_names(backend: str) -> list[str]:
+    """Names of the GPUs the (already configured) backend can use, in index order."""
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        gpus = tf.config.list_physical_devices("GPU")
+        return [tf.config.experimental.get_device_details(g).get("device_name", g.name) for g in gpus]
+    if backend == "jax":
+        import jax
+
+        try:
+            return [d.device_kind for d in jax.devices("gpu")]
+        except Exception:  # no CUDA plugin: RuntimeError, or a bare AssertionError with JAX_PLATFORMS=cuda
+            return []
+    import torch
+
+    return [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+
+
+def keras_device(spec: LaneSpec) -> str:
+    if spec.kind == "cpu":
+        # On torch, "cpu:0" differs from a new tensor's "cpu": Keras would then copy every
+        # weight with .to() and train the copies' non-leaf tensors (no gradients reach them).
+        return "cpu" if spec.backend == "torch" else "cpu:0"
+    return f"gpu:{spec.index}"
+
+
+def variable_device(model: Any, backend: str) -> str:
+    """Where the model's first weight lives, as the backend names it."""
+    return variable_device_of(model.weights[0], backend)
+
+
+def verify_placement(model: Any, spec: LaneSpec) -> str:
+    """Raise PlacementError unless every weight lives on the lane's device; returns where it is."""
+    wanted_gpu = spec.kind == "gpu"
+    for weight in model.weights:
+        where = variable_device_of(weight, spec.backend)
+        on_gpu = "gpu" in where.lower() or "cuda" in where.lower()
+        if on_gpu != wanted_gpu or (wanted_gpu and _device_index(where) != spec.index):
+            raise PlacementError(
+                f"weight {weight.path} is on {where}, not on the lane's {keras_device(spec)}: "
+                "the run was stopped rather than mislabelled.")
+    return variable_device(model, spec.backend)
+
+
+def _device_index(where: str) -> int | None:
+    """The index in ".../device:GPU:1", "gpu:1" or "cuda:1" (exactly: GPU:11 is not GPU:1)."""
+    tail = where.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
+def variable_device_of(weight: Any, backend: str) -> str:
+    value = weight.value
+    if backend == "tensorflow":
+        return value.device
+    if backend == "jax":
+        return ",".join(f"{d.platform}:{d.id}" for d in value.devices())
+    return str(value.device)

@@ -1,0 +1,116 @@
+"""Build and compile the MLP from a ModelSpec, on whichever Keras backend the lane imported."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from ..config import CLASSES, INPUT_DIM, ModelSpec, TrainSpec
+
+_OPTIMIZERS = {"adam": "Adam", "nadam": "Nadam", "sgd": "SGD", "rmsprop": "RMSprop"}
+
+
+def set_seed(keras: Any, seed: int) -> None:
+    """keras.utils.set_random_seed without TensorFlow in a JAX or torch lane: Keras seeds tf.random whenever
+    TensorFlow is installed, which imports it (2-4 s, and its memory) into a lane that never uses it. The same
+    seeds otherwise: Python's, NumPy's, Keras' global seed generator, and torch's on the torch backend."""
+    backend = keras.backend.backend()
+    try:
+        from keras.src.backend.common import global_state
+        from keras.src.random import seed_generator
+        from keras.src.utils import rng_utils
+    except ImportError:  # another Keras layout: the public call, TensorFlow and all
+        keras.utils.set_random_seed(seed)
+        return
+    if backend == "tensorflow":
+        keras.utils.set_random_seed(seed)
+        return
+    global_state.set_global_attribute(rng_utils.GLOBAL_RANDOM_SEED, seed)
+    global_state.set_global_attribute(seed_generator.GLOBAL_SEED_GENERATOR, None)
+    random.seed(seed)
+    np.random.seed(seed)
+    if backend == "torch":
+        import torch
+
+        torch.manual_seed(seed)
+
+
+def build_model(keras: Any, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> Any:
+    """784 → Dense(w, act) → Dropout … → Dense(10, softmax), compiled with explicit speed settings."""
+    set_seed(keras, train.seed)
+    layers: list[Any] = [keras.Input(shape=(INPUT_DIM,))]
+    for width in spec.widths:
+        layers.append(keras.layers.Dense(width, activation=spec.activation))
+        if spec.dropout > 0:
+            layers.append(keras.layers.Dropout(spec.dropout))
+    # The softmax stays float32 under mixed precision, as Keras recommends, so the loss is stable.
+    layers.append(keras.layers.Dense(CLASSES, activation="softmax", dtype="float32"))
+    model = keras.Sequential(layers, name="mlp_" + "_".join(map(str, spec.widths)))
+    optimizer = getattr(keras.optimizers, _OPTIMIZERS[train.optimizer])(learning_rate=train.learning_rate)
+    model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
+                  jit_compile=jit, steps_per_execution=train.steps_per_execution)
+    if keras.backend.backend() == "tensorflow":
+        _create_training_state(keras, model)
+    return model
+
+
+def _create_training_state(keras: Any, model: Any) -> None:
+    """Create the optimizer's slots and the metrics' totals now, outside any traced function.
+
+    Keras on TensorFlow (without a distribution strategy) leaves them to the first training step,
+    whose tf.function then finds new variables and traces the whole step a second time: on one core
+    0.3-0.5 s more before a model's first batch, which a width changed mid-run waits for. The other
+    backends build them before their first step already. The steady steps run the same graph.
+    """
+    x = keras.ops.zeros((1, INPUT_DIM))
+    y = keras.ops.zeros((1,), dtype="int32")
+    model.compute_metrics(x, y, model(x), sample_weight=None)
+    model.reset_metrics()  # the one-sample batch above is not part of any epoch's accuracy
+    model.optimizer.build(model.trainable_variables)
+
+
+SHELF_MODELS = 4  # compiled models a lane keeps between runs
+SHELF_PARAMS = 20_000_000  # and their parameters in all (one 16384-wide layer alone has 13 M)
+
+
+class ModelShelf:
+    """Compiled models a lane keeps between runs, so that a model timed again (a refinement measuring a
+    bracket's end once more, a ramp or a drag coming back to a width) costs only its batches: no build and
+    no trace of its step. A model taken from the shelf is reset to the weights and optimizer state it was
+    built with, so a run on it trains exactly as on a new one; its first batches are still warm-up."""
+
+    def __init__(self, keras: Any, max_models: int = SHELF_MODELS, max_params: int = SHELF_PARAMS) -> None:
+        self.keras, self.max_models, self.max_params = keras, max_models, max_params
+        self._models: dict[tuple, tuple[Any, list[Any]]] = {}  # key → (model, its initial state); oldest first
+
+    def __len__(self) -> int:
+        return len(self._models)
+
+    def get(self, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> tuple[Any, bool]:
+        """A model for `spec` and `train`'s compile settings, and whether it came from the shelf."""
+        key = (spec, train.batch_size, train.optimizer, train.learning_rate, train.seed,
+               train.steps_per_execution, train.mixed_precision, jit)
+        if key in self._models:
+            model, initial = self._models.pop(key)
+            self._models[key] = (model, initial)  # the newest again
+            set_seed(self.keras, train.seed)
+            for variable, value in zip(self._state(model), initial):
+                variable.assign(value)
+            model.reset_metrics()
+            return model, True
+        model = build_model(self.keras, spec, train, jit=jit)
+        if not model.optimizer.built:
+            model.optimizer.build(model.trainable_variables)  # its state is part of what a reuse resets
+        self._models[key] = (model, [self.keras.ops.convert_to_numpy(v.value) for v in self._state(model)])
+        while len(self._models) > 1 and (len(self._models) > self.max_models or self._params() > self.max_params):
+            del self._models[next(iter(self._models))]
+        return model, False
+
+    def _params(self) -> int:
+        return sum(model.count_params() for model, _ in self._models.values())
+
+    @staticmethod
+    def _state(model: Any) -> list[Any]:
+        """Everything a step changes: weights (the dropout's seed too) and the optimizer's slots and count."""
+        return list(model.variables) + list(model.optimizer.variables)

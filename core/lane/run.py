@@ -1,0 +1,185 @@
+"""One run on a lane, segment by segment: set up once, then train each model until its budget, a stop or a new one.
+
+A segment is a stretch of the run on one model. A plain run has one. A width changed while it
+trains (SwitchModel) ends the segment at the next batch and starts another on the new model; a
+paced run (a ramp, or lanes taking turns) waits after each segment for the app's Proceed or
+Finish. Records count steps on across segments, their clock runs from the run's start, and each
+segment's first steps are warm-up again.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+from ..analysis.stats import summarize
+from .backends import keras_device, require_device, resolve_jit, set_precision, verify_placement
+from ..config import RunConfig
+from .feeding import make_input, steps_per_epoch
+from ..messages import Bundle, Finish, Proceed, RunJob, SwitchModel
+from ..records import RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded, SegmentStarted, now_iso
+from .timing import SegmentClock, make_batch_timer
+
+SWITCHED_STEADY_STEPS = 60  # a model changed mid-run is measured at least this long (as a sweep point is)
+WAIT_POLL_S = 0.1  # a paced run waiting for its turn checks the cancel flag this often
+
+
+@dataclass(frozen=True)
+class _Segment:
+    steps: int
+    stopped_by: str  # budget | cancel | switch
+    switch_to: RunConfig | None
+    summary: RunSummary
+
+
+def _epoch_steps(n_samples: int, config: RunConfig) -> int:
+    steps = steps_per_epoch(n_samples, config.train.batch_size)
+    # Keras runs whole executions of N steps, past the epoch's end if need be: make the epoch a
+    # whole number of executions so the records count exactly what was trained.
+    n = config.train.steps_per_execution
+    return max(n, steps - steps % n)
+
+
+def _budget(n_samples: int, config: RunConfig) -> int:
+    """A config's own step budget: its step limit, else its epochs."""
+    t = config.train
+    return t.max_steps if t.max_steps is not None else _epoch_steps(n_samples, config) * t.epochs
+
+
+def run_job(worker: Any, job: RunJob) -> RunSummary | None:
+    """Carry out `job` on `worker` (a core.lane_worker.LaneWorker); every outcome becomes an event."""
+    spec, w = worker.spec, worker
+    run_id, lane, device = job.run_id, spec.name, spec.name  # device: named once it is checked
+    t0, started_at = time.perf_counter(), now_iso()
+    config, segment, first_step, last = job.config, 1, 0, None
+    w.heartbeat.phase = "preparing"
+    waited_out = False  # a stop came while a paced run waited for its next segment
+    try:
+        device = require_device(spec, w.settings["threads"])
+        data = w.data(config)
+        t = config.train
+        jit, jit_source = resolve_jit(spec, t)
+        steps_left = _budget(len(data), config)
+        settings = dict(w.settings, jit_compile=jit, jit_source=jit_source, steps_per_execution=t.steps_per_execution,
+                        data_source=data.source, data_description=data.description, samples=len(data),
+                        steps_per_epoch=_epoch_steps(len(data), config), total_steps=steps_left, epochs=t.epochs,
+                        mixed_precision=t.mixed_precision, warmup_steps=t.warmup_steps, pid=os.getpid(),
+                        paced=job.paced)
+        sources: dict[tuple, Any] = {}  # a new width on the same batch size reuses the input pipeline
+        with w.keras.device(keras_device(spec)):
+            settings.update(_prepare(w, config, data, sources))
+            # The first model is built before the run is announced: its placement is checked and recorded.
+            model, settings["model_reused"] = w.models.get(config.model, t, jit=jit)
+            settings["placement"] = verify_placement(model, spec)
+            w.events.put(Bundle((RunStarted(run_id, lane, device, w.json_safe(settings), started_at),)))
+            budget = steps_left
+            while config is not None:
+                clock = SegmentClock(run_id, lane, device, spec.backend, config.train.batch_size,
+                                     "-".join(map(str, config.model.widths)), segment, first_step, t0,
+                                     config.train.warmup_steps, budget, config.train.max_seconds)
+                done = _train(w, config, clock, data, sources, model)
+                model = None
+                last = done.summary
+                first_step += done.steps
+                steps_left -= done.steps
+                if done.stopped_by == "cancel":
+                    break
+                config, budget, waited_out = _next(w, job, done, data, steps_left)
+                segment += 1
+        w.heartbeat.phase = "finishing"
+        # A stop while the last segment tidied up leaves it completed; a stop while a paced run waited
+        # for its next segment leaves the plan unfinished.
+        status = "cancelled" if (last is not None and last.status == "cancelled") or waited_out else "completed"
+        summary = _final(last, status, time.perf_counter() - t0)
+        w.events.put(Bundle((RunFinished(run_id, lane, summary, now_iso()),)))
+        return summary
+    except Exception as exc:  # every failure becomes a message; the lane lives on
+        traceback.print_exc()
+        reason = w.describe_error(exc, device)
+        last = getattr(exc, "crossover_partial", None) or last
+        failed = _final(last, "failed", time.perf_counter() - t0, reason) if last else summarize(
+            [], run_id=run_id, lane=lane, device=device, status="failed", reason=reason,
+            flops_per_batch=job.config.flops_per_batch, wall_s=time.perf_counter() - t0)
+        w.events.put(Bundle((RunFailed(run_id, lane, reason, failed, now_iso()),)))
+        return failed
+
+
+def _prepare(w: Any, config: RunConfig, data: Any, sources: dict) -> dict[str, Any]:
+    """Settings a segment's model changes: dtype policy; returns what to record of it."""
+    t, spec = config.train, w.spec
+    set_precision(w.keras, spec, t.mixed_precision)
+    key = (t.batch_size, t.feeding)
+    if key not in sources:
+        sources[key] = make_input(data.x, data.y, t.batch_size, spec, t.feeding)
+    return {"feeding": sources[key][1]}
+
+
+def _train(w: Any, config: RunConfig, clock: SegmentClock, data: Any, sources: dict, model: Any = None) -> _Segment:
+    t, spec = config.train, w.spec
+    w.heartbeat.phase = "preparing"
+    if model is None:  # a segment after the first: its own dtype policy and input, then its model
+        _prepare(w, config, data, sources)
+        model, _ = w.models.get(config.model, t, jit=resolve_jit(spec, t)[0])
+        verify_placement(model, spec)
+    source = sources[(t.batch_size, t.feeding)][0]
+    w.events.put(Bundle((SegmentStarted(clock.run_id, clock.lane, clock.segment, config.model.widths, t.batch_size,
+                                        config.flops_per_batch, clock.first_step, time.time()),)))
+    timer = make_batch_timer(w.keras, clock, emit=w.events.put, should_stop=w.cancel.is_set, steering=w.steering,
+                             on_phase=w.on_phase)
+    started = time.perf_counter()
+    try:
+        model.fit(source, epochs=10**6, steps_per_epoch=_epoch_steps(len(data), config), callbacks=[timer],
+                  verbose=0, shuffle=False)
+    except Exception as exc:
+        # What this segment measured before it failed is the run's last word: keep its summary.
+        exc.crossover_partial = summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device,
+                                          status="failed", flops_per_batch=config.flops_per_batch,
+                                          wall_s=time.perf_counter() - started)
+        raise
+    status = {"budget": "completed", "cancel": "cancelled", "switch": "switched"}[timer.stopped_by]
+    logs = timer.epoch_logs
+    summary = summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device, status=status,
+                        flops_per_batch=config.flops_per_batch, wall_s=time.perf_counter() - started,
+                        final_loss=logs.get("loss", math.nan), final_accuracy=logs.get("accuracy", math.nan))
+    w.events.put(Bundle((SegmentEnded(clock.run_id, clock.lane, clock.segment, summary, time.time()),)))
+    del model
+    return _Segment(timer.steps, timer.stopped_by, timer.switch_to, summary)
+
+
+def _next(w: Any, job: RunJob, done: _Segment, data: Any,
+          steps_left: int) -> tuple[RunConfig | None, int, bool]:
+    """The next segment's model and step budget, or None when the run is over; and whether a stop
+    came while a paced run waited for it."""
+    if done.stopped_by == "switch":
+        return done.switch_to, _switched_budget(done.switch_to, data, steps_left), False
+    if w.steering.asked():  # a new model asked for just as the budget ran out
+        message = w.steering.steer(0)
+        if isinstance(message, SwitchModel):
+            return message.config, _switched_budget(message.config, data, steps_left), False
+    if not job.paced:
+        return None, 0, False
+    w.heartbeat.phase = "waiting"
+    while not w.cancel.is_set():
+        message = w.steering.steer(WAIT_POLL_S)
+        if isinstance(message, Finish):
+            return None, 0, False
+        if isinstance(message, (Proceed, SwitchModel)):
+            return message.config, _budget(len(data), message.config), False
+    return None, 0, True
+
+
+def _switched_budget(config: RunConfig, data: Any, steps_left: int) -> int:
+    """A model changed mid-run trains for what the run had left, and at least long enough to measure."""
+    if config.train.max_steps is not None:
+        return config.train.max_steps
+    return max(steps_left, config.train.warmup_steps + SWITCHED_STEADY_STEPS)
+
+
+def _final(last: RunSummary | None, status: str, wall_s: float, reason: str = "") -> RunSummary:
+    """The run's summary: its last segment's figures, with the run's status."""
+    if last is None:
+        return RunSummary("", "", "", status, reason=reason, wall_s=wall_s)
+    return RunSummary(**{**last.as_dict(), "status": status, "reason": reason or last.reason, "wall_s": wall_s})

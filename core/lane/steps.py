@@ -1,0 +1,192 @@
+"""How each Keras backend takes one training step, holds its state and loops on the device: the anatomy's seams.
+
+Runs in a lane process. Every rung uses the step Keras compiled for `fit` (`model.train_function`),
+so they all run the same arithmetic; the on-device loop traces the same `model.train_step` into
+one compiled call (JAX `lax.scan`, TensorFlow `tf.while_loop`, PyTorch a CUDA graph).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..config import LaneSpec
+
+# loop(state, xs, ys) → (loss of the last step, state): K steps in one call, xs stacked (K, batch, 784).
+DeviceLoop = Callable[[Any, Any, Any], tuple[Any, Any]]
+
+
+class Unsupported(Exception):
+    """A rung this backend cannot run on this device; the message is the sentence a user reads."""
+
+
+class _One:
+    """An iterator over one batch: Keras' compiled step takes an iterator (JAX, TensorFlow)."""
+
+    __slots__ = ("batch",)
+
+    def __init__(self, batch: Any) -> None:
+        self.batch = batch
+
+    def __iter__(self) -> _One:
+        return self
+
+    def __next__(self) -> Any:
+        batch, self.batch = self.batch, None
+        if batch is None:
+            raise StopIteration
+        return batch
+
+
+class Steps:
+    """One backend's step, state and placement for a compiled model (after its first `fit`)."""
+
+    def __init__(self, keras: Any, model: Any, spec: LaneSpec) -> None:
+        self.keras, self.model, self.spec = keras, model, spec
+        model.make_train_function()
+
+    def variables(self) -> list[Any]:
+        m = self.model
+        return list(m.trainable_variables) + list(m.non_trainable_variables) + list(m.optimizer.variables) \
+            + list(m.metrics_variables)
+
+    def snapshot(self) -> list[np.ndarray]:
+        """Every weight, optimizer slot, metric and random-seed state, copied to the host."""
+        return [np.array(self.keras.ops.convert_to_numpy(v.value)) for v in self.variables()]
+
+    def restore(self, saved: list[np.ndarray]) -> None:
+        for variable, value in zip(self.variables(), saved):
+            variable.assign(value)
+
+    def begin(self) -> Any:
+        """The state a loop of steps carries (JAX: the model's arrays; the others keep it in the variables)."""
+        return None
+
+    def end(self, state: Any) -> None:
+        """Write a loop's state back into the model's variables."""
+
+    def step(self, state: Any, batch: Any) -> tuple[Any, Any]:
+        raise NotImplementedError
+
+    def read(self, loss: Any) -> float:
+        """The loss as a Python float: waits for the device to finish the step."""
+        return float(self.keras.ops.convert_to_numpy(loss))
+
+    def place(self, array: np.ndarray) -> Any:
+        raise NotImplementedError
+
+    def device_loop(self) -> DeviceLoop:
+        raise NotImplementedError
+
+
+class JaxSteps(Steps):
+    def begin(self) -> Any:
+        # Keras' jitted step donates its state: the variables must let go of the arrays, as fit does.
+        return self.model._get_jax_state(trainable_variables=True, non_trainable_variables=True,
+                                         optimizer_variables=True, metrics_variables=True,
+                                         purge_model_variables=True)
+
+    def end(self, state: Any) -> None:
+        trainable, non_trainable, optimizer, metrics = state
+        self.model._jax_state = {"trainable_variables": trainable, "non_trainable_variables": non_trainable,
+                                 "optimizer_variables": optimizer, "metrics_variables": metrics}
+        self.model._jax_state_synced = False
+        self.model.jax_state_sync()
+
+    def step(self, state: Any, batch: Any) -> tuple[Any, Any]:
+        logs, state = self.model.train_function(state, _One(batch))
+        return logs["loss"], state
+
+    def place(self, array: np.ndarray) -> Any:
+        import jax
+
+        # To the lane's device (the keras.device scope sets JAX's default device), uncommitted as fit's
+        # own batches are: a committed array would make jit compile the step a second time.
+        return jax.device_put(array)
+
+    def device_loop(self) -> DeviceLoop:
+        import jax
+
+        if not self.model.jit_compile:
+            raise Unsupported("jit is off: with no compiled step there is no on-device loop (turn jit on)")
+        model = self.model
+
+        def loop(state: Any, xs: Any, ys: Any) -> tuple[Any, Any]:
+            def body(state: Any, batch: Any) -> tuple[Any, Any]:
+                logs, state = model.train_step(state, batch)
+                return state, logs["loss"]
+
+            state, losses = jax.lax.scan(body, state, (xs, ys))
+            return losses[-1], state
+
+        return jax.jit(loop, donate_argnums=0)
+
+
+class TensorFlowSteps(Steps):
+    def step(self, state: Any, batch: Any) -> tuple[Any, Any]:
+        # With a Python iterator, Keras' train_function calls its compiled one-step function directly.
+        return self.model.train_function(_One(batch))["loss"], None
+
+    def place(self, array: np.ndarray) -> Any:
+        import tensorflow as tf
+
+        # Under the lane's keras.device scope: identity makes the copy to that device now, not per step.
+        return tf.identity(tf.convert_to_tensor(array))
+
+    def device_loop(self) -> DeviceLoop:
+        import tensorflow as tf
+
+        model = self.model
+
+        def loop(xs: Any, ys: Any) -> Any:
+            def body(i: Any, _loss: Any) -> tuple[Any, Any]:
+                logs = model.train_step((xs[i], ys[i]))
+                return i + 1, tf.cast(logs["loss"], tf.float32)
+
+            return tf.while_loop(lambda i, _loss: i < tf.shape(xs)[0], body,
+                                 (tf.constant(0), tf.constant(0.0)))[1]
+
+        compiled = tf.function(loop, jit_compile=bool(model.jit_compile), reduce_retracing=True)
+        return lambda state, xs, ys: (compiled(xs, ys), state)
+
+
+class TorchSteps(Steps):
+    def step(self, state: Any, batch: Any) -> tuple[Any, Any]:
+        return self.model.train_function([batch])["loss"], None
+
+    def place(self, array: np.ndarray) -> Any:
+        import torch
+
+        return torch.as_tensor(array, device="cpu" if self.spec.kind == "cpu" else f"cuda:{self.spec.index}")
+
+    def device_loop(self) -> DeviceLoop:
+        if self.spec.kind != "gpu":
+            raise Unsupported("PyTorch has no on-device loop on a CPU: it needs a CUDA graph, which needs a GPU")
+        import torch
+
+        model, graphs = self.model, {}
+
+        def loop(state: Any, xs: Any, ys: Any) -> tuple[Any, Any]:
+            key = (xs.data_ptr(), ys.data_ptr(), xs.shape[0])
+            if key not in graphs:
+                # The recipe of torch.cuda.graphs: warm up on a side stream, then capture K steps once.
+                side = torch.cuda.Stream()
+                side.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(side):
+                    for _ in range(3):
+                        model.train_step((xs[0], ys[0]))
+                torch.cuda.current_stream().wait_stream(side)
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    for i in range(xs.shape[0]):
+                        loss = model.train_step((xs[i], ys[i]))["loss"]
+                graphs[key] = (graph, loss)
+            graph, loss = graphs[key]
+            graph.replay()
+            return loss, state
+
+        return loop
+
+
+def steps_for(keras: Any, model: Any, spec: LaneSpec) -> Steps:
+    return {"jax": JaxSteps, "tensorflow": TensorFlowSteps, "torch": TorchSteps}[spec.backend](keras, model, spec)

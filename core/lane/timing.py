@@ -1,0 +1,134 @@
+"""The Keras callback that times every training step, flags warm-up, and stops on cancel, limits or a new model.
+
+Warm-up rule: the first `warmup_steps` training steps of each segment (default 5) are warm-up.
+The first step traces and compiles the step function; the next few touch memory, caches and
+allocators for the first time. With steps per execution N, a record that holds any of those
+steps is warm-up. Warm-up records are kept and exported, flagged, and left out of steady-state
+statistics (core/analysis/).
+
+Clock: each step's ms runs from the end of the previous step to the end of this one, read after
+the loss was fetched from the device (Keras syncs to hand it over), so the device had finished:
+this is synced step latency, not pipelined throughput.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..messages import Bundle, SwitchModel
+from ..records import BatchTiming, EpochEnded
+
+FLUSH_INTERVAL_S = 0.05  # send records in small bundles: one queue put per batch costs more
+
+
+@dataclass(frozen=True)
+class SegmentClock:
+    """What the timer stamps on each record of one segment, and when the segment is over."""
+
+    run_id: str
+    lane: str
+    device: str
+    backend: str
+    batch_size: int
+    widths: str  # "750-150-50-50"
+    segment: int
+    first_step: int  # the run's steps before this segment: records count on from here
+    t0: float  # perf_counter() at the run's start: start_s of every segment counts from it
+    warmup_steps: int
+    max_steps: int | None = None  # steps of this segment
+    max_seconds: float | None = None  # steady seconds of this segment
+
+
+def make_batch_timer(keras: Any, clock: SegmentClock, *, emit: Callable[[Bundle], None],
+                     should_stop: Callable[[], bool], steering: Any = None,
+                     on_phase: Callable[[str], None] | None = None) -> Any:
+    """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late).
+
+    After each step it checks the cancel flag and `steering` (a core.steering.Steering, whose
+    `asked()` is one memory read). `stopped_by` says what ended the segment: "budget", "cancel" or
+    "switch" (then `switch_to` holds the next config). `on_phase("training")` is called when the
+    first step has ended and `on_phase("finishing")` when the last has.
+    """
+    phase = on_phase or (lambda _name: None)
+    c = clock
+
+    class BatchTimer(keras.callbacks.Callback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.records: list[BatchTiming] = []
+            self.epoch_logs: dict[str, float] = {}
+            self.stopped_by = "budget"
+            self.switch_to: Any = None
+            self._pending: list[Any] = []
+            self._last_flush = 0.0
+            self._epoch = 0
+            self._begin = 0.0
+            self._begin_batch = 0
+            self._prev_end: float | None = None
+            self._steps = 0
+            self._steady_s = 0.0
+
+        def on_train_begin(self, logs: Any = None) -> None:
+            self._last_flush = time.perf_counter()
+
+        def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
+            self._epoch, self._prev_end = epoch, None
+
+        def on_train_batch_begin(self, batch: int, logs: Any = None) -> None:
+            self._begin_batch = batch
+            self._begin = time.perf_counter()
+
+        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+            # Fetching the loss waits for the device: the step has really finished now.
+            loss = float((logs or {}).get("loss", float("nan")))
+            end = time.perf_counter()
+            start = self._begin if self._prev_end is None else self._prev_end
+            self._prev_end = end
+            n = max(1, batch - self._begin_batch + 1)
+            warmup = self._steps < c.warmup_steps
+            record = BatchTiming(run_id=c.run_id, lane=c.lane, device=c.device, epoch=self._epoch + 1,
+                                 batch=batch + 1, step=c.first_step + self._steps + n, start_s=start - c.t0,
+                                 ms=(end - start) * 1000.0, samples=n * c.batch_size, warmup=warmup,
+                                 loss=loss, batches=n, backend=c.backend, widths=c.widths,
+                                 batch_size=c.batch_size, segment=c.segment)
+            if self._steps == 0:
+                phase("training")
+            self._steps += n
+            if not warmup:
+                self._steady_s += end - start
+            self.records.append(record)
+            self._pending.append(record)
+            if end - self._last_flush >= FLUSH_INTERVAL_S:
+                self.flush()
+            if (c.max_steps is not None and self._steps >= c.max_steps) or \
+                    (c.max_seconds is not None and self._steady_s >= c.max_seconds):
+                self.model.stop_training = True
+            elif should_stop():
+                self.model.stop_training, self.stopped_by = True, "cancel"
+            elif steering is not None and steering.asked():
+                message = steering.steer(0)
+                if isinstance(message, SwitchModel):
+                    self.model.stop_training, self.stopped_by, self.switch_to = True, "switch", message.config
+
+        def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
+            self.epoch_logs = {k: float(v) for k, v in (logs or {}).items()}
+            self._pending.append(EpochEnded(c.run_id, c.lane, epoch + 1, self.epoch_logs.get("loss", float("nan")),
+                                            self.epoch_logs.get("accuracy", float("nan"))))
+            self.flush()
+
+        def on_train_end(self, logs: Any = None) -> None:
+            phase("finishing")
+            self.flush()
+
+        @property
+        def steps(self) -> int:
+            return self._steps
+
+        def flush(self) -> None:
+            if self._pending:
+                emit(Bundle(tuple(self._pending)))
+                self._pending = []
+            self._last_flush = time.perf_counter()
+
+    return BatchTimer()

@@ -1,0 +1,196 @@
+"""The lane's child process: imports Keras on its backend once, then trains the jobs it is sent.
+
+Nothing here runs in the parent. Jobs come in and answers go out as the typed messages of
+core/messages.py: lane events travel in `Bundle`s, the rest answer the job they belong to.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import math
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+import time
+import traceback
+from typing import Any
+
+from .backends import (PlacementError, configure_process, cpu_model, gpu_names, import_keras, keras_device,
+                       require_device)
+from ..config import ConfigError, LaneSpec, RunConfig
+from .data import DataError, load
+from .anatomy import measure_anatomy
+from .run import run_job
+from .model import ModelShelf
+from ..messages import (AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed, LaneStatus,
+                        ProbeJob, Probed, RunJob)
+from .steering import Steering
+
+
+def json_safe(settings: dict[str, Any]) -> dict[str, Any]:
+    """Only JSON types cross to the parent: a framework's own str subclass (torch's TorchVersion)
+    would make the parent import the framework just to unpickle it."""
+    return json.loads(json.dumps(settings, default=str))
+
+
+def rss_mb() -> float:
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError):
+        return float("nan")
+
+
+def describe_error(exc: BaseException, device: str) -> str:
+    """A sentence for the user; the traceback goes to the lane's stderr."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    lowered = text.lower()
+    if isinstance(exc, MemoryError) or "resourceexhausted" in lowered or "out of memory" in lowered or "oom" in lowered.split():
+        return f"out of memory on {device}: lower the widths or the batch size ({text.splitlines()[0][:300]})"
+    if isinstance(exc, (ConfigError, DataError, PlacementError)):
+        return str(exc)
+    return text.splitlines()[0][:500] if text else type(exc).__name__
+
+
+HEARTBEAT_S = 2.0
+
+
+class Heartbeat:
+    """Says the lane is alive while a run prepares or finishes; silent while batches flow (their records
+    speak then), so the app's watchdog catches a lane stuck in a step as well as a frozen one."""
+
+    def __init__(self, events: Any) -> None:
+        self.events = events
+        self.phase = "idle"  # idle | preparing | training | waiting (a paced run between segments) | finishing
+        threading.Thread(target=self._beat, name="crossover-heartbeat", daemon=True).start()
+
+    def _beat(self) -> None:
+        while True:
+            time.sleep(HEARTBEAT_S)
+            if self.phase in ("preparing", "waiting", "finishing"):
+                self.events.put(LaneAlive(self.phase))
+
+
+def watch_parent() -> None:
+    """Leave as soon as the app is gone, however it went (a SIGKILL too): a lane never outlives it."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not a spawned child: the remote worker watches its SSH channel instead
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)  # nobody is left to report to
+
+    threading.Thread(target=watch, name="crossover-parent-watch", daemon=True).start()
+
+
+class LaneWorker:
+    """State of one lane process: its backend, its cached data, its device."""
+
+    def __init__(self, spec: LaneSpec, events: Any, cancel: Any, steering: Steering) -> None:
+        self.spec, self.events, self.cancel, self.steering = spec, events, cancel, steering
+        self.heartbeat = Heartbeat(events)
+        self.heartbeat.phase = "preparing"  # importing a framework can take a while on a busy machine
+        self.settings = configure_process(spec)
+        self.keras, backend_settings = import_keras(spec, self.settings["threads"])
+        self.settings.update(backend_settings)
+        self.models = ModelShelf(self.keras)  # a model timed again skips its build and trace
+        self.heartbeat.phase = "idle"
+        self._data_key: tuple | None = None
+        self._data: Any = None
+
+    def probe(self) -> Probed:
+        try:
+            names = gpu_names(self.spec.backend)
+        except Exception as exc:  # a backend without GPU support raises here, not at import
+            names, error = [], f"{type(exc).__name__}: {exc}"
+        else:
+            error = ""
+        return Probed(self.spec.backend, tuple(names), cpu_model(), json_safe(self.settings), error)
+
+    def data(self, config: RunConfig) -> Any:
+        t = config.train
+        stamp = None
+        if t.data.endswith(".npz"):  # a file replaced at the same path must be read again
+            try:
+                st = os.stat(t.data)
+                stamp = (st.st_mtime_ns, st.st_size)
+            except OSError:
+                stamp = None
+        key = (t.data, t.samples, t.preprocessing, t.seed, stamp)
+        if key != self._data_key:
+            self._data, self._data_key = load(t.data, t.samples, t.preprocessing, t.seed), key
+        return self._data
+
+    def run(self, job: RunJob) -> None:
+        try:
+            run_job(self, job)
+        finally:
+            self.keras.backend.clear_session()
+            gc.collect()
+            self.heartbeat.phase = "idle"
+            self.events.put(LaneStatus(rss_mb()))
+
+    def on_phase(self, phase: str) -> None:
+        self.heartbeat.phase = phase
+
+    json_safe = staticmethod(json_safe)
+    describe_error = staticmethod(describe_error)
+
+    def calibrate(self, size: int, seconds: float) -> Calibrated:
+        """Achievable GFLOP/s: a size×size float32 matrix product, repeated for about `seconds`."""
+        from .calibration import matmul_gflops
+
+        try:
+            with self.keras.device(keras_device(self.spec)):
+                require_device(self.spec, self.settings["threads"])
+                return Calibrated(size, matmul_gflops(self.keras, size, seconds))
+        except Exception as exc:
+            return Calibrated(size, math.nan, describe_error(exc, self.spec.name))
+
+
+def redirect_output(log_path: str | None) -> None:
+    """Send the framework's chatter and tracebacks to the lane's log file, not the user's terminal."""
+    if not log_path:
+        return
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
+def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str | None = None,
+              attention: Any = None) -> None:
+    """Entry point of the lane process (multiprocessing, spawn); `attention` counts the steering
+    messages put on `jobs` (core/lane/steering.py)."""
+    redirect_output(log_path)
+    watch_parent()
+    # Ctrl-C and a closed terminal reach the whole process group: the parent decides how to stop
+    # runs (cancel at the next batch end, then write), so the lane must not die from them first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    steering = Steering(jobs, attention)
+    try:
+        worker = LaneWorker(spec, events, cancel, steering)
+    except Exception as exc:
+        traceback.print_exc()
+        events.put(LaneStartFailed(describe_error(exc, spec.name)))
+        return
+    while True:
+        match steering.receive():
+            case CloseLane():
+                return
+            case RunJob() as job:
+                worker.run(job)
+            case ProbeJob():
+                events.put(worker.probe())
+            case CalibrateJob(size=size, seconds=seconds):
+                events.put(worker.calibrate(size, seconds))
+            case AnatomyJob() as job:
+                events.put(measure_anatomy(worker, job, describe_error))
+            case _:
+                pass  # a new model or a next segment for a run that has already ended

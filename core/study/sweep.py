@@ -1,0 +1,224 @@
+"""Sweeps: the same MLP at growing widths (and batch sizes) on each lane, one point at a time.
+
+Files live in core/files/sweep_files.py, the row type in core/files/sweep_rows.py; this module decides what
+to measure and measures it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .anatomy import measure_floor
+from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, LaneSpec, RunConfig, parse_int_list
+from ..messages import Calibrated
+from ..records import LaneEvent
+from ..analysis.leads import Refinement
+from ..engine.pool import LanePool, RunResult, new_run_id, run_comparison
+from ..files.sweep_rows import SweepRow
+
+DEFAULT_STEADY_STEPS = 60
+DEFAULT_POINT_SECONDS = 3.0
+
+
+def _on_off(value: str) -> bool:
+    if value not in ("on", "off"):
+        raise ValueError(value)
+    return value == "on"
+
+
+# The settings a compare sweep may change, and how a value is read from the command line.
+KNOBS: dict[str, Callable[[str], Any]] = {
+    "batch_size": int,
+    "steps_per_execution": int,
+    "jit": _on_off,
+    "feeding": str,
+    "mixed_precision": _on_off,
+}
+
+
+def with_knob(spec: SweepSpec, text: str) -> SweepSpec:
+    """The same sweep with one knob changed: `jit=on`, `batch_size=512`, `feeding=device`…"""
+    knob, _, value = text.partition("=")
+    knob = knob.strip().replace("-", "_")
+    if knob not in KNOBS or not value:
+        raise ConfigError(f"compare {text!r}: use KNOB=VALUE with a knob among {', '.join(KNOBS)}")
+    try:
+        parsed = KNOBS[knob](value.strip().lower())
+    except ValueError:
+        raise ConfigError(f"compare {text!r}: {value!r} is not a value for {knob}") from None
+    train = dataclasses.replace(spec.base.train, **{knob: parsed})
+    base = RunConfig(spec.base.model, train)
+    batches = (parsed,) if knob == "batch_size" else spec.batch_sizes
+    return dataclasses.replace(spec, base=base, batch_sizes=batches, variant=f"{knob}={value.strip().lower()}")
+
+
+def log_widths(lo: int = 16, hi: int = 4096, n: int = 6) -> tuple[int, ...]:
+    """`n` widths evenly spaced in log scale from `lo` to `hi`, rounded to whole numbers."""
+    if not (1 <= lo < hi) or n < 2:
+        raise ConfigError(f"width range {lo}-{hi} with {n} points: need 1 ≤ low < high and at least 2 points")
+    return tuple(sorted({int(round(w)) for w in np.geomspace(lo, hi, n)}))
+
+
+def parse_sweep_widths(text: str) -> tuple[int, ...]:
+    return parse_int_list(text, "sweep width")
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What to sweep: hidden widths (every layer the same width) × batch sizes, on a base config."""
+
+    widths: tuple[int, ...]
+    layers: int = 2
+    batch_sizes: tuple[int, ...] = ()  # empty: the base config's batch size only
+    base: RunConfig = field(default_factory=RunConfig)
+    steady_steps: int = DEFAULT_STEADY_STEPS
+    seconds_per_point: float = DEFAULT_POINT_SECONDS
+    calibrate: bool = True  # time a large matrix product per lane: the GFLOP/s each point is a share of
+    variant: str = "base"  # in compare mode, the knob setting this sweep ran with ("jit=on")
+    floor: bool = False  # also time each point's on-device loop (the anatomy's device_loop): column floor_ms
+
+    def __post_init__(self) -> None:
+        if not self.widths:
+            raise ConfigError("a sweep needs at least one width")
+        for width in self.widths:
+            if not MIN_WIDTH <= width <= MAX_WIDTH:
+                raise ConfigError(f"sweep width {width}: widths must be {MIN_WIDTH}-{MAX_WIDTH}")
+        if not 1 <= self.layers <= 8:
+            raise ConfigError(f"{self.layers} hidden layers: choose 1-8")
+        if self.steady_steps < 3:
+            raise ConfigError(f"steady batches per point {self.steady_steps}: choose at least 3")
+        if not self.seconds_per_point > 0:
+            raise ConfigError(f"time per point {self.seconds_per_point} s: choose more than 0")
+
+    def points(self) -> list[RunConfig]:
+        out = []
+        for batch in self.batch_sizes or (self.base.train.batch_size,):
+            for width in self.widths:
+                model = dataclasses.replace(self.base.model, widths=(width,) * self.layers)
+                train = dataclasses.replace(self.base.train, batch_size=batch,
+                                            max_steps=self.base.train.warmup_steps + self.steady_steps,
+                                            max_seconds=self.seconds_per_point)
+                out.append(RunConfig(model, train))
+        return out
+
+
+def ramp_plan(base: RunConfig, widths: Sequence[int], layers: int | None = None,
+              steady_steps: int = DEFAULT_STEADY_STEPS, seconds: float = DEFAULT_POINT_SECONDS) -> tuple[RunConfig, ...]:
+    """A ramp: one run that steps every lane through `widths` (each hidden layer that wide), measuring each
+    as a sweep point is measured (warm-up, then `steady_steps` steady batches or `seconds`)."""
+    spec = SweepSpec(widths=tuple(widths), layers=layers or len(base.model.widths), base=base,
+                     steady_steps=steady_steps, seconds_per_point=seconds)
+    return tuple(spec.points())
+
+
+@dataclass
+class SweepResult:
+    spec: SweepSpec
+    rows: list[SweepRow] = field(default_factory=list)  # one per point and lane; a point cut short has none
+    runs: list[RunResult] = field(default_factory=list)  # each point's per-batch records
+    cancelled: bool = False
+    calibration: dict[str, Calibrated] = field(default_factory=dict)  # lane → its achievable GFLOP/s
+    refinement: Refinement | None = None  # a refined sweep's answer (core/study/refined_sweep.py)
+
+
+@dataclass(frozen=True)
+class PointMeasured:
+    """A point is done on every lane: its rows (none if it was cut short), its run, and the progress."""
+
+    variant: str
+    rows: tuple[SweepRow, ...]
+    run: RunResult
+    done: int  # lane-points measured so far, over every variant
+    total: int
+
+
+def calibration_size(lane: LaneSpec) -> int:
+    """Big enough to reach the device's throughput, small enough to take about a second."""
+    return 8192 if lane.kind == "gpu" else 2048
+
+
+def measure_point(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, result: SweepResult,
+                  on_event: Callable[[LaneEvent], None] | None,
+                  cancel: threading.Event) -> tuple[RunResult, list[SweepRow]]:
+    """Time one point of a sweep on every lane, one lane after another: the run (kept in `result`) and a
+    row per lane that measured it (a point cut short is not a point)."""
+    run = run_comparison(pool, list(lanes), config, schedule="sequential", run_id=new_run_id(),
+                         on_event=on_event, cancel=cancel)
+    result.runs.append(run)
+    rows = []
+    for lane in lanes:
+        cal = result.calibration.get(lane.name)
+        row = SweepRow.from_result(run, lane.name, cal.gflops if cal else math.nan, result.spec.variant)
+        if row.status == "cancelled" or (cancel.is_set() and row.status != "completed"):
+            continue
+        rows.append(row)
+    return run, rows
+
+
+def lane_points(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> int:
+    """How many (lane, point) measurements the sweeps `specs` make: what their progress counts to."""
+    return sum(len(s.points()) for s in specs) * len(lanes)
+
+
+def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec], *,
+               on_point: Callable[[PointMeasured], None] | None = None,
+               on_event: Callable[[LaneEvent], None] | None = None,
+               cancel: threading.Event | None = None) -> list[SweepResult]:
+    """Run each spec (a sweep, or a sweep and its compare variant) on every lane, one lane at a time.
+
+    `on_point` hears of every finished point with the progress over all specs; finished points
+    are kept when `cancel` stops it.
+    """
+    cancel = cancel or threading.Event()
+    total = lane_points(lanes, specs)
+    done = 0
+    results: list[SweepResult] = []
+    pool.ready(lanes, cancel)  # the lanes' imports overlap one another, and end before the first point
+    for spec in specs:
+        if cancel.is_set():
+            break
+        result = SweepResult(spec)
+        results.append(result)
+        if spec.calibrate:
+            for lane in lanes:
+                if cancel.is_set():
+                    break
+                result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
+        for config in spec.points():
+            if cancel.is_set():
+                break
+            run, rows = measure_point(pool, lanes, config, result, on_event, cancel)
+            if spec.floor:
+                rows = with_floors(pool, lanes, config, rows, cancel)
+            result.rows.extend(rows)
+            done += len(rows)
+            if on_point is not None:
+                on_point(PointMeasured(spec.variant, tuple(rows), run, done, total))
+        result.cancelled = cancel.is_set()
+    return results
+
+
+def with_floors(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, rows: list[SweepRow],
+                cancel: threading.Event) -> list[SweepRow]:
+    """The point's rows with each lane's floor (ms per step of an on-device loop); why not, where it has none."""
+    out = []
+    for row in rows:
+        lane = next((spec for spec in lanes if spec.name == row.lane), None)
+        if row.status != "completed" or lane is None or cancel.is_set():
+            out.append(row)
+            continue
+        floor_ms, why = measure_floor(pool, lane, config, cancel)
+        note = f"no floor: {why}" if why and not cancel.is_set() else ""
+        out.append(dataclasses.replace(row, floor_ms=floor_ms, reason=row.reason or note))
+    return out
+
+
+def results_so_far(specs: Sequence[SweepSpec], points: Sequence[PointMeasured]) -> list[SweepResult]:
+    """What a sweep in progress has measured, shaped as its final results (for an export mid-sweep)."""
+    return [SweepResult(spec, rows=[r for p in points if p.variant == spec.variant for r in p.rows],
+                        runs=[p.run for p in points if p.variant == spec.variant]) for spec in specs]

@@ -1,0 +1,1 @@
+"""Every sentence a user reads, made from typed results: numbers, verdicts, sweeps, the anatomy."""

@@ -1,0 +1,148 @@
+"""What the user reads about the anatomy of a step, the two clocks, the floor crossover and the knob ladder.
+
+A sibling of core/words/ (which is at its size limit): the same formatter, the same voice.
+Nothing here measures; it only says what core/analysis/anatomy.py and the lanes found.
+"""
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+from ..analysis.crossings import SweepPoint, by_lane, lane_pair
+from ..analysis.anatomy import AnatomyPoint, Part, floor_points, stacked
+from .sweep import other_lane
+from .numbers import MISSING, fmt_num, fmt_range
+
+APPROX_ZERO = "≈0"
+SYNCED_CLOCK = "synced clock"
+PIPELINED_CLOCK = "pipelined clock"
+CLOCKS = {
+    SYNCED_CLOCK: "the loss is read after every step, so each step waits for the device: how Crossover times a "
+                  "run (its ms per batch)",
+    PIPELINED_CLOCK: "a timestamp every K steps only, so the host queues the next step while the device works: what "
+                     "a plain model.fit gets",
+}
+PART_LABELS = {
+    "fit_and_input": "Keras fit machinery and input",
+    "synchronisation": "waiting for the result",
+    "host_dispatch": "host dispatch",
+    "device_work": "device working",
+    "pipelining_gain": "what pipelining gives back",
+}
+NOT_MEASURED = f"{MISSING}, press Why"
+
+
+def fmt_part(part: Part | None) -> str:
+    if part is None:
+        return MISSING
+    return APPROX_ZERO if part.within_spread else fmt_num(part.ms)
+
+
+def fmt_rung(point: AnatomyPoint, name: str) -> str:
+    """"0.412 (0.39–0.45)": median and p10–p90 ms per step; "–" where the rung could not run."""
+    rung = point.rung(name)
+    if rung is None:
+        return MISSING
+    return f"{fmt_num(rung.median_ms)} ({fmt_range(rung.p10_ms, rung.p90_ms, 2)})"
+
+
+def device_word(point: AnatomyPoint) -> str:
+    return "the GPU" if point.device.startswith("GPU") else "the CPU"
+
+
+def why_sentence(point: AnatomyPoint) -> str:
+    """"On gpu0, 1.37 ms per step: 0.05 ms is the GPU working; 1.1 ms is Keras fit and dispatch; 0.2 ms is
+    waiting for the result." — the synced step split into its parts, ≈0 parts left out."""
+    fit = point.rung("fit")
+    if fit is None:
+        return f"On {point.lane}, the step could not be timed with fit: {point.reasons.get('fit', 'no reason given')}."
+    segments = dict(stacked(point))
+    said = []
+    if "device_work" in segments:
+        device = segments["device_work"]
+        said.append(f"{fmt_num(device)} ms is {device_word(point)} working" if device < fit.median_ms else
+                    f"all of it is {device_word(point)} working (an on-device loop takes "
+                    f"{fmt_num(point.rung('device_loop').median_ms)} ms, within the spread)")
+    overhead = segments.get("fit_and_input", 0.0) + segments.get("host_dispatch", 0.0)
+    if overhead > 0:
+        what = ("Keras fit and dispatch" if point.rung("device_loop") is not None
+                else "Keras fit, dispatch and the device together")
+        said.append(f"{fmt_num(overhead)} ms is {what}")
+    if "synchronisation" in segments:
+        said.append(f"{fmt_num(segments['synchronisation'])} ms is waiting for the result")
+    if said and "rest" in segments:  # parts shown as ≈0 still took their (uncertain) time
+        said.append(f"{fmt_num(segments['rest'])} ms is within the rungs' spread, not attributed")
+    return f"On {point.lane}, {fmt_num(fit.median_ms)} ms per step: " + "; ".join(said or ["no part stands out"]) + "."
+
+
+def floor_sentence(points: Sequence[AnatomyPoint]) -> str:
+    """"With an on-device loop this model would take 0.06 ms per step on gpu0 against 0.7 ms on cpu."""
+    floors = [(p.lane, p.rung("device_loop")) for p in points]
+    known = [(lane, rung.median_ms) for lane, rung in floors if rung is not None]
+    if not known:
+        return ""
+    known.sort(key=lambda item: item[1])
+    first, rest = known[0], known[1:]
+    against = "".join(f" against {fmt_num(ms)} ms on {lane}" for lane, ms in rest)
+    missing = [f"{lane} has none ({p.reasons.get('device_loop', 'not measured')})"
+               for p in points for lane in [p.lane] if p.rung("device_loop") is None]
+    tail = f" ({'; '.join(missing)})" if missing else ""
+    return (f"With an on-device loop this model would take {fmt_num(first[1])} ms per step on {first[0]}"
+            f"{against}{tail}.")
+
+
+def timing_cost_sentence(point: AnatomyPoint) -> str:
+    """The cost of Crossover's clock: "cpu1 (16-16): fit with the loss read every step takes 1.05x the time of fit
+    timed every K steps"."""
+    cost = point.timing_cost
+    where = f"{point.lane} ({'-'.join(map(str, point.widths))})"
+    if not math.isfinite(cost):
+        return f"{where}: the cost of timing each step could not be measured"
+    return (f"{where}: fit with the loss read every step (the {SYNCED_CLOCK}) takes {fmt_num(cost)}x the time of "
+            f"fit timed every {point.window_steps} steps (the {PIPELINED_CLOCK})")
+
+
+# ---------------------------------------------------------------- the two clocks in the summary
+
+def clock_parts(medians: Mapping[str, float], anatomy: Mapping[str, AnatomyPoint]) -> tuple[str, str, bool]:
+    """The verdict's clock in words, what the pipelined clock says (not measured, agrees, or which lane it
+    names instead), and whether it disagrees."""
+    base = f"by the {SYNCED_CLOCK} (each step waited for)"
+    piped = {lane: p.rung("fit_pipelined") for lane, p in anatomy.items() if lane in medians}
+    known = {lane: r.median_ms for lane, r in piped.items() if r is not None}
+    synced = {lane: ms for lane, ms in medians.items() if math.isfinite(ms) and ms > 0}
+    if len(known) < 2 or len(synced) < 2 or set(known) != set(synced):
+        return base, f"the {PIPELINED_CLOCK} is not measured for this model (press Why)", False
+    fast_synced, fast_piped = min(synced, key=synced.get), min(known, key=known.get)
+    if fast_synced == fast_piped:
+        return base, f"the {PIPELINED_CLOCK} agrees", False
+    return base, (f"the {PIPELINED_CLOCK} disagrees: {fast_piped} is faster when steps are not waited for "
+                  f"({fmt_num(known[fast_piped])} against {fmt_num(known[fast_synced])} ms per step)"), True
+
+
+def clock_note(medians: Mapping[str, float], anatomy: Mapping[str, AnatomyPoint]) -> str:
+    """The verdict's clause on clocks: which one it uses, and whether the pipelined clock names another lane."""
+    base, other, _ = clock_parts(medians, anatomy)
+    return f"{base}; {other}"
+
+
+# ---------------------------------------------------------------- the floor crossover of a sweep
+
+def floor_crossover_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
+    """"with an on-device loop jax:gpu0 would win above about 20 units", per group and pair of lanes."""
+    lines = []
+    for label, points in groups.items():
+        lanes = by_lane(floor_points(points))
+        prefix = f"{label}: " if len(groups) > 1 else ""
+        names = sorted(lanes)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                widths, d, found = lane_pair(lanes, a, b)
+                if found:
+                    lines += [f"{prefix}with an on-device loop {c.faster_above} would win above about "
+                              f"{fmt_num(c.width, 2)} units ({other_lane(c)} below)" for c in found]
+                elif len(widths) >= 2:
+                    faster = b if max(d) > 0 else a
+                    lines.append(f"{prefix}with an on-device loop {faster} would be faster throughout "
+                                 f"(widths {widths[0]} to {widths[-1]}): the floors do not cross")
+    return lines

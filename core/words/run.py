@@ -1,0 +1,102 @@
+"""Sentences about a run: which lane is faster, why (in the run's own numbers), contention, and the outcome.
+
+The CLI, the window and the exports all take their words from here; nothing here measures, it only
+says what core/analysis/ found.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from ..analysis.fits import CostFit, predicted_crossover
+from ..analysis.stats import has_steady
+from ..engine.contention import contended, host_cores_shared
+from ..records import RunSummary
+from ..results import RunResult
+from .numbers import fmt_flops, fmt_num
+
+
+def verdict(a: RunSummary, b: RunSummary, model: str = "this model") -> str:
+    """Which lane trains `model` faster, by median step time."""
+    if not (has_steady(a) and has_steady(b)):
+        return f"not enough steady batches yet to compare {a.lane} and {b.lane}"
+    fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
+    ratio = slow.median_ms / fast.median_ms
+    if ratio <= 1.03:
+        return f"{a.lane} and {b.lane} are about equal ({ratio:.2f}x) on {model}"
+    shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
+    return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}"
+
+
+def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset = frozenset(),
+                  model: str = "this model") -> list[str]:
+    """"A is N× faster than B on this model", the fastest lane against each other lane, by median synced
+    step time; a pair measured at the same time on shared CPU cores (`contended` lanes) is said to be."""
+    usable = [s for s in summaries if has_steady(s)]
+    if len(usable) < 2:
+        return []
+    fastest = min(usable, key=lambda s: s.median_ms)
+    lines = []
+    for other in usable:
+        if other is fastest:
+            continue
+        line = verdict(fastest, other, model)
+        if fastest.lane in contended and other.lane in contended:
+            line += " (contended: both trained at once on the same CPU cores)"
+        lines.append(line)
+    return lines
+
+
+def contention_lines(result: RunResult, now: float | None = None) -> list[str]:
+    """Notes for a run's figures: lanes that shared CPU cores while measured; a GPU lane's shared host."""
+    lanes = sorted({lane for lane, _ in contended(result, now)})
+    out = []
+    if lanes:
+        out.append(f"note: {' and '.join(lanes)} trained at the same time on this machine's CPU cores, so their "
+                   "figures include that contention; --schedule interleaved (lanes take turns) gives uncontended "
+                   "figures.")
+    if host_cores_shared(result):
+        out.append("note: the GPU lane's host thread shared this machine's CPU cores with the CPU lane while both "
+                   "trained.")
+    return out
+
+
+def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None) -> str:
+    """2-4 sentences on fixed per-step cost versus throughput, with the runs' own figures."""
+    if not (has_steady(a) and has_steady(b)):
+        return f"Not enough steady batches yet to explain the timings of {a.lane} and {b.lane}."
+    flops = a.flops_per_batch or b.flops_per_batch
+    out = [f"Per training step, {a.lane} spends {fmt_num(a.median_ms)} ms and {b.lane} "
+           f"{fmt_num(b.median_ms)} ms (medians of steady batches)."]
+    if flops:
+        out.append(f"With {fmt_flops(flops)} per step, that is {fmt_num(a.gflops)} GFLOP/s on {a.lane} "
+                   f"and {fmt_num(b.gflops)} GFLOP/s on {b.lane}.")
+    out.append("Every step also pays a fixed cost (dispatch, kernel launches, synchronisation) "
+               "that does not shrink with the model: for a small model it dominates, so the lane "
+               "with the lower fixed cost wins; as FLOPs grow, throughput dominates and the lane "
+               "with more GFLOP/s pulls ahead.")
+    fa, fb = (fits or {}).get(a.lane), (fits or {}).get(b.lane)
+    if fa and fb:
+        fit_text = (f"Fitted over the model sizes measured, {a.lane} costs {fmt_num(fa.overhead_ms)} ms fixed "
+                    f"plus {fmt_num(fa.gflops)} GFLOP/s, and {b.lane} {fmt_num(fb.overhead_ms)} ms plus "
+                    f"{fmt_num(fb.gflops)} GFLOP/s")
+        cross = predicted_crossover(fa, fb)
+        if cross is None:
+            low = a.lane if fa.predict_ms(flops or 1.0) <= fb.predict_ms(flops or 1.0) else b.lane
+            out.append(f"{fit_text}; the lines do not cross, so {low} is predicted faster at every size.")
+        else:
+            side = ("below it, where fixed cost dominates" if flops < cross
+                    else "above it, where throughput dominates")
+            out.append(f"{fit_text}; those fitted lines cross near {fmt_flops(cross)} per step (the measured "
+                       f"crossing can differ), and this model ({fmt_flops(flops)}) sits {side}.")
+    return " ".join(out)
+
+
+def run_outcome(statuses: Mapping[str, str], failures: Mapping[str, str], map_points: int) -> tuple[str, bool]:
+    """How a run ended, for the status bar: (sentence, is_error)."""
+    points = f"{map_points} point{'s' if map_points != 1 else ''} added to the crossover map"
+    failed = [f"{lane}: {failures.get(lane, '')}" for lane, status in statuses.items() if status == "failed"]
+    if failed:
+        return "Finished with failures — " + "; ".join(failed), True
+    if "cancelled" in statuses.values():
+        return f"Stopped; what was measured is kept ({points}).", False
+    return f"Run finished; {points}.", False

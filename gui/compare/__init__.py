@@ -1,0 +1,1 @@
+"""The Compare tab: the live plot, the crossover map, the summary with its verdict, and the run history."""

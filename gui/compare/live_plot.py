@@ -1,0 +1,286 @@
+"""The live plot: ms per batch as batches arrive, one colour per lane, warm-up apart, rolling medians."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import Slot
+from PySide6.QtGui import QColor, QResizeEvent
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from ...core.words.numbers import local_time
+from ..theme.lane_colours import lane_color
+from .live_data import LiveRun
+from ..widgets.log_axis import LogAxis
+from ..widgets.plot_export import export_plot
+from .plot_scale import StableRange
+from .segment_marks import SegmentMarks
+from ..settings import AppSettings
+from ..theme.scheme import PlotTheme, SchemeColors
+
+X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
+LEGEND_TWO_COLUMNS_PX = 560
+SCHEDULE_WORDS = {"interleaved": "taking turns", "side-by-side": "side by side", "concurrent": "side by side",
+                  "sequential": "one after another"}
+
+
+@dataclass
+class LaneItems:
+    """What one lane draws: raw steady points, their rolling median, warm-up markers."""
+
+    steady: pg.PlotDataItem
+    median: pg.PlotDataItem
+    warmup: pg.PlotDataItem
+    version: int = -1
+    x_kind: str = ""
+
+
+def run_title(live: LiveRun) -> str:
+    """What the plot shows: the model (or the ramp's widths), the batch size, the lanes and how they shared the machine."""
+    cfg = live.config
+    if len(live.plan) > 1:
+        sizes = [c.model.widths for c in live.plan]
+        model = "ramp " + " → ".join(str(s[0]) if len(set(s)) == 1 else "-".join(map(str, s)) for s in sizes)
+        if len({len(s) for s in sizes}) == 1:
+            model += f" ({len(sizes[0])} layer{'s' if len(sizes[0]) > 1 else ''})"
+    else:
+        model = cfg.model.label()
+        # A model changed while it trains: the hidden widths it has trained, in order ("16 → 1024").
+        starts = sorted((seg.started.at, seg.label) for lane in live.lanes.values() for seg in lane.segments)
+        labels = list(dict.fromkeys(label for _, label in starts))
+        if len(labels) > 1:
+            model = f"hidden {' → '.join(labels)}"
+    schedule = SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)
+    lanes = " vs ".join(live.lanes)
+    return f"{model} · batch {cfg.train.batch_size} · {lanes}" + (f" ({schedule})" if len(live.lanes) > 1 else "")
+
+
+class LivePlot(QWidget):
+    """Redrawn by refresh() (the controller's 25 Hz timer), never once per batch."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.x_axis = QComboBox()
+        self.x_axis.addItem("x: batch", "batch")
+        self.x_axis.addItem("x: elapsed seconds", "elapsed")
+        self.x_axis.setToolTip("Plot each batch at its step number, or at the time it ended.")
+        self.x_axis.setAccessibleName("Live plot x axis")
+        self.log_y = QCheckBox("Log y")
+        self.log_y.setToolTip("Logarithmic ms axis: lanes that differ tenfold both stay readable.")
+        self.show_median = QCheckBox("Rolling median")
+        self.show_median.setChecked(True)
+        self.show_median.setToolTip("A thick line per lane: the median of the last 21 steady batches.")
+        self.title = QLabel("No run yet: choose the lanes and press Start (F5).")
+        self.title.setObjectName("plotTitle")
+        self.title.setWordWrap(True)
+        bar = QHBoxLayout()  # the title on a line of its own: beside the controls it wraps a word a line when narrow
+        bar.addStretch(1)
+        for widget in (self.x_axis, self.log_y, self.show_median):
+            bar.addWidget(widget)
+        self.plot = pg.PlotWidget(axisItems={"left": LogAxis("left", lambda ms: f"{ms:g}")})
+        self.plot.setAccessibleName("Live plot: ms per batch of every lane")
+        self.plot.setToolTip("Step time of every batch. Hollow markers: warm-up batches (tracing, first "
+                             "memory touches), left out of the autoscale so the steady state fills the plot.")
+        self.plot.setLabel("left", "ms per batch")
+        self.plot.setLabel("bottom", X_AXES["batch"])
+        self.plot.showGrid(x=False, y=True, alpha=0.25)
+        self._range = StableRange()
+        self._auto = True  # False once the user pans or zooms; the plot's "A" button gives it back
+        view = self.plot.getViewBox()
+        view.disableAutoRange()
+        view.sigRangeChangedManually.connect(self._on_view_range_changed_manually)
+        # The legend sits under the x axis, in a row of its own: over the plot it covered the newest points and
+        # the segment labels (a ramp climbs to the top right).
+        item = self.plot.getPlotItem()
+        self.legend = pg.LegendItem(colCount=2)
+        item.layout.addItem(self.legend, 4, 1)
+        item.legend = self.legend
+        self.marks = SegmentMarks(self.plot)
+        self.theme = PlotTheme(self.plot, self._restyle)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addLayout(bar)
+        layout.addWidget(self.plot, 1)
+        self._live: LiveRun | None = None
+        self._items: dict[str, LaneItems] = {}
+        self.x_axis.currentIndexChanged.connect(self._on_x_axis_changed)
+        self.log_y.toggled.connect(self._on_log_y_toggled)
+        self.show_median.toggled.connect(self._on_show_median_toggled)
+
+    # ------------------------------------------------------------------ drawing
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        # Two legend entries a row where they fit whole, one a row where a device's name would be cut.
+        columns = 2 if event.size().width() >= LEGEND_TWO_COLUMNS_PX else 1
+        self.legend.setColumnCount(columns)  # a no-op when it has that many
+
+    def show_run(self, live: LiveRun) -> None:
+        """Clear the plot for a new run; its lanes appear as they start."""
+        self.plot.clear()
+        self.legend.clear()
+        self.marks.clear()
+        self._items = {}
+        self._live = live
+        self._range.reset()
+        # A run from the history says when it ran: the plot is not of the run in progress.
+        self.title.setText(f"Run of {local_time(live.result.started_at)}: {run_title(live)}" if live.finished
+                           else run_title(live))
+        self._warmup_key = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
+                                           symbolPen=pg.mkPen(self.theme.colors.muted), name="warm-up (not autoscaled)")
+        self.plot.addItem(self._warmup_key, ignoreBounds=True)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw the lanes that changed since the last call."""
+        if self._live is None:
+            return
+        live = self._live
+        for name, series in live.series.items():
+            if not live.device(name) and not len(series.steady) and not len(series.warmup):
+                continue
+            items = self._items.get(name) or self._add_lane(name)
+            if items.version != live.versions[name]:
+                self._draw(name, items)
+        if not live.finished:
+            title = run_title(live)
+            if self.title.text() != title:
+                self.title.setText(title)
+        self.marks.update(live, self.x_axis.currentData(), self.theme.colors)
+        self._rescale()
+
+    def _rescale(self) -> None:
+        view = self.plot.getViewBox()
+        if any(view.state["autoRange"]):  # the user pressed "A": scaling is ours again
+            view.disableAutoRange()
+            self._auto = True
+            self._range.reset()
+        if not self._auto or self._live is None:
+            return
+        live = self._live
+        series = live.series.values()
+        log = self.log_y.isChecked()
+        if self._range.update_y([s.steady.ms.values for s in series], log):
+            bottom, top = self._range.y
+            view.setYRange(math.log10(bottom) if log else bottom, math.log10(top) if log else top, padding=0)
+        if self.x_axis.currentData() == "batch":
+            last = max((live.steps_done(name) for name in live.lanes), default=0)
+            total = max((live.total_steps(name) for name in live.lanes), default=0)
+        else:
+            last = max((float(s.steady.elapsed.values[-1]) for s in series if len(s.steady)), default=0.0)
+            total = 0
+        if self._range.update_x(last, total):
+            view.setXRange(*self._range.x, padding=0.01)
+
+    def _add_lane(self, lane: str) -> LaneItems:
+        steady = pg.PlotDataItem()
+        steady.setClipToView(True)
+        steady.setDownsampling(auto=True, method="peak")
+        # The legend shows the median's solid line: the raw points' faint one is hard to tell apart.
+        median = pg.PlotDataItem(name=f"{lane} · {self._live.device(lane) or '…'}")
+        median.setClipToView(True)
+        median.setDownsampling(auto=True, method="peak")
+        median.setVisible(self.show_median.isChecked())
+        warmup = pg.PlotDataItem(pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0))
+        self.plot.addItem(steady)
+        self.plot.addItem(median)
+        self.plot.addItem(warmup, ignoreBounds=True)
+        items = self._items[lane] = LaneItems(steady, median, warmup)
+        self._pen_lane(lane, items, self.theme.colors)
+        self._relegend()
+        return items
+
+    def _pen_lane(self, lane: str, items: LaneItems, colors: SchemeColors) -> None:
+        color = lane_color(lane, colors.dark)
+        faint = QColor(color)
+        faint.setAlpha(70)  # the raw trace stays behind: on long, spiky runs the median must read clearly
+        items.steady.setPen(pg.mkPen(faint, width=1))
+        # Further from the ground than the raw trace: darker on light, lighter on dark.
+        items.median.setPen(pg.mkPen(QColor(color).lighter(115) if colors.dark else QColor(color).darker(115), width=3))
+        items.warmup.setSymbolPen(pg.mkPen(color, width=1.5))
+
+    def _restyle(self, colors: SchemeColors) -> None:
+        """The lanes' pens for a new scheme (PlotTheme has done the ground, axes and legend)."""
+        if self._live is not None:
+            self._warmup_key.setSymbolPen(pg.mkPen(colors.muted))
+        for lane, items in self._items.items():
+            self._pen_lane(lane, items, colors)
+        self.marks.restyle(colors)
+
+    def _draw(self, lane: str, items: LaneItems) -> None:
+        x_kind = self.x_axis.currentData()
+        series, device = self._live.series[lane], self._live.device(lane)
+        steady_x = getattr(series.steady, "step" if x_kind == "batch" else "elapsed").values
+        warm_x = getattr(series.warmup, "step" if x_kind == "batch" else "elapsed").values
+        items.steady.setData(steady_x, series.steady.ms.values)
+        items.median.setData(steady_x, series.median.values)
+        label = f"{lane} · {device}" if device else lane
+        if items.median.name() != label:
+            items.median.opts["name"] = label
+            self._relegend()
+        if len(items.warmup.xData if items.warmup.xData is not None else ()) != len(series.warmup) \
+                or x_kind != items.x_kind:
+            items.warmup.setData(warm_x, series.warmup.ms.values)
+        items.version, items.x_kind = self._live.versions[lane], x_kind
+
+    def _relegend(self) -> None:
+        """Legend entries in the run's lane order, whichever lane started first."""
+        self.legend.clear()
+        self.legend.addItem(self._warmup_key, self._warmup_key.name())
+        for name in self._live.lanes if self._live else ():
+            if name in self._items:
+                self.legend.addItem(self._items[name].median, self._items[name].median.name())
+
+    def points_drawn(self, warmup: bool = False) -> dict[str, int]:
+        """Steady points on the plot per lane (what a test or a status line can check); with `warmup`,
+        the warm-up markers too: a new segment's first batches are warm-up."""
+        def count(item: pg.PlotDataItem) -> int:
+            return len(item.xData if item.xData is not None else ())
+
+        return {name: count(items.steady) + (count(items.warmup) if warmup else 0)
+                for name, items in self._items.items()}
+
+    # ------------------------------------------------------------------ export
+
+    def export_image(self, path: str) -> None:
+        """Save the plot as PNG, or as SVG when the path ends in .svg: light in either scheme, for slides."""
+        with self.theme.light_for_export():
+            export_plot(self.plot, path, "Crossover: ms per batch")
+
+
+    # ------------------------------------------------------------------ toolbar
+
+    def save_state(self, settings: AppSettings) -> None:
+        settings.set_flag("plot/log_y", self.log_y.isChecked())
+        settings.set_text("plot/x_axis", self.x_axis.currentData())
+
+    def restore_state(self, settings: AppSettings) -> None:
+        self.log_y.setChecked(settings.flag("plot/log_y"))
+        self.x_axis.setCurrentIndex(max(0, self.x_axis.findData(settings.text("plot/x_axis", "batch"))))
+
+    def _redraw_all(self) -> None:
+        for items in self._items.values():
+            items.version = -1
+        self._range.reset()
+        self.refresh()
+
+    @Slot()
+    def _on_x_axis_changed(self) -> None:
+        self.plot.setLabel("bottom", X_AXES[self.x_axis.currentData()])
+        self._redraw_all()
+
+    @Slot(bool)
+    def _on_log_y_toggled(self, checked: bool) -> None:
+        self.plot.setLogMode(y=checked)
+        self._redraw_all()
+
+    @Slot()
+    def _on_view_range_changed_manually(self) -> None:
+        self._auto = False
+
+    @Slot(bool)
+    def _on_show_median_toggled(self, checked: bool) -> None:
+        for items in self._items.values():
+            items.median.setVisible(checked)

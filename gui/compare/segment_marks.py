@@ -1,0 +1,85 @@
+"""Where a lane changed model: a vertical line at the segment's first batch, labelled with its widths.
+
+A run on one model has no marks. Lanes that start the same segment at the same place (side by side,
+a ramp on the batch axis) share one neutral line instead of drawing two on top of each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+
+from ..theme.lane_colours import lane_color
+from .live_data import LiveRun
+from ..theme.scheme import SchemeColors
+
+# Label heights, top of the plot down, taken in turn so the labels of close segments do not overlap.
+LABEL_ROWS = (0.96, 0.88, 0.80)
+
+
+@dataclass(frozen=True)
+class Mark:
+    x: float
+    label: str  # the segment's widths, "512-512"
+    lanes: tuple[str, ...]  # every lane whose segment starts here
+
+
+def segment_marks(live: LiveRun, x_kind: str) -> list[Mark]:
+    """The marks a run's plot should show now, left to right (x: batch number or seconds since the
+    lane started, as the plot's x axis)."""
+    found: dict[tuple[float, str], list[str]] = {}
+    for lane, result in live.lanes.items():
+        if len(result.segments) < 2 and len(live.plan) < 2:
+            continue
+        for segment in result.segments:
+            if x_kind == "batch":
+                x = float(segment.started.first_step)
+            else:
+                records = live.segment_records(lane, segment.index)
+                if not records:
+                    continue
+                x = records[0].start_s
+            found.setdefault((round(x, 3), segment.label), []).append(lane)
+    return [Mark(x, label, tuple(lanes)) for (x, label), lanes in sorted(found.items())]
+
+
+class SegmentMarks:
+    """The marks drawn on a plot, kept in step with `segment_marks` (adds and removes only what changed)."""
+
+    def __init__(self, plot: pg.PlotWidget) -> None:
+        self.plot = plot
+        self._lines: dict[Mark, pg.InfiniteLine] = {}
+
+    def clear(self) -> None:
+        """Forget the lines (the plot was cleared, which removed them)."""
+        self._lines = {}
+
+    def update(self, live: LiveRun, x_kind: str, colors: SchemeColors) -> None:
+        wanted = segment_marks(live, x_kind)
+        for mark in set(self._lines) - set(wanted):
+            self.plot.removeItem(self._lines.pop(mark))
+        for i, mark in enumerate(wanted):
+            if mark not in self._lines:
+                line = pg.InfiniteLine(pos=mark.x, angle=90, movable=False, label=mark.label,
+                                       labelOpts={"position": LABEL_ROWS[i % len(LABEL_ROWS)], "movable": False,
+                                                  "anchors": [(0, 0.5), (0, 0.5)]})
+                line.setToolTip(f"{', '.join(mark.lanes)}: model {mark.label} from here")
+                self.plot.addItem(line, ignoreBounds=True)
+                self._lines[mark] = line
+                self._style(mark, line, colors)
+
+    def restyle(self, colors: SchemeColors) -> None:
+        for mark, line in self._lines.items():
+            self._style(mark, line, colors)
+
+    def labels(self) -> list[str]:
+        """The marks' labels, left to right (what a test checks)."""
+        return [mark.label for mark in sorted(self._lines, key=lambda m: m.x)]
+
+    @staticmethod
+    def _style(mark: Mark, line: pg.InfiniteLine, colors: SchemeColors) -> None:
+        color = QColor(colors.neutral) if len(mark.lanes) > 1 else lane_color(mark.lanes[0], colors.dark)
+        line.setPen(pg.mkPen(color, width=1, style=pg.QtCore.Qt.PenStyle.DashLine))
+        line.label.setColor(color)
+        line.label.fill = pg.mkBrush(*colors.label_fill)

@@ -1,0 +1,272 @@
+"""The live summary: per-lane median, samples/s, GFLOP/s and progress, the verdict in words, and why."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Callable, Mapping
+
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, QHeaderView, QLabel, QScrollArea,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...core.analysis.fits import CostFit
+from ...core.analysis.stats import has_steady
+from ...core.engine.contention import contended
+from ...core.analysis.costs import dollars_per_million, price_for
+from ...core.analysis.anatomy import AnatomyPoint
+from ...core.study.anatomy import anatomy_key
+from ...core.words.anatomy import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_parts
+from ...core.config import RunConfig
+from ...core.records import RunSummary
+from ...core.results import Segment
+from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
+from ...core.words.run import explain, verdict_lines
+from ..theme.lane_colours import lane_color
+from ..panels.lanes import contention_note
+from .live_data import LiveRun
+from .summary_words import as_sentence, crossing_lines, verdict_segments
+from ..theme.scheme import scheme_colors
+
+TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
+# One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
+ROWS = ("Device", "Status", "Median ms/batch, synced", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Model", "Data",
+        "Progress", "Pipelined ms/step", "$ per M samples")
+PHASE_TIPS = {"finishing": "Every batch is measured; the lane is tidying up before it reports. A stop now "
+                            "keeps the run complete.",
+              "between segments": "This lane has measured its model; the other lane trains now (they take turns)."}
+PHASE_WORDS = {"finishing": "finishing…", "between segments": "waiting for its turn"}
+
+
+class SummaryPanel(QWidget):
+    """Reads the live run on its own 4 Hz timer; `refresh()` redraws at once."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table = QTableWidget(len(ROWS), 0)
+        self.table.setVerticalHeaderLabels(ROWS)
+        self.table.setAccessibleName("Summary: one column per lane")
+        self.table.setTabKeyNavigation(False)  # read-only: Tab goes on to the next control, the arrows move within
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setWordWrap(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setToolTip("Steady-state figures (warm-up batches left out), updated as batches arrive.")
+        self.verdict = QLabel("No run yet.")
+        self.verdict.setObjectName("verdictLabel")
+        self.verdict.setWordWrap(True)
+        self.explanation = QLabel("")
+        self.explanation.setObjectName("explanationLabel")
+        self.explanation.setWordWrap(True)
+        self.detail = QLabel("")  # where a ramp's lanes cross; how to get the other clock
+        self.detail.setObjectName("explanationLabel")
+        self.detail.setWordWrap(True)
+        self.detail.hide()
+        self.problems = QLabel("")
+        self.problems.setObjectName("problemLabel")
+        self.problems.setWordWrap(True)
+        self.problems.hide()
+        self.note = QLabel("")
+        self.note.setObjectName("warningLabel")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        # The table is as tall as its rows, and the panel scrolls as one when the window is short: squeezed,
+        # the table hid its last rows and the explanation was cut mid-sentence.
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.verdict, self.detail, self.table, self.problems, self.note, self.explanation):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(content)
+        self.scroll.setAccessibleName("Summary of the run: verdict, figures per lane, and why")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
+        self._live: LiveRun | None = None
+        self._fits: dict[str, CostFit] = {}
+        self._anatomy: tuple[RunConfig | None, dict[str, AnatomyPoint]] = (None, {})  # the Why tab's last
+        self.prices: Callable[[], Mapping[str, float]] = dict  # each lane's $/h (the Lanes panel's, in the window)
+        self.table.verticalHeaderItem(ROWS.index("$ per M samples")).setToolTip(
+            "What a million training samples cost at the lane's price per hour (the $/h beside it in the Lanes "
+            "panel) and its median synced step.")
+        for name, clock in (("Median ms/batch, synced", SYNCED_CLOCK), ("Pipelined ms/step", PIPELINED_CLOCK)):
+            self.table.verticalHeaderItem(ROWS.index(name)).setToolTip(f"The {clock}: {CLOCKS[clock]}.")
+        self._timer = QTimer(self)
+        self._timer.setInterval(TEXT_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_text_timer_timeout)
+
+    def show_run(self, live: LiveRun) -> None:
+        self._live = live
+        note = contention_note(live.specs, live.result.schedule)
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
+        self.table.setColumnCount(len(live.lanes))
+        for col, name in enumerate(live.lanes):
+            swatch = QPixmap(12, 12)
+            swatch.fill(lane_color(name))
+            self.table.setHorizontalHeaderItem(col, QTableWidgetItem(QIcon(swatch), name))
+            for row in range(len(ROWS)):
+                self.table.setItem(row, col, QTableWidgetItem(""))
+        self.refresh()
+        self._timer.start()
+
+    def set_fits(self, fits: dict[str, CostFit]) -> None:
+        """Cost fits from the crossover map (lanes with ≥2 sizes), for the explanation."""
+        self._fits = dict(fits)
+        self.refresh()
+
+    # ---------------------------------------------------------------- the two clocks (the Why tab measures)
+
+    def set_anatomy(self, config: RunConfig, points: dict[str, AnatomyPoint]) -> None:
+        """The anatomy of `config` per lane: its pipelined clock is shown while the live run trains that model."""
+        self._anatomy = (anatomy_key(config), dict(points))
+        self.refresh()
+
+    def anatomy(self, segment: Segment | None = None) -> dict[str, AnatomyPoint]:
+        """The lanes' anatomies of the model `segment` trains (the run's first model when None), if the Why tab
+        measured that model: a ramp or a dragged width trains others."""
+        config, points = self._anatomy
+        live = self._live
+        if live is None or config is None:
+            return {}
+        model = live.config if segment is None else dataclasses.replace(
+            live.config, model=dataclasses.replace(live.config.model, widths=segment.started.widths),
+            train=dataclasses.replace(live.config.train, batch_size=segment.started.batch_size))
+        return points if anatomy_key(model) == config else {}
+
+    def _pipelined_text(self, live: LiveRun, lane: str) -> str:
+        rung = (point := self.anatomy(live.current_segment(lane)).get(lane)) and point.rung("fit_pipelined")
+        return fmt_num(rung.median_ms) if rung else NOT_MEASURED
+
+    def run_ended(self) -> None:
+        self.refresh()
+        self._timer.stop()
+
+    @Slot()
+    def _on_text_timer_timeout(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        live = self._live
+        if live is None:
+            return
+        summaries, problems = [], []
+        for col, (name, lane) in enumerate(live.lanes.items()):
+            s = live.summary(name)
+            summaries.append(s)
+            state = live.phase(name)
+            cells = (live.device(name) or ("—" if state == "failed" else "…"), PHASE_WORDS.get(state, state),
+                     fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING, fmt_num(s.samples_per_s),
+                     fmt_num(s.gflops), self._model_text(live, name), self._settings(live, name).get("data_source", "…"),
+                     self._progress(live, name, state))
+            for row, text in enumerate(cells):
+                item = self.table.item(row, col)
+                if item.text() != text:
+                    item.setText(text)
+            self.table.item(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
+            self.table.item(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(live, name))
+            self.table.item(ROWS.index("$ per M samples"), col).setText(self._cost_text(live, name, s.median_ms))
+            status = self.table.item(1, col)
+            # No colour of its own unless failed: the table's text colour reads in light and dark.
+            status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == "failed" else None)
+            status.setToolTip(lane.failure or s.reason or PHASE_TIPS.get(state, state))
+            if state == "failed":
+                problems.append(f"{name} failed: {lane.failure}")
+        if live.failure:
+            problems.insert(0, f"The run failed: {live.failure}")
+        self.problems.setText("\n".join(problems))
+        self.problems.setVisible(bool(problems))
+        self._update_words(live, summaries)
+
+    def _cost_text(self, live: LiveRun, name: str, median_ms: float) -> str:
+        price = price_for(name, self.prices())
+        if price is None:
+            return "–, no $/h"
+        segment = live.current_segment(name)
+        batch = segment.started.batch_size if segment is not None else live.config.train.batch_size
+        return fmt_dollars(dollars_per_million(median_ms, batch, price))
+
+    @staticmethod
+    def _settings(live: LiveRun, name: str) -> dict:
+        lane = live.lanes[name]
+        return lane.started.settings if lane.started else {}
+
+    @staticmethod
+    def _model_text(live: LiveRun, name: str) -> str:
+        """The model the lane trains now: its widths and batch, and which of a plan's models it is."""
+        segment = live.current_segment(name)
+        if segment is None:
+            return f"{'-'.join(map(str, live.config.model.widths))} · batch {live.config.train.batch_size}"
+        text = f"{segment.label} · batch {segment.started.batch_size}"
+        return text + (f" ({segment.index}/{len(live.plan)})" if len(live.plan) > 1 else "")
+
+    @staticmethod
+    def _progress(live: LiveRun, name: str, state: str) -> str:
+        lane = live.lanes[name]
+        total, last = live.total_steps(name), (lane.records[-1] if lane.records else None)
+        if state == "waiting":
+            return "waiting for its turn" if live.result.schedule != "side-by-side" else "starting the lane…"
+        if state == "finishing":
+            return f"all {last.step} batches measured" if last is not None else "finishing…"
+        segment = live.current_segment(name)
+        if len(live.plan) > 1 and segment is not None:
+            return f"model {segment.index} of {len(live.plan)} · step {last.step if last is not None else 0}"
+        if total and last is not None:
+            per_epoch = max(total // max(live.config.train.epochs, 1), 1)
+            progress = f"epoch {last.epoch}/{live.config.train.epochs} · batch {last.batch}/{per_epoch}"
+            if state == "running":
+                progress += f" · {fmt_duration(live.time_left(name))} left"
+            return progress
+        if last is not None:
+            return f"step {last.step}"
+        return "failed before its first batch" if state == "failed" else "loading data…"
+
+    def _update_words(self, live: LiveRun, summaries: list[RunSummary]) -> None:
+        # A verdict compares the lanes' current segments; a pair that overlapped on shared cores says so.
+        pair, model = verdict_segments(live)
+        if pair:
+            crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
+            lines = verdict_lines([live.segment_summary(lane, seg) for lane, seg in pair.items()], crowded,
+                                  model or "this model")
+        else:
+            lines = verdict_lines(summaries)
+        details = crossing_lines(live)
+        states = [lane.status for lane in live.lanes.values()]
+        if states and all(state == "failed" for state in states):
+            reasons = {lane.failure for lane in live.lanes.values() if lane.failure}
+            self.verdict.setText("Every lane failed: " + "; ".join(sorted(reasons)) if reasons else
+                                 "Every lane failed.")
+        elif live.failure:
+            self.verdict.setText(f"The run failed: {live.failure}")
+        elif lines:
+            # Which clock the verdict uses, and a disagreement of the other, stay in the verdict; a hint to
+            # measure the other goes below it with the crossings.
+            segment = next(iter(pair.values()), None) if pair else None  # the model the verdict compares on
+            clause, rest, disagrees = clock_parts({s.lane: s.median_ms for s in summaries}, self.anatomy(segment))
+            if disagrees:
+                clause, rest = f"{clause}; {rest}", ""
+            self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clause[:1].upper()}{clause[1:]}.")
+            details += [rest[:1].upper() + rest[1:]] if rest else []
+        elif len(summaries) < 2:
+            self.verdict.setText("Choose two lanes for a verdict.")
+        elif live.finished:
+            self.verdict.setText("No verdict: the lanes did not both reach steady batches.")
+        else:
+            self.verdict.setText("Waiting for steady batches on both lanes…")
+        self.detail.setText(" ".join(as_sentence(line, live.lanes) + "." for line in details))
+        self.detail.setVisible(bool(details))
+        usable = [s for s in summaries if has_steady(s)]
+        if len(usable) >= 2:
+            text = explain(usable[0], usable[1], self._fits)
+            self.explanation.setText(text)
+            self.explanation.setToolTip(text)
+        else:
+            self.explanation.setText("")

@@ -1,0 +1,101 @@
+"""The Compare tab: the live plot and the crossover map above, the summary and the run history below."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QGroupBox, QSplitter, QVBoxLayout, QWidget
+
+from ...core.engine.pool import RunResult
+from .crossover_map import CrossoverMap
+from .history import HistoryPanel
+from .live_data import LiveRun
+from .live_plot import LivePlot
+from ..settings import AppSettings
+from .summary import SummaryPanel
+
+
+def group(title: str, widget: QWidget) -> QGroupBox:
+    box = QGroupBox(title)
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(6, 6, 6, 6)
+    layout.addWidget(widget)
+    return box
+
+
+class CompareTab(QSplitter):
+    """Four panels in resizable splitters; it remembers the splitters' positions."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.plot = LivePlot()
+        self.map = CrossoverMap()
+        self.summary = SummaryPanel()
+        self.history = HistoryPanel()
+        self.top_split = QSplitter(Qt.Orientation.Horizontal)
+        self.top_split.addWidget(group("Live: ms per batch", self.plot))
+        self.top_split.addWidget(group("Crossover map", self.map))
+        self.top_split.setSizes([640, 420])
+        self.bottom_split = QSplitter(Qt.Orientation.Horizontal)
+        self.bottom_split.addWidget(group("Summary", self.summary))
+        self.bottom_split.addWidget(group("History", self.history))
+        self.bottom_split.setSizes([600, 460])
+        self.addWidget(self.top_split)
+        self.addWidget(self.bottom_split)
+        self.setSizes([470, 380])
+        for split in self.splitters():
+            split.setChildrenCollapsible(False)
+        self.map.points_changed.connect(self._on_map_points_changed)
+        self.history.run_chosen.connect(self._on_history_run_chosen)
+        self._running = False
+
+    def show_run(self, live: LiveRun) -> None:
+        """A run began: the plot and the summary follow it."""
+        self._running = True
+        self.history.table.clearSelection()
+        self.plot.show_run(live)
+        self.summary.show_run(live)
+        self.map.follow(live)
+
+    def run_ended(self, result: RunResult | None) -> int:
+        """The live run ended: it joins the history, and its points the map (returned: how many)."""
+        self._running = False
+        self.plot.refresh()
+        self.summary.run_ended()
+        if result is None:
+            self.map.follow(None)
+            return 0
+        self.history.add_run(result)
+        return self.map.add_run(result)
+
+    def add_saved_runs(self, runs: list[RunResult]) -> None:
+        for result in runs:
+            self.history.add_run(result)
+            self.map.add_run(result)
+
+    @Slot(object)
+    def _on_history_run_chosen(self, result: RunResult) -> None:
+        """Show a past run's per-batch plot and summary (not while a run trains: the plot follows that one)."""
+        if self._running:
+            return
+        shown = LiveRun.of_result(result)
+        self.plot.show_run(shown)
+        self.summary.show_run(shown)
+        self.summary.run_ended()
+
+    @Slot()
+    def _on_map_points_changed(self) -> None:
+        self.summary.set_fits(self.map.cost_fits())
+
+    def splitters(self) -> tuple[QSplitter, ...]:
+        return (self, self.top_split, self.bottom_split)
+
+    def save_state(self, settings: AppSettings) -> None:
+        for name, split in zip(("compare", "top", "bottom"), self.splitters()):
+            settings.set_state(f"window/split_{name}", split.saveState())
+        self.plot.save_state(settings)
+
+    def restore_state(self, settings: AppSettings) -> None:
+        for name, split in zip(("compare", "top", "bottom"), self.splitters()):
+            state = settings.state(f"window/split_{name}")
+            if state is not None:
+                split.restoreState(state)
+        self.plot.restore_state(settings)

@@ -1,0 +1,262 @@
+"""The lanes panel: the lanes of this machine and of any host added (or why not), which run, their prices, the schedule."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel,
+                               QVBoxLayout, QWidget)
+
+from ...core.lane.backends import LABEL, usable_cores
+from ...core.config import ConfigError, LaneSpec
+from ...core.engine.conductor import default_schedule, schedule_named
+from ...core.engine.devices import LaneOption
+from ...core.engine.remote.channel import RemoteSettings
+from ..widgets.elided_label import ElidedLabel
+from ..widgets.lane_box import LaneBox
+from .lane_prices import LanePrices
+from ..widgets.layouts import empty_layout
+from .remote_hosts import RemoteHosts
+from ..settings import AppSettings
+
+SCHEDULES = (  # (choice, shown as, tooltip)
+    ("auto", "Automatic", "Lanes that share this machine's CPU cores take turns; a GPU lane trains beside the CPU."),
+    ("interleaved", "Take turns (interleaved)", "Lanes take turns by segment (cpu at one width, then cpu1 at it, "
+     "then the next width): every figure is uncontended, and both lines still grow as it goes."),
+    ("side-by-side", "Side by side", "All lanes train at the same time: lanes that share CPU cores slow each "
+     "other down, and their figures include that (the verdict says so)."),
+    ("sequential", "One after another", "Each lane through the whole run, one at a time: exact figures."),
+)
+
+
+def default_selection(options: list[LaneOption]) -> list[str]:
+    """CPU against the first GPU where there is one; otherwise CPU (all cores) against CPU (one thread)."""
+    available = [o for o in options if o.available]
+
+    def first(kind: str, threads: int | None = None, any_threads: bool = False) -> LaneOption | None:
+        fits = [o for o in available if o.spec.kind == kind and (any_threads or o.spec.threads == threads)]
+        return next((o for o in fits if o.spec.backend == "tensorflow"), fits[0] if fits else None)
+
+    cpu = first("cpu")
+    other = first("gpu", any_threads=True) or first("cpu", 1)
+    names = [o.name for o in (cpu, other) if o is not None]
+    return names or [o.name for o in available[:2]]
+
+
+def contention_note(specs: list[LaneSpec], schedule: str) -> str:
+    """A sentence when side-by-side lanes share CPU cores (or a GPU lane's host does); "" when the figures
+    are uncontended. Lanes on other machines share none of this machine's cores."""
+    specs = [s for s in specs if not s.host]
+    cpu = [s for s in specs if s.kind == "cpu"]
+    if schedule_named(schedule) != "side-by-side" or len(specs) < 2:
+        return ""
+    names = ", ".join(s.name for s in specs)
+    if len(cpu) >= 2:
+        return (f"Side by side, {names} share this machine's {len(usable_cores())} CPU cores: the figures "
+                "include that contention. Choose Take turns for uncontended figures.")
+    if cpu:
+        return f"Side by side, the GPU lane's host thread shares this machine's CPU cores with {cpu[0].name}."
+    return ""
+
+
+def machine_text(options: list[LaneOption] | None) -> str:
+    """The status bar's summary of the machine: "2 CPU cores · GPU:0 (NVIDIA H200)"; None while looking."""
+    cores = len(usable_cores())
+    if options is None:
+        gpus = "looking for GPUs…"
+    else:
+        gpus = ", ".join(o.device for o in options if o.spec.kind == "gpu" and o.available) or "no GPU lane"
+    return f"{cores} CPU core{'s' if cores != 1 else ''} · {gpus}"
+
+
+class LanesPanel(QWidget):
+    """Check boxes for the lanes (disabled ones say why in their tooltip) and the schedule."""
+
+    selection_changed = Signal()  # the chosen lanes or the schedule changed
+    remote_changed = Signal(object)  # RemoteSettings: a host was added or removed (its Python is in them)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._local: list[LaneOption] = []  # this machine's lanes; the hosts' follow them
+        self._searching = False
+        self._options: list[LaneOption] = []
+        self.prices = LanePrices(self)
+        self.hosts = RemoteHosts()
+        self.hosts.changed.connect(self._on_hosts_changed)
+        self._wanted: list[str] | None = None  # the user's (or restored) choice; None: the default
+        self.boxes: dict[str, QCheckBox] = {}
+        self.price_fields: dict[str, QDoubleSpinBox] = {}  # lane → its price per hour, beside its box
+        self._available: set[str] = set()
+        self.searching = QLabel("Looking for GPUs… (a probe per backend, a few seconds)")
+        self.searching.setObjectName("hintLabel")
+        self.searching.setWordWrap(True)
+        self._list = QWidget()
+        self._list_layout = QVBoxLayout(self._list)
+        self._list_layout.setContentsMargins(0, 0, 0, 0)
+        self._list_layout.setSpacing(2)
+        self.schedule_box = QComboBox()
+        for choice, text, tip in SCHEDULES:
+            self.schedule_box.addItem(text, choice)
+            self.schedule_box.setItemData(self.schedule_box.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.schedule_box.setToolTip("How the lanes share the machine while they train")
+        self.schedule_box.setAccessibleName("Schedule")
+        self.schedule_box.currentIndexChanged.connect(self._on_schedule_toggled)
+        self.note = QLabel()
+        self.note.setObjectName("warningLabel")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.searching)
+        layout.addWidget(self._list)
+        layout.addWidget(QLabel("Other machines (SSH)"))
+        layout.addWidget(self.hosts)
+        schedule_row = QHBoxLayout()
+        schedule_row.addWidget(QLabel("Schedule"))
+        schedule_row.addWidget(self.schedule_box, 1)
+        layout.addLayout(schedule_row)
+        layout.addWidget(self.note)
+
+    def set_options(self, options: list[LaneOption], searching: bool = False) -> None:
+        """Show this machine's lanes (and the hosts'); the wanted selection applies to whichever are available."""
+        self._local, self._searching = list(options), searching
+        self._render()
+
+    def _render(self) -> None:
+        self._options = self._local + self.hosts.options()
+        self.searching.setVisible(self._searching)
+        empty_layout(self._list_layout)
+        self.boxes, self.price_fields = {}, {}
+        self._available = {o.name for o in self._options if o.available}
+        section = None
+        for option in self._options:
+            if (option.spec.host, option.spec.backend) != section:
+                section = (option.spec.host, option.spec.backend)
+                where = f" on {option.spec.host}" if option.spec.host else ""
+                header = ElidedLabel(LABEL[option.spec.backend] + where)  # a host's name may be long
+                header.setObjectName("sectionLabel")
+                self._list_layout.addWidget(header)
+            box = LaneBox(f"{option.spec.local.name}  ·  {option.device}", option.spec.local.name)
+            box.setEnabled(option.available)
+            shown = f"{option.name}: {option.device}" if option.spec.host else option.device
+            box.setToolTip(shown if option.available else f"Not available: {option.reason}")
+            box.toggled.connect(self._on_box_toggled)
+            row = QWidget()
+            line = QHBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            line.addWidget(box, 1)
+            self.price_fields[option.name] = self.prices.field(option.name)
+            line.addWidget(self.price_fields[option.name])
+            self._list_layout.addWidget(row)
+            self.boxes[option.name] = box
+            if not option.available and option.spec.kind == "gpu" and option.reason:
+                why = QLabel(option.reason)
+                why.setObjectName("hintLabel")
+                why.setWordWrap(True)
+                why.setToolTip(option.reason)
+                self._list_layout.addWidget(why)
+        self._order_tabs()
+        self._apply_selection()
+
+    def _order_tabs(self) -> None:
+        """New check boxes join the end of the window's Tab order: move them before the schedule, where they show."""
+        before = self.schedule_box.previousInFocusChain()
+        # Qt ignores a tab order that names a widget Tab never stops at (a label): start from one it does.
+        while not before.isWindow() and before.focusPolicy() == Qt.FocusPolicy.NoFocus:
+            before = before.previousInFocusChain()
+        chain = ([] if before.isWindow() else [before]) + [*self.boxes.values(), self.schedule_box]
+        for first, second in zip(chain, chain[1:]):
+            QWidget.setTabOrder(first, second)
+
+    def select(self, names: list[str]) -> None:
+        """Choose these lanes (those not available yet are chosen once they are)."""
+        self._wanted = list(names)
+        self._apply_selection()
+
+    def wanted_names(self) -> list[str] | None:
+        """The user's choice, including lanes not available yet; None while the default applies."""
+        return None if self._wanted is None else list(self._wanted)
+
+    def pending(self) -> list[str]:
+        """Wanted lanes that are not available (yet): a GPU lane before discovery has found it."""
+        wanted = self._wanted or []
+        return [n for n in wanted if n not in self._available]
+
+    def reset_selection(self) -> None:
+        self._wanted = None
+        self._apply_selection()
+
+    def _apply_selection(self) -> None:
+        wanted = self._wanted
+        if wanted is None or (wanted and not any(n in self._available for n in wanted)):
+            wanted = default_selection(self._options)
+        for name, box in self.boxes.items():
+            box.blockSignals(True)
+            box.setChecked(name in self._available and name in wanted)
+            box.blockSignals(False)
+        self._update_note()
+        self.selection_changed.emit()
+
+    def selected_specs(self) -> list[LaneSpec]:
+        return [o.spec for o in self._options if self.boxes.get(o.name) and self.boxes[o.name].isChecked()]
+
+    def selected_names(self) -> list[str]:
+        return [s.name for s in self.selected_specs()]
+
+    def schedule(self) -> str:
+        """The schedule the chosen lanes run on: the one chosen, or for Automatic the one they need."""
+        choice = self.schedule_box.currentData()
+        return default_schedule(self.selected_specs()) if choice == "auto" else choice
+
+    def set_schedule(self, schedule: str) -> None:
+        """"auto" or a schedule's name ("concurrent", the old name of side-by-side, too)."""
+        choice = schedule if schedule == "auto" else schedule_named(schedule)
+        self.schedule_box.setCurrentIndex(max(0, self.schedule_box.findData(choice)))
+
+    def remote_settings(self) -> RemoteSettings:
+        return self.hosts.settings()
+
+    def shutdown(self) -> None:
+        """Stop listing a host's lanes (the window is closing)."""
+        self.hosts.shutdown()
+
+    def save_state(self, settings: AppSettings) -> None:
+        settings.set_lanes(self.wanted_names())
+        settings.set_text("run/schedule", self.schedule_box.currentData())
+        self.prices.save_state(settings)
+        self.hosts.save_state(settings)
+
+    def restore_state(self, settings: AppSettings) -> None:
+        self.prices.restore_state(settings)
+        self.hosts.restore_state(settings)
+        lanes = settings.lanes()
+        if lanes is not None:
+            self.select(lanes)
+        saved = settings.text("run/schedule", "auto")
+        try:
+            self.set_schedule(saved)
+        except ConfigError:  # a settings file from another version
+            self.set_schedule("auto")
+
+    def _update_note(self) -> None:
+        text = contention_note(self.selected_specs(), self.schedule())
+        if not text and self.schedule_box.currentData() == "auto" and len(self.selected_specs()) > 1:
+            text = {"interleaved": "Automatic: these lanes share CPU cores, so they take turns (every figure "
+                                   "uncontended).",
+                    "side-by-side": "Automatic: these lanes train side by side."}[self.schedule()]
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
+    @Slot()
+    def _on_box_toggled(self) -> None:
+        self._wanted = self.selected_names()
+        self._update_note()
+        self.selection_changed.emit()
+
+    @Slot()
+    def _on_hosts_changed(self) -> None:
+        self._render()
+        self.remote_changed.emit(self.hosts.settings())
+
+    @Slot()
+    def _on_schedule_toggled(self) -> None:
+        self._update_note()
+        self.selection_changed.emit()

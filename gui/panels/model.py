@@ -1,0 +1,255 @@
+"""The model panel: presets, hidden layers and widths, training settings, and what the model costs."""
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
+                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from ...core.config import ACTIVATIONS, MAX_LAYERS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
+from ...core.presets import PRESETS
+from ...core.words.numbers import fmt_flops
+from ...core.files.npz_check import data_file_problem
+from ..widgets.file_dialogs import FileDialogs
+from ..widgets.range_spin import RangeSpinBox
+from ..settings import AppSettings
+from ..widgets.width_slider import LayerWidths
+
+DATA_SOURCES = ("auto", "mnist", "synthetic")
+DATA_TIP = ("Training data. auto: MNIST from the Keras cache (downloaded once), else a synthetic "
+            "MNIST-shaped set; mnist: MNIST or fail; synthetic: random MNIST-shaped data; or the path "
+            "of a .npz file with x_train and y_train.")
+
+
+class ModelPanel(QWidget):
+    """Edits one RunConfig; settings it has no control for (seed, XLA, feeding…) are kept as they were."""
+
+    config_changed = Signal(object)  # RunConfig, or None while a setting is invalid (problem() says why)
+    input_adjusted = Signal(str)  # a typed number was out of range and was clamped: the sentence says how
+
+    def __init__(self, dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._dialogs = dialogs or FileDialogs(AppSettings())
+        self._base = RunConfig()
+        self._config: RunConfig | None = self._base  # built once per edit, in _on_field_changed
+        self._problem = ""
+        self.preset = QComboBox()
+        self.preset.addItem("Choose a preset…", "")
+        for name, preset in PRESETS.items():
+            self.preset.addItem(preset.title, name)
+            self.preset.setItemData(self.preset.count() - 1, preset.source or preset.title,
+                                   Qt.ItemDataRole.ToolTipRole)
+        self.preset.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.preset.setMinimumContentsLength(12)
+        self.preset.setToolTip("Load a reference model: the two seeds' networks, a tiny and a huge one. "
+                               "The data source and sample limit stay as you set them.")
+        self.preset.setAccessibleName("Model preset")
+        self.layers = RangeSpinBox()
+        self.layers.setRange(1, MAX_LAYERS)
+        self.layers.setToolTip(f"Number of hidden layers (1-{MAX_LAYERS}) between the 784 inputs and the 10 classes.")
+        self.widths = LayerWidths()
+        self.activation = self._combo(ACTIVATIONS, "Activation of every hidden layer.")
+        self.dropout = self._double(0.0, 0.95, 0.05, 2, "Dropout after every hidden layer (0 = none).")
+        self.batch = self._int(1, 65536, "Samples per training step. Larger batches do more work per "
+                                         "step, which favours a GPU.")
+        self.epochs = self._int(1, 1000, "Passes over the training data.")
+        self.optimizer = self._combo(OPTIMIZERS, "The optimizer (its update cost grows with the parameters).")
+        self.learning_rate = self._double(1e-5, 10.0, 1e-4, 5, "Learning rate of the optimizer.")
+        self.data = QComboBox()
+        self.data.setEditable(True)
+        self.data.addItems(DATA_SOURCES)
+        self.data.setToolTip(DATA_TIP)
+        self.data.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.data.setMinimumContentsLength(10)
+        # A combo box's accessible name is otherwise its current text ("auto"), not what it sets.
+        for combo, name in ((self.data, "Data source"), (self.activation, "Activation"),
+                            (self.optimizer, "Optimizer")):
+            combo.setAccessibleName(name)
+        browse = QPushButton("…")
+        browse.setFixedWidth(28)
+        browse.setToolTip("Choose a .npz file with x_train and y_train.")
+        browse.setAccessibleName("Choose a data file")
+        browse.clicked.connect(self._on_browse_clicked)
+        self.samples = self._int(0, 10_000_000, "Train on at most this many samples (all: the whole set). "
+                                                "Fewer samples make a shorter run with the same step times.")
+        self.samples.setSpecialValueText("all")
+        self.samples.setSingleStep(1000)
+        self.cost = QLabel()
+        self.cost.setObjectName("costLabel")
+        self.cost.setWordWrap(True)  # a huge model's line must not set the width of the side panel
+        self.cost.setToolTip("Trainable parameters, and floating-point operations of one training step "
+                             "(forward and backward) at this batch size.")
+        self.problem_label = QLabel()
+        self.problem_label.setObjectName("problemLabel")
+        self.problem_label.setWordWrap(True)
+        self.problem_label.hide()
+
+        form = QFormLayout()
+        form.addRow("Preset", self.preset)
+        form.addRow("Hidden layers", self.layers)
+        form.addRow(self.widths)
+        form.addRow("Activation", self.activation)
+        form.addRow("Dropout", self.dropout)
+        form.addRow("Batch size", self.batch)
+        form.addRow("Epochs", self.epochs)
+        form.addRow("Optimizer", self.optimizer)
+        form.addRow("Learning rate", self.learning_rate)
+        data_row = QHBoxLayout()
+        data_row.addWidget(self.data, 1)
+        data_row.addWidget(browse)
+        form.addRow("Data", data_row)
+        form.addRow("Sample limit", self.samples)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        layout.addWidget(self.cost)
+        layout.addWidget(self.problem_label)
+
+        self.preset.activated.connect(self._on_preset_activated)
+        self.layers.valueChanged.connect(self._on_layers_changed)
+        self.widths.widths_changed.connect(self._on_field_changed)
+        for spin in (self.dropout, self.batch, self.epochs, self.learning_rate, self.samples):
+            spin.valueChanged.connect(self._on_field_changed)
+        for combo in (self.activation, self.optimizer):
+            combo.currentIndexChanged.connect(self._on_field_changed)
+        self.data.currentTextChanged.connect(self._on_field_changed)
+        for spin, name in ((self.layers, "Hidden layers"), (self.batch, "Batch size"), (self.epochs, "Epochs"),
+                           (self.samples, "Sample limit")):
+            spin.clamped.connect(lambda text, name=name: self.input_adjusted.emit(f"{name}: {text}."))
+        self.widths.value_clamped.connect(self.input_adjusted)
+        self.set_config(RunConfig())
+
+    # ------------------------------------------------------------------ building
+
+    @staticmethod
+    def _int(lo: int, hi: int, tip: str) -> QSpinBox:
+        spin = RangeSpinBox()
+        spin.setRange(lo, hi)
+        spin.setGroupSeparatorShown(True)
+        spin.setToolTip(tip)
+        return spin
+
+    @staticmethod
+    def _double(lo: float, hi: float, step: float, decimals: int, tip: str) -> QDoubleSpinBox:
+        spin = QDoubleSpinBox()
+        spin.setDecimals(decimals)
+        spin.setRange(lo, hi)
+        spin.setSingleStep(step)
+        spin.setToolTip(tip)
+        return spin
+
+    @staticmethod
+    def _combo(items: tuple[str, ...], tip: str) -> QComboBox:
+        combo = QComboBox()
+        combo.addItems(items)
+        combo.setToolTip(tip)
+        return combo
+
+    # ------------------------------------------------------------------ the config
+
+    def _read_controls(self) -> RunConfig:
+        """The configuration the controls show; raises ConfigError with a sentence for the user."""
+        data = self.data.currentText().strip()
+        if data and data not in DATA_SOURCES:
+            if not data.endswith(".npz"):
+                raise ConfigError(f"data source {data!r}: choose auto, mnist, synthetic or a .npz file")
+            problem = data_file_problem(data)  # checked when chosen, not when a lane loads it
+            if problem:
+                raise ConfigError(problem)
+        model = ModelSpec(self.widths.widths(), dropout=round(self.dropout.value(), 4),
+                          activation=self.activation.currentText())
+        train = dataclasses.replace(
+            self._base.train, batch_size=self.batch.value(), epochs=self.epochs.value(),
+            optimizer=self.optimizer.currentText(), learning_rate=self.learning_rate.value(), data=data,
+            samples=self.samples.value() or None)
+        return RunConfig(model, train)
+
+    def config(self) -> RunConfig:
+        """The edited configuration; raises ConfigError with the problem while a setting is invalid."""
+        if self._config is None:
+            raise ConfigError(self._problem)
+        return self._config
+
+    def current(self) -> RunConfig | None:
+        """The edited configuration, or None while a setting is invalid."""
+        return self._config
+
+    def save_state(self, settings: AppSettings) -> None:
+        """The last valid configuration (an invalid edit keeps the one before)."""
+        if self._config is not None:
+            settings.set_config(self._config)
+
+    def restore_state(self, settings: AppSettings) -> None:
+        config = settings.config()
+        if config is not None:
+            self.set_config(config)
+
+    def problem(self) -> str:
+        return self._problem
+
+    def set_config(self, config: RunConfig) -> None:
+        """Show `config` in every control; one config_changed follows."""
+        self._base = config
+        controls = (self.layers, self.widths, self.activation, self.dropout, self.batch, self.epochs,
+                    self.optimizer, self.learning_rate, self.data, self.samples)
+        for control in controls:
+            control.blockSignals(True)
+        self.layers.setValue(len(config.model.widths))
+        self.widths.set_widths(config.model.widths)
+        self.activation.setCurrentText(config.model.activation)
+        self.dropout.setValue(config.model.dropout)
+        t = config.train
+        self.batch.setValue(t.batch_size)
+        self.epochs.setValue(t.epochs)
+        self.optimizer.setCurrentText(t.optimizer)
+        self.learning_rate.setValue(t.learning_rate)
+        self.data.setCurrentText(t.data)
+        self.samples.setValue(t.samples or 0)
+        for control in controls:
+            control.blockSignals(False)
+        self._on_field_changed()
+
+    def apply_preset(self, name: str) -> None:
+        """A preset's model and training settings, exactly; the data source and sample limit stay."""
+        current = self.current() or self._base
+        preset = PRESETS[name].config
+        self.set_config(preset.replace(data=current.train.data, samples=current.train.samples))
+
+    # ------------------------------------------------------------------ slots
+
+    @Slot(int)
+    def _on_preset_activated(self, index: int) -> None:
+        name = self.preset.itemData(index)
+        if name:
+            self.apply_preset(name)
+        self.preset.setCurrentIndex(0)
+
+    @Slot(int)
+    def _on_layers_changed(self, count: int) -> None:
+        self.widths.set_count(count)
+
+    @Slot()
+    def _on_browse_clicked(self) -> None:
+        path = self._dialogs.open_path(self, "Training data", "NumPy archives (*.npz)")
+        if path:
+            self.data.setCurrentText(path)
+
+    @Slot()
+    def _on_field_changed(self) -> None:
+        try:
+            config = self._read_controls()
+        except ConfigError as exc:
+            self._config = None
+            self._problem = str(exc)
+            self.problem_label.setText(self._problem[0].upper() + self._problem[1:] + ".")
+            self.problem_label.show()
+            self.cost.setText("")
+            self.config_changed.emit(None)
+            return
+        self._config, self._problem = config, ""
+        self.problem_label.hide()
+        batch = config.train.batch_size
+        self.cost.setText(f"{config.model.label()}\n{config.model.params:,} parameters · "
+                          f"{fmt_flops(config.flops_per_batch)} per batch of {batch}")
+        self.config_changed.emit(config)

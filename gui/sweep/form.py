@@ -1,0 +1,161 @@
+"""The Sweep tab's settings (preset, widths, layers, batch sizes, budget per point, compare knob, floor, refinement),
+Run, Refine, Stop, the knob ladder, and the progress."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Slot
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox,
+                               QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QWidget)
+
+import math
+
+from ...core.config import RunConfig, parse_int_list
+from ...core.presets import SWEEP_PRESETS
+from ...core.analysis.leads import DEFAULT_BUDGET_S, DEFAULT_TOLERANCE, RefineTarget
+from ...core.study.sweep import SweepSpec, log_widths, parse_sweep_widths, with_knob
+from ...core.words.numbers import fmt_duration
+from ..settings import AppSettings
+
+PREFERRED_WIDTH = 340
+COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
+                   "mixed_precision=on")
+
+
+class SweepForm(QGroupBox):
+    """The fields of a sweep; `specs()` turns them into the engine's SweepSpec(s)."""
+
+    def __init__(self, settings: AppSettings, parent: QWidget | None = None) -> None:
+        super().__init__("Sweep", parent)
+        self._settings = settings
+        self.form = QFormLayout(self)
+        self.preset = QComboBox()
+        self.preset.addItem("Custom", "")
+        self.preset.addItem("Q&A seed (Nadam, batch 128)", "qa")
+        self.preset.addItem("Blog seed (Adam, batch 32)", "blog")
+        self.preset.setToolTip("The seeds' experiments over a range of widths: Q&A, 1 layer of 25-1500 units, "
+                               "Nadam, batch 128; blog, 2 layers of 32-2000 units, Adam, batch 32. "
+                               "Custom uses the Model panel's settings.")
+        self.preset.currentIndexChanged.connect(self._on_preset_changed)
+        self.widths = QLineEdit(",".join(map(str, log_widths(16, 4096, 6))))
+        self.widths.setToolTip("Hidden widths to time, comma-separated (every hidden layer gets the same width)")
+        self.layers = QSpinBox(minimum=1, maximum=8, value=2, toolTip="Hidden layers, each of the swept width")
+        self.batches = QLineEdit(placeholderText="the Model panel's batch size")
+        self.batches.setToolTip("Also sweep these batch sizes, e.g. 32,128,512 (empty: the Model panel's)")
+        self.steady = QSpinBox(minimum=3, maximum=10000, value=60,
+                               toolTip="Steady (post-warm-up) batches per point at most")
+        self.seconds = QDoubleSpinBox(minimum=0.2, maximum=600, value=3.0, decimals=1, suffix=" s",
+                                      toolTip="Steady time per point at most: big models stop on time, small on count")
+        self.compare = QComboBox(toolTip="Run the same sweep again with one setting changed, and show how the fixed "
+                                         "overhead, the throughput and the crossover move")
+        self.compare.addItems(COMPARE_CHOICES)
+        self.preset.setAccessibleName("Sweep preset")  # a combo box is otherwise named by its current text
+        self.compare.setAccessibleName("Compare with")
+        for combo in (self.preset, self.compare):  # their longest item would set the width of the form
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
+        self.tolerance = QDoubleSpinBox(minimum=1, maximum=50, value=100 * DEFAULT_TOLERANCE, decimals=0, prefix="±",
+                                        suffix=" %", toolTip="Refine crossover stops once each crossover width is "
+                                        "known within this much either side")
+        self.budget = QDoubleSpinBox(minimum=5, maximum=3600, value=DEFAULT_BUDGET_S, decimals=0, suffix=" s",
+                                     toolTip="Refine crossover stops when this time has passed, from its first point")
+        self.floor = QCheckBox("time it too", toolTip="Also time each point's floor, the hardware's own: its steps in "
+                               "one compiled on-device loop (the Why tab's device_loop), drawn dashed, with the "
+                               "floor crossover")
+        for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
+                              ("Batch sizes", self.batches), ("Steady batches", self.steady),
+                              ("Time per point", self.seconds), ("Compare with", self.compare), ("Floor", self.floor),
+                              ("Refine to", self.tolerance), ("Refine budget", self.budget)):
+            self.form.addRow(label, widget)
+        self.run_button = QPushButton("Run sweep", toolTip="Time every width on every selected lane, one at a time")
+        self.refine_button = QPushButton("Refine crossover", toolTip="Time the widths, then add widths where the "
+                                         "faster lane changes until the crossover is known within the tolerance, the "
+                                         "budget is spent, or the lanes are equal within noise")
+        self.stop_button = QPushButton("Stop", toolTip="Stop after the point in progress (Esc); finished points stay",
+                                       enabled=False)
+        buttons = QGridLayout()  # Stop under Run, not beside Refine: three in a row set the form's least width
+        buttons.addWidget(self.run_button, 0, 0)
+        buttons.addWidget(self.refine_button, 0, 1)
+        buttons.addWidget(self.stop_button, 1, 0)
+        self.ladder_button = QPushButton("Rank knobs", toolTip="What would make the GPU win sooner? Run "
+                                         "the sweep once per knob that moves the fixed cost (steps per execution 1/8/64, data on the device, "
+                                         "jit on/off, mixed precision, each installed backend) and rank them")
+        buttons.addWidget(self.ladder_button, 1, 1)
+        self.form.addRow(buttons)
+        self.progress = QProgressBar(textVisible=True)
+        self.progress.setFormat("%v / %m points")
+        self.progress_label = QLabel("Lanes come from the Lanes panel: one after another, never side by side.")
+        self.progress_label.setWordWrap(True)
+        self.form.addRow(self.progress)
+        self.form.addRow(self.progress_label)
+        self.restore()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """Room for a preset's name and the widths typed where the tab has it; minimumSizeHint when short."""
+        return super().sizeHint().expandedTo(QSize(PREFERRED_WIDTH, 0))
+
+    def restore(self) -> None:
+        s = self._settings
+        self.widths.setText(s.text("sweep/widths", "") or self.widths.text())
+        self.widths.setCursorPosition(0)  # a narrow field shows the first widths, not the last
+        self.batches.setText(s.text("sweep/batches", ""))
+        self.floor.setChecked(s.text("sweep/floor", "") == "on")
+        try:
+            self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
+            self.steady.setValue(int(s.text("sweep/steady", str(self.steady.value()))))
+            self.seconds.setValue(float(s.text("sweep/seconds", str(self.seconds.value()))))
+            self.tolerance.setValue(float(s.text("sweep/refine_percent", str(self.tolerance.value()))))
+            self.budget.setValue(float(s.text("sweep/refine_budget", str(self.budget.value()))))
+        except ValueError:
+            pass  # a hand-edited settings file: keep the defaults
+
+    def save(self) -> None:
+        for key, value in (("widths", self.widths.text()), ("layers", self.layers.value()),
+                           ("batches", self.batches.text()), ("steady", self.steady.value()),
+                           ("seconds", self.seconds.value()), ("refine_percent", self.tolerance.value()),
+                           ("refine_budget", self.budget.value()), ("floor", "on" if self.floor.isChecked() else "")):
+            self._settings.set_text(f"sweep/{key}", str(value))
+
+    @Slot(int)
+    def _on_preset_changed(self, _index: int) -> None:
+        name = self.preset.currentData()
+        if name:
+            layers, widths, _base = SWEEP_PRESETS[name]
+            self.layers.setValue(layers)
+            self.widths.setText(",".join(map(str, widths)))
+
+    def specs(self, base_config: RunConfig) -> list[SweepSpec]:
+        """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
+        name = self.preset.currentData()
+        base = SWEEP_PRESETS[name][2] if name else base_config
+        batches = self.batches.text()
+        spec = SweepSpec(widths=parse_sweep_widths(self.widths.text()), layers=self.layers.value(),
+                         batch_sizes=parse_int_list(batches, "batch size") if batches.strip() else (),
+                         base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value(),
+                         floor=self.floor.isChecked())
+        spec.points()  # validates every point's model now, not halfway through the sweep
+        choice = self.compare.currentText()
+        return [spec] + ([with_knob(spec, choice)] if choice != "none" else [])
+
+    def set_running(self, running: bool) -> None:
+        for button in (self.run_button, self.refine_button, self.ladder_button):
+            button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+
+    def refine_target(self) -> RefineTarget:
+        return RefineTarget(self.tolerance.value() / 100, self.budget.value())
+
+    def start_progress(self, points: int, target: RefineTarget | None) -> None:
+        """An empty bar: in points for a sweep, in seconds of the budget for a refinement (its points are not known)."""
+        self.progress.setFormat("%v / %m s" if target else "%v / %m points")
+        self.progress.setRange(0, int(math.ceil(target.budget_s)) if target else points)
+        self.progress.setValue(0)
+
+    def show_progress(self, done: int, total: int, elapsed: float) -> None:
+        """Progress after a point: `total` 0 means a refinement, measured against its budget."""
+        if not total:
+            self.progress.setValue(min(int(elapsed), self.progress.maximum()))
+            self.progress_label.setText(f"{done} points · refining, {fmt_duration(elapsed)} of at most "
+                                        f"{fmt_duration(self.progress.maximum())}")
+            return
+        self.progress.setValue(done)
+        left = elapsed / done * (total - done) if done else float("nan")
+        self.progress_label.setText(f"{done}/{total} points · about {fmt_duration(left)} left")

@@ -1,0 +1,248 @@
+"""The Sweep tab: time growing widths on the chosen lanes, find the crossover, fit and compare the cost model."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+
+from ...core.config import ConfigError, LaneSpec, RunConfig
+from ...core.study.ladder import KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
+from ...core.paths import autosave_dir
+from ...core.analysis.leads import RefineTarget
+from ...core.study.refined_sweep import check_refinable, run_refined_sweep
+from ...core.engine.pool import LanePool
+from ...core.study.sweep import PointMeasured, SweepResult, SweepSpec, lane_points, results_so_far, run_sweeps
+from ...core.files.sweep_files import SweepFiles
+from ...core.files.sweep_rows import SweepRow
+from ...core.words.numbers import fmt_duration
+from ..controller import cached_host_info
+from ..widgets.file_dialogs import FileDialogs
+from ..jobs import JobOutcome, JobRunner
+from ..panels.lane_prices import LanePrices
+from ..settings import AppSettings
+from .form import PREFERRED_WIDTH, SweepForm
+from .view import NO_SWEEP_YET, SweepView
+from ..theme.scheme import status_style
+
+
+class SweepTab(QWidget):
+    """Controls, picture, verdict and table of a width sweep; the window supplies lanes and the base model."""
+
+    sweep_started = Signal()  # a sweep began: the window locks what would change it
+    sweep_ended = Signal(object)  # list[SweepResult]: the sweep ended (finished or cancelled); empty on failure
+
+    def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
+                 base_config: Callable[[], RunConfig], busy: Callable[[], bool],
+                 settings: AppSettings | None = None, prices: LanePrices | None = None,
+                 dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
+        """`dialogs`: the window's, so the tab's open and export dialogs start where its others last were."""
+        super().__init__(parent)
+        self._settings = settings or AppSettings()
+        self.view = SweepView(dialogs or FileDialogs(self._settings), prices, self._say, self._as_results)
+        self._pool, self._lanes, self._base_config, self._busy = pool, lanes, base_config, busy
+        self._runner = JobRunner("sweep", 100, self)
+        self._runner.drained.connect(self._on_runner_drained)
+        self._runner.job_ended.connect(self._on_runner_job_ended)
+        self._measured: list[PointMeasured] = []
+        self._specs: list[SweepSpec] = []
+        self._files: SweepFiles | None = None
+        self.autosave_path = ""
+        self._t0 = 0.0
+        self.results: list[SweepResult] = []
+        self._ladder: list[KnobSetting] = []
+        self._build()
+
+    # ------------------------------------------------------------------ layout
+
+    def _build(self) -> None:
+        self.sweep_form = f = SweepForm(self._settings)
+        self.preset, self.widths, self.layers, self.batches = f.preset, f.widths, f.layers, f.batches
+        self.steady, self.seconds, self.compare = f.steady, f.seconds, f.compare
+        self.run_button, self.refine_button, self.stop_button = f.run_button, f.refine_button, f.stop_button
+        self.ladder_button = f.ladder_button
+        self.progress, self.progress_label = f.progress, f.progress_label
+        self.run_button.clicked.connect(self.start)
+        self.refine_button.clicked.connect(self.start_refine)
+        f.ladder_button.clicked.connect(self.start_ladder)
+        self.stop_button.clicked.connect(self.stop)
+        v = self.view
+        self.plot, self.verdict, self.table, self.overlays = v.plot, v.verdict, v.table, v.overlays
+        self.open_button, self.export_csv_button, self.export_png_button = \
+            v.open_button, v.export_csv_button, v.export_png_button
+        layout = QHBoxLayout(self)
+        left = QVBoxLayout()
+        self.sweep_form.setMaximumWidth(PREFERRED_WIDTH)  # the picture and the table need the room
+        left.addWidget(self.sweep_form)
+        left.addStretch(1)
+        layout.addLayout(left, 0)
+        layout.addWidget(v, 1)
+
+    def save_state(self) -> None:
+        self.sweep_form.save()
+
+    # ------------------------------------------------------------------ running
+
+    @property
+    def running(self) -> bool:
+        return self._runner.running
+
+    def threads(self) -> list:
+        return self._runner.threads()
+
+    def specs(self) -> list[SweepSpec]:
+        """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
+        return self.sweep_form.specs(self._base_config())
+
+    @Slot()
+    def start(self) -> None:
+        self._start(None)
+
+    @Slot()
+    def start_refine(self) -> None:
+        """The sweep's widths, then more where the faster lane changes, until the answer is tight (core/study/refine.py)."""
+        self._start(self.sweep_form.refine_target())
+
+    @Slot()
+    def start_ladder(self) -> None:
+        """What would make the GPU win sooner: the sweep once per knob setting, ranked (core/study/ladder.py)."""
+        self._start(None, ladder=True)
+
+    def _start(self, target: RefineTarget | None, ladder: bool = False) -> None:
+        if self.running or self._busy():
+            return
+        lanes = self._lanes()
+        try:
+            if not lanes:
+                raise ConfigError("choose at least one lane in the Lanes panel")
+            specs = self.specs()
+            if target is not None:
+                check_refinable(lanes, specs)
+            settings = ladder_settings(specs[0], lanes) if ladder else []
+            specs = [s.spec for s in settings if not s.reason] or specs
+        except ConfigError as exc:
+            self._say(f"Cannot start the sweep: {exc}.", error=True)
+            return
+        self.save_state()
+        self._measured, self.results, self._specs = [], [], specs
+        self._start_autosave(specs)
+        self.view.empty_text = "Waiting for the first point…"
+        self.view.set_rows([])
+        total = lane_points(lanes, specs)
+        self.sweep_form.start_progress(total, target)
+        self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
+        pool = self._pool()
+
+        def work(cancel: threading.Event, put: Callable[[Any], None]) -> list[SweepResult]:
+            if settings:
+                return run_ladder(pool, settings, on_point=put, cancel=cancel)
+            if target is not None:
+                return [run_refined_sweep(pool, lanes, specs[0], target, on_point=put, cancel=cancel)]
+            return run_sweeps(pool, lanes, specs, on_point=put, cancel=cancel)
+
+        self._ladder = settings
+        self._t0 = time.monotonic()
+        self._runner.start(work)
+        self.sweep_form.set_running(True)
+        self.sweep_started.emit()
+
+    def _start_autosave(self, specs: list[SweepSpec]) -> None:
+        self.autosave_path = str(autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv")
+        try:
+            (autosave_dir() / "sweeps").mkdir(parents=True, exist_ok=True)
+            prices = self.view.overlays.prices_for(lane.name for lane in self._lanes())
+            self._files = SweepFiles(self.autosave_path, cached_host_info(), specs, prices)
+        except (OSError, ConfigError) as exc:
+            self._files, self.autosave_path = None, ""
+            self._say(f"Autosave is off for this sweep: {exc}", error=True)
+
+    @Slot()
+    def stop(self) -> None:
+        if self.running:
+            self._runner.cancel()
+            self.progress_label.setText("Stopping after the point in progress…")
+
+    def shutdown(self, timeout_ms: int = 1200) -> None:
+        """Cancel and wait for the sweep (the window is closing); finished points stay in `results`
+        and in the autosave. Call again after the lanes are closed: that ends a thread still waiting."""
+        self._runner.shutdown(timeout_ms)
+        self._runner.wait_stuck(timeout_ms)
+        self._close_autosave()
+
+    def _close_autosave(self) -> None:
+        if self._files is not None:
+            self._files.close()
+            if self._files.error:
+                self._say(f"Autosave failed: {self._files.error}", error=True)
+            self._files = None
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.progress_label.setStyleSheet(status_style(error))
+        self.progress_label.setText(text)
+
+    @Slot(list)
+    def _on_runner_drained(self, points: list[PointMeasured]) -> None:
+        for point in points:
+            self._measured.append(point)
+            if self._files is not None:
+                self._files.add_point(point.rows, point.run)
+            self.sweep_form.show_progress(point.done, point.total, time.monotonic() - self._t0)
+        self.view.add_rows([row for point in points for row in point.rows])
+
+    @Slot(object)
+    def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
+        self.results = list(outcome.result or self._as_results())
+        if self._ladder:  # the answer to "what would make the GPU win sooner", under the verdict
+            self.view.notes = ["What would make the GPU win sooner:"] + ladder_lines(rank_ladder(self.results),
+                                                                                    self._ladder)
+        self._close_autosave()
+        self.sweep_form.set_running(False)
+        self.view.empty_text = "No point was measured." if not self.view.rows else NO_SWEEP_YET
+        took = fmt_duration(time.monotonic() - self._t0)
+        saved = f", saved to {self.autosave_path}" if self.autosave_path else ""
+        if outcome.error:
+            self._say(f"The sweep failed: {outcome.error}. {len(self.view.rows)} points measured are "
+                      f"kept{saved}.", error=True)
+        else:
+            self._say(f"{'Stopped' if outcome.cancelled else 'Done'} after {took}: {len(self.view.rows)} points "
+                      f"measured{saved}.")
+        self.view.redraw()
+        self.sweep_ended.emit(self.results)
+
+    # ------------------------------------------------------------------ files
+
+    def open_csv(self, path: str) -> bool:
+        """Show a saved sweep (not while one runs: its points would mix with the file's)."""
+        if self.running:
+            return False
+        opened = self.view.open_csv(path)
+        if opened:
+            self._forget_sweep()
+            self.view.redraw()  # without the forgotten sweep's refinement
+        return opened
+
+    def show_rows(self, rows: list[SweepRow]) -> bool:
+        """Show points measured elsewhere (a ramp's) as the tab's sweep, to export; not while a sweep runs."""
+        if self.running:
+            return False
+        self._forget_sweep()
+        self.view.set_rows(rows)
+        return True
+
+    def _forget_sweep(self) -> None:
+        """The tab shows other points now: the last sweep's results, specs and autosave are not theirs."""
+        self._measured, self.results, self._specs, self.autosave_path = [], [], [], ""
+
+    def export_csv(self, path: str) -> list[str]:
+        return self.view.export_csv(path)
+
+    def _as_results(self) -> list[SweepResult]:
+        """What has been measured so far, as the engine's results (the final ones once it ended)."""
+        if self.results:
+            return self.results
+        if not self._specs:  # a sweep opened from a file: its rows, without per-batch records
+            rows = self.view.rows
+            return [SweepResult(SweepSpec(widths=tuple(sorted({r.width for r in rows})) or (1,)), rows=list(rows))]
+        return results_so_far(self._specs, self._measured)

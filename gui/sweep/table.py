@@ -1,0 +1,54 @@
+"""The Sweep tab's table: one row per point and lane, as the sweep CSV has them."""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+
+from ...core.analysis.costs import Prices, dollars_per_million, price_for
+from ...core.files.sweep_rows import SweepRow
+from ...core.words.numbers import fmt_dollars, fmt_num, fmt_range
+
+COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status",
+           "floor ms", "$ per M samples")
+# floor: the on-device loop's step (sweep --floor); $ per million samples: at the lane's price per hour (the Lanes
+# panel's $/h, or the price an added sweep recorded). Each is "–" when not measured or not priced.
+COST_COLUMN = COLUMNS.index("$ per M samples")
+
+
+class SweepTable(QTableWidget):
+    """Read-only; a failed point's cells carry the reason as their tooltip."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(COLUMNS), parent)
+        self.setHorizontalHeaderLabels(COLUMNS)
+        self.setAccessibleName("Sweep points, one row per width and lane")
+        self.setTabKeyNavigation(False)  # read-only: Tab goes on to the next control, the arrows move within
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.verticalHeader().setVisible(False)
+        self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+
+    def add_row(self, row: SweepRow) -> None:
+        values = (row.variant, row.lane, row.width, row.batch_size, fmt_num(row.median_ms),
+                  fmt_range(row.p10_ms, row.p90_ms, 3), fmt_num(row.gflops),
+                  f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–", row.status,
+                  fmt_num(row.floor_ms), "–")
+        r = self.rowCount()
+        self.insertRow(r)
+        for c, value in enumerate(values):
+            item = QTableWidgetItem(str(value))
+            if row.status == "failed":
+                item.setToolTip(row.reason)
+            self.setItem(r, c, item)
+        self.scrollToBottom()
+
+    def show_costs(self, rows: list[SweepRow], prices: Prices) -> None:
+        """Fill the cost column of `rows` (the table's rows, in order) at these prices."""
+        for r, row in enumerate(rows[:self.rowCount()]):
+            price = price_for(row.lane, prices)
+            cost = dollars_per_million(row.median_ms, row.batch_size, price) if price is not None else math.nan
+            item = self.item(r, COST_COLUMN)
+            item.setText(fmt_dollars(cost))
+            item.setToolTip(f"at ${price:g} per hour for {row.lane}" if price is not None else
+                            f"no price for {row.lane}: type its $/h in the Lanes panel")

@@ -1,0 +1,161 @@
+"""What the Sweep tab shows of a sweep: the picture, the verdict in words, the table, other sweeps overlaid,
+and opening and exporting sweep files. It shows; the tab (gui/sweep/tab.py) measures."""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+
+from ...core.words.anatomy import floor_crossover_lines
+from ...core.config import ConfigError
+from ...core.files.atomic import ExportError
+from ...core.paths import autosave_dir
+from ...core.study.sweep import SweepResult
+from ...core.files.sweep_files import export_sweep, read_sweep_rows
+from ...core.files.sweep_rows import SweepRow, group_rows
+from ...core.paths import PROG
+from ...core.words.sweep import cost_lines, picture_title, refine_lines, sweep_lines
+from ..controller import cached_host_info
+from ..widgets.file_dialogs import FileDialogs
+from ..panels.lane_prices import LanePrices
+from .overlays import SweepOverlays
+from .plot import SweepPlot, curves
+from .table import SweepTable
+
+Say = Callable[..., None]  # say(text, error=False): a sentence under the sweep's controls
+# Below this the ten tick labels of a 16-8,192 sweep run into each other; the Sweep tab scrolls instead.
+PLOT_LEAST_WIDTH = 440
+
+
+NO_SWEEP_YET = ("No sweep yet: press Run sweep (F5) or Refine crossover, or open a sweep CSV (one from the "
+                "autosave folder, an export, or docs/results).")
+
+
+class SweepView(QSplitter):
+    """The picture and its verdict above, the table and the file buttons below."""
+
+    def __init__(self, dialogs: FileDialogs, prices: LanePrices | None, say: Say,
+                 results: Callable[[], list[SweepResult]], parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self._dialogs, self._say, self._results = dialogs, say, results
+        self.rows: list[SweepRow] = []
+        # What the verdict says with no point to show: the tab sets "Waiting for the first point…" while it sweeps.
+        self.empty_text = NO_SWEEP_YET
+        self.notes: list[str] = []  # lines of a knob ladder's answer, shown under the verdict
+        self.overlays = SweepOverlays(dialogs, prices)  # other sweeps drawn over this one
+        self.overlays.changed.connect(self.redraw)
+        self.plot = SweepPlot()
+        self.plot.setMinimumWidth(PLOT_LEAST_WIDTH)
+        self.verdict = QLabel(self.empty_text)
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict.setStyleSheet("font-weight: 600;")
+        self.table = SweepTable()
+        self.export_csv_button = QPushButton("Export CSV…", enabled=False,
+                                             toolTip=f"The sweep CSV (one row per point and lane, as `{PROG} "
+                                                     "analyze` reads), its per-batch CSV and JSON sidecar")
+        self.export_csv_button.clicked.connect(self._on_export_csv_clicked)
+        self.export_png_button = QPushButton("Export picture…", enabled=False,
+                                             toolTip="The sweep plot as a PNG for a slide: 1600×1000, titled, light")
+        self.export_png_button.clicked.connect(self._on_export_png_clicked)
+        self.open_button = QPushButton("Open CSV…", toolTip="Show a sweep saved earlier, on this machine or "
+                                       "another (an autosave, an export, or docs/results)")
+        self.open_button.clicked.connect(self._on_open_clicked)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.export_csv_button)
+        buttons.addWidget(self.export_png_button)
+        top, bottom = QWidget(), QWidget()
+        top_layout, bottom_layout = QVBoxLayout(top), QVBoxLayout(bottom)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.plot, 1)
+        top_layout.addWidget(self.verdict)
+        top_layout.addWidget(self.overlays)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.addWidget(self.table, 1)
+        bottom_layout.addLayout(buttons)
+        self.addWidget(top)
+        self.addWidget(bottom)
+        self.setSizes([520, 260])
+        self.setChildrenCollapsible(False)
+
+    # ------------------------------------------------------------------ what is shown
+
+    def set_rows(self, rows: list[SweepRow]) -> None:
+        """Show these rows (a new sweep, or a file) instead of what was shown."""
+        self.rows, self.notes = [], []
+        self.table.setRowCount(0)
+        self.add_rows(rows)
+
+    def add_rows(self, rows: list[SweepRow] | tuple[SweepRow, ...]) -> None:
+        self.rows.extend(rows)
+        for row in rows:
+            self.table.add_row(row)
+        self.redraw()
+
+    @Slot()
+    def redraw(self) -> None:
+        groups = group_rows(self.rows + self.overlays.rows())
+        points, crossings = curves(groups)
+        refined = next((r.refinement for r in self._results() if r.refinement), None)
+        self.plot.set_points(points, crossovers=refined.marked() if refined else crossings)
+        prices = self.overlays.prices()
+        self.table.show_costs(self.rows, prices)
+        lines = ((refine_lines(refined) if refined else []) + sweep_lines(groups, crossings=refined is None)
+                 + cost_lines(groups, prices) + floor_crossover_lines(groups) + self.notes)
+        failed = [r for r in self.rows if r.status == "failed"]
+        if failed:
+            lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "
+                         f"{failed[0].reason}")
+        self.verdict.setText("\n".join(lines) if lines else self.empty_text)
+        self.export_csv_button.setEnabled(bool(self.rows))
+        self.export_png_button.setEnabled(bool(self.rows))
+
+    # ------------------------------------------------------------------ files
+
+    @Slot()
+    def _on_open_clicked(self) -> None:
+        path = self._dialogs.open_path(self, "Open sweep CSV", "Sweep CSV (*.csv)", str(autosave_dir() / "sweeps"))
+        if path:
+            self.open_csv(path)
+
+    def open_csv(self, path: str) -> bool:
+        """Show the points of a sweep CSV; a sentence under the controls if it cannot."""
+        try:
+            rows, reading = read_sweep_rows(path)
+        except ConfigError as exc:
+            self._say(f"Cannot open it: {exc}.", error=True)
+            return False
+        self.set_rows(rows)
+        note = f" ({reading.drop_note()})" if reading.dropped else ""
+        self._say(f"Showing {len(rows)} points from {path}{note}.", error=bool(reading.dropped))
+        return True
+
+    @Slot()
+    def _on_export_csv_clicked(self) -> None:
+        path = self._dialogs.save_path(self, "Export sweep CSV", "sweep.csv", "CSV files (*.csv)", ".csv")
+        if path:
+            self.export_csv(path)
+
+    def export_csv(self, path: str) -> list[str]:
+        """The sweep CSV, its per-batch CSV and JSON sidecar; a sentence under the controls if it cannot."""
+        try:
+            prices = self.overlays.prices_for({row.lane for row in self.rows})
+            paths = [str(p) for p in export_sweep(path, self._results(), cached_host_info(), prices)]
+        except ExportError as exc:
+            self._say(f"Export failed: {exc}. The sweep's points are still here.", error=True)
+            return []
+        self._say("Wrote " + ", ".join(paths) + ".")
+        return paths
+
+    def picture_title(self) -> str:
+        return picture_title(self.rows + self.overlays.rows(), cached_host_info())
+
+    @Slot()
+    def _on_export_png_clicked(self) -> None:
+        path = self._dialogs.save_path(self, "Export sweep picture (drawn light, for slides)", "sweep.png",
+                                       "PNG images (*.png)", ".png")
+        if path and not self.plot.export_png(path, self.picture_title()):
+            self._say(f"Export failed: cannot write {path}.", error=True)

@@ -1,0 +1,1 @@
+"""Light and dark: the scheme chosen in View, its palettes, and the colour every lane keeps."""

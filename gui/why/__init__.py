@@ -1,0 +1,1 @@
+"""The Why tab: the anatomy of a step measured on the chosen lanes and drawn as stacked bars."""

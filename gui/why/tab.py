@@ -1,0 +1,148 @@
+"""The Why tab: measure the anatomy of the current model on the chosen lanes, draw each lane's step as its parts,
+and say in words where the time goes — with both clocks named."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from ...core.analysis.anatomy import AnatomyPoint
+from ...core.study.anatomy import AnatomyOutcome, anatomy_key, measure_anatomies
+from ...core.words.anatomy import CLOCKS, floor_sentence, timing_cost_sentence, why_sentence
+from ...core.config import LaneSpec, RunConfig
+from ...core.engine.pool import LanePool
+from ..jobs import JobOutcome, JobRunner
+from ..theme.scheme import status_style
+from .bars import WhyBars
+
+
+class WhyView(QWidget):
+    """Measures on demand (the window's lanes, one at a time) and keeps the last anatomy of each model."""
+
+    measure_started = Signal()  # the window locks what would disturb the measurement
+    # (RunConfig, dict[str, AnatomyPoint]): the anatomy of that model per lane; emitted when the job has ended
+    measure_ended = Signal(object, object)
+
+    def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
+                 config: Callable[[], RunConfig | None], busy: Callable[[], bool],
+                 on_measured: Callable[[RunConfig, dict[str, AnatomyPoint]], None] | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._pool, self._lanes, self._config, self._busy = pool, lanes, config, busy
+        self._runner = JobRunner("why", 100, self)
+        self._runner.drained.connect(self._on_runner_drained)
+        self._runner.job_ended.connect(self._on_runner_job_ended)
+        if on_measured is not None:  # the summary, which shows the pipelined clock of a measured model
+            self.measure_ended.connect(on_measured)
+        self.measured: dict[RunConfig, dict[str, AnatomyPoint]] = {}
+        self._measuring: RunConfig | None = None
+        self._failures: list[str] = []
+        self.measure_button = QPushButton("Measure why", toolTip="Time the five rungs of a training step (fit, fit "
+                                          "without per-step sync, the bare step synced and pipelined, an on-device "
+                                          "loop) for the Model panel's model on each chosen lane, one at a time")
+        self.measure_button.clicked.connect(self.start)
+        self.stop_button = QPushButton("Stop", enabled=False, toolTip="Stop after the lane in progress")
+        self.stop_button.clicked.connect(self.stop)
+        self.clocks = QLabel(" ".join(f"The <b>{name}</b>: {text}." for name, text in CLOCKS.items()))
+        self.clocks.setWordWrap(True)
+        self.bars = WhyBars()
+        self.words = QLabel("Press Measure why to see where a step's time goes on each lane.")
+        self.words.setWordWrap(True)
+        self.words.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.words.setStyleSheet("font-weight: 600;")
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.measure_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.clocks)
+        layout.addLayout(buttons)
+        layout.addWidget(self.bars, 1)
+        layout.addWidget(self.words)
+
+    @property
+    def running(self) -> bool:
+        return self._runner.running
+
+    def threads(self) -> list:
+        return self._runner.threads()
+
+    def points_for(self, config: RunConfig | None) -> dict[str, AnatomyPoint]:
+        return dict(self.measured.get(anatomy_key(config), {})) if config is not None else {}
+
+    @Slot()
+    def start(self) -> None:
+        config, lanes = self._config(), self._lanes()
+        if self.running or self._busy():
+            self._say("Wait until the run or sweep in progress has ended: it would share the lanes.", error=True)
+            return
+        if config is None or not lanes:
+            self._say("Choose a valid model and at least one lane first.", error=True)
+            return
+        self._measuring, self._failures = anatomy_key(config), []
+        self.measured[self._measuring] = {}
+        self.bars.set_points([])
+        self._say(f"Measuring {config.model.label()} on {', '.join(lane.name for lane in lanes)}, one lane at a "
+                  "time (a few seconds each, plus compiling)…")
+        pool = self._pool()
+
+        def work(cancel: threading.Event, put: Callable[[Any], None]) -> list[AnatomyOutcome]:
+            return measure_anatomies(pool, lanes, [config], cancel=cancel, on_outcome=put)
+
+        self._runner.start(work)
+        self.measure_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.measure_started.emit()
+
+    @Slot()
+    def stop(self) -> None:
+        if self.running:
+            self._runner.cancel()
+            self._say("Stopping after the lane in progress…")
+
+    def shutdown(self, timeout_ms: int = 1200) -> None:
+        self._runner.shutdown(timeout_ms)
+        self._runner.wait_stuck(timeout_ms)
+
+    @Slot(list)
+    def _on_runner_drained(self, outcomes: list[AnatomyOutcome]) -> None:
+        shown = self.measured.setdefault(self._measuring, {}) if self._measuring is not None else {}
+        for outcome in outcomes:
+            if outcome.point is not None:
+                shown[outcome.lane] = outcome.point
+            else:
+                self._failures.append(f"{outcome.lane}: {outcome.error}")
+        self.show_points(list(shown.values()))
+
+    @Slot(object)
+    def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
+        self.measure_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        config, self._measuring = self._measuring, None
+        points = self.measured.get(config, {}) if config is not None else {}
+        problems = self._failures + ([outcome.error] if outcome.error else [])
+        if problems:
+            self._say("Not measured: " + "; ".join(problems), error=True)
+        else:
+            self._say(("Stopped" if outcome.cancelled else "Measured") + f" on {len(points)} lane(s). The Compare "
+                      "tab's summary now shows both clocks for this model.")
+        self.measure_ended.emit(config, dict(points))
+
+    def show_points(self, points: list[AnatomyPoint]) -> None:
+        """The bars and the sentences for these lanes' anatomies of one model."""
+        self.bars.set_points(points)
+        if not points:
+            return
+        lines = [why_sentence(p) for p in points]
+        floor = floor_sentence(points)
+        lines += ([floor] if floor else []) + [timing_cost_sentence(p) + "." for p in points]
+        lines += [f"{p.lane}: {rung} not measured: {why}." for p in points for rung, why in p.reasons.items()]
+        self.words.setText("\n".join(lines))
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.status.setStyleSheet(status_style(error))
+        self.status.setText(text)

@@ -1,0 +1,53 @@
+"""Help > About: versions, this machine's devices and lanes, and where the app keeps its files."""
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import PySide6
+import pyqtgraph
+from PySide6.QtCore import Qt, qVersion
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from ...core.engine.devices import LaneOption
+from ...core.paths import autosave_dir, log_dir, settings_path
+
+
+def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
+    """The About box's text (HTML): what a bug report needs."""
+    backends = ", ".join(f"{name} {version}" if version else f"{name} (not installed)"
+                         for name, version in host.get("backends", {}).items())
+    gpus = "; ".join(f"{g['name']} (driver {g['driver']}, {g['memory']})" for g in host.get("gpus", [])) \
+        or "none reported by an NVIDIA driver"
+    lanes = "".join(f"<li><b>{html.escape(o.name)}</b>: {html.escape(o.device)}"
+                    + ("" if o.available else f" — <i>{html.escape(o.reason)}</i>") + "</li>" for o in options)
+    rows = [
+        ("Crossover", host.get("app_version", "")),
+        ("Python", host.get("python", "")),
+        ("Qt / PySide6", f"{qVersion()} / {PySide6.__version__}"),
+        ("pyqtgraph", pyqtgraph.__version__),
+        ("NumPy", host.get("numpy", "")),
+        ("Keras", host.get("keras") or "not installed"),
+        ("Backends", backends),
+        ("Platform", host.get("platform", "")),
+        ("CPU", f"{host.get('cpu', '')} ({host.get('cpu_cores', '?')} usable cores)"),
+        ("GPUs", gpus),
+        ("Autosaved runs", autosave_dir()),
+        ("Settings", settings_path()),
+        ("Lane logs", log_dir()),
+    ]
+    table = "".join(f"<tr><td><b>{html.escape(k)}</b>&nbsp;&nbsp;</td><td>{html.escape(str(v))}</td></tr>"
+                    for k, v in rows)
+    return (f"<h3>Crossover {html.escape(str(host.get('app_version', '')))}</h3>"
+            "<p>Shows, with honest numbers, where a GPU starts to train an MLP faster than a CPU.</p>"
+            f"<table>{table}</table><p><b>Lanes</b></p><ul>{lanes}</ul>")
+
+
+def show_about(parent: QWidget, host: dict[str, Any], options: list[LaneOption]) -> QMessageBox:
+    """A non-modal About box (returned, so a caller or a test can close it)."""
+    box = QMessageBox(QMessageBox.Icon.Information, "About Crossover", "", QMessageBox.StandardButton.Close, parent)
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(about_text(host, options))
+    box.setModal(False)
+    box.show()
+    return box

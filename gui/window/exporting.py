@@ -1,0 +1,82 @@
+"""The window's exports: timings of all runs or one run (the engine's CSV + JSON), and the plot as PNG/SVG."""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from ...core.files.run_files import ExportError, export_runs
+from ...core.engine.pool import RunResult
+from ..controller import RunController
+from ..widgets.file_dialogs import FileDialogs
+from ..compare.live_plot import LivePlot
+
+
+class WindowExports:
+    """Each export has a plain method (path in, problem sentence or "" out) and an ask_… that opens a dialog."""
+
+    def __init__(self, parent: QWidget, controller: RunController, plot: LivePlot, dialogs: FileDialogs,
+                 say: Callable[..., None]) -> None:
+        """`say(text, error=False)` puts a sentence in the window's status bar."""
+        self.parent, self.controller, self.plot, self.dialogs, self.say = parent, controller, plot, dialogs, say
+
+    def export_timings(self, path: str, runs: list[RunResult] | None = None) -> str:
+        """Write every run since launch (or `runs`); returns "" on success, else why not."""
+        runs = self.controller.runs if runs is None else runs
+        if not runs:
+            return "nothing to export yet: run a comparison first"
+        try:
+            priced = self.controller.prices_of({lane for run in runs for lane in run.lanes})
+            extra = {"prices": priced} if priced else None
+            csv_path, json_path = export_runs(path, runs, self.controller.host(), extra)
+        except ExportError as exc:
+            return str(exc)
+        self.say(f"Wrote {len(runs)} run{'s' if len(runs) != 1 else ''} to {csv_path} and {json_path.name}.")
+        return ""
+
+    def export_run(self, run_id: str, path: str) -> str:
+        run = self.controller.run(run_id)
+        return self.export_timings(path, [run]) if run else f"run {run_id} is no longer in the history"
+
+    def export_plot(self, path: str) -> str:
+        try:
+            self.plot.export_image(path)
+        except (OSError, RuntimeError, ValueError) as exc:
+            return f"cannot write {path}: {exc}"
+        if not os.path.exists(path):
+            return f"cannot write {path} (is the folder there and writable?)"
+        self.say(f"Saved the plot to {path}.")
+        return ""
+
+    # ------------------------------------------------------------------ with a file dialog
+
+    def _report(self, problem: str) -> None:
+        if problem:
+            self.say(f"Export failed: {problem}", error=True)
+            box = QMessageBox(QMessageBox.Icon.Warning, "Export failed", problem[:1].upper() + problem[1:] + ".",
+                              QMessageBox.StandardButton.Ok, self.parent)
+            box.setModal(False)
+            box.show()
+
+    def ask_export_timings(self) -> None:
+        if not self.controller.runs:
+            self._report("nothing to export yet: run a comparison first")
+            return
+        path = self.dialogs.save_path(self.parent, "Export timings", "crossover-timings.csv", "CSV files (*.csv)",
+                                      ".csv")
+        if path:
+            self._report(self.export_timings(path))
+
+    def ask_export_run(self, run_id: str) -> None:
+        path = self.dialogs.save_path(self.parent, "Export run", f"crossover-{run_id}.csv", "CSV files (*.csv)",
+                                      ".csv")
+        if path:
+            self._report(self.export_run(run_id, path))
+
+    def ask_export_plot(self, kind: str) -> None:
+        # A dark window still exports a light picture (LivePlot.export_image): the title says so before it surprises.
+        path = self.dialogs.save_path(self.parent, f"Export plot as {kind.upper()} (drawn light, for slides)",
+                                      f"crossover-plot.{kind}", f"{kind.upper()} files (*.{kind})", f".{kind}")
+        if path:
+            self._report(self.export_plot(path))

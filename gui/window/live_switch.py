@@ -1,0 +1,68 @@
+"""Changes to the model while it trains: sent to the run in progress when a slider is let go, or a moment
+after any other edit (so typing 1024 does not train 1, 10 and 102 first)."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from ...core.config import RunConfig
+from ..controller import RunController
+from ..panels.model import ModelPanel
+
+SETTLE_MS = 300  # after the last keystroke or spin-box click; a released slider goes at once
+
+
+def live_part(wanted: RunConfig, running: RunConfig) -> RunConfig:
+    """What of `wanted` a run can take mid-way: the model, the batch size and the optimizer; the data,
+    sample limit, epochs and seed stay the run's (they apply to the next run)."""
+    keep = {name: getattr(running.train, name) for name in ("data", "samples", "epochs", "seed", "preprocessing",
+                                                              "max_steps", "max_seconds", "warmup_steps")}
+    return RunConfig(wanted.model, dataclasses.replace(wanted.train, **keep))
+
+
+class LiveSwitch(QObject):
+    """Watches the model panel while a run goes on and tells the controller; says what it did."""
+
+    switched = Signal(object)  # RunConfig: the model the run goes on with from its next batch
+
+    def __init__(self, panel: ModelPanel, controller: RunController, say: Callable[..., None],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._panel, self._controller, self._say = panel, controller, say
+        self._sent: RunConfig | None = None  # what the run trains now (as far as we asked)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(SETTLE_MS)
+        self._timer.timeout.connect(self.send)
+        panel.config_changed.connect(self._on_panel_config_changed)
+        for slider in panel.widths.sliders:
+            slider.sliderReleased.connect(self.send)
+        controller.run_started.connect(lambda live: setattr(self, "_sent", live.config))
+
+    @Slot(object)
+    def _on_panel_config_changed(self, config: RunConfig | None) -> None:
+        if config is None or not self._controller.running:
+            return
+        if any(slider.isSliderDown() for slider in self._panel.widths.sliders):
+            return  # wait for the release: a drag through every width would train each of them
+        self._timer.start()
+
+    @Slot()
+    def send(self) -> None:
+        self._timer.stop()
+        wanted, running = self._panel.current(), self._sent
+        if wanted is None or running is None or not self._controller.running:
+            return
+        config = live_part(wanted, running)
+        if config == running:
+            if wanted != running:
+                self._say("Data, sample limit, epochs and seed apply to the next run.")
+            return
+        if self._controller.switch_model(config):
+            self._sent = config
+            self.switched.emit(config)
+            note = "" if live_part(wanted, running) == wanted else " (data, samples and epochs: at the next run)"
+            self._say(f"Switching every lane to {config.model.label()}, batch {config.train.batch_size}, at its "
+                      f"next batch{note}.")

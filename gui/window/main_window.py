@@ -1,0 +1,237 @@
+"""The main window: composes the panels, wires them to the controller, and handles start, stop and close."""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QSize, Qt, QTimer, Slot
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter
+
+from ...core.files import autosave
+from ...core.config import RunConfig
+from ...core.engine.devices import LaneOption
+from ...core.paths import log_dir_problem
+from ...core.engine.pool import RunResult
+from .about import show_about
+from .actions import build_actions
+from ..compare.tab import CompareTab
+from ..controller import DiscoverFn, RunController
+from .exporting import WindowExports
+from ..widgets.file_dialogs import FileDialogs
+from ..panels.lanes import machine_text
+from ..compare.live_data import LiveRun
+from ..widgets.page_tabs import PageTabs
+from .recovery import RecoveryOffer
+from .run_desk import RunDesk
+from ..resources import icon
+from ..settings import AppSettings
+from ..panels.side import SidePanel
+from ..widgets.status_line import StatusLine
+from ..sweep.tab import SweepTab
+from ..theme.scheme import Theme
+from ..why.tab import WhyView
+
+LEAST_SIZE = QSize(900, 600)  # below this the pages would mostly be scroll bars
+# The Compare tab scrolls below this rather than squeeze its live plot until the hint beside the
+# plot's controls (gui/compare/live_plot.py) reads one word per line.
+COMPARE_LEAST = QSize(700, 500)
+
+
+class MainWindow(QMainWindow):
+    """Crossover's window. `discover_fn`, `prestart` and `offer_recovery` exist for tests and --screenshot.
+
+    `offer_recovery=None` offers autosaved runs back unless CROSSOVER_NO_RESTORE_PROMPT=1.
+    """
+
+    def __init__(self, *, discover_fn: DiscoverFn | None = None, prestart: bool = True,
+                 offer_recovery: bool | None = None, settings: AppSettings | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("Crossover — where a GPU starts to beat a CPU")
+        self.setWindowIcon(icon("crossover"))
+        self.settings = settings or AppSettings()
+        self.theme = Theme(self.settings, self)  # before the panels: they are built in the remembered scheme
+        self.controller = RunController(self, discover_fn=discover_fn)
+        self._prestart = prestart
+        self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
+        self.dialogs = FileDialogs(self.settings)
+        self.side = SidePanel(self.dialogs)
+        self.model_panel, self.lanes_panel = self.side.model_panel, self.side.lanes_panel
+        self.start_button, self.stop_button = self.side.start_button, self.side.stop_button
+        self.compare = CompareTab()
+        self.plot, self.map = self.compare.plot, self.compare.map
+        self.summary, self.history = self.compare.summary, self.compare.history
+        self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
+                              lambda: self.desk.config or RunConfig(),
+                              lambda: self.controller.running or self.why.running,
+                              settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs)
+        self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
+                           lambda: self.controller.running or self.sweep.running, self.summary.set_anatomy)
+        self.actions = build_actions(self, self.theme)
+        self.status = StatusLine()
+        self.statusBar().addWidget(self.status, 1)
+        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.status,
+                            lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
+        self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
+        self.summary.prices = self.controller.prices = self.lanes_panel.prices.values  # cost per sample, recorded
+        self.lanes_panel.prices.changed.connect(self.summary.refresh)
+        self.start_button.setToolTip(self.actions.start.toolTip())
+        self.stop_button.setToolTip(self.actions.stop.toolTip())
+        self._compose()
+        self._connect()
+        self.lanes_panel.set_options(self.controller.options, searching=True)
+        self._restore_state()
+        self.desk.update_controls()
+        self.host_label = QLabel(machine_text(None))
+        self.statusBar().addPermanentWidget(self.host_label)
+        self.recovery = RecoveryOffer.install(self.statusBar(), self.restore_runs, offer_recovery)
+        if log_dir_problem():  # lanes still run; their logs go to the terminal that started the app
+            self.say(log_dir_problem()[:1].upper() + log_dir_problem()[1:] + ".", error=True)
+        self.controller.discover_devices()
+
+    # ------------------------------------------------------------------ layout, wiring, state
+
+    def _compose(self) -> None:
+        self.tabs = PageTabs()
+        self.tabs.add_page(self.compare, "Compare", "Train one model on the chosen lanes and watch every batch",
+                           COMPARE_LEAST)
+        self.tabs.add_page(self.sweep, "Sweep", "Time growing widths on the chosen lanes and find where they cross")
+        self.tabs.add_page(self.why, "Why", "Where a step's time goes on each lane")
+        self.main_split = QSplitter(Qt.Orientation.Horizontal)
+        self.main_split.addWidget(self.side)
+        self.main_split.addWidget(self.tabs)
+        # The side panel takes a quarter of any change of the window's width (within its least and most
+        # width), the pages the rest: at 1024 px both still fit.
+        self.main_split.setStretchFactor(0, 1)
+        self.main_split.setStretchFactor(1, 3)
+        self.main_split.setSizes([400, 1040])
+        self.main_split.setChildrenCollapsible(False)
+        self.top_split = self.compare.top_split
+        self.setCentralWidget(self.main_split)
+        self.setMinimumSize(LEAST_SIZE)
+        self.resize(1440, 900)
+
+    def _connect(self) -> None:
+        a, c, d = self.actions, self.controller, self.desk
+        a.start.triggered.connect(d.start_run)
+        a.ramp.triggered.connect(d.start_ramp)
+        a.stop.triggered.connect(d.stop)
+        self.start_button.clicked.connect(d.start_run)
+        self.stop_button.clicked.connect(d.stop)
+        a.export_timings.triggered.connect(self.exports.ask_export_timings)
+        a.export_png.triggered.connect(lambda: self.exports.ask_export_plot("png"))
+        a.export_svg.triggered.connect(lambda: self.exports.ask_export_plot("svg"))
+        a.clear_map.triggered.connect(self.map.clear)
+        a.reset.triggered.connect(self.reset_to_defaults)
+        a.quit.triggered.connect(self.close)
+        a.about.triggered.connect(lambda: show_about(self, c.host(), c.options))
+        c.devices_discovered.connect(self._on_controller_devices_discovered)
+        c.discovery_failed.connect(self._on_controller_discovery_failed)
+        c.live_changed.connect(self.plot.refresh)
+        c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
+        self.model_panel.input_adjusted.connect(self._on_model_panel_input_adjusted)
+        self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
+        self.lanes_panel.remote_changed.connect(c.set_remote)
+        self.history.export_requested.connect(self.exports.ask_export_run)
+        self.history.delete_requested.connect(self.delete_run)
+
+    def _restore_state(self) -> None:
+        self.model_panel.restore_state(self.settings)
+        self.lanes_panel.restore_state(self.settings)
+        self.compare.restore_state(self.settings)
+        for key, restore in (("window/geometry", self.restoreGeometry), ("window/split_main", self.main_split.restoreState)):
+            state = self.settings.state(key)
+            if state is not None:
+                restore(state)
+
+    def save_state(self) -> None:
+        """Every panel's part of the window state, for the next launch."""
+        self.model_panel.save_state(self.settings)
+        self.lanes_panel.save_state(self.settings)
+        self.compare.save_state(self.settings)
+        self.sweep.save_state()
+        self.settings.set_state("window/geometry", self.saveGeometry())
+        self.settings.set_state("window/split_main", self.main_split.saveState())
+        self.settings.sync()
+
+    def say(self, text: str, error: bool = False, about: str = "") -> None:
+        """A message in the status bar; an error stays until the next message, or until what it is
+        `about` ("model", "lanes") is valid again (gui/widgets/status_line.py)."""
+        self.status.say(text, error, about)
+
+    # ------------------------------------------------------------------ running (see gui/window/run_desk.py)
+
+    @property
+    def config(self) -> RunConfig | None:
+        return self.desk.config
+
+    def start_run(self) -> LiveRun | None:
+        return self.desk.start_run()
+
+    def start_when_ready(self) -> None:
+        self.desk.start_when_ready()
+
+    def delete_run(self, run_id: str) -> None:
+        self.controller.delete_run(run_id)
+        self.history.remove_run(run_id)
+        self.map.remove_run(run_id)
+        self.say(f"Deleted run {run_id}.")
+
+    def reset_to_defaults(self) -> None:
+        self.model_panel.set_config(RunConfig())
+        self.lanes_panel.reset_selection()
+        self.lanes_panel.set_schedule("auto")
+        self.say("Settings reset to their defaults.")
+
+    # ------------------------------------------------------------------ controller and panel slots
+
+    @Slot(object)
+    def _on_controller_devices_discovered(self, options: list[LaneOption]) -> None:
+        self.lanes_panel.set_options(options)
+        self.host_label.setText(machine_text(options))
+        if self.desk.start_after_discovery:
+            self.desk.start_after_discovery = False
+            self.desk.start_run()
+
+    @Slot(str)
+    def _on_controller_discovery_failed(self, reason: str) -> None:
+        self.lanes_panel.set_options(self.controller.options)
+        self.say(reason, error=True)
+
+    @Slot(str)
+    def _on_model_panel_input_adjusted(self, text: str) -> None:
+        # The clamped value's own config_changed comes right after this sentence and would settle
+        # it unseen: say it once that is through, so the user's next edit is what clears it.
+        QTimer.singleShot(0, self, lambda: self.say(text, error=True, about="model"))
+
+    @Slot()
+    def _on_lanes_panel_selection_changed(self) -> None:
+        if self.lanes_panel.selected_specs():
+            self.status.settle("lanes")
+        if self._prestart and not self.controller.running:
+            self.controller.prestart(self.lanes_panel.selected_specs())
+        self.desk.update_controls()
+
+    # ------------------------------------------------------------------ restoring runs, closing
+
+    def restore_runs(self, run_ids: list[str]) -> list[RunResult]:
+        """Read autosaved runs back into the history and the map."""
+        runs, problems = autosave.load_runs(run_ids)
+        self.controller.add_runs(runs)
+        self.compare.add_saved_runs(runs)
+        if problems:
+            self.say(" ".join(problems), error=True)
+        else:
+            self.say(f"Restored {len(runs)} run{'s' if len(runs) != 1 else ''} from {autosave.autosave_dir()}.")
+        return runs
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        started = time.monotonic()
+        self.save_state()
+        self.sweep.shutdown()
+        self.why.shutdown()
+        self.lanes_panel.shutdown()
+        self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
+        self.sweep.shutdown()
+        self.theme.detach()
+        self.close_seconds = time.monotonic() - started
+        event.accept()

@@ -1,0 +1,193 @@
+"""Starting and stopping what the window measures (a run, a ramp, a sweep), and which controls may be used meanwhile.
+
+The window composes the panels; this class decides, from the controller's and the Sweep tab's
+lifecycle signals, what is allowed now and what the status bar says about it.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, Qt, Slot
+
+from ...core.config import ConfigError, RunConfig
+from ...core.results import RunResult
+from ...core.study.sweep import parse_sweep_widths, ramp_plan
+from ...core.files.sweep_files import run_rows
+from ...core.words.run import run_outcome
+from .actions import Actions
+from ..compare.tab import CompareTab
+from ..controller import RunController
+from ..compare.live_data import LiveRun
+from ..compare.live_plot import SCHEDULE_WORDS
+from .live_switch import LiveSwitch
+from ..panels.side import SidePanel
+from ..widgets.status_line import StatusLine
+from ..sweep.tab import SweepTab
+from ..why.tab import WhyView
+
+
+class RunDesk(QObject):
+    """Start, Ramp and Stop for the window; `config` is the model panel's last valid configuration."""
+
+    def __init__(self, controller: RunController, side: SidePanel, compare: CompareTab, sweep: SweepTab, why: WhyView,
+                 actions: Actions, status: StatusLine, on_sweep_tab: Callable[[], bool],
+                 save_state: Callable[[], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.controller, self.side, self.compare, self.sweep, self.actions = controller, side, compare, sweep, actions
+        self.why = why
+        self.status, self.say = status, status.say
+        self._on_sweep_tab, self._save_state = on_sweep_tab, save_state
+        self.config: RunConfig | None = side.model_panel.current()
+        self.start_after_discovery = False
+        self.ramp_after_discovery: str | None = None  # --ramp's widths, while discovery may change the lanes
+        self.live_switch = LiveSwitch(side.model_panel, controller, status.say, self)
+        c = controller
+        c.run_started.connect(self._on_controller_run_started)
+        c.run_finished.connect(self._on_controller_run_finished)
+        c.run_failed.connect(self._on_controller_run_failed)
+        # Queued: the window's own slot shows the discovered lanes first, and the ramp runs on those.
+        c.devices_discovered.connect(self._on_controller_devices_discovered, Qt.ConnectionType.QueuedConnection)
+        side.model_panel.config_changed.connect(self._on_model_panel_config_changed)
+        side.ramp_requested.connect(self.start_ramp)
+        sweep.sweep_started.connect(self._on_sweep_started)
+        sweep.sweep_ended.connect(self._on_sweep_ended)
+        for signal in (why.measure_started, why.measure_ended):  # the Why tab's measurement holds the lanes too
+            signal.connect(lambda *_: self.update_controls())
+
+    # ------------------------------------------------------------------ starting and stopping
+
+    def _ready(self) -> list | None:
+        """The chosen lanes, if a run can start now; else None, and the status bar says why."""
+        if self.controller.running or self.sweep.running or self.why.running:
+            return None
+        specs = self.side.lanes_panel.selected_specs()
+        if self.config is None:
+            self.say(f"Cannot start: {self.side.model_panel.problem()}.", error=True, about="model")
+            return None
+        if not specs:
+            self.say("Cannot start: choose at least one lane.", error=True, about="lanes")
+            return None
+        return specs
+
+    def start_run(self) -> LiveRun | None:
+        """Start the configured run on the chosen lanes (or the sweep, on its tab); the status bar says why not."""
+        if self._on_sweep_tab():
+            self.sweep.start()
+            return None
+        specs = self._ready()
+        if specs is None:
+            return None
+        self._save_state()
+        return self.controller.start_run(self.config, specs, self.side.lanes_panel.schedule())
+
+    @Slot()
+    def start_ramp(self, widths: str | bool | None = None) -> LiveRun | None:
+        """One run stepping every lane through the ramp's widths (each hidden layer that wide)."""
+        text = widths if isinstance(widths, str) else self.side.ramp_widths.text()
+        specs = self._ready()
+        if specs is None:
+            return None
+        try:
+            plan = ramp_plan(self.config, parse_sweep_widths(text))
+        except ConfigError as exc:
+            self.say(f"Cannot ramp: {exc}.", error=True)
+            return None
+        self._save_state()
+        return self.controller.start_run(self.config, specs, self.side.lanes_panel.schedule(), plan)
+
+    def start_when_ready(self, ramp: str | None = None) -> None:
+        """Start a run (or a ramp through `ramp`'s widths) now, or once discovery is done when it may change
+        the lanes (--run, --ramp)."""
+        lanes = self.side.lanes_panel
+        if self.controller.discovering and (lanes.wanted_names() is None or lanes.pending()):
+            # The default may become CPU against a GPU.
+            if ramp is None:
+                self.start_after_discovery = True
+            else:
+                self.ramp_after_discovery = ramp
+        elif ramp is None:
+            self.start_run()
+        else:
+            self.start_ramp(ramp)
+
+    def stop(self) -> None:
+        self.why.stop()
+        if self.sweep.running:
+            self.sweep.stop()
+        if self.controller.running:
+            self.controller.stop()
+            self.say("Stopping… lanes end at their next batch, or are stopped within a second.")
+            self.update_controls()
+
+    def update_controls(self) -> None:
+        sweeping = self.sweep.running or self.why.running  # both hold the lanes; Stop ends either
+        running = self.controller.running or sweeping
+        ready = self.config is not None and bool(self.side.lanes_panel.selected_specs())
+        for widget in (self.sweep.run_button, self.sweep.refine_button, self.sweep.ladder_button, self.actions.start,
+                       self.side.start_button, self.actions.ramp, self.side.ramp_button):
+            widget.setEnabled(not running and ready)
+        # The model stays open while a run trains (a change goes to it live); not while a sweep does.
+        self.side.model_panel.setEnabled(not sweeping)
+        self.side.lanes_panel.setEnabled(not running)
+        stoppable = sweeping or (running and not self.controller.stopping)
+        self.actions.stop.setEnabled(stoppable)
+        self.side.stop_button.setEnabled(stoppable)
+        self.actions.reset.setEnabled(not running)
+
+    # ------------------------------------------------------------------ what happened
+
+    @Slot(object)
+    def _on_controller_run_started(self, live: LiveRun) -> None:
+        self.compare.show_run(live)
+        lanes = ", ".join(live.lanes)
+        if len(live.lanes) > 1:
+            lanes += f" ({SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)})"
+        if len(live.plan) > 1:
+            widths = ", ".join(str(c.model.widths[0]) for c in live.plan)
+            self.say(f"Ramping {lanes} through widths {widths}… (Esc stops)")
+        else:
+            self.say(f"Running {live.config.model.label()} on {lanes}; change a width to change the model as it "
+                     "trains (Esc stops).")
+        self.update_controls()
+
+    @Slot(object)
+    def _on_controller_run_finished(self, result: RunResult) -> None:
+        added = self.compare.run_ended(result)
+        self.say(*run_outcome({name: lane.status for name, lane in result.lanes.items()},
+                              {name: lane.failure for name, lane in result.lanes.items()}, added))
+        if any(len(lane.segments) > 1 for lane in result.lanes.values()):
+            self.sweep.show_rows(run_rows(result))  # a ramp is a demo-sized sweep: there to export
+        self.update_controls()
+
+    @Slot(str, str)
+    def _on_controller_run_failed(self, run_id: str, reason: str) -> None:
+        self.compare.run_ended(self.controller.run(run_id))
+        self.say(f"The run failed: {reason}", error=True)
+        self.update_controls()
+
+    @Slot(object)
+    def _on_controller_devices_discovered(self, _options: list) -> None:
+        if self.ramp_after_discovery is not None:
+            widths, self.ramp_after_discovery = self.ramp_after_discovery, None
+            self.start_ramp(widths)
+
+    @Slot(object)
+    def _on_model_panel_config_changed(self, config: RunConfig | None) -> None:
+        self.config = config
+        if config is None:
+            problem = self.side.model_panel.problem()
+            self.say(f"{problem[:1].upper()}{problem[1:]}.", error=True, about="model")
+        else:
+            self.status.settle("model")
+        self.update_controls()
+
+    @Slot()
+    def _on_sweep_started(self) -> None:
+        self.say("Sweeping… lanes run one after another (Esc stops after the point in progress).")
+        self.update_controls()
+
+    @Slot(object)
+    def _on_sweep_ended(self, results: list) -> None:
+        points = sum(len(r.rows) for r in results)
+        self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
+        self.update_controls()

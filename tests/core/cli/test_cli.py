@@ -1,0 +1,116 @@
+"""The headless CLI as a newcomer runs it: exit codes, messages, files."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=dict(os.environ))
+
+
+def test_bad_width_exits_2_with_a_sentence():
+    r = cli("run", "--widths", "64,0")
+    assert r.returncode == 2
+    assert "error: width 0 in layer 2: widths must be 1-16384" in r.stderr
+
+
+def test_gpu_lane_without_gpu_exits_2_with_the_reason():
+    r = cli("run", "--widths", "16", "--lanes", "cpu,gpu", "--samples", "500")
+    assert r.returncode == 2
+    assert "gpu0: No GPU is visible to TensorFlow" in r.stderr
+
+
+def test_missing_backend_is_named_with_its_install_command(monkeypatch):
+    r = cli("run", "--lanes", "torch:cpu", "--samples", "500")
+    if r.returncode == 2 and "not installed" in r.stderr:
+        assert "PyTorch is not installed: pip install -e '.[torch]'" in r.stderr
+    else:
+        pytest.skip("torch is installed here")
+
+
+@pytest.mark.slow
+def test_run_writes_csv_and_sidecar(tmp_path):
+    out = tmp_path / "out.csv"
+    r = cli("run", "--widths", "32", "--lanes", "cpu,cpu1", "--samples", "1500", "--batch-size", "50",
+            "--data", "synthetic", "--csv", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "median ms" in r.stdout and "faster" in r.stdout or "about equal" in r.stdout
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1 + 2 * 30
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["host"]["cpu_cores"] >= 1
+    lanes = meta["runs"][0]["lanes"]
+    assert set(lanes) == {"cpu", "cpu1"}
+    assert lanes["cpu1"]["settings"]["threads"] == 1
+    assert lanes["cpu"]["settings"]["data_source"] == "synthetic"
+    assert lanes["cpu"]["summary"]["n_batches"] == 25
+
+
+def test_analyze_json_on_a_hand_written_csv(tmp_path):
+    rows = ["lane,device,width,params,flops_per_batch,batch_size,median_ms,p10_ms,p90_ms,n_batches"]
+    # cpu: 0.1 ms fixed + 1e-9 ms/FLOP; gpu0: 2 ms fixed + 1e-11 ms/FLOP → they cross near 1.92e9 FLOPs.
+    for width, flops in ((16, 1e7), (64, 1e8), (256, 1e9), (1024, 1e10), (4096, 1e11)):
+        rows.append(f"cpu,c,{width},0,{flops},128,{0.1 + flops * 1e-9},,,50")
+        rows.append(f"gpu0,g,{width},0,{flops},128,{2 + flops * 1e-11},,,50")
+    path = tmp_path / "s.csv"
+    path.write_text("\n".join(rows) + "\n")
+    r = cli("analyze", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["lanes"]["cpu"]["overhead_ms"] == pytest.approx(0.1, rel=0.05)
+    assert out["lanes"]["gpu0"]["gflops"] == pytest.approx(100_000, rel=0.05)
+    (cross,) = out["crossovers"]
+    assert cross["lanes"] == ["cpu", "gpu0"] and cross["faster_above"] == "gpu0"
+    assert 256 < cross["width"] < 1024
+
+
+def test_analyze_rejects_a_non_sweep_csv(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text("a,b\n1,2\n")
+    r = cli("analyze", str(path))
+    assert r.returncode == 2 and "is not a sweep CSV" in r.stderr
+
+
+def test_core_never_imports_qt_and_cli_never_imports_a_framework():
+    code = ("import sys, crossover_lab.core.cli.main, crossover_lab.core.study.sweep, crossover_lab.core.engine.pool, crossover_lab.core.engine.devices, crossover_lab.core.files.run_files, crossover_lab.core.engine.lanes;"
+            "bad = [m for m in sys.modules if m.split('.')[0] in "
+            "('PySide6', 'pyqtgraph', 'tensorflow', 'keras', 'jax', 'torch') or m.startswith('crossover_lab.gui')]; "
+            "print(bad)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_writes_what_was_measured_and_exits_130(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "int.csv"
+    proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "run", "--widths", "256,256", "--lanes", "cpu",
+                             "--epochs", "1000", "--samples", "6400", "--data", "synthetic", "--csv", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    log = Path(os.environ["CROSSOVER_HOME"]) / "logs" / "lane-cpu.log"
+    size_before = log.stat().st_size if log.exists() else 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (log.exists() and log.stat().st_size > size_before):
+        time.sleep(0.2)  # the lane process has started and written its first log lines
+    time.sleep(10)  # TensorFlow imported, data made, batches flowing
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    t0 = time.monotonic()
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert time.monotonic() - t0 < 10
+    assert "cancelled" in stdout
+    rows = out.read_text().splitlines()
+    assert len(rows) > 20 and rows[0].startswith("run_id,lane,device")
+    assert log.exists()

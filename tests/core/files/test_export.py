@@ -1,0 +1,111 @@
+"""CSV and JSON sidecar: exact columns, round trip, atomic writes, clear errors."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+
+import pytest
+
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.files.run_files import ExportError, export_runs, read_batches_csv
+from crossover_lab.core.files.atomic import atomic_write_text
+from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
+from crossover_lab.core.engine.pool import LaneResult, RunResult
+
+
+def _result(n: int = 12) -> RunResult:
+    cfg = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=16))
+    recs = [BatchTiming("r1", "cpu", "CPU (x, 2 threads)", 1, i + 1, i + 1, i * 0.01, 1.5 + i / 10, 16,
+                        i < 5, 2.3 - i / 100) for i in range(n)]
+    lane = LaneResult("cpu", RunStarted("r1", "cpu", "CPU (x, 2 threads)", {"jit_compile": False}), recs,
+                      RunSummary("r1", "cpu", "CPU (x, 2 threads)", "completed", median_ms=2.0))
+    failed = LaneResult("gpu0", None, [], None, "No GPU is visible to TensorFlow (…)")
+    return RunResult("r1", cfg, "sequential", "2026-01-01T00:00:00Z", {"cpu": lane, "gpu0": failed})
+
+
+def test_csv_columns_and_round_trip(tmp_path):
+    result = _result()
+    csv_path, json_path = export_runs(tmp_path / "t.csv", [result], {"cpu": "x"})
+    header = (tmp_path / "t.csv").read_text().splitlines()[0]
+    assert header.startswith("run_id,lane,device,epoch,batch,step,start_s,ms,samples,warmup,loss")
+    back = read_batches_csv(csv_path)
+    assert [(r.step, r.warmup, r.ms) for r in back] == [(r.step, r.warmup, pytest.approx(r.ms)) for r in result.lanes["cpu"].records]
+    meta = json.loads(json_path.read_text())
+    assert meta["runs"][0]["lanes"]["gpu0"]["failure"].startswith("No GPU")
+    assert meta["runs"][0]["lanes"]["cpu"]["settings"] == {"jit_compile": False}
+    assert meta["runs"][0]["config"]["model"]["widths"] == [32]
+
+
+def test_pandas_reads_it_as_is(tmp_path):
+    pd = pytest.importorskip("pandas")
+    csv_path, _ = export_runs(tmp_path / "t.csv", [_result()], {})
+    df = pd.read_csv(csv_path)
+    assert list(df.columns[:11]) == ["run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms",
+                                     "samples", "warmup", "loss"]
+    assert df["warmup"].tolist()[:6] == [1, 1, 1, 1, 1, 0]
+    assert df["ms"].dtype.kind == "f"
+
+
+def test_unwritable_path_leaves_nothing_and_keeps_records(tmp_path):
+    result = _result()
+    with pytest.raises(ExportError, match="cannot write"):
+        export_runs(tmp_path / "missing-folder" / "t.csv", [result], {})
+    assert not (tmp_path / "missing-folder").exists()
+    assert len(result.lanes["cpu"].records) == 12
+
+
+def test_atomic_write_replaces_whole_file_or_nothing(tmp_path, monkeypatch):
+    target = tmp_path / "a.csv"
+    atomic_write_text(target, "old\n")
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(ExportError, match="No space left"):
+        atomic_write_text(target, "new\n")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.csv"]  # no temporary file left behind
+
+
+def test_a_pair_is_written_whole_or_not_at_all_when_the_disk_fills_between_its_files(tmp_path, monkeypatch):
+    from crossover_lab.core.files.atomic import atomic_write_files
+
+    csv_path, json_path = tmp_path / "run.csv", tmp_path / "run.json"
+    atomic_write_files([(csv_path, "old csv\n"), (json_path, "old json\n")])
+    calls = []
+    real_fsync = os.fsync
+
+    def full_on_the_second(fd):
+        calls.append(fd)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", full_on_the_second)
+    with pytest.raises(ExportError, match="No space left"):
+        atomic_write_files([(csv_path, "new csv\n"), (json_path, "new json\n")])
+    assert csv_path.read_text() == "old csv\n" and json_path.read_text() == "old json\n"  # the old pair, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.csv", "run.json"]  # no temporary file left
+
+
+def test_results_that_cannot_be_written_where_asked_go_to_the_autosave_folder_and_say_so(tmp_path):
+    from crossover_lab.core.cli.common import EXIT_FAILED, EXIT_OK, write_or_rescue
+
+    def full():
+        raise ExportError("cannot write /data/out.csv: No space left on device")
+
+    rescued = [tmp_path / "autosave" / "r.csv", tmp_path / "autosave" / "r.json"]
+    code, said = write_or_rescue(full, lambda: rescued, "the records")
+    assert code == EXIT_FAILED
+    assert said == (f"error: cannot write /data/out.csv: No space left on device; the records saved to "
+                    f"{rescued[0]}, {rescued[1]} instead")
+
+    def also_full():
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    code, said = write_or_rescue(full, also_full, "the records")
+    assert code == EXIT_FAILED and said.endswith("the records not saved") and "could not take them" in said
+    assert write_or_rescue(lambda: [tmp_path / "out.csv"], also_full, "x") == (EXIT_OK, f"wrote {tmp_path / 'out.csv'}")
+

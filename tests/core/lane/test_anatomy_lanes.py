@@ -1,0 +1,115 @@
+"""The anatomy measured in real lanes (one CPU thread, TensorFlow and JAX): every rung runs, the rungs do the same
+arithmetic, their order holds within noise, and the floor's share of a step grows with the model."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crossover_lab.core.analysis.anatomy import RUNGS, AnatomyPoint, RungTime
+from crossover_lab.core.study.anatomy import request_anatomy
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.engine.devices import backend_version
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN = TrainSpec(data="synthetic", samples=1000)
+BACKENDS = [b for b in ("tensorflow", "jax") if backend_version(b) is not None]
+
+
+def cli(*args: str, timeout: float = 400) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=dict(os.environ))
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def anatomies(request, pool) -> dict[int, AnatomyPoint]:
+    """One hidden layer of 16 and of 2048 units on one CPU thread; the small one with the same-loss check."""
+    spec = LaneSpec("cpu", threads=1, backend=request.param)
+    out = {}
+    for width, check in ((16, True), (2048, False)):
+        outcome = request_anatomy(pool, spec, RunConfig(ModelSpec((width,)), TRAIN), seconds_per_rung=0.3,
+                                  check_loss=check)
+        assert outcome.point is not None, outcome.error
+        out[width] = outcome.point
+    return out
+
+
+def within_noise_at_most(a: RungTime, b: RungTime) -> bool:
+    """a ≤ b, give or take the larger half-spread and a fifth of b: two cores shared with other work."""
+    return a.median_ms <= b.median_ms + max(a.half_spread_ms, b.half_spread_ms) + 0.2 * b.median_ms
+
+
+@pytest.mark.slow
+def test_every_rung_runs_on_one_cpu_thread(anatomies):
+    for p in anatomies.values():
+        assert p.reasons == {} and p.device.startswith("CPU (") and "1 thread" in p.device
+        for name in RUNGS:
+            r = p.rung(name)
+            assert r is not None and r.median_ms > 0 and r.p10_ms <= r.median_ms <= r.p90_ms and r.n >= 2, name
+        assert p.window_steps >= 2 and p.rung("device_loop").steps_per_sample == p.window_steps
+        assert math.isfinite(p.timing_cost) and p.seconds > 0
+
+
+@pytest.mark.slow
+def test_the_rungs_do_the_same_arithmetic(anatomies):
+    losses = anatomies[16].losses
+    assert set(losses) == set(RUNGS)
+    first = losses["fit"]
+    assert math.isfinite(first) and all(v == pytest.approx(first, rel=1e-4) for v in losses.values()), losses
+
+
+@pytest.mark.slow
+def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies):
+    for width, p in anatomies.items():
+        floor, piped, synced = (p.rung(n) for n in ("device_loop", "step_loop_pipelined", "step_loop"))
+        assert within_noise_at_most(floor, piped), (width, floor, piped)
+        assert within_noise_at_most(piped, synced), (width, piped, synced)
+
+
+@pytest.mark.slow
+def test_the_floor_is_a_small_share_of_a_small_step_and_most_of_a_big_one(anatomies):
+    share = {w: p.rung("device_loop").median_ms / p.rung("fit").median_ms for w, p in anatomies.items()}
+    assert share[2048] >= 0.7, share
+    assert share[16] <= share[2048] - 0.15, share
+
+
+@pytest.mark.slow
+def test_anatomy_cli_json(tmp_path):
+    r = cli("anatomy", "--widths", "16", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic",
+            "--samples", "1000", "--seconds-per-rung", "0.1", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    (p,) = data["points"]
+    assert (p["lane"], p["width"], p["batch_size"], p["backend"]) == ("cpu1", 16, 128, "tensorflow")
+    assert all(p["rungs"][name]["median_ms"] > 0 for name in RUNGS)
+    assert p["reasons"] == {} and data["failures"] == []
+
+
+@pytest.mark.slow
+def test_sweep_floor_fills_the_floor_column(tmp_path):
+    out = tmp_path / "floor.csv"
+    r = cli("sweep", "--widths", "16,256", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
+            "1000", "--steady-steps", "5", "--seconds-per-point", "0.3", "--no-calibrate", "--floor", "--csv", str(out))
+    assert r.returncode == 0, r.stderr
+    with out.open(newline="") as fh:
+        floors = [float(row["floor_ms"]) for row in csv.DictReader(fh)]
+    assert len(floors) == 2 and all(0 < f < 1000 for f in floors)
+    sidecar = json.loads(out.with_name("floor-batches.json").read_text())
+    assert sidecar["sweep"]["floor"] is True
+
+
+@pytest.mark.slow
+def test_sweep_ladder_ranks_and_says_what_it_did_not_run():
+    r = cli("sweep", "--widths", "16,64", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
+            "1000", "--steady-steps", "3", "--seconds-per-point", "0.2", "--ladder")
+    assert r.returncode == 0, r.stderr
+    assert "What would make the GPU win sooner" in r.stdout
+    assert "1. " in r.stdout and "base: slower lane cpu1" in r.stdout
+    assert "not run: mixed_precision=on: mixed precision is for GPU lanes" in r.stdout
+    assert "not run: feeding=device: data on the device needs the jax or torch backend" in r.stdout

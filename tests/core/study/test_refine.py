@@ -1,0 +1,275 @@
+"""Refinement on constructed lanes (a fake timer with known crossings and seeded noise), its words and files;
+one real refinement on cpu and cpu1."""
+from __future__ import annotations
+
+import json
+import math
+import threading
+
+import pytest
+
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.study.refine import refine
+from crossover_lab.core.analysis.leads import RefineTarget, with_refinement
+from crossover_lab.core.study.sweep import SweepSpec
+from crossover_lab.core.files.sweep_files import read_sweep_rows, sweep_info
+from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.words.sweep import refine_lines
+from refine_fakes import FakeLanes, log_linear
+
+COARSE = (16, 256, 2048)
+TARGET = RefineTarget(0.15, 600.0)
+
+
+def tight(lo: float, hi: float, tol: float = 0.15) -> bool:
+    return (hi - lo) / (hi + lo) <= tol + 1e-12
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_one_crossing_is_found_and_refined_within_the_tolerance(seed):
+    fake = FakeLanes(log_linear((600,)), seed=seed)
+    r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+    assert r.stopped == "tight"
+    (c,) = r.crossings
+    assert c.stopped == "tight" and c.faster_above == "b" and c.lanes == ("a", "b")
+    assert c.width_lo <= 600 <= c.width_hi and tight(c.width_lo, c.width_hi)
+    assert c.width_lo <= c.width <= c.width_hi
+    assert c.flops_per_batch == pytest.approx(ModelSpec((round(c.width),)).flops_per_batch(128), rel=0.01)
+    # It aims: a handful of widths, all inside the first bracket, instead of a dense sweep.
+    added = [w for w, _level in fake.calls[3:]]
+    assert 1 <= len(added) <= 6 and all(256 < w < 2048 for w in added)
+    assert r.widths == tuple(w for w, _ in fake.calls) and r.spent_s == fake.now
+
+
+def test_two_crossings_are_each_found_and_refined():
+    fake = FakeLanes(log_linear((60, 900)), seed=0)
+    r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+    assert r.stopped == "tight"
+    low, high = r.crossings
+    assert (low.faster_above, high.faster_above) == ("a", "b")
+    for c, truth in ((low, 60), (high, 900)):
+        assert c.stopped == "tight" and c.width_lo <= truth <= c.width_hi and tight(c.width_lo, c.width_hi)
+    assert refine_lines(r)[0].startswith("a is faster above about")
+
+
+def test_a_tie_at_the_end_of_the_range_gets_its_batches_and_can_reveal_a_crossing():
+    # The lanes cross at 18: at 16 the lead is 6%, often within the noise of 60 batches, rarely of 120.
+    tied_first = 0
+    for seed in range(10):
+        fake = FakeLanes(log_linear((18,), slope=0.5), spread=0.3, seed=seed)
+        r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+        tied_first += fake.calls[3] == (16, 1)  # the tie at 16 came first, with its batches doubled
+        (c,) = r.crossings  # left as a tie, 16 would have hidden this crossing: "no crossover"
+        assert r.stopped == "tight" and c.width_lo <= 18 <= c.width_hi and c.faster_above == "b"
+    assert tied_first >= 2
+
+
+def test_a_tie_between_two_leads_of_one_lane_is_checked_while_no_change_is_found():
+    # a leads only between 200 and 330, by at most 6% (at 256): a tie there would hide both changes.
+    tied_first = 0
+    for seed in range(6):
+        fake = FakeLanes(log_linear((200, 330), slope=0.5), spread=0.4, seed=seed)
+        r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+        tied_first += fake.calls[3] == (256, 1)
+        down, up = r.crossings
+        assert (down.faster_above, up.faster_above) == ("a", "b") and r.stopped in ("tight", "noise")
+        assert 140 <= down.width_lo < 256 < up.width_hi <= 460 and down.width_hi <= up.width_lo
+    assert tied_first >= 3
+
+
+def test_no_crossing_measures_nothing_more():
+    fake = FakeLanes(lambda w: -0.4, seed=0)
+    r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+    assert r.stopped == "no crossover" and r.crossings == () and r.ties == ()
+    assert fake.calls == [(16, 0), (256, 0), (2048, 0)]
+    assert refine_lines(r) == ["Refinement stopped after 6 s and 3 measurements of 3 widths: no change of the "
+                               "faster lane was measured between 16 and 2048 units, so there is nothing to refine."]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lanes_equal_within_noise_over_a_range_give_a_range_not_a_point(seed):
+    fake = FakeLanes(log_linear((), flat=(400, 700)), seed=seed)
+    r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+    assert r.stopped == "noise"
+    (c,) = r.crossings
+    assert c.stopped == "noise" and c.width is None and c.flops_per_batch is None and c.faster_above == "b"
+    # Below 400 and above 700 the lead is real; the range reaches just past the tie, no further.
+    assert 300 <= c.width_lo <= 400 and 700 <= c.width_hi <= 900
+    assert not tight(c.width_lo, c.width_hi)
+    # The ties got their extra batches before the answer was called noise.
+    assert any(level == TARGET.max_level for _w, level in fake.calls)
+    text = refine_lines(r)
+    assert text[0] == f"a and b are equal within noise between {c.width_lo} and {c.width_hi} units: " \
+                      "a is faster below, b above"
+    assert "equal within noise over a range" in text[-1]
+
+
+def test_a_budget_that_runs_out_stops_with_the_bracket_so_far():
+    fake = FakeLanes(log_linear((600,)), seed=0, point_s=2.0)
+    r = refine(COARSE, fake.measure, RefineTarget(0.15, 7.0), clock=fake.clock)
+    assert r.stopped == "budget" and r.spent_s <= 7.0
+    assert fake.calls == [(16, 0), (256, 0), (2048, 0)]  # a fourth point would have ended at 8 s
+    (c,) = r.crossings
+    assert c.stopped == "budget" and (c.width_lo, c.width_hi) == (256, 2048) and 256 <= c.width <= 2048
+    assert refine_lines(r)[0].endswith("(256–2048) (not yet within ±15%), a below")
+    assert "budget of 7 s ran out" in refine_lines(r)[-1]
+
+
+def test_a_budget_shorter_than_the_coarse_widths_stops_after_the_first_point():
+    fake = FakeLanes(log_linear((600,)), seed=0)
+    r = refine(COARSE, fake.measure, RefineTarget(0.15, 3.0), clock=fake.clock)
+    assert r.stopped == "budget" and fake.calls == [(16, 0)] and r.crossings == ()
+
+
+def test_cancel_and_a_failed_width_say_so():
+    fake = FakeLanes(log_linear((600,)), seed=0)
+    cancel = threading.Event()
+
+    def measure(width, level):
+        if len(fake.calls) == 3:
+            cancel.set()
+        return fake.measure(width, level)
+
+    r = refine(COARSE, measure, TARGET, clock=fake.clock, cancel=cancel)
+    assert r.stopped == "cancelled" and len(fake.calls) == 4 and r.crossings[0].stopped == "cancelled"
+    one_lane = refine(COARSE, lambda w, lv: fake.measure(w, lv)[:1], TARGET, clock=fake.clock)
+    assert one_lane.stopped == "failed" and len(one_lane.widths) == 1
+
+
+def test_a_sweep_judged_without_refining_is_not_called_tight():
+    from crossover_lab.core.analysis.leads import answer
+
+    fake = FakeLanes(log_linear((), flat=(400, 700)), seed=0)
+    points = [p for w in (300, 550, 900) for p in fake.measure(w, 0)]
+    judged = answer(points, {}, TARGET, "", 6.0, (300, 550, 900))
+    assert [c.stopped for c in judged.crossings] == ["failed"] and judged.stopped == "failed"
+
+
+def test_targets_and_widths_are_checked_with_a_sentence():
+    with pytest.raises(ConfigError, match="refine tolerance 1.5: choose above 0 and below 1"):
+        RefineTarget(1.5)
+    with pytest.raises(ConfigError, match="refine budget 0 s"):
+        RefineTarget(0.15, 0)
+    with pytest.raises(ConfigError, match="at least two widths"):
+        refine((64,), FakeLanes(log_linear((600,))).measure, TARGET)
+    assert RefineTarget(0.15).ratio == pytest.approx(1.15 / 0.85)
+
+
+def test_analysis_json_gives_the_intervals_and_why_it_stopped():
+    fake = FakeLanes(log_linear((600,)), seed=0)
+    r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+    out = json.loads(json.dumps(with_refinement({"crossovers": [], "lanes": {}}, r)))
+    (c,) = out["crossovers"]
+    assert c["width_lo"] <= 600 <= c["width_hi"] and c["stopped"] == "tight" and c["lanes"] == ["a", "b"]
+    assert out["refinement"]["stopped"] == "tight" and out["refinement"]["tolerance"] == 0.15
+    assert out["refinement"]["widths_measured"][:3] == [16, 256, 2048]
+    assert with_refinement({"x": 1}, None) == {"x": 1}
+
+
+def test_the_stage_column_comes_after_the_older_ones_and_older_files_read_as_coarse(tmp_path):
+    row = SweepRow(lane="cpu", device="", width=700, params=0, flops_per_batch=1e8, batch_size=128,
+                   median_ms=3.0, p10_ms=2.9, p90_ms=3.2, n_batches=60, stage="refine")
+    text = sweep_rows_text([row])
+    # Columns are only ever added at the end: floor_ms (sweep --floor) came after stage.
+    assert text.splitlines()[0].endswith(",reason,stage,floor_ms") and text.splitlines()[1].endswith(",refine,nan")
+    path = tmp_path / "new.csv"
+    path.write_text(text)
+    assert read_sweep_rows(str(path))[0][0].stage == "refine"
+    old = tmp_path / "old.csv"
+    old.write_text("lane,device,width,params,flops_per_batch,batch_size,median_ms,p10_ms,p90_ms,n_batches\n"
+                   "cpu,c,16,0,1e7,128,1.0,0.9,1.1,50\n")
+    assert read_sweep_rows(str(old))[0][0].stage == "coarse"
+
+
+def test_a_width_measured_again_adds_its_batches_to_the_row():
+    from crossover_lab.core.records import BatchTiming
+    from crossover_lab.core.study.refined_sweep import with_batches
+
+    row = SweepRow(lane="cpu", device="", width=700, params=0, flops_per_batch=2e8, batch_size=128,
+                   median_ms=9.0, p10_ms=9.0, p90_ms=9.0, n_batches=2, peak_gflops=100.0)
+    records = [BatchTiming("r", "cpu", "", 0, i, i, 0.0, ms, 128, False, 0.0) for i, ms in enumerate([1, 2, 3, 4, 5])]
+    merged = with_batches(row, records)
+    assert (merged.median_ms, merged.n_batches, merged.p10_ms, merged.p90_ms) == (3.0, 5, 1.4, 4.6)
+    assert merged.gflops == pytest.approx(2e8 / 3e-3 / 1e9) and merged.peak_share == pytest.approx(merged.gflops / 100)
+    assert merged.samples_per_s == pytest.approx(5 * 128 / 0.015)
+    assert with_batches(row, []) is row
+
+
+@pytest.mark.parametrize("args, sentence", [
+    (["--refine", "1.5"], "refine tolerance 1.5: choose above 0 and below 1 (0.15 is ±15%)"),
+    (["--budget-s", "30"], "--budget-s limits a refinement: add --refine"),
+    (["--refine", "0.15", "--budget-s", "-1"], "refine budget -1 s"),
+    (["--refine", "0.15", "--compare", "jit=on"], "refining follows one sweep"),
+    (["--refine", "0.15", "--lanes", "cpu"], "choose at least two lanes"),
+    (["--refine", "0.15", "--batch-sizes", "32,64"], "give a single batch size"),
+    (["--refine", "0.15", "--widths", "64"], "at least two widths"),
+])
+def test_cli_refine_options_are_checked_before_any_lane_starts(args, sentence, capsys):
+    from crossover_lab.core.cli.main import main
+
+    assert main(["sweep", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and sentence in err
+
+
+def test_window_refine_action_takes_its_settings_and_refuses_one_lane(qtbot, qsettings_tmp):
+    from PySide6.QtCore import Qt
+
+    from crossover_lab.gui.settings import AppSettings
+    from crossover_lab.gui.sweep.form import SweepForm
+    from crossover_lab.gui.sweep.tab import SweepTab
+
+    tab = SweepTab(lambda: None, lambda: [LaneSpec.parse("cpu")], RunConfig, lambda: False)
+    qtbot.addWidget(tab)
+    tab.sweep_form.tolerance.setValue(20)
+    tab.sweep_form.budget.setValue(30)
+    assert tab.sweep_form.refine_target() == RefineTarget(0.2, 30.0)
+    qtbot.mouseClick(tab.refine_button, Qt.MouseButton.LeftButton)
+    assert not tab.running and tab.run_button.isEnabled()
+    assert tab.progress_label.text() == ("Cannot start the sweep: refining looks for the width where the faster "
+                                         "lane changes: choose at least two lanes.")
+    tab.save_state()
+    again = SweepForm(AppSettings())
+    assert (again.tolerance.value(), again.budget.value()) == (20, 30)
+
+
+@pytest.mark.slow
+def test_real_refinement_on_cpu_and_cpu1_ends_within_its_budget(tmp_path):
+    from crossover_lab.core.study.refined_sweep import run_refined_sweep
+    from crossover_lab.core.engine.pool import LanePool
+
+    base = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=128, samples=1000, data="synthetic"))
+    spec = SweepSpec(widths=(16, 256, 2048), layers=1, base=base, steady_steps=20, seconds_per_point=0.5,
+                     calibrate=False)
+    target = RefineTarget(0.25, 45.0)
+    pool, seen, lanes, up = LanePool(), [], [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], []
+    try:
+        result = run_refined_sweep(pool, lanes, spec, target, on_point=seen.append,
+                                   on_event=lambda event: up.append(all(pool.get(s).up for s in lanes)))
+    finally:
+        pool.close()
+    # Without calibration too, no lane was timed while another still imported its framework.
+    assert up and all(up)
+    r = result.refinement
+    assert r is not None and r.spent_s <= target.budget_s
+    # The machine is shared and noisy: any honest ending will do, but it has to be one, and it has to hold.
+    assert r.stopped in ("tight", "noise", "no crossover", "budget"), r.stopped
+    for c in r.crossings:
+        assert 16 <= c.width_lo < c.width_hi <= 2048
+        if c.width is None:
+            assert c.stopped in ("noise", "budget")
+        else:
+            assert c.width_lo <= c.width <= c.width_hi
+        if c.stopped == "tight":
+            assert tight(c.width_lo, c.width_hi, target.tolerance)
+    if r.stopped == "tight":
+        assert r.crossings
+    assert [row.stage for row in result.rows[:4]] == ["coarse"] * 4
+    assert all(row.stage == "refine" for row in result.rows[6:])
+    assert len(seen) == len(r.widths) and sum(len(p.rows) for p in seen) == len(result.rows)
+    assert refine_lines(r)[-1].startswith("Refinement stopped after")
+    analysis = sweep_info([spec], [result])["variants"]["base"]["analysis"]
+    assert analysis["refinement"]["stopped"] == r.stopped
+    assert [(c["width_lo"], c["width_hi"]) for c in analysis["crossovers"]] == \
+        [(c.width_lo, c.width_hi) for c in r.crossings]
+    assert not math.isnan(result.rows[0].median_ms)

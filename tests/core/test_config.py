@@ -1,0 +1,75 @@
+"""Validation of the specs, lane names, and the FLOP formula."""
+from __future__ import annotations
+
+import pytest
+
+from crossover_lab.core.config import (ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_lanes,
+                                       parse_widths)
+
+
+def test_width_out_of_range_names_the_layer():
+    with pytest.raises(ConfigError, match=r"width 0 in layer 2: widths must be 1-16384"):
+        ModelSpec((64, 0))
+    with pytest.raises(ConfigError, match="width 20000 in layer 1"):
+        ModelSpec((20000,))
+
+
+def test_layer_count_and_other_limits():
+    with pytest.raises(ConfigError, match="9 hidden layers"):
+        ModelSpec((8,) * 9)
+    with pytest.raises(ConfigError, match="optimizer 'adamw'"):
+        TrainSpec(optimizer="adamw")
+    with pytest.raises(ConfigError, match="batch size 0"):
+        TrainSpec(batch_size=0)
+    with pytest.raises(ConfigError, match="dropout"):
+        ModelSpec((8,), dropout=1.0)
+
+
+def test_parse_widths_rejects_words():
+    assert parse_widths("750, 150,50") == (750, 150, 50)
+    with pytest.raises(ConfigError, match="width 'x' in layer 2"):
+        parse_widths("10,x")
+
+
+@pytest.mark.parametrize("text,name,kind,index,threads,backend", [
+    ("cpu", "cpu", "cpu", 0, None, "tensorflow"),
+    ("cpu1", "cpu1", "cpu", 0, 1, "tensorflow"),
+    ("gpu", "gpu0", "gpu", 0, None, "tensorflow"),
+    ("gpu1", "gpu1", "gpu", 1, None, "tensorflow"),
+    ("jax:gpu", "jax:gpu0", "gpu", 0, None, "jax"),
+    ("tensorflow:cpu", "cpu", "cpu", 0, None, "tensorflow"),
+    ("torch:cpu1", "torch:cpu1", "cpu", 0, 1, "torch"),
+])
+def test_lane_names(text, name, kind, index, threads, backend):
+    spec = LaneSpec.parse(text)
+    assert (spec.name, spec.kind, spec.index, spec.threads, spec.backend) == (name, kind, index, threads, backend)
+
+
+def test_bad_lanes():
+    with pytest.raises(ConfigError, match="lane 'tpu'"):
+        LaneSpec.parse("tpu")
+    with pytest.raises(ConfigError, match="backend 'mxnet'"):
+        LaneSpec.parse("mxnet:cpu")
+    with pytest.raises(ConfigError, match="listed twice"):
+        parse_lanes("gpu,gpu0")
+
+
+def test_params_match_keras_count():
+    # 784*750+750 + 750*150+150 + 150*50+50 + 50*50+50 + 50*10+10 (Keras's summary for the Q&A seed)
+    assert ModelSpec((750, 150, 50, 50)).params == 784 * 750 + 750 + 750 * 150 + 150 + 150 * 50 + 50 + 50 * 50 + 50 + 50 * 10 + 10
+
+
+def test_flop_formula():
+    # 784→128→10, batch 32: first layer 4·784·128, second 6·128·10, per sample.
+    assert ModelSpec((128,)).flops_per_batch(32) == (4 * 784 * 128 + 6 * 128 * 10) * 32
+    # Doubling the batch doubles the work; widening grows it.
+    m = ModelSpec((256, 256))
+    assert m.flops_per_batch(64) == 2 * m.flops_per_batch(32)
+    assert ModelSpec((512, 512)).flops_per_batch(32) > m.flops_per_batch(32)
+
+
+def test_config_round_trip():
+    cfg = RunConfig(ModelSpec((10, 20)), TrainSpec(batch_size=7, jit=True, samples=100))
+    assert RunConfig.from_dict(cfg.to_dict()) == cfg
+    with pytest.raises(ConfigError, match="unknown setting"):
+        RunConfig.from_dict({"model": {"widths": [3], "colour": 1}})

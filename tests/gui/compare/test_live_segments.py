@@ -1,0 +1,286 @@
+"""Segments in the window, from canned lane events: marks on the plot, provisional and firm points on the
+map, the summary's model, finishing and failure states, and a past run shown again from the history."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from crossover_lab.core.analysis.crossings import SweepPoint
+from crossover_lab.core.analysis.stats import summarize
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.records import (BatchTiming, RunFailed, RunFinished, RunStarted, SegmentEnded,
+                                        SegmentStarted)
+from crossover_lab.gui.compare.tab import CompareTab
+from crossover_lab.gui.compare.crossover_map import CrossoverMap
+from crossover_lab.gui.compare.live_data import LiveRun
+from crossover_lab.gui.compare.live_plot import LivePlot
+from crossover_lab.gui.compare.map_points import MapPoint, best_by_lane
+from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
+
+BASE = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, epochs=100, data="synthetic", samples=6400))
+RAMP = tuple(RunConfig(ModelSpec((w,)), BASE.train) for w in (16, 256, 1024))
+WARMUP = 3
+
+
+class Lane:
+    """Writes one lane's events as a lane process would: segments of warm-up then steady batches."""
+
+    def __init__(self, run_id: str, lane: str, t0: float = 1000.0) -> None:
+        self.run_id, self.lane, self.step, self.t, self.t0 = run_id, lane, 0, 0.0, t0
+        self.records: list[BatchTiming] = []
+
+    def start(self) -> list:
+        return [RunStarted(self.run_id, self.lane, f"{self.lane.upper()} (test)", {"steps_per_epoch": 100})]
+
+    def segment(self, index: int, config: RunConfig, ms: float, steady: int, end: str | None = "completed") -> list:
+        widths = config.model.widths
+        events: list = [SegmentStarted(self.run_id, self.lane, index, widths, config.train.batch_size,
+                                       config.flops_per_batch, self.step, self.t0 + self.t)]
+        mine = []
+        for i in range(WARMUP + steady):
+            self.step += 1
+            record = BatchTiming(self.run_id, self.lane, self.lane, 1, self.step, self.step, self.t,
+                                 ms * (3 if i < WARMUP else 1), 64, i < WARMUP, 1.0,
+                                 widths="-".join(map(str, widths)), batch_size=64, segment=index)
+            self.t += record.ms / 1000
+            mine.append(record)
+        self.records += mine
+        events += mine
+        if end is not None:
+            events.append(SegmentEnded(self.run_id, self.lane, index, self._summary(mine, end, config),
+                                       self.t0 + self.t))
+        return events
+
+    def finish(self, config: RunConfig) -> RunFinished:
+        last = [r for r in self.records if r.segment == self.records[-1].segment]
+        return RunFinished(self.run_id, self.lane, self._summary(last, "completed", config))
+
+    def _summary(self, records: list[BatchTiming], status: str, config: RunConfig):
+        return summarize(records, run_id=self.run_id, lane=self.lane, device=self.lane.upper(), status=status,
+                         flops_per_batch=config.flops_per_batch, wall_s=1.0)
+
+
+def ramp_run(schedule: str = "interleaved") -> LiveRun:
+    return LiveRun("r1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], schedule, "2026-01-01T00:00:00+00:00",
+                   RAMP)
+
+
+def test_the_plot_marks_each_segment_with_its_widths_once_per_place(qtbot):
+    plot = LivePlot()
+    qtbot.addWidget(plot)
+    live = ramp_run("side-by-side")
+    plot.show_run(live)
+    assert plot.title.text().startswith("ramp 16 → 256 → 1024 (1 layer) · batch 64 · cpu vs cpu1 (side by side)")
+    cpu, cpu1 = Lane("r1", "cpu"), Lane("r1", "cpu1")
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20)
+               + cpu.segment(2, RAMP[1], 2.0, 20, end=None))
+    plot.refresh()
+    assert plot.marks.labels() == ["16", "256"]
+    lines = plot.marks._lines
+    shared = next(mark for mark in lines if mark.label == "16")
+    assert shared.lanes == ("cpu", "cpu1")  # both lanes start there: one neutral line, not two
+    assert next(mark for mark in lines if mark.label == "256").x == 23  # after 3 warm-up and 20 steady batches
+    plot.x_axis.setCurrentIndex(plot.x_axis.findData("elapsed"))  # the marks move to the lanes' own clocks
+    assert plot.marks.labels() == ["16", "256"]
+    assert next(mark for mark in plot.marks._lines if mark.label == "256").x == pytest.approx(
+        cpu.records[23].start_s, abs=1e-3)
+
+
+def test_a_run_on_one_model_has_no_marks(qtbot):
+    plot = LivePlot()
+    qtbot.addWidget(plot)
+    live = LiveRun("r2", BASE, [LaneSpec.parse("cpu")], "side-by-side", "")
+    plot.show_run(live)
+    cpu = Lane("r2", "cpu")
+    live.apply(cpu.start() + cpu.segment(1, BASE, 1.0, 30, end=None))
+    plot.refresh()
+    assert plot.marks.labels() == []
+
+
+def test_the_map_shows_a_provisional_point_that_firms_up_when_the_run_ends(qtbot):
+    cmap = CrossoverMap()
+    qtbot.addWidget(cmap)
+    live = ramp_run()
+    cmap.follow(live)
+    cpu = Lane("r1", "cpu")
+    live.apply(cpu.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu.segment(2, RAMP[1], 2.0, 5, end=None))
+    kinds = {p.point.flops_per_batch: p.kind for p in cmap.kept()["cpu"]}
+    assert kinds == {RAMP[0].flops_per_batch: "completed"}  # 5 steady batches: not yet a point
+    live.apply(cpu.segment(2, RAMP[1], 2.0, 0, end=None)[1:] + _more(cpu, 2, RAMP[1], 10))
+    kinds = {p.point.flops_per_batch: p.kind for p in cmap.kept()["cpu"]}
+    assert kinds[RAMP[1].flops_per_batch] == "provisional"
+    cmap._on_live_timer_timeout()
+    assert "provisional" in cmap.key.text() and "provisional (still measuring)" in cmap.key.toolTip()
+    live.apply([SegmentEnded("r1", "cpu", 2, cpu._summary([r for r in cpu.records if r.segment == 2], "completed",
+                                                            RAMP[1]), 2000.0), cpu.finish(RAMP[1])])
+    live.finish(live.result)
+    assert cmap.add_run(live.result) == 2
+    assert [p.kind for p in cmap.kept()["cpu"]] == ["completed", "completed"]
+    assert "provisional" not in cmap.key.text()
+
+
+def _more(lane: Lane, index: int, config: RunConfig, n: int) -> list[BatchTiming]:
+    """n more steady batches of a segment in progress."""
+    out = []
+    for _ in range(n):
+        lane.step += 1
+        record = BatchTiming(lane.run_id, lane.lane, lane.lane, 1, lane.step, lane.step, lane.t, 2.0, 64, False, 1.0,
+                             widths="-".join(map(str, config.model.widths)), batch_size=64, segment=index)
+        lane.t += 0.002
+        lane.records.append(record)
+        out.append(record)
+    return out
+
+
+def test_a_point_cut_short_never_replaces_a_completed_one_of_the_same_size():
+    def point(ms: float, kind: str) -> MapPoint:
+        return MapPoint(SweepPoint("cpu", 100, 100.0, ms), "r", kind)
+
+    assert best_by_lane([point(1.0, "completed"), point(9.0, "cut short")])["cpu"][0].point.median_ms == 1.0
+    assert best_by_lane([point(9.0, "cut short"), point(1.0, "completed")])["cpu"][0].point.median_ms == 1.0
+    assert best_by_lane([point(1.0, "completed"), point(2.0, "completed")])["cpu"][0].point.median_ms == 2.0
+    assert best_by_lane([point(1.0, "contended"), point(2.0, "completed")])["cpu"][0].kind == "completed"
+
+
+def test_lanes_that_overlapped_on_shared_cores_give_contended_points_and_a_contended_verdict(qtbot):
+    live = ramp_run("side-by-side")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=1000.0)  # the same clock: they overlapped
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20))
+    cmap = CrossoverMap()
+    qtbot.addWidget(cmap)
+    cmap.follow(live)
+    assert {p.kind for pts in cmap.kept().values() for p in pts} == {"contended"}
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    assert "contended: both trained at once on the same CPU cores" in summary.verdict.text()
+
+
+def test_lanes_taking_turns_are_compared_on_the_model_both_have_trained(qtbot):
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 3.0, 20))
+    cpu.t0 = 3000.0
+    live.apply(cpu.segment(2, RAMP[1], 5.0, 20, end=None))  # cpu has moved on to 256; cpu1 waits its turn
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    assert "cpu is 3.0x faster than cpu1 on model 16" in summary.verdict.text()
+    assert "contended" not in summary.verdict.text()
+    column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
+    assert summary.table.item(ROWS.index("Model"), column["cpu"]).text() == "256 · batch 64 (2/3)"
+    assert summary.table.item(ROWS.index("Status"), column["cpu1"]).text() == "waiting for its turn"
+
+
+def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 1.01, 20))
+    cpu.t0 = 3000.0
+    live.apply(cpu.segment(2, RAMP[1], 5.0, 20, end=None))
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    assert "cpu and cpu1 are about equal (1.01x) on model 16" in summary.verdict.text()
+
+
+def test_a_lane_whose_last_batch_is_in_says_finishing(qtbot):
+    live = LiveRun("r3", BASE, [LaneSpec.parse("cpu")], "side-by-side", "")
+    cpu = Lane("r3", "cpu")
+    live.apply(cpu.start() + cpu.segment(1, BASE, 1.0, 20))  # its only segment ended; no RunFinished yet
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    assert summary.table.item(ROWS.index("Status"), 0).text() == "finishing…"
+    assert summary.table.item(ROWS.index("Progress"), 0).text() == "all 23 batches measured"
+
+
+def test_when_every_lane_fails_the_summary_says_why_not_waiting(qtbot):
+    live = LiveRun("r4", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")], "side-by-side", "")
+    live.apply([RunFailed("r4", "cpu", "out of memory"), RunFailed("r4", "gpu0", "No GPU is visible")])
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    text = summary.verdict.text()
+    assert text.startswith("Every lane failed") and "out of memory" in text and "No GPU is visible" in text
+    assert summary.table.item(ROWS.index("Device"), 0).text() == "—"
+    assert summary.table.item(ROWS.index("Progress"), 1).text() == "failed before its first batch"
+
+
+def test_a_history_row_shows_that_runs_plot_and_summary_again(qtbot):
+    tab = CompareTab()
+    qtbot.addWidget(tab)
+    runs = []
+    for run_id, ms in (("a", 1.0), ("b", 4.0)):
+        live = LiveRun(run_id, BASE, [LaneSpec.parse("cpu")], "side-by-side", "2026-01-01T00:00:00+00:00")
+        tab.show_run(live)
+        cpu = Lane(run_id, "cpu")
+        live.apply(cpu.start() + cpu.segment(1, BASE, ms, 30) + [cpu.finish(BASE)])
+        runs.append(live.finish(live.result))
+        tab.run_ended(live.result)
+    assert tab.history.run_ids() == ["b", "a"]
+    tab.history.table.selectRow(1)  # run a
+    assert tab.plot._live.run_id == "a" and tab.plot.points_drawn() == {"cpu": 30}
+    column = 0
+    assert tab.summary.table.item(ROWS.index("Median ms/batch, synced"), column).text() == "1"
+    tab.history.table.selectRow(0)
+    assert tab.summary.table.item(ROWS.index("Median ms/batch, synced"), column).text() == "4"
+    assert dataclasses.asdict(runs[0].lanes["cpu"].records[0]) == dataclasses.asdict(
+        tab.history._runs["a"].lanes["cpu"].records[0])  # the history's run is untouched by showing it
+    assert len(runs[0].lanes["cpu"].records) == 33
+
+
+@pytest.mark.parametrize("widths,title", [((16, 256), "ramp 16 → 256"), ((32, 32), "ramp 32 → 32")])
+def test_ramp_titles_name_the_widths(qtbot, widths, title):
+    plan = tuple(RunConfig(ModelSpec((w, w)), BASE.train) for w in widths)
+    live = LiveRun("r5", plan[0], [LaneSpec.parse("cpu")], "side-by-side", "", plan)
+    from crossover_lab.gui.compare.live_plot import run_title
+    assert run_title(live) == f"{title} (2 layers) · batch 64 · cpu"
+
+
+def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qtbot):
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=5000.0)
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    # cpu wins at 16, cpu1 at 256 and 1024: a crossing between 16 and 256.
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20))
+    summary.refresh()
+    assert not summary.detail.isVisibleTo(summary) or "faster above" not in summary.detail.text()
+    live.apply(cpu.segment(2, RAMP[1], 8.0, 20) + cpu1.segment(2, RAMP[1], 4.0, 20))
+    summary.refresh()
+    assert "cpu1 is faster above about" in summary.detail.text() and "cpu below" in summary.detail.text()
+    assert "faster above" not in summary.verdict.text()  # the verdict stays one sentence; the crossing is below it
+
+
+def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=5000.0)
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20)
+               + cpu.segment(2, RAMP[1], 4.0, 20) + cpu1.segment(2, RAMP[1], 8.0, 20))
+    summary.refresh()
+    assert summary.detail.text().startswith("No crossover in this range: cpu faster throughout")
+
+
+def test_the_pipelined_clock_shows_for_the_model_a_lane_trains_now_not_the_ramps_first(qtbot):
+    from test_anatomy import point
+
+    live = ramp_run("interleaved")
+    cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 3.0, 20))
+    cpu.t0 = 3000.0
+    live.apply(cpu.segment(2, RAMP[1], 5.0, 20, end=None))  # cpu trains the second model; cpu1 waits its turn
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    summary.set_anatomy(RAMP[1], {"cpu": point("cpu", "CPU (test)", fit_pipelined=4.5),
+                                  "cpu1": point("cpu1", "CPU (test)", fit_pipelined=2.5)})
+    column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
+    row = ROWS.index("Pipelined ms/step")
+    assert summary.table.item(row, column["cpu"]).text() == "4.5"  # measured for the model cpu trains now
+    assert summary.table.item(row, column["cpu1"]).text() == "–, press Why"  # cpu1 still trains the first

@@ -1,0 +1,166 @@
+"""The model panel: sliders and spin boxes change the config and the FLOP count; presets are exact."""
+from __future__ import annotations
+
+import math
+
+import pytest
+from gui_fixtures import gui_home  # noqa: F401  (fixtures)
+
+from crossover_lab.core.config import MAX_WIDTH, MIN_WIDTH, ModelSpec
+from crossover_lab.core.presets import PRESETS
+from crossover_lab.core.words.numbers import fmt_flops
+from crossover_lab.gui.panels.model import ModelPanel
+from crossover_lab.gui.widgets.width_slider import ROUND_WIDTHS, nearest_position
+
+
+@pytest.fixture
+def panel(qtbot, gui_home):
+    widget = ModelPanel()
+    qtbot.addWidget(widget)
+    return widget
+
+
+def test_slider_changes_width_config_and_flops(panel):
+    seen = []
+    panel.config_changed.connect(seen.append)
+    slider, spin = panel.widths.sliders[0], panel.widths.spins[0]
+    slider.setValue(ROUND_WIDTHS.index(1024))
+    assert spin.value() == 1024
+    config = panel.config()
+    assert config.model.widths == (1024,)
+    expected = ModelSpec((1024,)).flops_per_batch(config.train.batch_size)
+    assert config.flops_per_batch == expected == 6 * 1024 * 10 * 128 + 4 * 784 * 1024 * 128
+    assert fmt_flops(expected) in panel.cost.text()
+    assert f"{ModelSpec((1024,)).params:,} parameters" in panel.cost.text()
+    assert seen and seen[-1] == config  # the window hears of every change as it happens
+
+
+def test_dragging_updates_the_flop_count_at_every_step(panel):
+    labels = []
+    panel.config_changed.connect(lambda cfg: labels.append(panel.cost.text()))
+    slider = panel.widths.sliders[0]
+    slider.setSliderDown(True)  # as while dragging: tracking emits on every position
+    for position in range(ROUND_WIDTHS.index(16), ROUND_WIDTHS.index(4096) + 1):
+        slider.setValue(position)
+    slider.setSliderDown(False)
+    assert len(set(labels)) == ROUND_WIDTHS.index(4096) - ROUND_WIDTHS.index(16) + 1
+    assert panel.config().model.widths == (4096,)
+
+
+def test_slider_is_logarithmic_over_the_whole_range_and_snaps_to_round_values():
+    assert ROUND_WIDTHS[0] == MIN_WIDTH and ROUND_WIDTHS[-1] == MAX_WIDTH
+    ratios = [b / a for a, b in zip(ROUND_WIDTHS, ROUND_WIDTHS[1:])]
+    assert max(ratios) <= 2.0 and min(ratios) > 1.0
+    # Roughly even in log(width): half the positions lie below the geometric middle (128).
+    middle = math.sqrt(MIN_WIDTH * MAX_WIDTH)
+    below = sum(1 for w in ROUND_WIDTHS if w < middle)
+    assert 0.35 < below / len(ROUND_WIDTHS) < 0.65
+    for width in (16, 32, 50, 64, 100, 128, 150, 256, 512, 750, 1000, 1024, 4096):
+        assert width in ROUND_WIDTHS
+
+
+def test_spin_box_keeps_the_exact_value_and_the_slider_follows(panel):
+    spin, slider = panel.widths.spins[0], panel.widths.sliders[0]
+    spin.setValue(777)
+    assert panel.config().model.widths == (777,)
+    assert ROUND_WIDTHS[slider.value()] in (750, 800)
+    assert slider.value() == nearest_position(777)
+    assert spin.value() == 777  # the slider's move did not snap the exact value
+
+
+def test_number_of_layers_shows_that_many_rows(panel):
+    panel.layers.setValue(3)
+    for i, width in enumerate((300, 200, 100)):
+        panel.widths.spins[i].setValue(width)
+    assert panel.config().model.widths == (300, 200, 100)
+    assert [s.isVisibleTo(panel) for s in panel.widths.spins] == [True] * 3 + [False] * 5
+    panel.layers.setValue(1)
+    assert panel.config().model.widths == (300,)
+    panel.layers.setValue(8)
+    assert len(panel.config().model.widths) == 8
+
+
+def test_added_layers_copy_the_last_width(panel):
+    # Not 1-unit bottlenecks, nor widths left over from an earlier preset.
+    panel.apply_preset("huge")
+    panel.apply_preset("blog-small")  # 784-128-10
+    panel.layers.setValue(3)
+    assert panel.config().model.widths == (128, 128, 128)
+    panel.widths.spins[2].setValue(64)
+    panel.layers.setValue(5)
+    assert panel.config().model.widths == (128, 128, 64, 64, 64)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_presets_set_the_models_exactly(panel, name):
+    panel.data.setCurrentText("synthetic")
+    panel.samples.setValue(2000)
+    panel.apply_preset(name)
+    config, preset = panel.config(), PRESETS[name].config
+    assert config.model == preset.model
+    for key in ("batch_size", "epochs", "optimizer", "learning_rate", "preprocessing"):
+        assert getattr(config.train, key) == getattr(preset.train, key)
+    assert (config.train.data, config.train.samples) == ("synthetic", 2000)  # the user's data stays
+
+
+def test_the_seeds_models(panel):
+    expected = {"qa": ((750, 150, 50, 50), "nadam", 128), "blog-small": ((128,), "adam", 32),
+                "blog-wide": ((1000, 1000), "adam", 32)}
+    for name, (widths, optimizer, batch) in expected.items():
+        index = panel.preset.findData(name)
+        panel.preset.setCurrentIndex(index)
+        panel.preset.activated.emit(index)
+        cfg = panel.config()
+        assert (cfg.model.widths, cfg.train.optimizer, cfg.train.batch_size) == (widths, optimizer, batch)
+        assert cfg.model.label() == "-".join(map(str, (784, *widths, 10)))
+
+
+def test_training_settings_reach_the_config(panel):
+    panel.batch.setValue(64)
+    panel.epochs.setValue(3)
+    panel.optimizer.setCurrentText("sgd")
+    panel.learning_rate.setValue(0.01)
+    panel.dropout.setValue(0.5)
+    panel.samples.setValue(0)
+    cfg = panel.config()
+    assert (cfg.train.batch_size, cfg.train.epochs, cfg.train.optimizer) == (64, 3, "sgd")
+    assert cfg.train.learning_rate == pytest.approx(0.01)
+    assert cfg.model.dropout == pytest.approx(0.5)
+    assert cfg.train.samples is None and panel.samples.text() == "all"
+
+
+def test_a_missing_data_file_gets_a_sentence(panel):
+    seen = []
+    panel.config_changed.connect(seen.append)
+    panel.data.setCurrentText("/no/such/folder/digits.npz")
+    assert panel.current() is None and seen[-1] is None
+    assert "does not exist" in panel.problem()
+    assert panel.problem_label.isVisibleTo(panel)
+    assert "/no/such/folder/digits.npz" in panel.problem_label.text()
+    panel.data.setCurrentText("synthetic")
+    assert panel.current() is not None and not panel.problem_label.isVisibleTo(panel)
+
+
+def test_every_control_has_a_tooltip(panel):
+    controls = [panel.preset, panel.layers, panel.activation, panel.dropout, panel.batch, panel.epochs,
+                panel.optimizer, panel.learning_rate, panel.data, panel.samples, *panel.widths.sliders,
+                *panel.widths.spins]
+    assert all(c.toolTip() for c in controls)
+
+
+def test_typed_numbers_out_of_range_are_clamped_with_a_sentence(panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    said = []
+    panel.input_adjusted.connect(said.append)
+    panel.show()
+    spin = panel.widths.spins[0]
+    spin.selectAll()
+    qtbot.keyClicks(spin, "99999")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert spin.value() == 16384 and panel.config().model.widths[0] == 16384
+    assert said == ["Width of layer 1: 99,999 is outside 1-16,384: set to 16,384."]
+    panel.layers.selectAll()
+    qtbot.keyClicks(panel.layers, "512")
+    qtbot.keyClick(panel.layers, Qt.Key.Key_Return)
+    assert panel.layers.value() == 8 and said[-1] == "Hidden layers: 512 is outside 1-8: set to 8."

@@ -1,0 +1,141 @@
+"""The Sweep tab: a tiny real sweep fills the plot, the verdict and the table; Stop keeps finished points."""
+from __future__ import annotations
+
+import pytest
+
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.engine.pool import LanePool
+from crossover_lab.core.files.sweep_files import read_sweep_rows
+from gui_fixtures import gui_home, make_window  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.slow
+BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
+LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
+
+
+@pytest.fixture
+def tab(qtbot, qsettings_tmp):
+    from crossover_lab.gui.sweep.tab import SweepTab
+
+    pool = LanePool()
+    widget = SweepTab(lambda: pool, lambda: list(LANES), lambda: BASE, lambda: False)
+    qtbot.addWidget(widget)
+    widget.steady.setValue(5)
+    widget.seconds.setValue(0.5)
+    yield widget
+    widget.shutdown()
+    pool.close()
+
+
+def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
+    tab.widths.setText("8,128")
+    tab.layers.setValue(1)
+    tab.start()
+    assert tab.running and not tab.run_button.isEnabled()
+    qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
+    assert tab.table.rowCount() == 4
+    assert [tab.table.item(r, 1).text() for r in range(4)] == ["cpu", "cpu1", "cpu", "cpu1"]
+    # Both lanes are drawn; a fit needs the times to grow with FLOPs, which noise may hide on 2 points.
+    assert {p.lane for p in tab.plot.points} == {"cpu", "cpu1"} and set(tab.plot.fits) <= {"cpu", "cpu1"}
+    assert "cpu" in tab.verdict.text() and ("faster" in tab.verdict.text())
+    assert tab.progress.value() == tab.progress.maximum() == 4
+    path = tmp_path / "s.csv"
+    written = tab.export_csv(str(path))
+    assert written == [str(path), str(tmp_path / "s-batches.csv"), str(tmp_path / "s-batches.json")]
+    assert sorted(r.width for r in read_sweep_rows(str(path))[0]) == [8, 8, 128, 128]
+    import json
+
+    meta = json.loads((tmp_path / "s-batches.json").read_text())
+    assert set(meta["sweep"]["variants"]["base"]["calibration"]) == {"cpu", "cpu1"}
+    assert len(meta["runs"]) == 2  # one per width, each with both lanes' per-batch records
+    # Every point was autosaved as it arrived.
+    assert sorted(r.width for r in read_sweep_rows(tab.autosave_path)[0]) == [8, 8, 128, 128]
+
+
+def test_refine_crossover_runs_in_the_tab_and_answers_in_words(tab, qtbot):
+    from PySide6.QtCore import Qt
+
+    tab.widths.setText("16,256,2048")
+    tab.layers.setValue(1)
+    tab.sweep_form.tolerance.setValue(25)
+    tab.sweep_form.budget.setValue(30)
+    qtbot.mouseClick(tab.refine_button, Qt.MouseButton.LeftButton)
+    assert tab.running and not tab.refine_button.isEnabled() and not tab.run_button.isEnabled()
+    assert (tab.progress.format(), tab.progress.maximum()) == ("%v / %m s", 30)
+    qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
+    (result,) = tab.results
+    refinement = result.refinement
+    assert refinement is not None and refinement.spent_s <= 30
+    assert refinement.stopped in ("tight", "noise", "no crossover", "budget")
+    assert "Refinement stopped after" in tab.verdict.text()
+    assert tab.table.rowCount() == len(result.rows) >= 6
+    assert [c.width for c in tab.plot.crossovers] == [c.width for c in refinement.crossings if c.width]
+    assert tab.run_button.isEnabled() and tab.refine_button.isEnabled() and not tab.stop_button.isEnabled()
+
+
+def test_stop_keeps_finished_points(tab, qtbot):
+    tab.widths.setText("8,16,32,64,128")
+    tab.start()
+    qtbot.waitUntil(lambda: tab.table.rowCount() >= 2, timeout=120_000)
+    tab.stop()
+    qtbot.waitUntil(lambda: not tab.running, timeout=30_000)
+    rows = tab.table.rowCount()
+    assert 2 <= rows < 10
+    assert all(tab.table.item(r, 8).text() == "completed" for r in range(rows))
+    assert "Stopped" in tab.progress_label.text()
+
+
+def test_bad_widths_are_refused_with_a_sentence(tab):
+    tab.widths.setText("8,0")
+    with pytest.raises(ConfigError, match="sweep width 0: widths must be 1-16384"):
+        tab.specs()
+    tab.widths.setText("8,x")
+    with pytest.raises(ConfigError, match=r"sweep width 'x' \(item 2 of 2\)"):
+        tab.specs()
+    tab.widths.setText("8,64")
+    tab.compare.setCurrentText("jit=on")
+    base, changed = tab.specs()
+    assert base.variant == "base" and changed.variant == "jit=on" and changed.base.train.jit is True
+
+
+def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window):
+    import time
+
+    from PySide6.QtCore import Qt
+
+    from gui_fixtures import lane_processes, wait_for
+
+    window = make_window()
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5_000)  # shortcuts reach the active window only
+    window.model_panel.set_config(BASE)
+    window.tabs.setCurrentWidget(window.sweep)
+    window.sweep.widths.setText("8,16,32,64,128,256")
+    window.sweep.steady.setValue(5)
+    window.sweep.seconds.setValue(0.5)
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert window.sweep.running and not window.model_panel.isEnabled()
+    qtbot.waitUntil(lambda: window.sweep.table.rowCount() >= 1, timeout=120_000)
+    qtbot.keyClick(window, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.sweep.running, timeout=30_000)
+    assert window.model_panel.isEnabled() and window.sweep.table.rowCount() >= 1
+    # Again, and close the window in the middle of it.
+    window.sweep.start()
+    qtbot.waitUntil(lambda: window.sweep.table.rowCount() >= 1, timeout=120_000)
+    t0 = time.monotonic()
+    window.close()
+    assert time.monotonic() - t0 < 3.5
+    assert window.sweep.threads() == [] and window.controller.threads() == []
+    assert wait_for(lambda: not lane_processes(), 3.0)
+
+
+def test_open_a_saved_sweep_csv(tab):
+    from pathlib import Path
+
+    h200 = Path(__file__).resolve().parent.parent / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"
+    assert tab.open_csv(str(h200))
+    assert tab.table.rowCount() == 20
+    assert set(tab.plot.fits) == {"jax:cpu", "jax:gpu0"}
+    assert "jax:gpu0 is faster above about 110 units" in tab.verdict.text()
+    assert [c.faster_above for c in tab.plot.crossovers] == ["jax:gpu0"]

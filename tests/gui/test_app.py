@@ -1,0 +1,142 @@
+"""The application: `python main.py --screenshot`, its arguments, About, shortcuts and start-up time."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from gui_fixtures import gui_home, make_window, no_gpu_options  # noqa: F401  (fixtures)
+from PySide6.QtGui import QImage, QKeySequence
+
+from crossover_lab.core.engine.devices import host_info
+from crossover_lab.core.files.run_files import read_batches_csv
+from crossover_lab.gui.window.about import about_text
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_main(*args: str, home: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CROSSOVER_HOME": home, "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, env=env, text=True, capture_output=True,
+                          timeout=timeout)
+
+
+def test_screenshot_mode_saves_the_window_and_exits(gui_home, tmp_path):
+    path = tmp_path / "window.png"
+    out = run_main("--screenshot", str(path), "--after", "0.5", home=gui_home)
+    assert out.returncode == 0, out.stderr
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (1440, 900)
+    shown = float(out.stderr.split("window shown ")[1].split(" s")[0])
+    assert shown < 2.0, out.stderr  # from the process's start, imports included
+
+
+def test_bad_arguments_get_a_sentence_and_exit_code_2(gui_home, tmp_path):
+    out = run_main("--screenshot", str(tmp_path / "missing" / "x.png"), home=gui_home)
+    assert out.returncode == 2 and "does not exist" in out.stderr
+    out = run_main("--after", "-1", home=gui_home)
+    assert out.returncode == 2 and "choose 0 seconds or more" in out.stderr
+    out = run_main("--ramp", "16,99999", home=gui_home)
+    assert out.returncode == 2 and "--ramp 16,99999: sweep width 99999: widths must be 1-16384" in out.stderr
+    out = run_main("--ramp", "16,256", "--run", home=gui_home)
+    assert out.returncode == 2 and "not allowed with argument" in out.stderr
+
+
+@pytest.mark.slow
+def test_screenshot_mid_ramp(gui_home, tmp_path):
+    path = tmp_path / "ramp.png"
+    out = run_main("--screenshot", str(path), "--ramp", "16,256,2048", "--after", "10", home=gui_home, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert QImage(str(path)).size().toTuple() == (1440, 900)
+    saved = list((Path(gui_home) / "autosave").glob("*.csv"))
+    assert len(saved) == 1, "the ramp's records were not autosaved"
+    run = json.loads(saved[0].with_suffix(".json").read_text())["runs"][0]
+    # A ramp, not a run of the last configuration (784-128-10): its first width, a point's budget, paced.
+    assert run["config"]["model"]["widths"] == [16] and run["config"]["train"]["max_steps"] is not None
+    started = [lane for lane in run["lanes"].values() if lane["settings"]]  # on a busy machine one may still import
+    assert started and all(lane["settings"]["paced"] for lane in started)
+    widths = {r.widths for r in read_batches_csv(saved[0])}
+    assert "16" in widths and widths <= {"16", "256", "2048"}  # how far it got depends on the machine's load
+
+
+def test_ramp_waits_for_the_lanes_then_starts_on_them(qtbot, gui_home):
+    # What --ramp does: while discovery may still change the default lanes, the ramp waits for it.
+    from crossover_lab.gui.window.main_window import MainWindow
+
+    found = threading.Event()
+
+    def slow_discovery(pool, stop):
+        found.wait(10)
+        return no_gpu_options()
+
+    window = MainWindow(discover_fn=slow_discovery, prestart=False, offer_recovery=False)
+    qtbot.addWidget(window)
+    started = []
+    window.controller.start_run = lambda config, specs, schedule, plan=(): started.append((specs, plan))
+    window.desk.start_when_ready("16,256,2048")
+    qtbot.wait(200)
+    assert started == [] and window.controller.discovering
+    found.set()
+    qtbot.waitUntil(lambda: bool(started), timeout=10_000)
+    specs, plan = started[0]
+    assert [s.name for s in specs] == ["cpu", "cpu1"]
+    assert [c.model.widths[0] for c in plan] == [16, 256, 2048]
+
+
+def test_the_window_appears_in_under_two_seconds(qtbot, gui_home):
+    from crossover_lab.gui.window.main_window import MainWindow
+
+    started = time.monotonic()
+    window = MainWindow(prestart=False, offer_recovery=False)  # real discovery, in the background
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert time.monotonic() - started < 2.0
+    assert window.controller.discovering  # the window did not wait for the probes
+    qtbot.waitUntil(lambda: not window.controller.discovering, timeout=120_000)
+
+
+def test_shortcuts(make_window):
+    window = make_window()
+    a = window.actions
+    assert [s.toString() for s in a.start.shortcuts()] == ["F5", "Ctrl+R"]
+    assert a.stop.shortcut() == QKeySequence("Esc")
+    assert a.quit.shortcut() == QKeySequence("Ctrl+Q")
+    assert a.export_timings.shortcut() == QKeySequence("Ctrl+E")
+    for action in (a.start, a.stop, a.export_timings, a.export_png, a.export_svg, a.clear_map, a.reset, a.quit,
+                   a.about):
+        assert action.toolTip() and action.toolTip() != action.text().replace("&", "")
+
+
+def test_about_names_versions_devices_and_folders(make_window):
+    window = make_window()
+    host = host_info()
+    text = about_text(host, window.controller.options)
+    for expected in (host["python"], host["cpu"], "autosave", "gpu0", "GPU extra".lower()):
+        assert expected.lower() in text.lower()
+
+
+def test_the_gui_process_never_imports_a_framework():
+    code = ("import sys; from PySide6.QtWidgets import QApplication; app = QApplication([]); "
+            "import crossover_lab.gui.window.main_window, crossover_lab.gui.app; "
+            "bad = [m for m in ('tensorflow', 'keras', 'jax', 'torch') if m in sys.modules]; print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, text=True, capture_output=True, timeout=60,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_no_display_gives_a_sentence_not_an_abort():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    r = subprocess.run([sys.executable, str(root / "main.py")], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 2
+    assert "no display here" in r.stderr and "python main.py devices | run | sweep | analyze" in r.stderr

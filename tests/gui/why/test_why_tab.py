@@ -1,0 +1,79 @@
+"""The Why tab and the two clocks in the summary, with the lanes' measuring stood in for."""
+from __future__ import annotations
+
+from gui_fixtures import gui_home  # noqa: F401  (fixtures)
+from test_anatomy import point
+from test_gui_live import CONFIG, SPECS, finished, lane_events
+
+from crossover_lab.core.study.anatomy import AnatomyOutcome
+from crossover_lab.gui.why import tab as why_view
+from crossover_lab.gui.compare.live_data import LiveRun
+from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
+from crossover_lab.gui.why.tab import WhyView
+
+
+def test_why_measures_draws_the_parts_and_hands_the_summary_both_clocks(qtbot, monkeypatch):
+    asked = []
+
+    def fake(pool, lanes, configs, *, cancel, on_outcome, **kwargs):
+        asked.append(([lane.name for lane in lanes], configs))
+        out = [AnatomyOutcome("gpu0", configs[0], point("gpu0", fit_pipelined=0.5)),
+               AnatomyOutcome("cpu", configs[0], point("cpu", "CPU (test)", fit=3.1, fit_pipelined=0.4,
+                                                       device_loop=0.7))]
+        for outcome in out:
+            on_outcome(outcome)
+        return out
+
+    monkeypatch.setattr(why_view, "measure_anatomies", fake)
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    view = WhyView(lambda: None, lambda: SPECS, lambda: CONFIG, lambda: False, summary.set_anatomy)
+    qtbot.addWidget(view)
+    live = LiveRun("r1", CONFIG.replace(epochs=3), SPECS, "concurrent", "2026-01-01T00:00:00+00:00")
+    summary.show_run(live)
+    cpu, gpu = lane_events("r1", "cpu", "CPU (test)", 3.1), lane_events("r1", "gpu0", "GPU:0 (test)", 1.0)
+    live.apply(cpu + gpu + [finished("r1", "cpu", "CPU (test)", cpu)])
+    summary.refresh()
+    row = ROWS.index("Pipelined ms/step")
+    assert [summary.table.item(row, c).text() for c in range(2)] == ["–, press Why", "–, press Why"]
+    assert "by the synced clock" in summary.verdict.text().lower()
+    assert "not measured for this model (press Why)" in summary.detail.text()
+
+    view.start()
+    qtbot.waitUntil(lambda: not view.running, timeout=5000)
+    assert asked == [(["cpu", "gpu0"], [CONFIG])]
+    assert [p.lane for p in view.bars.points] == ["gpu0", "cpu"]
+    text = view.words.text()
+    assert "On gpu0, 1.37 ms per step: 0.05 ms is the GPU working" in text
+    assert "With an on-device loop this model would take 0.05 ms per step on gpu0 against 0.7 ms on cpu." in text
+    # The run trains the measured model (more epochs do not change a step): both clocks show, and they disagree.
+    assert [summary.table.item(row, c).text() for c in range(2)] == ["0.4", "0.5"]
+    verdict = summary.verdict.text()
+    assert "gpu0 is 3.1x faster than cpu on this model" in verdict
+    assert "the pipelined clock disagrees: cpu is faster when steps are not waited for" in verdict
+    # Another model: the anatomy no longer applies.
+    summary.show_run(LiveRun("r2", CONFIG.replace(batch_size=32), SPECS, "concurrent", ""))
+    assert summary.table.item(row, 0).text() == "–, press Why"
+
+
+def test_why_refuses_while_a_run_holds_the_lanes(qtbot, monkeypatch):
+    monkeypatch.setattr(why_view, "measure_anatomies", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    view = WhyView(lambda: None, lambda: SPECS, lambda: CONFIG, lambda: True)
+    qtbot.addWidget(view)
+    view.start()
+    assert not view.running and "Wait until the run or sweep in progress has ended" in view.status.text()
+
+
+def test_the_anatomy_picture_is_drawn_from_json(qtbot, tmp_path):
+    import json
+
+    from crossover_lab.core.cli import anatomy as cli_anatomy
+    from crossover_lab.core.config import RunConfig
+    from crossover_lab.gui.why.bars import main
+
+    data = cli_anatomy.as_json([AnatomyOutcome("gpu0", RunConfig(), point()),
+                                AnatomyOutcome("cpu", RunConfig(), point("cpu", "CPU (x)", device_loop=None))])
+    src, png = tmp_path / "a.json", tmp_path / "a.png"
+    src.write_text(json.dumps(data))
+    assert main([str(src), str(png), "--title", "test"]) == 0
+    assert png.stat().st_size > 10_000

@@ -1,0 +1,191 @@
+"""Real runs in the window: tiny models on the cpu and cpu1 lanes (TensorFlow in lane processes, never here).
+
+One window and its lane pool serve the module, as they would serve a user: only the first run pays
+the lanes' TensorFlow import. The last test closes the window mid-run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import pytest
+from gui_fixtures import lane_processes, no_gpu_options, wait_for
+from PySide6.QtCore import Qt
+
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.engine.devices import host_info
+from crossover_lab.core.files.run_files import read_batches_csv
+from crossover_lab.core.files import autosave
+from crossover_lab.gui.compare.summary import ROWS
+
+pytestmark = pytest.mark.slow
+TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=2000))
+LONG = RunConfig(ModelSpec((512, 512)), TrainSpec(batch_size=64, epochs=200, data="synthetic", samples=2000))
+RUN_TIMEOUT_MS = 120_000
+
+
+@pytest.fixture(scope="module")
+def window(qapp, tmp_path_factory):
+    from crossover_lab.gui.window.main_window import MainWindow
+
+    home = tmp_path_factory.mktemp("crossover-home")
+    saved = {k: os.environ.get(k) for k in ("CROSSOVER_HOME", "KERAS_HOME")}
+    os.environ["CROSSOVER_HOME"] = str(home)
+    os.environ["KERAS_HOME"] = str(home / "keras")
+    w = MainWindow(discover_fn=no_gpu_options, prestart=True, offer_recovery=False)
+    w.model_panel.set_config(TINY)
+    w.lanes_panel.set_schedule("concurrent")
+    w.show()
+    assert wait_for(lambda: (qapp.processEvents(), not w.controller.discovering)[1], 10)
+    yield w
+    w.close()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def run_and_wait(qtbot, window, config: RunConfig = TINY):
+    window.model_panel.set_config(config)
+    before = len(window.controller.runs)
+    qtbot.keyClick(window, Qt.Key.Key_F5)  # Start, as the user would
+    assert window.controller.running, window.status.message()
+    qtbot.waitUntil(lambda: not window.controller.running, timeout=RUN_TIMEOUT_MS)
+    assert len(window.controller.runs) == before + 1
+    return window.controller.runs[-1]
+
+
+def test_real_run_draws_the_plot_fills_the_summary_and_the_map(qtbot, window):
+    assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
+    result = run_and_wait(qtbot, window)
+    assert {name: lane.status for name, lane in result.lanes.items()} == {"cpu": "completed", "cpu1": "completed"}
+    steps = 2000 // 64  # whole batches only (core/lane/feeding.py)
+    assert window.plot.points_drawn() == {"cpu": steps - 5, "cpu1": steps - 5}  # warm-up drawn apart
+    legend = " ".join(label.text for _, label in window.plot.legend.items)
+    assert "cpu · CPU (" in legend and "cpu1 · CPU (" in legend and "1 thread" in legend
+    table = window.summary.table
+    for col in range(2):
+        assert table.item(1, col).text() == "completed"
+        assert float(table.item(2, col).text()) > 0  # median ms per batch
+        assert float(table.item(4, col).text().replace(",", "")) > 0  # samples/s
+        data = table.item(ROWS.index("Data"), col)
+        assert data.text() == "synthetic" and "synthetic MNIST-shaped data" in data.toolTip()
+    assert "faster than" in window.summary.verdict.text() or "about equal" in window.summary.verdict.text()
+    assert "fixed cost" in window.summary.explanation.text()
+    assert {p.lane for p in window.map.points()} == {"cpu", "cpu1"}
+    assert window.history.run_ids() == [result.run_id]
+    assert window.actions.start.isEnabled() and window.model_panel.isEnabled()
+    assert os.path.exists(autosave.autosave_dir() / f"{result.run_id}.csv")
+    assert "tensorflow" not in sys.modules and "keras" not in sys.modules and "jax" not in sys.modules
+
+
+def test_more_model_sizes_add_map_points_and_then_cost_fits(qtbot, window):
+    run_and_wait(qtbot, window, RunConfig(ModelSpec((512,)), TINY.train))
+    sizes = {p.flops_per_batch for p in window.map.points()}
+    assert len(sizes) == 2 and len(window.map.points()) == 4
+    assert window.map.cost_fits() == {}  # through two sizes any line fits: no cost model claimed yet
+    assert "Fitted over" not in window.summary.explanation.text()
+    run_and_wait(qtbot, window, RunConfig(ModelSpec((128,)), TINY.train))
+    assert set(window.map.cost_fits()) == {"cpu", "cpu1"}
+    assert "Fitted over the model sizes measured" in window.summary.explanation.text()
+    assert len(window.history.run_ids()) == 3
+
+
+def test_export_writes_a_csv_that_round_trips(window, tmp_path):
+    path = tmp_path / "timings.csv"
+    assert window.exports.export_timings(str(path)) == ""
+    records = read_batches_csv(path)
+    expected = [r for run in window.controller.runs for lane in run.lanes.values() for r in lane.records]
+    assert len(records) == len(expected) > 100
+    assert [r.row() for r in records] == [r.row() for r in expected]  # equal at the CSV's precision
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert [r["run_id"] for r in meta["runs"]] == [r.run_id for r in window.controller.runs]
+    assert meta["host"]["cpu_cores"] == host_info()["cpu_cores"]
+    assert "prices" not in meta  # none typed yet
+    window.lanes_panel.prices.set("cpu1", 0.25)  # a $/h beside cpu1 in the Lanes panel: recorded with the runs
+    assert window.exports.export_timings(str(path)) == ""
+    assert json.loads(path.with_suffix(".json").read_text())["prices"] == {"cpu1": 0.25}
+    window.lanes_panel.prices.set("cpu1", 0)
+    try:
+        import pandas
+    except ImportError:
+        return
+    frame = pandas.read_csv(path)
+    assert len(frame) == len(records) and frame["ms"].sum() == pytest.approx(sum(r.ms for r in records), rel=1e-4)
+
+
+def test_export_to_an_unwritable_place_says_why(window, tmp_path):
+    problem = window.exports.export_timings(str(tmp_path / "no-such-folder" / "t.csv"))
+    assert "cannot write" in problem
+    run_id = window.controller.runs[0].run_id
+    assert window.exports.export_run(run_id, str(tmp_path / "one.csv")) == ""
+    assert {r.run_id for r in read_batches_csv(tmp_path / "one.csv")} == {run_id}
+
+
+def test_plot_exports_as_png_and_svg(window, tmp_path):
+    for name in ("plot.png", "plot.svg"):
+        assert window.exports.export_plot(str(tmp_path / name)) == ""
+        assert (tmp_path / name).stat().st_size > 1000
+    assert (tmp_path / "plot.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, window):
+    if host_info()["gpus"]:
+        pytest.skip("this machine has a GPU: the gpu0 lane would not fail")
+    window.model_panel.set_config(TINY)
+    window.controller.start_run(TINY, [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")], "concurrent")
+    qtbot.waitUntil(lambda: not window.controller.running, timeout=RUN_TIMEOUT_MS)
+    result = window.controller.runs[-1]
+    assert result.lanes["cpu"].status == "completed" and len(result.lanes["cpu"].records) > 0
+    assert result.lanes["gpu0"].status == "failed"
+    assert "No GPU is visible" in result.lanes["gpu0"].failure
+    assert "gpu0 failed: No GPU is visible" in window.summary.problems.text()
+    assert window.summary.problems.isVisibleTo(window)
+    assert "gpu0" in window.status.message()
+    assert window.actions.start.isEnabled()  # the window keeps working
+
+
+@pytest.mark.parametrize("schedule", ["side-by-side", "sequential", "interleaved"])
+def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
+    window.model_panel.set_config(LONG)
+    window.lanes_panel.set_schedule(schedule)
+    live = window.start_run()
+    assert live.result.schedule == schedule
+    # The lanes are locked while running; the model is not (a change goes to the running lanes).
+    assert window.model_panel.isEnabled() and not window.lanes_panel.isEnabled()
+    # The Sweep tab's actions wait for the lanes too (Rank knobs did nothing when pressed meanwhile).
+    assert not any(b.isEnabled() for b in (window.sweep.run_button, window.sweep.refine_button,
+                                           window.sweep.ladder_button))
+    lanes = list(live.series.values()) if schedule == "side-by-side" else [live.series["cpu"]]
+    qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in lanes), timeout=RUN_TIMEOUT_MS)
+    started = time.monotonic()
+    qtbot.keyClick(window, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.controller.running, timeout=5000)
+    took = time.monotonic() - started
+    window.lanes_panel.set_schedule("auto")
+    # About a second on a machine with a core to spare; a machine loaded past its cores slows every process alike.
+    limit = 2.0 * min(2.0, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))
+    assert took < limit, f"stop took {took:.2f} s (limit {limit:.1f} s at load {os.getloadavg()[0]:.1f})"
+    result = window.controller.runs[-1]
+    assert {lane.status for lane in result.lanes.values()} == {"cancelled"}
+    assert len(result.lanes["cpu"].records) >= 8  # what was measured is kept
+    if schedule != "side-by-side":
+        assert result.lanes["cpu1"].records == []  # never started: the stop came first
+    assert window.history.table.item(0, 3).text() == "cancelled"
+    assert window.model_panel.isEnabled() and window.actions.start.isEnabled()
+
+
+def test_closing_mid_run_leaves_no_thread_and_no_lane_process(qtbot, window):
+    window.model_panel.set_config(LONG)
+    live = window.start_run()
+    qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in live.series.values()), timeout=RUN_TIMEOUT_MS)
+    assert len(lane_processes()) >= 2
+    window.close()
+    assert window.close_seconds < 3.0, f"close took {window.close_seconds:.2f} s"
+    assert window.controller.threads() == []
+    assert wait_for(lambda: not lane_processes(), 2.0), [p.cmdline() for p in lane_processes()]
+    saved = autosave.load_run(live.run_id)  # what was measured before the close was saved
+    assert sum(len(lane.records) for lane in saved.lanes.values()) >= 6
