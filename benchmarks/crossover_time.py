@@ -24,7 +24,8 @@ from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lan
 from crossover_lab.core.study.refine import MARGIN
 from crossover_lab.core.analysis.leads import RefineTarget, Refinement, answer
 from crossover_lab.core.study.refined_sweep import run_refined_sweep
-from crossover_lab.core.engine.pool import LanePool, RunResult
+from crossover_lab.core.engine.pool import LanePool
+from crossover_lab.core.results import RunResult
 from crossover_lab.core.study.sweep import SweepSpec, log_widths, run_sweeps
 from crossover_lab.core.words.sweep import refine_lines
 

@@ -21,7 +21,8 @@ from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
-from crossover_lab.core.engine.pool import LanePool, RunResult, run_comparison
+from crossover_lab.core.engine.pool import LanePool, run_comparison
+from crossover_lab.core.results import RunResult
 
 SPREAD_WARNING = 0.10  # (max - min) / median of a lane's runs above this: warn, as pyperf does
 

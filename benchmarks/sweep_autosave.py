@@ -17,7 +17,7 @@ from pathlib import Path
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
-from crossover_lab.core.engine.pool import LaneResult, RunResult
+from crossover_lab.core.results import LaneResult, RunResult
 from crossover_lab.core.study.sweep import SweepResult, SweepSpec
 from crossover_lab.core.files.sweep_files import SweepFiles, export_sweep
 from crossover_lab.core.files.sweep_rows import SweepRow

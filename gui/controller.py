@@ -20,9 +20,11 @@ from ..core.files.atomic import ExportError
 from ..core.files.live import BackgroundWriter, RunFiles
 from ..core.records import now_iso
 from ..core.engine.remote.channel import RemoteSettings
-from ..core.engine.pool import LanePool, RunControl, RunResult, new_run_id, run_comparison
+from ..core.engine.pool import LanePool, run_comparison
+from ..core.engine.conductor import RunControl
+from ..core.results import RunResult, new_run_id
 from .jobs import JobOutcome, JobRunner
-from .compare.live_data import LiveRun
+from .live_run import LiveRun
 
 DRAW_INTERVAL_MS = 40  # 25 Hz: smooth to the eye, and a batch never costs the GUI thread a repaint
 RUN_STOP_WAIT_MS = 1200  # on close: lanes stop at their next batch end; slower ones are killed with the pool

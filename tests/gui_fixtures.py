@@ -15,7 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import psutil  # noqa: E402
 import pytest  # noqa: E402
 
-from crossover_lab.core.lane.backends import GPU_HINT
+from crossover_lab.core.machine import GPU_HINT
 from crossover_lab.core.config import LaneSpec
 from crossover_lab.core.engine.devices import LaneOption, cpu_options
 

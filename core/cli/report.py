@@ -8,9 +8,9 @@ from typing import Any, Sequence
 from ..words import sweep as sweep_words
 from ..analysis.crossings import analyze_points
 from ..words.anatomy import floor_crossover_lines
-from ..engine.contention import contended
+from ..analysis.contention import contended
 from ..records import BatchTiming, RunFailed, RunFinished, RunStarted
-from ..engine.pool import RunResult
+from ..results import RunResult
 from ..study.sweep import SweepResult
 from ..files.sweep_files import run_rows
 from ..files.sweep_rows import SweepRow, group_rows

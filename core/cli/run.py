@@ -18,8 +18,9 @@ from ..engine.devices import host_info
 from ..presets import PRESETS
 from ..records import now_iso
 from .report import Progress, print_ramp, print_summary
-from ..engine.pool import (SCHEDULES, LanePool, RunResult, default_schedule, new_run_id, run_comparison,
-                           schedule_named)
+from ..engine.pool import LanePool, run_comparison
+from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
+from ..results import RunResult, new_run_id
 from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan
 from .stopping import StopSignals
 from ..engine.tracking import RunTracker

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..analysis.contention import shares_cores
 from ..config import ConfigError, LaneSpec, RunConfig
 from ..messages import Finish, Proceed, SwitchModel
 from ..records import LaneEvent, RunFailed, RunFinished, SegmentEnded, now_iso
@@ -32,11 +33,6 @@ def schedule_named(name: str) -> str:
     if name not in SCHEDULES:
         raise ConfigError(f"schedule {name!r}: choose one of {', '.join(SCHEDULES)}")
     return name
-
-
-def shares_cores(a: LaneSpec, b: LaneSpec) -> bool:
-    """Whether two lanes compete for this machine's CPU cores when they train at once."""
-    return a.kind == "cpu" and b.kind == "cpu" and not a.host and not b.host
 
 
 def default_schedule(specs: Sequence[LaneSpec]) -> str:

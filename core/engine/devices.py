@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from ..lane.backends import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
+from ..machine import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
 from ..config import BACKENDS, LaneSpec
 from ..messages import Probed
 from ..version import APP_VERSION

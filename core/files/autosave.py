@@ -12,7 +12,7 @@ from typing import Any
 
 from .run_files import export_runs, read_runs, sidecar_path
 from ..paths import autosave_dir
-from ..engine.pool import RunResult
+from ..results import RunResult
 
 __all__ = ["autosave_dir", "run_path", "save_run", "delete_run", "saved_run_ids", "load_run", "load_runs"]
 

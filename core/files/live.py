@@ -20,7 +20,7 @@ from ..config import ConfigError
 from .run_files import HEADER, batches_text, sidecar_path, sidecar_text
 from .atomic import ExportError, append_lines, atomic_write_files, atomic_write_text, csv_text
 from ..records import BatchTiming, RunFailed, RunFinished, RunStarted
-from ..engine.pool import RunResult
+from ..results import RunResult
 
 FLUSH_INTERVAL_S = 1.0  # records reach the disk at most this late: what a kill -9 can lose
 

@@ -22,7 +22,7 @@ from .run_files import batches_text, read_runs, run_json, sidecar_from_parts, si
 from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines
 from .live import BackgroundWriter, OutputClaim
 from ..analysis.leads import with_refinement
-from ..engine.pool import RunResult
+from ..results import RunResult
 from .sweep_rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
 
 csv.field_size_limit(1 << 20)  # a sweep cell is short; a 1 MB one is a broken file, reported as such

@@ -17,8 +17,8 @@ import time
 import traceback
 from typing import Any
 
-from .backends import (PlacementError, configure_process, cpu_model, gpu_names, import_keras, keras_device,
-                       require_device)
+from .backends import PlacementError, configure_process, gpu_names, import_keras, keras_device, require_device
+from ..machine import cpu_model
 from ..config import ConfigError, LaneSpec, RunConfig
 from .data import DataError, load
 from .anatomy import measure_anatomy

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..analysis.crossings import find_crossovers
-from ..lane.backends import INSTALL_HINT, LABEL
+from ..machine import INSTALL_HINT, LABEL
 from ..config import BACKENDS, ConfigError, LaneSpec, RunConfig
 from ..engine.devices import backend_version
 from ..engine.pool import LanePool

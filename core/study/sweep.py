@@ -18,7 +18,8 @@ from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, LaneSpec, RunConfig, par
 from ..messages import Calibrated
 from ..records import LaneEvent
 from ..analysis.leads import Refinement
-from ..engine.pool import LanePool, RunResult, new_run_id, run_comparison
+from ..engine.pool import LanePool, run_comparison
+from ..results import RunResult, new_run_id
 from ..files.sweep_rows import SweepRow
 
 DEFAULT_STEADY_STEPS = 60

@@ -9,7 +9,10 @@ from typing import Mapping, Sequence
 
 from ..analysis.fits import CostFit, predicted_crossover
 from ..analysis.stats import has_steady
-from ..engine.contention import contended, host_cores_shared
+from ..config import LaneSpec
+from ..engine.conductor import schedule_named
+from ..machine import usable_cores
+from ..analysis.contention import contended, host_cores_shared
 from ..records import RunSummary
 from ..results import RunResult
 from .numbers import fmt_flops, fmt_num
@@ -100,3 +103,19 @@ def run_outcome(statuses: Mapping[str, str], failures: Mapping[str, str], map_po
     if "cancelled" in statuses.values():
         return f"Stopped; what was measured is kept ({points}).", False
     return f"Run finished; {points}.", False
+
+
+def contention_note(specs: list[LaneSpec], schedule: str) -> str:
+    """A sentence when side-by-side lanes share CPU cores (or a GPU lane's host does); "" when the figures
+    are uncontended. Lanes on other machines share none of this machine's cores."""
+    specs = [s for s in specs if not s.host]
+    cpu = [s for s in specs if s.kind == "cpu"]
+    if schedule_named(schedule) != "side-by-side" or len(specs) < 2:
+        return ""
+    names = ", ".join(s.name for s in specs)
+    if len(cpu) >= 2:
+        return (f"Side by side, {names} share this machine's {len(usable_cores())} CPU cores: the figures "
+                "include that contention. Choose Take turns for uncontended figures.")
+    if cpu:
+        return f"Side by side, the GPU lane's host thread shares this machine's CPU cores with {cpu[0].name}."
+    return ""

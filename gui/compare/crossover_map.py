@@ -17,7 +17,7 @@ from ...core.results import RunResult
 from ...core.words.sweep import crossing_label
 from ...core.words.numbers import fmt_flops
 from ..theme.lane_colours import lane_color
-from .live_data import LiveRun
+from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from .map_points import MapPoint, best_by_lane, run_points
 from ..resources import icon

@@ -5,7 +5,7 @@ from PySide6.QtCore import QPoint, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QMenu, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ...core.engine.pool import RunResult
+from ...core.results import RunResult
 from ...core.words.numbers import fmt_num, local_time
 from ...core.words.run import verdict_lines
 from ..resources import icon

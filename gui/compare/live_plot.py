@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 
 from ...core.words.numbers import local_time
 from ..theme.lane_colours import lane_color
-from .live_data import LiveRun
+from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plot_export import export_plot
 from .plot_scale import StableRange

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ...core.analysis.crossings import SweepPoint
-from ...core.engine.contention import contended
+from ...core.analysis.contention import contended
 from ...core.records import RunSummary
 from ...core.results import RunResult, Segment
 

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
 from ..theme.lane_colours import lane_color
-from .live_data import LiveRun
+from ..live_run import LiveRun
 from ..theme.scheme import SchemeColors
 
 # Label heights, top of the plot down, taken in turn so the labels of close segments do not overlap.

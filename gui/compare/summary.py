@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, Q
 
 from ...core.analysis.fits import CostFit
 from ...core.analysis.stats import has_steady
-from ...core.engine.contention import contended
+from ...core.analysis.contention import contended
 from ...core.analysis.costs import dollars_per_million, price_for
 from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import anatomy_key
@@ -23,8 +23,8 @@ from ...core.results import Segment
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
 from ...core.words.run import explain, verdict_lines
 from ..theme.lane_colours import lane_color
-from ..panels.lanes import contention_note
-from .live_data import LiveRun
+from ...core.words.run import contention_note
+from ..live_run import LiveRun
 from .summary_words import as_sentence, crossing_lines, verdict_segments
 from ..theme.scheme import scheme_colors
 

@@ -8,7 +8,7 @@ from ...core.analysis.stats import has_steady
 from ...core.files.sweep_files import run_rows
 from ...core.files.sweep_rows import group_rows
 from ...core.words.sweep import describe_pair
-from .live_data import LiveRun
+from ..live_run import LiveRun
 
 
 def verdict_segments(live: LiveRun) -> tuple[dict, str]:

@@ -2,23 +2,16 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import QGroupBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QWidget
 
-from ...core.engine.pool import RunResult
+from ...core.results import RunResult
 from .crossover_map import CrossoverMap
 from .history import HistoryPanel
-from .live_data import LiveRun
+from ..live_run import LiveRun
 from .live_plot import LivePlot
 from ..settings import AppSettings
 from .summary import SummaryPanel
-
-
-def group(title: str, widget: QWidget) -> QGroupBox:
-    box = QGroupBox(title)
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(6, 6, 6, 6)
-    layout.addWidget(widget)
-    return box
+from ..widgets.layouts import group
 
 
 class CompareTab(QSplitter):

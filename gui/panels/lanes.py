@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
-from ...core.lane.backends import LABEL, usable_cores
+from ...core.machine import LABEL, usable_cores
 from ...core.config import ConfigError, LaneSpec
 from ...core.engine.conductor import default_schedule, schedule_named
 from ...core.engine.devices import LaneOption
@@ -39,22 +39,6 @@ def default_selection(options: list[LaneOption]) -> list[str]:
     other = first("gpu", any_threads=True) or first("cpu", 1)
     names = [o.name for o in (cpu, other) if o is not None]
     return names or [o.name for o in available[:2]]
-
-
-def contention_note(specs: list[LaneSpec], schedule: str) -> str:
-    """A sentence when side-by-side lanes share CPU cores (or a GPU lane's host does); "" when the figures
-    are uncontended. Lanes on other machines share none of this machine's cores."""
-    specs = [s for s in specs if not s.host]
-    cpu = [s for s in specs if s.kind == "cpu"]
-    if schedule_named(schedule) != "side-by-side" or len(specs) < 2:
-        return ""
-    names = ", ".join(s.name for s in specs)
-    if len(cpu) >= 2:
-        return (f"Side by side, {names} share this machine's {len(usable_cores())} CPU cores: the figures "
-                "include that contention. Choose Take turns for uncontended figures.")
-    if cpu:
-        return f"Side by side, the GPU lane's host thread shares this machine's CPU cores with {cpu[0].name}."
-    return ""
 
 
 def machine_text(options: list[LaneOption] | None) -> str:

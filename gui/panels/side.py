@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
-from ..compare.tab import group
+from ..widgets.layouts import group
 from ..widgets.file_dialogs import FileDialogs
 from .lanes import LanesPanel
 from .model import ModelPanel

@@ -1,7 +1,7 @@
 """Small layout helpers shared by panels that rebuild their rows."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLayout
+from PySide6.QtWidgets import QGroupBox, QLayout, QVBoxLayout, QWidget
 
 
 def empty_layout(layout: QLayout) -> None:
@@ -15,3 +15,11 @@ def empty_layout(layout: QLayout) -> None:
         if widget is not None:
             widget.hide()
             widget.deleteLater()
+
+
+def group(title: str, widget: QWidget) -> QGroupBox:
+    box = QGroupBox(title)
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(6, 6, 6, 6)
+    layout.addWidget(widget)
+    return box

@@ -7,7 +7,7 @@ from typing import Callable
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ...core.files.run_files import ExportError, export_runs
-from ...core.engine.pool import RunResult
+from ...core.results import RunResult
 from ..controller import RunController
 from ..widgets.file_dialogs import FileDialogs
 from ..compare.live_plot import LivePlot

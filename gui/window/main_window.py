@@ -11,7 +11,7 @@ from ...core.files import autosave
 from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption
 from ...core.paths import log_dir_problem
-from ...core.engine.pool import RunResult
+from ...core.results import RunResult
 from .about import show_about
 from .actions import build_actions
 from ..compare.tab import CompareTab
@@ -19,7 +19,7 @@ from ..controller import DiscoverFn, RunController
 from .exporting import WindowExports
 from ..widgets.file_dialogs import FileDialogs
 from ..panels.lanes import machine_text
-from ..compare.live_data import LiveRun
+from ..live_run import LiveRun
 from ..widgets.page_tabs import PageTabs
 from .recovery import RecoveryOffer
 from .run_desk import RunDesk

@@ -17,7 +17,7 @@ from ...core.words.run import run_outcome
 from .actions import Actions
 from ..compare.tab import CompareTab
 from ..controller import RunController
-from ..compare.live_data import LiveRun
+from ..live_run import LiveRun
 from ..compare.live_plot import SCHEDULE_WORDS
 from .live_switch import LiveSwitch
 from ..panels.side import SidePanel

@@ -9,7 +9,7 @@ import pytest
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.files.run_files import export_runs, read_runs
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
-from crossover_lab.core.engine.pool import LaneResult, RunResult
+from crossover_lab.core.results import LaneResult, RunResult
 from crossover_lab.core.files.sweep_rows import SweepRow
 
 CONFIG = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=8))
@@ -61,7 +61,7 @@ def test_sweep_rows_take_the_status_from_the_lane():
 
 def test_the_window_shows_the_same_status(qtbot):
     from crossover_lab.gui.compare.history import run_status
-    from crossover_lab.gui.compare.live_data import LiveRun
+    from crossover_lab.gui.live_run import LiveRun
     from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
 
     result = RunResult("r", CONFIG, "sequential", "", lanes())

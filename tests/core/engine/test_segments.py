@@ -11,11 +11,12 @@ import time
 import pytest
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.engine.contention import contended
+from crossover_lab.core.analysis.contention import contended
 from crossover_lab.core.files.run_files import export_runs, read_runs
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary, SegmentEnded, SegmentStarted
 from crossover_lab.core.results import LaneResult, RunResult, Segment
-from crossover_lab.core.engine.pool import RunControl, default_schedule, run_comparison, schedule_named
+from crossover_lab.core.engine.pool import run_comparison
+from crossover_lab.core.engine.conductor import RunControl, default_schedule, schedule_named
 from crossover_lab.core.study.sweep import ramp_plan
 from crossover_lab.core.files.sweep_files import run_rows
 from crossover_lab.core.files.sweep_rows import group_rows

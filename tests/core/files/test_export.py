@@ -11,7 +11,7 @@ from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.files.run_files import ExportError, export_runs, read_batches_csv
 from crossover_lab.core.files.atomic import atomic_write_text
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
-from crossover_lab.core.engine.pool import LaneResult, RunResult
+from crossover_lab.core.results import LaneResult, RunResult
 
 
 def _result(n: int = 12) -> RunResult:

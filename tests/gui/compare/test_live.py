@@ -9,11 +9,11 @@ from gui_fixtures import gui_home  # noqa: F401  (fixtures)
 from crossover_lab.core.analysis.stats import summarize
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted
-from crossover_lab.core.engine.pool import LaneResult, RunResult
+from crossover_lab.core.results import LaneResult, RunResult
 from crossover_lab.gui.controller import RunController
 from crossover_lab.gui.compare.crossover_map import CrossoverMap
 from crossover_lab.gui.compare.map_points import run_points
-from crossover_lab.gui.compare.live_data import MEDIAN_WINDOW, LiveRun, _rolling_median
+from crossover_lab.gui.live_run import MEDIAN_WINDOW, LiveRun, _rolling_median
 from crossover_lab.gui.compare.live_plot import LivePlot
 from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
 

@@ -13,7 +13,7 @@ from crossover_lab.core.records import (BatchTiming, RunFailed, RunFinished, Run
                                         SegmentStarted)
 from crossover_lab.gui.compare.tab import CompareTab
 from crossover_lab.gui.compare.crossover_map import CrossoverMap
-from crossover_lab.gui.compare.live_data import LiveRun
+from crossover_lab.gui.live_run import LiveRun
 from crossover_lab.gui.compare.live_plot import LivePlot
 from crossover_lab.gui.compare.map_points import MapPoint, best_by_lane
 from crossover_lab.gui.compare.summary import ROWS, SummaryPanel

@@ -6,7 +6,8 @@ from gui_fixtures import (gui_home, lane_processes, make_window, no_gpu_options,
                           one_gpu_options, wait_for)
 
 from crossover_lab.core.engine.devices import host_info
-from crossover_lab.gui.panels.lanes import LanesPanel, contention_note, default_selection
+from crossover_lab.gui.panels.lanes import LanesPanel, default_selection
+from crossover_lab.core.words.run import contention_note
 from crossover_lab.core.engine.devices import unprobed_options as known_options
 
 

@@ -7,7 +7,7 @@ from test_gui_live import CONFIG, SPECS, finished, lane_events
 
 from crossover_lab.core.study.anatomy import AnatomyOutcome
 from crossover_lab.gui.why import tab as why_view
-from crossover_lab.gui.compare.live_data import LiveRun
+from crossover_lab.gui.live_run import LiveRun
 from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
 from crossover_lab.gui.why.tab import WhyView
 

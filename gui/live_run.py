@@ -10,9 +10,9 @@ from typing import Iterable, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ...core.config import LaneSpec, RunConfig
-from ...core.records import BatchTiming
-from ...core.engine.tracking import RunTracker
+from ..core.config import LaneSpec, RunConfig
+from ..core.records import BatchTiming
+from ..core.engine.tracking import RunTracker
 
 MEDIAN_WINDOW = 21  # batches in the rolling median: long enough to smooth, short enough to follow
 

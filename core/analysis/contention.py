@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import time
 
-from .conductor import shares_cores
 from ..config import ConfigError, LaneSpec
 from ..results import RunResult
+
+
+def shares_cores(a: LaneSpec, b: LaneSpec) -> bool:
+    """Whether two lanes compete for this machine's CPU cores when they train at once."""
+    return a.kind == "cpu" and b.kind == "cpu" and not a.host and not b.host
 
 
 def _spec(lane: str) -> LaneSpec | None:
