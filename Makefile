@@ -4,13 +4,19 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test venv clean
+.PHONY: run test check venv clean
 
 run: $(STAMP)
 	$(VENV)/bin/python main.py
 
-test: $(STAMP)
+# The layer contracts and the type checker (pyproject.toml: [tool.importlinter], [tool.pyright]) first,
+# then every test.
+test: check
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+check: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/pyright
 
 venv: $(STAMP)
 

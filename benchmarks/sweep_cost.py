@@ -7,6 +7,7 @@ Run: .venv/bin/python benchmarks/sweep_cost.py [--lanes cpu,cpu1]
 """
 from __future__ import annotations
 
+import math
 import argparse
 import time
 
@@ -31,7 +32,7 @@ def main() -> None:
             t0 = time.monotonic()
             (result,) = run_sweeps(pool, lanes, [spec])
             walls.append(time.monotonic() - t0)
-            fits.append(analyze_points(next(iter(group_rows(result.rows).values()), []))["lanes"])
+            fits.append(analyze_points(next(iter(group_rows(result.rows).values()), [])).lanes)
     finally:
         pool.close()
     print(f"widths {spec.widths}, {spec.layers} layers, lanes {args.lanes}; walls {walls[0]:.1f} s, {walls[1]:.1f} s")
@@ -39,7 +40,8 @@ def main() -> None:
         a, b = fits[0][lane], fits[1].get(lane, {})
         print(f"{lane}: overhead {a['overhead_ms']:.3f} → {b.get('overhead_ms', float('nan')):.3f} ms, "
               f"{a['gflops']:.0f} → {b.get('gflops', float('nan')):.0f} GFLOP/s")
-    ratios = {lane: fits[1][lane]["overhead_ms"] / fits[0][lane]["overhead_ms"] for lane in fits[0] if lane in fits[1]}
+    ratios = {lane: (fits[1][lane].overhead_ms or math.nan) / (fits[0][lane].overhead_ms or math.nan)
+              for lane in fits[0] if lane in fits[1]}
     print("overhead_ratio_repeat=" + ",".join(f"{lane}:{r:.2f}" for lane, r in ratios.items()))
     print(f"sweep_wall_s={walls[0]:.1f}")
 

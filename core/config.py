@@ -4,7 +4,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
+
+from .json_data import JsonValue
 
 MIN_WIDTH, MAX_WIDTH = 1, 16384
 MAX_LAYERS = 8
@@ -15,6 +17,10 @@ PREPROCESSING = ("scale", "l2")
 BACKENDS = ("tensorflow", "jax", "torch")
 FEEDINGS = ("host", "device")
 DEFAULT_WARMUP_STEPS = 5
+
+# Data as JSON holds it: what the sidecars, a saved configuration and the remote wire carry, and the settings and
+# machine facts recorded with a result. The containers are the read-only kinds, so that a list of str or a dict
+# of int (or a tuple, which json writes as a list) is JSON data too; code that reads JSON back narrows it.
 
 
 class ConfigError(ValueError):
@@ -240,15 +246,18 @@ class RunConfig:
     def flops_per_batch(self) -> int:
         return self.model.flops_per_batch(self.train.batch_size)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "RunConfig":
+    def from_dict(cls, d: Mapping[str, JsonValue]) -> "RunConfig":
+        # As read from a file: ModelSpec and TrainSpec check each value, and say what is wrong with it.
+        model: Any = d.get("model", {})
+        train: Any = d.get("train", {})
         try:
-            return cls(model=ModelSpec(**d.get("model", {})), train=TrainSpec(**d.get("train", {})))
+            return cls(model=ModelSpec(**model), train=TrainSpec(**train))
         except TypeError as exc:
             raise ConfigError(f"unknown setting in saved configuration: {exc}") from None
 
-    def replace(self, **train_changes: Any) -> "RunConfig":
+    def replace(self, **train_changes: int | float | str | bool | None) -> "RunConfig":
         return dataclasses.replace(self, train=dataclasses.replace(self.train, **train_changes))

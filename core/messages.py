@@ -14,12 +14,16 @@ import dataclasses
 import math
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeAlias, TypeVar, Union
 
 from .analysis.anatomy import RUNGS, AnatomyPoint, RungTime
 from .config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from .records import (BatchTiming, EpochEnded, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary,
+from .json_data import JsonValue
+from .records import (BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed, RunFailed, RunFinished, RunStarted, RunSummary,
                       SegmentEnded, SegmentStarted)
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # ---------------------------------------------------------------- app → lane
 
@@ -55,6 +59,17 @@ class Finish:
 
 
 @dataclass(frozen=True)
+class Pause:
+    """During a run: the lane's turn is over. At the next batch end it says so (TurnEnded) and waits,
+    mid-segment, for Resume, a SwitchModel or a stop; the other lanes take their turns meanwhile."""
+
+
+@dataclass(frozen=True)
+class Resume:
+    """To a lane paused mid-segment: its turn again; go on with the segment where it stopped."""
+
+
+@dataclass(frozen=True)
 class ProbeJob:
     """Say which GPUs this lane's backend can use."""
 
@@ -84,7 +99,7 @@ class CloseLane:
 
 
 Job = Union[RunJob, ProbeJob, CalibrateJob, AnatomyJob, CloseLane]
-Steer = Union[SwitchModel, Proceed, Finish]  # sent while a run goes on
+Steer = Union[SwitchModel, Proceed, Finish, Pause, Resume]  # sent while a run goes on
 
 # ---------------------------------------------------------------- lane → app
 
@@ -173,22 +188,26 @@ Unanswered = Union[RequestCancelled, LaneClosed, NoAnswer, LaneDied, LaneStartFa
 
 # ---------------------------------------------------------------- data-only codec
 
+# What the codec carries: registered messages (frozen dataclasses), and plain data holding them.
+Wirable: TypeAlias = "DataclassInstance | str | int | float | bool | None | Sequence[Wirable] | Mapping[str, Wirable]"
+_Registered = TypeVar("_Registered", bound=type)
+
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
-    RunJob, SwitchModel, Proceed, Finish, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
+    RunJob, SwitchModel, Proceed, Finish, Pause, Resume, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
     AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
-    RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, RunFinished, RunFailed, RunSummary,
+    RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}
 TAG = "@"
 
 
-def register(cls: type) -> type:
+def register(cls: _Registered) -> _Registered:
     """Add a frozen dataclass to what the codec may build (a decorator for messages defined elsewhere)."""
     _REGISTRY[cls.__name__] = cls
     return cls
 
 
-def to_wire(obj: Any) -> Any:
+def to_wire(obj: Wirable) -> JsonValue:
     """Plain JSON data: registered dataclasses become {"@": name, field: value…}."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         name = type(obj).__name__
@@ -204,7 +223,7 @@ def to_wire(obj: Any) -> Any:
     return str(obj)  # a framework's own str or version type: its text is what was meant
 
 
-def from_wire(data: Any) -> Any:
+def from_wire(data: JsonValue) -> Wirable:
     """The inverse of to_wire; raises ValueError on anything but registered classes and plain data."""
     if isinstance(data, list):
         return [from_wire(v) for v in data]
@@ -214,12 +233,13 @@ def from_wire(data: Any) -> Any:
         raise ValueError(f"not plain data: {type(data).__name__}")
     if TAG not in data:
         return {str(k): from_wire(v) for k, v in data.items()}
-    cls = _REGISTRY.get(data[TAG]) if isinstance(data[TAG], str) else None
+    tag = data[TAG]
+    cls = _REGISTRY.get(tag) if isinstance(tag, str) else None
     if cls is None:
-        raise ValueError(f"unknown message type {data[TAG]!r}")
+        raise ValueError(f"unknown message type {tag!r}")
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
-    kwargs = {}
+    kwargs: dict[str, Wirable] = {}
     for key, value in data.items():
         if key == TAG:
             continue

@@ -35,8 +35,17 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("huge", "Huge: 784-4096-4096-4096-10, Adam, batch 256", _cfg((4096, 4096, 4096), "adam", 256, epochs=1)),
 )}
 
-# Sweeps that reproduce each seed's question over a range of widths: (layers, widths, base config).
-SWEEP_PRESETS: dict[str, tuple[int, tuple[int, ...], RunConfig]] = {
-    "qa": (1, (25, 50, 100, 200, 400, 750, 1500), PRESETS["qa"].config),
-    "blog": (2, (32, 128, 256, 512, 1000, 2000), PRESETS["blog-small"].config),
+@dataclass(frozen=True)
+class SweepPreset:
+    """A sweep that reproduces a seed's question over a range of widths: `layers` hidden layers, each
+    `widths[i]` wide in turn, trained as `base` is."""
+
+    layers: int
+    widths: tuple[int, ...]
+    base: RunConfig
+
+
+SWEEP_PRESETS: dict[str, SweepPreset] = {
+    "qa": SweepPreset(1, (25, 50, 100, 200, 400, 750, 1500), PRESETS["qa"].config),
+    "blog": SweepPreset(2, (32, 128, 256, 512, 1000, 2000), PRESETS["blog-small"].config),
 }

@@ -3,19 +3,40 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Union
+from enum import Enum
+from typing import Any, Mapping, Union
+
+from .json_data import JsonObject, JsonValue
+
+
+class Status(str, Enum):
+    """What became of a lane's run, or of one segment of it. A str, so that files and the wire carry
+    the word itself ("completed") and a status read back compares equal to its member."""
+
+    WAITING = "waiting"  # not started yet
+    RUNNING = "running"
+    COMPLETED = "completed"  # its budget ran out (a run, a segment)
+    CANCELLED = "cancelled"  # a stop
+    FAILED = "failed"
+    SWITCHED = "switched"  # a segment whose model was changed before its budget ran out
+
+    def __str__(self) -> str:
+        return self.value
 
 def now_iso() -> str:
     """The time now in UTC, ISO 8601 to the millisecond: how every record and file dates itself."""
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
+# A figure is measured on a busy machine when other processes took this share of its lane's cores.
+BUSY_SHARE = 0.10
+
 # The per-batch CSV's leading columns, in this order (see core/files/run_files.py).
 CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms",
                "samples", "warmup", "loss")
 # After the leading ones: what a record covers, and the model it trained, so that a run whose model
 # changed mid-way (a ramp, a dragged width) reads without its sidecar.
-CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment")
+CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment", "resumed")
 
 
 @dataclass(frozen=True)
@@ -43,11 +64,13 @@ class BatchTiming:
     widths: str = ""  # the hidden widths joined by "-": "750-150-50-50"
     batch_size: int = 0
     segment: int = 1  # which stretch of the run on one model (see SegmentStarted)
+    resumed: bool = False  # the first step after the lane's turn came back (lanes taking turns)
 
-    def row(self) -> list[Any]:
+    def row(self) -> list[str | int | float]:
         return [self.run_id, self.lane, self.device, self.epoch, self.batch, self.step,
                 f"{self.start_s:.6f}", f"{self.ms:.4f}", self.samples, int(self.warmup),
-                f"{self.loss:.6g}", self.batches, self.backend, self.widths, self.batch_size, self.segment]
+                f"{self.loss:.6g}", self.batches, self.backend, self.widths, self.batch_size, self.segment,
+                int(self.resumed)]
 
     @classmethod
     def from_csv_row(cls, row: dict[str, str | None]) -> BatchTiming:
@@ -73,7 +96,7 @@ class RunSummary:
     run_id: str
     lane: str
     device: str
-    status: str  # completed | cancelled | failed; "running" for a live summary of a run in progress
+    status: str  # a Status: completed | cancelled | failed; running for a live summary of a run in progress
     reason: str = ""
     n_batches: int = 0  # steady training steps (a record covers `batches` of them)
     n_warmup: int = 0  # warm-up training steps
@@ -89,20 +112,84 @@ class RunSummary:
     final_loss: float = float("nan")
     final_accuracy: float = float("nan")
     batches_per_record: int = 1
+    # What a user's own fit costs: the steady stretch's wall time per step, epoch ends and slow steps
+    # included (the median leaves them out); it multiplies into "how long will my training take".
+    mean_wall_ms: float = float("nan")
+    # The machine while it was measured: the share of the lane's cores that other processes used
+    # (from /proc; NaN where it cannot be read), and the 1-minute load average at the end.
+    others_cpu: float = float("nan")
+    load_avg: float = float("nan")
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return asdict(self)
+
+
+def _int(value: JsonValue) -> int:
+    if isinstance(value, (bool, int)):
+        return int(value)
+    if isinstance(value, float):
+        return int(value) if value == value and abs(value) != float("inf") else 0
+    try:
+        return int(value) if isinstance(value, str) else 0
+    except ValueError:
+        return 0
+
+
+def _flag(value: JsonValue) -> bool | None:
+    return None if value is None else bool(value)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings a lane resolved for a run that change its speed or say what it trained on, read typed
+    from RunStarted.settings (which keeps every key, backend-specific ones too, for the sidecar)."""
+
+    backend: str = ""
+    threads: int = 0
+    jit_compile: bool | None = None  # None: not said (an old file)
+    jit_source: str = ""  # "config", or the backend's default
+    steps_per_execution: int | None = None
+    feeding: str = ""  # how batches reach the model (core/lane/feeding.py)
+    mixed_precision: bool | None = None
+    data_source: str = ""  # mnist | synthetic | a file's path
+    data_description: str = ""  # a sentence: what the data is and why ("auto" became synthetic: …)
+    samples: int = 0
+    steps_per_epoch: int = 0
+    total_steps: int = 0
+    epochs: int = 0
+    warmup_steps: int = 0
+    paced: bool = False
+    model_reused: bool | None = None  # the model came from the lane's shelf (no build or trace)
+
+    @classmethod
+    def of(cls, settings: Mapping[str, JsonValue]) -> RunSettings:
+        spe = settings.get("steps_per_execution")
+        return cls(backend=str(settings.get("backend") or ""), threads=_int(settings.get("threads")),
+                   jit_compile=_flag(settings.get("jit_compile")), jit_source=str(settings.get("jit_source") or ""),
+                   steps_per_execution=_int(spe) if spe is not None else None,
+                   feeding=str(settings.get("feeding") or ""), mixed_precision=_flag(settings.get("mixed_precision")),
+                   data_source=str(settings.get("data_source") or ""),
+                   data_description=str(settings.get("data_description") or ""),
+                   samples=_int(settings.get("samples")), steps_per_epoch=_int(settings.get("steps_per_epoch")),
+                   total_steps=_int(settings.get("total_steps")), epochs=_int(settings.get("epochs")),
+                   warmup_steps=_int(settings.get("warmup_steps")), paced=bool(settings.get("paced")),
+                   model_reused=_flag(settings.get("model_reused")))
 
 
 @dataclass(frozen=True)
 class RunStarted:
-    """A lane began a run. `settings` holds every resolved setting (XLA, threads, feeding…)."""
+    """A lane began a run. `settings` holds every resolved setting (XLA, threads, feeding…), as plain data
+    for the wire and the sidecar; `run_settings` reads the ones the app uses, typed."""
 
     run_id: str
     lane: str
     device: str
     settings: dict[str, Any] = field(default_factory=dict)
     started_at: str = ""  # ISO 8601, UTC
+
+    @property
+    def run_settings(self) -> RunSettings:
+        return RunSettings.of(self.settings)
 
 
 @dataclass(frozen=True)
@@ -162,4 +249,55 @@ class SegmentEnded:
     at: float  # time.time()
 
 
-LaneEvent = Union[RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, RunFinished, RunFailed]
+@dataclass(frozen=True)
+class TurnEnded:
+    """A lane taking turns has paused mid-segment (after a Pause): the next lane may train."""
+
+    run_id: str
+    lane: str
+    segment: int
+    step: int  # the run's steps so far
+    at: float  # time.time()
+
+
+@dataclass(frozen=True)
+class TurnResumed:
+    """A lane paused mid-segment has its turn again and goes on where it stopped."""
+
+    run_id: str
+    lane: str
+    segment: int
+    at: float  # time.time()
+
+
+@dataclass(frozen=True)
+class LaneEnded:
+    """The app ended a lane's run from its side: the process died, did not stop within its grace after a
+    stop, or stopped answering. No summary came from the lane, so whoever folds the run's records makes it
+    (LaneResult.apply): the records are kept in one place only."""
+
+    run_id: str
+    lane: str
+    status: Status  # failed | cancelled | completed (stopped while finishing, after its last batch)
+    reason: str
+    wall_s: float  # from the job's submission to its end, on the app's monotonic clock
+    flops_per_batch: int  # the run's first model's, for a lane that never began a segment
+    ended_at: str = ""
+
+
+@dataclass(frozen=True)
+class LaneInterrupted:
+    """The run ended before this lane could report: a stop before its turn, or a lane closed from another
+    thread (the app quitting). What it measured is kept; it counts as cancelled."""
+
+    run_id: str
+    lane: str
+    reason: str
+
+
+LaneEvent = Union[RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed,
+                  RunFinished, RunFailed, LaneEnded, LaneInterrupted]
+LANE_EVENTS = (RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed,
+               RunFinished, RunFailed, LaneEnded, LaneInterrupted)
+# The events that end a lane's part in a run.
+LANE_ENDS = (RunFinished, RunFailed, LaneEnded, LaneInterrupted)

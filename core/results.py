@@ -10,10 +10,11 @@ import secrets
 from dataclasses import dataclass, field
 
 from .config import RunConfig
-from .records import (BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded,
-                      SegmentStarted)
+from .analysis.stats import summarize
+from .records import (BatchTiming, LaneEnded, LaneEvent, LaneInterrupted, RunFailed, RunFinished, RunStarted,
+                      RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed)
 
-LANE_STATUSES = ("waiting", "running", "completed", "cancelled", "failed")
+LANE_STATUSES = (Status.WAITING, Status.RUNNING, Status.COMPLETED, Status.CANCELLED, Status.FAILED)
 
 
 def new_run_id() -> str:
@@ -26,6 +27,8 @@ class Segment:
 
     started: SegmentStarted
     ended: SegmentEnded | None = None
+    # Lanes taking turns: when it paused mid-segment and when it went on (time.time()), in order.
+    pauses: list[tuple[float, float | None]] = field(default_factory=list)
 
     @property
     def index(self) -> int:
@@ -39,6 +42,16 @@ class Segment:
     def span(self, now: float) -> tuple[float, float]:
         """When it ran (time.time()), up to `now` while it still runs."""
         return self.started.at, self.ended.at if self.ended is not None else now
+
+    def spans(self, now: float) -> list[tuple[float, float]]:
+        """When it trained: its span less the pauses while other lanes took their turns."""
+        begin, end = self.span(now)
+        out = []
+        for paused, resumed in self.pauses:
+            out.append((begin, paused))
+            begin = resumed if resumed is not None else end
+        out.append((begin, end))
+        return [(a, b) for a, b in out if b > a]
 
 
 @dataclass
@@ -54,16 +67,16 @@ class LaneResult:
     segments: list[Segment] = field(default_factory=list)
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         """The one rule for a lane's state, used by the CLI, sweeps, the window and the files:
         waiting | running | completed | cancelled | failed."""
         if self.summary is not None:
-            return self.summary.status
+            return Status(self.summary.status)
         if self.stopped:
-            return "cancelled"
+            return Status.CANCELLED
         if self.failure:
-            return "failed"
-        return "running" if self.started is not None or self.records else "waiting"
+            return Status.FAILED
+        return Status.RUNNING if self.started is not None or self.records else Status.WAITING
 
     def apply(self, event: LaneEvent) -> None:
         """Fold in one of this lane's events."""
@@ -72,15 +85,43 @@ class LaneResult:
         elif isinstance(event, SegmentStarted):
             self.segments.append(Segment(event))
         elif isinstance(event, SegmentEnded):
-            segment = next((s for s in reversed(self.segments) if s.index == event.segment), None)
+            segment = self._segment(event.segment)
             if segment is not None:
                 segment.ended = event
+        elif isinstance(event, TurnEnded):
+            segment = self._segment(event.segment)
+            if segment is not None:
+                segment.pauses.append((event.at, None))
+        elif isinstance(event, TurnResumed):
+            segment = self._segment(event.segment)
+            if segment is not None and segment.pauses and segment.pauses[-1][1] is None:
+                segment.pauses[-1] = (segment.pauses[-1][0], event.at)
         elif isinstance(event, RunStarted):
             self.started = event
         elif isinstance(event, RunFinished):
             self.summary = event.summary
         elif isinstance(event, RunFailed):
             self.summary, self.failure = event.summary, event.reason
+        elif isinstance(event, LaneEnded):
+            self.summary = self._last_segment_summary(event)
+            self.failure = event.reason if event.status == Status.FAILED else ""
+        elif isinstance(event, LaneInterrupted):
+            if self.summary is None and not self.failure:
+                self.stopped, self.failure = True, event.reason
+
+    def _segment(self, index: int) -> Segment | None:
+        return next((s for s in reversed(self.segments) if s.index == index), None)
+
+    def _last_segment_summary(self, end: LaneEnded) -> RunSummary:
+        """A lane's own summary, as it would have sent it: its last segment's figures (a ramp's widths are
+        not pooled), from the records folded here."""
+        last = self.records[-1].segment if self.records else 1
+        segment = next((s for s in self.segments if s.index == last), None)
+        return summarize([r for r in self.records if r.segment == last], run_id=end.run_id, lane=self.lane,
+                         device=self.started.device if self.started is not None else self.lane,
+                         status=end.status, reason=end.reason,
+                         flops_per_batch=segment.started.flops_per_batch if segment else end.flops_per_batch,
+                         wall_s=end.wall_s)
 
 
 @dataclass

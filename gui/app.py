@@ -6,10 +6,11 @@ import os
 import signal
 import sys
 import time
+from types import FrameType
 
 import psutil
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from ..core.config import ConfigError, RunConfig
 from ..core.cli.desktop_entry import APP_ID
@@ -63,7 +64,7 @@ def seconds_since_process_start() -> float:
     return time.time() - psutil.Process().create_time()
 
 
-def save_screenshot(window: object, path: str) -> bool:
+def save_screenshot(window: QWidget, path: str) -> bool:
     """Grab the window as it is drawn now and save it as PNG."""
     QApplication.processEvents()
     return window.grab().save(path, "PNG")
@@ -84,7 +85,8 @@ def main(argv: list[str]) -> int:
               f"xvfb-run, or use the command line: {PROG} devices | run | sweep | analyze | anatomy "
               f"({PROG} --help).", file=sys.stderr)
         return 2
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()  # typed QCoreApplication: in the window's process it is a QApplication
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("Crossover")
     app.setOrganizationName("Crossover")
     app.setDesktopFileName(APP_ID)  # Wayland and X11 docks match the window to its desktop entry and icon
@@ -101,7 +103,7 @@ def main(argv: list[str]) -> int:
     shown_after = seconds_since_process_start()
     outcome: dict = {"saved": True, "signal": None}
 
-    def on_signal(signum: int, _frame: object) -> None:
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
         # Ctrl-C, a closed terminal and `kill` close the window as its close button does: the run in
         # progress is stopped and saved, the lanes end, and the process exits with 128 + the signal.
         outcome["signal"] = outcome["signal"] or signum

@@ -1,6 +1,6 @@
 """The controller: owns the lane pool, the run and discovery jobs, the live run, its autosave and the session's runs.
 
-Data flows one way: `start_run()` → run_comparison in a JobRunner thread → lane events into the
+Data flows one way: `start_run()` → the conductor in a JobRunner thread → lane events into the
 runner's queue → its drain timer (25 Hz, GUI thread) folds them into `live` and emits
 `live_changed` → widgets draw. Nothing flows back but "cancel".
 """
@@ -10,7 +10,7 @@ import functools
 import threading
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..core.files import autosave
 from ..core.config import LaneSpec, RunConfig
@@ -18,9 +18,9 @@ from ..core.analysis.costs import prices_of
 from ..core.engine.devices import LaneOption, discover, host_info, unprobed_options
 from ..core.files.atomic import ExportError
 from ..core.files.live import BackgroundWriter, RunFiles
-from ..core.records import now_iso
+from ..core.records import LaneEvent, now_iso
 from ..core.engine.remote.channel import RemoteSettings
-from ..core.engine.pool import LanePool, run_comparison
+from ..core.engine.pool import LanePool, conduct
 from ..core.engine.conductor import RunControl
 from ..core.results import RunResult, new_run_id
 from .jobs import JobOutcome, JobRunner
@@ -47,13 +47,14 @@ def discover_lanes(pool: LanePool, stop: threading.Event) -> list[LaneOption]:
 class RunController(QObject):
     """Runs comparisons without blocking the window, and keeps what they measured."""
 
-    # list[LaneOption]: every lane this machine offers, available or not (after the discovery thread ended)
+    # list[LaneOption]: every lane this machine offers, available or not (after the discovery thread ended).
+    # object, not list: Signal(list) would hand each slot a copy, converted through a QVariantList.
     devices_discovered = Signal(object)
     discovery_failed = Signal(str)  # why GPUs could not be listed; the CPU lanes stay usable
-    run_started = Signal(object)  # LiveRun: the run that just began; its lanes wait for their first events
+    run_started = Signal(LiveRun)  # the run that just began; its lanes wait for their first events
     live_changed = Signal()  # the live run took in events; from the drain timer, at most 25 times a second
-    # RunResult: the run ended, completed or cancelled (a lane's failure is in its LaneResult); its thread has ended
-    run_finished = Signal(object)
+    # The run ended, completed or cancelled (a lane's failure is in its LaneResult); its thread has ended
+    run_finished = Signal(RunResult)
     run_failed = Signal(str, str)  # run_id, reason: the run could not be carried out; what it measured is in `runs`
     autosave_failed = Signal(str)  # why the autosave folder could not be written
 
@@ -92,7 +93,7 @@ class RunController(QObject):
     def discovering(self) -> bool:
         return self._discovery.running
 
-    def threads(self) -> list:
+    def threads(self) -> list[QThread]:
         """The worker threads alive now (for tests and for the close)."""
         return self._runner.threads() + self._discovery.threads()
 
@@ -104,7 +105,7 @@ class RunController(QObject):
             return
         pool, find = self.pool, self._discover_fn
 
-        def work(cancel: threading.Event, _put: Callable[[Any], None]) -> list[LaneOption]:
+        def work(cancel: threading.Event, _put: Callable[[object], None]) -> list[LaneOption]:
             cached_host_info()  # here rather than in the GUI thread at the first export
             return find(pool, cancel)
 
@@ -121,7 +122,7 @@ class RunController(QObject):
         for spec in specs:
             self.pool.get(spec).start()
 
-    @Slot(object)
+    @Slot(JobOutcome)
     def _on_discovery_job_ended(self, outcome: JobOutcome) -> None:
         if self._closed or outcome.cancelled:
             return
@@ -155,9 +156,9 @@ class RunController(QObject):
             except (OSError, ExportError) as exc:
                 self.autosave_failed.emit(str(exc))
 
-        def work(_cancel: threading.Event, put: Callable[[Any], None]) -> RunResult:
-            return run_comparison(pool, lanes, config, schedule=schedule, run_id=run_id, on_event=put,
-                                  control=control, plan=plan)
+        def work(_cancel: threading.Event, put: Callable[[LaneEvent], None]) -> None:
+            # The events are folded once, into `live`, on the GUI thread as they are drained.
+            conduct(pool, lanes, tuple(plan) or (config,), schedule, run_id, put, control)
 
         self._runner.start(work, control.cancel)
         self.run_started.emit(live)
@@ -175,7 +176,7 @@ class RunController(QObject):
         return True
 
     @Slot(list)
-    def _on_runner_drained(self, events: list) -> None:
+    def _on_runner_drained(self, events: list[LaneEvent]) -> None:
         live = self.live
         if live is None or not live.apply(events):
             return
@@ -186,22 +187,22 @@ class RunController(QObject):
             self._writer.error = ""
         self.live_changed.emit()
 
-    @Slot(object)
+    @Slot(JobOutcome)
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         if self._closed or self.live is None:
             return
         final = self._finish(outcome)
         self.live_changed.emit()
-        if outcome.result is None:
-            self.run_failed.emit(final.run_id, outcome.error or "the run ended without a result")
+        if outcome.error:
+            self.run_failed.emit(final.run_id, outcome.error)
         else:
             self.run_finished.emit(final)
 
     def _finish(self, outcome: JobOutcome | None, closing: str = "") -> RunResult:
         live = self.live
-        result = outcome.result if outcome is not None else None
+        assert live is not None  # called only while there is a live run to finish
         failure = (outcome.error if outcome is not None else "") or closing
-        final = live.finish(result, "" if result is not None else failure)
+        final = live.finish(failure)
         self.runs.append(final)
         if self._files is not None:
             try:

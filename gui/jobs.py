@@ -17,7 +17,8 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.config import ConfigError
 
-Work = Callable[[threading.Event, Callable[[Any], None]], Any]
+# work(cancel, put) -> its result; `put` takes anything (each job's work says what it puts).
+Work = Callable[[threading.Event, Callable[[object], None]], Any]
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class JobOutcome:
 class _Worker(QObject):
     """Lives in the job's thread; runs the work once and quits the thread."""
 
-    def __init__(self, work: Work, cancel: threading.Event, put: Callable[[Any], None]) -> None:
+    def __init__(self, work: Work, cancel: threading.Event, put: Callable[[object], None]) -> None:
         super().__init__()
         self._work, self._cancel, self._put = work, cancel, put
         self.outcome: JobOutcome | None = None  # read by the GUI thread once the thread has ended
@@ -56,7 +57,7 @@ class JobRunner(QObject):
     """Runs one job at a time off the GUI thread; see the module docstring."""
 
     drained = Signal(list)  # what the job put since the last drain, in order (on the GUI thread)
-    job_ended = Signal(object)  # JobOutcome: the job returned, and its thread has ended
+    job_ended = Signal(JobOutcome)  # the job returned, and its thread has ended
 
     def __init__(self, name: str, drain_ms: int = 40, parent: QObject | None = None) -> None:
         super().__init__(parent)

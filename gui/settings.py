@@ -6,7 +6,7 @@ reads and writes typed values, so a damaged or missing value reads as its defaul
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QByteArray, QSettings
 
@@ -21,7 +21,7 @@ class AppSettings:
         self._qs = QSettings(path or str(settings_path()), QSettings.Format.IniFormat)
 
     def config(self) -> RunConfig | None:
-        text = self._qs.value("run/config", "", str)
+        text = cast(str, self._qs.value("run/config", "", str))  # typed object: with type=str it is a str
         if not text:
             return None
         try:
@@ -33,7 +33,7 @@ class AppSettings:
         self._qs.setValue("run/config", json.dumps(config.to_dict()))
 
     def lanes(self) -> list[str] | None:
-        text = self._qs.value("run/lanes", "", str)
+        text = cast(str, self._qs.value("run/lanes", "", str))
         try:
             names = json.loads(text) if text else None
         except ValueError:
@@ -57,7 +57,7 @@ class AppSettings:
         self._qs.setValue(key, value)
 
     def flag(self, key: str, default: bool = False) -> bool:
-        return self._qs.value(key, default, bool)
+        return cast(bool, self._qs.value(key, default, bool))
 
     def set_flag(self, key: str, value: bool) -> None:
         self._qs.setValue(key, bool(value))

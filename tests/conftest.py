@@ -17,6 +17,11 @@ os.environ.setdefault("CROSSOVER_NO_RESTORE_PROMPT", "1")
 
 import pytest  # noqa: E402
 
+# The fixture modules, for every test (a test names the fixture it needs; nothing is imported for it), and the
+# shared helpers' asserts rewritten as a test's own are, so a failing check_files() says what it compared.
+pytest_plugins = ["gui_fixtures", "ssh_server"]
+pytest.register_assert_rewrite("helpers")
+
 
 @pytest.fixture(autouse=True)
 def _no_qthread_left_behind(request):

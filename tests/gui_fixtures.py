@@ -1,14 +1,13 @@
 """Fixtures for the GUI tests: a private CROSSOVER_HOME per test, canned device lists, a window factory.
 
-Import what a test module needs: `from gui_fixtures import gui_home, make_window`. (tests/conftest.py
-already fails a test that leaves a QThread running, and the suite if a lane process outlives it.)
+tests/conftest.py registers this module (pytest_plugins): a test names `gui_home` or `make_window` as an argument
+and imports nothing for it; the plain functions (no_gpu_options, lane_processes, …) are imported as usual.
+(conftest.py also fails a test that leaves a QThread running, and the suite if a lane process outlives it.)
 """
 from __future__ import annotations
 
 import os
 import threading
-import time
-from typing import Callable
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -55,15 +54,6 @@ def lane_processes() -> list[psutil.Process]:
         if "resource_tracker" not in cmdline:  # multiprocessing's own helper, not a lane
             alive.append(child)
     return alive
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from crossover_lab.core.analysis.crossings import SweepPoint
+from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.config import ModelSpec
 
 STEADY = 60  # steady batches of a point at level 0

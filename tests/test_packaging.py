@@ -12,12 +12,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import H200_SWEEP_CSV as SWEEP_CSV, ROOT
 
 from crossover_lab.core.cli.desktop_entry import APP_ID
 from crossover_lab.core.paths import RESOURCES, missing_resources, resource_dir
 
-ROOT = Path(__file__).resolve().parent.parent
-SWEEP_CSV = ROOT / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"
 # Not copied for the build: what is not the source, and build/ (setuptools would pack its stale files).
 NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", "artifacts",
                                     ".pytest_cache", "docs", "tests", "benchmarks")
@@ -121,7 +120,7 @@ def test_the_installed_command_line_works_and_installs_its_desktop_entry(install
     out = subprocess.run(INSTALLED_PYTHON + [str(crossover), "--help"], env=env, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.startswith("usage: crossover ") and "main.py" not in out.stdout, out.stdout[:300]
-    out = subprocess.run(INSTALLED_PYTHON + ["-c", "from crossover_lab.core.lane.backends import INSTALL_HINT, GPU_HINT; "
+    out = subprocess.run(INSTALLED_PYTHON + ["-c", "from crossover_lab.core.machine import INSTALL_HINT, GPU_HINT; "
                                              "print(INSTALL_HINT['torch']); print(GPU_HINT['tensorflow'])"],
                          env=env, capture_output=True, text=True, timeout=60)
     # (installed with pip --target, not by pipx: the hint is pip's)

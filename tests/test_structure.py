@@ -1,100 +1,79 @@
-"""The shape of the code: no import circles, a Qt-free core, modules of a readable size that say what they own."""
+"""The shape of the house: subpackages that say what they own, no name prefix standing in for a folder,
+the wheel's package list matching the folders, and layer contracts that a kept tool reads.
+
+The contracts themselves (import-linter, [tool.importlinter] in pyproject.toml) and the types (pyright,
+[tool.pyright]) run in `make test` before pytest; the last test here checks that import-linter really
+sees the package's imports, so a contract can break.
+"""
 from __future__ import annotations
 
 import ast
+import collections
+import re
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = "crossover_lab"
 FOLDERS = ("core", "gui")
+MAX_TOP_MODULES = 14  # a newcomer reads the top of core/ or gui/ in one look
 
 
-def modules() -> dict[str, Path]:
-    out = {}
+def packages() -> list[Path]:
+    return sorted(p.parent for folder in FOLDERS for p in (ROOT / folder).rglob("__init__.py")
+                  if "__pycache__" not in p.parts)
+
+
+def test_every_module_says_what_it_owns():
+    for package in packages():
+        for path in package.glob("*.py"):
+            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+            assert doc, f"{path.relative_to(ROOT)} has no docstring"
+            if path.name == "__init__.py" and package != ROOT / "gui":
+                assert "\n" not in doc.strip(), f"{path.relative_to(ROOT)}: one line of what the package owns"
+
+
+def test_the_top_of_core_and_gui_is_short():
     for folder in FOLDERS:
-        for path in sorted((ROOT / folder).glob("*.py")):
-            name = f"{PACKAGE}.{folder}" if path.stem == "__init__" else f"{PACKAGE}.{folder}.{path.stem}"
-            out[name] = path
-    return out
+        top = [p.name for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py"]
+        assert len(top) <= MAX_TOP_MODULES, f"{folder}/ has {len(top)} modules at its top: {sorted(top)}"
 
 
-def imports_of(name: str, path: Path) -> set[str]:
-    """Every module this one imports, at the top or inside a function (a lazy import still makes a circle)."""
-    package = name if path.stem == "__init__" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
-            found.add(base)
-            found |= {f"{base}.{alias.name}" for alias in node.names}
-    return found
+def test_no_name_prefix_stands_in_for_a_folder():
+    for package in packages():
+        stems = [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
+        prefixes = collections.Counter(s.split("_")[0] for s in stems if "_" in s)
+        families = {prefix: n for prefix, n in prefixes.items()
+                    if n + (prefix in stems) >= 3}  # sweep.py, sweep_rows.py, sweep_files.py: a family
+        assert not families, f"{package.relative_to(ROOT)}: {families} want a subpackage"
 
 
-def graph() -> dict[str, set[str]]:
-    mods = modules()
-    return {name: {m for m in imports_of(name, path) if m in mods and m != name} for name, path in mods.items()}
+def test_the_wheel_names_every_package():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {"crossover_lab." + ".".join(p.relative_to(ROOT).parts) for p in packages()}
+    assert found <= listed, f"pyproject.toml's packages lack {sorted(found - listed)}"
 
 
-def find_cycle(g: dict[str, set[str]]) -> list[str]:
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str]:
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(g[node]):
-            if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        state[node] = 2
-        stack.pop()
-        return []
-
-    for node in sorted(g):
-        if node not in state:
-            cycle = visit(node)
-            if cycle:
-                return cycle
-    return []
+def test_imports_inside_the_package_are_relative():
+    """So that pyright and other static readers follow them in a plain checkout, installed or not."""
+    absolute = re.compile(r"^\s*(from|import)\s+crossover_lab\b", re.MULTILINE)
+    for package in packages():
+        for path in package.glob("*.py"):
+            assert not absolute.search(path.read_text(encoding="utf-8")), \
+                f"{path.relative_to(ROOT)} imports crossover_lab by name"
 
 
-def test_no_import_circles_in_core_and_gui():
-    assert find_cycle(graph()) == []
-
-
-def test_the_cycle_finder_finds_a_cycle():
-    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert find_cycle({"a": {"b"}, "b": set()}) == []
-
-
-def test_core_never_imports_qt_or_the_gui():
-    for name, path in modules().items():
-        if not name.startswith(f"{PACKAGE}.core"):
-            continue
-        bad = {m for m in imports_of(name, path)
-               if m.split(".")[0] in ("PySide6", "pyqtgraph") or m.startswith(f"{PACKAGE}.gui")}
-        assert not bad, f"{path.name} imports {sorted(bad)}"
-
-
-def test_modules_are_small_and_say_what_they_own():
-    for name, path in modules().items():
-        text = path.read_text(encoding="utf-8")
-        assert len(text.splitlines()) <= 300, f"{path.relative_to(ROOT)} has {len(text.splitlines())} lines"
-        assert ast.get_docstring(ast.parse(text)), f"{path.relative_to(ROOT)} has no docstring"
-
-
-def test_rows_and_messages_are_typed():
-    for folder in FOLDERS:
-        for path in (ROOT / folder).glob("*.py"):
-            text = path.read_text(encoding="utf-8")
-            assert 'row["' not in text, f"{path.name} reads a row by a string key"
-            if folder == "core":
-                assert '"kind"' not in text, f"{path.name} dispatches on a string kind"
+def test_import_linter_sees_the_imports_so_a_contract_can_break(tmp_path):
+    """A contract that the code breaks on purpose (the CLI uses the engine) is reported broken: the tool
+    reads real arrows, not an empty graph."""
+    config = tmp_path / "contracts.toml"
+    config.write_text('[tool.importlinter]\nroot_packages = ["crossover_lab"]\n\n'
+                      '[[tool.importlinter.contracts]]\nname = "the CLI never uses the engine (false)"\n'
+                      'type = "forbidden"\nsource_modules = ["crossover_lab.core.cli"]\n'
+                      'forbidden_modules = ["crossover_lab.core.engine"]\n')
+    lint = Path(sys.executable).parent / "lint-imports"
+    out = subprocess.run([str(lint), "--config", str(config), "--no-cache"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "BROKEN" in out.stdout and "crossover_lab.core.cli.run -> crossover_lab.core.engine" in out.stdout

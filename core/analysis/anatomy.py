@@ -19,7 +19,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .crossings import Crossover, SweepPoint, find_crossovers
+from ..json_data import JsonObject
+from .crossings import find_crossovers
+from .points import Crossover, SweepPoint
 from .stats import robust_stats
 
 NAN = math.nan
@@ -62,7 +64,7 @@ class RungTime:
     def half_spread_ms(self) -> float:
         return (self.p90_ms - self.p10_ms) / 2 if math.isfinite(self.p90_ms - self.p10_ms) else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"median_ms": self.median_ms, "p10_ms": self.p10_ms, "p90_ms": self.p90_ms, "n": self.n,
                 "steps_per_sample": self.steps_per_sample}
 
@@ -76,7 +78,7 @@ class Part:
     raw_ms: float
     within_spread: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"ms": self.ms, "raw_ms": self.raw_ms, "within_spread": self.within_spread}
 
 
@@ -108,7 +110,7 @@ def parts_of(rungs: dict[str, RungTime | None]) -> tuple[dict[str, Part | None],
             continue
         assert upper is not None
         part = parts[name] = part_between(upper, lower)
-        if below and part.within_spread and part.raw_ms < -max(upper.half_spread_ms, lower.half_spread_ms):
+        if lower is not None and part.within_spread and part.raw_ms < -max(upper.half_spread_ms, lower.half_spread_ms):
             notes[name] = (f"{below} took {-part.raw_ms:.3g} ms longer than {above}, beyond their spread; a part "
                            "of a step cannot take negative time, so it is shown as ≈0")
     return parts, notes
@@ -155,21 +157,21 @@ class AnatomyPoint:
             return NAN
         return fit.median_ms / piped.median_ms
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The shape `main.py anatomy --json` prints for a point."""
         parts, part_notes = parts_of(self.rungs)
-        reasons = dict(self.reasons)
+        reasons: JsonObject = dict(self.reasons)
         reasons.update({f"part {name}": text for name, text in part_notes.items() if parts[name] is None})
         cost = self.timing_cost
-        return {"lane": self.lane, "width": self.width, "widths": list(self.widths), "batch_size": self.batch_size,
+        return {"lane": self.lane, "width": self.width, "widths": [w for w in self.widths], "batch_size": self.batch_size,
                 "backend": self.backend, "device": self.device, "flops_per_batch": self.flops_per_batch,
                 "rungs": {name: (r.to_json() if (r := self.rungs.get(name)) else None) for name in RUNGS},
                 "parts": {name: (p.to_json() if p else None) for name, p in parts.items()},
                 "reasons": reasons,
-                "notes": list(self.notes) + [text for name, text in part_notes.items() if parts[name] is not None],
+                "notes": [*self.notes, *(text for name, text in part_notes.items() if parts[name] is not None)],
                 "timing_cost": cost if math.isfinite(cost) else None, "window_steps": self.window_steps,
-                "losses": dict(self.losses), "seconds": self.seconds if math.isfinite(self.seconds) else None,
-                "settings": dict(self.settings)}
+                "losses": {k: v for k, v in self.losses.items()}, "seconds": self.seconds if math.isfinite(self.seconds) else None,
+                "settings": {k: v for k, v in self.settings.items()}}
 
 
 def stacked(point: AnatomyPoint) -> list[tuple[str, float]]:

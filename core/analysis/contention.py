@@ -44,10 +44,8 @@ def contended(result: RunResult, now: float | None = None) -> set[tuple[str, int
                     found |= {(a, 1), (b, 1)}
                 continue
             for sa in result.lanes[a].segments:
-                a0, a1 = sa.span(now)
                 for sb in result.lanes[b].segments:
-                    b0, b1 = sb.span(now)
-                    if a0 < b1 and b0 < a1:
+                    if any(a0 < b1 and b0 < a1 for a0, a1 in sa.spans(now) for b0, b1 in sb.spans(now)):
                         found |= {(a, sa.index), (b, sb.index)}
     return found
 

@@ -11,7 +11,8 @@ import math
 from dataclasses import asdict
 from typing import Any, Iterable, Mapping, Sequence
 
-from .crossings import Crossover, SweepPoint, by_lane, find_crossovers
+from .crossings import find_crossovers
+from .points import Crossover, SweepPoint, by_lane
 from ..config import ConfigError
 
 Prices = Mapping[str, float]  # lane → dollars per hour

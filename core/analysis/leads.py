@@ -16,7 +16,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .crossings import Crossover, SweepPoint, by_lane
+from ..json_data import JsonObject
+from .points import Crossover, SweepPoint, by_lane
 from ..config import ConfigError
 
 Z = 1.96  # a lead counts when the 95% interval of log(ms_a / ms_b) leaves out 0
@@ -208,7 +209,7 @@ class Refinement:
         return [Crossover(c.lanes, c.width, c.width_lo, c.width_hi, c.flops_per_batch or math.nan, c.faster_above)
                 for c in self.crossings if c.width is not None]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"tolerance": self.target.tolerance, "budget_s": self.target.budget_s, "stopped": self.stopped,
                 "spent_s": round(self.spent_s, 3), "widths_measured": list(self.widths),
                 "ties": [{**asdict(t), "lanes": list(t.lanes)} for t in self.ties]}

@@ -32,17 +32,49 @@ def robust_stats(values: Sequence[float]) -> Stats:
     return Stats(med, float(p10), float(p90), float(np.median(np.abs(v - med))), int(v.size))
 
 
+def _steady(records: Sequence[BatchTiming]) -> list[BatchTiming]:
+    """The steady steps: not warm-up, and not a first step after a turn came back that was slower than the
+    median of the steady steps before it (the rule for lanes taking turns: a resume may find caches cold)."""
+    out: list[BatchTiming] = []
+    for r in records:
+        if r.warmup:
+            continue
+        if r.resumed and (not out or r.ms / max(r.batches, 1) > float(np.median([x.ms / max(x.batches, 1)
+                                                                                 for x in out]))):
+            continue
+        out.append(r)
+    return out
+
+
+def _training_s(trained: Sequence[BatchTiming]) -> float:
+    """Wall seconds the steps took, gaps between them included (epoch ends, slow callbacks), but not the
+    waits for a turn: the stretch is cut where a turn came back."""
+    total, first, last = 0.0, None, None
+    for r in trained:
+        if first is None or r.resumed:
+            if first is not None and last is not None:
+                total += last.start_s + last.ms / 1000.0 - first.start_s
+            first = r
+        last = r
+    if first is not None and last is not None:
+        total += last.start_s + last.ms / 1000.0 - first.start_s
+    return total if trained else NAN
+
+
 def summarize(records: Sequence[BatchTiming], *, run_id: str, lane: str, device: str, status: str,
               reason: str = "", flops_per_batch: int, wall_s: float,
               final_loss: float = NAN, final_accuracy: float = NAN) -> RunSummary:
     """A lane's run from its records; statistics are per training step and exclude warm-up."""
-    steady = [r for r in records if not r.warmup]
+    steady = _steady(records)
     warm = [r for r in records if r.warmup]
     stats = robust_stats([r.ms / max(r.batches, 1) for r in steady])
     # Throughput from the same median as the step time, so samples/s can never contradict a verdict.
     per_step = float(np.median([r.samples / max(r.batches, 1) for r in steady])) if steady else NAN
     samples_per_s = per_step / (stats.median / 1000.0) if stats.median > 0 else NAN
     gflops = flops_per_batch / (stats.median / 1000.0) / 1e9 if stats.median > 0 else NAN
+    trained = [r for r in records if not r.warmup]  # a resumed step is training time, slow or not
+    steps = sum(max(r.batches, 1) for r in trained)
+    stretch_s = _training_s(trained)
     return RunSummary(
         run_id=run_id, lane=lane, device=device, status=status, reason=reason,
         n_batches=sum(max(r.batches, 1) for r in steady), n_warmup=sum(max(r.batches, 1) for r in warm),
@@ -50,7 +82,8 @@ def summarize(records: Sequence[BatchTiming], *, run_id: str, lane: str, device:
         p90_ms=stats.p90, mad_ms=stats.mad, samples_per_s=samples_per_s,
         flops_per_batch=flops_per_batch, gflops=gflops, warmup_s=sum(r.ms for r in warm) / 1000.0,
         wall_s=wall_s, final_loss=final_loss, final_accuracy=final_accuracy,
-        batches_per_record=records[0].batches if records else 1)
+        batches_per_record=records[0].batches if records else 1,
+        mean_wall_ms=1000.0 * stretch_s / steps if steps and stretch_s > 0 else NAN)
 
 
 def has_steady(s: RunSummary) -> bool:

@@ -4,14 +4,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Mapping, cast
 
 from ..analysis.crossings import analyze_groups
+from ..analysis.points import SweepPoint
+from ..json_data import JsonValue
 from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_price_arg, print_costs, prices_from
 from ..analysis.costs import cost_analysis
 from .report import print_groups_analysis
-from ..files.sweep_files import SweepReading, iter_sweep_rows
+from ..files.sweeps import SweepReading, iter_sweep_rows
 from ..files.sweep_rows import group_rows
 from ..files.sweep_sets import file_prices, load_sets, parse_labels, sidecar_of
 
@@ -26,14 +28,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_analyze)
 
 
-def with_costs(result: dict[str, Any], groups: dict[str, list], prices: dict[str, float]) -> dict[str, Any]:
+def with_costs(result: dict[str, JsonValue], groups: dict[str, list[SweepPoint]],
+               prices: dict[str, float]) -> dict[str, JsonValue]:
     """The analysis JSON with each group's cost analysis beside its time analysis."""
     if not prices:
         return result
     costs = {label: cost_analysis(points, prices) for label, points in groups.items()}
     result = {**result, "cost": next(iter(costs.values()))}
-    if "groups" in result:
-        result["groups"] = {label: {**g, "cost": costs[label]} for label, g in result["groups"].items()}
+    each = result.get("groups")  # with several groups, each one's analysis (SweepAnalysis.to_json)
+    if isinstance(each, Mapping):
+        result["groups"] = {label: {**cast("Mapping[str, JsonValue]", g), "cost": costs[label]}
+                            for label, g in each.items()}
     return result
 
 
@@ -52,7 +57,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     prices.update(prices_from(args))
     groups = group_rows(row for s in sets for row in s.rows)
     if args.json:
-        result = with_costs(analyze_groups(groups), groups, prices)
+        result = with_costs(analyze_groups(groups).to_json(), groups, prices)
         result["files"] = {s.label: {"path": s.path, "machine": s.machine or None, "devices": s.devices,
                                      "points": len(s.rows)} for s in sets}
         print(json.dumps(result, indent=2))
@@ -78,7 +83,7 @@ def analyze_one(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     prices = {**file_prices(sidecar_of(path)), **prices_from(args)}
     if args.json:
-        print(json.dumps(with_costs(analyze_groups(groups), groups, prices), indent=2))
+        print(json.dumps(with_costs(analyze_groups(groups).to_json(), groups, prices), indent=2))
     else:
         print_groups_analysis(groups)
         if prices:

@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 import sys
-from typing import Any, Sequence
+from typing import Sequence, TextIO
 
 from ..analysis.anatomy import PARTS, RUNGS
 from ..study.anatomy import DEFAULT_SECONDS_PER_RUNG, AnatomyOutcome, anatomy_configs, measure_anatomies
@@ -15,6 +15,7 @@ from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_
                      lanes_can_run, report_safely, say)
 from .machines import add_remote_arg, remote_settings
 from ..config import ConfigError, parse_lanes
+from ..json_data import JsonValue
 from ..files.run_files import json_clean
 from ..files.atomic import ExportError, atomic_write_text
 from ..files.live import check_output_path
@@ -95,7 +96,7 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
     return EXIT_FAILED if any(o.point is None for o in outcomes) else EXIT_OK
 
 
-def as_json(outcomes: Sequence[AnatomyOutcome]) -> dict[str, Any]:
+def as_json(outcomes: Sequence[AnatomyOutcome]) -> dict[str, JsonValue]:
     """{"points": [one per lane and model], "failures": [lane, width, reason], "clocks": {name: meaning}}."""
     return json_clean({
         "points": [o.point.to_json() for o in outcomes if o.point is not None],
@@ -104,7 +105,7 @@ def as_json(outcomes: Sequence[AnatomyOutcome]) -> dict[str, Any]:
         "clocks": dict(CLOCKS)})
 
 
-def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: Any = None) -> None:
+def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: TextIO | None = None) -> None:
     out = out or sys.stdout
     points = [o.point for o in outcomes if o.point is not None]
     model = (lambda p: "-".join(map(str, p.widths)))

@@ -5,10 +5,10 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
-                      parse_widths)
+from ..config import FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_widths
+from ..json_data import JsonValue
 from ..engine.devices import lane_problems
 from ..files.atomic import ExportError
 from ..engine.lanes import WATCHDOG_S
@@ -60,7 +60,8 @@ def lanes_can_run(lanes: Sequence[LaneSpec], pool: LanePool) -> bool:
     return not problems
 
 
-def open_run_files(path: str | None, host: dict[str, Any], extra: dict[str, Any] | None = None) -> RunFiles | None:
+def open_run_files(path: str | None, host: Mapping[str, JsonValue],
+                   extra: Mapping[str, JsonValue] | None = None) -> RunFiles | None:
     """The --csv files, checked and claimed before any lane starts (ConfigError: exit 2); None without --csv."""
     if path is None:
         return None

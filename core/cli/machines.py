@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Mapping
+from typing import Mapping, TextIO
 
 from ..analysis.costs import cost_analysis, dollars_per_million, parse_prices, price_for
+from ..analysis.points import SweepPoint
 from ..engine.remote.channel import RemoteSettings
 from ..engine.remote.wire import DEFAULT_PYTHON, SSH_COMMAND_ENV
 from .report import table
@@ -36,7 +37,7 @@ def prices_from(args: argparse.Namespace) -> dict[str, float]:
     return parse_prices(text) if text else {}
 
 
-def print_costs(groups: Mapping[str, list], prices: Mapping[str, float], out: Any = sys.stdout) -> None:
+def print_costs(groups: Mapping[str, list[SweepPoint]], prices: Mapping[str, float], out: TextIO = sys.stdout) -> None:
     """Dollars per million samples per priced lane and width, then where the cheaper lane changes."""
     for label, points in groups.items():
         costs = cost_analysis(points, prices)
@@ -52,7 +53,7 @@ def print_costs(groups: Mapping[str, list], prices: Mapping[str, float], out: An
         print(line + ".", file=out)
 
 
-def print_run_costs(result: RunResult, prices: Mapping[str, float], out: Any = sys.stdout) -> None:
+def print_run_costs(result: RunResult, prices: Mapping[str, float], out: TextIO = sys.stdout) -> None:
     """What a million samples cost on each priced lane of one run (from its median step time)."""
     parts = []
     for name, lane in result.lanes.items():

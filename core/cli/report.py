@@ -3,22 +3,27 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any, Sequence
+from typing import Mapping, Sequence, TextIO, Union
 
 from ..words import sweep as sweep_words
-from ..analysis.crossings import analyze_points
+from ..analysis.crossings import LaneFit, analyze_points
+from ..analysis.points import SweepPoint
 from ..words.anatomy import floor_crossover_lines
 from ..analysis.contention import contended
-from ..records import BatchTiming, RunFailed, RunFinished, RunStarted
+from ..messages import Calibrated
+from ..records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
 from ..results import RunResult
 from ..study.sweep import SweepResult
-from ..files.sweep_files import run_rows
+from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
 from ..words.run import explain, verdict_lines
 from ..words.numbers import fmt_flops, fmt_num, fmt_range
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+Cell = Union[str, int, float]  # a table's cell, printed as str() writes it
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
     cells = [list(map(str, header))] + [[str(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
@@ -29,13 +34,13 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 class Progress:
     """One status line per lane on a terminal; silent when output is not a TTY."""
 
-    def __init__(self, stream: Any = sys.stderr) -> None:
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
         self.stream = stream
         self.enabled = stream.isatty()
         self.state: dict[str, str] = {}
         self.total_steps: dict[str, int] = {}
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: LaneEvent) -> None:
         if isinstance(event, RunStarted):
             self.total_steps[event.lane] = int(event.settings.get("total_steps") or 0)
             self.state[event.lane] = f"{event.lane}: started on {event.device}"
@@ -58,8 +63,8 @@ class Progress:
             self.stream.flush()
 
 
-def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
-    rows = []
+def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
+    rows: list[list[Cell]] = []
     for name, lane in result.lanes.items():
         s = lane.summary
         device = lane.started.device if lane.started else ""
@@ -81,7 +86,7 @@ def print_summary(result: RunResult, out: Any = sys.stdout) -> None:
         print(explain(summaries[0], summaries[1]), file=out)
 
 
-def print_ramp(result: RunResult, out: Any = sys.stdout) -> None:
+def print_ramp(result: RunResult, out: TextIO = sys.stdout) -> None:
     """A ramp (or a run whose model changed): each lane's segments as points, and where the lanes cross."""
     rows = run_rows(result)
     print_points(rows, {}, out)
@@ -91,7 +96,8 @@ def print_ramp(result: RunResult, out: Any = sys.stdout) -> None:
     print_groups_analysis(group_rows(rows), out)
 
 
-def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout, crossings: bool = True) -> None:
+def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdout,
+                          crossings: bool = True) -> None:
     for label, points in groups.items():
         if len(groups) > 1:
             print(f"\n{label}:", file=out)
@@ -100,27 +106,27 @@ def print_groups_analysis(groups: dict[str, list], out: Any = sys.stdout, crossi
         print(line[:1].upper() + line[1:] + ".", file=out)
 
 
-def print_sweep_analysis(points: list, out: Any = sys.stdout, crossings: bool = True) -> None:
+def print_sweep_analysis(points: list[SweepPoint], out: TextIO = sys.stdout, crossings: bool = True) -> None:
     """Each lane's fitted cost model, and (unless `crossings` is False) where each pair of lanes crosses."""
     result = analyze_points(points)
 
-    def worst(residuals: dict) -> str:
-        values = [abs(r) for r in residuals.values() if r is not None]
+    def worst(fit: LaneFit) -> str:
+        values = [abs(r) for _, r in fit.residuals if r is not None]
         return f"{100 * max(values):.0f}%" if values else "–"
 
     print(table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual"],
-                [[lane, fmt_num(v["overhead_ms"]), fmt_num(v["gflops"]), v["n_points"], worst(v["residuals"])]
-                 for lane, v in result["lanes"].items()]), file=out)
-    lanes = sorted(result["lanes"]) if crossings else []
+                [[lane, fmt_num(v.overhead_ms), fmt_num(v.gflops), v.n_points, worst(v)]
+                 for lane, v in result.lanes.items()]), file=out)
+    lanes = sorted(result.lanes) if crossings else []
     for i, a in enumerate(lanes):
         for b in lanes[i + 1:]:
             print(sweep_words.describe_pair(points, a, b) + ".", file=out)
-    for p in result["predicted_crossovers"]:
-        print(f"cost models of {p['lanes'][0]} and {p['lanes'][1]} cross at "
-              f"{fmt_flops(p['flops_per_batch'])} per batch.", file=out)
+    for p in result.predicted:
+        print(f"cost models of {p.lanes[0]} and {p.lanes[1]} cross at "
+              f"{fmt_flops(p.flops_per_batch)} per batch.", file=out)
 
 
-def print_points(rows: Sequence[SweepRow], calibration: dict, out: Any = sys.stdout) -> None:
+def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated], out: TextIO = sys.stdout) -> None:
     for lane, cal in calibration.items():
         if cal.error:
             print(f"{lane}: calibration failed: {cal.error}", file=out)
@@ -137,20 +143,20 @@ def print_points(rows: Sequence[SweepRow], calibration: dict, out: Any = sys.std
             print(f"{r.lane} width {r.width} failed: {r.reason}", file=out)
 
 
-def print_comparison(base: SweepResult, changed: SweepResult, out: Any = sys.stdout) -> None:
+def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = sys.stdout) -> None:
     """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
     (label_a, points_a) = next(iter(group_rows(base.rows).items()), ("all", []))
     (label_b, points_b) = next(iter(group_rows(changed.rows).items()), ("all", []))
     a, b = analyze_points(points_a), analyze_points(points_b)
     name = changed.spec.variant if label_b == "all" else f"{changed.spec.variant} ({label_b})"
     rows = []
-    for lane in sorted(set(a["lanes"]) | set(b["lanes"])):
-        la, lb = a["lanes"].get(lane, {}), b["lanes"].get(lane, {})
-        rows.append([lane, f"{fmt_num(la.get('overhead_ms'))} → {fmt_num(lb.get('overhead_ms'))}",
-                     f"{fmt_num(la.get('gflops'))} → {fmt_num(lb.get('gflops'))}"])
+    for lane in sorted(set(a.lanes) | set(b.lanes)):
+        la, lb = a.lanes.get(lane), b.lanes.get(lane)
+        rows.append([lane, f"{fmt_num(la and la.overhead_ms)} → {fmt_num(lb and lb.overhead_ms)}",
+                     f"{fmt_num(la and la.gflops)} → {fmt_num(lb and lb.gflops)}"])
     print(f"\ncompare: base → {name}", file=out)
     print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
     for label, res in (("base" if label_a == "all" else f"base ({label_a})", a), (name, b)):
-        crossings = ", ".join(f"{c['faster_above']} faster above width {fmt_num(c['width'])}"
-                              for c in res["crossovers"])
+        crossings = ", ".join(f"{c.faster_above} faster above width {fmt_num(c.width)}"
+                              for c in res.crossovers)
         print(f"{label}: {crossings or 'no crossover in this range'}", file=out)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from ..files import autosave
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
@@ -16,7 +15,7 @@ from .machines import add_price_arg, add_remote_arg, prices_from, print_run_cost
 from ..config import ConfigError, parse_lanes
 from ..engine.devices import host_info
 from ..presets import PRESETS
-from ..records import now_iso
+from ..records import LaneEvent, now_iso
 from .report import Progress, print_ramp, print_summary
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
@@ -66,14 +65,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso())
+            tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso(), plan)
             if files is not None:
                 files.begin([tracker.result])
             progress = Progress()
 
-            def on_event(event: Any) -> None:
+            def on_event(event: LaneEvent) -> None:  # after run_comparison folded it into the tracker
                 progress(event)
-                tracker.apply([event])
                 if files is not None:
                     files.take([event], [tracker.result])
 
@@ -88,14 +86,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
             failure = ""
             try:
-                result = stop.run(lambda cancel: run_comparison(
-                    pool, lanes, config, schedule=schedule, run_id=tracker.run_id, on_event=on_event,
+                stop.run(lambda cancel: run_comparison(
+                    pool, lanes, config, schedule=schedule, tracker=tracker, on_event=on_event,
                     cancel=cancel, plan=plan), on_hurry=lambda: pool.close(0.2))
             except Exception as exc:  # what was measured is written first; the traceback follows
-                result, failure = None, f"internal error: {type(exc).__name__}: {exc}"
+                failure = f"internal error: {type(exc).__name__}: {exc}"
                 raise
             finally:
-                final = tracker.finish(result, failure)
+                final = tracker.finish(failure)
                 report_safely(progress.done)
                 pool.close(0.2 if stop.hurry.is_set() else 2.0)
                 code, written = EXIT_OK, ""

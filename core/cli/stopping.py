@@ -11,7 +11,10 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from typing import Any, Callable
+from types import FrameType, TracebackType
+from typing import Any, Callable, TextIO, TypeVar
+
+_Result = TypeVar("_Result")
 
 STOP_SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None),
                                  getattr(signal, "SIGHUP", None)) if s is not None)
@@ -21,7 +24,7 @@ NAMES = {signal.SIGINT: "Ctrl-C"} | {s: signal.Signals(s).name for s in STOP_SIG
 class StopSignals:
     """While active (a context manager), stop signals set `cancel`; `received` is the first signal's number."""
 
-    def __init__(self, stream: Any = sys.stderr) -> None:
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
         self.cancel = threading.Event()
         self.hurry = threading.Event()
         self.received: int | None = None
@@ -35,12 +38,13 @@ class StopSignals:
                 self._previous[sig] = signal.signal(sig, self._handle)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
         self._previous.clear()
 
-    def _handle(self, signum: int, _frame: object) -> None:
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
         if self.received is None:
             self.received = signum
             self._say(f"\nstopping ({NAMES.get(signum, signum)}): what was measured will be written…")
@@ -62,7 +66,7 @@ class StopSignals:
         """128 + the first signal's number, or None when no signal came."""
         return None if self.received is None else 128 + self.received
 
-    def run(self, work: Callable[[threading.Event], Any], on_hurry: Callable[[], None] | None = None) -> Any:
+    def run(self, work: Callable[[threading.Event], _Result], on_hurry: Callable[[], None] | None = None) -> _Result:
         """Run `work(cancel)` in a thread, waking here to let signals in, and return its result.
 
         `on_hurry` is called once (here, in the main thread) when a second signal asks to stop at once.

@@ -6,18 +6,19 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Mapping, Sequence
 
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
                      lanes_can_run, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
 from ..config import ConfigError, RunConfig, parse_int_list, parse_lanes
+from ..json_data import JsonValue
 from ..engine.devices import host_info
 from ..files.atomic import ExportError
 from ..study.ladder import KnobSetting, check_ladder, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ..files.live import check_output_path
 from ..paths import autosave_dir
-from ..presets import SWEEP_PRESETS
+from ..presets import SWEEP_PRESETS, SweepPreset
 from ..analysis.leads import DEFAULT_BUDGET_S, RefineTarget
 from ..study.refined_sweep import check_refinable, run_refined_sweep
 from .report import print_comparison, print_groups_analysis, print_points
@@ -25,7 +26,7 @@ from ..engine.pool import LanePool
 from .stopping import StopSignals
 from ..study.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
                            SweepSpec, log_widths, parse_sweep_widths, results_so_far, run_sweeps, with_knob)
-from ..files.sweep_files import SweepFiles, export_sweep, sweep_paths
+from ..files.sweeps import SweepFiles, export_sweep, sweep_paths
 from ..files.sweep_rows import group_rows
 from ..words.numbers import fmt_num
 from ..words.sweep import refine_lines
@@ -75,7 +76,8 @@ def refine_target(args: argparse.Namespace) -> RefineTarget | None:
 
 
 def sweep_spec(args: argparse.Namespace) -> SweepSpec:
-    layers, widths, base = SWEEP_PRESETS[args.preset] if args.preset else (2, (), RunConfig())
+    preset = SWEEP_PRESETS[args.preset] if args.preset else SweepPreset(2, (), RunConfig())
+    layers, widths, base = preset.layers, preset.widths, preset.base
     if args.widths is not None:
         widths = parse_sweep_widths(args.widths)
     elif not widths:
@@ -88,7 +90,7 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
                      seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor)
 
 
-def open_sweep_files(path: str | None, host: dict[str, Any], specs: list[SweepSpec],
+def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: list[SweepSpec],
                      prices: dict[str, float]) -> SweepFiles | None:
     """The sweep's three files at --csv, checked and claimed before any lane starts (ConfigError: exit 2)."""
     if path is None:
@@ -171,7 +173,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         else EXIT_OK
 
 
-def _rescue(path: Path, results: list, host: dict[str, Any], prices: dict[str, float]) -> list[Path]:
+def _rescue(path: Path, results: Sequence[SweepResult], host: Mapping[str, JsonValue],
+            prices: dict[str, float]) -> list[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     return export_sweep(path, results, host, prices)
 

@@ -4,8 +4,9 @@ A run is a plan of one or more configs (a ramp steps through widths) carried out
 The schedule decides who trains at a time:
 - side-by-side: every lane at once (a demo; lanes that share CPU cores slow each other down);
 - sequential: one lane after another, each through the whole plan (exact figures);
-- interleaved: lanes take turns by segment (cpu at width w, then cpu1 at width w, then the next
-  width), so every figure is uncontended and both lanes' lines still grow as it goes.
+- interleaved: lanes take turns, each turn at most TURN_S of steady training or the rest of a segment,
+  whichever is shorter (cpu at width w, then cpu1, and so on); a lane paused mid-segment goes on where
+  it stopped at its next turn. Every figure is uncontended, and every lane's line grows from the start.
 A model changed while it trains (RunControl.switch) replaces what is left of the plan: training
 lanes switch at their next batch, the others start on it when their turn comes.
 """
@@ -15,13 +16,29 @@ import collections
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from ..analysis.contention import shares_cores
 from ..config import ConfigError, LaneSpec, RunConfig
-from ..messages import Finish, Proceed, SwitchModel
-from ..records import LaneEvent, RunFailed, RunFinished, SegmentEnded, now_iso
-from ..results import LaneResult, RunResult, new_run_id
+from ..messages import Finish, Pause, Proceed, Resume, SwitchModel
+from ..records import LANE_ENDS, BatchTiming, LaneEvent, LaneInterrupted, SegmentEnded, Status, TurnEnded
+
+# Lanes taking turns train at most this long (steady seconds) per turn: both lines grow within seconds,
+# and a model dragged to a new width reaches every lane within one turn.
+TURN_S = 2.0
+# A lane's first turn is shorter: the next lane's start (its data, its model's build and trace) comes
+# sooner, so every lane's line shows within the first seconds.
+FIRST_TURN_S = 0.5
+
+if TYPE_CHECKING:
+    from .lanes import Lane
+
+
+class Lanes(Protocol):
+    """Where a conductor finds each lane's process: a LanePool (core/engine/pool.py)."""
+
+    def get(self, spec: LaneSpec) -> Lane: ...
 
 SCHEDULES = ("interleaved", "side-by-side", "sequential")
 _ALIASES = {"concurrent": "side-by-side", "side_by_side": "side-by-side"}
@@ -61,41 +78,54 @@ class RunControl:
             return config
 
 
+class Turn(Enum):
+    """Where a lane is in the run's turns."""
+
+    WAITING = "waiting"  # not started
+    TRAINING = "training"
+    PAUSED = "paused"  # between segments, until its next turn
+    PAUSING = "pausing"  # told its turn is over; it stops at its next batch end
+    HELD = "held"  # paused mid-segment, until its next turn
+    DONE = "done"
+
+
 @dataclass
 class _LaneTurns:
     spec: LaneSpec
     next: RunConfig | None  # what it trains next (or is training)
     todo: collections.deque = field(default_factory=collections.deque)  # after that
-    state: str = "waiting"  # waiting (not started) | training | paused (between segments) | done
+    state: Turn = Turn.WAITING
+    turn_s: float = 0.0  # steady seconds trained in this turn
+    turns_taken: int = 0
+    switched: bool = False  # held when the model changed: its next turn starts on `next`
 
 
 class Conductor:
     """Carries out one run on a LanePool; `run()` blocks (call it from a worker thread)."""
 
-    def __init__(self, pool: object, specs: list[LaneSpec], plan: Sequence[RunConfig], schedule: str,
-                 run_id: str | None, on_event: Callable[[LaneEvent], None] | None, control: RunControl) -> None:
+    def __init__(self, pool: Lanes, specs: list[LaneSpec], plan: Sequence[RunConfig], schedule: str,
+                 run_id: str, on_event: Callable[[LaneEvent], None], control: RunControl) -> None:
+        """Every event reaches `on_event`, in order, from the thread that calls run(): the conductor keeps
+        no records, whoever listens folds them (a RunTracker, core/engine/tracking.py)."""
         self.pool, self.plan, self.on_event, self.control = pool, list(plan), on_event, control
+        self.run_id = run_id
         self.schedule = schedule_named(schedule)
         self.paced = len(self.plan) > 1
-        self.result = RunResult(run_id or new_run_id(), self.plan[0], self.schedule, now_iso(),
-                                {spec.name: LaneResult(spec.name) for spec in specs})
         self.turns = [_LaneTurns(spec, self.plan[0], collections.deque(self.plan[1:])) for spec in specs]
         self._turn = 0  # interleaved: whose turn it is
         self._cancelled = False
 
-    def run(self) -> RunResult:
-        while any(t.state != "done" for t in self.turns):
+    def run(self) -> None:
+        while any(t.state != Turn.DONE for t in self.turns):
             if self.control.cancel.is_set() and not self._cancelled:
                 self._cancel()
             self._switch(self.control.take_switch())
             self._grant()
-            active = [t for t in self.turns if t.state in ("training", "paused")]
+            active = [t for t in self.turns if t.state in (Turn.TRAINING, Turn.PAUSED, Turn.PAUSING, Turn.HELD)]
             for turns in active:
                 self._poll(turns, 0.02 if len(active) > 1 else 0.1)
             if not active:
                 time.sleep(0.01)
-        self.result.ended_at = now_iso()
-        return self.result
 
     # ------------------------------------------------------------------ turns
 
@@ -104,25 +134,32 @@ class Conductor:
         if self._cancelled:
             return
         if self.schedule == "side-by-side":
-            ready = [t for t in self.turns if t.state in ("waiting", "paused") and t.next is not None]
+            ready = [t for t in self.turns if t.state in (Turn.WAITING, Turn.PAUSED) and t.next is not None]
         elif self.schedule == "sequential":
-            first = next((t for t in self.turns if t.state != "done"), None)
-            ready = [first] if first is not None and first.state in ("waiting", "paused") else []
+            first = next((t for t in self.turns if t.state != Turn.DONE), None)
+            ready = [first] if first is not None and first.state in (Turn.WAITING, Turn.PAUSED) else []
         else:
-            ready = [] if any(t.state == "training" for t in self.turns) else self._interleaved_turn()
+            busy = any(t.state in (Turn.TRAINING, Turn.PAUSING) for t in self.turns)
+            ready = [] if busy else self._interleaved_turn()
         for turns in ready:
+            config = turns.next
+            if config is None:  # `ready` holds only lanes with a next model
+                continue
             lane = self.pool.get(turns.spec)
-            if turns.state == "waiting":
-                lane.submit(self.result.run_id, turns.next, paced=self.paced)
+            if turns.state == Turn.WAITING:
+                lane.submit(self.run_id, config, paced=self.paced)
+            elif turns.state == Turn.HELD:
+                lane.steer(SwitchModel(config) if turns.switched else Resume())
             else:
-                lane.steer(Proceed(turns.next))
-            turns.state = "training"
+                lane.steer(Proceed(config))
+            turns.state, turns.turn_s, turns.switched = Turn.TRAINING, 0.0, False
+            turns.turns_taken += 1
 
     def _interleaved_turn(self) -> list[_LaneTurns]:
         for _ in range(len(self.turns)):
             turns = self.turns[self._turn % len(self.turns)]
             self._turn += 1
-            if turns.state in ("waiting", "paused") and turns.next is not None:
+            if turns.state in (Turn.WAITING, Turn.PAUSED, Turn.HELD) and turns.next is not None:
                 return [turns]
         return []
 
@@ -130,47 +167,60 @@ class Conductor:
         if config is None or self._cancelled:
             return
         for turns in self.turns:
-            if turns.state == "done":
+            if turns.state == Turn.DONE:
                 continue
             turns.todo.clear()
-            if turns.state == "training":
+            if turns.state in (Turn.TRAINING, Turn.PAUSING):
                 self.pool.get(turns.spec).steer(SwitchModel(config))
+            elif turns.state == Turn.HELD:
+                turns.switched = True  # it switches when its turn comes back, within one turn
             turns.next = config
 
     # ------------------------------------------------------------------ events
 
     def _poll(self, turns: _LaneTurns, timeout: float) -> None:
         lane = self.pool.get(turns.spec)
-        lane_result = self.result.lanes[turns.spec.name]
         for event in lane.poll(timeout):
-            lane_result.apply(event)
-            if self.on_event is not None:
-                self.on_event(event)
-            if isinstance(event, SegmentEnded) and event.summary.status == "completed":
+            self.on_event(event)
+            if isinstance(event, BatchTiming) and not event.warmup and turns.state == Turn.TRAINING:
+                turns.turn_s += event.ms / 1000.0
+                limit = FIRST_TURN_S if turns.turns_taken == 1 else TURN_S
+                if turns.turn_s >= limit and self._others_wait(turns):
+                    lane.steer(Pause())
+                    turns.state = Turn.PAUSING
+            elif isinstance(event, TurnEnded) and turns.state == Turn.PAUSING:
+                turns.state = Turn.HELD
+            elif isinstance(event, SegmentEnded) and event.summary.status == Status.COMPLETED:
                 self._segment_done(turns, lane)
-            elif isinstance(event, (RunFinished, RunFailed)):
-                turns.state = "done"
-        if turns.state != "done" and not lane.busy:
-            turns.state = "done"
-            if lane_result.summary is None and not lane_result.failure:
-                # Closed from another thread (the app is quitting): its records are kept.
-                lane_result.stopped = True
-                lane_result.failure = "interrupted: the lane was closed before the run ended"
+            elif isinstance(event, SegmentEnded) and turns.state == Turn.PAUSING:
+                turns.state = Turn.TRAINING  # it switched before it heard the pause: a new segment, same turn
+            elif isinstance(event, LANE_ENDS):
+                turns.state = Turn.DONE
+        if turns.state != Turn.DONE and not lane.busy:
+            # Closed from another thread (the app is quitting): its records are kept.
+            turns.state = Turn.DONE
+            self.on_event(LaneInterrupted(self.run_id, turns.spec.name,
+                                          "interrupted: the lane was closed before the run ended"))
 
-    def _segment_done(self, turns: _LaneTurns, lane: object) -> None:
+    def _others_wait(self, turns: _LaneTurns) -> bool:
+        """Lanes taking turns, and another lane waits for one."""
+        return self.schedule == "interleaved" and any(
+            t is not turns and t.state in (Turn.WAITING, Turn.PAUSED, Turn.HELD) and t.next is not None
+            for t in self.turns)
+
+    def _segment_done(self, turns: _LaneTurns, lane: Lane) -> None:
         if not self.paced:
             return  # the lane's run ends with its only segment (or goes on with a switched model)
         turns.next = turns.todo.popleft() if turns.todo else None
         if turns.next is None:
             lane.steer(Finish())
-        turns.state = "paused"
+        turns.state = Turn.PAUSED
 
     def _cancel(self) -> None:
         self._cancelled = True
         for turns in self.turns:
-            if turns.state in ("training", "paused"):
+            if turns.state in (Turn.TRAINING, Turn.PAUSED, Turn.PAUSING, Turn.HELD):
                 self.pool.get(turns.spec).cancel()
-            elif turns.state == "waiting":
-                turns.state = "done"
-                lane_result = self.result.lanes[turns.spec.name]
-                lane_result.stopped, lane_result.failure = True, "stopped before its turn"
+            elif turns.state == Turn.WAITING:
+                turns.state = Turn.DONE
+                self.on_event(LaneInterrupted(self.run_id, turns.spec.name, "stopped before its turn"))

@@ -12,13 +12,18 @@ import os
 import platform
 import shutil
 import subprocess
+import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..machine import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
 from ..config import BACKENDS, LaneSpec
+from ..json_data import JsonValue
 from ..messages import Probed
 from ..version import APP_VERSION
+
+if TYPE_CHECKING:
+    from .pool import LanePool
 
 _DIST = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
 
@@ -65,7 +70,7 @@ def nvidia_gpus() -> list[dict[str, str]]:
     return gpus
 
 
-def host_info() -> dict[str, Any]:
+def host_info() -> dict[str, JsonValue]:
     """The machine and software a result was measured with (for the JSON sidecar and About)."""
     import numpy
 
@@ -108,12 +113,12 @@ def nvidia_driver_present() -> bool:
                 or glob.glob("/dev/nvidia[0-9]*"))
 
 
-def discover(pool: Any = None, backends: tuple[str, ...] = BACKENDS, timeout: float = 120.0,
-             cancel: Any = None) -> list[LaneOption]:
+def discover(pool: LanePool | None = None, backends: tuple[str, ...] = BACKENDS, timeout: float = 120.0,
+             cancel: threading.Event | None = None) -> list[LaneOption]:
     """Every lane this machine could offer, available or not (with the reason).
 
     A GPU lane process is started per installed backend to ask it for its GPUs; with `pool`
-    (a core.session.LanePool) that process stays and serves the first GPU lane's runs. With no
+    (a core.engine.pool.LanePool) that process stays and serves the first GPU lane's runs. With no
     NVIDIA driver at all no backend can see a GPU, so none is asked (a framework import each
     costs seconds of CPU). `cancel` (a threading.Event) stops between and during probes.
     """
@@ -165,7 +170,7 @@ def unprobed_options(backends: tuple[str, ...] = BACKENDS) -> list[LaneOption]:
     return options
 
 
-def lane_problems(specs: list[LaneSpec], pool: Any = None) -> list[str]:
+def lane_problems(specs: list[LaneSpec], pool: LanePool | None = None) -> list[str]:
     """Why any of `specs` cannot run here (empty when all can); only backends asked for a GPU are probed.
 
     Lanes on other machines are not checked here: they say what is wrong when they connect, and

@@ -10,16 +10,15 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-from ..analysis.stats import summarize
 from ..config import LaneSpec, RunConfig
 from .local_channel import LocalChannel
 from ..messages import (AnatomyMeasured, Bundle, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
                         LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob, Probed, Proceed,
                         RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)
 from ..paths import lane_log_path
-from ..records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted, SegmentEnded, SegmentStarted
+from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished, SegmentEnded, Status, now_iso
 
 CANCEL_GRACE_S = 1.0  # after this, a lane that has not stopped is killed
 # Recycle the process once it has grown this much past its size after the first run:
@@ -32,7 +31,34 @@ START_TIMEOUT_S = 120.0
 WATCHDOG_S = float(os.environ.get("CROSSOVER_WATCHDOG_S") or 60.0)
 SLOW_STEP_FACTOR = 20.0
 
-ChannelFactory = Callable[[LaneSpec], Any]
+class Channel(Protocol):
+    """How the app speaks to a lane's process: LocalChannel (a spawned child, local_channel.py) or
+    RemoteChannel (ssh, remote/channel.py). Every answer is a message of core/messages.py."""
+
+    @property
+    def pid(self) -> int | None: ...
+
+    @property
+    def alive(self) -> bool: ...
+
+    def exit_reason(self) -> str: ...
+
+    def send(self, job: Job | Steer) -> bool: ...
+
+    def steer(self, message: Steer) -> bool: ...
+
+    def receive(self, timeout: float) -> Any: ...  # an Answer, or None when nothing came in time
+
+    def set_cancel(self, on: bool) -> None: ...
+
+    def join(self, timeout: float) -> bool: ...
+
+    def kill(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+ChannelFactory = Callable[[LaneSpec], Channel]
 
 
 def local_channel(spec: LaneSpec) -> LocalChannel:
@@ -62,11 +88,8 @@ class Lane:
         self._slowest_s = 0.0
         self.memory_limit_mb = memory_limit_mb
         self._new_channel = channel_factory
-        self._channel: Any = None
+        self._channel: Channel | None = None
         self._run: _ActiveRun | None = None
-        self._records: list[BatchTiming] = []
-        self._segment_flops: dict[int, int] = {}
-        self._device = ""
         self._cancel_at: float | None = None
         self._recycle = False
         self._baseline_mb: float | None = None  # the process's size after its first run
@@ -93,31 +116,32 @@ class Lane:
         channel = self._channel
         return channel.pid if channel is not None else None
 
-    def start(self) -> None:
-        """Start the process if none runs (returns at once; it imports its backend in the background)."""
-        if self.alive:
-            return
+    def start(self) -> Channel:
+        """Start the process if none runs (returns at once; it imports its backend in the background);
+        returns the channel to it."""
+        channel = self._channel
+        if channel is not None and channel.alive:
+            return channel
         self._drop_channel()
         self._answers.clear()  # a previous process's answers must not answer this one's requests
-        self._channel = self._new_channel(self.spec)
+        channel = self._channel = self._new_channel(self.spec)
         self.up = False  # until the new process has imported its framework and answered
         self._baseline_mb = None
         self.processes_started += 1
+        return channel
 
     def submit(self, run_id: str, config: RunConfig, paced: bool = False) -> None:
-        if self.busy:
+        if self._run is not None:
             raise RuntimeError(f"lane {self.name} is already running {self._run.run_id}")
         if self._recycle:
             self.close()
             self._recycle = False
-        self.start()
-        self._channel.set_cancel(False)
+        channel = self.start()
+        channel.set_cancel(False)
         self._cancel_at = None
-        self._records, self._device = [], self.spec.name
-        self._segment_flops: dict[int, int] = {}
         self._last_heard, self._slowest_s = time.monotonic(), 0.0
         self._run = _ActiveRun(run_id, config, time.monotonic(), paced, finished_plan=not paced)
-        self._channel.send(RunJob(run_id, config, paced))
+        channel.send(RunJob(run_id, config, paced))
 
     def steer(self, message: Steer) -> bool:
         """Tell the run in progress something (a new model, the next segment); False when none runs."""
@@ -167,15 +191,10 @@ class Lane:
             case Bundle(events=events):
                 for event in events:
                     if isinstance(event, BatchTiming):
-                        self._records.append(event)
                         self._slowest_s = max(self._slowest_s, event.ms / 1000.0)
-                    elif isinstance(event, RunStarted):
-                        self._device = event.device
-                    elif isinstance(event, SegmentStarted):
-                        self._segment_flops[event.segment] = event.flops_per_batch
                     elif isinstance(event, SegmentEnded) and self._run is not None:
                         # Unpaced, a completed segment is the run's last (a switch ends it "switched").
-                        self._run.finishing = event.summary.status == "completed" and self._run.finished_plan
+                        self._run.finishing = event.summary.status == Status.COMPLETED and self._run.finished_plan
                     elif isinstance(event, (RunFinished, RunFailed)):
                         self._run = None
                         self._cancel_at = None
@@ -188,7 +207,7 @@ class Lane:
             case LaneStartFailed(reason=reason):
                 self._answers.append(item)
                 if self._run is not None:
-                    return [self._end_by_parent(self._run, "failed", f"the lane could not start: {reason}")]
+                    return [self._end_by_parent(self._run, Status.FAILED, f"the lane could not start: {reason}")]
             case Probed() | Calibrated() | AnatomyMeasured():
                 self._answers.append(item)
             case LaneAlive():
@@ -200,34 +219,25 @@ class Lane:
         if run is None:
             return []
         if channel is not None and not channel.alive:
-            return [self._end_by_parent(run, "failed", channel.exit_reason())]
+            return [self._end_by_parent(run, Status.FAILED, channel.exit_reason())]
         if cancel_at is not None and time.monotonic() - cancel_at > self.cancel_grace_s:
             reason = f"stopped by killing the lane: it did not stop within {self.cancel_grace_s:.1f} s"
-            return [self._end_by_parent(run, "cancelled", reason)]
+            return [self._end_by_parent(run, Status.CANCELLED, reason)]
         silent = time.monotonic() - self._last_heard
         if silent > max(self.watchdog_s, SLOW_STEP_FACTOR * self._slowest_s):
             reason = (f"the lane stopped responding after {silent:.0f} s without a batch or a heartbeat, "
                       "and was killed; what it measured before is kept")
-            return [self._end_by_parent(run, "failed", reason)]
+            return [self._end_by_parent(run, Status.FAILED, reason)]
         return []
 
-    def _end_by_parent(self, run: _ActiveRun, status: str, reason: str) -> LaneEvent:
-        """End the run from this side (the process died, or was too slow to stop): kill the process
-        and summarise the records that arrived."""
-        if status == "cancelled" and run.finishing:
+    def _end_by_parent(self, run: _ActiveRun, status: Status, reason: str) -> LaneEvent:
+        """End the run from this side (the process died, or was too slow to stop): kill the process and
+        say so. The records that arrived are summarised where they are folded (LaneResult), not here."""
+        if status == Status.CANCELLED and run.finishing:
             # Every batch of its plan had been measured: a stop while it tidied up does not undo that.
-            status, reason = "completed", "stopped while finishing, after its last batch"
-        # As a lane's own summary: its last segment's figures (a ramp's widths are not pooled).
-        last = self._records[-1].segment if self._records else 1
-        summary = summarize([r for r in self._records if r.segment == last], run_id=run.run_id, lane=self.name,
-                            device=self._device, status=status, reason=reason,
-                            flops_per_batch=self._segment_flops.get(last, run.config.flops_per_batch),
-                            wall_s=time.monotonic() - run.submitted)
-        event: LaneEvent
-        if status == "failed":
-            event = RunFailed(run.run_id, self.name, reason, summary)
-        else:
-            event = RunFinished(run.run_id, self.name, summary)
+            status, reason = Status.COMPLETED, "stopped while finishing, after its last batch"
+        event = LaneEnded(run.run_id, self.name, status, reason, time.monotonic() - run.submitted,
+                          run.config.flops_per_batch, now_iso())
         self._run = None
         self._kill()
         return event
@@ -237,8 +247,7 @@ class Lane:
         """Send a job to an idle lane and wait for its answer (an instance of `answer`), or say why none came."""
         if self.busy:
             raise RuntimeError(f"lane {self.name} is busy")
-        self.start()
-        channel = self._channel
+        channel = self.start()
         channel.send(job)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import LaneSpec
-from ..messages import Job, Steer
+from ..messages import Answer, Job, Steer
 
 _ctx = mp.get_context("spawn")
 
@@ -51,7 +51,7 @@ class LocalChannel:
     def exit_reason(self) -> str:
         return exit_reason(self._proc.exitcode)
 
-    def send(self, job: Job) -> bool:
+    def send(self, job: Job | Steer) -> bool:
         """Queue a job; False when the channel is already closed."""
         try:
             self._jobs.put(job)
@@ -66,7 +66,7 @@ class LocalChannel:
         self._attention.value += 1  # after the put: the lane reads the queue once it sees the count move
         return True
 
-    def receive(self, timeout: float) -> Any | None:
+    def receive(self, timeout: float) -> Answer | None:
         """The next message, waiting up to `timeout`; None when none came. Raises EOFError once broken."""
         try:
             return self._events.get(timeout=timeout) if timeout > 0 else self._events.get_nowait()

@@ -8,16 +8,13 @@ from __future__ import annotations
 import threading
 from typing import Callable, Sequence
 
-from .conductor import SCHEDULES, Conductor, RunControl, default_schedule, schedule_named
+from .conductor import Conductor, RunControl, schedule_named
 from ..config import LaneSpec, RunConfig
 from .lanes import WATCHDOG_S, Lane, local_channel
-from ..records import LaneEvent
+from ..records import LaneEvent, now_iso
 from .remote.channel import RemoteSettings, remote_lane_channel
-from ..results import LANE_STATUSES, LaneResult, RunResult, Segment, new_run_id
-
-__all__ = ["SCHEDULES", "LANE_STATUSES", "LanePool", "LaneResult", "RunControl", "RunResult", "Segment",
-           "default_schedule", "new_run_id", "run_comparison", "schedule_named"]
-
+from .tracking import RunTracker
+from ..results import RunResult, new_run_id
 
 class LanePool:
     """Keeps one Lane per profile alive between runs, so a run does not pay a framework import.
@@ -71,15 +68,36 @@ def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
                    schedule: str = "sequential", run_id: str | None = None,
                    on_event: Callable[[LaneEvent], None] | None = None,
                    cancel: threading.Event | None = None, plan: Sequence[RunConfig] = (),
-                   control: RunControl | None = None) -> RunResult:
+                   control: RunControl | None = None, tracker: RunTracker | None = None) -> RunResult:
     """Run `config` (or each config of `plan` in turn: a ramp) on every lane; returns what each produced.
     Blocks: call it from a worker thread.
 
-    Setting `cancel` (or `control.cancel`) stops the runs at their next batch end (lanes that don't
-    answer are killed); lanes that have not had their turn are reported cancelled. `control.switch()`
-    changes the model while it trains (see core/engine/conductor.py).
+    Every event is folded into one RunTracker, then told to `on_event`: `tracker` when the caller keeps
+    one (it finishes it), else a new one, finished here. Setting `cancel` (or `control.cancel`) stops the
+    runs at their next batch end (lanes that don't answer are killed); lanes that have not had their
+    turn are reported cancelled. `control.switch()` changes the model while it trains (see
+    core/engine/conductor.py).
     """
     control = control or RunControl(cancel)
     if cancel is not None and control.cancel is not cancel:
         raise ValueError("give the cancel flag through control or cancel, not both")
-    return Conductor(pool, list(specs), plan or (config,), schedule, run_id, on_event, control).run()
+    plan = tuple(plan) or (config,)
+    own = tracker is None
+    if tracker is None:
+        tracker = RunTracker(run_id or new_run_id(), plan[0], list(specs), schedule_named(schedule), now_iso(), plan)
+    folding = tracker
+
+    def fold(event: LaneEvent) -> None:
+        folding.apply([event])
+        if on_event is not None:
+            on_event(event)
+
+    conduct(pool, list(specs), plan, schedule, tracker.run_id, fold, control)
+    return tracker.finish() if own else tracker.result
+
+
+def conduct(pool: LanePool, specs: list[LaneSpec], plan: Sequence[RunConfig], schedule: str, run_id: str,
+            on_event: Callable[[LaneEvent], None], control: RunControl) -> None:
+    """Carry out a run, telling `on_event` every event in order and folding none: for a caller that folds
+    them into its own RunTracker on its own thread (the window's LiveRun). Blocks."""
+    Conductor(pool, list(specs), plan, schedule, run_id, on_event, control).run()

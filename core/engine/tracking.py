@@ -1,8 +1,10 @@
 """A run as its lanes' events arrive: the RunResult that files, summaries and the window read, built event by event.
 
-The engine (core/engine/pool.py) returns the final RunResult when a run ends; a tracker has the
-same shape at every moment before that, so a run cut short by a close, a signal or a crash is
-saved exactly as a finished one would be.
+A run's records are folded once, here: the conductor only tells (core/engine/conductor.py), and
+whoever carries out a run folds its events into one tracker — run_comparison for the CLI and the
+studies, the window's LiveRun (gui/live_run.py) on its own thread. The tracker has the final shape
+at every moment, so a run cut short by a close, a signal or a crash is saved exactly as a finished
+one would be.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Iterable, Sequence
 
 from ..analysis.stats import summarize
 from ..config import ConfigError, LaneSpec, RunConfig
-from ..records import BatchTiming, RunSummary
+from ..records import LANE_ENDS, LANE_EVENTS, BatchTiming, RunSummary, Status, TurnEnded, now_iso
 from ..results import LaneResult, RunResult, Segment
 
 
@@ -40,6 +42,7 @@ class RunTracker:
         self.failure = ""  # the whole run could not be carried out (a lane's own failure is in its result)
         self.versions = {name: 0 for name in self.result.lanes}  # bumped on every change to a lane
         self._summaries: dict[tuple[str, int], tuple[int, RunSummary]] = {}
+        self._held: set[str] = set()  # lanes paused mid-segment until their next turn
         # Where each segment's records begin in the lane's list (they arrive in order, a segment at a time).
         self._starts: dict[str, dict[int, int]] = {name: {} for name in self.result.lanes}
 
@@ -56,14 +59,21 @@ class RunTracker:
         pending: dict[str, list[BatchTiming]] = {}
         changed: dict[str, None] = {}
         for event in events:
-            name = getattr(event, "lane", "")
-            lane = self.result.lanes.get(name)
-            if lane is None or getattr(event, "run_id", None) != self.run_id:
+            if not isinstance(event, LANE_EVENTS):
                 continue
+            lane = self.result.lanes.get(event.lane)
+            if lane is None or event.run_id != self.run_id:
+                continue
+            name = event.lane
             changed[name] = None
             if isinstance(event, BatchTiming):
                 pending.setdefault(name, []).append(event)
+                self._held.discard(name)
                 continue
+            if isinstance(event, TurnEnded):
+                self._held.add(name)
+            elif isinstance(event, LANE_ENDS):
+                self._held.discard(name)
             if pending.get(name):  # keep the order records came in
                 self._add(name, pending.pop(name))
             lane.apply(event)
@@ -100,19 +110,17 @@ class RunTracker:
             tracker._starts.setdefault(name, {})
             tracker._add(name, list(lane.records))
         tracker.result.ended_at = result.ended_at
-        tracker.finish(tracker.result)
+        tracker.finish()
         return tracker
 
-    def finish(self, result: RunResult | None, failure: str = "") -> RunResult:
-        """The run is over: adopt the engine's result (authoritative) or mark what is missing."""
-        if result is not None:
-            self.result.lanes.update(result.lanes)
-            self.result.ended_at = result.ended_at
-        else:
-            self.failure = failure
-            for lane in self.result.lanes.values():
-                if lane.summary is None and not lane.failure:
-                    lane.failure = failure or "the run ended before this lane finished"
+    def finish(self, failure: str = "") -> RunResult:
+        """The run is over: every event has been folded in. `failure`: the whole run could not be carried
+        out, and each lane that had not ended says so."""
+        self.result.ended_at = self.result.ended_at or now_iso()
+        self.failure = failure
+        for lane in self.result.lanes.values():
+            if lane.summary is None and not lane.failure:  # it never ended: a crash, or a second Ctrl-C
+                lane.failure = failure or "the run ended before this lane finished"
         for name in self.versions:
             self.versions[name] += 1
         self.finished = True
@@ -123,7 +131,7 @@ class RunTracker:
         started = self.result.lanes[lane].started
         if started is None:
             return 0
-        per_epoch = int(started.settings.get("steps_per_epoch") or 0)
+        per_epoch = started.run_settings.steps_per_epoch
         total = per_epoch * self.config.train.epochs
         if self.config.train.max_steps is not None:
             total = min(total, self.config.train.max_steps) if total else self.config.train.max_steps
@@ -143,7 +151,7 @@ class RunTracker:
         """A segment's figures: its own summary once it has ended, else its records so far."""
         if segment.ended is not None:
             return segment.ended.summary
-        return self._summarize(lane, segment.index, self.segment_records(lane, segment.index), "running",
+        return self._summarize(lane, segment.index, self.segment_records(lane, segment.index), Status.RUNNING,
                                segment.started.flops_per_batch)
 
     def segment_records(self, lane: str, index: int) -> list[BatchTiming]:
@@ -169,15 +177,18 @@ class RunTracker:
 
     def phase(self, lane: str) -> str:
         """What the lane is doing: its status, or "finishing" (every batch measured, the lane tidies up
-        before it reports) or "between segments" (a plan's segment done, waiting for its turn)."""
+        before it reports), "between segments" (a plan's segment done, waiting for its turn) or "between
+        turns" (paused mid-segment while another lane takes its turn)."""
         result = self.result.lanes[lane]
         status = result.status
-        if status != "running" or not result.segments or result.segments[-1].ended is None:
+        if status == Status.RUNNING and lane in self._held:
+            return "between turns"
+        last = result.segments[-1] if result.segments else None
+        if status != Status.RUNNING or last is None or last.ended is None:
             return status
-        last = result.segments[-1]
-        if last.ended.summary.status != "completed":
+        if last.ended.summary.status != Status.COMPLETED:
             return status  # switched: the next segment is on its way
-        switched = any(s.ended is not None and s.ended.summary.status == "switched" for s in result.segments)
+        switched = any(s.ended is not None and s.ended.summary.status == Status.SWITCHED for s in result.segments)
         if len(self.plan) == 1 or last.index >= len(self.plan) or switched:
             return "finishing"
         return "between segments"
@@ -194,6 +205,6 @@ class RunTracker:
         """Seconds until the lane is done at its current median pace; NaN while unknown."""
         total = self.total_steps(lane)
         summary = self.summary(lane)
-        if self.result.lanes[lane].status != "running" or not total or not math.isfinite(summary.median_ms):
+        if self.result.lanes[lane].status != Status.RUNNING or not total or not math.isfinite(summary.median_ms):
             return math.nan
         return max(total - self.steps_done(lane), 0) * summary.median_ms / 1000.0

@@ -13,14 +13,18 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence, Union
 
 
 class ExportError(OSError):
     """The file could not be written; nothing partial was left and nothing in memory was lost."""
 
 
-def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+# A CSV cell as csv.writer takes it: a str written as is, a number as str() writes it, None as an empty cell.
+Cell = Union[str, int, float, None]
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)

@@ -8,8 +8,9 @@ last couple of seconds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Mapping
 
+from ..json_data import JsonValue
 from .run_files import export_runs, read_runs, sidecar_path
 from ..paths import autosave_dir
 from ..results import RunResult
@@ -21,7 +22,7 @@ def run_path(run_id: str) -> Path:
     return autosave_dir() / f"{run_id}.csv"
 
 
-def save_run(result: RunResult, host: dict[str, Any]) -> Path:
+def save_run(result: RunResult, host: Mapping[str, JsonValue]) -> Path:
     """Write a whole run there now (what cannot be written where the user asked goes here);
     raises core.files.ExportError when even this folder cannot be written."""
     autosave_dir().mkdir(parents=True, exist_ok=True)

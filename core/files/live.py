@@ -14,12 +14,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ..config import ConfigError
+from ..json_data import JsonValue
 from .run_files import HEADER, batches_text, sidecar_path, sidecar_text
 from .atomic import ExportError, append_lines, atomic_write_files, atomic_write_text, csv_text
-from ..records import BatchTiming, RunFailed, RunFinished, RunStarted
+from ..records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
 from ..results import RunResult
 
 FLUSH_INTERVAL_S = 1.0  # records reach the disk at most this late: what a kill -9 can lose
@@ -96,7 +97,7 @@ class BackgroundWriter:
     """Runs file writes in order on one thread, so no window and no measurement waits for a disk."""
 
     def __init__(self, name: str = "crossover-writer") -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], Any] | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
         self._idle = threading.Event()
         self._idle.set()
         self._pending = 0
@@ -105,7 +106,7 @@ class BackgroundWriter:
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, job: Callable[[], Any]) -> None:
+    def submit(self, job: Callable[[], object]) -> None:  # what the job returns is not kept
         with self._lock:
             self._pending += 1
             self._idle.clear()
@@ -139,8 +140,9 @@ class BackgroundWriter:
 class RunFiles:
     """A per-batch CSV and its sidecar that grow with runs in progress (the CLI's --csv, the window's autosave)."""
 
-    def __init__(self, csv_path: str | os.PathLike, host: dict[str, Any], *, extra: dict[str, Any] | None = None,
-                 writer: BackgroundWriter | None = None, claim: bool = True) -> None:
+    def __init__(self, csv_path: str | os.PathLike, host: Mapping[str, JsonValue], *,
+                 extra: Mapping[str, JsonValue] | None = None, writer: BackgroundWriter | None = None,
+                 claim: bool = True) -> None:
         self.csv_path = Path(csv_path)
         self.json_path = sidecar_path(self.csv_path)
         if self.csv_path.resolve() == self.json_path.resolve():
@@ -161,7 +163,7 @@ class RunFiles:
     def add_records(self, records: Sequence[BatchTiming]) -> None:
         self._pending.extend(records)
 
-    def take(self, events: Iterable[object], results: Sequence[RunResult]) -> None:
+    def take(self, events: Iterable[LaneEvent], results: Sequence[RunResult]) -> None:
         """Fold new lane events in: records appended at most FLUSH_INTERVAL_S late, the sidecar
         replaced when a lane starts or ends. `results` already hold the events (a RunTracker's)."""
         lifecycle = False

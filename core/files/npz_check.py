@@ -71,14 +71,15 @@ def check_shapes(path: str, x_shape: tuple[int, ...], y_shape: tuple[int, ...]) 
     """The number of samples, if the shapes fit the model (N×784 or N×28×28 inputs; N labels or N×10 one-hot)."""
     if not x_shape or x_shape[0] == 0:
         raise DataError(f"{path}: x_train holds no samples")
+    samples = x_shape[0]
     features = int(np.prod(x_shape[1:])) if len(x_shape) > 1 else 1
     if features != INPUT_DIM:
         raise DataError(f"{path}: inputs have {features} features; the model takes {INPUT_DIM} (28×28)")
     if y_shape[:1] != x_shape[:1]:
-        raise DataError(f"{path}: {x_shape[0]} inputs but {y_shape[0] if y_shape else 0} labels")
+        raise DataError(f"{path}: {samples} inputs but {y_shape[0] if y_shape else 0} labels")
     if not (len(y_shape) == 1 or (len(y_shape) == 2 and y_shape[1] == CLASSES)):
         raise DataError(f"{path}: labels must be one class number per sample, or one-hot rows of {CLASSES}")
-    return x_shape[0]
+    return samples
 
 
 def check_labels(path: str, y: np.ndarray, one_hot: bool) -> None:

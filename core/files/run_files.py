@@ -6,9 +6,13 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypedDict, overload
+
+if TYPE_CHECKING:
+    from typing_extensions import NotRequired  # typing's own from Python 3.11
 
 from ..config import RunConfig
+from ..json_data import JsonValue
 from .atomic import ExportError, atomic_write_files, complete_lines, csv_text
 from ..records import (CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary, SegmentEnded,
                        SegmentStarted)
@@ -25,7 +29,15 @@ def sidecar_path(csv_path: str | os.PathLike) -> Path:
     return Path(csv_path).with_suffix(".json")
 
 
-def json_clean(value: Any) -> Any:
+@overload
+def json_clean(value: dict[str, JsonValue]) -> dict[str, JsonValue]: ...
+
+
+@overload
+def json_clean(value: JsonValue) -> JsonValue: ...
+
+
+def json_clean(value: JsonValue) -> JsonValue:
     """JSON has no NaN: missing figures become null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -36,7 +48,7 @@ def json_clean(value: Any) -> Any:
     return value
 
 
-def run_metadata(result: RunResult) -> dict[str, Any]:
+def run_metadata(result: RunResult) -> dict[str, JsonValue]:
     """A run as the sidecar describes it: config, resolved settings, summaries."""
     lanes = {}
     for name, lane in result.lanes.items():
@@ -52,6 +64,7 @@ def run_metadata(result: RunResult) -> dict[str, Any]:
                           "batch_size": seg.started.batch_size, "flops_per_batch": seg.started.flops_per_batch,
                           "first_step": seg.started.first_step, "started_at": seg.started.at,
                           "ended_at": seg.ended.at if seg.ended else None,
+                          "pauses": [[paused, resumed] for paused, resumed in seg.pauses],
                           "summary": seg.ended.summary.as_dict() if seg.ended else None} for seg in lane.segments],
         }
     return {"run_id": result.run_id, "config": result.config.to_dict(), "schedule": result.schedule,
@@ -68,7 +81,8 @@ def run_json(result: RunResult) -> str:
     return json.dumps(json_clean(run_metadata(result)))
 
 
-def sidecar_from_parts(run_texts: Sequence[str], host: dict[str, Any], extra: dict[str, Any] | None = None) -> str:
+def sidecar_from_parts(run_texts: Sequence[str], host: Mapping[str, JsonValue],
+                       extra: Mapping[str, JsonValue] | None = None) -> str:
     """The sidecar: one top-level entry per line and one run per line, so it reads well and builds fast."""
     head = {"format": FORMAT, "columns": list(HEADER), "host": host}
     parts = [f"  {json.dumps(key)}: {json.dumps(json_clean(value))}" for key, value in head.items()]
@@ -77,12 +91,13 @@ def sidecar_from_parts(run_texts: Sequence[str], host: dict[str, Any], extra: di
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def sidecar_text(results: Sequence[RunResult], host: dict[str, Any], extra: dict[str, Any] | None = None) -> str:
+def sidecar_text(results: Sequence[RunResult], host: Mapping[str, JsonValue],
+                 extra: Mapping[str, JsonValue] | None = None) -> str:
     return sidecar_from_parts([run_json(r) for r in results], host, extra)
 
 
-def export_runs(csv_path: str | os.PathLike, results: Sequence[RunResult], host: dict[str, Any],
-                extra: dict[str, Any] | None = None) -> tuple[Path, Path]:
+def export_runs(csv_path: str | os.PathLike, results: Sequence[RunResult], host: Mapping[str, JsonValue],
+                extra: Mapping[str, JsonValue] | None = None) -> tuple[Path, Path]:
     """Every record of `results` in `csv_path`, the metadata in its sidecar: both files or neither."""
     json_path = sidecar_path(csv_path)
     if Path(csv_path).resolve() == json_path.resolve():
@@ -100,21 +115,40 @@ def read_batches_csv(path: str | os.PathLike) -> list[BatchTiming]:
     return out
 
 
-def _summary(d: dict[str, Any] | None) -> RunSummary | None:
+def _summary(d: Mapping[str, JsonValue] | None) -> RunSummary | None:
     if not d:
         return None
     fields = RunSummary.__dataclass_fields__
-    return RunSummary(**{k: (math.nan if v is None and fields[k].type == "float" else v)
-                         for k, v in d.items() if k in fields})
+    # As read back: RunSummary takes the figures as they were written (a damaged file raises, see read_runs).
+    values: dict[str, Any] = {k: (math.nan if v is None and fields[k].type == "float" else v)
+                              for k, v in d.items() if k in fields}
+    return RunSummary(**values)
 
 
-def _segment(run_id: str, lane: str, d: dict[str, Any]) -> Segment:
+class _SegmentEntry(TypedDict):
+    """A segment as the sidecar holds it (run_metadata writes it)."""
+
+    segment: int
+    widths: list[int]
+    batch_size: int
+    flops_per_batch: int
+    first_step: int
+    started_at: float
+    ended_at: float | None
+    pauses: NotRequired[list[tuple[float | None, float | None]]]  # [paused, resumed] while other lanes took turns
+    summary: dict[str, JsonValue] | None
+
+
+def _segment(run_id: str, lane: str, d: _SegmentEntry) -> Segment:
     started = SegmentStarted(run_id, lane, int(d["segment"]), tuple(d["widths"]), int(d["batch_size"]),
                              int(d["flops_per_batch"]), int(d["first_step"]), float(d["started_at"]))
     summary = _summary(d.get("summary"))
-    ended = SegmentEnded(run_id, lane, started.segment, summary, float(d["ended_at"])) \
-        if summary is not None and d.get("ended_at") is not None else None
-    return Segment(started, ended)
+    ended_at = d.get("ended_at")
+    ended = SegmentEnded(run_id, lane, started.segment, summary, float(ended_at)) \
+        if summary is not None and ended_at is not None else None
+    pauses = [(float(paused), None if resumed is None else float(resumed))
+              for paused, resumed in d.get("pauses") or [] if paused is not None]
+    return Segment(started, ended, pauses)
 
 
 def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:

@@ -12,7 +12,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from ..analysis.crossings import SweepPoint
+from ..analysis.points import SweepPoint
 from ..config import LaneSpec, ModelSpec
 from .run_files import csv_text
 from ..results import RunResult, Segment
@@ -164,7 +164,7 @@ _KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool | Non
                int | None: "a whole number"}
 
 
-def _text(value: Any) -> str:
+def _text(value: str | int | float | bool | None) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
@@ -172,7 +172,8 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _parse(text: str, kind: Any) -> Any:
+def _parse(text: str, kind: object) -> str | int | float | bool:
+    """`text` read as `kind`, a column's type as typing.get_type_hints gives it (a class, or a union with None)."""
     text = text.strip()
     if kind is str:
         return text

@@ -11,14 +11,15 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence, cast
 
 from ..config import ConfigError
-from .sweep_files import SweepReading, batches_path, iter_sweep_rows
+from ..json_data import JsonValue
+from .sweeps import SweepReading, batches_path, iter_sweep_rows
 from .sweep_rows import SweepRow, latest_rows
 
 
-def sidecar_of(csv_path: str | os.PathLike) -> dict[str, Any]:
+def sidecar_of(csv_path: str | os.PathLike) -> dict[str, JsonValue]:
     """The JSON sidecar written beside a sweep CSV, or {} when there is none that reads."""
     try:
         meta = json.loads(batches_path(csv_path).with_suffix(".json").read_text(encoding="utf-8"))
@@ -27,7 +28,7 @@ def sidecar_of(csv_path: str | os.PathLike) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def file_prices(meta: Mapping[str, Any]) -> dict[str, float]:
+def file_prices(meta: Mapping[str, JsonValue]) -> dict[str, float]:
     """Prices recorded with a sweep (lane → dollars per hour); any that are not numbers are left out."""
     prices = meta.get("prices")
     if not isinstance(prices, dict):
@@ -86,7 +87,8 @@ def load_sets(paths: Sequence[str], labels: Mapping[str, str] | None = None,
         reading = SweepReading(path)
         rows = latest_rows(iter_sweep_rows(path, reading))  # streamed: a file of any size, kept as its points
         meta = sidecar_of(path)
-        machine = str((meta.get("host") or {}).get("machine") or "")
+        host = cast("Mapping[str, JsonValue]", meta.get("host") or {})  # the host_info() the sidecar was written with
+        machine = str(host.get("machine") or "")
         base = _given_label(path, labels) or machine or Path(path).stem
         label, n = base, 1
         while label in used:

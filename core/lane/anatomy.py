@@ -13,18 +13,25 @@ import dataclasses
 import gc
 import time
 import traceback
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
 
 from ..analysis.anatomy import RUNGS, AnatomyPoint, RungTime, window_plan
-from .steps import Steps, Unsupported, steps_for
+from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
 from .backends import keras_device, require_device, resolve_jit, set_precision, verify_placement
 from ..config import RunConfig
-from .feeding import input_factory, steps_per_epoch
+from .feeding import Source, input_factory, steps_per_epoch
 from ..messages import AnatomyJob, AnatomyMeasured
 from .model import build_model
-from .timing import SegmentClock, make_batch_timer
+from .timing import Logs, SegmentClock, make_batch_timer
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from keras import Model
+
+    from .worker import LaneWorker
 
 WARMUP_STEPS = 2  # per rung, after the first fit compiled the step: first calls of a new loop or iterator
 ROUNDS = 2  # each rung is timed in this many turns, its samples pooled
@@ -41,7 +48,13 @@ def per_window(step_ms: list[float], k: int) -> list[float]:
     return [sum(step_ms[i:i + k]) / k for i in range(0, len(step_ms) - k + 1, k)]
 
 
-def pipelined_clock(keras: Any, k: int, first: int = 0) -> Any:
+class Stamps(Protocol):
+    """What the anatomy reads of the pipelined clock (a keras Callback, of a class made with the lane's keras)."""
+
+    stamps: list[tuple[int, float]]
+
+
+def pipelined_clock(keras: ModuleType, k: int, first: int = 0) -> Stamps:
     """A callback that notes (step, time) at step `first` and every `k` steps after it, in `.stamps`. It is async-safe:
     where Keras dispatches callbacks asynchronously (JAX, torch), it runs in a worker thread once that step's
     results are in, so the training loop never waits for a step."""
@@ -53,7 +66,7 @@ def pipelined_clock(keras: Any, k: int, first: int = 0) -> Any:
             super().__init__()
             self.stamps: list[tuple[int, float]] = []
 
-        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+        def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
             if batch >= first and (batch - first) % k == 0:
                 self.stamps.append((batch, time.perf_counter()))
 
@@ -63,14 +76,14 @@ def pipelined_clock(keras: Any, k: int, first: int = 0) -> Any:
 class Anatomy:
     """The rungs of one compiled model on this lane's device."""
 
-    def __init__(self, keras: Any, model: Any, steps: Steps, source: Callable[[], Any],
+    def __init__(self, keras: ModuleType, model: Model, steps: Steps, source: Callable[[], Source],
                  batches: list[tuple[np.ndarray, np.ndarray]], lane: str, device: str) -> None:
         self.keras, self.model, self.steps, self.source = keras, model, steps, source
         self.host_batches, self.lane, self.device = batches, lane, device
-        self.on_device = [(steps.place(x), steps.place(y)) for x, y in batches]
+        self.on_device: list[Batch] = [(steps.place(x), steps.place(y)) for x, y in batches]
         self.k = 2  # steps per window, set once the step time is known
-        self._loop: Any = None
-        self._stacked: tuple[Any, Any] | None = None
+        self._loop: DeviceLoop | None = None
+        self._stacked: Batch | None = None
 
     # ---------------------------------------------------------------- fit, as Crossover and as a user run it
 
@@ -80,8 +93,9 @@ class Anatomy:
         clock = SegmentClock("anatomy", self.lane, self.device, self.steps.spec.backend, len(self.host_batches[0][1]),
                              "", 1, 0, time.perf_counter(), warmup)
         timer = make_batch_timer(self.keras, clock, emit=lambda _bundle: None, should_stop=lambda: False)
-        self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + steps, callbacks=[timer], verbose=0,
-                       shuffle=False)
+        # verbose=0 (silent) is documented; Keras' fit is unannotated, so the checker takes the type from the default.
+        self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + steps, callbacks=[timer],
+                       verbose=0, shuffle=False)  # pyright: ignore[reportArgumentType]  # verbose: see above
         return per_window([r.ms / max(r.batches, 1) for r in timer.records if not r.warmup], self.k)
 
     def fit_pipelined(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
@@ -91,7 +105,7 @@ class Anatomy:
         k = self.k
         clock = pipelined_clock(self.keras, k, first=warmup - 1)
         self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + k * windows, callbacks=[clock],
-                       verbose=0, shuffle=False)
+                       verbose=0, shuffle=False)  # pyright: ignore[reportArgumentType]  # verbose: as in fit()
         stamps = sorted(clock.stamps)
         return [(b - a) * 1000.0 / k for (_, a), (_, b) in zip(stamps, stamps[1:])]
 
@@ -114,11 +128,13 @@ class Anatomy:
     def step_loop_pipelined(self, windows: int) -> list[float]:
         s, batches, k = self.steps, self.on_device, self.k
         state, out = s.begin(), []
+        loss: Tensor | None = None
         try:
             for w in range(1 + windows):
                 t0 = time.perf_counter()
                 for j in range(k):
                     loss, state = s.step(state, batches[(w * k + j) % len(batches)])
+                assert loss is not None, "a window holds K >= 2 steps"
                 s.read(loss)
                 if w:
                     out.append((time.perf_counter() - t0) * 1000.0 / k)
@@ -141,13 +157,13 @@ class Anatomy:
             s.end(state)
         return out
 
-    def loop(self) -> Any:
+    def loop(self) -> DeviceLoop:
         """The on-device loop of K steps, compiled once (raises Unsupported where the backend has none)."""
         if self._loop is None:
             self._loop = self.steps.device_loop()
         return self._loop
 
-    def stacked(self) -> tuple[Any, Any]:
+    def stacked(self) -> Batch:
         if self._stacked is None:
             picked = [self.host_batches[i % len(self.host_batches)] for i in range(self.k)]
             self._stacked = (self.steps.place(np.stack([x for x, _ in picked])),
@@ -168,13 +184,15 @@ class Anatomy:
             self.step_loop(1, warmup=0)
         else:
             s = self.steps
-            state = s.begin()
+            state: State = s.begin()
+            loss: Tensor | None = None
             try:
                 if rung == "device_loop":
                     loss, state = self.loop()(state, *self.stacked())
                 else:
                     for j in range(k):
                         loss, state = s.step(state, self.on_device[j % len(self.on_device)])
+                assert loss is not None, "a window holds K >= 2 steps"
                 s.read(loss)
             finally:
                 s.end(state)
@@ -188,7 +206,8 @@ class Anatomy:
             self.steps.place(y), pred))))
 
 
-def measure_anatomy(worker: Any, job: AnatomyJob, describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
+def measure_anatomy(worker: LaneWorker, job: AnatomyJob,
+                    describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
     """In the lane (`worker` is its LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
     spec, keras, t_start = worker.spec, worker.keras, time.perf_counter()
     model = anatomy = None

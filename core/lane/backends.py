@@ -6,10 +6,16 @@ the environment decides which devices the backend can see, so it must be set fir
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import ConfigError, LaneSpec, TrainSpec
-from ..machine import usable_cores
+from ..json_data import JsonValue
+from ..machine import GPU_HINT, LABEL, cpu_model, usable_cores
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from keras import Model, Variable
 
 # What each backend does when the config leaves jit unset; recorded with every result.
 DEFAULT_JIT = {"tensorflow": False, "jax": True, "torch": False}
@@ -22,7 +28,7 @@ def resolve_jit(spec: LaneSpec, train: TrainSpec) -> tuple[bool, str]:
     return DEFAULT_JIT[spec.backend], f"{spec.backend} default"
 
 
-def set_precision(keras: Any, spec: LaneSpec, mixed: bool) -> None:
+def set_precision(keras: ModuleType, spec: LaneSpec, mixed: bool) -> None:
     """The dtype policy for the next model: mixed float16 (GPU lanes only), else float32."""
     if mixed and spec.kind != "gpu":
         raise ConfigError("mixed precision is for GPU lanes: on a CPU it only slows training")
@@ -61,9 +67,9 @@ def configure_process(spec: LaneSpec) -> dict[str, Any]:
     return settings
 
 
-def import_keras(spec: LaneSpec, threads: int) -> tuple[Any, dict[str, Any]]:
+def import_keras(spec: LaneSpec, threads: int) -> tuple[ModuleType, dict[str, JsonValue]]:
     """Import Keras on the lane's backend and apply its thread budget; returns (keras, settings)."""
-    settings: dict[str, Any] = {}
+    settings: dict[str, JsonValue] = {}
     if spec.backend == "tensorflow":
         import tensorflow as tf
 
@@ -77,7 +83,7 @@ def import_keras(spec: LaneSpec, threads: int) -> tuple[Any, dict[str, Any]]:
                         inter_op_threads=tf.config.threading.get_inter_op_parallelism_threads(),
                         soft_device_placement=False)
     elif spec.backend == "torch":
-        import torch
+        import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
         if spec.kind == "cpu":
             torch.set_num_threads(threads)
@@ -118,7 +124,7 @@ def gpu_names(backend: str) -> list[str]:
             return [d.device_kind for d in jax.devices("gpu")]
         except Exception:  # no CUDA plugin: RuntimeError, or a bare AssertionError with JAX_PLATFORMS=cuda
             return []
-    import torch
+    import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
     return [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
 
@@ -131,12 +137,12 @@ def keras_device(spec: LaneSpec) -> str:
     return f"gpu:{spec.index}"
 
 
-def variable_device(model: Any, backend: str) -> str:
+def variable_device(model: Model, backend: str) -> str:
     """Where the model's first weight lives, as the backend names it."""
     return variable_device_of(model.weights[0], backend)
 
 
-def verify_placement(model: Any, spec: LaneSpec) -> str:
+def verify_placement(model: Model, spec: LaneSpec) -> str:
     """Raise PlacementError unless every weight lives on the lane's device; returns where it is."""
     wanted_gpu = spec.kind == "gpu"
     for weight in model.weights:
@@ -155,7 +161,7 @@ def _device_index(where: str) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def variable_device_of(weight: Any, backend: str) -> str:
+def variable_device_of(weight: Variable, backend: str) -> str:
     value = weight.value
     if backend == "tensorflow":
         return value.device

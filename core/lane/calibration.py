@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from types import ModuleType
 
 
-def matmul_gflops(keras: Any, size: int = 2048, seconds: float = 1.0) -> float:
+def matmul_gflops(keras: ModuleType, size: int = 2048, seconds: float = 1.0) -> float:
     """Median GFLOP/s of size×size×size float32 products (2·n³ FLOPs each), synchronised per product."""
     ops = keras.ops
     a = keras.random.normal((size, size), seed=1)

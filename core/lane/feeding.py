@@ -1,11 +1,20 @@
 """How batches reach the model: a description is recorded with every result, since it changes speed."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, TypeAlias
 
 import numpy as np
 
 from ..config import ConfigError, LaneSpec
+
+if TYPE_CHECKING:
+    import tensorflow as tf
+
+    from .steps import Tensor
+
+Array: TypeAlias = "np.ndarray | Tensor"  # the training set in host memory, or resident on the lane's device
+# What fit trains from: a tf.data pipeline (TensorFlow), else an endless iterator of (x, y) slices of the set.
+Source: TypeAlias = "tf.data.Dataset | Iterator[tuple[Array, Array]]"
 
 
 def steps_per_epoch(n_samples: int, batch_size: int) -> int:
@@ -16,7 +25,7 @@ def steps_per_epoch(n_samples: int, batch_size: int) -> int:
     return steps
 
 
-def make_input(x: np.ndarray, y: np.ndarray, batch_size: int, spec: LaneSpec, feeding: str) -> tuple[Any, str]:
+def make_input(x: np.ndarray, y: np.ndarray, batch_size: int, spec: LaneSpec, feeding: str) -> tuple[Source, str]:
     """An endless source of (x, y) batches for fit(steps_per_epoch=…) and a sentence saying how it feeds.
 
     Pre-batched and repeated, so the epoch boundary costs no re-shuffle or iterator rebuild
@@ -27,7 +36,7 @@ def make_input(x: np.ndarray, y: np.ndarray, batch_size: int, spec: LaneSpec, fe
 
 
 def input_factory(x: np.ndarray, y: np.ndarray, batch_size: int, spec: LaneSpec,
-                  feeding: str) -> tuple[Callable[[], Any], str]:
+                  feeding: str) -> tuple[Callable[[], Source], str]:
     """As make_input, for several fits from the first batch each: the pipeline (or the copy of the data on the
     device) is made once, and each call of the function gives a source that starts at batch 0."""
     steps = steps_per_epoch(len(y), batch_size)
@@ -54,20 +63,20 @@ def input_factory(x: np.ndarray, y: np.ndarray, batch_size: int, spec: LaneSpec,
     return (lambda: _batches(xs, ys, batch_size, steps)), how
 
 
-def _batches(x: Any, y: Any, batch_size: int, steps: int) -> Iterator[tuple[Any, Any]]:
+def _batches(x: Array, y: Array, batch_size: int, steps: int) -> Iterator[tuple[Array, Array]]:
     while True:
         for i in range(steps):
             sl = slice(i * batch_size, (i + 1) * batch_size)
             yield x[sl], y[sl]
 
 
-def _to_device(a: np.ndarray, spec: LaneSpec) -> Any:
+def _to_device(a: np.ndarray, spec: LaneSpec) -> Tensor:
     if spec.backend == "jax":
         import jax
 
         platform = "cpu" if spec.kind == "cpu" else "gpu"
         return jax.device_put(a, jax.devices(platform)[0 if spec.kind == "cpu" else spec.index])
-    import torch
+    import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
     device = "cpu" if spec.kind == "cpu" else f"cuda:{spec.index}"
     return torch.as_tensor(a, device=device)

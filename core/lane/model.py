@@ -2,16 +2,21 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..config import CLASSES, INPUT_DIM, ModelSpec, TrainSpec
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from keras import KerasTensor, Layer, Model, Variable
+
 _OPTIMIZERS = {"adam": "Adam", "nadam": "Nadam", "sgd": "SGD", "rmsprop": "RMSprop"}
 
 
-def set_seed(keras: Any, seed: int) -> None:
+def set_seed(keras: ModuleType, seed: int) -> None:
     """keras.utils.set_random_seed without TensorFlow in a JAX or torch lane: Keras seeds tf.random whenever
     TensorFlow is installed, which imports it (2-4 s, and its memory) into a lane that never uses it. The same
     seeds otherwise: Python's, NumPy's, Keras' global seed generator, and torch's on the torch backend."""
@@ -31,15 +36,15 @@ def set_seed(keras: Any, seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     if backend == "torch":
-        import torch
+        import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
         torch.manual_seed(seed)
 
 
-def build_model(keras: Any, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> Any:
+def build_model(keras: ModuleType, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> Model:
     """784 → Dense(w, act) → Dropout … → Dense(10, softmax), compiled with explicit speed settings."""
     set_seed(keras, train.seed)
-    layers: list[Any] = [keras.Input(shape=(INPUT_DIM,))]
+    layers: list[KerasTensor | Layer] = [keras.Input(shape=(INPUT_DIM,))]
     for width in spec.widths:
         layers.append(keras.layers.Dense(width, activation=spec.activation))
         if spec.dropout > 0:
@@ -55,7 +60,7 @@ def build_model(keras: Any, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> 
     return model
 
 
-def _create_training_state(keras: Any, model: Any) -> None:
+def _create_training_state(keras: ModuleType, model: Model) -> None:
     """Create the optimizer's slots and the metrics' totals now, outside any traced function.
 
     Keras on TensorFlow (without a distribution strategy) leaves them to the first training step,
@@ -80,14 +85,15 @@ class ModelShelf:
     no trace of its step. A model taken from the shelf is reset to the weights and optimizer state it was
     built with, so a run on it trains exactly as on a new one; its first batches are still warm-up."""
 
-    def __init__(self, keras: Any, max_models: int = SHELF_MODELS, max_params: int = SHELF_PARAMS) -> None:
+    def __init__(self, keras: ModuleType, max_models: int = SHELF_MODELS, max_params: int = SHELF_PARAMS) -> None:
         self.keras, self.max_models, self.max_params = keras, max_models, max_params
-        self._models: dict[tuple, tuple[Any, list[Any]]] = {}  # key → (model, its initial state); oldest first
+        # key → (model, its initial state); oldest first
+        self._models: dict[tuple, tuple[Model, list[np.ndarray]]] = {}
 
     def __len__(self) -> int:
         return len(self._models)
 
-    def get(self, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> tuple[Any, bool]:
+    def get(self, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> tuple[Model, bool]:
         """A model for `spec` and `train`'s compile settings, and whether it came from the shelf."""
         key = (spec, train.batch_size, train.optimizer, train.learning_rate, train.seed,
                train.steps_per_execution, train.mixed_precision, jit)
@@ -111,6 +117,6 @@ class ModelShelf:
         return sum(model.count_params() for model, _ in self._models.values())
 
     @staticmethod
-    def _state(model: Any) -> list[Any]:
+    def _state(model: Model) -> list[Variable]:
         """Everything a step changes: weights (the dropout's seed too) and the optimizer's slots and count."""
         return list(model.variables) + list(model.optimizer.variables)

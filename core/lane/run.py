@@ -8,23 +8,87 @@ segment's first steps are warm-up again.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import os
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from ..analysis.stats import summarize
-from .backends import keras_device, require_device, resolve_jit, set_precision, verify_placement
-from ..config import RunConfig
+from ..json_data import JsonObject
+from .backends import PlacementError, keras_device, require_device, resolve_jit, set_precision, verify_placement
 from .feeding import make_input, steps_per_epoch
+from .load import load_average, others_share
+from .load import sample as cpu_sample
 from ..messages import Bundle, Finish, Proceed, RunJob, SwitchModel
-from ..records import RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded, SegmentStarted, now_iso
+from ..config import ConfigError, LaneSpec, RunConfig
+from ..records import RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded, SegmentStarted, Status, now_iso
+from .data import Dataset, DataError
+from .model import ModelShelf
+from .steering import Steering
 from .timing import SegmentClock, make_batch_timer
+
+if TYPE_CHECKING:
+    from .worker import Heartbeat
 
 SWITCHED_STEADY_STEPS = 60  # a model changed mid-run is measured at least this long (as a sweep point is)
 WAIT_POLL_S = 0.1  # a paced run waiting for its turn checks the cancel flag this often
+
+
+class EventSink(Protocol):
+    """Where a lane's events go: the queue to the app (a multiprocessing queue, or the remote wire)."""
+
+    def put(self, obj: Any, /) -> None: ...
+
+
+class Flag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+class LaneProcess(Protocol):
+    """What a run needs of the lane's process: LaneWorker (core/lane/worker.py), or the anatomy's."""
+
+    spec: LaneSpec
+    events: EventSink
+    cancel: Flag
+    steering: Steering
+    keras: ModuleType
+    settings: dict[str, Any]
+    models: ModelShelf
+    heartbeat: Heartbeat
+
+    def data(self, config: RunConfig) -> Dataset: ...
+
+    def on_phase(self, phase: str) -> None: ...
+
+
+def json_safe(settings: Mapping[str, object]) -> JsonObject:
+    """Only JSON types cross to the parent: a framework's own str subclass (torch's TorchVersion)
+    would make the parent import the framework just to unpickle it."""
+    return json.loads(json.dumps(settings, default=str))
+
+
+def describe_error(exc: BaseException, device: str) -> str:
+    """A sentence for the user; the traceback goes to the lane's stderr."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    lowered = text.lower()
+    if isinstance(exc, MemoryError) or "resourceexhausted" in lowered or "out of memory" in lowered or "oom" in lowered.split():
+        return f"out of memory on {device}: lower the widths or the batch size ({text.splitlines()[0][:300]})"
+    if isinstance(exc, (ConfigError, DataError, PlacementError)):
+        return str(exc)
+    return text.splitlines()[0][:500] if text else type(exc).__name__
+
+
+class SegmentFailed(Exception):
+    """A segment's training raised: what it measured before (`partial`) is the run's last word."""
+
+    def __init__(self, partial: RunSummary) -> None:
+        super().__init__(partial.reason or "a segment failed")
+        self.partial = partial
 
 
 @dataclass(frozen=True)
@@ -49,8 +113,8 @@ def _budget(n_samples: int, config: RunConfig) -> int:
     return t.max_steps if t.max_steps is not None else _epoch_steps(n_samples, config) * t.epochs
 
 
-def run_job(worker: Any, job: RunJob) -> RunSummary | None:
-    """Carry out `job` on `worker` (a core.lane_worker.LaneWorker); every outcome becomes an event."""
+def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
+    """Carry out `job` on the lane's process; every outcome becomes an event."""
     spec, w = worker.spec, worker
     run_id, lane, device = job.run_id, spec.name, spec.name  # device: named once it is checked
     t0, started_at = time.perf_counter(), now_iso()
@@ -74,7 +138,7 @@ def run_job(worker: Any, job: RunJob) -> RunSummary | None:
             # The first model is built before the run is announced: its placement is checked and recorded.
             model, settings["model_reused"] = w.models.get(config.model, t, jit=jit)
             settings["placement"] = verify_placement(model, spec)
-            w.events.put(Bundle((RunStarted(run_id, lane, device, w.json_safe(settings), started_at),)))
+            w.events.put(Bundle((RunStarted(run_id, lane, device, json_safe(settings), started_at),)))
             budget = steps_left
             while config is not None:
                 clock = SegmentClock(run_id, lane, device, spec.backend, config.train.batch_size,
@@ -92,22 +156,25 @@ def run_job(worker: Any, job: RunJob) -> RunSummary | None:
         w.heartbeat.phase = "finishing"
         # A stop while the last segment tidied up leaves it completed; a stop while a paced run waited
         # for its next segment leaves the plan unfinished.
-        status = "cancelled" if (last is not None and last.status == "cancelled") or waited_out else "completed"
+        status = (Status.CANCELLED if (last is not None and last.status == Status.CANCELLED) or waited_out
+                  else Status.COMPLETED)
         summary = _final(last, status, time.perf_counter() - t0)
         w.events.put(Bundle((RunFinished(run_id, lane, summary, now_iso()),)))
         return summary
     except Exception as exc:  # every failure becomes a message; the lane lives on
         traceback.print_exc()
-        reason = w.describe_error(exc, device)
-        last = getattr(exc, "crossover_partial", None) or last
-        failed = _final(last, "failed", time.perf_counter() - t0, reason) if last else summarize(
-            [], run_id=run_id, lane=lane, device=device, status="failed", reason=reason,
+        if isinstance(exc, SegmentFailed):
+            last = exc.partial
+        cause = exc.__cause__ if isinstance(exc, SegmentFailed) and exc.__cause__ is not None else exc
+        reason = describe_error(cause, device)
+        failed = _final(last, Status.FAILED, time.perf_counter() - t0, reason) if last else summarize(
+            [], run_id=run_id, lane=lane, device=device, status=Status.FAILED, reason=reason,
             flops_per_batch=job.config.flops_per_batch, wall_s=time.perf_counter() - t0)
         w.events.put(Bundle((RunFailed(run_id, lane, reason, failed, now_iso()),)))
         return failed
 
 
-def _prepare(w: Any, config: RunConfig, data: Any, sources: dict) -> dict[str, Any]:
+def _prepare(w: LaneProcess, config: RunConfig, data: Dataset, sources: dict) -> dict[str, Any]:
     """Settings a segment's model changes: dtype policy; returns what to record of it."""
     t, spec = config.train, w.spec
     set_precision(w.keras, spec, t.mixed_precision)
@@ -117,7 +184,8 @@ def _prepare(w: Any, config: RunConfig, data: Any, sources: dict) -> dict[str, A
     return {"feeding": sources[key][1]}
 
 
-def _train(w: Any, config: RunConfig, clock: SegmentClock, data: Any, sources: dict, model: Any = None) -> _Segment:
+def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset, sources: dict,
+           model: Any = None) -> _Segment:
     t, spec = config.train, w.spec
     w.heartbeat.phase = "preparing"
     if model is None:  # a segment after the first: its own dtype policy and input, then its model
@@ -129,31 +197,32 @@ def _train(w: Any, config: RunConfig, clock: SegmentClock, data: Any, sources: d
                                         config.flops_per_batch, clock.first_step, time.time()),)))
     timer = make_batch_timer(w.keras, clock, emit=w.events.put, should_stop=w.cancel.is_set, steering=w.steering,
                              on_phase=w.on_phase)
-    started = time.perf_counter()
+    started, machine = time.perf_counter(), cpu_sample()
     try:
         model.fit(source, epochs=10**6, steps_per_epoch=_epoch_steps(len(data), config), callbacks=[timer],
                   verbose=0, shuffle=False)
     except Exception as exc:
         # What this segment measured before it failed is the run's last word: keep its summary.
-        exc.crossover_partial = summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device,
-                                          status="failed", flops_per_batch=config.flops_per_batch,
-                                          wall_s=time.perf_counter() - started)
-        raise
-    status = {"budget": "completed", "cancel": "cancelled", "switch": "switched"}[timer.stopped_by]
+        raise SegmentFailed(summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device,
+                                      status=Status.FAILED, flops_per_batch=config.flops_per_batch,
+                                      wall_s=time.perf_counter() - started)) from exc
+    status = {"budget": Status.COMPLETED, "cancel": Status.CANCELLED, "switch": Status.SWITCHED}[timer.stopped_by]
     logs = timer.epoch_logs
-    summary = summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device, status=status,
-                        flops_per_batch=config.flops_per_batch, wall_s=time.perf_counter() - started,
-                        final_loss=logs.get("loss", math.nan), final_accuracy=logs.get("accuracy", math.nan))
+    summary = dataclasses.replace(
+        summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device, status=status,
+                  flops_per_batch=config.flops_per_batch, wall_s=time.perf_counter() - started,
+                  final_loss=logs.get("loss", math.nan), final_accuracy=logs.get("accuracy", math.nan)),
+        others_cpu=others_share(machine, cpu_sample()), load_avg=load_average())
     w.events.put(Bundle((SegmentEnded(clock.run_id, clock.lane, clock.segment, summary, time.time()),)))
     del model
     return _Segment(timer.steps, timer.stopped_by, timer.switch_to, summary)
 
 
-def _next(w: Any, job: RunJob, done: _Segment, data: Any,
+def _next(w: LaneProcess, job: RunJob, done: _Segment, data: Dataset,
           steps_left: int) -> tuple[RunConfig | None, int, bool]:
     """The next segment's model and step budget, or None when the run is over; and whether a stop
     came while a paced run waited for it."""
-    if done.stopped_by == "switch":
+    if done.stopped_by == "switch" and done.switch_to is not None:
         return done.switch_to, _switched_budget(done.switch_to, data, steps_left), False
     if w.steering.asked():  # a new model asked for just as the budget ran out
         message = w.steering.steer(0)
@@ -171,14 +240,14 @@ def _next(w: Any, job: RunJob, done: _Segment, data: Any,
     return None, 0, True
 
 
-def _switched_budget(config: RunConfig, data: Any, steps_left: int) -> int:
+def _switched_budget(config: RunConfig, data: Dataset, steps_left: int) -> int:
     """A model changed mid-run trains for what the run had left, and at least long enough to measure."""
     if config.train.max_steps is not None:
         return config.train.max_steps
     return max(steps_left, config.train.warmup_steps + SWITCHED_STEADY_STEPS)
 
 
-def _final(last: RunSummary | None, status: str, wall_s: float, reason: str = "") -> RunSummary:
+def _final(last: RunSummary | None, status: Status, wall_s: float, reason: str = "") -> RunSummary:
     """The run's summary: its last segment's figures, with the run's status."""
     if last is None:
         return RunSummary("", "", "", status, reason=reason, wall_s=wall_s)

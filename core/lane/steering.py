@@ -8,11 +8,26 @@ from __future__ import annotations
 
 import collections
 import queue
-from typing import Any
+from typing import Protocol, Union
 
-from ..messages import Finish, Proceed, SwitchModel
+from ..messages import Finish, Job, Pause, Proceed, Resume, Steer, SwitchModel
 
-STEERS = (SwitchModel, Proceed, Finish)
+STEERS = (SwitchModel, Proceed, Finish, Pause, Resume)
+Message = Union[Job, Steer]  # what comes down a lane's job queue
+
+
+class Jobs(Protocol):
+    """The lane's job queue: a multiprocessing queue (a local lane) or a queue.Queue (a remote lane's worker)."""
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Message: ...
+
+    def get_nowait(self) -> Message: ...
+
+
+class Count(Protocol):
+    """Steering messages sent: a shared RawValue (a local lane) or a Counter."""
+
+    value: int
 
 
 class Counter:
@@ -25,23 +40,23 @@ class Counter:
 class Steering:
     """The lane's side: `asked()` after each step, `receive()` to take the next message."""
 
-    def __init__(self, jobs: Any, attention: Any) -> None:
+    def __init__(self, jobs: Jobs, attention: Count | None) -> None:
         self._jobs = jobs
-        self._attention = attention if attention is not None else Counter()
+        self._attention: Count = attention if attention is not None else Counter()
         self._seen = 0
-        self._held: collections.deque = collections.deque()  # jobs that came while a run was listening
+        self._held: collections.deque[Message] = collections.deque()  # jobs that came while a run was listening
 
     def asked(self) -> bool:
         """Whether a steering message has been sent that this lane has not read yet."""
         return self._attention.value > self._seen
 
-    def receive(self, timeout: float | None = None) -> Any | None:
+    def receive(self, timeout: float | None = None) -> Message | None:
         """The next message (a held job first); None when none came within `timeout` (0: don't wait)."""
         if self._held:
             return self._held.popleft()
         return self._take(timeout)
 
-    def steer(self, timeout: float | None = None) -> Any | None:
+    def steer(self, timeout: float | None = None) -> Steer | None:
         """The next steering message, keeping any other job (CloseLane) for the lane's loop to take."""
         while True:
             message = self._take(timeout)
@@ -49,7 +64,7 @@ class Steering:
                 return message
             self._held.append(message)
 
-    def _take(self, timeout: float | None) -> Any | None:
+    def _take(self, timeout: float | None) -> Message | None:
         try:
             if timeout is not None and timeout <= 0:
                 message = self._jobs.get_nowait()

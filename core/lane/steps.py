@@ -6,14 +6,35 @@ one compiled call (JAX `lax.scan`, TensorFlow `tf.while_loop`, PyTorch a CUDA gr
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, TypeAlias, cast
 
 import numpy as np
 
 from ..config import LaneSpec
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    import jax
+    import tensorflow as tf
+    import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
+    from keras import Model, Variable
+
+# An array on the lane's device, of the backend the lane imported: a batch's x or y, a loss, K stacked batches.
+# (torch.Tensor is checked where torch is installed; elsewhere the checker cannot know it.)
+Tensor: TypeAlias = "jax.Array | tf.Tensor | torch.Tensor"
+Batch: TypeAlias = "tuple[Tensor, Tensor]"  # (x, y) on the device
+# What a loop of steps carries from one step to the next: on JAX the model's arrays (trainable, non-trainable,
+# optimizer, metrics), which Keras' jitted step takes and gives back; the other backends keep it in the variables.
+JaxState: TypeAlias = "tuple[list[jax.Array], list[jax.Array], list[jax.Array], list[jax.Array]]"
+State: TypeAlias = "JaxState | None"
+Logs: TypeAlias = "Mapping[str, Tensor]"  # what Keras' train step returns: metric name → value, "loss" among them
 # loop(state, xs, ys) → (loss of the last step, state): K steps in one call, xs stacked (K, batch, 784).
-DeviceLoop = Callable[[Any, Any, Any], tuple[Any, Any]]
+DeviceLoop: TypeAlias = "Callable[[State, Tensor, Tensor], tuple[Tensor, State]]"
+# Keras declares `model.train_function` None until `make_train_function` has set it; what it then holds, by backend:
+JaxTrainFunction: TypeAlias = "Callable[[JaxState, Iterator[Batch]], tuple[Logs, JaxState]]"
+TrainFunction: TypeAlias = "Callable[[Iterator[Batch]], Logs]"  # TensorFlow
+TorchTrainFunction: TypeAlias = "Callable[[list[Batch]], Logs]"
 
 
 class Unsupported(Exception):
@@ -25,13 +46,13 @@ class _One:
 
     __slots__ = ("batch",)
 
-    def __init__(self, batch: Any) -> None:
-        self.batch = batch
+    def __init__(self, batch: Batch) -> None:
+        self.batch: Batch | None = batch
 
     def __iter__(self) -> _One:
         return self
 
-    def __next__(self) -> Any:
+    def __next__(self) -> Batch:
         batch, self.batch = self.batch, None
         if batch is None:
             raise StopIteration
@@ -41,11 +62,11 @@ class _One:
 class Steps:
     """One backend's step, state and placement for a compiled model (after its first `fit`)."""
 
-    def __init__(self, keras: Any, model: Any, spec: LaneSpec) -> None:
+    def __init__(self, keras: ModuleType, model: Model, spec: LaneSpec) -> None:
         self.keras, self.model, self.spec = keras, model, spec
         model.make_train_function()
 
-    def variables(self) -> list[Any]:
+    def variables(self) -> list[Variable]:
         m = self.model
         return list(m.trainable_variables) + list(m.non_trainable_variables) + list(m.optimizer.variables) \
             + list(m.metrics_variables)
@@ -58,21 +79,21 @@ class Steps:
         for variable, value in zip(self.variables(), saved):
             variable.assign(value)
 
-    def begin(self) -> Any:
+    def begin(self) -> State:
         """The state a loop of steps carries (JAX: the model's arrays; the others keep it in the variables)."""
         return None
 
-    def end(self, state: Any) -> None:
+    def end(self, state: State) -> None:
         """Write a loop's state back into the model's variables."""
 
-    def step(self, state: Any, batch: Any) -> tuple[Any, Any]:
+    def step(self, state: State, batch: Batch) -> tuple[Tensor, State]:
         raise NotImplementedError
 
-    def read(self, loss: Any) -> float:
+    def read(self, loss: Tensor) -> float:
         """The loss as a Python float: waits for the device to finish the step."""
         return float(self.keras.ops.convert_to_numpy(loss))
 
-    def place(self, array: np.ndarray) -> Any:
+    def place(self, array: np.ndarray) -> Tensor:
         raise NotImplementedError
 
     def device_loop(self) -> DeviceLoop:
@@ -80,24 +101,26 @@ class Steps:
 
 
 class JaxSteps(Steps):
-    def begin(self) -> Any:
+    def begin(self) -> JaxState:
         # Keras' jitted step donates its state: the variables must let go of the arrays, as fit does.
         return self.model._get_jax_state(trainable_variables=True, non_trainable_variables=True,
                                          optimizer_variables=True, metrics_variables=True,
                                          purge_model_variables=True)
 
-    def end(self, state: Any) -> None:
+    def end(self, state: State) -> None:
+        assert state is not None, "a JAX loop carries its state from begin() to end()"
         trainable, non_trainable, optimizer, metrics = state
         self.model._jax_state = {"trainable_variables": trainable, "non_trainable_variables": non_trainable,
                                  "optimizer_variables": optimizer, "metrics_variables": metrics}
         self.model._jax_state_synced = False
         self.model.jax_state_sync()
 
-    def step(self, state: Any, batch: Any) -> tuple[Any, Any]:
-        logs, state = self.model.train_function(state, _One(batch))
+    def step(self, state: State, batch: Batch) -> tuple[Tensor, State]:
+        assert state is not None, "a JAX step takes the state begin() gave"
+        logs, state = cast("JaxTrainFunction", self.model.train_function)(state, _One(batch))
         return logs["loss"], state
 
-    def place(self, array: np.ndarray) -> Any:
+    def place(self, array: np.ndarray) -> jax.Array:
         import jax
 
         # To the lane's device (the keras.device scope sets JAX's default device), uncommitted as fit's
@@ -111,8 +134,8 @@ class JaxSteps(Steps):
             raise Unsupported("jit is off: with no compiled step there is no on-device loop (turn jit on)")
         model = self.model
 
-        def loop(state: Any, xs: Any, ys: Any) -> tuple[Any, Any]:
-            def body(state: Any, batch: Any) -> tuple[Any, Any]:
+        def loop(state: JaxState, xs: jax.Array, ys: jax.Array) -> tuple[jax.Array, JaxState]:
+            def body(state: JaxState, batch: tuple[jax.Array, jax.Array]) -> tuple[JaxState, jax.Array]:
                 logs, state = model.train_step(state, batch)
                 return state, logs["loss"]
 
@@ -123,11 +146,11 @@ class JaxSteps(Steps):
 
 
 class TensorFlowSteps(Steps):
-    def step(self, state: Any, batch: Any) -> tuple[Any, Any]:
+    def step(self, state: State, batch: Batch) -> tuple[Tensor, State]:
         # With a Python iterator, Keras' train_function calls its compiled one-step function directly.
-        return self.model.train_function(_One(batch))["loss"], None
+        return cast("TrainFunction", self.model.train_function)(_One(batch))["loss"], None
 
-    def place(self, array: np.ndarray) -> Any:
+    def place(self, array: np.ndarray) -> tf.Tensor:
         import tensorflow as tf
 
         # Under the lane's keras.device scope: identity makes the copy to that device now, not per step.
@@ -138,8 +161,8 @@ class TensorFlowSteps(Steps):
 
         model = self.model
 
-        def loop(xs: Any, ys: Any) -> Any:
-            def body(i: Any, _loss: Any) -> tuple[Any, Any]:
+        def loop(xs: tf.Tensor, ys: tf.Tensor) -> tf.Tensor:
+            def body(i: tf.Tensor, _loss: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
                 logs = model.train_step((xs[i], ys[i]))
                 return i + 1, tf.cast(logs["loss"], tf.float32)
 
@@ -151,22 +174,23 @@ class TensorFlowSteps(Steps):
 
 
 class TorchSteps(Steps):
-    def step(self, state: Any, batch: Any) -> tuple[Any, Any]:
-        return self.model.train_function([batch])["loss"], None
+    def step(self, state: State, batch: Batch) -> tuple[Tensor, State]:
+        return cast("TorchTrainFunction", self.model.train_function)([batch])["loss"], None
 
-    def place(self, array: np.ndarray) -> Any:
-        import torch
+    def place(self, array: np.ndarray) -> torch.Tensor:
+        import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
         return torch.as_tensor(array, device="cpu" if self.spec.kind == "cpu" else f"cuda:{self.spec.index}")
 
     def device_loop(self) -> DeviceLoop:
         if self.spec.kind != "gpu":
             raise Unsupported("PyTorch has no on-device loop on a CPU: it needs a CUDA graph, which needs a GPU")
-        import torch
+        import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
-        model, graphs = self.model, {}
+        model = self.model
+        graphs: dict[tuple[int, int, int], tuple[torch.cuda.CUDAGraph, torch.Tensor]] = {}
 
-        def loop(state: Any, xs: Any, ys: Any) -> tuple[Any, Any]:
+        def loop(state: State, xs: torch.Tensor, ys: torch.Tensor) -> tuple[torch.Tensor, State]:
             key = (xs.data_ptr(), ys.data_ptr(), xs.shape[0])
             if key not in graphs:
                 # The recipe of torch.cuda.graphs: warm up on a side stream, then capture K steps once.
@@ -177,10 +201,12 @@ class TorchSteps(Steps):
                         model.train_step((xs[0], ys[0]))
                 torch.cuda.current_stream().wait_stream(side)
                 graph = torch.cuda.CUDAGraph()
+                last: torch.Tensor | None = None
                 with torch.cuda.graph(graph):
                     for i in range(xs.shape[0]):
-                        loss = model.train_step((xs[i], ys[i]))["loss"]
-                graphs[key] = (graph, loss)
+                        last = model.train_step((xs[i], ys[i]))["loss"]
+                assert last is not None, "a window holds K >= 1 steps"
+                graphs[key] = (graph, last)
             graph, loss = graphs[key]
             graph.replay()
             return loss, state
@@ -188,5 +214,5 @@ class TorchSteps(Steps):
         return loop
 
 
-def steps_for(keras: Any, model: Any, spec: LaneSpec) -> Steps:
+def steps_for(keras: ModuleType, model: Model, spec: LaneSpec) -> Steps:
     return {"jax": JaxSteps, "tensorflow": TensorFlowSteps, "torch": TorchSteps}[spec.backend](keras, model, spec)

@@ -6,6 +6,10 @@ allocators for the first time. With steps per execution N, a record that holds a
 steps is warm-up. Warm-up records are kept and exported, flagged, and left out of steady-state
 statistics (core/analysis/).
 
+Turns: a Pause (lanes taking turns) ends the lane's turn at the next batch end. The timer says so
+(TurnEnded) and waits there, inside the segment, for Resume; the step after it is marked `resumed`,
+and its clock starts at its own batch's beginning, so the wait is no step's time.
+
 Clock: each step's ms runs from the end of the previous step to the end of this one, read after
 the loss was fetched from the device (Keras syncs to hand it over), so the device had finished:
 this is synced step latency, not pipelined throughput.
@@ -14,12 +18,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, SupportsFloat, TypeAlias
 
-from ..messages import Bundle, SwitchModel
-from ..records import BatchTiming, EpochEnded
+from ..config import RunConfig
+from ..messages import Bundle, Pause, Resume, Steer, SwitchModel
+from ..records import BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from .steering import Steering
+
+TURN_POLL_S = 0.05  # a lane waiting for its turn checks the cancel flag this often
 FLUSH_INTERVAL_S = 0.05  # send records in small bundles: one queue put per batch costs more
+# What Keras hands a callback: metric name → value (a float, or a NumPy or backend scalar that float() reads).
+Logs: TypeAlias = Mapping[str, SupportsFloat]
 
 
 @dataclass(frozen=True)
@@ -40,9 +53,21 @@ class SegmentClock:
     max_seconds: float | None = None  # steady seconds of this segment
 
 
-def make_batch_timer(keras: Any, clock: SegmentClock, *, emit: Callable[[Bundle], None],
-                     should_stop: Callable[[], bool], steering: Any = None,
-                     on_phase: Callable[[str], None] | None = None) -> Any:
+class StepTimer(Protocol):
+    """What the run reads of the timer after its fit (the callback's class is made with the lane's keras)."""
+
+    records: list[BatchTiming]
+    epoch_logs: dict[str, float]
+    stopped_by: str
+    switch_to: RunConfig | None
+
+    @property
+    def steps(self) -> int: ...
+
+
+def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[Bundle], None],
+                     should_stop: Callable[[], bool], steering: Steering | None = None,
+                     on_phase: Callable[[str], None] | None = None) -> StepTimer:
     """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late).
 
     After each step it checks the cancel flag and `steering` (a core.steering.Steering, whose
@@ -59,8 +84,8 @@ def make_batch_timer(keras: Any, clock: SegmentClock, *, emit: Callable[[Bundle]
             self.records: list[BatchTiming] = []
             self.epoch_logs: dict[str, float] = {}
             self.stopped_by = "budget"
-            self.switch_to: Any = None
-            self._pending: list[Any] = []
+            self.switch_to: RunConfig | None = None
+            self._pending: list[LaneEvent] = []
             self._last_flush = 0.0
             self._epoch = 0
             self._begin = 0.0
@@ -68,18 +93,19 @@ def make_batch_timer(keras: Any, clock: SegmentClock, *, emit: Callable[[Bundle]
             self._prev_end: float | None = None
             self._steps = 0
             self._steady_s = 0.0
+            self._resumed = False
 
-        def on_train_begin(self, logs: Any = None) -> None:
+        def on_train_begin(self, logs: Logs | None = None) -> None:
             self._last_flush = time.perf_counter()
 
-        def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
+        def on_epoch_begin(self, epoch: int, logs: Logs | None = None) -> None:
             self._epoch, self._prev_end = epoch, None
 
-        def on_train_batch_begin(self, batch: int, logs: Any = None) -> None:
+        def on_train_batch_begin(self, batch: int, logs: Logs | None = None) -> None:
             self._begin_batch = batch
             self._begin = time.perf_counter()
 
-        def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
+        def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
             # Fetching the loss waits for the device: the step has really finished now.
             loss = float((logs or {}).get("loss", float("nan")))
             end = time.perf_counter()
@@ -91,7 +117,8 @@ def make_batch_timer(keras: Any, clock: SegmentClock, *, emit: Callable[[Bundle]
                                  batch=batch + 1, step=c.first_step + self._steps + n, start_s=start - c.t0,
                                  ms=(end - start) * 1000.0, samples=n * c.batch_size, warmup=warmup,
                                  loss=loss, batches=n, backend=c.backend, widths=c.widths,
-                                 batch_size=c.batch_size, segment=c.segment)
+                                 batch_size=c.batch_size, segment=c.segment, resumed=self._resumed)
+            self._resumed = False
             if self._steps == 0:
                 phase("training")
             self._steps += n
@@ -108,16 +135,36 @@ def make_batch_timer(keras: Any, clock: SegmentClock, *, emit: Callable[[Bundle]
                 self.model.stop_training, self.stopped_by = True, "cancel"
             elif steering is not None and steering.asked():
                 message = steering.steer(0)
+                if isinstance(message, Pause):
+                    message = self._wait_for_turn(steering, record)
                 if isinstance(message, SwitchModel):
                     self.model.stop_training, self.stopped_by, self.switch_to = True, "switch", message.config
+                elif message == "cancel":
+                    self.model.stop_training, self.stopped_by = True, "cancel"
 
-        def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
+        def _wait_for_turn(self, steering: Steering, last: BatchTiming) -> Steer | str | None:
+            """The turn is over: say so, and wait here, mid-segment, until it comes back (Resume), the
+            model changes (SwitchModel) or a stop. The wait is no step's time: the next record starts
+            at its own batch's beginning, and is marked resumed."""
+            self._pending.append(TurnEnded(c.run_id, c.lane, c.segment, last.step, time.time()))
+            self.flush()
+            phase("waiting")
+            while not should_stop():
+                message = steering.steer(TURN_POLL_S)
+                if isinstance(message, (Resume, SwitchModel)):
+                    phase("training")
+                    self._prev_end, self._resumed = None, True
+                    self._pending.append(TurnResumed(c.run_id, c.lane, c.segment, time.time()))
+                    return message
+            return "cancel"
+
+        def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
             self.epoch_logs = {k: float(v) for k, v in (logs or {}).items()}
             self._pending.append(EpochEnded(c.run_id, c.lane, epoch + 1, self.epoch_logs.get("loss", float("nan")),
                                             self.epoch_logs.get("accuracy", float("nan"))))
             self.flush()
 
-        def on_train_end(self, logs: Any = None) -> None:
+        def on_train_end(self, logs: Logs | None = None) -> None:
             phase("finishing")
             self.flush()
 

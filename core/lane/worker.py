@@ -6,7 +6,6 @@ core/messages.py: lane events travel in `Bundle`s, the rest answer the job they 
 from __future__ import annotations
 
 import gc
-import json
 import math
 import multiprocessing
 import multiprocessing.connection
@@ -15,24 +14,17 @@ import signal
 import threading
 import time
 import traceback
-from typing import Any
 
-from .backends import PlacementError, configure_process, gpu_names, import_keras, keras_device, require_device
+from .backends import configure_process, gpu_names, import_keras, keras_device, require_device
 from ..machine import cpu_model
-from ..config import ConfigError, LaneSpec, RunConfig
-from .data import DataError, load
+from ..config import LaneSpec, RunConfig
+from .data import Dataset, load
 from .anatomy import measure_anatomy
-from .run import run_job
+from .run import EventSink, Flag, describe_error, json_safe, run_job
 from .model import ModelShelf
 from ..messages import (AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed, LaneStatus,
                         ProbeJob, Probed, RunJob)
-from .steering import Steering
-
-
-def json_safe(settings: dict[str, Any]) -> dict[str, Any]:
-    """Only JSON types cross to the parent: a framework's own str subclass (torch's TorchVersion)
-    would make the parent import the framework just to unpickle it."""
-    return json.loads(json.dumps(settings, default=str))
+from .steering import Count, Jobs, Steering
 
 
 def rss_mb() -> float:
@@ -43,17 +35,6 @@ def rss_mb() -> float:
         return float("nan")
 
 
-def describe_error(exc: BaseException, device: str) -> str:
-    """A sentence for the user; the traceback goes to the lane's stderr."""
-    text = f"{type(exc).__name__}: {exc}".strip()
-    lowered = text.lower()
-    if isinstance(exc, MemoryError) or "resourceexhausted" in lowered or "out of memory" in lowered or "oom" in lowered.split():
-        return f"out of memory on {device}: lower the widths or the batch size ({text.splitlines()[0][:300]})"
-    if isinstance(exc, (ConfigError, DataError, PlacementError)):
-        return str(exc)
-    return text.splitlines()[0][:500] if text else type(exc).__name__
-
-
 HEARTBEAT_S = 2.0
 
 
@@ -61,7 +42,7 @@ class Heartbeat:
     """Says the lane is alive while a run prepares or finishes; silent while batches flow (their records
     speak then), so the app's watchdog catches a lane stuck in a step as well as a frozen one."""
 
-    def __init__(self, events: Any) -> None:
+    def __init__(self, events: EventSink) -> None:
         self.events = events
         self.phase = "idle"  # idle | preparing | training | waiting (a paced run between segments) | finishing
         threading.Thread(target=self._beat, name="crossover-heartbeat", daemon=True).start()
@@ -89,7 +70,7 @@ def watch_parent() -> None:
 class LaneWorker:
     """State of one lane process: its backend, its cached data, its device."""
 
-    def __init__(self, spec: LaneSpec, events: Any, cancel: Any, steering: Steering) -> None:
+    def __init__(self, spec: LaneSpec, events: EventSink, cancel: Flag, steering: Steering) -> None:
         self.spec, self.events, self.cancel, self.steering = spec, events, cancel, steering
         self.heartbeat = Heartbeat(events)
         self.heartbeat.phase = "preparing"  # importing a framework can take a while on a busy machine
@@ -99,7 +80,7 @@ class LaneWorker:
         self.models = ModelShelf(self.keras)  # a model timed again skips its build and trace
         self.heartbeat.phase = "idle"
         self._data_key: tuple | None = None
-        self._data: Any = None
+        self._data: Dataset | None = None
 
     def probe(self) -> Probed:
         try:
@@ -110,7 +91,7 @@ class LaneWorker:
             error = ""
         return Probed(self.spec.backend, tuple(names), cpu_model(), json_safe(self.settings), error)
 
-    def data(self, config: RunConfig) -> Any:
+    def data(self, config: RunConfig) -> Dataset:
         t = config.train
         stamp = None
         if t.data.endswith(".npz"):  # a file replaced at the same path must be read again
@@ -120,7 +101,7 @@ class LaneWorker:
             except OSError:
                 stamp = None
         key = (t.data, t.samples, t.preprocessing, t.seed, stamp)
-        if key != self._data_key:
+        if key != self._data_key or self._data is None:
             self._data, self._data_key = load(t.data, t.samples, t.preprocessing, t.seed), key
         return self._data
 
@@ -136,8 +117,6 @@ class LaneWorker:
     def on_phase(self, phase: str) -> None:
         self.heartbeat.phase = phase
 
-    json_safe = staticmethod(json_safe)
-    describe_error = staticmethod(describe_error)
 
     def calibrate(self, size: int, seconds: float) -> Calibrated:
         """Achievable GFLOP/s: a size×size float32 matrix product, repeated for about `seconds`."""
@@ -162,8 +141,8 @@ def redirect_output(log_path: str | None) -> None:
     os.close(fd)
 
 
-def lane_main(spec: LaneSpec, jobs: Any, events: Any, cancel: Any, log_path: str | None = None,
-              attention: Any = None) -> None:
+def lane_main(spec: LaneSpec, jobs: Jobs, events: EventSink, cancel: Flag, log_path: str | None = None,
+              attention: Count | None = None) -> None:
     """Entry point of the lane process (multiprocessing, spawn); `attention` counts the steering
     messages put on `jobs` (core/lane/steering.py)."""
     redirect_output(log_path)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..analysis.crossings import find_crossovers
+from ..analysis.leads import RefineTarget
 from ..machine import INSTALL_HINT, LABEL
 from ..config import BACKENDS, ConfigError, LaneSpec, RunConfig
 from ..engine.devices import backend_version
@@ -123,7 +124,7 @@ def rank_ladder(results: Sequence[SweepResult]) -> list[LadderRank]:
                                     "width (with many steps per execution, raise --steady-steps)"))
             continue
         at = {p.lane: p.median_ms for p in points if p.width == widths[0]}
-        slower = max(at, key=at.get)
+        slower = max(at, key=lambda lane: at[lane])
         found = find_crossovers(points)
         if found:
             words = "; ".join(f"{c.faster_above} faster above about {fmt_num(c.width, 2)} units "
@@ -144,6 +145,6 @@ def ladder_lines(ranks: Sequence[LadderRank], settings: Sequence[KnobSetting]) -
     return lines
 
 
-def check_ladder(compare: str | None, refine: object) -> None:
+def check_ladder(compare: str | None, refine: RefineTarget | None) -> None:
     if compare or refine is not None:
         raise ConfigError("--ladder runs its own settings: leave out --compare and --refine")

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..analysis.crossings import SweepPoint, by_lane
+from ..analysis.points import SweepPoint, by_lane
 from ..analysis.fits import fit_cost_model, predicted_crossover
 from ..config import ConfigError
 from ..analysis.leads import (Bracket, RefineTarget, Refinement, Site, answer, brackets_and_ties, doubtful,

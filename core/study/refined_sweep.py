@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Callable, Sequence
 
-from ..analysis.crossings import SweepPoint
+from ..analysis.points import SweepPoint
 from ..analysis.stats import summarize
 from ..config import ConfigError, LaneSpec
 from ..records import BatchTiming, LaneEvent

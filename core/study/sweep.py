@@ -1,6 +1,6 @@
 """Sweeps: the same MLP at growing widths (and batch sizes) on each lane, one point at a time.
 
-Files live in core/files/sweep_files.py, the row type in core/files/sweep_rows.py; this module decides what
+Files live in core/files/sweeps.py, the row type in core/files/sweep_rows.py; this module decides what
 to measure and measures it.
 """
 from __future__ import annotations

@@ -8,10 +8,11 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
-from ..analysis.crossings import SweepPoint, by_lane, lane_pair
+from ..analysis.points import SweepPoint
+from ..analysis.verdict import State, verdicts
 from ..analysis.anatomy import AnatomyPoint, Part, floor_points, stacked
-from .sweep import other_lane
 from .numbers import MISSING, fmt_num, fmt_range
+from .verdict import change_words
 
 APPROX_ZERO = "≈0"
 SYNCED_CLOCK = "synced clock"
@@ -59,10 +60,11 @@ def why_sentence(point: AnatomyPoint) -> str:
     segments = dict(stacked(point))
     said = []
     if "device_work" in segments:
-        device = segments["device_work"]
+        device, loop = segments["device_work"], point.rung("device_loop")
+        assert loop is not None, "the device's work is what the device_loop rung measured"
         said.append(f"{fmt_num(device)} ms is {device_word(point)} working" if device < fit.median_ms else
                     f"all of it is {device_word(point)} working (an on-device loop takes "
-                    f"{fmt_num(point.rung('device_loop').median_ms)} ms, within the spread)")
+                    f"{fmt_num(loop.median_ms)} ms, within the spread)")
     overhead = segments.get("fit_and_input", 0.0) + segments.get("host_dispatch", 0.0)
     if overhead > 0:
         what = ("Keras fit and dispatch" if point.rung("device_loop") is not None
@@ -113,7 +115,7 @@ def clock_parts(medians: Mapping[str, float], anatomy: Mapping[str, AnatomyPoint
     synced = {lane: ms for lane, ms in medians.items() if math.isfinite(ms) and ms > 0}
     if len(known) < 2 or len(synced) < 2 or set(known) != set(synced):
         return base, f"the {PIPELINED_CLOCK} is not measured for this model (press Why)", False
-    fast_synced, fast_piped = min(synced, key=synced.get), min(known, key=known.get)
+    fast_synced, fast_piped = min(synced, key=lambda lane: synced[lane]), min(known, key=lambda lane: known[lane])
     if fast_synced == fast_piped:
         return base, f"the {PIPELINED_CLOCK} agrees", False
     return base, (f"the {PIPELINED_CLOCK} disagrees: {fast_piped} is faster when steps are not waited for "
@@ -129,20 +131,21 @@ def clock_note(medians: Mapping[str, float], anatomy: Mapping[str, AnatomyPoint]
 # ---------------------------------------------------------------- the floor crossover of a sweep
 
 def floor_crossover_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
-    """"with an on-device loop jax:gpu0 would win above about 20 units", per group and pair of lanes."""
+    """"with an on-device loop jax:gpu0 would win above about 20 units", per group and pair of lanes, by the
+    one crossing rule (core/analysis/verdict.py)."""
     lines = []
     for label, points in groups.items():
-        lanes = by_lane(floor_points(points))
         prefix = f"{label}: " if len(groups) > 1 else ""
-        names = sorted(lanes)
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                widths, d, found = lane_pair(lanes, a, b)
-                if found:
-                    lines += [f"{prefix}with an on-device loop {c.faster_above} would win above about "
-                              f"{fmt_num(c.width, 2)} units ({other_lane(c)} below)" for c in found]
-                elif len(widths) >= 2:
-                    faster = b if max(d) > 0 else a
-                    lines.append(f"{prefix}with an on-device loop {faster} would be faster throughout "
-                                 f"(widths {widths[0]} to {widths[-1]}): the floors do not cross")
+        for v in verdicts(floor_points(points)):
+            if v.state is State.NOT_ENOUGH:
+                continue
+            if v.state is State.CROSSES:
+                lines += [f"{prefix}with an on-device loop " + change_words(c).replace(" is faster ", " would win ")
+                          for c in v.changes]
+            elif v.state is State.LEADS:
+                lines.append(f"{prefix}with an on-device loop {v.leader} would be faster wherever they differ "
+                             f"(widths {v.widths[0]:,} to {v.widths[-1]:,}): the floors do not cross")
+            else:
+                lines.append(f"{prefix}with an on-device loop {v.lanes[0]} and {v.lanes[1]} would be equal within "
+                             f"noise (widths {v.widths[0]:,} to {v.widths[-1]:,})")
     return lines

@@ -5,6 +5,7 @@ says what core/analysis/ found.
 """
 from __future__ import annotations
 
+import math
 from typing import Mapping, Sequence
 
 from ..analysis.fits import CostFit, predicted_crossover
@@ -13,19 +14,38 @@ from ..config import LaneSpec
 from ..engine.conductor import schedule_named
 from ..machine import usable_cores
 from ..analysis.contention import contended, host_cores_shared
-from ..records import RunSummary
+from ..analysis.points import SweepPoint
+from ..analysis.verdict import State, pair_verdict
+from ..records import BUSY_SHARE, RunSummary
 from ..results import RunResult
 from .numbers import fmt_flops, fmt_num
 
 
+def _point(s: RunSummary) -> SweepPoint:
+    return SweepPoint(s.lane, 1, float(s.flops_per_batch), s.median_ms, s.p10_ms, s.p90_ms, s.device,
+                      n_batches=s.n_batches)
+
+
+def busy_note(summaries: Sequence[RunSummary]) -> str:
+    """ "other work used 40% of cpu1's cores while it was measured: the lead may not hold", or ""."""
+    busy = [s for s in summaries if math.isfinite(s.others_cpu) and s.others_cpu > BUSY_SHARE]
+    if not busy:
+        return ""
+    worst = max(busy, key=lambda s: s.others_cpu)
+    names = " and ".join(f"{s.lane}'s" for s in busy)
+    return (f"other work used {100 * worst.others_cpu:.0f}% of {names} cores while measured "
+            f"(load {fmt_num(worst.load_avg, 2)}): the lead may not hold")
+
+
 def verdict(a: RunSummary, b: RunSummary, model: str = "this model") -> str:
-    """Which lane trains `model` faster, by median step time."""
+    """Which lane trains `model` faster, by the one rule (core/analysis/verdict.py): a lead only where the
+    interval of the two medians' ratio leaves out 1, else too close to call."""
     if not (has_steady(a) and has_steady(b)):
         return f"not enough steady batches yet to compare {a.lane} and {b.lane}"
     fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
     ratio = slow.median_ms / fast.median_ms
-    if ratio <= 1.03:
-        return f"{a.lane} and {b.lane} are about equal ({ratio:.2f}x) on {model}"
+    if pair_verdict([_point(a), _point(b)], a.lane, b.lane).state is not State.LEADS:
+        return f"{a.lane} and {b.lane} are too close to call on {model} (within {fmt_num(100 * (ratio - 1), 2)}%)"
     shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
     return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}"
 
@@ -46,7 +66,8 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
         if fastest.lane in contended and other.lane in contended:
             line += " (contended: both trained at once on the same CPU cores)"
         lines.append(line)
-    return lines
+    busy = busy_note(usable)
+    return lines + ([busy[:1].upper() + busy[1:]] if busy and lines else [])
 
 
 def contention_lines(result: RunResult, now: float | None = None) -> list[str]:

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from ..analysis.crossings import Crossover, SweepPoint, analyze_points, by_lane, lane_pair
+from ..analysis.crossings import analyze_points
+from ..analysis.points import Crossover, SweepPoint
+from ..analysis.verdict import State, pair_verdict
 from ..analysis.costs import Prices, cost_points, price_for
 from ..analysis.leads import Refinement
+from ..json_data import JsonValue
+from ..files.sweep_rows import SweepRow
 from .numbers import fmt_duration, fmt_flops, fmt_num, fmt_range
+from .verdict import change_words, pair_words
 
 
 # ---------------------------------------------------------------- crossings
@@ -20,30 +25,16 @@ def other_lane(c: Crossover) -> str:
 
 def crossing_label(c: Crossover, unit: str = "width", spread: bool = False) -> str:
     """A short label for a picture: "cpu beats cpu1 above ≈570" (width) or "… ≈26 MFLOP" (flops); with
-    `spread`, the widths within the timing spread as a range, "≈570 (290–1,200)": rarely symmetric."""
+    `spread`, the measured widths either side where each lane leads, "≈570 (512–1,024)": rarely symmetric."""
     where = fmt_flops(c.flops_per_batch) if unit == "flops" else fmt_num(c.width, 2)
-    within = f" ({fmt_range(c.width_lo, c.width_hi)})" if spread and unit == "width" else ""
+    within = f" ({int(c.width_lo):,}–{int(c.width_hi):,})" if spread and unit == "width" else ""  # measured widths
     return f"{c.faster_above} beats {other_lane(c)} above ≈{where}{within}"
 
 
 def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str:
-    """One sentence for the user on where, if anywhere, one lane overtakes the other."""
-    a, b = sorted((lane_a, lane_b))
-    widths, d, found = lane_pair(by_lane([p for p in points if p.lane in (a, b)]), a, b)
-    if len(widths) < 2:
-        return f"too few common points to compare {lane_a} and {lane_b}: need 2 widths measured on both"
-    span = f"widths {widths[0]} to {widths[-1]}"
-    if not found:
-        if all(v == 0 for v in d):
-            return f"no crossover in this range: {a} and {b} are equal throughout ({span})"
-        faster = b if max(d) > 0 else a
-        return f"no crossover in this range: {faster} faster throughout ({span})"
-    parts = [f"{c.faster_above} is faster above about {fmt_num(c.width, 2)} units "
-             f"({fmt_range(c.width_lo, c.width_hi)} within the timing spread), {other_lane(c)} below"
-             for c in found]
-    if len(parts) == 1:
-        return parts[0]
-    return f"{len(parts)} crossovers between {a} and {b} ({span}): " + "; then ".join(parts)
+    """One sentence for the user on where, if anywhere, one lane's lead gives way to the other's: the one
+    crossing rule (core/analysis/verdict.py), in width order."""
+    return pair_words(pair_verdict(points, lane_a, lane_b))
 
 
 def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], crossings: bool = True) -> list[str]:
@@ -53,9 +44,9 @@ def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], crossings: bool = Tr
     for label, points in groups.items():
         lanes = sorted({p.lane for p in points}) if crossings else []
         pairs = [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
-        fits = analyze_points(points)["lanes"]
-        fit_text = "; ".join(f"{lane}: {fmt_num(f['overhead_ms'])} ms fixed + {fmt_num(f['gflops'])} GFLOP/s"
-                             for lane, f in fits.items() if f["overhead_ms"] is not None)
+        fits = analyze_points(points).lanes
+        fit_text = "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(f.gflops)} GFLOP/s"
+                             for lane, f in fits.items() if f.overhead_ms is not None)
         prefix = f"{label}: " if len(groups) > 1 else ""
         if not crossings:
             lines += [f"{prefix}Fits: {fit_text}."] if fit_text else []
@@ -66,25 +57,28 @@ def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], crossings: bool = Tr
 
 
 def describe_cost_pair(points: Sequence[SweepPoint], prices: Prices, lane_a: str, lane_b: str) -> str:
-    """Where one lane becomes faster and where it becomes cheaper per sample:
+    """Where one lane becomes faster and where it becomes cheaper per sample, by the one rule:
     "gpu0 is faster than cpu above about 110 units and cheaper above about 900"."""
-    a, b = sorted((lane_a, lane_b))
-    pair = [p for p in points if p.lane in (a, b)]
-    fast = lane_pair(by_lane(pair), a, b)[2]
-    widths, d, cheap = lane_pair(by_lane(cost_points(pair, prices)), a, b)
-    if len(widths) < 2:
-        return f"too few priced points to compare what {a} and {b} cost: need 2 widths measured on both"
-    if len(fast) == 1 and len(cheap) == 1 and fast[0].faster_above == cheap[0].faster_above:
-        f, c = fast[0], cheap[0]
-        return (f"{f.faster_above} is faster than {other_lane(f)} above about {fmt_num(f.width, 2)} units "
+    pair = [p for p in points if p.lane in (lane_a, lane_b)]
+    fast, cheap = pair_verdict(pair, lane_a, lane_b), pair_verdict(cost_points(pair, prices), lane_a, lane_b)
+    a, b = cheap.lanes
+    if cheap.state is State.NOT_ENOUGH:
+        return f"too few priced points to compare what {a} and {b} cost: need a width measured on both"
+    marked_fast = [c for c in fast.changes if c.width is not None]
+    marked_cheap = [c for c in cheap.changes if c.width is not None]
+    if len(marked_fast) == len(marked_cheap) == 1 and marked_fast[0].faster_above == marked_cheap[0].faster_above:
+        f, c = marked_fast[0], marked_cheap[0]
+        return (f"{f.faster_above} is faster than {f.faster_below} above about {fmt_num(f.width, 2)} units "
                 f"and cheaper above about {fmt_num(c.width, 2)}")
-    if not cheap:
-        cheaper = b if max(d) > 0 else a
-        return (f"per sample, {cheaper} is cheaper than {a if cheaper == b else b} throughout "
-                f"(widths {widths[0]} to {widths[-1]})")
+    if cheap.state is State.LEADS:
+        cheaper = cheap.leader
+        where = "throughout" if all(s.leader for s in cheap.stretches) else "wherever they differ"
+        return (f"per sample, {cheaper} is cheaper than {a if cheaper == b else b} {where} "
+                f"(widths {cheap.widths[0]:,} to {cheap.widths[-1]:,})")
+    if cheap.state is State.TOO_CLOSE:
+        return f"per sample, {a} and {b} cost the same within noise (widths {cheap.widths[0]:,} to {cheap.widths[-1]:,})"
     return "per sample, " + "; then ".join(
-        f"{c.faster_above} is cheaper than {other_lane(c)} above about {fmt_num(c.width, 2)} units "
-        f"({fmt_range(c.width_lo, c.width_hi)} within the timing spread)" for c in cheap)
+        change_words(c).replace(" is faster ", " is cheaper ") for c in cheap.changes)
 
 
 def cost_lines(groups: Mapping[str, Sequence[SweepPoint]], prices: Prices) -> list[str]:
@@ -133,7 +127,7 @@ def refine_lines(r: Refinement) -> list[str]:
     return lines
 
 
-def picture_title(rows: Sequence, host: Mapping[str, object]) -> str:
+def picture_title(rows: Sequence[SweepRow], host: Mapping[str, JsonValue]) -> str:
     """A sweep picture's title for a slide: the model and the batch size, then on a line of its own the
     machines it ran on (the devices of its lanes; this machine's CPU when the rows name none)."""
     if not rows:

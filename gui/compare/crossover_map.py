@@ -12,13 +12,15 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...core.analysis.fits import CostFit, fit_cost_model
-from ...core.analysis.crossings import Crossover, SweepPoint, find_crossovers
+from ...core.analysis.crossings import find_crossovers
+from ...core.analysis.points import Crossover, SweepPoint
 from ...core.results import RunResult
 from ...core.words.sweep import crossing_label
 from ...core.words.numbers import fmt_flops
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
+from ..widgets.plots import plot_item
 from .map_points import MapPoint, best_by_lane, run_points
 from ..resources import icon
 from ..theme.scheme import PlotTheme, SchemeColors
@@ -197,10 +199,11 @@ class CrossoverMap(QWidget):
         xs = [math.log10(p.flops_per_batch) for pts in lanes.values() for p in pts]
         middle = (min(xs) + max(xs)) / 2 if xs else 0.0
         dashed = pg.mkPen(colors.neutral, style=Qt.PenStyle.DashLine)
+        item = plot_item(self.plot)
         stars: list[tuple[Crossover, float, float]] = []  # each crossing and where its star is (log10 x, y)
         for c in crossovers:
             x = math.log10(c.flops_per_batch)
-            self.plot.addItem(pg.InfiniteLine(x, angle=90, pen=dashed), ignoreBounds=True)
+            item.addItem(pg.InfiniteLine(x, angle=90, pen=dashed), ignoreBounds=True)
             ms = [_ms_at(lanes[name], c.width) for name in c.lanes]
             if all(math.isfinite(v) for v in ms):
                 stars.append((c, x, sum(math.log10(v) for v in ms) / 2))
@@ -219,20 +222,21 @@ class CrossoverMap(QWidget):
                                 anchor=(1.12 if right else -0.12, 1.1 if above else -0.1),
                                 fill=pg.mkBrush(*colors.label_fill))
             label.setPos(x, y)
-            self.plot.addItem(label, ignoreBounds=True)
+            item.addItem(label, ignoreBounds=True)
 
     def _frame(self, points: list[SweepPoint]) -> None:
         """Pad the view around the points: a single size would otherwise make a zero-width log axis."""
+        view = plot_item(self.plot).getViewBox()
         if not points:
-            self.plot.setRange(xRange=(6, 10), yRange=(-1, 2), padding=0)
+            view.setRange(xRange=(6, 10), yRange=(-1, 2), padding=0)
             return
         xs = [math.log10(p.flops_per_batch) for p in points]
         ys = [math.log10(p.median_ms) for p in points]
         # At least two decades wide: a narrower log axis labels every minor tick, and they overlap.
         x_pad = max(0.3, (2.0 - (max(xs) - min(xs))) / 2)
         y_pad = max(0.2, (1.0 - (max(ys) - min(ys))) / 2)
-        self.plot.setRange(xRange=(min(xs) - x_pad, max(xs) + x_pad), yRange=(min(ys) - y_pad, max(ys) + y_pad),
-                           padding=0)
+        view.setRange(xRange=(min(xs) - x_pad, max(xs) + x_pad), yRange=(min(ys) - y_pad, max(ys) + y_pad),
+                      padding=0)
 
     @staticmethod
     def _key_text(kept: dict[str, list[MapPoint]], colors: SchemeColors) -> tuple[str, str]:

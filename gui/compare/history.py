@@ -16,7 +16,7 @@ COLUMNS = ("Time", "Model", "Lanes", "Status", "Summary")
 def run_status(result: RunResult) -> str:
     """completed, cancelled, or failed (with how many lanes) — the worst of the lanes."""
     states = [lane.status for lane in result.lanes.values()]
-    failed = states.count("failed")
+    failed = sum(state == "failed" for state in states)  # a Status is a str enum: it equals its word
     if failed:
         return "failed" if failed == len(states) else f"{failed} of {len(states)} lanes failed"
     if "cancelled" in states or "running" in states:
@@ -44,7 +44,7 @@ def model_words(result: RunResult) -> str:
 class HistoryPanel(QWidget):
     """A table, newest run first; the buttons and the context menu act on the selected run."""
 
-    run_chosen = Signal(object)  # RunResult: the user picked this run (its plot and summary are shown)
+    run_chosen = Signal(RunResult)  # the user picked this run (its plot and summary are shown)
     export_requested = Signal(str)  # run_id: export this run's per-batch CSV and JSON sidecar
     delete_requested = Signal(str)  # run_id: forget this run (history, map and autosave)
 
@@ -95,19 +95,24 @@ class HistoryPanel(QWidget):
             item.setToolTip(f"run {result.run_id}: {text}")
             self.table.setItem(0, col, item)
 
+    def _run_id_at(self, row: int) -> str:
+        item = self.table.item(row, 0)
+        assert item is not None  # add_run fills every cell of the rows it inserts
+        return item.data(Qt.ItemDataRole.UserRole)
+
     def remove_run(self, run_id: str) -> None:
         for row in range(self.table.rowCount()):
-            if self.table.item(row, 0).data(Qt.ItemDataRole.UserRole) == run_id:
+            if self._run_id_at(row) == run_id:
                 self.table.removeRow(row)
                 break
         self._runs.pop(run_id, None)
 
     def run_ids(self) -> list[str]:
-        return [self.table.item(r, 0).data(Qt.ItemDataRole.UserRole) for r in range(self.table.rowCount())]
+        return [self._run_id_at(r) for r in range(self.table.rowCount())]
 
     def selected_run_id(self) -> str | None:
         rows = self.table.selectionModel().selectedRows()
-        return self.table.item(rows[0].row(), 0).data(Qt.ItemDataRole.UserRole) if rows else None
+        return self._run_id_at(rows[0].row()) if rows else None
 
     @Slot()
     def _on_table_selection_changed(self) -> None:

@@ -3,17 +3,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import pyqtgraph as pg
 from PySide6.QtCore import Slot
 from PySide6.QtGui import QColor, QResizeEvent
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QGraphicsGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ...core.words.numbers import local_time
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plot_export import export_plot
+from ..widgets.plots import plot_item
 from .plot_scale import StableRange
 from .segment_marks import SegmentMarks
 from ..settings import AppSettings
@@ -92,9 +94,10 @@ class LivePlot(QWidget):
         view.sigRangeChangedManually.connect(self._on_view_range_changed_manually)
         # The legend sits under the x axis, in a row of its own: over the plot it covered the newest points and
         # the segment labels (a ramp climbs to the top right).
-        item = self.plot.getPlotItem()
+        item = plot_item(self.plot)
         self.legend = pg.LegendItem(colCount=2)
-        item.layout.addItem(self.legend, 4, 1)
+        # pyqtgraph keeps the item's grid in `layout`, over QGraphicsWidget.layout() (which the stubs see).
+        cast(QGraphicsGridLayout, item.layout).addItem(self.legend, 4, 1)
         item.legend = self.legend
         self.marks = SegmentMarks(self.plot)
         self.theme = PlotTheme(self.plot, self._restyle)
@@ -130,7 +133,7 @@ class LivePlot(QWidget):
                            else run_title(live))
         self._warmup_key = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
                                            symbolPen=pg.mkPen(self.theme.colors.muted), name="warm-up (not autoscaled)")
-        self.plot.addItem(self._warmup_key, ignoreBounds=True)
+        plot_item(self.plot).addItem(self._warmup_key, ignoreBounds=True)
         self.refresh()
 
     def refresh(self) -> None:
@@ -141,9 +144,9 @@ class LivePlot(QWidget):
         for name, series in live.series.items():
             if not live.device(name) and not len(series.steady) and not len(series.warmup):
                 continue
-            items = self._items.get(name) or self._add_lane(name)
+            items = self._items.get(name) or self._add_lane(live, name)
             if items.version != live.versions[name]:
-                self._draw(name, items)
+                self._draw(live, name, items)
         if not live.finished:
             title = run_title(live)
             if self.title.text() != title:
@@ -162,8 +165,8 @@ class LivePlot(QWidget):
         live = self._live
         series = live.series.values()
         log = self.log_y.isChecked()
-        if self._range.update_y([s.steady.ms.values for s in series], log):
-            bottom, top = self._range.y
+        if self._range.update_y([s.steady.ms.values for s in series], log) and (y := self._range.y) is not None:
+            bottom, top = y
             view.setYRange(math.log10(bottom) if log else bottom, math.log10(top) if log else top, padding=0)
         if self.x_axis.currentData() == "batch":
             last = max((live.steps_done(name) for name in live.lanes), default=0)
@@ -171,22 +174,22 @@ class LivePlot(QWidget):
         else:
             last = max((float(s.steady.elapsed.values[-1]) for s in series if len(s.steady)), default=0.0)
             total = 0
-        if self._range.update_x(last, total):
-            view.setXRange(*self._range.x, padding=0.01)
+        if self._range.update_x(last, total) and (x := self._range.x) is not None:
+            view.setXRange(*x, padding=0.01)
 
-    def _add_lane(self, lane: str) -> LaneItems:
+    def _add_lane(self, live: LiveRun, lane: str) -> LaneItems:
         steady = pg.PlotDataItem()
         steady.setClipToView(True)
         steady.setDownsampling(auto=True, method="peak")
         # The legend shows the median's solid line: the raw points' faint one is hard to tell apart.
-        median = pg.PlotDataItem(name=f"{lane} · {self._live.device(lane) or '…'}")
+        median = pg.PlotDataItem(name=f"{lane} · {live.device(lane) or '…'}")
         median.setClipToView(True)
         median.setDownsampling(auto=True, method="peak")
         median.setVisible(self.show_median.isChecked())
         warmup = pg.PlotDataItem(pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0))
         self.plot.addItem(steady)
         self.plot.addItem(median)
-        self.plot.addItem(warmup, ignoreBounds=True)
+        plot_item(self.plot).addItem(warmup, ignoreBounds=True)
         items = self._items[lane] = LaneItems(steady, median, warmup)
         self._pen_lane(lane, items, self.theme.colors)
         self._relegend()
@@ -209,9 +212,9 @@ class LivePlot(QWidget):
             self._pen_lane(lane, items, colors)
         self.marks.restyle(colors)
 
-    def _draw(self, lane: str, items: LaneItems) -> None:
+    def _draw(self, live: LiveRun, lane: str, items: LaneItems) -> None:
         x_kind = self.x_axis.currentData()
-        series, device = self._live.series[lane], self._live.device(lane)
+        series, device = live.series[lane], live.device(lane)
         steady_x = getattr(series.steady, "step" if x_kind == "batch" else "elapsed").values
         warm_x = getattr(series.warmup, "step" if x_kind == "batch" else "elapsed").values
         items.steady.setData(steady_x, series.steady.ms.values)
@@ -223,7 +226,7 @@ class LivePlot(QWidget):
         if len(items.warmup.xData if items.warmup.xData is not None else ()) != len(series.warmup) \
                 or x_kind != items.x_kind:
             items.warmup.setData(warm_x, series.warmup.ms.values)
-        items.version, items.x_kind = self._live.versions[lane], x_kind
+        items.version, items.x_kind = live.versions[lane], x_kind
 
     def _relegend(self) -> None:
         """Legend entries in the run's lane order, whichever lane started first."""

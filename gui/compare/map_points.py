@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ...core.analysis.crossings import SweepPoint
+from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
 from ...core.records import RunSummary
 from ...core.results import RunResult, Segment
@@ -56,7 +56,7 @@ def run_points(result: RunResult, summary_of: SummaryOf | None = None, now: floa
                 summary = segment.ended.summary if segment.ended is not None else (
                     summary_of(name, segment) if summary_of is not None else None)
                 kind = _kind(summary, (name, segment.index) in crowded, firm=segment.ended is not None)
-                if kind:
+                if kind and summary is not None:  # _kind gives "" for no summary
                     points.append(_point(name, summary, segment.started.flops_per_batch,
                                          segment.started.batch_size, result.run_id, kind))
         elif lane.summary is not None:

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
+from ..widgets.plots import plot_item
 from ..theme.scheme import SchemeColors
 
 # Label heights, top of the plot down, taken in turn so the labels of close segments do not overlap.
@@ -65,7 +66,7 @@ class SegmentMarks:
                                        labelOpts={"position": LABEL_ROWS[i % len(LABEL_ROWS)], "movable": False,
                                                   "anchors": [(0, 0.5), (0, 0.5)]})
                 line.setToolTip(f"{', '.join(mark.lanes)}: model {mark.label} from here")
-                self.plot.addItem(line, ignoreBounds=True)
+                plot_item(self.plot).addItem(line, ignoreBounds=True)
                 self._lines[mark] = line
                 self._style(mark, line, colors)
 
@@ -79,7 +80,7 @@ class SegmentMarks:
 
     @staticmethod
     def _style(mark: Mark, line: pg.InfiniteLine, colors: SchemeColors) -> None:
-        color = QColor(colors.neutral) if len(mark.lanes) > 1 else lane_color(mark.lanes[0], colors.dark)
+        color = lane_color(mark.lanes[0], colors.dark) if len(mark.lanes) == 1 else QColor(colors.neutral)
         line.setPen(pg.mkPen(color, width=1, style=pg.QtCore.Qt.PenStyle.DashLine))
         line.label.setColor(color)
         line.label.fill = pg.mkBrush(*colors.label_fill)

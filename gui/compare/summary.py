@@ -34,8 +34,11 @@ ROWS = ("Device", "Status", "Median ms/batch, synced", "p10–p90 ms/batch", "Sa
         "Progress", "Pipelined ms/step", "$ per M samples")
 PHASE_TIPS = {"finishing": "Every batch is measured; the lane is tidying up before it reports. A stop now "
                             "keeps the run complete.",
-              "between segments": "This lane has measured its model; the other lane trains now (they take turns)."}
-PHASE_WORDS = {"finishing": "finishing…", "between segments": "waiting for its turn"}
+              "between segments": "This lane has measured its model; the other lane trains now (they take turns).",
+              "between turns": "Lanes that share CPU cores take turns of about 2 s each, so no figure is "
+                               "measured while another lane trains; this one goes on where it stopped."}
+PHASE_WORDS = {"finishing": "finishing…", "between segments": "waiting for its turn",
+               "between turns": "waiting for its turn"}
 
 
 class SummaryPanel(QWidget):
@@ -81,15 +84,16 @@ class SummaryPanel(QWidget):
         for widget in (self.verdict, self.detail, self.table, self.problems, self.note, self.explanation):
             layout.addWidget(widget)
         layout.addStretch(1)
-        self.scroll = QScrollArea()
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(content)
-        self.scroll.setAccessibleName("Summary of the run: verdict, figures per lane, and why")
+        # Not `self.scroll`: that would hide QWidget.scroll().
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(content)
+        self.scroll_area.setAccessibleName("Summary of the run: verdict, figures per lane, and why")
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll)
+        outer.addWidget(self.scroll_area)
         self._live: LiveRun | None = None
         self._fits: dict[str, CostFit] = {}
         self._anatomy: tuple[RunConfig | None, dict[str, AnatomyPoint]] = (None, {})  # the Why tab's last
@@ -168,13 +172,13 @@ class SummaryPanel(QWidget):
                      fmt_num(s.gflops), self._model_text(live, name), self._settings(live, name).get("data_source", "…"),
                      self._progress(live, name, state))
             for row, text in enumerate(cells):
-                item = self.table.item(row, col)
+                item = self._cell(row, col)
                 if item.text() != text:
                     item.setText(text)
-            self.table.item(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
-            self.table.item(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(live, name))
-            self.table.item(ROWS.index("$ per M samples"), col).setText(self._cost_text(live, name, s.median_ms))
-            status = self.table.item(1, col)
+            self._cell(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
+            self._cell(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(live, name))
+            self._cell(ROWS.index("$ per M samples"), col).setText(self._cost_text(live, name, s.median_ms))
+            status = self._cell(1, col)
             # No colour of its own unless failed: the table's text colour reads in light and dark.
             status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == "failed" else None)
             status.setToolTip(lane.failure or s.reason or PHASE_TIPS.get(state, state))
@@ -185,6 +189,11 @@ class SummaryPanel(QWidget):
         self.problems.setText("\n".join(problems))
         self.problems.setVisible(bool(problems))
         self._update_words(live, summaries)
+
+    def _cell(self, row: int, col: int) -> QTableWidgetItem:
+        item = self.table.item(row, col)
+        assert item is not None  # show_run fills every cell of the lanes' columns
+        return item
 
     def _cost_text(self, live: LiveRun, name: str, median_ms: float) -> str:
         price = price_for(name, self.prices())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Container
 
 from ...core.analysis.stats import has_steady
-from ...core.files.sweep_files import run_rows
+from ...core.files.sweeps import run_rows
 from ...core.files.sweep_rows import group_rows
 from ...core.words.sweep import describe_pair
 from ..live_run import LiveRun

@@ -64,12 +64,13 @@ class CompareTab(QSplitter):
             self.history.add_run(result)
             self.map.add_run(result)
 
-    @Slot(object)
+    @Slot(RunResult)
     def _on_history_run_chosen(self, result: RunResult) -> None:
         """Show a past run's per-batch plot and summary (not while a run trains: the plot follows that one)."""
         if self._running:
             return
         shown = LiveRun.of_result(result)
+        assert isinstance(shown, LiveRun)  # of_result builds a `cls` (core types it as the base RunTracker)
         self.plot.show_run(shown)
         self.summary.show_run(shown)
         self.summary.run_ended()

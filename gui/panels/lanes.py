@@ -6,6 +6,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout
                                QVBoxLayout, QWidget)
 
 from ...core.machine import LABEL, usable_cores
+from ...core.words.run import contention_note
 from ...core.config import ConfigError, LaneSpec
 from ...core.engine.conductor import default_schedule, schedule_named
 from ...core.engine.devices import LaneOption
@@ -19,8 +20,8 @@ from ..settings import AppSettings
 
 SCHEDULES = (  # (choice, shown as, tooltip)
     ("auto", "Automatic", "Lanes that share this machine's CPU cores take turns; a GPU lane trains beside the CPU."),
-    ("interleaved", "Take turns (interleaved)", "Lanes take turns by segment (cpu at one width, then cpu1 at it, "
-     "then the next width): every figure is uncontended, and both lines still grow as it goes."),
+    ("interleaved", "Take turns (interleaved)", "Lanes take turns of about 2 s of training each (the first one "
+     "shorter), each going on where it stopped: every figure is uncontended, and both lines grow from the start."),
     ("side-by-side", "Side by side", "All lanes train at the same time: lanes that share CPU cores slow each "
      "other down, and their figures include that (the verdict says so)."),
     ("sequential", "One after another", "Each lane through the whole run, one at a time: exact figures."),
@@ -55,7 +56,7 @@ class LanesPanel(QWidget):
     """Check boxes for the lanes (disabled ones say why in their tooltip) and the schedule."""
 
     selection_changed = Signal()  # the chosen lanes or the schedule changed
-    remote_changed = Signal(object)  # RemoteSettings: a host was added or removed (its Python is in them)
+    remote_changed = Signal(RemoteSettings)  # a host was added or removed (its Python is in them)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -144,9 +145,11 @@ class LanesPanel(QWidget):
         """New check boxes join the end of the window's Tab order: move them before the schedule, where they show."""
         before = self.schedule_box.previousInFocusChain()
         # Qt ignores a tab order that names a widget Tab never stops at (a label): start from one it does.
-        while not before.isWindow() and before.focusPolicy() == Qt.FocusPolicy.NoFocus:
+        # (Qt's focus chain is a ring, never None; the stubs type a step along it as Optional.)
+        while before is not None and not before.isWindow() and before.focusPolicy() == Qt.FocusPolicy.NoFocus:
             before = before.previousInFocusChain()
-        chain = ([] if before.isWindow() else [before]) + [*self.boxes.values(), self.schedule_box]
+        start = [] if before is None or before.isWindow() else [before]
+        chain: list[QWidget] = start + [*self.boxes.values(), self.schedule_box]
         for first, second in zip(chain, chain[1:]):
             QWidget.setTabOrder(first, second)
 
@@ -223,8 +226,8 @@ class LanesPanel(QWidget):
     def _update_note(self) -> None:
         text = contention_note(self.selected_specs(), self.schedule())
         if not text and self.schedule_box.currentData() == "auto" and len(self.selected_specs()) > 1:
-            text = {"interleaved": "Automatic: these lanes share CPU cores, so they take turns (every figure "
-                                   "uncontended).",
+            text = {"interleaved": "Automatic: these lanes share CPU cores, so they take turns of about 2 s, "
+                                   "each going on where it stopped (every figure uncontended).",
                     "side-by-side": "Automatic: these lanes train side by side."}[self.schedule()]
         self.note.setText(text)
         self.note.setVisible(bool(text))

@@ -5,7 +5,7 @@ import dataclasses
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
-                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+                               QPushButton, QVBoxLayout, QWidget)
 
 from ...core.config import ACTIVATIONS, MAX_LAYERS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
 from ...core.presets import PRESETS
@@ -123,7 +123,7 @@ class ModelPanel(QWidget):
     # ------------------------------------------------------------------ building
 
     @staticmethod
-    def _int(lo: int, hi: int, tip: str) -> QSpinBox:
+    def _int(lo: int, hi: int, tip: str) -> RangeSpinBox:
         spin = RangeSpinBox()
         spin.setRange(lo, hi)
         spin.setGroupSeparatorShown(True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable
+from typing import Callable
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout,
@@ -133,7 +133,7 @@ class RemoteHosts(QWidget):
             return
         self._listing, settings, lister = (host, self._pythons[host]), self.settings(), self._list_lanes
 
-        def work(cancel: threading.Event, _put: Callable[[Any], None]) -> RemoteMachine:
+        def work(cancel: threading.Event, _put: Callable[[object], None]) -> RemoteMachine:
             return lister(host, settings, 300.0, cancel)
 
         self._runner.start(work)
@@ -143,7 +143,7 @@ class RemoteHosts(QWidget):
         if self.add_host(self.host_edit.text(), self.python_edit.text()):
             self.host_edit.clear()
 
-    @Slot(object)
+    @Slot(JobOutcome)
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         (host, python), self._listing = self._listing, ("", "")
         if self._pythons.get(host) == python and host not in self._found and not outcome.cancelled:
@@ -162,14 +162,17 @@ class RemoteHosts(QWidget):
                 text = found  # the sentence names the host
             else:
                 text = f"ssh://{host}: asking for its lanes…"
-            label = QLabel(text, wordWrap=True, objectName="hintLabel" if found is None else "")
+            label = QLabel(text, wordWrap=True)
+            label.setObjectName("hintLabel" if found is None else "")
             # A long host name is one word that cannot wrap: the column's width decides, not the name.
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             label.setToolTip(f"{text}\nPython there: {python or DEFAULT_PYTHON}")
             if isinstance(found, str):
                 label.setStyleSheet("color: #b00020;")
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            remove = QPushButton("×", toolTip=f"Remove ssh://{host} and its lanes", maximumWidth=28)
+            remove = QPushButton("×")
+            remove.setToolTip(f"Remove ssh://{host} and its lanes")
+            remove.setMaximumWidth(28)
             remove.clicked.connect(lambda _=False, h=host: self.remove_host(h))
             self._rows.addWidget(label, row, 0)
             self._rows.addWidget(remove, row, 1, Qt.AlignmentFlag.AlignTop)

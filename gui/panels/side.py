@@ -60,5 +60,8 @@ class SidePanel(QScrollArea):
         """As wide as the column can be drawn, with the scroll bar beside it: it scrolls up and down,
         never sideways, so any narrower would cut off the right-hand side of every row."""
         hint = super().minimumSizeHint()
-        column = self.widget().minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
+        widget = self.widget()
+        if widget is None:  # not yet set: __init__ sets the column
+            return hint
+        column = widget.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
         return QSize(max(hint.width(), column + 2 * self.frameWidth()), hint.height())

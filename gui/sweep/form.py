@@ -37,15 +37,17 @@ class SweepForm(QGroupBox):
         self.preset.currentIndexChanged.connect(self._on_preset_changed)
         self.widths = QLineEdit(",".join(map(str, log_widths(16, 4096, 6))))
         self.widths.setToolTip("Hidden widths to time, comma-separated (every hidden layer gets the same width)")
-        self.layers = QSpinBox(minimum=1, maximum=8, value=2, toolTip="Hidden layers, each of the swept width")
+        self.layers = QSpinBox(minimum=1, maximum=8, value=2)
+        self.layers.setToolTip("Hidden layers, each of the swept width")
         self.batches = QLineEdit(placeholderText="the Model panel's batch size")
         self.batches.setToolTip("Also sweep these batch sizes, e.g. 32,128,512 (empty: the Model panel's)")
-        self.steady = QSpinBox(minimum=3, maximum=10000, value=60,
-                               toolTip="Steady (post-warm-up) batches per point at most")
-        self.seconds = QDoubleSpinBox(minimum=0.2, maximum=600, value=3.0, decimals=1, suffix=" s",
-                                      toolTip="Steady time per point at most: big models stop on time, small on count")
-        self.compare = QComboBox(toolTip="Run the same sweep again with one setting changed, and show how the fixed "
-                                         "overhead, the throughput and the crossover move")
+        self.steady = QSpinBox(minimum=3, maximum=10000, value=60)
+        self.steady.setToolTip("Steady (post-warm-up) batches per point at most")
+        self.seconds = QDoubleSpinBox(minimum=0.2, maximum=600, value=3.0, decimals=1, suffix=" s")
+        self.seconds.setToolTip("Steady time per point at most: big models stop on time, small on count")
+        self.compare = QComboBox()
+        self.compare.setToolTip("Run the same sweep again with one setting changed, and show how the fixed "
+                                "overhead, the throughput and the crossover move")
         self.compare.addItems(COMPARE_CHOICES)
         self.preset.setAccessibleName("Sweep preset")  # a combo box is otherwise named by its current text
         self.compare.setAccessibleName("Compare with")
@@ -53,31 +55,36 @@ class SweepForm(QGroupBox):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(8)
         self.tolerance = QDoubleSpinBox(minimum=1, maximum=50, value=100 * DEFAULT_TOLERANCE, decimals=0, prefix="±",
-                                        suffix=" %", toolTip="Refine crossover stops once each crossover width is "
-                                        "known within this much either side")
-        self.budget = QDoubleSpinBox(minimum=5, maximum=3600, value=DEFAULT_BUDGET_S, decimals=0, suffix=" s",
-                                     toolTip="Refine crossover stops when this time has passed, from its first point")
-        self.floor = QCheckBox("time it too", toolTip="Also time each point's floor, the hardware's own: its steps in "
-                               "one compiled on-device loop (the Why tab's device_loop), drawn dashed, with the "
-                               "floor crossover")
+                                        suffix=" %")
+        self.tolerance.setToolTip("Refine crossover stops once each crossover width is known within this much "
+                                  "either side")
+        self.budget = QDoubleSpinBox(minimum=5, maximum=3600, value=DEFAULT_BUDGET_S, decimals=0, suffix=" s")
+        self.budget.setToolTip("Refine crossover stops when this time has passed, from its first point")
+        self.floor = QCheckBox("time it too")
+        self.floor.setToolTip("Also time each point's floor, the hardware's own: its steps in one compiled on-device "
+                              "loop (the Why tab's device_loop), drawn dashed, with the floor crossover")
         for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
                               ("Time per point", self.seconds), ("Compare with", self.compare), ("Floor", self.floor),
                               ("Refine to", self.tolerance), ("Refine budget", self.budget)):
             self.form.addRow(label, widget)
-        self.run_button = QPushButton("Run sweep", toolTip="Time every width on every selected lane, one at a time")
-        self.refine_button = QPushButton("Refine crossover", toolTip="Time the widths, then add widths where the "
-                                         "faster lane changes until the crossover is known within the tolerance, the "
-                                         "budget is spent, or the lanes are equal within noise")
-        self.stop_button = QPushButton("Stop", toolTip="Stop after the point in progress (Esc); finished points stay",
-                                       enabled=False)
+        self.run_button = QPushButton("Run sweep")
+        self.run_button.setToolTip("Time every width on every selected lane, one at a time")
+        self.refine_button = QPushButton("Refine crossover")
+        self.refine_button.setToolTip("Time the widths, then add widths where the faster lane changes until the "
+                                      "crossover is known within the tolerance, the budget is spent, or the lanes are "
+                                      "equal within noise")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop after the point in progress (Esc); finished points stay")
+        self.stop_button.setEnabled(False)
         buttons = QGridLayout()  # Stop under Run, not beside Refine: three in a row set the form's least width
         buttons.addWidget(self.run_button, 0, 0)
         buttons.addWidget(self.refine_button, 0, 1)
         buttons.addWidget(self.stop_button, 1, 0)
-        self.ladder_button = QPushButton("Rank knobs", toolTip="What would make the GPU win sooner? Run "
-                                         "the sweep once per knob that moves the fixed cost (steps per execution 1/8/64, data on the device, "
-                                         "jit on/off, mixed precision, each installed backend) and rank them")
+        self.ladder_button = QPushButton("Rank knobs")
+        self.ladder_button.setToolTip("What would make the GPU win sooner? Run the sweep once per knob that moves "
+                                      "the fixed cost (steps per execution 1/8/64, data on the device, jit on/off, "
+                                      "mixed precision, each installed backend) and rank them")
         buttons.addWidget(self.ladder_button, 1, 1)
         self.form.addRow(buttons)
         self.progress = QProgressBar(textVisible=True)
@@ -118,14 +125,15 @@ class SweepForm(QGroupBox):
     def _on_preset_changed(self, _index: int) -> None:
         name = self.preset.currentData()
         if name:
-            layers, widths, _base = SWEEP_PRESETS[name]
+            preset = SWEEP_PRESETS[name]
+            layers, widths = preset.layers, preset.widths
             self.layers.setValue(layers)
             self.widths.setText(",".join(map(str, widths)))
 
     def specs(self, base_config: RunConfig) -> list[SweepSpec]:
         """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
         name = self.preset.currentData()
-        base = SWEEP_PRESETS[name][2] if name else base_config
+        base = SWEEP_PRESETS[name].base if name else base_config
         batches = self.batches.text()
         spec = SweepSpec(widths=parse_sweep_widths(self.widths.text()), layers=self.layers.value(),
                          batch_sizes=parse_int_list(batches, "batch size") if batches.strip() else (),

@@ -32,8 +32,9 @@ class SweepOverlays(QWidget):
         if prices is not None:
             prices.changed.connect(self.changed)
         self.sets: list[SweepSet] = []
-        self.add_button = QPushButton("Add sweep CSV…", toolTip="Draw a saved sweep over this one, from this machine "
-                                      "or another; its lanes are named MACHINE/LANE")
+        self.add_button = QPushButton("Add sweep CSV…")
+        self.add_button.setToolTip("Draw a saved sweep over this one, from this machine or another; its lanes are "
+                                   "named MACHINE/LANE")
         self.add_button.clicked.connect(self._on_add_clicked)
         self.note = QLabel(wordWrap=True)
         self.note.setStyleSheet("color: #b00020;")
@@ -96,8 +97,11 @@ class SweepOverlays(QWidget):
         empty_layout(self._rows)
         for i, s in enumerate(self.sets):
             label = QLabel(f"{s.label}: {'; '.join(s.devices) or 'no device named'} · {len(s.rows)} points",
-                           toolTip=s.path, wordWrap=True)
-            remove = QPushButton("×", toolTip=f"Remove {s.label}'s sweep from the plot", maximumWidth=28)
+                           wordWrap=True)
+            label.setToolTip(s.path)
+            remove = QPushButton("×")
+            remove.setToolTip(f"Remove {s.label}'s sweep from the plot")
+            remove.setMaximumWidth(28)
             remove.clicked.connect(lambda _=False, name=s.label: self.remove(name))
             self._rows.addWidget(label, i, 0)
             self._rows.addWidget(remove, i, 1)

@@ -11,18 +11,21 @@ import html
 import math
 import sys
 from collections import defaultdict
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QTextOption
+from PySide6.QtWidgets import QGraphicsGridLayout, QWidget
 
 from ...core.analysis.fits import CostFit, fit_cost_model
-from ...core.analysis.crossings import Crossover, SweepPoint, find_crossovers
+from ...core.analysis.crossings import find_crossovers
+from ...core.analysis.points import Crossover, SweepPoint
 from ...core.words.sweep import crossing_label
 from ..theme.lane_colours import lane_color
 from ..widgets.plot_export import save_offscreen
+from ..widgets.plots import plot_item
 from ..theme.scheme import LIGHT, PlotTheme
 
 SLIDE_SIZE = (1600, 1000)  # an exported picture, whatever the window's size: sharp on a 16:10 slide
@@ -46,7 +49,7 @@ def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[
 class SweepPlot(pg.PlotWidget):
     """Log-log ms/batch against hidden width: measured medians with p10-p90 bars, fits, crossovers."""
 
-    def __init__(self, parent: object = None, slide: bool = False) -> None:
+    def __init__(self, parent: QWidget | None = None, slide: bool = False) -> None:
         """`slide`: text sized for a picture shown on a projector (render_png), not for the window."""
         super().__init__(parent=parent)
         self.slide = slide
@@ -101,7 +104,7 @@ class SweepPlot(pg.PlotWidget):
             bars = pg.ErrorBarItem(x=np.log10(w), y=np.log10(ms), top=np.log10(hi) - np.log10(ms),
                                    bottom=np.log10(ms) - np.log10(lo), beam=0.03, pen=pg.mkPen(color))
             self.addItem(bars)
-            fit = fit_cost_model([p.flops_per_batch for p in pts], ms)
+            fit = fit_cost_model([p.flops_per_batch for p in pts], ms.tolist())
             if fit is not None and math.isfinite(fit.gflops):
                 self.fits[lane] = fit
                 pred = np.array([fit.predict_ms(p.flops_per_batch) for p in pts])
@@ -125,12 +128,14 @@ class SweepPlot(pg.PlotWidget):
         gives a title one row 30 px high, which would cut off all but one line at slide size."""
         self.setTitle(html.escape(title).replace("\n", "<br>"), color=self.theme.colors.text,
                       size=f"{SLIDE_PT + 2}pt" if self.slide else "11pt")
-        label, text = self.plotItem.titleLabel, self.plotItem.titleLabel.item
+        item = plot_item(self)
+        label, text = item.titleLabel, item.titleLabel.item
         text.document().setDefaultTextOption(QTextOption(Qt.AlignmentFlag.AlignHCenter))
         text.setTextWidth(text.document().idealWidth())
         height = math.ceil(text.boundingRect().height()) + 4
         label.setMaximumHeight(height)
-        self.plotItem.layout.setRowFixedHeight(0, height)
+        # pyqtgraph keeps the item's grid in `layout`, over QGraphicsWidget.layout() (which the stubs see).
+        cast(QGraphicsGridLayout, item.layout).setRowFixedHeight(0, height)
         label.resizeEvent(None)
 
     def _set_ticks(self, points: Sequence[SweepPoint]) -> None:
@@ -138,8 +143,9 @@ class SweepPlot(pg.PlotWidget):
         widths = sorted({p.width for p in points})
         if not widths:  # an empty plot still reads as widths, not log-mode's 2…9
             widths = [16, 64, 256, 1024, 4096]
-            self.setXRange(math.log10(12), math.log10(8000), padding=0)  # room for the 4,096 label
-            self.setYRange(math.log10(0.5), math.log10(50), padding=0)
+            view = plot_item(self).getViewBox()
+            view.setXRange(math.log10(12), math.log10(8000), padding=0)  # room for the 4,096 label
+            view.setYRange(math.log10(0.5), math.log10(50), padding=0)
             ms_default = [0.5, 1, 2, 5, 10, 20, 50]
             self.getAxis("left").setTicks([[(math.log10(v), f"{v:g}") for v in ms_default]])
         self.getAxis("bottom").setTicks([[(math.log10(w), f"{w:,}") for w in widths]])
@@ -202,10 +208,11 @@ def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ...core.files.sweep_files import read_sweep_rows
+    from ...core.files.sweeps import read_sweep_rows
     from ...core.files.sweep_rows import group_rows
 
-    parser = argparse.ArgumentParser(prog="python -m gui.sweep_plot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m gui.sweep_plot",
+                                     description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("csv")
     parser.add_argument("png")
     parser.add_argument("--title", default="")

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from typing import Callable
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import QThread, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core.config import ConfigError, LaneSpec, RunConfig
@@ -15,7 +15,7 @@ from ...core.analysis.leads import RefineTarget
 from ...core.study.refined_sweep import check_refinable, run_refined_sweep
 from ...core.engine.pool import LanePool
 from ...core.study.sweep import PointMeasured, SweepResult, SweepSpec, lane_points, results_so_far, run_sweeps
-from ...core.files.sweep_files import SweepFiles
+from ...core.files.sweeps import SweepFiles
 from ...core.files.sweep_rows import SweepRow
 from ...core.words.numbers import fmt_duration
 from ..controller import cached_host_info
@@ -32,7 +32,9 @@ class SweepTab(QWidget):
     """Controls, picture, verdict and table of a width sweep; the window supplies lanes and the base model."""
 
     sweep_started = Signal()  # a sweep began: the window locks what would change it
-    sweep_ended = Signal(object)  # list[SweepResult]: the sweep ended (finished or cancelled); empty on failure
+    # list[SweepResult]: the sweep ended (finished or cancelled); empty on failure. object, not list: Signal(list)
+    # would hand each slot a copy, converted through a QVariantList.
+    sweep_ended = Signal(object)
 
     def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
                  base_config: Callable[[], RunConfig], busy: Callable[[], bool],
@@ -89,7 +91,7 @@ class SweepTab(QWidget):
     def running(self) -> bool:
         return self._runner.running
 
-    def threads(self) -> list:
+    def threads(self) -> list[QThread]:
         return self._runner.threads()
 
     def specs(self) -> list[SweepSpec]:
@@ -135,7 +137,7 @@ class SweepTab(QWidget):
         self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
         pool = self._pool()
 
-        def work(cancel: threading.Event, put: Callable[[Any], None]) -> list[SweepResult]:
+        def work(cancel: threading.Event, put: Callable[[PointMeasured], None]) -> list[SweepResult]:
             if settings:
                 return run_ladder(pool, settings, on_point=put, cancel=cancel)
             if target is not None:
@@ -191,7 +193,7 @@ class SweepTab(QWidget):
             self.sweep_form.show_progress(point.done, point.total, time.monotonic() - self._t0)
         self.view.add_rows([row for point in points for row in point.rows])
 
-    @Slot(object)
+    @Slot(JobOutcome)
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         self.results = list(outcome.result or self._as_results())
         if self._ladder:  # the answer to "what would make the GPU win sooner", under the verdict

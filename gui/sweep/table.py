@@ -49,6 +49,7 @@ class SweepTable(QTableWidget):
             price = price_for(row.lane, prices)
             cost = dollars_per_million(row.median_ms, row.batch_size, price) if price is not None else math.nan
             item = self.item(r, COST_COLUMN)
+            assert item is not None  # add_row fills every cell of its row
             item.setText(fmt_dollars(cost))
             item.setToolTip(f"at ${price:g} per hour for {row.lane}" if price is not None else
                             f"no price for {row.lane}: type its $/h in the Lanes panel")

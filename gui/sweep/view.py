@@ -12,7 +12,7 @@ from ...core.config import ConfigError
 from ...core.files.atomic import ExportError
 from ...core.paths import autosave_dir
 from ...core.study.sweep import SweepResult
-from ...core.files.sweep_files import export_sweep, read_sweep_rows
+from ...core.files.sweeps import export_sweep, read_sweep_rows
 from ...core.files.sweep_rows import SweepRow, group_rows
 from ...core.paths import PROG
 from ...core.words.sweep import cost_lines, picture_title, refine_lines, sweep_lines
@@ -52,15 +52,18 @@ class SweepView(QSplitter):
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict.setStyleSheet("font-weight: 600;")
         self.table = SweepTable()
-        self.export_csv_button = QPushButton("Export CSV…", enabled=False,
-                                             toolTip=f"The sweep CSV (one row per point and lane, as `{PROG} "
-                                                     "analyze` reads), its per-batch CSV and JSON sidecar")
+        self.export_csv_button = QPushButton("Export CSV…")
+        self.export_csv_button.setEnabled(False)
+        self.export_csv_button.setToolTip(f"The sweep CSV (one row per point and lane, as `{PROG} analyze` reads), "
+                                          "its per-batch CSV and JSON sidecar")
         self.export_csv_button.clicked.connect(self._on_export_csv_clicked)
-        self.export_png_button = QPushButton("Export picture…", enabled=False,
-                                             toolTip="The sweep plot as a PNG for a slide: 1600×1000, titled, light")
+        self.export_png_button = QPushButton("Export picture…")
+        self.export_png_button.setEnabled(False)
+        self.export_png_button.setToolTip("The sweep plot as a PNG for a slide: 1600×1000, titled, light")
         self.export_png_button.clicked.connect(self._on_export_png_clicked)
-        self.open_button = QPushButton("Open CSV…", toolTip="Show a sweep saved earlier, on this machine or "
-                                       "another (an autosave, an export, or docs/results)")
+        self.open_button = QPushButton("Open CSV…")
+        self.open_button.setToolTip("Show a sweep saved earlier, on this machine or another (an autosave, an "
+                                    "export, or docs/results)")
         self.open_button.clicked.connect(self._on_open_clicked)
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button)

@@ -88,6 +88,7 @@ def style_plot(plot: pg.PlotWidget, colors: SchemeColors) -> None:
     """Ground, axes, grid, title and legend of one pyqtgraph plot; its lines and text items are the owner's."""
     plot.setBackground(colors.background)
     item = plot.getPlotItem()
+    assert item is not None  # pyqtgraph types it Optional: it is None only once the plot widget is closed
     for name in ("left", "bottom", "right", "top"):
         axis = item.getAxis(name)
         axis.setPen(colors.axis)
@@ -187,6 +188,7 @@ class Theme(QObject):
 
     def apply(self) -> None:
         app = QApplication.instance()
+        assert isinstance(app, QApplication)  # typed QCoreApplication; a window's Theme runs in a QApplication
         hints = app.styleHints()
         if hasattr(hints, "setColorScheme"):  # Qt ≥ 6.8: native light and dark where the platform has them
             if self.choice == "system":

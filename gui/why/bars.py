@@ -13,10 +13,12 @@ from typing import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont, QFontMetrics
+from PySide6.QtWidgets import QWidget
 
 from ...core.analysis.anatomy import AnatomyPoint, point_from_json, stacked
 from ...core.words.anatomy import PART_LABELS, PIPELINED_CLOCK, SYNCED_CLOCK
 from ..widgets.plot_export import save_offscreen
+from ..widgets.plots import plot_item
 from ..theme.scheme import LIGHT, PlotTheme, SchemeColors, readable
 
 # Okabe-Ito, one hue per part; made readable on the scheme's ground when drawn.
@@ -30,7 +32,7 @@ class WhyBars(pg.PlotWidget):
     to right, then what the spread leaves unattributed), a tick at its pipelined step (fit_pipelined) and a diamond
     at its floor (device_loop)."""
 
-    def __init__(self, parent: object = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent=parent)
         self.setAccessibleName("Why: each lane's step split into its parts, in ms per step")
         self.setLabel("bottom", "ms per training step")
@@ -70,7 +72,7 @@ class WhyBars(pg.PlotWidget):
             self._mark(point, "device_loop", i, "d", "floor (on-device loop)", colors)
         if self.points:
             self.enableAutoRange()
-            self.setYRange(-0.6, len(self.points) - 0.4, padding=0)
+            plot_item(self).getViewBox().setYRange(-0.6, len(self.points) - 0.4, padding=0)
             self.setTitle(f"bars: the {SYNCED_CLOCK} (fit, loss read every step)", color=colors.text, size="10pt")
 
     def _mark(self, point: AnatomyPoint, rung: str, row: int, symbol: str, name: str, colors: SchemeColors) -> None:
@@ -106,7 +108,8 @@ def render_png(points: Sequence[AnatomyPoint], path: str, title: str = "", size:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m crossover_lab.gui.why.bars", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m crossover_lab.gui.why.bars",
+                                     description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("json", nargs="+", help="files written by main.py anatomy --json / --json-file")
     parser.add_argument("png")
     parser.add_argument("--title", default="")

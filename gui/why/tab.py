@@ -3,9 +3,9 @@ and say in words where the time goes — with both clocks named."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Callable
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QThread, Qt, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...core.analysis.anatomy import AnatomyPoint
@@ -39,11 +39,14 @@ class WhyView(QWidget):
         self.measured: dict[RunConfig, dict[str, AnatomyPoint]] = {}
         self._measuring: RunConfig | None = None
         self._failures: list[str] = []
-        self.measure_button = QPushButton("Measure why", toolTip="Time the five rungs of a training step (fit, fit "
-                                          "without per-step sync, the bare step synced and pipelined, an on-device "
-                                          "loop) for the Model panel's model on each chosen lane, one at a time")
+        self.measure_button = QPushButton("Measure why")
+        self.measure_button.setToolTip("Time the five rungs of a training step (fit, fit without per-step sync, the "
+                                       "bare step synced and pipelined, an on-device loop) for the Model panel's "
+                                       "model on each chosen lane, one at a time")
         self.measure_button.clicked.connect(self.start)
-        self.stop_button = QPushButton("Stop", enabled=False, toolTip="Stop after the lane in progress")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.setToolTip("Stop after the lane in progress")
         self.stop_button.clicked.connect(self.stop)
         self.clocks = QLabel(" ".join(f"The <b>{name}</b>: {text}." for name, text in CLOCKS.items()))
         self.clocks.setWordWrap(True)
@@ -68,7 +71,7 @@ class WhyView(QWidget):
     def running(self) -> bool:
         return self._runner.running
 
-    def threads(self) -> list:
+    def threads(self) -> list[QThread]:
         return self._runner.threads()
 
     def points_for(self, config: RunConfig | None) -> dict[str, AnatomyPoint]:
@@ -90,7 +93,7 @@ class WhyView(QWidget):
                   "time (a few seconds each, plus compiling)…")
         pool = self._pool()
 
-        def work(cancel: threading.Event, put: Callable[[Any], None]) -> list[AnatomyOutcome]:
+        def work(cancel: threading.Event, put: Callable[[AnatomyOutcome], None]) -> list[AnatomyOutcome]:
             return measure_anatomies(pool, lanes, [config], cancel=cancel, on_outcome=put)
 
         self._runner.start(work)
@@ -118,7 +121,7 @@ class WhyView(QWidget):
                 self._failures.append(f"{outcome.lane}: {outcome.error}")
         self.show_points(list(shown.values()))
 
-    @Slot(object)
+    @Slot(JobOutcome)
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         self.measure_button.setEnabled(True)
         self.stop_button.setEnabled(False)

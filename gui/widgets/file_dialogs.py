@@ -20,7 +20,7 @@ _KINDS = {"csv": "CSV file", "json": "JSON file", "png": "PNG image", "svg": "SV
 class NameOnlyIconProvider(QFileIconProvider):
     """Icons and types from a file's name and kind (folder or file), never from its content."""
 
-    def icon(self, what: object) -> QIcon:  # noqa: D401 (Qt's overload: an IconType or a QFileInfo)
+    def icon(self, what: QFileIconProvider.IconType | QFileInfo) -> QIcon:  # noqa: D401 (Qt's two overloads)
         if isinstance(what, QFileInfo):
             kind = QFileIconProvider.IconType.Folder if what.isDir() else QFileIconProvider.IconType.File
             return super().icon(kind)

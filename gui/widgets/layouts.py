@@ -11,7 +11,9 @@ def empty_layout(layout: QLayout) -> None:
     old rows must not show meanwhile.
     """
     while layout.count():
-        widget = layout.takeAt(0).widget()
+        item = layout.takeAt(0)
+        assert item is not None  # there is an item at 0 while count() > 0
+        widget = item.widget()
         if widget is not None:
             widget.hide()
             widget.deleteLater()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable, cast
 
 import pyqtgraph as pg
 from PySide6.QtGui import QFontMetrics
@@ -17,7 +17,7 @@ class LogAxis(pg.AxisItem):
     the labels run into each other. Outside log mode this is pyqtgraph's linear axis.
     """
 
-    def __init__(self, orientation: str, formatter: Callable[[float], str], **kwargs: object) -> None:
+    def __init__(self, orientation: str, formatter: Callable[[float], str], **kwargs: Any) -> None:
         super().__init__(orientation, **kwargs)
         self._format = formatter
         self.enableAutoSIPrefix(False)
@@ -43,7 +43,9 @@ class LogAxis(pg.AxisItem):
         """Whether labels at `values` (log10 units, `pixels_per_unit` apart) fit with a gap between neighbours."""
         if len(values) < 2:
             return True
-        metrics = QFontMetrics(self.style.get("tickFont") or self.font())
+        # pyqtgraph keeps its style dict in `style`, over QGraphicsWidget.style() (which the stubs see).
+        style = cast("dict[str, Any]", self.style)
+        metrics = QFontMetrics(style.get("tickFont") or self.font())
         if self.orientation in ("left", "right"):
             need = metrics.height() * 1.5
         else:

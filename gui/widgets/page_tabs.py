@@ -52,9 +52,12 @@ class PageTabs(QTabWidget):
 
     def page(self, index: int) -> QWidget | None:
         area = self.widget(index)
-        return area.widget().page if isinstance(area, QScrollArea) else area
+        if isinstance(area, QScrollArea) and isinstance(holder := area.widget(), _Holder):
+            return holder.page
+        return area
 
-    def currentWidget(self) -> QWidget | None:  # noqa: N802 (Qt's name)
+    # Qt's name (N802). The stubs type QTabWidget.currentWidget() as never None; Qt returns None when there is no tab.
+    def currentWidget(self) -> QWidget | None:  # noqa: N802  # pyright: ignore[reportIncompatibleMethodOverride]
         return self.page(self.currentIndex())
 
     def indexOf(self, page: QWidget) -> int:  # noqa: N802 (Qt's name)

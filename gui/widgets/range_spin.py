@@ -17,7 +17,7 @@ class RangeSpinBox(QSpinBox):
 
     clamped = Signal(str)  # a sentence: "99,999 is outside 1-16,384: set to 16,384"
 
-    def validate(self, text: str, pos: int) -> object:
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         state, fixed, fixed_pos = super().validate(text, pos)
         if state == QValidator.State.Invalid and _whole(text) is not None:
             return QValidator.State.Intermediate, text, pos

@@ -25,7 +25,7 @@ def live_part(wanted: RunConfig, running: RunConfig) -> RunConfig:
 class LiveSwitch(QObject):
     """Watches the model panel while a run goes on and tells the controller; says what it did."""
 
-    switched = Signal(object)  # RunConfig: the model the run goes on with from its next batch
+    switched = Signal(RunConfig)  # the model the run goes on with from its next batch
 
     def __init__(self, panel: ModelPanel, controller: RunController, say: Callable[..., None],
                  parent: QObject | None = None) -> None:

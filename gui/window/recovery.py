@@ -41,7 +41,7 @@ class RecoveryOffer(QWidget):
         return cls(run_ids) if run_ids else None
 
     @classmethod
-    def install(cls, status_bar: QStatusBar, on_restore: Callable[[list], object],
+    def install(cls, status_bar: QStatusBar, on_restore: Callable[[list[str]], object],
                 offer: bool | None) -> RecoveryOffer | None:
         """Put the offer in the status bar when there is something to offer. `offer=None` means yes,
         unless CROSSOVER_NO_RESTORE_PROMPT=1 (tests, screenshots)."""

@@ -9,10 +9,11 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, Slot
 
-from ...core.config import ConfigError, RunConfig
+from ...core.config import ConfigError, LaneSpec, RunConfig
 from ...core.results import RunResult
-from ...core.study.sweep import parse_sweep_widths, ramp_plan
-from ...core.files.sweep_files import run_rows
+from ...core.study.sweep import SweepResult, parse_sweep_widths, ramp_plan
+from ...core.files.sweeps import run_rows
+from ...core.engine.devices import LaneOption
 from ...core.words.run import run_outcome
 from .actions import Actions
 from ..compare.tab import CompareTab
@@ -56,8 +57,8 @@ class RunDesk(QObject):
 
     # ------------------------------------------------------------------ starting and stopping
 
-    def _ready(self) -> list | None:
-        """The chosen lanes, if a run can start now; else None, and the status bar says why."""
+    def _ready(self) -> tuple[RunConfig, list[LaneSpec]] | None:
+        """The configuration and the chosen lanes, if a run can start now; else None, and the status bar says why."""
         if self.controller.running or self.sweep.running or self.why.running:
             return None
         specs = self.side.lanes_panel.selected_specs()
@@ -67,33 +68,35 @@ class RunDesk(QObject):
         if not specs:
             self.say("Cannot start: choose at least one lane.", error=True, about="lanes")
             return None
-        return specs
+        return self.config, specs
 
     def start_run(self) -> LiveRun | None:
         """Start the configured run on the chosen lanes (or the sweep, on its tab); the status bar says why not."""
         if self._on_sweep_tab():
             self.sweep.start()
             return None
-        specs = self._ready()
-        if specs is None:
+        ready = self._ready()
+        if ready is None:
             return None
+        config, specs = ready
         self._save_state()
-        return self.controller.start_run(self.config, specs, self.side.lanes_panel.schedule())
+        return self.controller.start_run(config, specs, self.side.lanes_panel.schedule())
 
     @Slot()
     def start_ramp(self, widths: str | bool | None = None) -> LiveRun | None:
         """One run stepping every lane through the ramp's widths (each hidden layer that wide)."""
         text = widths if isinstance(widths, str) else self.side.ramp_widths.text()
-        specs = self._ready()
-        if specs is None:
+        ready = self._ready()
+        if ready is None:
             return None
+        config, specs = ready
         try:
-            plan = ramp_plan(self.config, parse_sweep_widths(text))
+            plan = ramp_plan(config, parse_sweep_widths(text))
         except ConfigError as exc:
             self.say(f"Cannot ramp: {exc}.", error=True)
             return None
         self._save_state()
-        return self.controller.start_run(self.config, specs, self.side.lanes_panel.schedule(), plan)
+        return self.controller.start_run(config, specs, self.side.lanes_panel.schedule(), plan)
 
     def start_when_ready(self, ramp: str | None = None) -> None:
         """Start a run (or a ramp through `ramp`'s widths) now, or once discovery is done when it may change
@@ -136,7 +139,7 @@ class RunDesk(QObject):
 
     # ------------------------------------------------------------------ what happened
 
-    @Slot(object)
+    @Slot(LiveRun)
     def _on_controller_run_started(self, live: LiveRun) -> None:
         self.compare.show_run(live)
         lanes = ", ".join(live.lanes)
@@ -150,7 +153,7 @@ class RunDesk(QObject):
                      "trains (Esc stops).")
         self.update_controls()
 
-    @Slot(object)
+    @Slot(RunResult)
     def _on_controller_run_finished(self, result: RunResult) -> None:
         added = self.compare.run_ended(result)
         self.say(*run_outcome({name: lane.status for name, lane in result.lanes.items()},
@@ -166,7 +169,7 @@ class RunDesk(QObject):
         self.update_controls()
 
     @Slot(object)
-    def _on_controller_devices_discovered(self, _options: list) -> None:
+    def _on_controller_devices_discovered(self, _options: list[LaneOption]) -> None:
         if self.ramp_after_discovery is not None:
             widths, self.ramp_after_discovery = self.ramp_after_discovery, None
             self.start_ramp(widths)
@@ -187,7 +190,7 @@ class RunDesk(QObject):
         self.update_controls()
 
     @Slot(object)
-    def _on_sweep_ended(self, results: list) -> None:
+    def _on_sweep_ended(self, results: list[SweepResult]) -> None:
         points = sum(len(r.rows) for r in results)
         self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
         self.update_controls()

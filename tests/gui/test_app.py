@@ -10,20 +10,16 @@ import time
 from pathlib import Path
 
 import pytest
-from gui_fixtures import gui_home, make_window, no_gpu_options  # noqa: F401  (fixtures)
+from gui_fixtures import no_gpu_options
+from helpers import MAIN, ROOT, cli
 from PySide6.QtGui import QImage, QKeySequence
 
 from crossover_lab.core.engine.devices import host_info
 from crossover_lab.core.files.run_files import read_batches_csv
 from crossover_lab.gui.window.about import about_text
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
 def run_main(*args: str, home: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CROSSOVER_HOME": home, "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run([sys.executable, "main.py", *args], cwd=ROOT, env=env, text=True, capture_output=True,
-                          timeout=timeout)
+    return cli(*args, timeout=timeout, env={"CROSSOVER_HOME": home, "QT_QPA_PLATFORM": "offscreen"})
 
 
 def test_screenshot_mode_saves_the_window_and_exits(gui_home, tmp_path):
@@ -131,12 +127,7 @@ def test_the_gui_process_never_imports_a_framework():
 
 
 def test_no_display_gives_a_sentence_not_an_abort():
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    r = subprocess.run([sys.executable, str(root / "main.py")], capture_output=True, text=True, env=env, timeout=60)
+    r = subprocess.run([sys.executable, str(MAIN)], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 2
     assert "no display here" in r.stderr and "python main.py devices | run | sweep | analyze" in r.stderr

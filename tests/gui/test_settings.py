@@ -7,15 +7,12 @@ import subprocess
 import sys
 
 import pytest
-from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
+from helpers import ROOT, two_lane_result
 
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.presets import PRESETS
 from crossover_lab.core.files import autosave
 from crossover_lab.gui.settings import AppSettings
-from test_gui_live import _result
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_settings_persist_across_two_windows(make_window):
@@ -64,7 +61,7 @@ def test_geometry_and_splitters_persist(gui_home, tmp_path):
     screen.write_text(json.dumps({"screens": [{"name": "test", "x": 0, "y": 0, "width": 1920, "height": 1200,
                                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
     env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}",
-           "PYTHONPATH": os.pathsep.join([ROOT, os.path.join(ROOT, "tests")])}
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
     outputs = [subprocess.run([sys.executable, "-c", GEOMETRY_SCRIPT, step], env=env, cwd=ROOT, text=True,
                               capture_output=True, timeout=60) for step in ("save", "restore")]
     for out in outputs:
@@ -98,7 +95,7 @@ def test_a_damaged_settings_file_reads_as_defaults(make_window, gui_home):
 
 
 def test_autosaved_runs_are_offered_back_and_restored(make_window):
-    saved = _result("20260101-120000-abcd", 64, 1.0, 2.0)
+    saved = two_lane_result("20260101-120000-abcd", 64, 1.0, 2.0)
     autosave.save_run(saved, {"test": True})
     window = make_window(offer_recovery=True)
     assert window.recovery is not None and window.recovery.run_ids == [saved.run_id]
@@ -116,7 +113,7 @@ def test_autosaved_runs_are_offered_back_and_restored(make_window):
 
 
 def test_discarding_the_offer_deletes_the_files(make_window):
-    autosave.save_run(_result("20260101-120000-dddd", 64, 1.0, 2.0), {})
+    autosave.save_run(two_lane_result("20260101-120000-dddd", 64, 1.0, 2.0), {})
     window = make_window(offer_recovery=True)
     window.recovery.discard.click()
     assert autosave.saved_run_ids() == []
@@ -124,7 +121,7 @@ def test_discarding_the_offer_deletes_the_files(make_window):
 
 
 def test_a_run_interrupted_by_a_crash_reads_back_as_interrupted(make_window):
-    partial = _result("20260101-130000-eeee", 64, 1.0, 2.0)
+    partial = two_lane_result("20260101-130000-eeee", 64, 1.0, 2.0)
     for lane in partial.lanes.values():
         lane.summary = None  # as autosaved mid-run, before any lane had finished
     autosave.save_run(partial, {})

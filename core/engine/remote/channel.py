@@ -20,11 +20,11 @@ from typing import IO, Any, Mapping
 
 from ...config import LaneSpec
 from ...version import APP_VERSION
-from ...messages import Bundle, Job, LaneStartFailed
+from ...messages import Bundle, Job, LaneStartFailed, Steer, Wirable
 from ...paths import lane_log_path
-from ...records import RunStarted
-from .wire import (DEFAULT_PYTHON, HANDSHAKE_TIMEOUT_S, MAX_LINE_BYTES, PROTOCOL, OpenLane, Refused, RemoteHello,
-                   SetCancel, SshTarget, decode, encode, ssh_argv, ssh_failure, version_problem)
+from ...records import LaneEvent, RunStarted
+from .wire import (DEFAULT_PYTHON, HANDSHAKE_TIMEOUT_S, MAX_LINE_BYTES, PROTOCOL, ListDevices, OpenLane, Refused,
+                   RemoteHello, SetCancel, SshTarget, decode, encode, ssh_argv, ssh_failure, version_problem)
 
 
 @dataclass(frozen=True)
@@ -42,14 +42,14 @@ class RemoteSettings:
 class RemoteChannel:
     """One ssh process carrying one conversation with a remote worker; starting it returns at once."""
 
-    def __init__(self, host: str, first: Any, settings: RemoteSettings, log_path: Path | None = None,
-                 lane: str = "", handshake_timeout_s: float = HANDSHAKE_TIMEOUT_S) -> None:
+    def __init__(self, host: str, first: OpenLane | ListDevices, settings: RemoteSettings,
+                 log_path: Path | None = None, lane: str = "", handshake_timeout_s: float = HANDSHAKE_TIMEOUT_S) -> None:
         self.target = SshTarget.parse(host)
         self.python = settings.python_for(host)
         self.lane = lane  # this side's name for the lane: every event is renamed to it
         self.hello: RemoteHello | None = None
-        self._messages: queue.Queue = queue.Queue()
-        self._outbox: queue.Queue = queue.Queue()
+        self._messages: queue.Queue[Wirable] = queue.Queue()
+        self._outbox: queue.Queue[bytes | None] = queue.Queue()
         self._done = threading.Event()
         self._failure = ""
         self._stderr: collections.deque[str] = collections.deque(maxlen=40)
@@ -64,7 +64,7 @@ class RemoteChannel:
         argv = ssh_argv(self.target, self.python, settings.ssh_command)
         try:
             # A session of its own: Ctrl-C in a terminal reaches the app, which decides how runs stop.
-            self._proc: subprocess.Popen | None = subprocess.Popen(
+            self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True)
         except OSError as exc:
@@ -98,14 +98,14 @@ class RemoteChannel:
     def exit_reason(self) -> str:
         return self._failure or f"the lane on {self.target.url} ended"
 
-    def send(self, job: Job | Any) -> bool:
+    def send(self, job: Job | Steer | SetCancel) -> bool:
         """Queue a message for the remote (written by a thread: a slow network never blocks the caller)."""
         if self._done.is_set():
             return False
         self._outbox.put(encode(job))
         return True
 
-    def receive(self, timeout: float) -> Any | None:
+    def receive(self, timeout: float) -> Wirable | None:
         """The next message, waiting up to `timeout`; None when none came. Raises EOFError once ended."""
         try:
             return self._messages.get(timeout=timeout) if timeout > 0 else self._messages.get_nowait()
@@ -117,7 +117,7 @@ class RemoteChannel:
     def set_cancel(self, on: bool) -> None:
         self.send(SetCancel(on))
 
-    def steer(self, message: Any) -> bool:
+    def steer(self, message: Steer) -> bool:
         """A message for the run in progress; the remote worker counts it for the lane (core/lane/steering.py)."""
         return self.send(message)
 
@@ -161,6 +161,7 @@ class RemoteChannel:
             self._signal(signal.SIGKILL)
 
     def _write(self) -> None:
+        assert self._proc is not None and self._proc.stdin is not None, "started once ssh runs, with its pipes"
         stdin = self._proc.stdin
         while True:
             line = self._outbox.get()
@@ -177,6 +178,7 @@ class RemoteChannel:
             pass
 
     def _read_stderr(self) -> None:
+        assert self._proc is not None and self._proc.stderr is not None, "started once ssh runs, with its pipes"
         for raw in self._proc.stderr:
             text = raw.decode("utf-8", "replace")
             self._stderr.append(text)
@@ -198,6 +200,7 @@ class RemoteChannel:
             self._reap()
 
     def _read_lines(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None, "started once ssh runs, with its pipes"
         stdout = self._proc.stdout
         while True:
             line = stdout.readline(MAX_LINE_BYTES)
@@ -217,7 +220,7 @@ class RemoteChannel:
             if not self._take(message):
                 return
 
-    def _take(self, message: Any) -> bool:
+    def _take(self, message: Wirable) -> bool:
         """Handle one decoded message; False ends the conversation."""
         if isinstance(message, RemoteHello) and self.hello is None:
             problem = version_problem((message.app_version, message.protocol), (APP_VERSION, PROTOCOL),
@@ -238,12 +241,12 @@ class RemoteChannel:
         self._messages.put(self._renamed(message))
         return True
 
-    def _renamed(self, message: Any) -> Any:
+    def _renamed(self, message: Wirable) -> Wirable:
         if not self.lane or not isinstance(message, Bundle):
             return message
         return Bundle(tuple(self._renamed_event(e) for e in message.events))
 
-    def _renamed_event(self, event: Any) -> Any:
+    def _renamed_event(self, event: LaneEvent) -> LaneEvent:
         if not dataclasses.is_dataclass(event) or not hasattr(event, "lane"):
             return event
         changes: dict[str, Any] = {"lane": self.lane}
@@ -258,6 +261,7 @@ class RemoteChannel:
 
     def _reap(self) -> None:
         """Wait for ssh to end and say why it did; the channel is done after this, whatever happens."""
+        assert self._proc is not None, "reaped by the reader, which starts once ssh runs"
         code: int | None = None
         try:
             try:

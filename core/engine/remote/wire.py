@@ -16,12 +16,14 @@ import shlex
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ...config import LaneSpec, check_host
 from ...version import APP_VERSION
 from ..devices import LaneOption
-from ...messages import from_wire, register, to_wire
+from ...messages import Wirable, from_wire, register, to_wire
+
+_Checked = TypeVar("_Checked", bound=Wirable)
 
 PROTOCOL = 2  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured)
 WORKER_MODULE = "crossover_lab.core.engine.remote.worker"
@@ -88,11 +90,11 @@ class SetCancel:
 register(LaneOption)
 
 
-def encode(message: Any) -> bytes:
+def encode(message: Wirable) -> bytes:
     return json.dumps(to_wire(message), separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def decode(line: bytes) -> Any:
+def decode(line: bytes) -> Wirable:
     """A message from one line; ValueError on anything but a registered message's plain JSON, typed as declared."""
     try:
         data = json.loads(line)
@@ -101,7 +103,7 @@ def decode(line: bytes) -> Any:
     return check_types(from_wire(data))
 
 
-def check_types(obj: Any) -> Any:
+def check_types(obj: _Checked) -> _Checked:
     """`obj` if every field of every message in it holds what its type says; else ValueError.
 
     The codec builds only registered classes, but it does not look inside them: a remote that sent
@@ -128,7 +130,7 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)  # evaluated once per class: a bundle holds hundreds of records
 
 
-def _fits(value: Any, hint: Any) -> bool:
+def _fits(value: Wirable, hint: object) -> bool:
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         return any(_fits(value, h) for h in typing.get_args(hint))

@@ -15,12 +15,12 @@ import queue
 import signal
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from ...version import APP_VERSION
 from ..devices import discover, host_info
 from ...lane.worker import lane_main
-from ...messages import AnatomyJob, CalibrateJob, CloseLane, ProbeJob, RunJob
+from ...messages import AnatomyJob, CalibrateJob, CloseLane, ProbeJob, RunJob, Wirable
 from .wire import (PROTOCOL, DevicesListed, ListDevices, OpenLane, Refused, RemoteHello, SetCancel, decode, encode,
                    version_problem)
 from ..pool import LanePool
@@ -34,11 +34,11 @@ class Wire:
 
     def __init__(self, out: BinaryIO) -> None:
         self._out = out
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Wirable] = queue.SimpleQueue()  # None: the end
         self._thread = threading.Thread(target=self._run, name="crossover-wire", daemon=True)
         self._thread.start()
 
-    def put(self, message: Any) -> None:
+    def put(self, message: Wirable) -> None:
         self._queue.put(message)
 
     def _run(self) -> None:

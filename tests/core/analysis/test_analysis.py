@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from crossover_lab.core.analysis.fits import CostFit, fit_cost_model, predicted_crossover
-from crossover_lab.core.analysis.crossings import Crossover, SweepPoint, analyze_points, find_crossovers
+from crossover_lab.core.analysis.crossings import analyze_points, find_crossovers
+from crossover_lab.core.analysis.points import Crossover, SweepPoint
 from crossover_lab.core.analysis.stats import robust_stats, summarize
 from crossover_lab.core.words.run import explain, verdict
 from crossover_lab.core.words.numbers import fmt_range
@@ -22,11 +23,11 @@ def model_ms(flops, overhead=OVERHEAD_MS, gflops=GFLOPS):
     return overhead + np.asarray(flops, dtype=float) / (gflops * 1e9) * 1000
 
 
-def sweep(lane, widths, ms, spread=None, flops=None):
+def sweep(lane, widths, ms, spread=None, flops=None, n=0):
     return [SweepPoint(lane=lane, width=int(w), flops_per_batch=float(flops(w) if flops else 1000.0 * w * w),
                        median_ms=float(m),
                        p10_ms=float(m * (1 - spread)) if spread else math.nan,
-                       p90_ms=float(m * (1 + spread)) if spread else math.nan)
+                       p90_ms=float(m * (1 + spread)) if spread else math.nan, n_batches=n)
             for w, m in zip(widths, ms)]
 
 
@@ -141,7 +142,8 @@ def test_fit_constrains_slope_positive():
     assert fit is not None and not fit.ok
     assert fit.gflops == math.inf and fit.overhead_ms == pytest.approx(1.9, rel=0.01)
     flat = [SweepPoint("cpu", w, f, m) for w, f, m in zip([1, 2, 3], [1e6, 1e7, 1e8], [2.0, 1.9, 1.8])]
-    assert analyze_points(flat)["lanes"]["cpu"]["gflops"] is None  # stays JSON-ready, no Infinity
+    assert analyze_points(flat).lanes["cpu"].gflops is None  # stays JSON-ready, no Infinity
+    assert analyze_points(flat).to_json()["lanes"]["cpu"]["gflops"] is None
 
 
 def fit_of(overhead, gflops):
@@ -177,25 +179,22 @@ def test_clean_crossing_is_exact_in_log_space():
     assert c.lanes == ("cpu", "gpu0") and c.faster_above == "gpu0"
     assert c.width == pytest.approx(100.0)
     assert c.flops_per_batch == pytest.approx(1000.0 * 100 ** 2)
-    assert c.width_lo == pytest.approx(100.0) and c.width_hi == pytest.approx(100.0)  # no spread given
+    # The interval: the nearest widths either side where each lane measurably leads (the one rule).
+    assert (c.width_lo, c.width_hi) == (64, 128)
     assert describe_pair(crossing_points(), "gpu0", "cpu").startswith("gpu0 is faster above about 100 units")
 
 
 def test_uncertainty_bounds_bracket_the_estimate():
     (c,) = find_crossovers(crossing_points(spread=0.1))
-    assert 64 <= c.width_lo < c.width < c.width_hi <= 128
-    # p10/p90 at ±10% shift d = log(ms_cpu/ms_gpu0) = log(w/100) by ±log(1.1/0.9) at both ends,
-    # so the extreme crossings solve w/100 = (1.1/0.9)^∓1 exactly.
-    assert c.width_lo == pytest.approx(100 * 0.9 / 1.1)
-    assert c.width_hi == pytest.approx(100 * 1.1 / 0.9)
+    assert 64 == c.width_lo < c.width < c.width_hi == 128
 
 
 def test_an_asymmetric_spread_reads_as_its_range_never_plus_minus():
     assert fmt_range(290, 1200) == "290–1,200" and fmt_range(81.8, 122.2) == "82–120"
     (c,) = find_crossovers(crossing_points(spread=0.1))
-    assert c.width - c.width_lo != pytest.approx(c.width_hi - c.width, rel=0.05)  # asymmetric: 18 below, 22 above
+    assert c.width - c.width_lo != pytest.approx(c.width_hi - c.width, rel=0.05)  # asymmetric: 36 below, 28 above
     text = describe_pair(crossing_points(spread=0.1), "cpu", "gpu0")
-    assert "(82–120 within the timing spread)" in text and "±" not in text
+    assert "64–128 within the noise)" in text and "±" not in text
     assert "±" not in " ".join(sweep_lines({"": crossing_points(spread=0.1)}))
     wide = Crossover(("cpu", "gpu0"), 570.0, 290.0, 1200.0, 1e9, "gpu0")
     assert crossing_label(wide, spread=True) == "gpu0 beats cpu above ≈570 (290–1,200)"
@@ -222,7 +221,7 @@ def test_noisy_crossing():
 def test_no_crossing():
     pts = sweep("cpu", WIDTHS, [0.01 * w + 2 for w in WIDTHS]) + sweep("gpu0", WIDTHS, [1.0] * 6)
     assert find_crossovers(pts) == []
-    assert "no crossover in this range: gpu0 faster throughout" in describe_pair(pts, "cpu", "gpu0")
+    assert describe_pair(pts, "cpu", "gpu0").startswith("gpu0 is faster from 16 to 512 units (")
 
 
 def test_two_crossings_found_in_order():
@@ -233,7 +232,7 @@ def test_two_crossings_found_in_order():
     assert found[0].width == pytest.approx(math.sqrt(32 * 64))
     assert found[1].width == pytest.approx(math.sqrt(256 * 512))
     text = describe_pair(sweep("cpu", widths, [1.0] * 7) + sweep("gpu0", widths, gpu), "cpu", "gpu0")
-    assert text.startswith("2 crossovers") and text.index("gpu0 is faster") < text.index("cpu is faster")
+    assert text.count("; then ") == 1 and text.index("gpu0 is faster") < text.index("cpu is faster")
 
 
 def test_three_lanes_sorted_by_width():
@@ -247,8 +246,8 @@ def test_three_lanes_sorted_by_width():
 def test_lane_with_one_point():
     pts = sweep("cpu", [64], [0.64]) + sweep("gpu0", WIDTHS, [1.0] * 6)
     assert find_crossovers(pts) == []
-    assert "too few common points" in describe_pair(pts, "cpu", "gpu0")
-    assert "too few common points" in describe_pair(pts, "cpu", "gpu7")
+    assert describe_pair(pts, "cpu", "gpu0") == "cpu is faster at 64 units (1.6x)"  # one width: a lead, no crossing
+    assert "no width measured on both" in describe_pair(pts, "cpu", "gpu7")
 
 
 # ---------------------------------------------------------------- JSON and words
@@ -257,9 +256,11 @@ def test_analyze_points_json_shape():
     widths = [2 ** k for k in range(4, 13)]
     flops = lambda w: 6.0 * 784 * w * 128  # noqa: E731
     cpu = sweep("cpu", widths, [float(model_ms(flops(w), 0.02, 50.0)) for w in widths], flops=flops)
-    gpu = sweep("gpu0", widths, [float(model_ms(flops(w), 0.4, 5000.0)) for w in widths], flops=flops)
+    gpu = sweep("gpu0", widths, [float(model_ms(flops(w), 0.5, 5000.0)) for w in widths], flops=flops)
     solo = sweep("tpu", [64], [1.0], flops=flops)
-    out = analyze_points(cpu + gpu + solo)
+    analysis = analyze_points(cpu + gpu + solo)
+    assert analysis.lanes["cpu"].ok and analysis.lanes["tpu"].fit is None
+    out = analysis.to_json()
     json.dumps(out, allow_nan=False)
     assert set(out) == {"lanes", "crossovers", "predicted_crossovers"}
     assert out["lanes"]["cpu"]["overhead_ms"] == pytest.approx(0.02, rel=1e-6)
@@ -274,7 +275,7 @@ def test_analyze_points_json_shape():
     assert c["lanes"] == ["cpu", "gpu0"] and c["faster_above"] == "gpu0"
     assert set(c) == {"lanes", "width", "width_lo", "width_hi", "flops_per_batch", "faster_above"}
     predicted = [p for p in out["predicted_crossovers"] if p["lanes"] == ["cpu", "gpu0"]]
-    expected = (0.4 - 0.02) / (1e-6 / 50 - 1e-6 / 5000)
+    expected = (0.5 - 0.02) / (1e-6 / 50 - 1e-6 / 5000)
     assert predicted[0]["flops_per_batch"] == pytest.approx(expected, rel=1e-6)
     assert c["flops_per_batch"] == pytest.approx(expected, rel=0.15)  # measured agrees with the model
 
@@ -287,7 +288,7 @@ def summary(lane, median_ms, flops=12_345_678):
 def test_verdict():
     assert verdict(summary("cpu", 3.1), summary("gpu0", 1.0)) == "gpu0 is 3.1x faster than cpu on this model"
     assert verdict(summary("gpu0", 1.0), summary("cpu", 0.25)) == "cpu is 4.0x faster than gpu0 on this model"
-    assert verdict(summary("cpu", 1.02), summary("gpu0", 1.0)) == "cpu and gpu0 are about equal (1.02x) on this model"
+    assert verdict(summary("cpu", 1.02), summary("gpu0", 1.0)) == "cpu and gpu0 are too close to call on this model (within 2%)"
     assert "not enough steady batches" in verdict(summary("cpu", math.nan), summary("gpu0", 1.0))
 
 

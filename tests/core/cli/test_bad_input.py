@@ -1,27 +1,23 @@
-"""Bad input is refused before any lane starts, with exit 2 and a sentence; bad files never crash `analyze`."""
+"""Bad input is refused before any lane starts, with exit 2 and a sentence; bad files never crash `analyze`.
+
+A refusal ends before any lane starts, so most are asked of the CLI's main() in this process (`cli_in_process`);
+a few go through `python main.py` in a process of its own, so the exit code is proved end to end.
+"""
 from __future__ import annotations
 
 import os
 import stat
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import cli, cli_in_process
 
 from crossover_lab.core.files.atomic import atomic_write_text
 from crossover_lab.core.files.live import OutputClaim, RunFiles
 from crossover_lab.core.files.npz_check import DataError, inspect_npz
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, env={**os.environ, **(env or {})}, timeout=timeout)
-
 
 def refused(r: subprocess.CompletedProcess, words: str) -> None:
     assert r.returncode == 2, r.stdout + r.stderr
@@ -41,20 +37,20 @@ RUN = ("run", "--lanes", "cpu1", "--data", "synthetic", "--samples", "256", "--w
     ("/proc/x.csv", "the folder /proc is not writable"),
     ("{tmp}/out.json", "its JSON sidecar would be the file itself"),
 ])
-def test_bad_output_paths_are_refused_before_any_lane_starts(tmp_path, csv, words):
+def test_bad_output_paths_are_refused_before_any_lane_starts(tmp_path, capsys, csv, words):
     (tmp_path / "ro").mkdir()
     os.chmod(tmp_path / "ro", 0o500)
     if os.geteuid() == 0 and "/ro/" in csv:
         pytest.skip("root can write into a read-only folder")
-    r = cli(*RUN, "--csv", csv.format(tmp=tmp_path))
+    r = cli_in_process(capsys, *RUN, "--csv", csv.format(tmp=tmp_path))
     refused(r, words)
 
 
 def test_a_path_being_written_by_another_run_is_refused(tmp_path):
     target = tmp_path / "t.csv"
     claim = OutputClaim(target)
-    try:
-        refused(cli(*RUN, "--csv", str(target)), "is being written by another Crossover process")
+    try:  # another process, as another Crossover would be; and the exit code, end to end
+        refused(cli(*RUN, "--csv", str(target), timeout=120), "is being written by another Crossover process")
     finally:
         claim.release()
     assert not claim.lock_path.exists()
@@ -67,8 +63,8 @@ def test_a_path_being_written_by_another_run_is_refused(tmp_path):
     (("sweep", "--batch-sizes", "32,abc", "--widths", "8"), "batch size 'abc' (item 2 of 2)"),
     (("sweep", "--widths", "8,x"), "sweep width 'x' (item 2 of 2)"),
 ])
-def test_silently_ignored_input_is_refused(args, words):
-    refused(cli(*args, "--data", "synthetic", "--samples", "256"), words)
+def test_silently_ignored_input_is_refused(capsys, args, words):
+    refused(cli_in_process(capsys, *args, "--data", "synthetic", "--samples", "256"), words)
 
 
 def _npz(path: Path, **arrays) -> str:
@@ -126,11 +122,11 @@ def test_every_bad_data_file_gets_its_own_sentence(tmp_path):
     inspect_npz(_npz(tmp_path / "ok3.npz", x_train=np.zeros((20, 784)), y_train=np.eye(10)[np.arange(20) % 10]))
 
 
-def test_the_cli_refuses_bad_data_before_any_lane_starts(tmp_path):
+def test_the_cli_refuses_bad_data_before_any_lane_starts(tmp_path, capsys):
     files = bad_data_files(tmp_path)
     for name in ("text", "folder", "nan labels", "huge"):
         path, words = files[name]
-        r = cli("run", "--lanes", "cpu1", "--widths", "8", "--data", path)
+        r = cli_in_process(capsys, "run", "--lanes", "cpu1", "--widths", "8", "--data", path)
         refused(r, words)
 
 
@@ -139,10 +135,10 @@ def test_the_cli_refuses_bad_data_before_any_lane_starts(tmp_path):
     (b"lane,width,flops_per_batch,median_ms\n", "holds no points"),
     (None, "is not a text CSV file"),
 ])
-def test_analyze_bad_files_exit_2_with_a_sentence(tmp_path, content, words):
+def test_analyze_bad_files_exit_2_with_a_sentence(tmp_path, capsys, content, words):
     path = tmp_path / "b.csv"
     path.write_bytes(content if content is not None else os.urandom(3000))
-    r = cli("analyze", str(path))
+    r = cli_in_process(capsys, "analyze", str(path))
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
@@ -153,7 +149,7 @@ def test_analyze_drops_absurd_rows_and_says_how_many_and_why(tmp_path):
         rows += [f"{lane},{w},{w * 1000},{ms * w / 16},,," for w in (16, 64, 256)]
     rows += ["cpu,1e400,1,1,,", "cpu,32,1,nan,,", "cpu,32,1,-4,,", "gpu0,40,x,1,,", "cpu,10,1000,1e99,,"]
     path.write_text("\n".join(rows) + "\n")
-    r = cli("analyze", str(path), "--json")
+    r = cli("analyze", str(path), "--json", timeout=120)  # in a process of its own: exit 0, end to end
     assert r.returncode == 0, r.stderr
     assert "dropped 5 of 11 rows" in r.stderr
     assert "3 whose median_ms is not a positive time under a day" in r.stderr
@@ -187,7 +183,7 @@ def test_an_unwritable_log_folder_is_named_and_lanes_log_to_the_terminal(monkeyp
 
 @pytest.mark.slow
 def test_a_run_with_an_unwritable_home_still_trains_and_says_where_logs_go(tmp_path):
-    r = cli(*RUN, env={"CROSSOVER_HOME": "/proc/nope"}, cwd=tmp_path)
+    r = cli(*RUN, env={"CROSSOVER_HOME": "/proc/nope"}, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "note: lane logs go to the terminal: cannot create /proc/nope/logs" in r.stderr
     assert "cpu1" in r.stdout and "completed" in r.stdout

@@ -1,20 +1,17 @@
 """`crossover --install-desktop` / `--uninstall-desktop`: the entry validates, runs what was installed, and goes away."""
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import MAIN, cli
 
 from crossover_lab.core.cli import desktop_entry
 from crossover_lab.core.cli.desktop_entry import APP_ID, entry_text, exec_arg, install, launcher_command, uninstall
 from crossover_lab.core.paths import resource_dir
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def validate(path: Path) -> str:
     """desktop-file-validate's errors and warnings ("" when none); skipped where desktop-file-utils is not
@@ -109,26 +106,25 @@ def test_the_launcher_is_the_gui_script_beside_the_crossover_that_ran(tmp_path, 
 
 
 def test_without_an_installed_gui_script_the_entry_runs_main_py(tmp_path, monkeypatch):
-    monkeypatch.setattr(sys, "argv", [str(ROOT / "main.py")])
+    monkeypatch.setattr(sys, "argv", [str(MAIN)])
     monkeypatch.setattr(desktop_entry.sysconfig, "get_path", lambda name: str(tmp_path))
-    assert launcher_command() == [sys.executable, str(ROOT / "main.py")]
+    assert launcher_command() == [sys.executable, str(MAIN)]
 
 
 def test_the_command_line_installs_and_uninstalls(tmp_path):
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
-    run = [sys.executable, str(ROOT / "main.py")]
-    out = subprocess.run(run + ["--install-desktop"], env=env, capture_output=True, text=True, timeout=60)
+    env = {"XDG_DATA_HOME": str(tmp_path)}
+    out = cli("--install-desktop", env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     entry = tmp_path / "applications" / f"{APP_ID}.desktop"
     assert f"entry  {entry}" in out.stdout and "crossover --uninstall-desktop" in out.stdout
     # From a checkout the entry runs the editable install's gui-script, or this Python with main.py.
     command = launcher_command()
     assert keys(entry.read_text())["TryExec"] == command[0]
-    out = subprocess.run(run + ["--uninstall-desktop"], env=env, capture_output=True, text=True, timeout=60)
+    out = cli("--uninstall-desktop", env=env, timeout=60)
     assert out.returncode == 0 and str(entry) in out.stdout and not entry.exists()
-    out = subprocess.run(run + ["--uninstall-desktop"], env=env, capture_output=True, text=True, timeout=60)
+    out = cli("--uninstall-desktop", env=env, timeout=60)
     assert out.returncode == 0 and "Nothing to remove" in out.stdout
-    out = subprocess.run(run + ["--install-desktop", "extra"], env=env, capture_output=True, text=True, timeout=60)
+    out = cli("--install-desktop", "extra", env=env, timeout=60)
     assert out.returncode == 2 and "usage" in out.stderr
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.engine.lanes import Lane
-from crossover_lab.core.records import BatchTiming
+from crossover_lab.core.records import BatchTiming, LaneEnded
+from crossover_lab.core.results import LaneResult
 from crossover_lab.core.engine.pool import LanePool, run_comparison
 
 pytestmark = pytest.mark.slow
@@ -118,9 +119,14 @@ def test_stuck_lane_is_killed_after_grace():
         while lane.busy and time.monotonic() - t0 < 5:
             events += lane.poll(0.05)
         assert time.monotonic() - t0 < 1.5
-        end = events[-1]
-        assert end.summary.status == "cancelled" and "killing the lane" in end.summary.reason
+        end = events[-1]  # the app ended it: the records are summarised where they are folded
+        assert isinstance(end, LaneEnded) and end.status == "cancelled" and "killing the lane" in end.reason
         assert not lane.alive
+        folded = LaneResult("cpu")
+        for event in events:
+            folded.apply(event)
+        assert folded.status == "cancelled" and "killing the lane" in folded.summary.reason
+        assert folded.summary.n_batches + folded.summary.n_warmup == len(folded.records) > 0
     finally:
         lane.close()
 

@@ -3,28 +3,20 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import cli
 
-from crossover_lab.core.analysis.crossings import SweepPoint
+from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.analysis.costs import (cost_analysis, cost_crossovers, dollars_per_million, parse_prices,
                                                price_for)
 from crossover_lab.core.files.sweep_sets import load_sets, parse_labels
 from crossover_lab.core.words.sweep import cost_lines, describe_cost_pair
 
-ROOT = Path(__file__).resolve().parent.parent
 WIDTHS = (16, 64, 256, 1024, 4096)
 HEADER = "lane,device,width,params,flops_per_batch,batch_size,median_ms,p10_ms,p90_ms,n_batches"
-
-
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT, env=dict(os.environ))
 
 
 def write_sweep(path: Path, lane: str, device: str, ms, machine: str | None = None,
@@ -120,7 +112,7 @@ def test_the_cost_crossover_sits_where_price_times_time_crosses():
     assert costs["crossovers"][0]["cheaper_above"] == "gpu0"
     # Priced at ten times the CPU's, the GPU is never the cheaper one in this range.
     assert cost_lines({"all": pts}, {"cpu": 1.0, "gpu0": 40.0}) == [
-        "per sample, cpu is cheaper than gpu0 throughout (widths 16 to 4096)"]
+        "per sample, cpu is cheaper than gpu0 throughout (widths 16 to 4,096)"]
     assert cost_lines({"all": pts}, {"cpu": 1.0}) == []  # one priced lane: nothing to compare
 
 
@@ -143,7 +135,7 @@ def test_prices_parse_match_lanes_and_reach_the_analysis(tmp_path):
 
 
 def test_a_sweeps_prices_are_recorded_in_its_sidecar_and_read_back(tmp_path):
-    from crossover_lab.core.files.sweep_files import export_sweep
+    from crossover_lab.core.files.sweeps import export_sweep
     from crossover_lab.core.files.sweep_sets import file_prices, sidecar_of
 
     written = export_sweep(tmp_path / "s.csv", [], {"machine": "laptop"}, {"cpu": 0.4, "ssh://lab/gpu0": 2.5})

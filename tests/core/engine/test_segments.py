@@ -18,7 +18,7 @@ from crossover_lab.core.results import LaneResult, RunResult, Segment
 from crossover_lab.core.engine.pool import run_comparison
 from crossover_lab.core.engine.conductor import RunControl, default_schedule, schedule_named
 from crossover_lab.core.study.sweep import ramp_plan
-from crossover_lab.core.files.sweep_files import run_rows
+from crossover_lab.core.files.sweeps import run_rows
 from crossover_lab.core.files.sweep_rows import group_rows
 from crossover_lab.core.words.run import verdict_lines
 
@@ -177,7 +177,7 @@ def test_the_per_batch_csv_describes_itself_and_the_sidecar_lists_segments(tmp_p
     header = list(rows[0])
     assert header[:11] == ["run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms", "samples",
                            "warmup", "loss"]  # the present columns keep their order
-    assert header[-3:] == ["widths", "batch_size", "segment"]
+    assert header[-4:] == ["widths", "batch_size", "segment", "resumed"]
     assert {(r["widths"], r["segment"]) for r in rows} == {("16", "1"), ("512-512", "2")}
     (back,) = read_runs(csv_path)
     segments = back.lanes["cpu1"].segments

@@ -17,73 +17,30 @@ from pathlib import Path
 
 import psutil
 import pytest
+from helpers import (MAIN, check_files, cli, group_gone, record_counts, wait_for, wait_for_more_records,
+                     wait_for_records)
 
-ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
 LONG_RUN = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "256", "--data", "synthetic",
             "--samples", "4096", "--epochs", "300")
 
 
 def start(tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(ROOT / "main.py"), *args], cwd=tmp_path, text=True,
+    return subprocess.Popen([sys.executable, str(MAIN), *args], cwd=tmp_path, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                             env={**os.environ, "CROSSOVER_HOME": str(tmp_path / "home"), **(env or {})})
 
 
-def wait_for_records(path: Path, lanes: set[str], n: int = 20, timeout: float = 120) -> None:
-    """Until the growing CSV holds at least n records of every lane."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists():
-            counts: dict[str, int] = {}
-            with open(path, newline="") as fh:
-                for row in csv.DictReader(line for line in fh if line.endswith("\n")):
-                    counts[row["lane"]] = counts.get(row["lane"], 0) + 1
-            if all(counts.get(lane, 0) >= n for lane in lanes):
-                return
-        time.sleep(0.2)
-    pytest.fail(f"no records from {lanes} in {path} within {timeout} s")
-
-
-def group_gone(pgid: int, timeout: float = 5.0) -> bool:
-    """No process of the CLI's group is left (lanes included) within `timeout`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        alive = [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == pgid and _running(p)]
-        if not alive:
-            return True
-        time.sleep(0.1)
-    return False
-
-
-def _pgid(pid: int) -> int | None:
-    try:
-        return os.getpgid(pid)
-    except OSError:
-        return None
-
-
-def _running(p: psutil.Process) -> bool:
-    try:
-        return p.status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
-def check_files(csv_path: Path, lanes: set[str]) -> dict:
-    """Both files exist, parse, and describe the same run; returns the sidecar."""
-    meta = json.loads(csv_path.with_suffix(".json").read_text())
-    with open(csv_path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    run_ids = {r["run_id"] for r in rows}
-    assert run_ids == {run["run_id"] for run in meta["runs"]}, (run_ids, [r["run_id"] for r in meta["runs"]])
-    assert {r["lane"] for r in rows} == lanes
-    assert all(float(r["ms"]) > 0 for r in rows)
-    return meta
-
-
 def lanes_of(proc: subprocess.Popen) -> list[psutil.Process]:
     return [c for c in psutil.Process(proc.pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
+
+
+def sweep_widths(path: Path) -> list[int]:
+    """The widths of the whole points in a sweep CSV, sorted (none before the file exists)."""
+    if not path.exists():
+        return []
+    with open(path, newline="") as fh:
+        return sorted(int(r["width"]) for r in csv.DictReader(line for line in fh if line.endswith("\n")))
 
 
 @pytest.mark.parametrize("signals, code", [
@@ -117,7 +74,7 @@ def test_kill_9_of_the_app_leaves_readable_files_and_no_lane(tmp_path):
     wait_for_records(out, {"cpu", "cpu1"}, n=30)
     lanes = lanes_of(proc)
     assert len(lanes) == 2
-    time.sleep(1.5)  # records reach the disk at most a second late
+    wait_for_more_records(out, sum(record_counts(out).values()), 1.5)  # at most a second late: the next ones
     proc.kill()
     proc.wait(10)
     assert proc.returncode == -signal.SIGKILL
@@ -195,7 +152,8 @@ def test_kill_9_mid_sweep_leaves_the_points_measured_so_far_readable(tmp_path):
         time.sleep(0.02)
     assert any("[2/6]" in line for line in lines), lines
     lanes = lanes_of(proc)
-    time.sleep(1.5)  # a point reaches the disk at most a second after it is measured
+    # A point reaches the disk at most a second after it is measured: the two so far, within 1.5 s.
+    wait_for(lambda: len(sweep_widths(out)) >= 2, 1.5)
     proc.kill()
     proc.wait(10)
     _, alive = psutil.wait_procs(lanes, timeout=5)
@@ -203,6 +161,5 @@ def test_kill_9_mid_sweep_leaves_the_points_measured_so_far_readable(tmp_path):
     with open(out, newline="") as fh:
         widths = sorted(int(r["width"]) for r in csv.DictReader(fh))
     assert widths[:2] == [16, 32] and len(widths) < 6  # the points measured before the kill, whole
-    analyzed = subprocess.run([sys.executable, str(ROOT / "main.py"), "analyze", str(out)], capture_output=True,
-                              text=True, timeout=120, env={**os.environ, "CROSSOVER_HOME": str(tmp_path / "home")})
+    analyzed = cli("analyze", str(out), timeout=120, env={"CROSSOVER_HOME": str(tmp_path / "home")})
     assert analyzed.returncode == 0 and "cpu1" in analyzed.stdout, analyzed.stderr[-2000:]

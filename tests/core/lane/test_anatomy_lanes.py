@@ -5,26 +5,17 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from helpers import cli
 
 from crossover_lab.core.analysis.anatomy import RUNGS, AnatomyPoint, RungTime
 from crossover_lab.core.study.anatomy import request_anatomy
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.engine.devices import backend_version
 
-ROOT = Path(__file__).resolve().parent.parent
 TRAIN = TrainSpec(data="synthetic", samples=1000)
 BACKENDS = [b for b in ("tensorflow", "jax") if backend_version(b) is not None]
-
-
-def cli(*args: str, timeout: float = 400) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT, env=dict(os.environ))
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

@@ -5,11 +5,12 @@ import json
 import math
 
 import pytest
+from helpers import point, rung
 
 from crossover_lab.core.cli import main as cli, anatomy as cli_anatomy
-from crossover_lab.core.analysis.crossings import SweepPoint
-from crossover_lab.core.analysis.anatomy import (PARTS, RUNGS, STACK, AnatomyPoint, RungTime, floor_crossovers,
-                                                 part_between, parts_of, point_from_json, stacked, window_plan)
+from crossover_lab.core.analysis.points import SweepPoint
+from crossover_lab.core.analysis.anatomy import (PARTS, RUNGS, STACK, floor_crossovers, part_between,
+                                                 parts_of, point_from_json, stacked, window_plan)
 from crossover_lab.core.study.anatomy import AnatomyOutcome, anatomy_configs, anatomy_key
 from crossover_lab.core.words.anatomy import (clock_note, floor_crossover_lines, floor_sentence, fmt_part,
                                               why_sentence)
@@ -18,18 +19,6 @@ from crossover_lab.core.study.ladder import LadderRank, ladder_lines, ladder_set
 from crossover_lab.core.messages import AnatomyJob, AnatomyMeasured, from_wire, to_wire
 from crossover_lab.core.study.sweep import SweepResult, SweepSpec
 from crossover_lab.core.files.sweep_rows import SweepRow
-
-
-def rung(median: float, spread: float = 0.0, k: int = 1) -> RungTime:
-    return RungTime(median, median - spread, median + spread, 20, k)
-
-
-def point(lane: str = "gpu0", device: str = "GPU:0 (H200)", **medians: float | None) -> AnatomyPoint:
-    times = {"fit": 1.37, "fit_pipelined": 0.9, "step_loop": 0.3, "step_loop_pipelined": 0.1, "device_loop": 0.05}
-    times.update(medians)
-    rungs = {name: None if ms is None else rung(ms, 0.01) for name, ms in times.items()}
-    reasons = {name: "PyTorch has no on-device loop on a CPU" for name, ms in times.items() if ms is None}
-    return AnatomyPoint(lane, device, "jax", (64, 64), 128, 10**7, rungs, reasons, window_steps=8)
 
 
 # ---------------------------------------------------------------- the parts of a step
@@ -122,7 +111,7 @@ def test_the_floor_crossover_comes_from_the_floor_column():
     (found,) = floor_crossovers(points)
     assert found.faster_above == "gpu0" and 16 < found.width < 256
     (line,) = floor_crossover_lines({"all": points})
-    assert line.startswith("with an on-device loop gpu0 would win above about ") and line.endswith("(cpu below)")
+    assert line.startswith("with an on-device loop gpu0 would win above about ") and line.endswith(", cpu below")
     assert floor_crossover_lines({"all": [SweepPoint("cpu", 16, 1e6, 0.5)]}) == []
 
 

@@ -9,10 +9,9 @@ import pytest
 from crossover_lab.core.analysis.crossings import find_crossovers
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.presets import PRESETS, SWEEP_PRESETS
-from crossover_lab.core.engine.pool import LanePool
 from crossover_lab.core.files.atomic import atomic_write_text
 from crossover_lab.core.study.sweep import SweepSpec, log_widths, run_sweeps, with_knob
-from crossover_lab.core.files.sweep_files import read_sweep_rows
+from crossover_lab.core.files.sweeps import read_sweep_rows
 from crossover_lab.core.files.sweep_rows import SweepRow, group_rows, sweep_rows_text
 
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
@@ -27,7 +26,8 @@ def test_presets_are_the_seeds_models():
     for cfg in (small, wide):
         assert (cfg.train.optimizer, cfg.train.batch_size, cfg.train.preprocessing) == ("adam", 32, "scale")
     assert PRESETS["qa-100"].config.model.widths == (100,)
-    layers, widths, base = SWEEP_PRESETS["blog"]
+    blog = SWEEP_PRESETS["blog"]
+    layers, widths, base = blog.layers, blog.widths, blog.base
     assert base == small
     assert 128 in widths and 1000 in widths and layers == 2
 
@@ -60,15 +60,11 @@ def test_compare_knobs():
 
 
 @pytest.mark.slow
-def test_sweep_end_to_end_and_csv_round_trip(tmp_path):
-    pool = LanePool()
+def test_sweep_end_to_end_and_csv_round_trip(tmp_path, pool):
     seen = []
-    try:
-        spec = SweepSpec(widths=(8, 256), layers=1, base=BASE, steady_steps=8, seconds_per_point=1.0)
-        (result,) = run_sweeps(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], [spec],
-                               on_point=lambda point: seen.append((point.done, point.total)))
-    finally:
-        pool.close()
+    spec = SweepSpec(widths=(8, 256), layers=1, base=BASE, steady_steps=8, seconds_per_point=1.0)
+    (result,) = run_sweeps(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], [spec],
+                           on_point=lambda point: seen.append((point.done, point.total)))
     assert seen == [(2, 4), (4, 4)]  # one report per point, counting lane-points
     assert [(r.lane, r.width) for r in result.rows] == [("cpu", 8), ("cpu1", 8), ("cpu", 256), ("cpu1", 256)]
     for row in result.rows:
@@ -91,21 +87,17 @@ def test_sweep_end_to_end_and_csv_round_trip(tmp_path):
 
 
 @pytest.mark.slow
-def test_cancelled_sweep_keeps_finished_points():
-    pool = LanePool()
+def test_cancelled_sweep_keeps_finished_points(pool):  # the module's lanes, as a window's next sweep has them
     cancel = threading.Event()
 
     def on_point(point):
         if point.done == 2:
             cancel.set()
 
-    try:
-        spec = SweepSpec(widths=(8, 16, 32, 64), layers=1, base=BASE, steady_steps=5, seconds_per_point=0.5,
-                         calibrate=False)
-        (result,) = run_sweeps(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], [spec], on_point=on_point,
-                               cancel=cancel)
-    finally:
-        pool.close()
+    spec = SweepSpec(widths=(8, 16, 32, 64), layers=1, base=BASE, steady_steps=5, seconds_per_point=0.5,
+                     calibrate=False)
+    (result,) = run_sweeps(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], [spec], on_point=on_point,
+                           cancel=cancel)
     assert result.cancelled
     assert [(r.lane, r.width) for r in result.rows] == [("cpu", 8), ("cpu1", 8)]
     assert all(r.status == "completed" and not math.isnan(r.median_ms) for r in result.rows)

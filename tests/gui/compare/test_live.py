@@ -4,38 +4,15 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from gui_fixtures import gui_home  # noqa: F401  (fixtures)
+from helpers import CONFIG, SPECS, finished, lane_events, two_lane_result
 
-from crossover_lab.core.analysis.stats import summarize
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted
-from crossover_lab.core.results import LaneResult, RunResult
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
 from crossover_lab.gui.controller import RunController
 from crossover_lab.gui.compare.crossover_map import CrossoverMap
 from crossover_lab.gui.compare.map_points import run_points
 from crossover_lab.gui.live_run import MEDIAN_WINDOW, LiveRun, _rolling_median
 from crossover_lab.gui.compare.live_plot import LivePlot
 from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
-
-CONFIG = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=6400))
-SPECS = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
-
-
-def lane_events(run_id: str, lane: str, device: str, ms: float, n: int = 100, warmup: int = 5,
-                first_ms: float = 300.0) -> list:
-    events: list = [RunStarted(run_id, lane, device, {"steps_per_epoch": n})]
-    t = 0.0
-    for step in range(1, n + 1):
-        this = first_ms if step == 1 else (ms * 3 if step <= warmup else ms * (1 + 0.05 * np.sin(step)))
-        events.append(BatchTiming(run_id, lane, device, 1, step, step, t, this, 64, step <= warmup, 1.0))
-        t += this / 1000
-    return events
-
-
-def finished(run_id: str, lane: str, device: str, events: list) -> RunFinished:
-    records = [e for e in events if isinstance(e, BatchTiming)]
-    return RunFinished(run_id, lane, summarize(records, run_id=run_id, lane=lane, device=device, status="completed",
-                                               flops_per_batch=CONFIG.flops_per_batch, wall_s=1.0))
 
 
 @pytest.fixture
@@ -122,25 +99,13 @@ def test_summary_says_what_a_million_samples_cost_on_a_priced_lane(qtbot, live):
     assert summary.table.item(row, column["cpu"]).text() == "–, no $/h"
 
 
-def _result(run_id: str, width: int, cpu_ms: float, gpu_ms: float) -> RunResult:
-    config = RunConfig(ModelSpec((width,)), TrainSpec(batch_size=64))
-    lanes = {}
-    for lane, ms in (("cpu", cpu_ms), ("gpu0", gpu_ms)):
-        events = lane_events(run_id, lane, lane.upper(), ms)
-        records = [e for e in events if isinstance(e, BatchTiming)]
-        s = summarize(records, run_id=run_id, lane=lane, device=lane.upper(), status="completed",
-                      flops_per_batch=config.flops_per_batch, wall_s=1.0)
-        lanes[lane] = LaneResult(lane, events[0], records, s)
-    return RunResult(run_id, config, "sequential", "2026-01-01T00:00:00+00:00", lanes)
-
-
 def test_map_adds_a_point_per_lane_and_marks_the_crossover(qtbot):
     cmap = CrossoverMap()
     qtbot.addWidget(cmap)
-    assert cmap.add_run(_result("a", 32, 0.5, 1.0)) == 2
+    assert cmap.add_run(two_lane_result("a", 32, 0.5, 1.0)) == 2
     assert cmap.crossovers() == []
-    cmap.add_run(_result("b", 1024, 2.0, 1.2))
-    cmap.add_run(_result("c", 4096, 8.0, 2.0))
+    cmap.add_run(two_lane_result("b", 1024, 2.0, 1.2))
+    cmap.add_run(two_lane_result("c", 4096, 8.0, 2.0))
     crossovers = cmap.crossovers()
     assert len(crossovers) == 1 and crossovers[0].faster_above == "gpu0"
     lo, hi = (RunConfig(ModelSpec((w,)), TrainSpec(batch_size=64)).flops_per_batch for w in (32, 1024))
@@ -154,7 +119,7 @@ def test_map_adds_a_point_per_lane_and_marks_the_crossover(qtbot):
 
 
 def test_cancelled_run_adds_points_only_with_enough_steady_batches():
-    result = _result("x", 64, 1.0, 2.0)
+    result = two_lane_result("x", 64, 1.0, 2.0)
     for lane in result.lanes.values():
         lane.summary = type(lane.summary)(**{**lane.summary.as_dict(), "status": "cancelled", "n_batches": 5})
     assert run_points(result) == []
@@ -184,7 +149,7 @@ def test_two_crossings_close_together_label_without_covering_each_other(qtbot):
     # cpu wins at 256, gpu0 at 512, cpu again at 1024: two crossings less than half a decade apart.
     for run_id, width, cpu_ms, gpu_ms in (("a", 128, 1.0, 2.0), ("b", 256, 2.0, 2.4), ("c", 512, 4.0, 3.5),
                                           ("d", 1024, 7.0, 8.0)):
-        cmap.add_run(_result(run_id, width, cpu_ms, gpu_ms))
+        cmap.add_run(two_lane_result(run_id, width, cpu_ms, gpu_ms))
     assert len(cmap.crossovers()) == 2
     qtbot.wait(50)  # laid out at its size
     labels = [item for item in cmap.plot.getPlotItem().items if isinstance(item, pg.TextItem)]

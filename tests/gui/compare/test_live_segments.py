@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from helpers import point
 
-from crossover_lab.core.analysis.crossings import SweepPoint
+from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.analysis.stats import summarize
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import (BatchTiming, RunFailed, RunFinished, RunStarted, SegmentEnded,
@@ -114,7 +115,7 @@ def test_the_map_shows_a_provisional_point_that_firms_up_when_the_run_ends(qtbot
     assert "provisional" in cmap.key.text() and "provisional (still measuring)" in cmap.key.toolTip()
     live.apply([SegmentEnded("r1", "cpu", 2, cpu._summary([r for r in cpu.records if r.segment == 2], "completed",
                                                             RAMP[1]), 2000.0), cpu.finish(RAMP[1])])
-    live.finish(live.result)
+    live.finish()
     assert cmap.add_run(live.result) == 2
     assert [p.kind for p in cmap.kept()["cpu"]] == ["completed", "completed"]
     assert "provisional" not in cmap.key.text()
@@ -182,7 +183,7 @@ def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    assert "cpu and cpu1 are about equal (1.01x) on model 16" in summary.verdict.text()
+    assert "cpu and cpu1 are too close to call on model 16 (within 1%)" in summary.verdict.text()
 
 
 def test_a_lane_whose_last_batch_is_in_says_finishing(qtbot):
@@ -217,7 +218,7 @@ def test_a_history_row_shows_that_runs_plot_and_summary_again(qtbot):
         tab.show_run(live)
         cpu = Lane(run_id, "cpu")
         live.apply(cpu.start() + cpu.segment(1, BASE, ms, 30) + [cpu.finish(BASE)])
-        runs.append(live.finish(live.result))
+        runs.append(live.finish())
         tab.run_ended(live.result)
     assert tab.history.run_ids() == ["b", "a"]
     tab.history.table.selectRow(1)  # run a
@@ -264,12 +265,10 @@ def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20)
                + cpu.segment(2, RAMP[1], 4.0, 20) + cpu1.segment(2, RAMP[1], 8.0, 20))
     summary.refresh()
-    assert summary.detail.text().startswith("No crossover in this range: cpu faster throughout")
+    assert summary.detail.text().startswith("cpu is faster from 16 to 256 units (2x)")
 
 
 def test_the_pipelined_clock_shows_for_the_model_a_lane_trains_now_not_the_ramps_first(qtbot):
-    from test_anatomy import point
-
     live = ramp_run("interleaved")
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 3.0, 20))

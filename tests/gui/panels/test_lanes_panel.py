@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from gui_fixtures import (gui_home, lane_processes, make_window, no_gpu_options,  # noqa: F401
-                          one_gpu_options, wait_for)
+from gui_fixtures import lane_processes, no_gpu_options, one_gpu_options
+from helpers import wait_for
 
 from crossover_lab.core.engine.devices import host_info
 from crossover_lab.gui.panels.lanes import LanesPanel, default_selection

@@ -8,27 +8,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from gui_fixtures import gui_home, make_window, no_gpu_options  # noqa: F401 (fixtures)
-from ssh_server import server  # noqa: F401 (a fixture)
+from gui_fixtures import no_gpu_options
+from helpers import H200_SWEEP_CSV as H200, fake_lister
 
-from crossover_lab.core.config import ConfigError, LaneSpec, RunConfig
-from crossover_lab.core.engine.devices import LaneOption
-from crossover_lab.core.engine.remote.devices import RemoteMachine, host_of
+from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.engine.pool import LanePool
 from crossover_lab.gui.settings import AppSettings
 
-ROOT = Path(__file__).resolve().parent.parent
-H200 = ROOT / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"
-
-
-def fake_lister(host, settings, timeout, cancel):
-    """What a GPU server would answer, without SSH; a host called 'down' cannot be reached."""
-    host = host_of(host)
-    if host.startswith("down"):
-        raise ConfigError(f"ssh://{host} cannot be reached (Connection refused)")
-    return RemoteMachine(host, settings.python_for(host), {"machine": "lab-gpu"}, (
-        LaneOption(LaneSpec("cpu", host=host), "CPU (Xeon, 16 threads)", True),
-        LaneOption(LaneSpec("gpu", 0, backend="jax", host=host), "GPU:0 (NVIDIA A100)", True)))
 
 
 @pytest.fixture
@@ -159,7 +145,7 @@ def test_saved_sweeps_overlay_each_machine_and_go_with_a_click(tab, qtbot, tmp_p
 
 def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab):
     from crossover_lab.core.analysis.costs import dollars_per_million
-    from crossover_lab.core.files.sweep_files import read_sweep_rows
+    from crossover_lab.core.files.sweeps import read_sweep_rows
     from crossover_lab.core.words.numbers import fmt_dollars
     from crossover_lab.gui.sweep.table import COST_COLUMN
 
@@ -212,7 +198,7 @@ def test_a_ramp_shown_in_the_sweep_tab_is_what_it_exports_not_the_sweep_before_i
     import dataclasses as dc
 
     from crossover_lab.core.study.sweep import SweepResult, SweepSpec
-    from crossover_lab.core.files.sweep_files import read_sweep_rows
+    from crossover_lab.core.files.sweeps import read_sweep_rows
 
     tab, _prices = tab
     earlier, _ = read_sweep_rows(str(H200))

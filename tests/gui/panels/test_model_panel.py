@@ -4,7 +4,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from gui_fixtures import gui_home  # noqa: F401  (fixtures)
 
 from crossover_lab.core.config import MAX_WIDTH, MIN_WIDTH, ModelSpec
 from crossover_lab.core.presets import PRESETS

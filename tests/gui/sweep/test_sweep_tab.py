@@ -1,12 +1,13 @@
-"""The Sweep tab: a tiny real sweep fills the plot, the verdict and the table; Stop keeps finished points."""
+"""The Sweep tab: a tiny real sweep fills the plot, the verdict and the table; Stop keeps finished points.
+
+The tab's tests share the module's lane pool (conftest.py's `pool`), as one window's sweeps share its lanes:
+only the first sweep pays the lanes' framework import."""
 from __future__ import annotations
 
 import pytest
 
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.engine.pool import LanePool
-from crossover_lab.core.files.sweep_files import read_sweep_rows
-from gui_fixtures import gui_home, make_window  # noqa: F401 (fixtures)
+from crossover_lab.core.files.sweeps import read_sweep_rows
 
 pytestmark = pytest.mark.slow
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
@@ -14,17 +15,15 @@ LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
 
 
 @pytest.fixture
-def tab(qtbot, qsettings_tmp):
+def tab(qtbot, qsettings_tmp, pool):
     from crossover_lab.gui.sweep.tab import SweepTab
 
-    pool = LanePool()
     widget = SweepTab(lambda: pool, lambda: list(LANES), lambda: BASE, lambda: False)
     qtbot.addWidget(widget)
     widget.steady.setValue(5)
     widget.seconds.setValue(0.5)
     yield widget
     widget.shutdown()
-    pool.close()
 
 
 def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
@@ -103,8 +102,10 @@ def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window):
 
     from PySide6.QtCore import Qt
 
-    from gui_fixtures import lane_processes, wait_for
+    from gui_fixtures import lane_processes
+    from helpers import wait_for
 
+    theirs = {p.pid for p in lane_processes()}  # the module's pool's lanes, idle: not the window's
     window = make_window()
     window.show()
     window.activateWindow()
@@ -127,14 +128,13 @@ def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window):
     window.close()
     assert time.monotonic() - t0 < 3.5
     assert window.sweep.threads() == [] and window.controller.threads() == []
-    assert wait_for(lambda: not lane_processes(), 3.0)
+    assert wait_for(lambda: not [p for p in lane_processes() if p.pid not in theirs], 3.0)
 
 
 def test_open_a_saved_sweep_csv(tab):
-    from pathlib import Path
+    from helpers import H200_SWEEP_CSV
 
-    h200 = Path(__file__).resolve().parent.parent / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"
-    assert tab.open_csv(str(h200))
+    assert tab.open_csv(str(H200_SWEEP_CSV))
     assert tab.table.rowCount() == 20
     assert set(tab.plot.fits) == {"jax:cpu", "jax:gpu0"}
     assert "jax:gpu0 is faster above about 110 units" in tab.verdict.text()

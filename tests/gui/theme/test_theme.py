@@ -2,10 +2,8 @@
 and exported pictures stay light."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
+from helpers import H200_SWEEP_CSV as SWEEP_CSV
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import QApplication, QLabel
@@ -14,8 +12,6 @@ from crossover_lab.gui.theme.lane_colours import lane_color
 from crossover_lab.gui.resources import ResourceMissing, icon
 from crossover_lab.gui.theme.scheme import DARK, LIGHT, contrast
 
-ROOT = Path(__file__).resolve().parent.parent
-SWEEP_CSV = ROOT / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"
 LANES = ("cpu", "cpu1", "gpu0", "gpu1", "gpu2", "jax:cpu", "jax:gpu0", "torch:cpu1", "cpu2", "cpu4", "cpu8",
          "jax:cpu4", "gpu3")
 

@@ -1,9 +1,7 @@
 """The Why tab and the two clocks in the summary, with the lanes' measuring stood in for."""
 from __future__ import annotations
 
-from gui_fixtures import gui_home  # noqa: F401  (fixtures)
-from test_anatomy import point
-from test_gui_live import CONFIG, SPECS, finished, lane_events
+from helpers import CONFIG, SPECS, finished, lane_events, point
 
 from crossover_lab.core.study.anatomy import AnatomyOutcome
 from crossover_lab.gui.why import tab as why_view

@@ -6,22 +6,7 @@ import subprocess
 import sys
 
 import pytest
-
-from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
-from PySide6.QtCore import QTimer
-
-
-def answer_next_dialog(dialogs, path: str | None, seen: list[str]) -> None:
-    """When the next dialog opens: note the folder it starts in, then choose `path` (None: cancel)."""
-    def answer() -> None:
-        dialog = dialogs.last_dialog
-        seen.append(os.path.realpath(dialog.directory().absolutePath()))
-        if path is None:
-            dialog.reject()
-        else:
-            dialog.selectFile(path)
-            dialog.accept()
-    QTimer.singleShot(0, answer)
+from helpers import answer_next_dialog
 
 
 def test_every_dialog_starts_where_the_last_file_was_chosen(make_window, tmp_path):

@@ -1,7 +1,6 @@
 """The status bar: an error goes once its cause is put right, other errors stay, and a long message is cut to fit."""
 from __future__ import annotations
 
-from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
 from PySide6.QtCore import Qt
 
 from crossover_lab.gui.theme.scheme import scheme_colors

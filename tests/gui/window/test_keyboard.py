@@ -8,7 +8,7 @@ import sys
 
 import pyqtgraph as pg
 import pytest
-from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
+from helpers import CLI_TIMEOUT_S
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtTest import QTest
@@ -130,6 +130,6 @@ def test_nothing_is_cut_short_at_twice_the_scale_either():
     # High DPI: Qt reads the scale when the application starts, so the check runs again in a process of its own.
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{__file__}::"
                           "test_no_button_or_label_is_cut_short_at_the_default_size"], capture_output=True, text=True,
-                         timeout=300, cwd=os.path.dirname(__file__),
+                         timeout=CLI_TIMEOUT_S, cwd=os.path.dirname(__file__),
                          env={**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen"})
     assert out.returncode == 0 and "1 passed" in out.stdout, out.stdout[-3000:]

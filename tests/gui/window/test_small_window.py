@@ -2,17 +2,14 @@
 pages scroll rather than squeeze, and the Sweep tab fits without scrolling sideways."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from gui_fixtures import gui_home, make_window  # noqa: F401  (fixtures)
+from helpers import H200_SWEEP_CSV as SWEEP_CSV, fake_lister
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea
 
 from crossover_lab.core.config import LaneSpec
 from crossover_lab.core.engine.devices import LaneOption
 
-SWEEP_CSV = Path(__file__).resolve().parent.parent / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"
 XEON = "CPU (Intel(R) Xeon(R) Platinum 8480+ Processor, 224 threads)"
 
 
@@ -120,8 +117,6 @@ def test_a_long_device_name_is_cut_in_its_check_box_not_by_the_panel(small):
 
 
 def test_a_long_host_name_does_not_widen_or_cut_the_column(small, qtbot, monkeypatch):
-    from test_gui_machines import fake_lister
-
     monkeypatch.setattr(small.lanes_panel.hosts, "_list_lanes", fake_lister)
     host = "me@gpunode017.averyveryverylongclustername.example.org:2222"  # no hyphen to wrap at
     assert small.lanes_panel.hosts.add_host(f"ssh://{host}")

@@ -11,7 +11,8 @@ import sys
 import time
 
 import pytest
-from gui_fixtures import lane_processes, no_gpu_options, wait_for
+from gui_fixtures import lane_processes, no_gpu_options
+from helpers import wait_for
 from PySide6.QtCore import Qt
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec

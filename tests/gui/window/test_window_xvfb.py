@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, check_files, group_gone, record_counts, wait_for, wait_for_more_records, wait_for_records
 from PySide6.QtGui import QImage
 
-ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.xvfb, pytest.mark.slow]
 
 
@@ -86,27 +86,22 @@ def _window(tmp_path: Path, display: str) -> subprocess.Popen:
 
 
 def _autosaved_records(tmp_path: Path, lanes: set[str], n: int, timeout: float = 120) -> Path:
-    from test_nothing_lost import wait_for_records
-
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = list((tmp_path / "home" / "autosave").glob("*.csv"))
-        if found:
-            wait_for_records(found[0], lanes, n, max(1.0, deadline - time.monotonic()))
-            return found[0]
-        time.sleep(0.2)
-    pytest.fail("the window autosaved no run")
+    if not wait_for(lambda: list((tmp_path / "home" / "autosave").glob("*.csv")), timeout, 0.2):
+        pytest.fail("the window autosaved no run")
+    found = list((tmp_path / "home" / "autosave").glob("*.csv"))
+    wait_for_records(found[0], lanes, n, max(1.0, deadline - time.monotonic()))
+    return found[0]
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGKILL, -9)])
 def test_the_window_killed_mid_run_keeps_the_records_and_leaves_no_lane(xvfb_display, tmp_path, sig, code):
     import psutil
-    from test_nothing_lost import check_files, group_gone
 
     proc = _window(tmp_path, xvfb_display)
     saved = _autosaved_records(tmp_path, {"cpu", "cpu1"}, 30)
     lanes = [c for c in psutil.Process(proc.pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
-    time.sleep(1.5)  # records reach the autosave at most a second late
+    wait_for_more_records(saved, sum(record_counts(saved).values()), 1.5)  # at most a second late: the next ones
     proc.send_signal(sig)
     proc.communicate(timeout=30)
     assert proc.returncode == code

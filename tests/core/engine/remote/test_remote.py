@@ -23,9 +23,9 @@ from crossover_lab.core.engine.remote.wire import (PROTOCOL, OpenLane, RemoteHel
                                                    ssh_argv)
 from crossover_lab.core.engine.pool import LanePool, run_comparison
 
-from ssh_server import SshServer, free_port, server, sshd_missing  # noqa: F401 (server: a fixture)
+from helpers import cli, wait_for
+from ssh_server import SshServer, free_port, sshd_missing
 
-ROOT = Path(__file__).resolve().parent.parent
 TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=50, epochs=1, samples=1000, data="synthetic"))
 LONG = TINY.replace(epochs=500)
 PY = sys.executable  # the "remote" interpreter is this test environment's own
@@ -39,15 +39,6 @@ def ssh_env(server, monkeypatch):
 
 def remote(server: SshServer, lane: str = "cpu1") -> LaneSpec:
     return LaneSpec.parse(f"ssh://{server.host()}/{lane}")
-
-
-def wait_until(condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 # ---------------------------------------------------------------- names, commands, the wire
@@ -160,16 +151,14 @@ def test_each_failure_is_a_sentence_within_10_s(server, case, tmp_path):
     for words in FAILURES[case]:
         assert words in answer.reason
     assert took < 10, f"{case}: {took:.1f} s"
-    assert wait_until(lambda: not server.workers(), 5)
+    assert wait_for(lambda: not server.workers(), 5)
 
 
 def test_devices_host_lists_the_remote_lanes(ssh_env):
-    r = subprocess.run([PY, str(ROOT / "main.py"), "devices", "--host", f"ssh://{ssh_env.host()}",
-                        "--remote-python", PY], capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    r = cli("devices", "--host", f"ssh://{ssh_env.host()}", "--remote-python", PY, timeout=120)
     assert r.returncode == 0, r.stderr
     assert f"ssh://{ssh_env.host()}/cpu1 " in r.stdout and f"Crossover {APP_VERSION} for {PY}" in r.stdout
-    r = subprocess.run([PY, str(ROOT / "main.py"), "devices", "--host", "ssh://127.0.0.1:1"],
-                       capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    r = cli("devices", "--host", "ssh://127.0.0.1:1", timeout=60)
     assert r.returncode == 2 and "error: ssh://127.0.0.1:1 cannot be reached" in r.stderr
 
 
@@ -180,10 +169,8 @@ def test_devices_host_lists_the_remote_lanes(ssh_env):
 def test_local_cpu1_against_remote_cpu1(ssh_env, tmp_path):
     out = tmp_path / "two.csv"
     lane = remote(ssh_env).name
-    r = subprocess.run([PY, str(ROOT / "main.py"), "run", "--widths", "32", "--lanes", f"cpu1,{lane}",
-                        "--samples", "1000", "--batch-size", "50", "--data", "synthetic", "--remote-python", PY,
-                        "--price", f"cpu1=0.40,{lane}=2.50", "--csv", str(out)],
-                       capture_output=True, text=True, timeout=300, cwd=ROOT, env=dict(os.environ))
+    r = cli("run", "--widths", "32", "--lanes", f"cpu1,{lane}", "--samples", "1000", "--batch-size", "50",
+            "--data", "synthetic", "--remote-python", PY, "--price", f"cpu1=0.40,{lane}=2.50", "--csv", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "per million samples: cpu1 $" in r.stdout and f"{lane} $" in r.stdout
     rows = out.read_text().splitlines()
@@ -197,7 +184,7 @@ def test_local_cpu1_against_remote_cpu1(ssh_env, tmp_path):
     assert settings["machine"]["app_version"] == APP_VERSION and settings["machine"]["cpu_cores"] >= 1
     assert lanes[lane]["summary"]["n_batches"] == 15 and lanes[lane]["summary"]["lane"] == lane
     assert meta["prices"] == {"cpu1": 0.4, lane: 2.5}
-    assert wait_until(lambda: not ssh_env.workers(), 5)
+    assert wait_for(lambda: not ssh_env.workers(), 5)
 
 
 @pytest.mark.slow
@@ -252,7 +239,7 @@ def test_the_server_killed_mid_run_fails_the_lane_and_keeps_its_records(tmp_path
     assert lane.status == "failed" and f"the connection to ssh://{srv.host()} was lost" in lane.failure
     assert len(lane.records) >= 30 and lane.summary.n_batches >= 25
     assert took < 10
-    assert wait_until(lambda: not srv.workers(), 5), "a remote worker outlived its connection"
+    assert wait_for(lambda: not srv.workers(), 5), "a remote worker outlived its connection"
 
 
 @pytest.mark.slow
@@ -267,7 +254,7 @@ def test_cancel_stops_the_remote_run_and_close_leaves_no_remote_worker(ssh_env):
         assert ssh_env.workers(), "the lane stays connected between runs"
     finally:
         pool.close()
-    assert wait_until(lambda: not ssh_env.workers(), 5), "a remote worker outlived close()"
+    assert wait_for(lambda: not ssh_env.workers(), 5), "a remote worker outlived close()"
 
 
 @pytest.mark.slow

@@ -13,15 +13,17 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Iterator, Mapping, Protocol, Sequence
 
 from ..analysis.crossings import analyze_groups
 from ..analysis.anatomy import floor_crossovers
 from ..config import ConfigError
+from ..json_data import JsonValue
 from .run_files import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_text
 from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines
 from .live import BackgroundWriter, OutputClaim
-from ..analysis.leads import with_refinement
+from ..analysis.leads import Refinement, with_refinement
+from ..messages import Calibrated
 from ..results import RunResult
 from .sweep_rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
 
@@ -121,7 +123,41 @@ def read_sweep_rows(path: str) -> tuple[list[SweepRow], SweepReading]:
     return list(iter_sweep_rows(path, reading)), reading
 
 
-def sweep_info(specs: Sequence[Any], results: Sequence[Any] = ()) -> dict[str, Any]:
+class SweepAsked(Protocol):
+    """What a sweep asked for, as its sidecar records it (a core.study.sweep.SweepSpec)."""
+
+    @property
+    def widths(self) -> tuple[int, ...]: ...
+    @property
+    def layers(self) -> int: ...
+    @property
+    def batch_sizes(self) -> tuple[int, ...]: ...
+    @property
+    def steady_steps(self) -> int: ...
+    @property
+    def seconds_per_point(self) -> float: ...
+    @property
+    def variant(self) -> str: ...
+
+
+class SweepMeasured(Protocol):
+    """What a sweep measured, as its files hold it (a core.study.sweep.SweepResult)."""
+
+    @property
+    def spec(self) -> SweepAsked: ...
+    @property
+    def rows(self) -> Sequence[SweepRow]: ...
+    @property
+    def runs(self) -> Sequence[RunResult]: ...
+    @property
+    def cancelled(self) -> bool: ...
+    @property
+    def calibration(self) -> Mapping[str, Calibrated]: ...
+    @property
+    def refinement(self) -> Refinement | None: ...
+
+
+def sweep_info(specs: Sequence[SweepAsked], results: Sequence[SweepMeasured] = ()) -> dict[str, JsonValue]:
     """The sidecar's "sweep" entry: what was asked for and, per variant, calibration and analysis."""
     if not specs:
         return {}
@@ -131,13 +167,13 @@ def sweep_info(specs: Sequence[Any], results: Sequence[Any] = ()) -> dict[str, A
             "steady_steps": spec.steady_steps, "seconds_per_point": spec.seconds_per_point,
             "variants": {res.spec.variant: {"calibration": {k: vars(v) for k, v in res.calibration.items()},
                                             "cancelled": res.cancelled,
-                                            "analysis": with_refinement(analyze_groups(group_rows(res.rows)),
+                                            "analysis": with_refinement(analyze_groups(group_rows(res.rows)).to_json(),
                                                                         res.refinement),
                                             **floor_info(res.rows)}
                          for res in results}}
 
 
-def floor_info(rows: Sequence[SweepRow]) -> dict[str, Any]:
+def floor_info(rows: Sequence[SweepRow]) -> dict[str, JsonValue]:
     """With sweep --floor: where the faster lane would change with an on-device loop, per group of rows."""
     groups = group_rows(rows)
     if not any(math.isfinite(p.floor_ms) for points in groups.values() for p in points):
@@ -146,7 +182,7 @@ def floor_info(rows: Sequence[SweepRow]) -> dict[str, Any]:
                                          for c in floor_crossovers(points)] for label, points in groups.items()}}
 
 
-def export_sweep(csv_path: str | os.PathLike, results: Sequence[Any], host: dict[str, Any],
+def export_sweep(csv_path: str | os.PathLike, results: Sequence[SweepMeasured], host: Mapping[str, JsonValue],
                  prices: Mapping[str, float] | None = None) -> list[Path]:
     """The sweep CSV, its per-batch CSV and that one's sidecar (with the lanes' prices, if any): all three, or none."""
     rows = [r for res in results for r in res.rows]
@@ -174,7 +210,7 @@ class SweepFiles:
     entry, serialised once.
     """
 
-    def __init__(self, csv_path: str | os.PathLike, host: dict[str, Any], specs: Sequence[Any] = (),
+    def __init__(self, csv_path: str | os.PathLike, host: Mapping[str, JsonValue], specs: Sequence[SweepAsked] = (),
                  prices: Mapping[str, float] | None = None, claim: bool = False) -> None:
         self.csv_path, self.batches_path, self.json_path = sweep_paths(csv_path)
         self._host, self._extra = host, {"sweep": sweep_info(specs), **({"prices": dict(prices)} if prices else {})}

@@ -1,0 +1,145 @@
+"""The one crossing rule, for every view: where each lane of a pair leads, where the lead changes hands, where
+the two are equal within noise, and the typed verdict that the CLI, the summary, the map and the files render.
+
+The rule is refinement's (core/analysis/leads.py): at a width both lanes measured, a lane leads only when
+the 95% interval of the ratio of the two medians leaves out 1 — the interval comes from each point's
+p10-p90 spread and its steady batches, with a floor (batches of one point are correlated, so their
+count overstates certainty). Neighbouring widths without a lead merge into one stretch "equal within
+noise"; a crossing is stated only where one lane's lead gives way to the other's, between the nearest
+widths either side where each leads. Everything comes in width order. Nothing here measures or words.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+from typing import Mapping, Sequence
+
+from ..json_data import JsonObject
+from .points import Crossover, SweepPoint, by_lane
+from .leads import Bracket, Site, pair_sites
+
+
+class State(str, Enum):
+    """What can be said of a pair of lanes over the widths both measured."""
+
+    NOT_ENOUGH = "not enough"  # no width measured on both
+    LEADS = "leads"  # one lane leads wherever a lead is measured, and never the other
+    CROSSES = "crosses"  # the lead changes hands at least once
+    TOO_CLOSE = "too close"  # no width where either lane measurably leads
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """Neighbouring widths where the same lane leads (`leader`), or neither does (None: equal within noise)."""
+
+    leader: str | None
+    width_lo: int
+    width_hi: int
+    ratio_lo: float  # the slower lane's median over the faster's, smallest and largest in the stretch
+    ratio_hi: float  # (for a tie: the medians' largest ratio either way, ≥ 1)
+
+
+@dataclass(frozen=True)
+class Change:
+    """Where one lane's lead gives way to the other's: between `width_lo` (the last width where
+    `faster_below` leads) and `width_hi` (the first where `faster_above` does). `width` estimates where
+    the medians cross; None when a stretch equal within noise lies between (no point is made up there)."""
+
+    faster_below: str
+    faster_above: str
+    width: float | None
+    width_lo: int
+    width_hi: int
+    flops_per_batch: float | None  # at `width`
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    """The answer for one pair of lanes over the widths both measured, by the one rule."""
+
+    lanes: tuple[str, str]
+    state: State
+    stretches: tuple[Stretch, ...]  # in width order, covering every common width
+    changes: tuple[Change, ...]  # in width order
+    widths: tuple[int, ...]  # the common widths
+    max_gap: float  # the largest ratio of the medians either way, anywhere (1.09: "within 9%")
+
+    @property
+    def leader(self) -> str | None:
+        """The lane that leads throughout (state LEADS), else None."""
+        return next((s.leader for s in self.stretches if s.leader), None) if self.state is State.LEADS else None
+
+    def to_json(self) -> JsonObject:
+        return {"lanes": list(self.lanes), "state": self.state.value, "widths": list(self.widths),
+                "max_gap": self.max_gap,
+                "stretches": [{"leader": s.leader, "width_lo": s.width_lo, "width_hi": s.width_hi,
+                               "ratio_lo": s.ratio_lo, "ratio_hi": s.ratio_hi} for s in self.stretches],
+                "changes": [{"faster_below": c.faster_below, "faster_above": c.faster_above, "width": c.width,
+                             "width_lo": c.width_lo, "width_hi": c.width_hi,
+                             "flops_per_batch": c.flops_per_batch} for c in self.changes]}
+
+
+def _stretches(sites: Sequence[Site], lanes: tuple[str, str]) -> list[Stretch]:
+    out: list[Stretch] = []
+    run: list[Site] = []
+    for site in sites:
+        if run and site.sign != run[-1].sign:
+            out.append(_stretch(run, lanes))
+            run = []
+        run.append(site)
+    if run:
+        out.append(_stretch(run, lanes))
+    return out
+
+
+def _stretch(run: Sequence[Site], lanes: tuple[str, str]) -> Stretch:
+    sign = run[0].sign
+    ratios = [math.exp(abs(s.d)) for s in run]
+    leader = None if sign == 0 else (lanes[0] if sign < 0 else lanes[1])
+    return Stretch(leader, run[0].width, run[-1].width, min(ratios), max(ratios))
+
+
+def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[int, int] | None = None) -> PairVerdict:
+    """The verdict on lanes `a` and `b` from `points` (any lanes; others are ignored)."""
+    lanes = (a, b) if a <= b else (b, a)
+    sites = pair_sites(by_lane([p for p in points if p.lane in lanes]), *lanes, levels or {})
+    widths = tuple(s.width for s in sites)
+    if not sites:
+        return PairVerdict(lanes, State.NOT_ENOUGH, (), (), widths, math.nan)
+    stretches = _stretches(sites, lanes)
+    decided = [s for s in sites if s.sign != 0]
+    changes = []
+    for i, (x, y) in enumerate(zip(decided, decided[1:])):
+        if x.sign == y.sign:
+            continue
+        between = tuple(s for s in sites if x.width < s.width < y.width)
+        bracket = Bracket(lanes, (x, *between, y))
+        width = None if between else bracket.estimate()
+        below, above = (lanes[0], lanes[1]) if x.sign < 0 else (lanes[1], lanes[0])
+        changes.append(Change(below, above, width, x.width, y.width,
+                              bracket.flops_at(width) if width is not None else None))
+    if changes:
+        state = State.CROSSES
+    elif decided:
+        state = State.LEADS
+    else:
+        state = State.TOO_CLOSE
+    return PairVerdict(lanes, state, tuple(stretches), tuple(changes), widths,
+                       max(math.exp(abs(s.d)) for s in sites))
+
+
+def verdicts(points: Sequence[SweepPoint], levels: Mapping[int, int] | None = None) -> list[PairVerdict]:
+    """Every pair of lanes in `points`, in name order."""
+    names = sorted(by_lane(points))
+    return [pair_verdict(points, x, y, levels) for i, x in enumerate(names) for y in names[i + 1:]]
+
+
+def crossovers_of(found: Sequence[PairVerdict]) -> list[Crossover]:
+    """The changes with a width, as crossovers to mark on a picture or list in JSON, sorted by width."""
+    out = [Crossover(v.lanes, c.width, c.width_lo, c.width_hi, c.flops_per_batch or math.nan, c.faster_above)
+           for v in found for c in v.changes if c.width is not None]
+    return sorted(out, key=lambda c: (c.width, c.lanes))

@@ -1,0 +1,52 @@
+"""The one crossing rule in words: a pair of lanes' verdict (core/analysis/verdict.py) as the sentence every
+view shows — the CLI, the Sweep tab, the summary of a ramp, the map's caption — in width order, in the
+units the user moves, with FLOPs per batch in brackets."""
+from __future__ import annotations
+
+from ..analysis.verdict import Change, PairVerdict, State, Stretch
+from .numbers import fmt_flops, fmt_num, fmt_range
+
+
+def _w(width: float) -> str:
+    """A measured width, exact: 4,096."""
+    return f"{int(width):,}"
+
+
+def _at(lo: float, hi: float, unit: str) -> str:
+    return f"at {_w(lo)} {unit}" if lo == hi else f"from {_w(lo)} to {_w(hi)} {unit}"
+
+
+def _times(lo: float, hi: float) -> str:
+    return f"{fmt_num(lo, 2)}x" if fmt_num(lo, 2) == fmt_num(hi, 2) else f"{fmt_range(lo, hi)}x"
+
+
+def stretch_words(s: Stretch, unit: str = "units") -> str:
+    if s.leader is None:
+        return f"equal within noise {_at(s.width_lo, s.width_hi, unit)} (within {_percent(s.ratio_hi)})"
+    return f"{s.leader} is faster {_at(s.width_lo, s.width_hi, unit)} ({_times(s.ratio_lo, s.ratio_hi)})"
+
+
+def change_words(c: Change, unit: str = "units") -> str:
+    if c.width is None:
+        return (f"{c.faster_below} is faster up to {_w(c.width_lo)} {unit} and {c.faster_above} from "
+                f"{_w(c.width_hi)} {unit}; between, they are equal within noise")
+    flops = f"≈{fmt_flops(c.flops_per_batch)} per batch; " if c.flops_per_batch else ""
+    return (f"{c.faster_above} is faster above about {fmt_num(c.width, 2)} {unit} ({flops}"
+            f"{_w(c.width_lo)}–{_w(c.width_hi)} within the noise), {c.faster_below} below")
+
+
+def _percent(ratio: float) -> str:
+    return f"{fmt_num(100 * (ratio - 1), 2)}%"
+
+
+def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this machine") -> str:
+    """One sentence for a pair of lanes; its clauses in width order."""
+    a, b = v.lanes
+    if v.state is State.NOT_ENOUGH:
+        return f"{a} and {b} have no width measured on both: nothing to compare"
+    lo, hi = v.widths[0], v.widths[-1]
+    if v.state is State.TOO_CLOSE:
+        return f"{a} and {b} are too close to call {machine} (within {_percent(v.max_gap)} everywhere {_at(lo, hi, unit)})"
+    if v.state is State.LEADS:
+        return "; ".join(stretch_words(s, unit) for s in v.stretches)
+    return "; then ".join(change_words(c, unit) for c in v.changes)  # CROSSES, in width order

@@ -1,0 +1,85 @@
+"""The one crossing rule: leads only outside the noise, ties merged into ranges, crossings only where one
+lane's lead gives way to the other's, in width order, and "too close to call" when nothing is clear."""
+from __future__ import annotations
+
+import random
+
+from crossover_lab.core.analysis.crossings import SweepPoint
+from crossover_lab.core.analysis.verdict import State, pair_verdict, verdicts
+from crossover_lab.core.words.verdict import pair_words
+
+WIDTHS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+
+
+def point(lane: str, width: int, ms: float, spread: float = 0.05, n: int = 200) -> SweepPoint:
+    return SweepPoint(lane, width, 6.0 * 784 * width * 128, ms, ms * (1 - spread), ms * (1 + spread), n_batches=n)
+
+
+def test_pure_noise_is_too_close_to_call_and_has_no_crossing():
+    rng = random.Random(3)
+    points = [point(lane, w, 1.0 + 0.04 * rng.random()) for lane in ("cpu", "cpu1") for w in WIDTHS]
+    v = pair_verdict(points, "cpu1", "cpu")
+    assert v.state is State.TOO_CLOSE and v.changes == () and v.lanes == ("cpu", "cpu1")
+    assert len(v.stretches) == 1 and v.stretches[0].leader is None
+    words = pair_words(v)
+    assert words.startswith("cpu and cpu1 are too close to call on this machine (within ")
+    assert "everywhere from 16 to 4,096 units" in words
+
+
+def test_a_nine_percent_difference_inside_the_spread_is_noise_not_a_crossing():
+    # The plain sweep used to call this "cpu1 is faster above about 26 units (16–180)".
+    points = ([point("cpu", w, 1.0, spread=0.4, n=20) for w in WIDTHS]
+              + [point("cpu1", w, 1.09 if w < 32 else 0.92, spread=0.4, n=20) for w in WIDTHS])
+    v = pair_verdict(points, "cpu", "cpu1")
+    assert v.state is State.TOO_CLOSE and not v.changes
+
+
+def test_one_clear_crossing_gives_one_sentence_in_width_order():
+    points = [point("cpu", w, 0.5 + w / 1000) for w in WIDTHS] + [point("cpu1", w, 0.25 + w / 250) for w in WIDTHS]
+    v = pair_verdict(points, "cpu", "cpu1")
+    assert v.state is State.CROSSES and len(v.changes) == 1
+    (c,) = v.changes
+    assert (c.faster_below, c.faster_above) == ("cpu1", "cpu")
+    assert c.width_lo < c.width < c.width_hi and c.flops_per_batch is not None
+    words = pair_words(v)
+    assert words.startswith("cpu is faster above about ") and words.endswith("cpu1 below")
+    assert "MFLOP per batch" in words and "; then" not in words
+
+
+def test_a_tie_between_two_leads_is_one_merged_range_and_the_crossing_is_not_made_up():
+    cpu1 = [0.5, 0.6, 0.7, 1.0, 1.0, 1.0, 1.4, 1.8, 2.2]
+    points = [point("cpu", w, 1.0) for w in WIDTHS] + [point("cpu1", w, m) for w, m in zip(WIDTHS, cpu1)]
+    v = pair_verdict(points, "cpu", "cpu1")
+    assert v.state is State.CROSSES
+    (c,) = v.changes
+    assert c.width is None and (c.width_lo, c.width_hi) == (64, 1024)
+    ties = [s for s in v.stretches if s.leader is None]
+    assert [(t.width_lo, t.width_hi) for t in ties] == [(128, 512)]
+    assert [s.leader for s in v.stretches] == ["cpu1", None, "cpu"]
+    assert pair_words(v) == ("cpu1 is faster up to 64 units and cpu from 1,024 units; "
+                             "between, they are equal within noise")
+
+
+def test_one_lane_ahead_with_a_tie_inside_is_a_lead_not_two_crossings():
+    cpu1 = [1.5, 1.8, 1.0, 1.3, 2.0, 2.0, 2.0, 2.0, 2.0]
+    points = [point("cpu", w, 1.0) for w in WIDTHS] + [point("cpu1", w, m) for w, m in zip(WIDTHS, cpu1)]
+    v = pair_verdict(points, "cpu", "cpu1")
+    assert v.state is State.LEADS and v.leader == "cpu" and not v.changes
+    words = pair_words(v)
+    assert words.index("from 16 to 32 units") < words.index("equal within noise at 64 units") \
+        < words.index("from 128 to 4,096 units")
+
+
+def test_more_batches_turn_a_tie_into_a_lead():
+    few = [point("cpu", 256, 1.0, 0.3, 10), point("cpu1", 256, 1.08, 0.3, 10)]
+    many = [point("cpu", 256, 1.0, 0.3, 5000), point("cpu1", 256, 1.08, 0.3, 5000)]
+    assert pair_verdict(few, "cpu", "cpu1").state is State.TOO_CLOSE
+    assert pair_verdict(many, "cpu", "cpu1").state is State.LEADS
+
+
+def test_no_common_width_is_said_plainly_and_every_pair_gets_a_verdict():
+    points = [point("cpu", 16, 1.0), point("gpu0", 32, 1.0), point("cpu1", 16, 2.0)]
+    pairs = {v.lanes: v.state for v in verdicts(points)}
+    assert pairs == {("cpu", "cpu1"): State.LEADS, ("cpu", "gpu0"): State.NOT_ENOUGH,
+                     ("cpu1", "gpu0"): State.NOT_ENOUGH}
+    assert "no width measured on both" in pair_words(pair_verdict(points, "cpu", "gpu0"))

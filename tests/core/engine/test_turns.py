@@ -1,0 +1,88 @@
+"""Lanes taking turns: turns of bounded length, each lane going on where it stopped, both lines growing from
+the start, and a model changed mid-run reaching every lane within one turn."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+
+import pytest
+
+from crossover_lab.core.analysis.contention import contended
+from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.engine.conductor import TURN_S, RunControl
+from crossover_lab.core.engine.pool import run_comparison
+from crossover_lab.core.presets import PRESETS
+from crossover_lab.core.records import BatchTiming, SegmentStarted, TurnEnded, TurnResumed
+
+CPU, CPU1 = LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")
+# The blog seed's small preset (784-128-10, Adam, batch 32, 10 epochs), on synthetic data: one lane
+# alone would train for minutes.
+BLOG = PRESETS["blog-small"].config.replace(samples=6000, data="synthetic")
+
+
+def load_factor() -> float:
+    """Bounds on wall time stretch when other work shares the cores (CI, a busy machine)."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+@pytest.mark.slow
+def test_both_lanes_have_steady_batches_within_5_s_and_a_drag_reaches_both_within_one_turn(pool):
+    pool.ready([CPU, CPU1])  # the frameworks are imported: the run's own time is what is measured
+    control = RunControl()
+    t0 = time.monotonic()
+    first_steady: dict[str, float] = {}
+    switched_at: list[float] = []
+    new_model_at: dict[str, float] = {}
+    wide = dataclasses.replace(BLOG, model=dataclasses.replace(BLOG.model, widths=(512,)))
+    order: list[tuple[str, str]] = []
+
+    def on_event(event):
+        now = time.monotonic()
+        if isinstance(event, BatchTiming) and not event.warmup:
+            first_steady.setdefault(event.lane, now)
+            if len(first_steady) == 2 and not switched_at and now - t0 > 3.0:
+                control.switch(wide)  # a width dragged while both lanes take turns
+                switched_at.append(now)
+        if isinstance(event, SegmentStarted) and event.widths == (512,):
+            new_model_at.setdefault(event.lane, now)
+            if len(new_model_at) == 2:
+                threading.Timer(1.0, control.cancel.set).start()
+        if isinstance(event, (TurnEnded, TurnResumed)):
+            order.append((event.lane, type(event).__name__))
+
+    result = run_comparison(pool, [CPU, CPU1], BLOG, schedule="interleaved", control=control, on_event=on_event)
+    slack = load_factor()
+    assert set(first_steady) == {"cpu", "cpu1"}
+    assert max(first_steady.values()) - t0 < 5.0 * slack, first_steady
+    assert switched_at and set(new_model_at) == {"cpu", "cpu1"}, (switched_at, new_model_at)
+    # The lane training when the width moved switches at its next batch; the one waiting for its turn
+    # switches when its turn comes, within one turn (its build and trace of the new model included).
+    assert max(new_model_at.values()) - switched_at[0] < (TURN_S + 3.0) * slack, (switched_at, new_model_at)
+    for name in ("cpu", "cpu1"):
+        lane = result.lanes[name]
+        assert [s.label for s in lane.segments] == ["128", "512"], lane.segments
+        # Every pause ended with the lane's turn coming back (going on where it stopped, or on the new model),
+        # but one the stop came in.
+        pauses = [resumed for s in lane.segments for _, resumed in s.pauses]
+        assert None not in pauses[:-1], lane.segments
+    assert ("cpu", "TurnEnded") in order and ("cpu1", "TurnEnded") in order
+    assert contended(result) == set()  # no step of one lane was measured while the other trained
+
+
+def test_a_resumed_step_slower_than_the_steady_median_is_left_out_and_the_wait_is_no_training_time():
+    from crossover_lab.core.analysis.stats import summarize
+
+    def rec(step: int, start: float, ms: float, resumed: bool = False) -> BatchTiming:
+        return BatchTiming("r", "cpu", "CPU", 1, step, step, start, ms, 32, False, 0.1, resumed=resumed)
+
+    records = [rec(i, i * 0.001, 1.0) for i in range(1, 11)]  # 10 steps of 1 ms, back to back
+    records.append(rec(11, 5.0, 3.0, resumed=True))  # after a 5 s turn of another lane: slower
+    records += [rec(i, 5.003 + (i - 12) * 0.001, 1.0) for i in range(12, 22)]
+    s = summarize(records, run_id="r", lane="cpu", device="CPU", status="completed", flops_per_batch=1, wall_s=6)
+    assert s.n_batches == 20 and s.median_ms == 1.0  # the slow first step after the resume is left out
+    assert s.mean_wall_ms == pytest.approx(1000 * (0.010 + 0.010 + 0.003) / 21, rel=0.02)  # no 5 s wait in it
+    records[10] = rec(11, 5.0, 0.9, resumed=True)  # as fast as the rest: it counts
+    s = summarize(records, run_id="r", lane="cpu", device="CPU", status="completed", flops_per_batch=1, wall_s=6)
+    assert s.n_batches == 21

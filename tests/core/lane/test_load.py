@@ -1,0 +1,43 @@
+"""How busy the machine was: other processes' CPU time on the lane's cores, from /proc, never guessed."""
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from crossover_lab.core.lane.load import BUSY_SHARE, CpuSample, load_average, others_share, sample
+
+linux = pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="no /proc on this system")
+
+
+def test_the_share_is_what_others_used_of_the_cores_time():
+    start = CpuSample(at=0.0, busy_ticks=1000, own_ticks=500, cores=2)
+    end = CpuSample(at=1.0, busy_ticks=1000 + 150, own_ticks=500 + 50, cores=2)  # 1 s of 2 cores: 200 ticks at 100 Hz
+    share = others_share(start, end)
+    assert share == pytest.approx(100 / (1.0 * os.sysconf("SC_CLK_TCK") * 2))
+    assert math.isnan(others_share(None, end)) and math.isnan(others_share(end, start))
+
+
+@linux
+def test_a_cpu_bound_process_on_the_lanes_core_is_seen_as_other_work():
+    core = sorted(os.sched_getaffinity(0))[-1]
+    quiet = sample([core])
+    time.sleep(0.5)
+    idle_share = others_share(quiet, sample([core]))
+    burner = subprocess.Popen([sys.executable, "-c", "import os, time\nos.sched_setaffinity(0, {%d})\n"
+                               "end = time.time() + 20\nwhile time.time() < end: pass" % core])
+    try:
+        time.sleep(0.3)  # it is running
+        before = sample([core])
+        time.sleep(1.5)
+        busy_share = others_share(before, sample([core]))
+    finally:
+        burner.kill()
+        burner.wait()
+    assert busy_share > 0.6, (idle_share, busy_share)
+    assert busy_share > BUSY_SHARE
+    assert load_average() >= 0

@@ -1,0 +1,212 @@
+"""What several test modules share: the repository's paths, the CLI as a newcomer runs it, a bounded poll, and
+canned results (lane events, an anatomy point, a remote machine's answer) that no lane has to measure.
+
+Test modules import from here and from the other support modules (gui_fixtures, ssh_server, refine_fakes),
+never from one another. Fixtures live in gui_fixtures and ssh_server, registered in conftest.py.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import psutil
+import pytest
+
+from crossover_lab.core.analysis.anatomy import AnatomyPoint, RungTime
+from crossover_lab.core.analysis.stats import summarize
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.engine.devices import LaneOption
+from crossover_lab.core.results import LaneResult, RunResult
+from crossover_lab.core.engine.remote.devices import RemoteMachine, host_of
+from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository: main.py, docs/, tests/
+MAIN = ROOT / "main.py"
+H200_SWEEP_CSV = ROOT / "docs" / "results" / "h200-2026-11-30" / "sweep-b128.csv"  # a real sweep, 20 points
+CLI_TIMEOUT_S = 240  # below pytest's own 300 s per test, so a hung CLI fails with its output, not a bare timeout
+
+
+# ---------------------------------------------------------------- the CLI, polling
+
+
+def cli(*args: str, timeout: float = CLI_TIMEOUT_S, cwd: Path | str | None = None,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python main.py ARGS` in a process of its own, as a user runs it; `env` adds to (or replaces in) this
+    process's environment."""
+    return subprocess.run([sys.executable, str(MAIN), *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=cwd or ROOT, env={**os.environ, **(env or {})})
+
+
+def cli_in_process(capsys, *args: str) -> subprocess.CompletedProcess:
+    """The CLI's main(ARGS) in this process, its output taken from `capsys`: for what ends before any lane starts
+    (a refusal, `analyze`). An uncaught exception fails the test as a traceback would fail `cli()`'s caller."""
+    from crossover_lab.core.cli.main import main
+
+    capsys.readouterr()  # what came before is not this command's
+    extra = ""
+    try:
+        code = main(list(args))
+    except SystemExit as exc:  # argparse's own refusals exit, as in a process of its own
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        extra = "" if exc.code is None or isinstance(exc.code, int) else f"{exc.code}\n"
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(["main.py", *args], code, out.out, out.err + extra)
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, interval: float = 0.05) -> bool:
+    """Poll `predicate` until it holds or `timeout` s have passed: whether it held (asked once more at the end)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return bool(predicate())
+
+
+# ---------------------------------------------------------------- canned lane events and results
+
+
+CONFIG = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=6400))
+SPECS = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
+
+
+def lane_events(run_id: str, lane: str, device: str, ms: float, n: int = 100, warmup: int = 5,
+                first_ms: float = 300.0) -> list:
+    """A lane's RunStarted and n batches: a slow first one, `warmup` at 3 ms, then about `ms` each."""
+    events: list = [RunStarted(run_id, lane, device, {"steps_per_epoch": n})]
+    t = 0.0
+    for step in range(1, n + 1):
+        this = first_ms if step == 1 else (ms * 3 if step <= warmup else ms * (1 + 0.05 * np.sin(step)))
+        events.append(BatchTiming(run_id, lane, device, 1, step, step, t, this, 64, step <= warmup, 1.0))
+        t += this / 1000
+    return events
+
+
+def finished(run_id: str, lane: str, device: str, events: list) -> RunFinished:
+    """The RunFinished a lane sends after `events`."""
+    records = [e for e in events if isinstance(e, BatchTiming)]
+    return RunFinished(run_id, lane, summarize(records, run_id=run_id, lane=lane, device=device, status="completed",
+                                               flops_per_batch=CONFIG.flops_per_batch, wall_s=1.0))
+
+
+def two_lane_result(run_id: str, width: int, cpu_ms: float, gpu_ms: float) -> RunResult:
+    """A completed run of one hidden layer of `width` on cpu and gpu0, at about these ms per batch."""
+    config = RunConfig(ModelSpec((width,)), TrainSpec(batch_size=64))
+    lanes = {}
+    for lane, ms in (("cpu", cpu_ms), ("gpu0", gpu_ms)):
+        events = lane_events(run_id, lane, lane.upper(), ms)
+        records = [e for e in events if isinstance(e, BatchTiming)]
+        s = summarize(records, run_id=run_id, lane=lane, device=lane.upper(), status="completed",
+                      flops_per_batch=config.flops_per_batch, wall_s=1.0)
+        lanes[lane] = LaneResult(lane, events[0], records, s)
+    return RunResult(run_id, config, "sequential", "2026-01-01T00:00:00+00:00", lanes)
+
+
+# ---------------------------------------------------------------- an anatomy point
+
+
+def rung(median: float, spread: float = 0.0, k: int = 1) -> RungTime:
+    return RungTime(median, median - spread, median + spread, 20, k)
+
+
+def point(lane: str = "gpu0", device: str = "GPU:0 (H200)", **medians: float | None) -> AnatomyPoint:
+    """An anatomy with known rungs (ms): fit 1.37, fit_pipelined 0.9, step_loop 0.3, … ; None: not measured."""
+    times = {"fit": 1.37, "fit_pipelined": 0.9, "step_loop": 0.3, "step_loop_pipelined": 0.1, "device_loop": 0.05}
+    times.update(medians)
+    rungs = {name: None if ms is None else rung(ms, 0.01) for name, ms in times.items()}
+    reasons = {name: "PyTorch has no on-device loop on a CPU" for name, ms in times.items() if ms is None}
+    return AnatomyPoint(lane, device, "jax", (64, 64), 128, 10**7, rungs, reasons, window_steps=8)
+
+
+# ---------------------------------------------------------------- another machine, without SSH
+
+
+def fake_lister(host, settings, timeout, cancel):
+    """What a GPU server would answer, without SSH; a host called 'down' cannot be reached."""
+    host = host_of(host)
+    if host.startswith("down"):
+        raise ConfigError(f"ssh://{host} cannot be reached (Connection refused)")
+    return RemoteMachine(host, settings.python_for(host), {"machine": "lab-gpu"}, (
+        LaneOption(LaneSpec("cpu", host=host), "CPU (Xeon, 16 threads)", True),
+        LaneOption(LaneSpec("gpu", 0, backend="jax", host=host), "GPU:0 (NVIDIA A100)", True)))
+
+
+# ---------------------------------------------------------------- the window's file dialogs
+
+
+def answer_next_dialog(dialogs, path: str | None, seen: list[str]) -> None:
+    """When the next dialog opens: note the folder it starts in, then choose `path` (None: cancel)."""
+    from PySide6.QtCore import QTimer  # here, so that core tests never import Qt
+
+    def answer() -> None:
+        dialog = dialogs.last_dialog
+        seen.append(os.path.realpath(dialog.directory().absolutePath()))
+        if path is None:
+            dialog.reject()
+        else:
+            dialog.selectFile(path)
+            dialog.accept()
+    QTimer.singleShot(0, answer)
+
+
+# ---------------------------------------------------------------- growing files and process groups
+
+
+def record_counts(path: Path) -> dict[str, int]:
+    """Whole records per lane in a growing per-batch CSV (a line still being written is not counted)."""
+    counts: dict[str, int] = {}
+    if path.exists():
+        with open(path, newline="") as fh:
+            for row in csv.DictReader(line for line in fh if line.endswith("\n")):
+                counts[row["lane"]] = counts.get(row["lane"], 0) + 1
+    return counts
+
+
+def wait_for_records(path: Path, lanes: set[str], n: int = 20, timeout: float = 120) -> None:
+    """Until the growing CSV holds at least n records of every lane."""
+    if not wait_for(lambda: all(record_counts(path).get(lane, 0) >= n for lane in lanes), timeout, 0.2):
+        pytest.fail(f"no records from {lanes} in {path} within {timeout} s")
+
+
+def wait_for_more_records(path: Path, than: int, timeout: float) -> bool:
+    """Whether the CSV holds more than `than` whole records within `timeout` (records still reach the disk)."""
+    return wait_for(lambda: sum(record_counts(path).values()) > than, timeout, 0.1)
+
+
+def group_gone(pgid: int, timeout: float = 5.0) -> bool:
+    """No process of the CLI's group is left (lanes included) within `timeout`."""
+    return wait_for(lambda: not [p for p in psutil.process_iter(["pid"]) if _pgid(p.pid) == pgid and _running(p)],
+                    timeout, 0.1)
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
+def _running(p: psutil.Process) -> bool:
+    try:
+        return p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def check_files(csv_path: Path, lanes: set[str]) -> dict:
+    """Both files exist, parse, and describe the same run; returns the sidecar."""
+    meta = json.loads(csv_path.with_suffix(".json").read_text())
+    with open(csv_path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    run_ids = {r["run_id"] for r in rows}
+    assert run_ids == {run["run_id"] for run in meta["runs"]}, (run_ids, [r["run_id"] for r in meta["runs"]])
+    assert {r["lane"] for r in rows} == lanes
+    assert all(float(r["ms"]) > 0 for r in rows)
+    return meta
