@@ -18,6 +18,7 @@ from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
 from ..words.run import explain, verdict_lines
 from ..words.numbers import fmt_flops, fmt_num, fmt_range
+from ..records import Status
 
 
 Cell = Union[str, int, float]  # a table's cell, printed as str() writes it
@@ -79,7 +80,7 @@ def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
     for name, lane in result.lanes.items():
         if lane.failure:
             print(f"{name} {lane.status}: {lane.failure}", file=out)
-    summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != "failed"]
+    summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != Status.FAILED]
     for line in verdict_lines(summaries, {lane for lane, _ in contended(result)}):
         print(line + ".", file=out)
     if len(summaries) == 2:
@@ -139,7 +140,7 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
                   f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
                  for r in rows]), file=out)
     for r in rows:
-        if r.status == "failed":
+        if r.status == Status.FAILED:
             print(f"{r.lane} width {r.width} failed: {r.reason}", file=out)
 
 

@@ -24,6 +24,7 @@ from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_swe
 from .stopping import StopSignals
 from ..engine.tracking import RunTracker
 from ..words.run import contention_lines
+from ..records import Status
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -109,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
         if stop.exit_code is not None:
             return stop.exit_code
-        if code != EXIT_OK or any(lane.status == "failed" for lane in final.lanes.values()):
+        if code != EXIT_OK or any(lane.status == Status.FAILED for lane in final.lanes.values()):
             return EXIT_FAILED
         return EXIT_OK
 

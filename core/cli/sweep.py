@@ -30,6 +30,7 @@ from ..files.sweeps import SweepFiles, export_sweep, sweep_paths
 from ..files.sweep_rows import group_rows
 from ..words.numbers import fmt_num
 from ..words.sweep import refine_lines
+from ..records import Status
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -169,7 +170,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
     if stop.exit_code is not None:
         return stop.exit_code
-    return EXIT_FAILED if code != EXIT_OK or any(r.status == "failed" for res in results for r in res.rows) \
+    return EXIT_FAILED if code != EXIT_OK or any(r.status == Status.FAILED for res in results for r in res.rows) \
         else EXIT_OK
 
 

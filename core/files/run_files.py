@@ -17,6 +17,7 @@ from .atomic import ExportError, atomic_write_files, complete_lines, csv_text
 from ..records import (CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary, SegmentEnded,
                        SegmentStarted)
 from ..results import LaneResult, RunResult, Segment
+from ..records import Status
 
 HEADER = CSV_COLUMNS + CSV_EXTRA_COLUMNS
 FORMAT = "crossover-batches/1"
@@ -168,7 +169,7 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
         for name, info in run["lanes"].items():
             lane = LaneResult(name, records=[r for r in records if r.run_id == run_id and r.lane == name],
                               summary=_summary(info.get("summary")), failure=info.get("failure") or "",
-                              stopped=info.get("status") == "cancelled" and not info.get("summary"))
+                              stopped=info.get("status") == Status.CANCELLED and not info.get("summary"))
             if lane.summary is None and not lane.failure:
                 lane.stopped = True
                 lane.failure = "interrupted: the app was closed or crashed during the run"

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Sequence
 from ..analysis.points import SweepPoint
 from ..config import LaneSpec, ModelSpec
 from .run_files import csv_text
+from ..records import RunSettings, Status
 from ..results import RunResult, Segment
 
 NAN = math.nan
@@ -53,7 +54,7 @@ class SweepRow:
     peak_gflops: float = NAN
     peak_share: float = NAN
     warmup_s: float = NAN
-    status: str = "completed"
+    status: str = Status.COMPLETED
     jit: bool | None = None
     steps_per_execution: int | None = None
     feeding: str = ""
@@ -63,33 +64,37 @@ class SweepRow:
     reason: str = ""
     stage: str = "coarse"  # coarse: a width asked for; refine: one a refined sweep added (core/study/refine.py)
     floor_ms: float = NAN  # the device_loop rung of the anatomy (sweep --floor): the device's floor per step
+    mean_wall_ms: float = NAN  # the steady stretch's wall time per step: what a user's own fit pays
+    others_cpu: float = NAN  # the share of the lane's cores other processes used while it was measured
+    load_avg: float = NAN  # the 1-minute load average when it was measured
 
     @classmethod
     def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:
         """The row for `lane` of one sweep point's run (a failed or cut-short lane too, with NaNs)."""
         result, cfg = run.lanes[lane], run.config
         s = result.summary
-        settings = result.started.settings if result.started else {}
+        settings = result.started.run_settings if result.started else RunSettings()
         gflops = s.gflops if s else NAN
         return cls(
             lane=lane, device=result.started.device if result.started else (s.device if s else ""),
             width=cfg.model.widths[0], params=cfg.model.params, flops_per_batch=cfg.flops_per_batch,
             batch_size=cfg.train.batch_size, median_ms=s.median_ms if s else NAN, p10_ms=s.p10_ms if s else NAN,
             p90_ms=s.p90_ms if s else NAN, n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else NAN,
-            layers=len(cfg.model.widths), backend=settings.get("backend") or LaneSpec.parse(lane).backend,
+            layers=len(cfg.model.widths), backend=settings.backend or LaneSpec.parse(lane).backend,
             samples_per_s=s.samples_per_s if s else NAN, gflops=gflops, peak_gflops=peak_gflops,
             peak_share=gflops / peak_gflops if peak_gflops > 0 else NAN, warmup_s=s.warmup_s if s else NAN,
-            status=result.status, jit=settings.get("jit_compile"),
-            steps_per_execution=settings.get("steps_per_execution"), feeding=settings.get("feeding", ""),
-            mixed_precision=settings.get("mixed_precision"), variant=variant, run_id=run.run_id,
-            reason=result.failure)
+            status=result.status, jit=settings.jit_compile,
+            steps_per_execution=settings.steps_per_execution, feeding=settings.feeding,
+            mixed_precision=settings.mixed_precision, variant=variant, run_id=run.run_id,
+            reason=result.failure, mean_wall_ms=s.mean_wall_ms if s else NAN,
+            others_cpu=s.others_cpu if s else NAN, load_avg=s.load_avg if s else NAN)
 
     @classmethod
     def from_segment(cls, run: RunResult, lane: str, segment: Segment) -> SweepRow:
         """A ramp's (or a dragged run's) segment as a sweep point: its model's width, its figures."""
         result = run.lanes[lane]
         s = segment.ended.summary if segment.ended is not None else None
-        settings = result.started.settings if result.started else {}
+        settings = result.started.run_settings if result.started else RunSettings()
         nan = NAN
         widths = segment.started.widths
         return cls(
@@ -98,13 +103,15 @@ class SweepRow:
             flops_per_batch=segment.started.flops_per_batch, batch_size=segment.started.batch_size,
             median_ms=s.median_ms if s else nan, p10_ms=s.p10_ms if s else nan, p90_ms=s.p90_ms if s else nan,
             n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else nan, layers=len(widths),
-            backend=settings.get("backend") or LaneSpec.parse(lane).backend,
+            backend=settings.backend or LaneSpec.parse(lane).backend,
             samples_per_s=s.samples_per_s if s else nan, gflops=s.gflops if s else nan,
             # A segment the user cut short by changing the model is, as a sweep point, cut short.
-            warmup_s=s.warmup_s if s else nan, status=s.status.replace("switched", "cancelled") if s else "cancelled",
-            jit=settings.get("jit_compile"), steps_per_execution=settings.get("steps_per_execution"),
-            feeding=settings.get("feeding", ""), mixed_precision=settings.get("mixed_precision"),
-            run_id=run.run_id, stage="ramp")
+            warmup_s=s.warmup_s if s else nan,
+            status=(Status.CANCELLED if s.status == Status.SWITCHED else Status(s.status)) if s else Status.CANCELLED,
+            jit=settings.jit_compile, steps_per_execution=settings.steps_per_execution,
+            feeding=settings.feeding, mixed_precision=settings.mixed_precision,
+            run_id=run.run_id, stage="ramp", mean_wall_ms=s.mean_wall_ms if s else nan,
+            others_cpu=s.others_cpu if s else nan, load_avg=s.load_avg if s else nan)
 
     def point(self) -> SweepPoint:
         """What the analysis needs of this row."""
@@ -114,7 +121,7 @@ class SweepRow:
     @property
     def usable(self) -> bool:
         """Measured: not failed, and a positive, finite median at a positive width and size."""
-        return (self.status != "failed" and math.isfinite(self.median_ms) and self.median_ms > 0
+        return (self.status != Status.FAILED and math.isfinite(self.median_ms) and self.median_ms > 0
                 and self.width > 0 and math.isfinite(self.flops_per_batch) and self.flops_per_batch > 0)
 
     def check(self) -> SweepRow:
@@ -123,7 +130,7 @@ class SweepRow:
             raise RowError(f"width is not 1-{MAX_PLAUSIBLE_WIDTH:,}", str(self.width))
         if not (math.isfinite(self.flops_per_batch) and self.flops_per_batch > 0):
             raise RowError("flops_per_batch is not a positive number", str(self.flops_per_batch))
-        if self.status != "failed":
+        if self.status != Status.FAILED:
             if not (math.isfinite(self.median_ms) and 0 < self.median_ms <= MAX_PLAUSIBLE_MS):
                 raise RowError("median_ms is not a positive time under a day", str(self.median_ms))
             for name in ("p10_ms", "p90_ms"):
@@ -199,7 +206,7 @@ def latest_rows(rows: Iterable[SweepRow]) -> list[SweepRow]:
     first seen. `rows` may be a stream of any length; what is kept grows with the points, not the file."""
     kept: dict[tuple[str, int, str, int], SweepRow] = {}
     for row in rows:
-        if row.status != "failed":
+        if row.status != Status.FAILED:
             kept[(row.variant, row.batch_size, row.lane, row.width)] = row
     return list(kept.values())
 

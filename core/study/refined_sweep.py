@@ -17,6 +17,7 @@ from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
 from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_floors
 from ..files.sweep_rows import SweepRow
+from ..records import Status
 
 
 def check_refinable(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> SweepSpec:
@@ -72,7 +73,7 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
         rows = []
         for row in measured:
             records = kept.setdefault((row.lane, width), [])
-            if row.status == "completed":
+            if row.status == Status.COMPLETED:
                 records.extend(r for r in run.lanes[row.lane].records if not r.warmup)
                 row = with_batches(row, records)
             stage = "coarse" if width in spec.widths and level == 0 else "refine"

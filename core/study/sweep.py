@@ -21,6 +21,7 @@ from ..analysis.leads import Refinement
 from ..engine.pool import LanePool, run_comparison
 from ..results import RunResult, new_run_id
 from ..files.sweep_rows import SweepRow
+from ..records import Status
 
 DEFAULT_STEADY_STEPS = 60
 DEFAULT_POINT_SECONDS = 3.0
@@ -155,7 +156,7 @@ def measure_point(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, 
     for lane in lanes:
         cal = result.calibration.get(lane.name)
         row = SweepRow.from_result(run, lane.name, cal.gflops if cal else math.nan, result.spec.variant)
-        if row.status == "cancelled" or (cancel.is_set() and row.status != "completed"):
+        if row.status == Status.CANCELLED or (cancel.is_set() and row.status != Status.COMPLETED):
             continue
         rows.append(row)
     return run, rows
@@ -210,7 +211,7 @@ def with_floors(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, ro
     out = []
     for row in rows:
         lane = next((spec for spec in lanes if spec.name == row.lane), None)
-        if row.status != "completed" or lane is None or cancel.is_set():
+        if row.status != Status.COMPLETED or lane is None or cancel.is_set():
             out.append(row)
             continue
         floor_ms, why = measure_floor(pool, lane, config, cancel)

@@ -19,6 +19,7 @@ from ..analysis.verdict import State, pair_verdict
 from ..records import BUSY_SHARE, RunSummary
 from ..results import RunResult
 from .numbers import fmt_flops, fmt_num
+from ..records import Status
 
 
 def _point(s: RunSummary) -> SweepPoint:
@@ -118,7 +119,7 @@ def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = N
 def run_outcome(statuses: Mapping[str, str], failures: Mapping[str, str], map_points: int) -> tuple[str, bool]:
     """How a run ended, for the status bar: (sentence, is_error)."""
     points = f"{map_points} point{'s' if map_points != 1 else ''} added to the crossover map"
-    failed = [f"{lane}: {failures.get(lane, '')}" for lane, status in statuses.items() if status == "failed"]
+    failed = [f"{lane}: {failures.get(lane, '')}" for lane, status in statuses.items() if status == Status.FAILED]
     if failed:
         return "Finished with failures — " + "; ".join(failed), True
     if "cancelled" in statuses.values():

@@ -9,6 +9,7 @@ from ...core.results import RunResult
 from ...core.words.numbers import fmt_num, local_time
 from ...core.words.run import verdict_lines
 from ..resources import icon
+from ...core.records import Status
 
 COLUMNS = ("Time", "Model", "Lanes", "Status", "Summary")
 
@@ -16,7 +17,7 @@ COLUMNS = ("Time", "Model", "Lanes", "Status", "Summary")
 def run_status(result: RunResult) -> str:
     """completed, cancelled, or failed (with how many lanes) — the worst of the lanes."""
     states = [lane.status for lane in result.lanes.values()]
-    failed = sum(state == "failed" for state in states)  # a Status is a str enum: it equals its word
+    failed = sum(state == Status.FAILED for state in states)  # a Status is a str enum: it equals its word
     if failed:
         return "failed" if failed == len(states) else f"{failed} of {len(states)} lanes failed"
     if "cancelled" in states or "running" in states:

@@ -18,6 +18,7 @@ from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
 from ...core.records import RunSummary
 from ...core.results import RunResult, Segment
+from ...core.records import Status
 
 MIN_STEADY_BATCHES = 10  # a segment that is not complete adds its point only with at least this many steady batches
 KINDS = ("completed", "provisional", "cut short", "contended")
@@ -68,9 +69,9 @@ def run_points(result: RunResult, summary_of: SummaryOf | None = None, now: floa
 
 
 def _kind(s: RunSummary | None, crowded: bool, firm: bool) -> str:
-    if s is None or not (math.isfinite(s.median_ms) and s.median_ms > 0) or s.n_batches < 1 or s.status == "failed":
+    if s is None or not (math.isfinite(s.median_ms) and s.median_ms > 0) or s.n_batches < 1 or s.status == Status.FAILED:
         return ""
-    complete = firm and s.status == "completed"
+    complete = firm and s.status == Status.COMPLETED
     if not complete and s.n_batches < MIN_STEADY_BATCHES:
         return ""
     if crowded:

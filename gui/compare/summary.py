@@ -27,11 +27,18 @@ from ...core.words.run import contention_note
 from ..live_run import LiveRun
 from .summary_words import as_sentence, crossing_lines, verdict_segments
 from ..theme.scheme import scheme_colors
+from ...core.records import Status
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
 ROWS = ("Device", "Status", "Median ms/batch, synced", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Model", "Data",
-        "Progress", "Pipelined ms/step", "$ per M samples")
+        "Progress", "Pipelined ms/step", "$ per M samples", "Mean ms/step, your fit", "Other work on its cores")
+ROW_TIPS = {"Mean ms/step, your fit": "Wall time per step over the steady stretch, epoch ends and slow steps "
+                                      "included (the median leaves them out): what multiplies into how long a "
+                                      "plain model.fit of this model takes.",
+            "Other work on its cores": "The share of this lane's CPU cores that other processes used while it "
+                                       "was measured (from /proc), and the load average. Above 10% the lead "
+                                       "may not hold."}
 PHASE_TIPS = {"finishing": "Every batch is measured; the lane is tidying up before it reports. A stop now "
                             "keeps the run complete.",
               "between segments": "This lane has measured its model; the other lane trains now (they take turns).",
@@ -103,6 +110,8 @@ class SummaryPanel(QWidget):
             "panel) and its median synced step.")
         for name, clock in (("Median ms/batch, synced", SYNCED_CLOCK), ("Pipelined ms/step", PIPELINED_CLOCK)):
             self.table.verticalHeaderItem(ROWS.index(name)).setToolTip(f"The {clock}: {CLOCKS[clock]}.")
+        for name, tip in ROW_TIPS.items():
+            self.table.verticalHeaderItem(ROWS.index(name)).setToolTip(tip)
         self._timer = QTimer(self)
         self._timer.setInterval(TEXT_INTERVAL_MS)
         self._timer.timeout.connect(self._on_text_timer_timeout)
@@ -167,7 +176,7 @@ class SummaryPanel(QWidget):
             s = live.summary(name)
             summaries.append(s)
             state = live.phase(name)
-            cells = (live.device(name) or ("—" if state == "failed" else "…"), PHASE_WORDS.get(state, state),
+            cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), PHASE_WORDS.get(state, state),
                      fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING, fmt_num(s.samples_per_s),
                      fmt_num(s.gflops), self._model_text(live, name), self._settings(live, name).get("data_source", "…"),
                      self._progress(live, name, state))
@@ -178,11 +187,14 @@ class SummaryPanel(QWidget):
             self._cell(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
             self._cell(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(live, name))
             self._cell(ROWS.index("$ per M samples"), col).setText(self._cost_text(live, name, s.median_ms))
+            self._cell(ROWS.index("Mean ms/step, your fit"), col).setText(fmt_num(s.mean_wall_ms))
+            self._cell(ROWS.index("Other work on its cores"), col).setText(
+                f"{100 * s.others_cpu:.0f}% (load {fmt_num(s.load_avg, 2)})" if math.isfinite(s.others_cpu) else MISSING)
             status = self._cell(1, col)
             # No colour of its own unless failed: the table's text colour reads in light and dark.
-            status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == "failed" else None)
+            status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == Status.FAILED else None)
             status.setToolTip(lane.failure or s.reason or PHASE_TIPS.get(state, state))
-            if state == "failed":
+            if state == Status.FAILED:
                 problems.append(f"{name} failed: {lane.failure}")
         if live.failure:
             problems.insert(0, f"The run failed: {live.failure}")
@@ -221,7 +233,7 @@ class SummaryPanel(QWidget):
     def _progress(live: LiveRun, name: str, state: str) -> str:
         lane = live.lanes[name]
         total, last = live.total_steps(name), (lane.records[-1] if lane.records else None)
-        if state == "waiting":
+        if state == Status.WAITING:
             return "waiting for its turn" if live.result.schedule != "side-by-side" else "starting the lane…"
         if state == "finishing":
             return f"all {last.step} batches measured" if last is not None else "finishing…"
@@ -231,12 +243,12 @@ class SummaryPanel(QWidget):
         if total and last is not None:
             per_epoch = max(total // max(live.config.train.epochs, 1), 1)
             progress = f"epoch {last.epoch}/{live.config.train.epochs} · batch {last.batch}/{per_epoch}"
-            if state == "running":
+            if state == Status.RUNNING:
                 progress += f" · {fmt_duration(live.time_left(name))} left"
             return progress
         if last is not None:
             return f"step {last.step}"
-        return "failed before its first batch" if state == "failed" else "loading data…"
+        return "failed before its first batch" if state == Status.FAILED else "loading data…"
 
     def _update_words(self, live: LiveRun, summaries: list[RunSummary]) -> None:
         # A verdict compares the lanes' current segments; a pair that overlapped on shared cores says so.
@@ -249,7 +261,7 @@ class SummaryPanel(QWidget):
             lines = verdict_lines(summaries)
         details = crossing_lines(live)
         states = [lane.status for lane in live.lanes.values()]
-        if states and all(state == "failed" for state in states):
+        if states and all(state == Status.FAILED for state in states):
             reasons = {lane.failure for lane in live.lanes.values() if lane.failure}
             self.verdict.setText("Every lane failed: " + "; ".join(sorted(reasons)) if reasons else
                                  "Every lane failed.")

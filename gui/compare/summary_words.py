@@ -9,6 +9,7 @@ from ...core.files.sweeps import run_rows
 from ...core.files.sweep_rows import group_rows
 from ...core.words.sweep import describe_pair
 from ..live_run import LiveRun
+from ...core.records import Status
 
 
 def verdict_segments(live: LiveRun) -> tuple[dict, str]:
@@ -37,7 +38,7 @@ def crossing_lines(live: LiveRun) -> list[str]:
     widths on either side (otherwise nothing)."""
     if len(live.plan) < 2 and all(len(lane.segments) < 2 for lane in live.lanes.values()):
         return []
-    groups = group_rows(r for r in run_rows(live.result) if r.status == "completed")
+    groups = group_rows(r for r in run_rows(live.result) if r.status == Status.COMPLETED)
     if len(groups) != 1:
         return []
     points = next(iter(groups.values()))

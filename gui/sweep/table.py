@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidg
 from ...core.analysis.costs import Prices, dollars_per_million, price_for
 from ...core.files.sweep_rows import SweepRow
 from ...core.words.numbers import fmt_dollars, fmt_num, fmt_range
+from ...core.records import Status
 
 COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status",
            "floor ms", "$ per M samples")
@@ -38,7 +39,7 @@ class SweepTable(QTableWidget):
         self.insertRow(r)
         for c, value in enumerate(values):
             item = QTableWidgetItem(str(value))
-            if row.status == "failed":
+            if row.status == Status.FAILED:
                 item.setToolTip(row.reason)
             self.setItem(r, c, item)
         self.scrollToBottom()

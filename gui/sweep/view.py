@@ -22,6 +22,7 @@ from ..panels.lane_prices import LanePrices
 from .overlays import SweepOverlays
 from .plot import SweepPlot, curves
 from .table import SweepTable
+from ...core.records import Status
 
 Say = Callable[..., None]  # say(text, error=False): a sentence under the sweep's controls
 # Below this the ten tick labels of a 16-8,192 sweep run into each other; the Sweep tab scrolls instead.
@@ -108,7 +109,7 @@ class SweepView(QSplitter):
         self.table.show_costs(self.rows, prices)
         lines = ((refine_lines(refined) if refined else []) + sweep_lines(groups, crossings=refined is None)
                  + cost_lines(groups, prices) + floor_crossover_lines(groups) + self.notes)
-        failed = [r for r in self.rows if r.status == "failed"]
+        failed = [r for r in self.rows if r.status == Status.FAILED]
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "
                          f"{failed[0].reason}")

@@ -1,6 +1,7 @@
 """The main window: composes the panels, wires them to the controller, and handles start, stop and close."""
 from __future__ import annotations
 
+import os
 import time
 
 from PySide6.QtCore import QSize, Qt, QTimer, Slot
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter
 from ...core.files import autosave
 from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption
+from ...core.engine.machine_load import LoadWatch, busy_words
 from ...core.paths import log_dir_problem
 from ...core.results import RunResult
 from .about import show_about
@@ -35,6 +37,9 @@ LEAST_SIZE = QSize(900, 600)  # below this the pages would mostly be scroll bars
 # The Compare tab scrolls below this rather than squeeze its live plot until the hint beside the
 # plot's controls (gui/compare/live_plot.py) reads one word per line.
 COMPARE_LEAST = QSize(700, 500)
+
+
+LOAD_INTERVAL_MS = 2000  # how often the status bar checks for other work on the machine
 
 
 class MainWindow(QMainWindow):
@@ -85,12 +90,32 @@ class MainWindow(QMainWindow):
         self.lanes_panel.set_options(self.controller.options, searching=True)
         self._restore_state()
         self.desk.update_controls()
+        self.busy_label = QLabel("")  # while a run goes: other work on this machine's cores, when there is some
+        self.busy_label.setObjectName("busyLabel")
+        self.busy_label.setStyleSheet("color: #b35c00; font-weight: 600;")
+        self.busy_label.setToolTip("Measured every 2 s from the CPU time of processes other than Crossover and its "
+                                   "lanes. Figures measured while other work shares the cores may not hold.")
+        self.busy_label.hide()
+        self.statusBar().addPermanentWidget(self.busy_label)
+        self._load = LoadWatch()
+        self._load_timer = QTimer(self)
+        self._load_timer.setInterval(LOAD_INTERVAL_MS)
+        self._load_timer.timeout.connect(self._on_load_timer_timeout)
+        self._load_timer.start()
         self.host_label = QLabel(machine_text(None))
         self.statusBar().addPermanentWidget(self.host_label)
         self.recovery = RecoveryOffer.install(self.statusBar(), self.restore_runs, offer_recovery)
         if log_dir_problem():  # lanes still run; their logs go to the terminal that started the app
             self.say(log_dir_problem()[:1].upper() + log_dir_problem()[1:] + ".", error=True)
         self.controller.discover_devices()
+
+    @Slot()
+    def _on_load_timer_timeout(self) -> None:
+        share = self._load.share()  # read every time, so the first reading of a run compares like with like
+        text = busy_words(share, os.getloadavg()[0]) if self.controller.running else ""
+        if text != self.busy_label.text():
+            self.busy_label.setText(text)
+            self.busy_label.setVisible(bool(text))
 
     # ------------------------------------------------------------------ layout, wiring, state
 

@@ -41,3 +41,30 @@ def test_a_cpu_bound_process_on_the_lanes_core_is_seen_as_other_work():
     assert busy_share > 0.6, (idle_share, busy_share)
     assert busy_share > BUSY_SHARE
     assert load_average() >= 0
+
+
+@linux
+@pytest.mark.slow
+def test_a_point_measured_beside_a_cpu_bound_process_is_marked_and_the_verdict_says_so(pool):
+    from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.engine.pool import run_comparison
+    from crossover_lab.core.words.run import verdict_lines
+
+    config = RunConfig(ModelSpec((64,)), TrainSpec(batch_size=64, epochs=1, samples=4096, max_steps=150,
+                                                    data="synthetic"))
+    specs = [LaneSpec.parse("cpu1"), LaneSpec.parse("cpu")]
+    quiet = run_comparison(pool, specs, config, schedule="sequential")
+    core = sorted(os.sched_getaffinity(0))[-1]  # cpu1's core (one thread, pinned to the last)
+    burner = subprocess.Popen([sys.executable, "-c", "import os, time\nos.sched_setaffinity(0, {%d})\n"
+                               "end = time.time() + 120\nwhile time.time() < end: pass" % core])
+    try:
+        busy = run_comparison(pool, specs, config, schedule="sequential")
+    finally:
+        burner.kill()
+        burner.wait()
+    cpu1 = busy.lanes["cpu1"].summary
+    assert cpu1 is not None and cpu1.others_cpu > 0.3, cpu1  # the burner had about half the core
+    assert cpu1.load_avg > 0
+    lines = verdict_lines([lane.summary for lane in busy.lanes.values()])
+    assert any("other work used" in line.lower() and "cpu1's" in line and "may not hold" in line for line in lines), lines
+    assert quiet.lanes["cpu1"].summary.others_cpu < cpu1.others_cpu
