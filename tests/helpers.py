@@ -169,10 +169,19 @@ def record_counts(path: Path) -> dict[str, int]:
     return counts
 
 
-def wait_for_records(path: Path, lanes: set[str], n: int = 20, timeout: float = 120) -> None:
-    """Until the growing CSV holds at least n records of every lane."""
-    if not wait_for(lambda: all(record_counts(path).get(lane, 0) >= n for lane in lanes), timeout, 0.2):
-        pytest.fail(f"no records from {lanes} in {path} within {timeout} s")
+def wait_for_records(path: Path, lanes: set[str], n: int = 20, timeout: float = 120,
+                     proc: subprocess.Popen | None = None) -> None:
+    """Until the growing CSV holds at least n records of every lane; fails at once if `proc` (the process
+    writing it) has ended first, with what it said."""
+    def enough() -> bool:
+        return all(record_counts(path).get(lane, 0) >= n for lane in lanes)
+
+    if wait_for(lambda: enough() or (proc is not None and proc.poll() is not None), timeout, 0.2) and enough():
+        return
+    if proc is not None and proc.poll() is not None:
+        said = proc.stderr.read()[-3000:] if proc.stderr else ""
+        pytest.fail(f"{path}: the process ended (exit {proc.returncode}) before {n} records of {lanes}: {said}")
+    pytest.fail(f"no records from {lanes} in {path} within {timeout} s")
 
 
 def wait_for_more_records(path: Path, than: int, timeout: float) -> bool:

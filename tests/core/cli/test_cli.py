@@ -98,7 +98,7 @@ def test_ctrl_c_stops_writes_what_was_measured_and_exits_130(tmp_path):
                             start_new_session=True)
     log = Path(os.environ["CROSSOVER_HOME"]) / "logs" / "lane-cpu.log"
     try:
-        wait_for_records(out, {"cpu"}, n=20, timeout=120)  # TensorFlow imported, data made, batches flowing
+        wait_for_records(out, {"cpu"}, n=20, proc=proc)  # TensorFlow imported, data made, batches flowing
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
         raise

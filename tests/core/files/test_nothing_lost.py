@@ -52,7 +52,7 @@ def sweep_widths(path: Path) -> list[int]:
 def test_a_stop_signal_writes_everything_and_leaves_no_lane(tmp_path, signals, code):
     out = tmp_path / "x.csv"
     proc = start(tmp_path, *LONG_RUN, "--csv", str(out))
-    wait_for_records(out, {"cpu", "cpu1"})
+    wait_for_records(out, {"cpu", "cpu1"}, proc=proc)
     for sig in signals:
         if sig == signal.SIGTERM:
             proc.send_signal(sig)  # `kill PID`: the app alone
@@ -71,7 +71,7 @@ def test_a_stop_signal_writes_everything_and_leaves_no_lane(tmp_path, signals, c
 def test_kill_9_of_the_app_leaves_readable_files_and_no_lane(tmp_path):
     out = tmp_path / "x.csv"
     proc = start(tmp_path, *LONG_RUN, "--csv", str(out))
-    wait_for_records(out, {"cpu", "cpu1"}, n=30)
+    wait_for_records(out, {"cpu", "cpu1"}, n=30, proc=proc)
     lanes = lanes_of(proc)
     assert len(lanes) == 2
     wait_for_more_records(out, sum(record_counts(out).values()), 1.5)  # at most a second late: the next ones
@@ -93,7 +93,7 @@ def test_a_frozen_lane_is_killed_by_the_watchdog_and_the_other_goes_on(tmp_path)
     args = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "64", "--data", "synthetic",
             "--samples", "4096", "--epochs", "80", "--watchdog-s", "4")
     proc = start(tmp_path, *args, "--csv", str(out))
-    wait_for_records(out, {"cpu", "cpu1"})
+    wait_for_records(out, {"cpu", "cpu1"}, proc=proc)
     pids = {p.pid for p in lanes_of(proc)}
     meta_before = json.loads(out.with_suffix(".json").read_text())
     cpu1_pid = meta_before["runs"][0]["lanes"]["cpu1"]["settings"]["pid"]
@@ -123,7 +123,7 @@ def test_ctrl_c_right_after_the_last_sweep_point_still_writes_the_sweep(tmp_path
     reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
     reader.start()
     deadline = time.monotonic() + 120
-    while not any("[2/2]" in line for line in lines) and time.monotonic() < deadline:
+    while not any("[2/2]" in line for line in lines) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
     assert any("[2/2]" in line for line in lines), lines
     os.killpg(proc.pid, signal.SIGINT)
@@ -148,7 +148,7 @@ def test_kill_9_mid_sweep_leaves_the_points_measured_so_far_readable(tmp_path):
     lines: list[str] = []
     threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True).start()
     deadline = time.monotonic() + 120
-    while not any("[2/6]" in line for line in lines) and time.monotonic() < deadline:
+    while not any("[2/6]" in line for line in lines) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
     assert any("[2/6]" in line for line in lines), lines
     lanes = lanes_of(proc)

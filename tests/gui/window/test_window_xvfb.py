@@ -85,13 +85,17 @@ def _window(tmp_path: Path, display: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
-def _autosaved_records(tmp_path: Path, lanes: set[str], n: int, timeout: float = 120) -> Path:
+def _autosaved_records(tmp_path: Path, proc: subprocess.Popen, lanes: set[str], n: int,
+                       timeout: float = 120) -> Path:
     deadline = time.monotonic() + timeout
-    if not wait_for(lambda: list((tmp_path / "home" / "autosave").glob("*.csv")), timeout, 0.2):
-        pytest.fail("the window autosaved no run")
-    found = list((tmp_path / "home" / "autosave").glob("*.csv"))
-    wait_for_records(found[0], lanes, n, max(1.0, deadline - time.monotonic()))
-    return found[0]
+
+    def found() -> list[Path]:
+        return list((tmp_path / "home" / "autosave").glob("*.csv"))
+
+    if not wait_for(lambda: found() or proc.poll() is not None, timeout, 0.2) or not found():
+        pytest.fail(f"the window autosaved no run (exit code {proc.poll()})")
+    wait_for_records(found()[0], lanes, n, max(1.0, deadline - time.monotonic()), proc)
+    return found()[0]
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGKILL, -9)])
@@ -99,7 +103,7 @@ def test_the_window_killed_mid_run_keeps_the_records_and_leaves_no_lane(xvfb_dis
     import psutil
 
     proc = _window(tmp_path, xvfb_display)
-    saved = _autosaved_records(tmp_path, {"cpu", "cpu1"}, 30)
+    saved = _autosaved_records(tmp_path, proc, {"cpu", "cpu1"}, 30)
     lanes = [c for c in psutil.Process(proc.pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
     wait_for_more_records(saved, sum(record_counts(saved).values()), 1.5)  # at most a second late: the next ones
     proc.send_signal(sig)
