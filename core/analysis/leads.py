@@ -215,6 +215,27 @@ class Refinement:
                 "ties": [{**asdict(t), "lanes": list(t.lanes)} for t in self.ties]}
 
 
+def refinement_from_json(analysis: Mapping[str, object]) -> Refinement | None:
+    """A refined sweep's answer as its sidecar keeps it (with_refinement's JSON), or None for a plain sweep
+    or a damaged entry: what `analyze` of the file says beside the one rule's sentences."""
+    info, found = analysis.get("refinement"), analysis.get("crossovers")
+    if not isinstance(info, Mapping) or not isinstance(found, list):
+        return None
+    try:
+        target = RefineTarget(float(info["tolerance"]), float(info["budget_s"]))
+        crossings = tuple(Crossing((str(c["lanes"][0]), str(c["lanes"][1])),
+                                   None if c.get("width") is None else float(c["width"]), float(c["width_lo"]),
+                                   float(c["width_hi"]), None if c.get("flops_per_batch") is None
+                                   else float(c["flops_per_batch"]), str(c["faster_above"]), str(c["stopped"]))
+                          for c in found if isinstance(c, Mapping))
+        ties = tuple(Tie((str(t["lanes"][0]), str(t["lanes"][1])), int(t["width_lo"]), int(t["width_hi"]))
+                     for t in info.get("ties") or [] if isinstance(t, Mapping))
+        return Refinement(target, crossings, ties, str(info["stopped"]), float(info["spent_s"]),
+                          tuple(int(w) for w in info.get("widths_measured") or []))
+    except (KeyError, TypeError, ValueError, IndexError, ConfigError):
+        return None
+
+
 def crossing_of(bracket: Bracket, target: RefineTarget, open_reason: str) -> Crossing:
     """The answer for one bracket; one still open says why (`open_reason`: budget, cancelled, failed)."""
     lo, hi = bracket.interval()

@@ -190,8 +190,8 @@ def _report(results: list, prices: dict[str, float], ladder: list[KnobSetting]) 
         if len(results) > 1:
             print(f"\n{res.spec.variant}:")
         print_points(res.rows, res.calibration)
-        # A refined sweep answers with its own intervals; the plain sentences would repeat it less exactly.
-        print_groups_analysis(group_rows(res.rows), crossings=res.refinement is None)
+        # The one crossing rule says where the lanes cross, refined or not (as `analyze` of the file does).
+        print_groups_analysis(group_rows(res.rows))
         for line in refine_lines(res.refinement) if res.refinement else []:
             print(line if line.endswith(".") else line + ".")
         if prices:

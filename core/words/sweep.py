@@ -107,21 +107,12 @@ def refine_stop(r: Refinement) -> str:
 
 
 def refine_lines(r: Refinement) -> list[str]:
-    """The refined answer: each crossover as a range (or a range within noise), the ties, and why it stopped."""
-    lines = []
-    for c in r.crossings:
-        slower = c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]
-        where = fmt_range(c.width_lo, c.width_hi, 4)  # measured widths: whole units, shown whole
-        if c.width is None:
-            lines.append(f"{c.lanes[0]} and {c.lanes[1]} are equal within noise between {fmt_num(c.width_lo, 4)} "
-                         f"and {fmt_num(c.width_hi, 4)} units: {slower} is faster below, {c.faster_above} above")
-        else:
-            open_note = "" if c.stopped == "tight" else f" (not yet within ±{fmt_num(100 * r.target.tolerance)}%)"
-            lines.append(f"{c.faster_above} is faster above about {fmt_num(c.width, 2)} units ({where}){open_note}, "
-                         f"{slower} below")
-    for t in r.ties:
-        where = f"at {t.width_lo}" if t.width_lo == t.width_hi else f"between {t.width_lo} and {t.width_hi}"
-        lines.append(f"{t.lanes[0]} and {t.lanes[1]} are equal within noise {where} units")
+    """What a refinement adds to the sweep's sentences (which the one rule makes, as for any sweep): the
+    crossings not yet within the tolerance, and why it stopped."""
+    tol = f"±{fmt_num(100 * r.target.tolerance)}%"
+    lines = [f"{c.faster_above} overtakes {c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]} between "
+             f"{int(c.width_lo):,} and {int(c.width_hi):,} units, not yet known within {tol}"
+             for c in r.crossings if c.stopped not in ("tight", "noise")]
     lines.append(f"Refinement stopped after {fmt_duration(r.spent_s)} and {len(r.widths)} measurements "
                  f"of {len(set(r.widths))} widths: {refine_stop(r)}.")
     return lines

@@ -49,4 +49,9 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
         return f"{a} and {b} are too close to call {machine} (within {_percent(v.max_gap)} everywhere {_at(lo, hi, unit)})"
     if v.state is State.LEADS:
         return "; ".join(stretch_words(s, unit) for s in v.stretches)
-    return "; then ".join(change_words(c, unit) for c in v.changes)  # CROSSES, in width order
+    # CROSSES: each change, and each stretch equal within noise that is not part of one, in width order.
+    clauses = [(float(c.width_lo), change_words(c, unit)) for c in v.changes]
+    inside = [(c.width_lo, c.width_hi) for c in v.changes]
+    clauses += [(float(s.width_lo), stretch_words(s, unit)) for s in v.stretches
+                if s.leader is None and not any(lo < s.width_lo and s.width_hi < hi for lo, hi in inside)]
+    return "; then ".join(text for _, text in sorted(clauses))

@@ -104,10 +104,10 @@ class SweepView(QSplitter):
         groups = group_rows(self.rows + self.overlays.rows())
         points, crossings = curves(groups)
         refined = next((r.refinement for r in self._results() if r.refinement), None)
-        self.plot.set_points(points, crossovers=refined.marked() if refined else crossings)
+        self.plot.set_points(points, crossovers=crossings)  # the one rule's, refined or not
         prices = self.overlays.prices()
         self.table.show_costs(self.rows, prices)
-        lines = ((refine_lines(refined) if refined else []) + sweep_lines(groups, crossings=refined is None)
+        lines = (sweep_lines(groups) + (refine_lines(refined) if refined else [])
                  + cost_lines(groups, prices) + floor_crossover_lines(groups) + self.notes)
         failed = [r for r in self.rows if r.status == Status.FAILED]
         if failed:

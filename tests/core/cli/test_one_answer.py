@@ -1,0 +1,48 @@
+"""One answer: `analyze FILE` says what the command that wrote FILE said — the same crossings, ranges and ties,
+by the one rule — for a constructed sweep, a real sweep, a refined sweep and a ramp."""
+from __future__ import annotations
+
+import pytest
+from helpers import cli
+
+from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.words.sweep import describe_pair
+
+
+def answer_lines(text: str) -> list[str]:
+    """The sentences about the lanes: every line that says which is faster, where they tie, or why a
+    refinement stopped (tables, progress and file names aside)."""
+    keys = (" is faster ", " equal within noise", " too close to call", " overtakes ", "Refinement stopped")
+    return [line for line in text.splitlines() if any(k in line for k in keys)]
+
+
+def test_analyze_of_a_constructed_sweep_says_what_the_rule_says_of_its_rows(tmp_path):
+    cpu1 = [0.5, 0.6, 0.7, 1.0, 1.0, 1.0, 1.4, 1.8, 2.2]
+    widths = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+    rows = [SweepRow(lane, "CPU", w, 0, 1000 * w, 128, ms, ms * 0.95, ms * 1.05, 200)
+            for lane, series in (("cpu", [1.0] * 9), ("cpu1", cpu1)) for w, ms in zip(widths, series)]
+    path = tmp_path / "sweep.csv"
+    path.write_text(sweep_rows_text(rows))
+    said = describe_pair([r.point() for r in rows], "cpu", "cpu1")
+    assert said == "cpu1 is faster up to 64 units and cpu from 1,024 units; between, they are equal within noise"
+    out = cli("analyze", str(path))
+    assert out.returncode == 0, out.stderr
+    assert answer_lines(out.stdout) == [said + "."]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [
+    ["sweep", "--widths", "16,2048", "--layers", "1", "--seconds-per-point", "0.5"],
+    ["sweep", "--widths", "16,2048", "--layers", "1", "--seconds-per-point", "0.5", "--refine", "0.3",
+     "--budget-s", "15"],
+    ["run", "--ramp", "16,2048", "--layers", "1", "--samples", "4096"],
+], ids=["sweep", "refined sweep", "ramp"])
+def test_analyze_of_a_file_says_what_the_command_that_wrote_it_said(tmp_path, command):
+    path = tmp_path / "out.csv"
+    wrote = cli(*command, "--lanes", "cpu,cpu1", "--data", "synthetic", "--csv", str(path))
+    assert wrote.returncode == 0, wrote.stderr[-2000:]
+    said = answer_lines(wrote.stdout)
+    assert said, wrote.stdout  # the command gave an answer in words
+    read = cli("analyze", str(path))
+    assert read.returncode == 0, read.stderr[-2000:]
+    assert answer_lines(read.stdout) == said
