@@ -13,7 +13,7 @@ from ..analysis.costs import Prices, cost_points, price_for
 from ..analysis.leads import Refinement
 from ..json_data import JsonValue
 from ..files.sweep_rows import SweepRow
-from .numbers import fmt_duration, fmt_flops, fmt_num, fmt_range
+from .numbers import fmt_duration, fmt_flops, fmt_num
 from .verdict import change_words, pair_words
 
 
