@@ -59,5 +59,5 @@ def busy_words(share: float, load: float) -> str:
     """The status bar's note, or "" when the machine is quiet enough."""
     if not (math.isfinite(share) and share > BUSY_SHARE):
         return ""
-    return (f"Busy: other work uses {100 * share:.0f}% of this machine's CPU (load {load:.1f}): "
+    return (f"⚠ Busy: other work uses {100 * share:.0f}% of this machine's CPU (load {load:.1f}): "
             "a lead measured now may not hold")

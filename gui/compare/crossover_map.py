@@ -1,7 +1,10 @@
-"""The crossover map: model size (FLOPs per batch) against median step time per lane, crossovers marked.
+"""The crossover map: model size against median step time per lane, crossovers marked.
 
-Finished runs add firm points; the run in progress adds provisional ones as soon as a segment has
-enough steady batches, so the crossing moves while a width is dragged (core of gui/compare/map_points.py).
+The x axis is what the user moves, the hidden width, when every point shares its number of layers and
+its batch size (and each layer is as wide as the first); otherwise FLOPs per batch, with the widths named
+in the caption. Finished runs add firm points; the run in progress adds provisional ones as soon as a
+segment has enough steady batches. Lines join like with like and crossings come from completed points
+only, by the one rule (gui/compare/map_points.py, core/analysis/verdict.py).
 """
 from __future__ import annotations
 
@@ -12,16 +15,16 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...core.analysis.fits import CostFit, fit_cost_model
-from ...core.analysis.crossings import find_crossovers
+from ...core.analysis.verdict import PairVerdict, State, crossovers_of, verdicts
 from ...core.analysis.points import Crossover, SweepPoint
 from ...core.results import RunResult
-from ...core.words.sweep import crossing_label
-from ...core.words.numbers import fmt_flops
+from ...core.words.numbers import fmt_flops, fmt_num
+from ...core.words.verdict import pair_words
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plots import plot_item
-from .map_points import MapPoint, best_by_lane, run_points
+from .map_points import Line, MapPoint, apart, crossing_points, lines, run_points
 from ..resources import icon
 from ..theme.scheme import PlotTheme, SchemeColors
 
@@ -35,13 +38,17 @@ KIND_WORDS = {"provisional": "provisional (still measuring)", "cut short": "cut 
 KIND_GLYPHS = {"provisional": "○", "cut short": "□", "contended": "▲"}
 
 
-def _ms_at(points: list[SweepPoint], key: float) -> float:
-    """A lane's step time at `key`, interpolated in log-log between its neighbouring points."""
-    for a, b in zip(points, points[1:]):
-        if a.width <= key <= b.width:
-            t = math.log(key / a.width) / math.log(b.width / a.width) if b.width != a.width else 0.0
-            return math.exp(math.log(a.median_ms) + t * (math.log(b.median_ms) - math.log(a.median_ms)))
+def _ms_at(points: list[tuple[float, float]], key: float) -> float:
+    """A lane's step time at x = `key`, interpolated in log-log between its neighbouring (x, ms) points."""
+    for (xa, ma), (xb, mb) in zip(points, points[1:]):
+        if xa <= key <= xb:
+            t = math.log(key / xa) / math.log(xb / xa) if xb != xa else 0.0
+            return math.exp(math.log(ma) + t * (math.log(mb) - math.log(ma)))
     return math.nan
+
+
+def _width_text(x: float) -> str:
+    return f"{x:,.0f}"
 
 
 class CrossoverMap(QWidget):
@@ -54,7 +61,8 @@ class CrossoverMap(QWidget):
         self._points: list[MapPoint] = []  # from runs that ended, in the order they came
         self._live: LiveRun | None = None
         self._live_version = -1
-        axes = {"bottom": LogAxis("bottom", fmt_flops), "left": LogAxis("left", lambda ms: f"{ms:g}")}
+        self._by_width = False  # the x axis: hidden width (True) or FLOPs per batch
+        axes = {"bottom": LogAxis("bottom", self._x_text), "left": LogAxis("left", lambda ms: f"{ms:g}")}
         self.plot = pg.PlotWidget(axisItems=axes)
         self.plot.setAccessibleName("Crossover map: median ms per batch against FLOPs per batch, per lane")
         self.plot.setLogMode(x=True, y=True)
@@ -99,9 +107,9 @@ class CrossoverMap(QWidget):
         live = run_points(self._live.result, self._live.segment_summary) if self._live is not None else []
         return self._points + live
 
-    def kept(self) -> dict[str, list[MapPoint]]:
-        """Per lane, the point the map keeps at each size (lines, crossings and fits are drawn through these)."""
-        return best_by_lane(self.map_points())
+    def kept(self) -> dict[Line, list[MapPoint]]:
+        """Per lane and kind of model, the points its line joins (lines, crossings and fits go through these)."""
+        return lines(self.map_points())
 
     def add_run(self, result: RunResult) -> int:
         """Add the run's points; returns how many."""
@@ -126,6 +134,7 @@ class CrossoverMap(QWidget):
         self._redraw()
 
     def remove_run(self, run_id: str) -> None:
+        """Remove exactly the run's points (nothing else moves but what was drawn through them)."""
         before = len(self._points)
         self._points = [p for p in self._points if p.run_id != run_id]
         if len(self._points) != before:
@@ -135,17 +144,23 @@ class CrossoverMap(QWidget):
         self._points = []
         self._changed()
 
-    def crossovers(self, kept: dict[str, list[MapPoint]] | None = None) -> list[Crossover]:
-        """Where the kept points' lanes cross (`kept`: what kept() gives, when the caller has it already)."""
-        kept = self.kept() if kept is None else kept
-        return find_crossovers([p.point for pts in kept.values() for p in pts])
+    def verdicts(self, drawn: dict[Line, list[MapPoint]] | None = None) -> list[tuple[tuple[int, int], PairVerdict]]:
+        """Per kind of model, each pair of lanes' verdict over its completed points, by the one rule."""
+        drawn = self.kept() if drawn is None else drawn
+        return [(shape, v) for shape, pts in crossing_points(drawn).items() for v in verdicts(pts)]
+
+    def crossovers(self, drawn: dict[Line, list[MapPoint]] | None = None) -> list[Crossover]:
+        """Where two lanes' leads change hands among completed points of one kind (`drawn`: kept(), if at hand)."""
+        return crossovers_of([v for _, v in self.verdicts(drawn)])
 
     def cost_fits(self) -> dict[str, CostFit]:
-        """Fixed cost plus throughput per lane, for lanes measured (firmly) at three sizes or more: through
-        two points any line fits exactly, and noise then passes for a cost model."""
+        """Fixed cost plus throughput per lane, over its completed points, for lanes measured at three sizes or
+        more: through two points any line fits exactly, and noise then passes for a cost model."""
         fits = {}
-        for lane, kept in best_by_lane(self._points).items():
-            pts = [p.point for p in kept]
+        by_lane: dict[str, list[SweepPoint]] = {}
+        for (lane, _shape), pts in lines(self._points).items():
+            by_lane.setdefault(lane, []).extend(p.point for p in pts if p.kind == "completed")
+        for lane, pts in by_lane.items():
             if len({p.flops_per_batch for p in pts}) < MIN_SIZES_FOR_FIT:
                 continue
             fit = fit_cost_model([p.flops_per_batch for p in pts], [p.median_ms for p in pts])
@@ -172,44 +187,81 @@ class CrossoverMap(QWidget):
 
     def _redraw(self) -> None:
         self.plot.clear()
-        kept = self.kept()
+        everything = self.map_points()
+        drawn, loose = lines(everything), apart(everything)
+        shown = [p for pts in drawn.values() for p in pts] + loose
+        by_width = bool(shown) and len({p.shape for p in shown}) == 1 and all(p.uniform for p in shown)
+        if by_width != self._by_width:
+            self._by_width = by_width
+            self.plot.setLabel("bottom", self._x_label(shown))
+        elif by_width:
+            self.plot.setLabel("bottom", self._x_label(shown))
         colors = self.theme.colors
-        for lane, pts in kept.items():
-            self._draw_lane(lane, pts, colors)
-        crossovers = self.crossovers(kept)
-        self._draw_crossings(crossovers, {lane: [p.point for p in pts] for lane, pts in kept.items()}, colors)
-        key, whole = self._key_text(kept, colors)
+        styles: dict[str, int] = {}
+        for (lane, _shape), pts in drawn.items():
+            styles[lane] = styles.get(lane, -1) + 1  # a lane's second kind of model is drawn dashed
+            self._draw_points(lane, pts, colors, line=True, dashed=styles[lane] > 0)
+        for lane in sorted({p.lane for p in loose}):
+            self._draw_points(lane, [p for p in loose if p.lane == lane], colors, line=False)
+        found = self.verdicts(drawn)
+        crossovers = crossovers_of([v for _, v in found])
+        self._draw_crossings(crossovers, drawn, colors)
+        key, whole = self._key_text(shown, colors)
         self.key.setText(key)
         self.key.setToolTip(whole)
-        self.description.setText(self._describe(kept, crossovers))
-        self._frame([p.point for pts in kept.values() for p in pts])
+        self.description.setText(self._describe(shown, found, drawn))
+        self._frame(shown)
 
-    def _draw_lane(self, lane: str, pts: list[MapPoint], colors: SchemeColors) -> None:
+    def _x(self, p: MapPoint | SweepPoint) -> float:
+        point = p.point if isinstance(p, MapPoint) else p
+        return float(point.width) if self._by_width else point.flops_per_batch
+
+    def _x_text(self, x: float) -> str:
+        return _width_text(x) if self._by_width else fmt_flops(x)
+
+    @staticmethod
+    def _x_label(shown: list[MapPoint]) -> str:
+        if not shown or len({p.shape for p in shown}) != 1 or not all(p.uniform for p in shown):
+            return "model size: FLOPs per batch"
+        layers, batch = shown[0].shape
+        return f"hidden width (units), {layers} layer{'s' if layers != 1 else ''} of it, batch {batch}"
+
+    def _draw_points(self, lane: str, pts: list[MapPoint], colors: SchemeColors, line: bool,
+                     dashed: bool = False) -> None:
         color = lane_color(lane, colors.dark)
-        xs, ys = [p.point.flops_per_batch for p in pts], [p.point.median_ms for p in pts]
-        self.plot.addItem(pg.PlotDataItem(xs, ys, pen=pg.mkPen(color, width=2)))
+        xs, ys = [self._x(p) for p in pts], [p.point.median_ms for p in pts]
+        if line:
+            style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+            self.plot.addItem(pg.PlotDataItem(xs, ys, pen=pg.mkPen(color, width=2, style=style)))
         symbols = [KIND_SYMBOLS[p.kind] for p in pts]
         self.plot.addItem(pg.PlotDataItem(
             xs, ys, pen=None, symbol=[s for s, _ in symbols], symbolSize=9,
             symbolBrush=[pg.mkBrush(color) if filled else pg.mkBrush(colors.background) for _, filled in symbols],
             symbolPen=[pg.mkPen(colors.point_outline) if filled else pg.mkPen(color, width=2) for _, filled in symbols]))
 
-    def _draw_crossings(self, crossovers: list[Crossover], lanes: dict[str, list[SweepPoint]],
+    def _draw_crossings(self, crossovers: list[Crossover], drawn: dict[Line, list[MapPoint]],
                         colors: SchemeColors) -> None:
-        xs = [math.log10(p.flops_per_batch) for pts in lanes.values() for p in pts]
+        xs = [math.log10(self._x(p)) for pts in drawn.values() for p in pts]
         middle = (min(xs) + max(xs)) / 2 if xs else 0.0
         dashed = pg.mkPen(colors.neutral, style=Qt.PenStyle.DashLine)
         item = plot_item(self.plot)
         stars: list[tuple[Crossover, float, float]] = []  # each crossing and where its star is (log10 x, y)
         for c in crossovers:
-            x = math.log10(c.flops_per_batch)
+            at = float(c.width) if self._by_width else c.flops_per_batch
+            if not (math.isfinite(at) and at > 0):
+                continue
+            x = math.log10(at)
             item.addItem(pg.InfiniteLine(x, angle=90, pen=dashed), ignoreBounds=True)
-            ms = [_ms_at(lanes[name], c.width) for name in c.lanes]
+            ms = []
+            for name in c.lanes:
+                along = sorted((self._x(p), p.point.median_ms) for (lane, _), pts in drawn.items() if lane == name
+                               for p in pts if p.kind == "completed" and p.uniform and p.point.width > 0)
+                ms.append(_ms_at(along, at))
             if all(math.isfinite(v) for v in ms):
                 stars.append((c, x, sum(math.log10(v) for v in ms) / 2))
         labelled: list[float] = []  # x of the crossings labelled so far
         for c, x, y in stars:
-            self.plot.addItem(pg.PlotDataItem([c.flops_per_batch], [10 ** y], pen=None, symbol="star",
+            self.plot.addItem(pg.PlotDataItem([10 ** x], [10 ** y], pen=None, symbol="star",
                                               symbolSize=18, symbolBrush="#FFD400", symbolPen="#333"))
             # Two labels at most among crossings close together (the text below the map has them all): the
             # higher star's label goes above it, the lower one's below, so they never sit on each other.
@@ -218,20 +270,20 @@ class CrossoverMap(QWidget):
             labelled.append(x)
             above = not any(abs(x - x2) < 0.5 and y2 > y for _, x2, y2 in stars)
             right = x > middle  # grow the label away from the nearer edge, clear of the star
-            label = pg.TextItem(f"≈ {fmt_flops(c.flops_per_batch)}", color=colors.text,
-                                anchor=(1.12 if right else -0.12, 1.1 if above else -0.1),
+            text = f"≈ {fmt_num(c.width, 2)} units" if self._by_width else f"≈ {fmt_flops(c.flops_per_batch)}"
+            label = pg.TextItem(text, color=colors.text, anchor=(1.12 if right else -0.12, 1.1 if above else -0.1),
                                 fill=pg.mkBrush(*colors.label_fill))
             label.setPos(x, y)
             item.addItem(label, ignoreBounds=True)
 
-    def _frame(self, points: list[SweepPoint]) -> None:
+    def _frame(self, points: list[MapPoint]) -> None:
         """Pad the view around the points: a single size would otherwise make a zero-width log axis."""
         view = plot_item(self.plot).getViewBox()
         if not points:
             view.setRange(xRange=(6, 10), yRange=(-1, 2), padding=0)
             return
-        xs = [math.log10(p.flops_per_batch) for p in points]
-        ys = [math.log10(p.median_ms) for p in points]
+        xs = [math.log10(max(self._x(p), 1e-9)) for p in points]
+        ys = [math.log10(p.point.median_ms) for p in points]
         # At least two decades wide: a narrower log axis labels every minor tick, and they overlap.
         x_pad = max(0.3, (2.0 - (max(xs) - min(xs))) / 2)
         y_pad = max(0.2, (1.0 - (max(ys) - min(ys))) / 2)
@@ -239,30 +291,38 @@ class CrossoverMap(QWidget):
                       padding=0)
 
     @staticmethod
-    def _key_text(kept: dict[str, list[MapPoint]], colors: SchemeColors) -> tuple[str, str]:
+    def _key_text(shown: list[MapPoint], colors: SchemeColors) -> tuple[str, str]:
         """The key (lane names and the kinds of point shown, short enough for one line in a narrow window)
         and its tooltip (each lane's device and what each kind means)."""
         parts, whole = [], []
-        for lane, pts in kept.items():
-            device = pts[-1].point.device
+        for lane in sorted({p.lane for p in shown}):
+            device = next((p.point.device for p in reversed(shown) if p.lane == lane and p.point.device), "")
             parts.append(f"<span style='color:{lane_color(lane, colors.dark).name()}'>━●</span>&nbsp;{lane}")
             whole.append(f"{lane}: {device}" if device else lane)
-        kinds = {p.kind for pts in kept.values() for p in pts} - {"completed"}
+        kinds = {p.kind for p in shown} - {"completed"}
         for kind in ("provisional", "cut short", "contended"):
             if kind in kinds:
                 parts.append(f"{KIND_GLYPHS[kind]}&nbsp;{kind.replace(' ', '&nbsp;')}")
                 whole.append(f"{KIND_GLYPHS[kind]} {KIND_WORDS[kind]}")
+        if len({p.shape for p in shown}) > 1:
+            whole.append("Solid and dashed lines: a lane's models of different depth or batch size, never joined")
         return " &nbsp; ".join(parts), "\n".join(whole)
 
     @staticmethod
-    def _describe(kept: dict[str, list[MapPoint]], crossovers: list[Crossover]) -> str:
-        if crossovers:
-            provisional = any(p.kind == "provisional" for pts in kept.values() for p in pts)
-            return " ".join(f"{crossing_label(c, 'flops')} per batch." for c in crossovers) + (
-                " (Provisional: the run in progress is still measuring.)" if provisional else "")
-        sizes = {p.point.width for pts in kept.values() for p in pts}
-        if len(kept) < 2 or len(sizes) < 2:
+    def _describe(shown: list[MapPoint], found: list[tuple[tuple[int, int], PairVerdict]],
+                  drawn: dict[Line, list[MapPoint]]) -> str:
+        """The one rule's sentences, per kind of model when there are several, in the units the user moves."""
+        said = [v for _, v in found if v.state is not State.NOT_ENOUGH and len(v.widths) >= 2]
+        if said:
+            several = len({p.shape for p in shown}) > 1
+            text = " ".join(
+                (f"{layers} layer{'s' if layers != 1 else ''}, batch {batch}: " if several else "")
+                + pair_words(v) + "." for (layers, batch), v in found if v in said)
+            provisional = any(p.kind == "provisional" for pts in drawn.values() for p in pts)
+            return text + (" (Completed points only; the run in progress is still measuring.)" if provisional else "")
+        sizes = {p.point.flops_per_batch for p in shown}
+        if len({p.lane for p in shown}) < 2 or len(sizes) < 2:
             return ("Each run adds a point per lane and model. Change a width while it trains, press Ramp, or run "
                     "two or more model sizes to see where the lanes cross.")
-        return (f"No crossover among the {len(sizes)} sizes measured so far: try smaller or larger models "
-                "to find where the lanes cross.")
+        return ("No two lanes have completed points of the same depth and batch size at two widths yet: run "
+                "the same model at other widths (Ramp does) to see where they cross.")

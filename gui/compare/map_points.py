@@ -3,12 +3,16 @@
 A run on one model gives a point per lane; a ramp or a run whose model changed while it trained
 gives one per segment. A point is provisional while its segment runs (it firms up as batches
 arrive), cut short when its segment was stopped or switched before its budget ran out, and
-contended when it overlapped in time with another lane on the same CPU cores. Where one lane has
-several points at a size, the map keeps the best kind (completed and uncontended first), the
-latest among equals: a run cut short never replaces a completed one.
+contended when it overlapped in time with another lane on the same CPU cores.
+
+Like with like: a lane's line joins only its completed (and provisional) points of one kind of model
+(its number of layers and batch size), the latest at each width; cut-short and contended points are
+drawn apart and never joined, and crossings are found only between completed points of one kind. So
+removing a run removes exactly its points, and nothing hidden behind them comes back.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -27,10 +31,11 @@ _RANK = {"completed": 3, "contended": 2, "provisional": 1, "cut short": 1}
 
 @dataclass(frozen=True)
 class MapPoint:
-    point: SweepPoint
+    point: SweepPoint  # its width is the model's hidden width (its first layer's), its FLOPs per batch beside
     run_id: str
     kind: str  # one of KINDS
     order: int = 0  # later points win among points of the same kind
+    widths: tuple[int, ...] = ()
 
     @property
     def lane(self) -> str:
@@ -39,6 +44,21 @@ class MapPoint:
     @property
     def rank(self) -> tuple[int, int]:
         return _RANK[self.kind], self.order
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """The kind of model: (hidden layers, batch size). Only points of one shape are joined or crossed."""
+        return len(self.widths), self.point.batch_size
+
+    @property
+    def uniform(self) -> bool:
+        """Every hidden layer as wide as the first: its width alone places it along the map."""
+        return bool(self.widths) and len(set(self.widths)) == 1
+
+    @property
+    def joined(self) -> bool:
+        """Drawn on its lane's line (completed or provisional); cut-short and contended points stand apart."""
+        return self.kind in ("completed", "provisional")
 
 
 SummaryOf = Callable[[str, Segment], RunSummary]
@@ -58,13 +78,13 @@ def run_points(result: RunResult, summary_of: SummaryOf | None = None, now: floa
                     summary_of(name, segment) if summary_of is not None else None)
                 kind = _kind(summary, (name, segment.index) in crowded, firm=segment.ended is not None)
                 if kind and summary is not None:  # _kind gives "" for no summary
-                    points.append(_point(name, summary, segment.started.flops_per_batch,
+                    points.append(_point(name, summary, segment.started.widths, segment.started.flops_per_batch,
                                          segment.started.batch_size, result.run_id, kind))
         elif lane.summary is not None:
             kind = _kind(lane.summary, (name, 1) in crowded, firm=True)
             if kind:
-                points.append(_point(name, lane.summary, cfg.flops_per_batch, cfg.train.batch_size,
-                                     result.run_id, kind))
+                points.append(_point(name, lane.summary, cfg.model.widths, cfg.flops_per_batch,
+                                     cfg.train.batch_size, result.run_id, kind))
     return points
 
 
@@ -79,21 +99,41 @@ def _kind(s: RunSummary | None, crowded: bool, firm: bool) -> str:
     return "completed" if complete else ("provisional" if not firm else "cut short")
 
 
-def _point(lane: str, s: RunSummary, flops: int, batch_size: int, run_id: str, kind: str) -> MapPoint:
-    # The key find_crossovers matches lanes by (`width`) is the FLOPs per batch: identical for the same
-    # model and batch on every lane, and growing along the map's x axis.
-    return MapPoint(SweepPoint(lane=lane, width=flops, flops_per_batch=flops, median_ms=s.median_ms,
-                               p10_ms=s.p10_ms, p90_ms=s.p90_ms, device=s.device, batch_size=batch_size,
-                               n_batches=s.n_batches), run_id, kind)
+def _point(lane: str, s: RunSummary, widths: tuple[int, ...], flops: int, batch_size: int, run_id: str,
+           kind: str) -> MapPoint:
+    return MapPoint(SweepPoint(lane=lane, width=widths[0] if widths else 0, flops_per_batch=flops,
+                               median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, device=s.device,
+                               batch_size=batch_size, n_batches=s.n_batches), run_id, kind, widths=tuple(widths))
 
 
-def best_by_lane(points: Iterable[MapPoint]) -> dict[str, list[MapPoint]]:
-    """Per lane, sorted by size, the point kept at each size: the best kind, the latest among equals."""
-    lanes: dict[str, dict[int, MapPoint]] = {}
+Line = tuple[str, tuple[int, int]]  # (lane, shape): one line on the map
+
+
+def lines(points: Iterable[MapPoint]) -> dict[Line, list[MapPoint]]:
+    """Per lane and shape, sorted by FLOPs per batch, its joined points: at each model the best kind
+    (completed over provisional), the latest among equals."""
+    found: dict[Line, dict[tuple[int, ...] | float, MapPoint]] = {}
     for i, p in enumerate(points):
-        p = MapPoint(p.point, p.run_id, p.kind, i)
-        at = lanes.setdefault(p.lane, {})
-        old = at.get(p.point.width)
+        if not p.joined:
+            continue
+        p = dataclasses.replace(p, order=i)
+        at = found.setdefault((p.lane, p.shape), {})
+        key = p.widths or p.point.flops_per_batch
+        old = at.get(key)
         if old is None or p.rank >= old.rank:
-            at[p.point.width] = p
-    return {lane: [by_key[k] for k in sorted(by_key)] for lane, by_key in sorted(lanes.items())}
+            at[key] = p
+    return {line: sorted(by_model.values(), key=lambda p: p.point.flops_per_batch)
+            for line, by_model in sorted(found.items())}
+
+
+def apart(points: Iterable[MapPoint]) -> list[MapPoint]:
+    """The cut-short and contended points: drawn where they are, joined to nothing, crossed by nothing."""
+    return [p for p in points if not p.joined]
+
+
+def crossing_points(drawn: dict[Line, list[MapPoint]]) -> dict[tuple[int, int], list[SweepPoint]]:
+    """Per shape, the completed points of uniform width, the one rule's input: like with like only."""
+    out: dict[tuple[int, int], list[SweepPoint]] = {}
+    for (_lane, shape), pts in drawn.items():
+        out.setdefault(shape, []).extend(p.point for p in pts if p.kind == "completed" and p.uniform)
+    return out

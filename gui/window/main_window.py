@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
         self.desk.update_controls()
         self.busy_label = QLabel("")  # while a run goes: other work on this machine's cores, when there is some
         self.busy_label.setObjectName("busyLabel")
-        self.busy_label.setStyleSheet("color: #b35c00; font-weight: 600;")
+        self.busy_label.setStyleSheet("font-weight: 600;")  # the scheme's own text colour: readable in both
         self.busy_label.setToolTip("Measured every 2 s from the CPU time of processes other than Crossover and its "
                                    "lanes. Figures measured while other work shares the cores may not hold.")
         self.busy_label.hide()

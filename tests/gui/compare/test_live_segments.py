@@ -16,7 +16,7 @@ from crossover_lab.gui.compare.tab import CompareTab
 from crossover_lab.gui.compare.crossover_map import CrossoverMap
 from crossover_lab.gui.live_run import LiveRun
 from crossover_lab.gui.compare.live_plot import LivePlot
-from crossover_lab.gui.compare.map_points import MapPoint, best_by_lane
+from crossover_lab.gui.compare.map_points import MapPoint, apart, crossing_points, lines
 from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
 
 BASE = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, epochs=100, data="synthetic", samples=6400))
@@ -106,10 +106,10 @@ def test_the_map_shows_a_provisional_point_that_firms_up_when_the_run_ends(qtbot
     cmap.follow(live)
     cpu = Lane("r1", "cpu")
     live.apply(cpu.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu.segment(2, RAMP[1], 2.0, 5, end=None))
-    kinds = {p.point.flops_per_batch: p.kind for p in cmap.kept()["cpu"]}
+    kinds = {p.point.flops_per_batch: p.kind for (lane, _), pts in cmap.kept().items() if lane == "cpu" for p in pts}
     assert kinds == {RAMP[0].flops_per_batch: "completed"}  # 5 steady batches: not yet a point
     live.apply(cpu.segment(2, RAMP[1], 2.0, 0, end=None)[1:] + _more(cpu, 2, RAMP[1], 10))
-    kinds = {p.point.flops_per_batch: p.kind for p in cmap.kept()["cpu"]}
+    kinds = {p.point.flops_per_batch: p.kind for (lane, _), pts in cmap.kept().items() if lane == "cpu" for p in pts}
     assert kinds[RAMP[1].flops_per_batch] == "provisional"
     cmap._on_live_timer_timeout()
     assert "provisional" in cmap.key.text() and "provisional (still measuring)" in cmap.key.toolTip()
@@ -117,7 +117,8 @@ def test_the_map_shows_a_provisional_point_that_firms_up_when_the_run_ends(qtbot
                                                             RAMP[1]), 2000.0), cpu.finish(RAMP[1])])
     live.finish()
     assert cmap.add_run(live.result) == 2
-    assert [p.kind for p in cmap.kept()["cpu"]] == ["completed", "completed"]
+    assert [p.kind for (lane, _), pts in cmap.kept().items() if lane == "cpu" for p in pts] == ["completed",
+                                                                                               "completed"]
     assert "provisional" not in cmap.key.text()
 
 
@@ -134,14 +135,55 @@ def _more(lane: Lane, index: int, config: RunConfig, n: int) -> list[BatchTiming
     return out
 
 
-def test_a_point_cut_short_never_replaces_a_completed_one_of_the_same_size():
-    def point(ms: float, kind: str) -> MapPoint:
-        return MapPoint(SweepPoint("cpu", 100, 100.0, ms), "r", kind)
+def _map_point(lane: str, width: int, ms: float, kind: str, run_id: str = "r", batch: int = 128,
+               layers: int = 1) -> MapPoint:
+    return MapPoint(SweepPoint(lane, width, 1000.0 * width * width, ms, ms * 0.97, ms * 1.03, batch_size=batch,
+                               n_batches=200), run_id, kind, widths=(width,) * layers)
 
-    assert best_by_lane([point(1.0, "completed"), point(9.0, "cut short")])["cpu"][0].point.median_ms == 1.0
-    assert best_by_lane([point(9.0, "cut short"), point(1.0, "completed")])["cpu"][0].point.median_ms == 1.0
-    assert best_by_lane([point(1.0, "completed"), point(2.0, "completed")])["cpu"][0].point.median_ms == 2.0
-    assert best_by_lane([point(1.0, "contended"), point(2.0, "completed")])["cpu"][0].kind == "completed"
+
+def test_a_point_cut_short_or_contended_is_drawn_apart_and_never_replaces_a_completed_one():
+    points = [_map_point("cpu", 100, 1.0, "completed"), _map_point("cpu", 100, 9.0, "cut short"),
+              _map_point("cpu", 100, 5.0, "contended")]
+    drawn = lines(points)
+    assert [p.point.median_ms for p in drawn[("cpu", (1, 128))]] == [1.0]
+    assert sorted(p.kind for p in apart(points)) == ["contended", "cut short"]
+    later = lines([_map_point("cpu", 100, 1.0, "completed"), _map_point("cpu", 100, 2.0, "completed")])
+    assert [p.point.median_ms for p in later[("cpu", (1, 128))]] == [2.0]  # the latest completed one
+
+
+def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
+    """Points of two batch sizes make two lines per lane and are never crossed with each other; contended and
+    cut-short points are drawn apart; the axis is in widths only when every point shares its shape."""
+    widths = (16, 64, 256, 1024)
+    cpu = [0.5, 1.0, 3.0, 10.0]
+    cpu1 = [0.3, 0.8, 4.0, 16.0]  # cpu1 leads below ~128 units, cpu above
+    batch32 = [_map_point("cpu", w, ms, "completed", "b32", batch=32) for w, ms in zip(widths, [3, 3, 3, 3])]
+    points = ([_map_point("cpu", w, ms, "completed", "a") for w, ms in zip(widths, cpu)]
+              + [_map_point("cpu1", w, ms, "completed", "a") for w, ms in zip(widths, cpu1)])
+    drawn = lines(points + batch32)
+    assert set(drawn) == {("cpu", (1, 128)), ("cpu1", (1, 128)), ("cpu", (1, 32))}
+    assert set(crossing_points(drawn)) == {(1, 128), (1, 32)}
+    cmap = CrossoverMap()
+    qtbot.addWidget(cmap)
+    cmap._points = points + [_map_point("cpu1", 256, 1.0, "contended", "c"), _map_point("cpu", 256, 0.1, "cut short",
+                                                                                         "d")]
+    cmap._redraw()
+    (c,) = cmap.crossovers()
+    assert (c.faster_above, c.width_lo, c.width_hi) == ("cpu", 64, 256)  # neither apart point moved it
+    assert cmap.plot.getAxis("bottom").labelText.startswith("hidden width (units), 1 layer")
+    assert cmap.description.text().startswith("cpu is faster above about ") and "units" in cmap.description.text()
+    # A removed run takes exactly its points: the crossing stays, the apart points go with their runs.
+    cmap.remove_run("c")
+    cmap.remove_run("d")
+    assert cmap.crossovers() == [c] and apart(cmap.map_points()) == []
+    # A second batch size: FLOPs on the axis, the batch-32 line neither joined nor crossed with batch 128.
+    cmap._points += batch32
+    cmap._redraw()
+    assert cmap.plot.getAxis("bottom").labelText == "model size: FLOPs per batch"
+    assert cmap.crossovers() == [c]
+    assert "1 layer, batch 128: cpu is faster above about" in cmap.description.text()
+    cmap.remove_run("a")
+    assert cmap.crossovers() == [] and {lane for lane, _ in cmap.kept()} == {"cpu"}
 
 
 def test_lanes_that_overlapped_on_shared_cores_give_contended_points_and_a_contended_verdict(qtbot):
@@ -151,7 +193,7 @@ def test_lanes_that_overlapped_on_shared_cores_give_contended_points_and_a_conte
     cmap = CrossoverMap()
     qtbot.addWidget(cmap)
     cmap.follow(live)
-    assert {p.kind for pts in cmap.kept().values() for p in pts} == {"contended"}
+    assert {p.kind for p in apart(cmap.map_points())} == {"contended"} and cmap.kept() == {}
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
