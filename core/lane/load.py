@@ -2,8 +2,9 @@
 read from /proc (Linux), and the load average. A lead measured on a busy machine may not hold.
 
 /proc/stat counts each core's busy time since boot; /proc/self/stat counts this process's own (all its
-threads). What the lane's cores were busy with, less what the lane itself used, is other work: another
-lane training at once, or anything else on the machine. Where /proc cannot be read (macOS, Windows)
+threads). What the lane's cores were busy with, less what the lane itself used and its share of what the
+app that started it used (the window drawing, spread over every core), is other work: another lane
+training at once, or anything else on the machine. Where /proc cannot be read (macOS, Windows)
 nothing is guessed: the figures are NaN.
 """
 from __future__ import annotations
@@ -28,6 +29,8 @@ class CpuSample:
     busy_ticks: int  # the cores' busy time, summed
     own_ticks: int  # this process's user + system time
     cores: int
+    app_ticks: int = 0  # the parent's (the app's) user + system time
+    all_cores: int = 1
 
 
 def _core_busy(lines: list[str], cores: set[int]) -> int:
@@ -53,12 +56,20 @@ def sample(cores: list[int] | None = None) -> CpuSample | None:
         chosen = set(cores if cores is not None else os.sched_getaffinity(0))
         with open("/proc/stat", encoding="ascii") as fh:
             busy = _core_busy(fh.read().splitlines(), chosen)
-        with open("/proc/self/stat", encoding="ascii") as fh:
-            fields = fh.read().rpartition(")")[2].split()
-        own = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+        own = _ticks("/proc/self/stat")
     except (OSError, ValueError, IndexError, AttributeError):
         return None
-    return CpuSample(time.monotonic(), busy, own, len(chosen))
+    try:
+        app = _ticks(f"/proc/{os.getppid()}/stat")
+    except (OSError, ValueError, IndexError):
+        app = 0
+    return CpuSample(time.monotonic(), busy, own, len(chosen), app, os.cpu_count() or 1)
+
+
+def _ticks(stat_path: str) -> int:
+    with open(stat_path, encoding="ascii") as fh:
+        fields = fh.read().rpartition(")")[2].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
 
 
 def others_share(start: CpuSample | None, end: CpuSample | None) -> float:
@@ -66,7 +77,8 @@ def others_share(start: CpuSample | None, end: CpuSample | None) -> float:
     if start is None or end is None or end.at <= start.at or start.cores != end.cores:
         return math.nan
     capacity = (end.at - start.at) * _TICKS * end.cores
-    others = (end.busy_ticks - start.busy_ticks) - (end.own_ticks - start.own_ticks)
+    app = (end.app_ticks - start.app_ticks) * end.cores / max(end.all_cores, 1)  # its share on these cores
+    others = (end.busy_ticks - start.busy_ticks) - (end.own_ticks - start.own_ticks) - app
     return min(max(others / capacity, 0.0), 1.0) if capacity > 0 else math.nan
 
 

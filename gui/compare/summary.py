@@ -272,10 +272,16 @@ class SummaryPanel(QWidget):
             # measure the other goes below it with the crossings.
             segment = next(iter(pair.values()), None) if pair else None  # the model the verdict compares on
             clause, rest, disagrees = clock_parts({s.lane: s.median_ms for s in summaries}, self.anatomy(segment))
+            # The headline is the verdict alone (and a clock that disagrees with it); which clock it uses and
+            # a busy machine are said in the detail line below it.
+            notes = [line for line in lines if line.lower().startswith("other work used")]
+            lines = [line for line in lines if line not in notes]
             if disagrees:
-                clause, rest = f"{clause}; {rest}", ""
-            self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clause[:1].upper()}{clause[1:]}.")
-            details += [rest[:1].upper() + rest[1:]] if rest else []
+                self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clause[:1].upper()}{clause[1:]}; {rest}.")
+            else:
+                self.verdict.setText(" · ".join(line + "." for line in lines))
+                details += [clause[:1].upper() + clause[1:]] + ([rest[:1].upper() + rest[1:]] if rest else [])
+            details += notes
         elif len(summaries) < 2:
             self.verdict.setText("Choose two lanes for a verdict.")
         elif live.finished:
