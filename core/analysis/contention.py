@@ -8,9 +8,12 @@ still shares the CPU: that is noted, not counted as contention.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from ..config import ConfigError, LaneSpec
-from ..results import RunResult
+from ..records import BatchTiming, RunSummary
+from ..results import LaneResult, RunResult
+from .stats import summarize
 
 
 def shares_cores(a: LaneSpec, b: LaneSpec) -> bool:
@@ -56,3 +59,54 @@ def host_cores_shared(result: RunResult) -> bool:
     if result.schedule != "side-by-side":
         return False
     return any(s.kind == "gpu" for s in specs) and any(s.kind == "cpu" for s in specs)
+
+
+# Lanes trained side by side are compared on the stretch during which all of them trained: a lane that
+# started late or ended early would otherwise be compared on a quieter (or busier) machine than the others.
+MIN_COMMON_STEPS = 10
+
+
+@dataclass(frozen=True)
+class CommonStretch:
+    """The figures of each lane over the time all of them trained (their last segments), or why not."""
+
+    summaries: dict[str, RunSummary]
+    seconds: float
+    reason: str = ""  # why there is no common stretch ("" when there is)
+
+
+def _wall_records(lane: LaneResult) -> list[tuple[float, float, BatchTiming]]:
+    """The last segment's records with their wall-clock span: its start (time.time()) plus the lane clock."""
+    if not lane.segments or not lane.records:
+        return []
+    segment = lane.segments[-1]
+    records = [r for r in lane.records if r.segment == segment.index]
+    if not records:
+        return []
+    base = segment.started.at - records[0].start_s
+    return [(base + r.start_s, base + r.start_s + r.ms / 1000.0, r) for r in records]
+
+
+def common_stretch(result: RunResult) -> CommonStretch | None:
+    """For lanes trained side by side: each lane summarised over the stretch when every lane trained (warm-up
+    left out, as always), or the reason it cannot be (None: not a side-by-side run of two lanes or more)."""
+    if result.schedule != "side-by-side" or len(result.lanes) < 2:
+        return None
+    walls = {name: _wall_records(lane) for name, lane in result.lanes.items()}
+    if any(not w for w in walls.values()):
+        return CommonStretch({}, 0.0, "a lane has no records to compare")
+    begin = max(w[0][0] for w in walls.values())
+    end = min(w[-1][1] for w in walls.values())
+    summaries = {}
+    for name, records in walls.items():
+        inside = [r for start, stop, r in records if start >= begin and stop <= end]
+        steady = [r for r in inside if not r.warmup]
+        if len(steady) < MIN_COMMON_STEPS:
+            return CommonStretch({}, max(end - begin, 0.0), f"the lanes trained at the same time for "
+                                 f"{max(end - begin, 0.0):.1f} s only: too few steady steps of {name} in it")
+        lane = result.lanes[name]
+        summaries[name] = summarize(inside, run_id=result.run_id, lane=name,
+                                    device=lane.started.device if lane.started else name,
+                                    status=lane.status, flops_per_batch=lane.segments[-1].started.flops_per_batch,
+                                    wall_s=end - begin)
+    return CommonStretch(summaries, end - begin)

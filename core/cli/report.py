@@ -9,7 +9,7 @@ from ..words import sweep as sweep_words
 from ..analysis.crossings import LaneFit, analyze_points
 from ..analysis.points import SweepPoint
 from ..words.anatomy import floor_crossover_lines
-from ..analysis.contention import contended
+from ..analysis.contention import common_stretch, contended
 from ..messages import Calibrated
 from ..records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
 from ..results import RunResult
@@ -81,8 +81,14 @@ def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
         if lane.failure:
             print(f"{name} {lane.status}: {lane.failure}", file=out)
     summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != Status.FAILED]
-    for line in verdict_lines(summaries, {lane for lane, _ in contended(result)}):
+    stretch = common_stretch(result)  # lanes side by side: compared on the time all of them trained
+    compared = list(stretch.summaries.values()) if stretch and stretch.summaries else summaries
+    for line in verdict_lines(compared, {lane for lane, _ in contended(result)}):
         print(line + ".", file=out)
+    if stretch and stretch.summaries:
+        print(f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained.", file=out)
+    elif stretch:
+        print(f"Not compared on the same time: {stretch.reason}; the verdict compares whole runs.", file=out)
     if len(summaries) == 2:
         print(explain(summaries[0], summaries[1]), file=out)
 

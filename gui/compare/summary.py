@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, Q
 
 from ...core.analysis.fits import CostFit
 from ...core.analysis.stats import has_steady
-from ...core.analysis.contention import contended
+from ...core.analysis.contention import common_stretch, contended
 from ...core.analysis.costs import dollars_per_million, price_for
 from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import anatomy_key
@@ -253,13 +253,19 @@ class SummaryPanel(QWidget):
     def _update_words(self, live: LiveRun, summaries: list[RunSummary]) -> None:
         # A verdict compares the lanes' current segments; a pair that overlapped on shared cores says so.
         pair, model = verdict_segments(live)
+        stretch = common_stretch(live.result)  # lanes side by side: compared on the time all of them trained
+        details = crossing_lines(live)
         if pair:
             crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
-            lines = verdict_lines([live.segment_summary(lane, seg) for lane, seg in pair.items()], crowded,
-                                  model or "this model")
+            compared = [live.segment_summary(lane, seg) for lane, seg in pair.items()]
+            if stretch and stretch.summaries:
+                compared = [stretch.summaries.get(s.lane, s) for s in compared]
+                details.append(f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained")
+            elif stretch and stretch.reason:
+                details.append(f"Not compared on the same time: {stretch.reason}")
+            lines = verdict_lines(compared, crowded, model or "this model")
         else:
             lines = verdict_lines(summaries)
-        details = crossing_lines(live)
         states = [lane.status for lane in live.lanes.values()]
         if states and all(state == Status.FAILED for state in states):
             reasons = {lane.failure for lane in live.lanes.values() if lane.failure}

@@ -83,3 +83,31 @@ def test_no_common_width_is_said_plainly_and_every_pair_gets_a_verdict():
     assert pairs == {("cpu", "cpu1"): State.LEADS, ("cpu", "gpu0"): State.NOT_ENOUGH,
                      ("cpu1", "gpu0"): State.NOT_ENOUGH}
     assert "no width measured on both" in pair_words(pair_verdict(points, "cpu", "gpu0"))
+
+
+def test_lanes_side_by_side_are_compared_on_the_stretch_when_both_trained():
+    from crossover_lab.core.analysis.contention import MIN_COMMON_STEPS, common_stretch
+    from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.records import BatchTiming, SegmentStarted
+    from crossover_lab.core.results import LaneResult, RunResult, Segment
+
+    def lane(name: str, begins_at: float, ms: list[float]) -> LaneResult:
+        records, t = [], 0.0
+        for i, m in enumerate(ms):
+            records.append(BatchTiming("r", name, name, 1, i + 1, i + 1, t, m, 64, i < 2, 0.1))
+            t += m / 1000.0
+        started = SegmentStarted("r", name, 1, (64,), 64, 10**6, 0, begins_at)
+        return LaneResult(name, records=records, segments=[Segment(started)])
+
+    # cpu trains alone for its first 100 steps at 1 ms (a quiet machine), then both at once at 3 ms each;
+    # cpu1 starts 0.1 s late and ends with it. Over the whole run cpu looks 2.6x faster; at the same time, equal.
+    cpu = lane("cpu", 1000.0, [1.0] * 100 + [3.0] * 100)
+    cpu1 = lane("cpu1", 1000.1, [3.0] * 100)
+    result = RunResult("r", RunConfig(ModelSpec((64,)), TrainSpec()), "side-by-side", "", {"cpu": cpu, "cpu1": cpu1})
+    stretch = common_stretch(result)
+    assert stretch is not None and stretch.reason == "" and 0.25 < stretch.seconds < 0.31
+    assert stretch.summaries["cpu"].median_ms == 3.0 and stretch.summaries["cpu1"].median_ms == 3.0
+    late = RunResult("r", result.config, "side-by-side", "", {"cpu": cpu, "cpu1": lane("cpu1", 1010.0, [3.0] * 5)})
+    assert common_stretch(late).summaries == {} and "trained at the same time for 0.0 s only" in common_stretch(late).reason
+    assert common_stretch(RunResult("r", result.config, "interleaved", "", result.lanes)) is None
+    assert MIN_COMMON_STEPS >= 10
