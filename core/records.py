@@ -235,6 +235,7 @@ class SegmentStarted:
     flops_per_batch: int
     first_step: int  # the run's step count before the segment's first step
     at: float  # time.time() at its start: a clock that lanes on one machine share (for overlaps)
+    clock_at: float = 0.0  # time.time() when the records' clock (start_s) read 0; 0: not said (older files)
 
 
 @dataclass(frozen=True)

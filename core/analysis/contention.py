@@ -76,14 +76,15 @@ class CommonStretch:
 
 
 def _wall_records(lane: LaneResult) -> list[tuple[float, float, BatchTiming]]:
-    """The last segment's records with their wall-clock span: its start (time.time()) plus the lane clock."""
+    """The last segment's records with their wall-clock span: the lane clock's zero on the wall clock plus each
+    record's start (older files: the segment's start, less its first record's)."""
     if not lane.segments or not lane.records:
         return []
     segment = lane.segments[-1]
     records = [r for r in lane.records if r.segment == segment.index]
     if not records:
         return []
-    base = segment.started.at - records[0].start_s
+    base = segment.started.clock_at or segment.started.at - records[0].start_s
     return [(base + r.start_s, base + r.start_s + r.ms / 1000.0, r) for r in records]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 
 from ..files import autosave
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
@@ -87,9 +88,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
             failure = ""
             try:
-                stop.run(lambda cancel: run_comparison(
-                    pool, lanes, config, schedule=schedule, tracker=tracker, on_event=on_event,
-                    cancel=cancel, plan=plan), on_hurry=lambda: pool.close(0.2))
+                def work(cancel: threading.Event) -> RunResult:
+                    # Every lane imports its framework at once, before the run: none is timed while another
+                    # imports, and lanes side by side start together.
+                    pool.ready(lanes, cancel)
+                    return run_comparison(pool, lanes, config, schedule=schedule, tracker=tracker,
+                                          on_event=on_event, cancel=cancel, plan=plan)
+
+                stop.run(work, on_hurry=lambda: pool.close(0.2))
             except Exception as exc:  # what was measured is written first; the traceback follows
                 failure = f"internal error: {type(exc).__name__}: {exc}"
                 raise

@@ -64,6 +64,7 @@ def run_metadata(result: RunResult) -> dict[str, JsonValue]:
             "segments": [{"segment": seg.index, "widths": list(seg.started.widths),
                           "batch_size": seg.started.batch_size, "flops_per_batch": seg.started.flops_per_batch,
                           "first_step": seg.started.first_step, "started_at": seg.started.at,
+                          "clock_at": seg.started.clock_at,
                           "ended_at": seg.ended.at if seg.ended else None,
                           "pauses": [[paused, resumed] for paused, resumed in seg.pauses],
                           "summary": seg.ended.summary.as_dict() if seg.ended else None} for seg in lane.segments],
@@ -135,6 +136,7 @@ class _SegmentEntry(TypedDict):
     flops_per_batch: int
     first_step: int
     started_at: float
+    clock_at: NotRequired[float]  # newer files: the wall time when the records' clock read 0
     ended_at: float | None
     pauses: NotRequired[list[tuple[float | None, float | None]]]  # [paused, resumed] while other lanes took turns
     summary: dict[str, JsonValue] | None
@@ -142,7 +144,8 @@ class _SegmentEntry(TypedDict):
 
 def _segment(run_id: str, lane: str, d: _SegmentEntry) -> Segment:
     started = SegmentStarted(run_id, lane, int(d["segment"]), tuple(d["widths"]), int(d["batch_size"]),
-                             int(d["flops_per_batch"]), int(d["first_step"]), float(d["started_at"]))
+                             int(d["flops_per_batch"]), int(d["first_step"]), float(d["started_at"]),
+                             float(d.get("clock_at") or 0.0))
     summary = _summary(d.get("summary"))
     ended_at = d.get("ended_at")
     ended = SegmentEnded(run_id, lane, started.segment, summary, float(ended_at)) \

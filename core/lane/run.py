@@ -117,7 +117,7 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
     """Carry out `job` on the lane's process; every outcome becomes an event."""
     spec, w = worker.spec, worker
     run_id, lane, device = job.run_id, spec.name, spec.name  # device: named once it is checked
-    t0, started_at = time.perf_counter(), now_iso()
+    t0, t0_at, started_at = time.perf_counter(), time.time(), now_iso()
     config, segment, first_step, last = job.config, 1, 0, None
     w.heartbeat.phase = "preparing"
     waited_out = False  # a stop came while a paced run waited for its next segment
@@ -143,7 +143,7 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
             while config is not None:
                 clock = SegmentClock(run_id, lane, device, spec.backend, config.train.batch_size,
                                      "-".join(map(str, config.model.widths)), segment, first_step, t0,
-                                     config.train.warmup_steps, budget, config.train.max_seconds)
+                                     config.train.warmup_steps, budget, config.train.max_seconds, t0_at)
                 done = _train(w, config, clock, data, sources, model)
                 model = None
                 last = done.summary
@@ -194,7 +194,7 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
         verify_placement(model, spec)
     source = sources[(t.batch_size, t.feeding)][0]
     w.events.put(Bundle((SegmentStarted(clock.run_id, clock.lane, clock.segment, config.model.widths, t.batch_size,
-                                        config.flops_per_batch, clock.first_step, time.time()),)))
+                                        config.flops_per_batch, clock.first_step, time.time(), clock.t0_at),)))
     timer = make_batch_timer(w.keras, clock, emit=w.events.put, should_stop=w.cancel.is_set, steering=w.steering,
                              on_phase=w.on_phase)
     started, machine = time.perf_counter(), cpu_sample()

@@ -51,6 +51,7 @@ class SegmentClock:
     warmup_steps: int
     max_steps: int | None = None  # steps of this segment
     max_seconds: float | None = None  # steady seconds of this segment
+    t0_at: float = 0.0  # time.time() at t0: a record's wall time is t0_at + start_s
 
 
 class StepTimer(Protocol):
