@@ -128,6 +128,8 @@ class LivePlot(QWidget):
         self._items = {}
         self._live = live
         self._range.reset()
+        if len(live.plan) > 1 and not self.log_y.isChecked():
+            self.log_y.setChecked(True)  # a ramp's widths differ tenfold in ms: each stays readable on log y
         # A run from the history says when it ran: the plot is not of the run in progress.
         self.title.setText(f"Run of {local_time(live.result.started_at)}: {run_title(live)}" if live.finished
                            else run_title(live))

@@ -5,8 +5,13 @@ from PySide6.QtGui import QColor
 
 from .scheme import scheme_colors, readable
 
-# Colour-blind-safe (Okabe-Ito); fixed for the common lanes so a lane keeps its colour everywhere.
-_FIXED = {"cpu": "#0072B2", "cpu1": "#009E73", "gpu0": "#D55E00", "gpu1": "#CC79A7"}
+# Colour-blind-safe (Okabe-Ito first, then Paul Tol's muted scheme); fixed for the lanes of one machine so
+# a lane keeps its colour everywhere, and lanes that share a plot differ from each other, not only from the
+# ground: cpu and jax:cpu are blue and pink, never two blues
+# (chosen so that every two differ by 20 degrees of hue or by lightness, on either ground).
+_FIXED = {"cpu": "#0072B2", "cpu1": "#009E73", "gpu0": "#D55E00", "gpu1": "#AA4499",
+          "jax:cpu": "#CC79A7", "jax:cpu1": "#F0E442", "jax:gpu0": "#CC6677", "jax:gpu1": "#999933",
+          "torch:cpu": "#332288", "torch:cpu1": "#117733", "torch:gpu0": "#88CCEE", "torch:gpu1": "#44AA99"}
 _PALETTE = ("#E69F00", "#56B4E9", "#882255", "#117733", "#F0E442", "#332288", "#999933", "#AA4499")
 
 
@@ -14,16 +19,10 @@ def lane_color(lane: str, dark: bool | None = None) -> QColor:
     """The colour of a lane: the same in every widget and every run, standing out (3:1 or more) on the
     plots' ground of the dark or light scheme (None: the scheme in force)."""
     colors = scheme_colors(dark)
-    base = lane.split(":", 1)[-1]
     if "/" in lane:  # another machine's lane (LABEL/LANE, ssh://host/LANE): never drawn like this machine's
         color = QColor(_PALETTE[sum(map(ord, lane)) % len(_PALETTE)])
     elif lane in _FIXED:
         color = QColor(_FIXED[lane])
-    elif base in _FIXED:
-        # jax:cpu is drawn like cpu, but further from the ground (darker on light, lighter on dark), so
-        # both can share a plot.
-        color = QColor(_FIXED[base])
-        color = color.lighter(150) if colors.dark else color.darker(150)
-    else:
+    else:  # a lane with a thread count of its own (cpu4, jax:cpu2): a palette colour by its name
         color = QColor(_PALETTE[sum(map(ord, lane)) % len(_PALETTE)])
     return readable(color, colors.background)

@@ -6,13 +6,14 @@ import time
 
 from PySide6.QtCore import QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ...core.files import autosave
 from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption
 from ...core.engine.machine_load import LoadWatch, busy_words
 from ...core.paths import log_dir_problem
+from ...core.words.numbers import local_time
 from ...core.results import RunResult
 from .about import show_about
 from .actions import Actions, build_actions
@@ -161,7 +162,7 @@ class MainWindow(QMainWindow):
         self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
         self.lanes_panel.remote_changed.connect(c.set_remote)
         self.history.export_requested.connect(self.exports.ask_export_run)
-        self.history.delete_requested.connect(self.delete_run)
+        self.history.delete_requested.connect(self._on_history_delete_requested)
 
     def _restore_state(self) -> None:
         self.model_panel.restore_state(self.settings)
@@ -198,6 +199,20 @@ class MainWindow(QMainWindow):
 
     def start_when_ready(self) -> None:
         self.desk.start_when_ready()
+
+    @Slot(str)
+    def _on_history_delete_requested(self, run_id: str) -> None:
+        """Delete only when the user says so: the run's records go from the history, the map and the disk."""
+        run = self.controller.run(run_id)
+        what = f"the run of {local_time(run.started_at)}" if run is not None else f"run {run_id}"
+        box = QMessageBox(QMessageBox.Icon.Question, "Delete run",
+                          f"Delete {what}? Its points leave the crossover map and its autosaved files are removed; "
+                          "export it first to keep a copy.", QMessageBox.StandardButton.Cancel, self)
+        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        if box.clickedButton() is delete:
+            self.delete_run(run_id)
 
     def delete_run(self, run_id: str) -> None:
         self.controller.delete_run(run_id)

@@ -128,3 +128,29 @@ def test_a_run_interrupted_by_a_crash_reads_back_as_interrupted(make_window):
     restored = autosave.load_run(partial.run_id)
     assert all("interrupted" in lane.failure for lane in restored.lanes.values())
     assert len(restored.lanes["cpu"].records) == len(partial.lanes["cpu"].records)
+
+
+def test_delete_run_asks_first_and_keeps_the_run_when_cancelled(make_window, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    window = make_window()
+    run = two_lane_result("20260101-140000-aaaa", 64, 2.0, 1.0)
+    window.controller.add_runs([run])
+    window.history.add_run(run)
+    asked = []
+
+    def answer(choice: str):
+        def exec_(box):
+            asked.append(box.text())
+            box.buttons()  # the box has been built
+            chosen = next(b for b in box.buttons() if b.text().replace("&", "") == choice)
+            chosen.click()
+            return 0
+        return exec_
+
+    monkeypatch.setattr(QMessageBox, "exec", answer("Cancel"))
+    window._on_history_delete_requested(run.run_id)
+    assert window.controller.run(run.run_id) is not None and "Delete the run of" in asked[-1]
+    monkeypatch.setattr(QMessageBox, "exec", answer("Delete"))
+    window._on_history_delete_requested(run.run_id)
+    assert window.controller.run(run.run_id) is None

@@ -96,8 +96,14 @@ def test_exported_pictures_stay_light_in_the_dark_scheme_and_the_dialogs_say_so(
 def test_lane_colours_stand_out_on_the_plot_and_stay_apart(qapp, colors):
     for lane in LANES:
         assert contrast(lane_color(lane, colors.dark), colors.background) >= 3.0, lane
-    # A backend's variant of a lane keeps that lane's hue but is told apart from it.
-    assert contrast(lane_color("cpu", colors.dark), lane_color("jax:cpu", colors.dark)) > 1.3
+    # Lanes that share a plot differ from each other, not only from the ground: every two of this machine's
+    # lanes are of hues at least 20 degrees apart, or clearly lighter or darker than each other.
+    local = ["cpu", "cpu1", "gpu0", "jax:cpu", "jax:cpu1", "jax:gpu0", "torch:cpu", "torch:cpu1", "torch:gpu0"]
+    for i, a in enumerate(local):
+        for b in local[i + 1:]:
+            ca, cb = lane_color(a, colors.dark), lane_color(b, colors.dark)
+            hue = abs(ca.hslHueF() - cb.hslHueF()) * 360
+            assert min(hue, 360 - hue) >= 20 or contrast(ca, cb) >= 1.5, (a, b, ca.name(), cb.name())
     assert contrast(colors.text, colors.background) >= 7 and contrast(colors.error, colors.background) >= 4.5
 
 
