@@ -128,8 +128,9 @@ class LanesPanel(QWidget):
             line = QHBoxLayout(row)
             line.setContentsMargins(0, 0, 0, 0)
             line.addWidget(box, 1)
-            self.price_fields[option.name] = self.prices.field(option.name)
-            line.addWidget(self.price_fields[option.name])
+            price = self.price_fields[option.name] = self.prices.field(option.name)
+            price.setEnabled(option.available)  # a lane that cannot run has no price to enter, and looks it
+            line.addWidget(price)
             self._list_layout.addWidget(row)
             self.boxes[option.name] = box
             if not option.available and option.spec.kind == "gpu" and option.reason:

@@ -34,6 +34,7 @@ class RunDesk(QObject):
                  actions: Actions, status: StatusLine, on_sweep_tab: Callable[[], bool],
                  save_state: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self._tips: dict[int, str] = {}  # each start control's own tooltip, by id(widget)
         self.controller, self.side, self.compare, self.sweep, self.actions = controller, side, compare, sweep, actions
         self.why = why
         self.status, self.say = status, status.say
@@ -126,9 +127,16 @@ class RunDesk(QObject):
         sweeping = self.sweep.running or self.why.running  # both hold the lanes; Stop ends either
         running = self.controller.running or sweeping
         ready = self.config is not None and bool(self.side.lanes_panel.selected_specs())
+        why_not = ("" if not running and ready else
+                   "A run or a sweep is in progress: Stop (Esc) ends it." if running else
+                   "Choose at least one lane that can run (Lanes panel)." if self.config is not None else
+                   "The model has a setting to put right first (the status bar says which).")
         for widget in (self.sweep.run_button, self.sweep.refine_button, self.sweep.ladder_button, self.actions.start,
                        self.side.start_button, self.actions.ramp, self.side.ramp_button):
             widget.setEnabled(not running and ready)
+            # A disabled control says why (its own tooltip comes back once it can be used).
+            own = self._tips.setdefault(id(widget), widget.toolTip())
+            widget.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
         # The model stays open while a run trains (a change goes to it live); not while a sweep does.
         self.side.model_panel.setEnabled(not sweeping)
         self.side.lanes_panel.setEnabled(not running)
