@@ -5,13 +5,17 @@ import math
 import sys
 from typing import Mapping, Sequence, TextIO, Union
 
+from rich.console import Console
+from rich.progress import BarColumn, TaskID, TaskProgressColumn, TextColumn
+from rich.progress import Progress as RichProgress
+
 from ..words import sweep as sweep_words
 from ..analysis.crossings import LaneFit, analyze_points
 from ..analysis.points import SweepPoint
 from ..words.anatomy import floor_crossover_lines
 from ..analysis.contention import common_stretch, contended
 from ..messages import Calibrated
-from ..records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
+from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished, RunStarted
 from ..results import RunResult
 from ..study.sweep import SweepResult
 from ..files.sweeps import run_rows
@@ -33,35 +37,61 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
 
 
 class Progress:
-    """One status line per lane on a terminal; silent when output is not a TTY."""
+    """How far each lane is while `run` trains: on a terminal, a bar per lane (rich's, redrawn in place);
+    elsewhere (a pipe, a log file), a plain line per lane at its start, at every quarter and at its end."""
+
+    QUARTERS = (25, 50, 75)
 
     def __init__(self, stream: TextIO = sys.stderr) -> None:
         self.stream = stream
-        self.enabled = stream.isatty()
-        self.state: dict[str, str] = {}
+        self.terminal = stream.isatty()
         self.total_steps: dict[str, int] = {}
+        self._said: dict[str, int] = {}  # lane → the last quarter said (plain lines)
+        self._bar: RichProgress | None = None
+        self._tasks: dict[str, TaskID] = {}
 
     def __call__(self, event: LaneEvent) -> None:
         if isinstance(event, RunStarted):
-            self.total_steps[event.lane] = int(event.settings.get("total_steps") or 0)
-            self.state[event.lane] = f"{event.lane}: started on {event.device}"
+            self.total_steps[event.lane] = event.run_settings.total_steps
+            self._start(event.lane, f"{event.lane}: started on {event.device}")
         elif isinstance(event, BatchTiming):
-            total = self.total_steps.get(event.lane) or 0
-            pct = f" {100 * event.step / total:3.0f}%" if total else ""
-            self.state[event.lane] = f"{event.lane}:{pct} epoch {event.epoch} step {event.step} {event.ms:7.2f} ms"
-        elif isinstance(event, (RunFinished, RunFailed)):
-            status = event.summary.status if isinstance(event, RunFinished) else "failed"
-            self.state[event.lane] = f"{event.lane}: {status}"
+            self._step(event.lane, event.step, event.epoch)
+        elif isinstance(event, (RunFinished, RunFailed, LaneEnded)):
+            status = event.summary.status if isinstance(event, RunFinished) else (
+                event.status if isinstance(event, LaneEnded) else "failed")
+            self._end(event.lane, str(status))
+
+    def _start(self, lane: str, text: str) -> None:
+        if self.terminal:
+            if self._bar is None:
+                self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                                         TextColumn("{task.fields[note]}"), console=Console(file=self.stream),
+                                         transient=False)
+                self._bar.start()
+            self._tasks[lane] = self._bar.add_task(lane, total=self.total_steps.get(lane) or None, note=text)
         else:
-            return
-        if self.enabled:
-            self.stream.write("\r\033[K" + " | ".join(self.state.values())[:200])
-            self.stream.flush()
+            print(text, file=self.stream, flush=True)
+
+    def _step(self, lane: str, step: int, epoch: int) -> None:
+        total = self.total_steps.get(lane) or 0
+        if self.terminal and self._bar is not None and lane in self._tasks:
+            self._bar.update(self._tasks[lane], completed=step, note=f"epoch {epoch} · step {step:,}")
+        elif not self.terminal and total:
+            quarter = max((q for q in self.QUARTERS if 100 * step >= q * total), default=0)
+            if quarter > self._said.get(lane, 0):
+                self._said[lane] = quarter
+                print(f"{lane}: {quarter}% (step {step:,} of {total:,})", file=self.stream, flush=True)
+
+    def _end(self, lane: str, status: str) -> None:
+        if self.terminal and self._bar is not None and lane in self._tasks:
+            self._bar.update(self._tasks[lane], note=status)
+        else:
+            print(f"{lane}: {status}", file=self.stream, flush=True)
 
     def done(self) -> None:
-        if self.enabled and self.state:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
 
 
 def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:

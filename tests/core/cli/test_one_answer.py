@@ -46,3 +46,31 @@ def test_analyze_of_a_file_says_what_the_command_that_wrote_it_said(tmp_path, co
     read = cli("analyze", str(path))
     assert read.returncode == 0, read.stderr[-2000:]
     assert answer_lines(read.stdout) == said
+
+
+def test_run_progress_is_a_bar_on_a_terminal_and_plain_lines_elsewhere():
+    import io
+
+    from crossover_lab.core.cli.report import Progress
+    from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted, RunSummary
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    events = [RunStarted("r", "cpu", "CPU", {"total_steps": 8})]
+    events += [BatchTiming("r", "cpu", "CPU", 1, i, i, 0.0, 1.0, 32, False, 0.1) for i in range(1, 9)]
+    events.append(RunFinished("r", "cpu", RunSummary("r", "cpu", "CPU", "completed")))
+    plain = io.StringIO()
+    progress = Progress(plain)
+    for event in events:
+        progress(event)
+    progress.done()
+    assert plain.getvalue().splitlines() == ["cpu: started on CPU", "cpu: 25% (step 2 of 8)", "cpu: 50% (step 4 of 8)",
+                                             "cpu: 75% (step 6 of 8)", "cpu: completed"]
+    terminal = Terminal()
+    progress = Progress(terminal)
+    for event in events:
+        progress(event)
+    progress.done()
+    assert "━" in terminal.getvalue() and "100%" in terminal.getvalue() and "completed" in terminal.getvalue()
