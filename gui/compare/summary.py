@@ -248,7 +248,11 @@ class SummaryPanel(QWidget):
             return progress
         if last is not None:
             return f"step {last.step}"
-        return "failed before its first batch" if state == Status.FAILED else "loading data…"
+        if state == Status.FAILED:
+            return "failed before its first batch"
+        if state == Status.CANCELLED or live.finished:
+            return "never trained: stopped before its first batch"
+        return "preparing (data, model)…" if lane.started is not None else "loading data…"
 
     def _update_words(self, live: LiveRun, summaries: list[RunSummary]) -> None:
         # A verdict compares the lanes' current segments; a pair that overlapped on shared cores says so.
