@@ -12,7 +12,7 @@ from rich.progress import Progress as RichProgress
 from ..words import sweep as sweep_words
 from ..analysis.crossings import LaneFit, analyze_points
 from ..analysis.points import SweepPoint
-from ..words.anatomy import floor_crossover_lines
+from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..analysis.contention import common_stretch, contended
 from ..messages import Calibrated
 from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished, RunStarted
@@ -139,7 +139,7 @@ def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = 
         if len(groups) > 1:
             print(f"\n{label}:", file=out)
         print_sweep_analysis(points, out, crossings)
-    for line in floor_crossover_lines(groups):  # sweep --floor: where an on-device loop would move it
+    for line in floor_crossover_lines(groups) + floor_notes(groups):  # sweep --floor: the floor's lines
         print(line[:1].upper() + line[1:] + ".", file=out)
 
 

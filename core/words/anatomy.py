@@ -149,3 +149,22 @@ def floor_crossover_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[st
                 lines.append(f"{prefix}with an on-device loop {v.lanes[0]} and {v.lanes[1]} would be equal within "
                              f"noise (widths {v.widths[0]:,} to {v.widths[-1]:,})")
     return lines
+
+
+def floor_notes(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
+    """Why a figure that looks impossible is shown: a floor (the on-device loop) above its own step. A part of
+    a step cannot cost more than the step, so it is within the spread of the two, or it was measured apart
+    (the loop and the step are timed at different moments, and the machine may have been busier then)."""
+    lines = []
+    for label, points in groups.items():
+        prefix = f"{label}: " if len(groups) > 1 else ""
+        for p in points:
+            if not (math.isfinite(p.floor_ms) and math.isfinite(p.median_ms) and p.floor_ms > p.median_ms):
+                continue
+            within = math.isfinite(p.p90_ms) and p.floor_ms <= p.p90_ms
+            why = ("within the step's spread (its p90 is " + fmt_num(p.p90_ms) + " ms)" if within else
+                   "beyond the step's spread: the loop was timed at another moment, on a machine that was busier "
+                   "then; measure again on a quiet machine")
+            lines.append(f"{prefix}{p.lane} at {p.width:,} units: the floor ({fmt_num(p.floor_ms)} ms) came out above "
+                         f"the step ({fmt_num(p.median_ms)} ms), {why}")
+    return lines

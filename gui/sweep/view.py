@@ -7,7 +7,7 @@ from typing import Callable
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from ...core.words.anatomy import floor_crossover_lines
+from ...core.words.anatomy import floor_notes, floor_crossover_lines
 from ...core.config import ConfigError
 from ...core.files.atomic import ExportError
 from ...core.paths import autosave_dir
@@ -108,7 +108,7 @@ class SweepView(QSplitter):
         prices = self.overlays.prices()
         self.table.show_costs(self.rows, prices)
         lines = (sweep_lines(groups) + (refine_lines(refined) if refined else [])
-                 + cost_lines(groups, prices) + floor_crossover_lines(groups) + self.notes)
+                 + cost_lines(groups, prices) + floor_crossover_lines(groups) + floor_notes(groups) + self.notes)
         failed = [r for r in self.rows if r.status == Status.FAILED]
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "

@@ -235,3 +235,16 @@ def test_the_ladder_ranks_by_the_slower_lane_at_the_smallest_width():
     assert "gpu0 faster above about" in ranks[1].crossover
     lines = ladder_lines([LadderRank("base", 16, "gpu0", 1.4, "x")], [])
     assert lines == ["1. base: slower lane gpu0 1.4 ms per step at width 16; x"]
+
+
+def test_a_floor_above_its_step_is_explained_not_shown_bare():
+    from crossover_lab.core.words.anatomy import floor_notes
+
+    within = SweepPoint("cpu", 2048, 1e9, 40.6, 38.0, 45.0, floor_ms=42.0)
+    beyond = SweepPoint("cpu", 4096, 4e9, 40.6, 38.0, 45.0, floor_ms=78.5)
+    fine = SweepPoint("cpu", 16, 1e6, 1.0, 0.9, 1.1, floor_ms=0.2)
+    within_note, beyond_note = floor_notes({"all": [within, beyond, fine]})
+    assert within_note.startswith("cpu at 2,048 units: the floor (42 ms) came out above the step (40.6 ms)")
+    assert "within the step's spread" in within_note
+    assert "beyond the step's spread" in beyond_note and "quiet machine" in beyond_note
+    assert floor_notes({"all": [fine]}) == []
