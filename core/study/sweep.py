@@ -59,11 +59,23 @@ def with_knob(spec: SweepSpec, text: str) -> SweepSpec:
     return dataclasses.replace(spec, base=base, batch_sizes=batches, variant=f"{knob}={value.strip().lower()}")
 
 
+_ROUND_MANTISSAS = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8)
+
+
+def _round_width(w: float) -> int:
+    """The round width nearest to `w` in log scale: 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten, or a
+    power of two (the widths people try: 50, 150, 400, 512, 1500)."""
+    decade = 10 ** math.floor(math.log10(w))
+    candidates = [m * decade * f for m in _ROUND_MANTISSAS for f in (1, 10)] + [2 ** round(math.log2(w))]
+    return int(min(candidates, key=lambda c: abs(math.log(c / w))))
+
+
 def log_widths(lo: int = 16, hi: int = 4096, n: int = 6) -> tuple[int, ...]:
-    """`n` widths evenly spaced in log scale from `lo` to `hi`, rounded to whole numbers."""
+    """`n` widths evenly spaced in log scale from `lo` to `hi`, each but the ends rounded to a round width."""
     if not (1 <= lo < hi) or n < 2:
         raise ConfigError(f"width range {lo}-{hi} with {n} points: need 1 ≤ low < high and at least 2 points")
-    return tuple(sorted({int(round(w)) for w in np.geomspace(lo, hi, n)}))
+    inner = {_round_width(w) for w in np.geomspace(lo, hi, n)[1:-1]}
+    return tuple(sorted({lo, hi} | {w for w in inner if lo < w < hi}))
 
 
 def parse_sweep_widths(text: str) -> tuple[int, ...]:

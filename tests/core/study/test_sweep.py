@@ -34,6 +34,7 @@ def test_presets_are_the_seeds_models():
 
 def test_log_widths():
     assert log_widths(16, 4096, 5) == (16, 64, 256, 1024, 4096)
+    assert log_widths(16, 4096, 6) == (16, 50, 150, 400, 1500, 4096)  # the window's default: round widths
     with pytest.raises(ConfigError):
         log_widths(100, 10, 3)
 
