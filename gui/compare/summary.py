@@ -178,7 +178,7 @@ class SummaryPanel(QWidget):
             state = live.phase(name)
             cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), PHASE_WORDS.get(state, state),
                      fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING, fmt_num(s.samples_per_s),
-                     fmt_num(s.gflops), self._model_text(live, name), self._settings(live, name).get("data_source", "…"),
+                     fmt_num(s.gflops), self._model_text(live, name), self._data_text(self._settings(live, name)),
                      self._progress(live, name, state))
             for row, text in enumerate(cells):
                 item = self._cell(row, col)
@@ -201,6 +201,14 @@ class SummaryPanel(QWidget):
         self.problems.setText("\n".join(problems))
         self.problems.setVisible(bool(problems))
         self._update_words(live, summaries)
+
+    @staticmethod
+    def _data_text(settings: Mapping[str, object]) -> str:
+        """The data a lane trained on, and why when "auto" could not give MNIST (the tooltip has it whole)."""
+        source, description = str(settings.get("data_source", "…")), str(settings.get("data_description", ""))
+        if source == "synthetic" and "as asked" not in description:
+            return "synthetic: no MNIST here"
+        return source
 
     def _cell(self, row: int, col: int) -> QTableWidgetItem:
         item = self.table.item(row, col)

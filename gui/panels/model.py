@@ -222,8 +222,18 @@ class ModelPanel(QWidget):
     def _on_preset_activated(self, index: int) -> None:
         name = self.preset.itemData(index)
         if name:
-            self.apply_preset(name)
-        self.preset.setCurrentIndex(0)
+            self.apply_preset(name)  # the box goes on showing it until a setting differs from the preset's
+
+    def _follow_preset(self, config: RunConfig) -> None:
+        """Show the preset the settings are (its data source and sample limit aside), or "Choose a preset…"."""
+        name = self.preset.currentData()
+        if not name:
+            return
+        preset = PRESETS[name].config.replace(data=config.train.data, samples=config.train.samples)
+        if preset.model != config.model or preset.train != config.train:
+            self.preset.blockSignals(True)
+            self.preset.setCurrentIndex(0)
+            self.preset.blockSignals(False)
 
     @Slot(int)
     def _on_layers_changed(self, count: int) -> None:
@@ -249,6 +259,7 @@ class ModelPanel(QWidget):
             return
         self._config, self._problem = config, ""
         self.problem_label.hide()
+        self._follow_preset(config)
         batch = config.train.batch_size
         self.cost.setText(f"{config.model.label()}\n{config.model.params:,} parameters · "
                           f"{fmt_flops(config.flops_per_batch)} per batch of {batch}")

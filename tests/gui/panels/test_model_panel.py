@@ -163,3 +163,16 @@ def test_typed_numbers_out_of_range_are_clamped_with_a_sentence(panel, qtbot):
     qtbot.keyClicks(panel.layers, "512")
     qtbot.keyClick(panel.layers, Qt.Key.Key_Return)
     assert panel.layers.value() == 8 and said[-1] == "Hidden layers: 512 is outside 1-8: set to 8."
+
+
+def test_the_preset_box_shows_the_preset_loaded_until_a_setting_differs(gui_home, qtbot):
+    from crossover_lab.gui.panels.model import ModelPanel
+
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    index = panel.preset.findData("blog-small")
+    panel.preset.setCurrentIndex(index)
+    panel.preset.activated.emit(index)
+    assert panel.preset.currentData() == "blog-small" and panel.config().model.widths == (128,)
+    panel.batch.setValue(64)  # no longer the preset
+    assert panel.preset.currentData() == ""
