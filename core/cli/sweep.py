@@ -11,11 +11,11 @@ from typing import Mapping, Sequence
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
                      lanes_can_run, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
-from ..config import ConfigError, RunConfig, parse_int_list, parse_lanes
+from ..config import ConfigError, LaneSpec, RunConfig, parse_int_list, parse_lanes
 from ..json_data import JsonValue
 from ..engine.devices import host_info
 from ..files.atomic import ExportError
-from ..study.ladder import KnobSetting, check_ladder, ladder_lines, ladder_settings, rank_ladder, run_ladder
+from ..study.ladder import ladder_heading, KnobSetting, check_ladder, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ..files.live import check_output_path
 from ..paths import autosave_dir
 from ..presets import SWEEP_PRESETS, SweepPreset
@@ -165,7 +165,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             if files is not None:
                 files.close()
             pool.close()
-        report_safely(lambda: _report(results, prices, ladder))
+        report_safely(lambda: _report(results, prices, ladder, lanes))
         if written:
             report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
     if stop.exit_code is not None:
@@ -180,9 +180,9 @@ def _rescue(path: Path, results: Sequence[SweepResult], host: Mapping[str, JsonV
     return export_sweep(path, results, host, prices)
 
 
-def _report(results: list, prices: dict[str, float], ladder: list[KnobSetting]) -> None:
+def _report(results: list, prices: dict[str, float], ladder: list[KnobSetting], lanes: Sequence[LaneSpec]) -> None:
     if ladder:
-        print("What would make the GPU win sooner (ranked by the slower lane's ms per step at the smallest width):")
+        print(ladder_heading(lanes))
         for line in ladder_lines(rank_ladder(results), ladder):
             print(line)
         return

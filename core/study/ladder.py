@@ -148,3 +148,12 @@ def ladder_lines(ranks: Sequence[LadderRank], settings: Sequence[KnobSetting]) -
 def check_ladder(compare: str | None, refine: RefineTarget | None) -> None:
     if compare or refine is not None:
         raise ConfigError("--ladder runs its own settings: leave out --compare and --refine")
+
+
+def ladder_heading(lanes: Sequence[LaneSpec]) -> str:
+    """The knob ladder's heading: the GPU's question where a GPU lane runs, else the lanes it compares."""
+    if any(spec.kind == "gpu" for spec in lanes):
+        return "What would make the GPU win sooner (ranked by the slower lane's ms per step at the smallest width):"
+    names = " and ".join(spec.name for spec in lanes)
+    return (f"No GPU lane here: what would make {names} cross sooner (ranked by the slower lane's ms per step at "
+            "the smallest width):")

@@ -9,7 +9,7 @@ from PySide6.QtCore import QThread, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core.config import ConfigError, LaneSpec, RunConfig
-from ...core.study.ladder import KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
+from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ...core.paths import autosave_dir
 from ...core.analysis.leads import RefineTarget
 from ...core.study.refined_sweep import check_refinable, run_refined_sweep
@@ -197,8 +197,7 @@ class SweepTab(QWidget):
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         self.results = list(outcome.result or self._as_results())
         if self._ladder:  # the answer to "what would make the GPU win sooner", under the verdict
-            self.view.notes = ["What would make the GPU win sooner:"] + ladder_lines(rank_ladder(self.results),
-                                                                                    self._ladder)
+            self.view.notes = [ladder_heading(self._lanes())] + ladder_lines(rank_ladder(self.results), self._ladder)
         self._close_autosave()
         self.sweep_form.set_running(False)
         self.view.empty_text = "No point was measured." if not self.view.rows else NO_SWEEP_YET
