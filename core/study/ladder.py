@@ -154,6 +154,9 @@ def ladder_heading(lanes: Sequence[LaneSpec]) -> str:
     """The knob ladder's heading: the GPU's question where a GPU lane runs, else the lanes it compares."""
     if any(spec.kind == "gpu" for spec in lanes):
         return "What would make the GPU win sooner (ranked by the slower lane's ms per step at the smallest width):"
+    if len(lanes) == 1:
+        return (f"No GPU lane here: what would make {lanes[0].name}'s step cheaper (ranked by its ms per step at the "
+                "smallest width):")
     names = " and ".join(spec.name for spec in lanes)
     return (f"No GPU lane here: what would make {names} cross sooner (ranked by the slower lane's ms per step at "
             "the smallest width):")

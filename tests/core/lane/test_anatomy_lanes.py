@@ -101,7 +101,7 @@ def test_sweep_ladder_ranks_and_says_what_it_did_not_run():
     r = cli("sweep", "--widths", "16", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
             "1000", "--steady-steps", "3", "--seconds-per-point", "0.2", "--ladder")
     assert r.returncode == 0, r.stderr
-    assert "No GPU lane here: what would make cpu1 cross sooner" in r.stdout  # the heading names the lanes
+    assert "No GPU lane here: what would make cpu1's step cheaper" in r.stdout  # the heading names the lane
     assert "1. " in r.stdout and "base: slower lane cpu1" in r.stdout
     assert "not run: mixed_precision=on: mixed precision is for GPU lanes" in r.stdout
     assert "not run: feeding=device: data on the device needs the jax or torch backend" in r.stdout
