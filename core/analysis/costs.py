@@ -6,13 +6,12 @@ same way as the time crossover (core/analysis/), on the cost curves.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import asdict
 from typing import Any, Iterable, Mapping, Sequence
 
-from .crossings import find_crossovers
-from .points import Crossover, SweepPoint, by_lane
+from .points import Crossover, CurvePoint, SweepPoint, curves
+from .verdict import crossovers_of, curve_verdicts
 from ..config import ConfigError
 
 Prices = Mapping[str, float]  # lane → dollars per hour
@@ -58,23 +57,23 @@ def dollars_per_million(ms_per_batch: float, batch_size: int, price_per_hour: fl
     return price_per_hour * (ms_per_batch / 3.6e6) / batch_size * 1e6
 
 
-def cost_points(points: Sequence[SweepPoint], prices: Prices) -> list[SweepPoint]:
-    """The priced lanes' points with dollars per million samples in place of milliseconds."""
+def cost_curves(points: Sequence[SweepPoint], prices: Prices) -> list[CurvePoint]:
+    """The priced lanes' dollars per million samples at each width, with their spread: what the cost
+    crossover compares."""
     out = []
     for p in points:
         price = price_for(p.lane, prices)
         if price is None or p.batch_size <= 0:
             continue
-        out.append(dataclasses.replace(
-            p, median_ms=dollars_per_million(p.median_ms, p.batch_size, price),
-            p10_ms=dollars_per_million(p.p10_ms, p.batch_size, price),
-            p90_ms=dollars_per_million(p.p90_ms, p.batch_size, price)))
+        out.append(CurvePoint(p.lane, p.width, dollars_per_million(p.median_ms, p.batch_size, price),
+                              dollars_per_million(p.p10_ms, p.batch_size, price),
+                              dollars_per_million(p.p90_ms, p.batch_size, price), p.n_batches, p.flops_per_batch))
     return out
 
 
 def cost_crossovers(points: Sequence[SweepPoint], prices: Prices) -> list[Crossover]:
-    """Widths where the cheaper lane per sample changes (`faster_above` reads "cheaper above")."""
-    return find_crossovers(cost_points(points, prices))
+    """Widths where the cheaper lane per sample changes (`faster_above` reads "cheaper above"), by the one rule."""
+    return crossovers_of(curve_verdicts(cost_curves(points, prices)))
 
 
 def _json(x: float) -> float | None:
@@ -83,10 +82,10 @@ def _json(x: float) -> float | None:
 
 def cost_analysis(points: Sequence[SweepPoint], prices: Prices) -> dict[str, Any]:
     """JSON-ready: each priced lane's price and dollars per million samples per width, and the cost crossovers."""
-    priced = by_lane(cost_points(points, prices))
+    priced = curves(cost_curves(points, prices))
     return {
         "prices": {lane: price_for(lane, prices) for lane in sorted(priced)},
-        "dollars_per_million_samples": {lane: {str(w): _json(p.median_ms) for w, p in sorted(priced[lane].items())}
+        "dollars_per_million_samples": {lane: {str(w): _json(p.value) for w, p in sorted(priced[lane].items())}
                                         for lane in sorted(priced)},
         "crossovers": [{**asdict(c), "lanes": list(c.lanes), "cheaper_above": c.faster_above}
                        for c in cost_crossovers(points, prices)],

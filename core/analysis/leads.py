@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..json_data import JsonObject
-from .points import Crossover, SweepPoint, by_lane
+from .points import Crossover, CurvePoint, SweepPoint, by_lane, time_curves
 from ..config import ConfigError
 
 Z = 1.96  # a lead counts when the 95% interval of log(ms_a / ms_b) leaves out 0
@@ -73,15 +73,15 @@ class Site:
         return self.sign != 0 and abs(self.d) <= 2 * self.half
 
 
-def _log_se(p: SweepPoint) -> float:
+def _log_se(p: CurvePoint) -> float:
     """Relative standard error of a point's median, from its p10-p90 spread and batch count."""
-    if not (p.n_batches > 0 and 0 < p.p10_ms <= p.p90_ms and math.isfinite(p.p90_ms)):
+    if not (p.n > 0 and 0 < p.lo <= p.hi and math.isfinite(p.hi)):
         return MIN_REL_SE * 3  # no spread recorded: assume a wide one rather than a false lead
-    sigma = math.log(p.p90_ms / p.p10_ms) / P10_P90_SIGMAS
-    return max(MEDIAN_SE * sigma / math.sqrt(p.n_batches), MIN_REL_SE)
+    sigma = math.log(p.hi / p.lo) / P10_P90_SIGMAS
+    return max(MEDIAN_SE * sigma / math.sqrt(p.n), MIN_REL_SE)
 
 
-def pair_sites(lanes: Mapping[str, Mapping[int, SweepPoint]], a: str, b: str,
+def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
                levels: Mapping[int, int]) -> list[Site]:
     """The widths both lanes have, in order, each with its lead and the lead's interval."""
     out = []
@@ -89,7 +89,7 @@ def pair_sites(lanes: Mapping[str, Mapping[int, SweepPoint]], a: str, b: str,
         pa, pb = lanes[a][w], lanes[b][w]
         half = Z * math.hypot(_log_se(pa), _log_se(pb))
         flops = math.sqrt(max(pa.flops_per_batch, 1.0) * max(pb.flops_per_batch, 1.0))
-        out.append(Site(w, flops, math.log(pa.median_ms / pb.median_ms), half, levels.get(w, 0)))
+        out.append(Site(w, flops, math.log(pa.value / pb.value), half, levels.get(w, 0)))
     return out
 
 
@@ -271,7 +271,7 @@ def lane_pairs(points: Sequence[SweepPoint]) -> list[tuple[str, str]]:
 def answer(points: Sequence[SweepPoint], levels: Mapping[int, int], target: RefineTarget, open_reason: str,
            spent_s: float, widths: Sequence[int]) -> Refinement:
     """The refinement's answer from the points measured; crossings not yet tight carry `open_reason`."""
-    lanes = by_lane(points)
+    lanes = time_curves(points)
     crossings, ties = [], []
     for pair in lane_pairs(points):
         brackets, tie_runs = brackets_and_ties(pair_sites(lanes, *pair, levels), pair)

@@ -21,6 +21,25 @@ class SweepPoint:
     n_batches: int = 0
     floor_ms: float = NAN  # the on-device loop's ms per step (sweep --floor), NaN when not measured
 
+    def curve_point(self) -> CurvePoint:
+        """The point as the crossing rule reads it: its median ms per step, with its spread."""
+        return CurvePoint(self.lane, self.width, self.median_ms, self.p10_ms, self.p90_ms, self.n_batches,
+                          self.flops_per_batch)
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One lane's figure at one width, as the one crossing rule compares it: `value` is ms per step for time,
+    dollars per million samples for money, each with its spread (p10, p90) and the steady batches behind it."""
+
+    lane: str
+    width: int
+    value: float
+    lo: float = NAN
+    hi: float = NAN
+    n: int = 0
+    flops_per_batch: float = NAN
+
 
 @dataclass(frozen=True)
 class Crossover:
@@ -41,3 +60,19 @@ def by_lane(points: Sequence[SweepPoint]) -> _Lanes:
         if math.isfinite(p.median_ms) and p.median_ms > 0 and p.width > 0:
             lanes.setdefault(p.lane, {})[p.width] = p  # a re-measured width replaces the old one
     return lanes
+
+
+Curves = dict[str, dict[int, CurvePoint]]  # lane -> width -> its figure there: one curve per lane
+
+
+def curves(points: Sequence[CurvePoint]) -> Curves:
+    out: Curves = {}
+    for p in points:
+        if math.isfinite(p.value) and p.value > 0 and p.width > 0:
+            out.setdefault(p.lane, {})[p.width] = p  # a re-measured width replaces the old one
+    return out
+
+
+def time_curves(points: Sequence[SweepPoint]) -> Curves:
+    """Each lane's ms per step along the widths it measured."""
+    return curves([p.curve_point() for p in points])

@@ -16,7 +16,7 @@ from enum import Enum
 from typing import Mapping, Sequence
 
 from ..json_data import JsonObject
-from .points import Crossover, SweepPoint, by_lane
+from .points import Crossover, CurvePoint, SweepPoint, curves
 from .leads import Bracket, Site, pair_sites
 
 
@@ -104,9 +104,14 @@ def _stretch(run: Sequence[Site], lanes: tuple[str, str]) -> Stretch:
 
 
 def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[int, int] | None = None) -> PairVerdict:
-    """The verdict on lanes `a` and `b` from `points` (any lanes; others are ignored)."""
+    """The verdict on lanes `a` and `b` from `points` (any lanes; others are ignored): by ms per step."""
+    return curve_verdict([p.curve_point() for p in points if p.lane in (a, b)], a, b, levels)
+
+
+def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[int, int] | None = None) -> PairVerdict:
+    """The verdict on two lanes' curves of any figure (ms per step, dollars per million samples)."""
     lanes = (a, b) if a <= b else (b, a)
-    sites = pair_sites(by_lane([p for p in points if p.lane in lanes]), *lanes, levels or {})
+    sites = pair_sites(curves([p for p in points if p.lane in lanes]), *lanes, levels or {})
     widths = tuple(s.width for s in sites)
     if not sites:
         return PairVerdict(lanes, State.NOT_ENOUGH, (), (), widths, math.nan)
@@ -133,9 +138,14 @@ def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[i
 
 
 def verdicts(points: Sequence[SweepPoint], levels: Mapping[int, int] | None = None) -> list[PairVerdict]:
-    """Every pair of lanes in `points`, in name order."""
-    names = sorted(by_lane(points))
-    return [pair_verdict(points, x, y, levels) for i, x in enumerate(names) for y in names[i + 1:]]
+    """Every pair of lanes in `points`, in name order, by ms per step."""
+    return curve_verdicts([p.curve_point() for p in points], levels)
+
+
+def curve_verdicts(points: Sequence[CurvePoint], levels: Mapping[int, int] | None = None) -> list[PairVerdict]:
+    """Every pair of lanes' curves in `points`, in name order."""
+    names = sorted(curves(points))
+    return [curve_verdict(points, x, y, levels) for i, x in enumerate(names) for y in names[i + 1:]]
 
 
 def crossovers_of(found: Sequence[PairVerdict]) -> list[Crossover]:

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..analysis.points import SweepPoint, by_lane
+from ..analysis.points import SweepPoint, time_curves
 from ..analysis.fits import fit_cost_model, predicted_crossover
 from ..config import ConfigError
 from ..analysis.leads import (Bracket, RefineTarget, Refinement, Site, answer, brackets_and_ties, doubtful,
@@ -104,7 +104,7 @@ def refine(widths: Sequence[int], measure: Measure, target: RefineTarget, *,
 
 def next_step(book: _Book, target: RefineTarget) -> _Step | None:
     """The one measurement that does the most for the answer now; None when there is nothing left to do."""
-    lanes = by_lane(book.all_points())
+    lanes = time_curves(book.all_points())
     doubts: list[Site] = []
     brackets: list[Bracket] = []
     for pair in lane_pairs(book.all_points()):

@@ -8,8 +8,8 @@ from typing import Mapping, Sequence
 
 from ..analysis.crossings import analyze_points
 from ..analysis.points import Crossover, SweepPoint
-from ..analysis.verdict import State, pair_verdict
-from ..analysis.costs import Prices, cost_points, price_for
+from ..analysis.verdict import State, curve_verdict, pair_verdict
+from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..json_data import JsonValue
 from ..files.sweep_rows import SweepRow
@@ -60,7 +60,7 @@ def describe_cost_pair(points: Sequence[SweepPoint], prices: Prices, lane_a: str
     """Where one lane becomes faster and where it becomes cheaper per sample, by the one rule:
     "gpu0 is faster than cpu above about 110 units and cheaper above about 900"."""
     pair = [p for p in points if p.lane in (lane_a, lane_b)]
-    fast, cheap = pair_verdict(pair, lane_a, lane_b), pair_verdict(cost_points(pair, prices), lane_a, lane_b)
+    fast, cheap = pair_verdict(pair, lane_a, lane_b), curve_verdict(cost_curves(pair, prices), lane_a, lane_b)
     a, b = cheap.lanes
     if cheap.state is State.NOT_ENOUGH:
         return f"too few priced points to compare what {a} and {b} cost: need a width measured on both"

@@ -111,3 +111,17 @@ def test_lanes_side_by_side_are_compared_on_the_stretch_when_both_trained():
     assert common_stretch(late).summaries == {} and "trained at the same time for 0.0 s only" in common_stretch(late).reason
     assert common_stretch(RunResult("r", result.config, "interleaved", "", result.lanes)) is None
     assert MIN_COMMON_STEPS >= 10
+
+
+def test_money_is_a_curve_of_its_own_never_dollars_in_a_field_of_milliseconds():
+    from crossover_lab.core.analysis.costs import cost_crossovers, cost_curves
+    from crossover_lab.core.analysis.points import CurvePoint
+
+    # gpu0 is 10x faster per step but costs 40x as much per hour: cpu is cheaper everywhere.
+    points = [SweepPoint(lane, w, 6.0 * 784 * w * 128, ms * k, ms * k * 0.95, ms * k * 1.05, batch_size=128,
+                         n_batches=200) for w, ms in zip(WIDTHS, [1.0] * 9) for lane, k in (("cpu", 10.0), ("gpu0", 1.0))]
+    money = cost_curves(points, {"cpu": 1.0, "gpu0": 40.0})
+    assert all(isinstance(p, CurvePoint) for p in money)
+    assert {p.lane: round(p.value, 4) for p in money if p.width == 16} == {"cpu": 0.0217, "gpu0": 0.0868}
+    assert cost_crossovers(points, {"cpu": 1.0, "gpu0": 40.0}) == []
+    assert pair_verdict(points, "cpu", "gpu0").leader == "gpu0"  # faster, by the same rule
