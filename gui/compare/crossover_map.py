@@ -224,7 +224,7 @@ class CrossoverMap(QWidget):
         if not shown or len({p.shape for p in shown}) != 1 or not all(p.uniform for p in shown):
             return "model size: FLOPs per batch"
         layers, batch = shown[0].shape
-        return f"hidden width (units), {layers} layer{'s' if layers != 1 else ''} of it, batch {batch}"
+        return f"hidden width ({layers} layer{'s' if layers != 1 else ''}, batch {batch})"
 
     def _draw_points(self, lane: str, pts: list[MapPoint], colors: SchemeColors, line: bool,
                      dashed: bool = False) -> None:

@@ -170,7 +170,7 @@ def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
     cmap._redraw()
     (c,) = cmap.crossovers()
     assert (c.faster_above, c.width_lo, c.width_hi) == ("cpu", 64, 256)  # neither apart point moved it
-    assert cmap.plot.getAxis("bottom").labelText.startswith("hidden width (units), 1 layer")
+    assert cmap.plot.getAxis("bottom").labelText == "hidden width (1 layer, batch 128)"
     assert cmap.description.text().startswith("cpu is faster above about ") and "units" in cmap.description.text()
     # A removed run takes exactly its points: the crossing stays, the apart points go with their runs.
     cmap.remove_run("c")
