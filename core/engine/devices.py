@@ -23,7 +23,7 @@ from ..messages import Probed
 from ..version import APP_VERSION
 
 if TYPE_CHECKING:
-    from .pool import LanePool
+    from .conductor import Lanes
 
 _DIST = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
 
@@ -113,7 +113,7 @@ def nvidia_driver_present() -> bool:
                 or glob.glob("/dev/nvidia[0-9]*"))
 
 
-def discover(pool: LanePool | None = None, backends: tuple[str, ...] = BACKENDS, timeout: float = 120.0,
+def discover(pool: Lanes | None = None, backends: tuple[str, ...] = BACKENDS, timeout: float = 120.0,
              cancel: threading.Event | None = None) -> list[LaneOption]:
     """Every lane this machine could offer, available or not (with the reason).
 
@@ -170,7 +170,7 @@ def unprobed_options(backends: tuple[str, ...] = BACKENDS) -> list[LaneOption]:
     return options
 
 
-def lane_problems(specs: list[LaneSpec], pool: LanePool | None = None) -> list[str]:
+def lane_problems(specs: list[LaneSpec], pool: Lanes | None = None) -> list[str]:
     """Why any of `specs` cannot run here (empty when all can); only backends asked for a GPU are probed.
 
     Lanes on other machines are not checked here: they say what is wrong when they connect, and

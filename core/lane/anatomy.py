@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 import numpy as np
 
 from ..analysis.anatomy import RUNGS, AnatomyPoint, RungTime, window_plan
+from .run import LaneProcess
 from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
 from .backends import keras_device, require_device, resolve_jit, set_precision, verify_placement
 from ..config import RunConfig
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
     from keras import Model
 
-    from .worker import LaneWorker
 
 WARMUP_STEPS = 2  # per rung, after the first fit compiled the step: first calls of a new loop or iterator
 ROUNDS = 2  # each rung is timed in this many turns, its samples pooled
@@ -206,9 +206,9 @@ class Anatomy:
             self.steps.place(y), pred))))
 
 
-def measure_anatomy(worker: LaneWorker, job: AnatomyJob,
+def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
                     describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
-    """In the lane (`worker` is its LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
+    """In the lane (`worker` is its process, a LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
     spec, keras, t_start = worker.spec, worker.keras, time.perf_counter()
     model = anatomy = None
     try:

@@ -16,7 +16,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from typing import Any, Mapping, Protocol
 
 from ..analysis.stats import summarize
 from ..json_data import JsonObject
@@ -32,8 +32,6 @@ from .model import ModelShelf
 from .steering import Steering
 from .timing import SegmentClock, make_batch_timer
 
-if TYPE_CHECKING:
-    from .worker import Heartbeat
 
 SWITCHED_STEADY_STEPS = 60  # a model changed mid-run is measured at least this long (as a sweep point is)
 WAIT_POLL_S = 0.1  # a paced run waiting for its turn checks the cancel flag this often
@@ -49,6 +47,12 @@ class Flag(Protocol):
     def is_set(self) -> bool: ...
 
 
+class Phase(Protocol):
+    """What the lane's heartbeat reads of it: the phase it is in (worker.Heartbeat)."""
+
+    phase: str
+
+
 class LaneProcess(Protocol):
     """What a run needs of the lane's process: LaneWorker (core/lane/worker.py), or the anatomy's."""
 
@@ -59,7 +63,9 @@ class LaneProcess(Protocol):
     keras: ModuleType
     settings: dict[str, Any]
     models: ModelShelf
-    heartbeat: Heartbeat
+
+    @property
+    def heartbeat(self) -> Phase: ...  # read-only here: the run sets its phase, never replaces it
 
     def data(self, config: RunConfig) -> Dataset: ...
 
