@@ -54,10 +54,15 @@ class Crossover:
 _Lanes = dict[str, dict[int, SweepPoint]]  # lane -> width -> point
 
 
+def _plotted(value: float, width: int) -> bool:
+    """A figure the analysis can use: finite and positive, at a positive width."""
+    return math.isfinite(value) and value > 0 and width > 0
+
+
 def by_lane(points: Sequence[SweepPoint]) -> _Lanes:
     lanes: _Lanes = {}
     for p in points:
-        if math.isfinite(p.median_ms) and p.median_ms > 0 and p.width > 0:
+        if _plotted(p.median_ms, p.width):
             lanes.setdefault(p.lane, {})[p.width] = p  # a re-measured width replaces the old one
     return lanes
 
@@ -68,7 +73,7 @@ Curves = dict[str, dict[int, CurvePoint]]  # lane -> width -> its figure there: 
 def curves(points: Sequence[CurvePoint]) -> Curves:
     out: Curves = {}
     for p in points:
-        if math.isfinite(p.value) and p.value > 0 and p.width > 0:
+        if _plotted(p.value, p.width):
             out.setdefault(p.lane, {})[p.width] = p  # a re-measured width replaces the old one
     return out
 

@@ -15,14 +15,13 @@ from ..analysis.points import SweepPoint
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..analysis.contention import common_stretch, contended
 from ..messages import Calibrated
-from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished, RunStarted
+from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished, RunStarted, Status
 from ..results import RunResult
 from ..study.sweep import SweepResult
 from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
 from ..words.run import explain, verdict_lines
 from ..words.numbers import fmt_flops, fmt_num, fmt_range
-from ..records import Status
 
 
 Cell = Union[str, int, float]  # a table's cell, printed as str() writes it

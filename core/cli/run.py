@@ -16,7 +16,7 @@ from .machines import add_price_arg, add_remote_arg, prices_from, print_run_cost
 from ..config import ConfigError, parse_lanes
 from ..engine.devices import host_info
 from ..presets import PRESETS
-from ..records import LaneEvent, now_iso
+from ..records import LaneEvent, Status, now_iso
 from .report import Progress, print_ramp, print_summary
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
@@ -25,7 +25,6 @@ from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_swe
 from .stopping import StopSignals
 from ..engine.tracking import RunTracker
 from ..words.run import contention_lines
-from ..records import Status
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

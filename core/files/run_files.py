@@ -15,9 +15,8 @@ from ..config import RunConfig
 from ..json_data import JsonValue
 from .atomic import ExportError, atomic_write_files, complete_lines, csv_text
 from ..records import (CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary, SegmentEnded,
-                       SegmentStarted)
+                       SegmentStarted, Status)
 from ..results import LaneResult, RunResult, Segment
-from ..records import Status
 
 HEADER = CSV_COLUMNS + CSV_EXTRA_COLUMNS
 FORMAT = "crossover-batches/1"

@@ -11,13 +11,12 @@ from typing import Callable, Sequence
 from ..analysis.points import SweepPoint
 from ..analysis.stats import summarize
 from ..config import ConfigError, LaneSpec
-from ..records import BatchTiming, LaneEvent
+from ..records import BatchTiming, LaneEvent, Status
 from .refine import refine
 from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
 from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_floors
 from ..files.sweep_rows import SweepRow
-from ..records import Status
 
 
 def check_refinable(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> SweepSpec:

@@ -16,12 +16,11 @@ import numpy as np
 from .anatomy import measure_floor
 from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, LaneSpec, RunConfig, parse_int_list
 from ..messages import Calibrated
-from ..records import LaneEvent
+from ..records import LaneEvent, Status
 from ..analysis.leads import Refinement
 from ..engine.pool import LanePool, run_comparison
 from ..results import RunResult, new_run_id
 from ..files.sweep_rows import SweepRow
-from ..records import Status
 
 DEFAULT_STEADY_STEPS = 60
 DEFAULT_POINT_SECONDS = 3.0

@@ -16,10 +16,9 @@ from ..machine import usable_cores
 from ..analysis.contention import contended, host_cores_shared
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, pair_verdict
-from ..records import BUSY_SHARE, RunSummary
+from ..records import BUSY_SHARE, RunSummary, Status
 from ..results import RunResult
 from .numbers import fmt_flops, fmt_num
-from ..records import Status
 
 
 def _point(s: RunSummary) -> SweepPoint:

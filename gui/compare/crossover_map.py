@@ -190,12 +190,8 @@ class CrossoverMap(QWidget):
         everything = self.map_points()
         drawn, loose = lines(everything), apart(everything)
         shown = [p for pts in drawn.values() for p in pts] + loose
-        by_width = bool(shown) and len({p.shape for p in shown}) == 1 and all(p.uniform for p in shown)
-        if by_width != self._by_width:
-            self._by_width = by_width
-            self.plot.setLabel("bottom", self._x_label(shown))
-        elif by_width:
-            self.plot.setLabel("bottom", self._x_label(shown))
+        self._by_width = bool(shown) and len({p.shape for p in shown}) == 1 and all(p.uniform for p in shown)
+        self.plot.setLabel("bottom", self._x_label(shown))
         colors = self.theme.colors
         styles: dict[str, int] = {}
         for (lane, _shape), pts in drawn.items():
@@ -219,9 +215,8 @@ class CrossoverMap(QWidget):
     def _x_text(self, x: float) -> str:
         return _width_text(x) if self._by_width else fmt_flops(x)
 
-    @staticmethod
-    def _x_label(shown: list[MapPoint]) -> str:
-        if not shown or len({p.shape for p in shown}) != 1 or not all(p.uniform for p in shown):
+    def _x_label(self, shown: list[MapPoint]) -> str:
+        if not self._by_width:
             return "model size: FLOPs per batch"
         layers, batch = shown[0].shape
         return f"hidden width ({layers} layer{'s' if layers != 1 else ''}, batch {batch})"

@@ -20,9 +20,8 @@ from typing import Callable, Iterable
 
 from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
-from ...core.records import RunSummary
+from ...core.records import RunSummary, Status
 from ...core.results import RunResult, Segment
-from ...core.records import Status
 
 MIN_STEADY_BATCHES = 10  # a segment that is not complete adds its point only with at least this many steady batches
 KINDS = ("completed", "provisional", "cut short", "contended")

@@ -18,7 +18,7 @@ from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import anatomy_key
 from ...core.words.anatomy import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_parts
 from ...core.config import RunConfig
-from ...core.records import RunSummary
+from ...core.records import RunSummary, Status
 from ...core.results import Segment
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
 from ...core.words.run import explain, verdict_lines
@@ -27,7 +27,6 @@ from ...core.words.run import contention_note
 from ..live_run import LiveRun
 from .summary_words import as_sentence, crossing_lines, verdict_segments
 from ..theme.scheme import scheme_colors
-from ...core.records import Status
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
