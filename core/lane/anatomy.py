@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import math
 import time
 import traceback
 from typing import TYPE_CHECKING, Callable, Protocol
@@ -26,6 +27,8 @@ from .feeding import Source, input_factory, steps_per_epoch
 from ..messages import AnatomyJob, AnatomyMeasured
 from .model import build_model
 from .timing import Logs, SegmentClock, make_batch_timer
+from .load import load_average, others_share
+from .load import sample as cpu_sample
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -206,6 +209,11 @@ class Anatomy:
             self.steps.place(y), pred))))
 
 
+def _known(x: float) -> float | None:
+    """A figure for the JSON a point travels in: None where it could not be measured (NaN)."""
+    return round(x, 4) if math.isfinite(x) else None
+
+
 def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
                     describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
     """In the lane (`worker` is its process, a LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
@@ -242,6 +250,7 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
             samples: dict[str, list[float]] = {name: [] for name in wanted}
             reasons: dict[str, str] = {}
             # Rounds interleave the rungs, so a burst of other work on the machine lands on all of them.
+            machine = cpu_sample()
             for _round in range(ROUNDS):
                 for name in (r for r in wanted if r not in reasons):
                     try:
@@ -262,7 +271,8 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
         settings = dict(worker.settings, jit_compile=jit, feeding=feeding, steps_per_execution=1,
                         mixed_precision=train.mixed_precision, data_source=data.source,
                         seconds_per_rung=job.seconds_per_rung,
-                        jit_source=jit_source)
+                        jit_source=jit_source, others_cpu=_known(others_share(machine, cpu_sample())),
+                        load_avg=_known(load_average()))
         return AnatomyMeasured(AnatomyPoint(
             lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
             flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),

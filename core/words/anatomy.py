@@ -10,7 +10,8 @@ from typing import Mapping, Sequence
 
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, verdicts
-from ..analysis.anatomy import AnatomyPoint, Part, floor_points, stacked
+from ..analysis.anatomy import PARTS, AnatomyPoint, Part, floor_points, parts_of, stacked
+from ..records import BUSY_SHARE
 from .numbers import MISSING, fmt_num, fmt_range
 from .verdict import change_words
 
@@ -167,4 +168,33 @@ def floor_notes(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
                    "then; measure again on a quiet machine")
             lines.append(f"{prefix}{p.lane} at {p.width:,} units: the floor ({fmt_num(p.floor_ms)} ms) came out above "
                          f"the step ({fmt_num(p.median_ms)} ms), {why}")
+    return lines
+
+
+def anatomy_notes(point: AnatomyPoint) -> list[str]:
+    """Every note a reader needs beside one lane's anatomy, in the same words wherever it is shown (the CLI's
+    `anatomy`, the Why tab): the lane's own notes; a figure that looks impossible — a rung with less to do that
+    came out slower than the rung above it, such as the pipelined tick beyond the synced bar — said to be within
+    the spread or beyond it; a part that could not be worked out; and other work on the lane's cores."""
+    parts, part_notes = parts_of(point.rungs)
+    lines = list(point.notes)
+    for name, part in parts.items():
+        if name in part_notes:
+            lines.append(part_notes[name])
+            continue
+        above, below = PARTS[name]
+        if part is None or not below or not part.raw_ms < 0:
+            continue
+        upper, lower = point.rung(above), point.rung(below)
+        spread = max(upper.half_spread_ms if upper else 0.0, lower.half_spread_ms if lower else 0.0)
+        what = ("the pipelined tick (fit_pipelined) came out beyond the synced bar (fit)" if name == "pipelining_gain"
+                else f"{below} came out slower than {above}, the rung above it")
+        lines.append(f"{what} by {fmt_num(-part.raw_ms)} ms, within their spread (±{fmt_num(spread)} ms): read them "
+                     "as the same time")
+    busy = point.settings.get("others_cpu")
+    if isinstance(busy, (int, float)) and math.isfinite(busy) and busy > BUSY_SHARE:
+        load = point.settings.get("load_avg")
+        lines.append(f"other work used {100 * busy:.0f}% of {point.lane}'s cores while it was measured"
+                     + (f" (load {fmt_num(float(load), 2)})" if isinstance(load, (int, float)) else "")
+                     + ": the parts may not hold; measure again on a quiet machine")
     return lines

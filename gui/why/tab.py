@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import AnatomyOutcome, anatomy_key, measure_anatomies
-from ...core.words.anatomy import CLOCKS, floor_sentence, timing_cost_sentence, why_sentence
+from ...core.words.anatomy import CLOCKS, anatomy_notes, floor_sentence, timing_cost_sentence, why_sentence
 from ...core.config import LaneSpec, RunConfig
 from ...core.engine.pool import LanePool
 from ..jobs import JobOutcome, JobRunner
@@ -144,6 +144,7 @@ class WhyView(QWidget):
         floor = floor_sentence(points)
         lines += ([floor] if floor else []) + [timing_cost_sentence(p) + "." for p in points]
         lines += [f"{p.lane}: {rung} not measured: {why}." for p in points for rung, why in p.reasons.items()]
+        lines += [f"Note ({p.lane}): {note}." for p in points for note in anatomy_notes(p)]
         self.words.setText("\n".join(lines))
 
     def _say(self, text: str, error: bool = False) -> None:

@@ -248,3 +248,23 @@ def test_a_floor_above_its_step_is_explained_not_shown_bare():
     assert "within the step's spread" in within_note
     assert "beyond the step's spread" in beyond_note and "quiet machine" in beyond_note
     assert floor_notes({"all": [fine]}) == []
+
+
+def test_a_rung_slower_than_the_one_above_it_gets_the_same_note_everywhere():
+    """The pipelined tick beyond the synced bar, within the spread: said so; beyond the spread: the part's note;
+    a busy machine: said so. The CLI and the Why tab both print anatomy_notes."""
+    from dataclasses import replace
+    from crossover_lab.core.words.anatomy import anatomy_notes
+    tick_within = replace(point(), rungs={**point().rungs, "fit": rung(1.0, 0.05),
+                                              "fit_pipelined": rung(1.03, 0.05)})
+    (note,) = anatomy_notes(tick_within)
+    assert "pipelined tick (fit_pipelined) came out beyond the synced bar (fit) by 0.03 ms" in note
+    assert "within their spread" in note
+    beyond = point(step_loop=0.3, step_loop_pipelined=0.5)  # the pipelined loop 0.2 ms slower, spread 0.01
+    (note,) = anatomy_notes(beyond)
+    assert note.startswith("step_loop_pipelined took 0.2 ms longer than step_loop, beyond their spread")
+    assert anatomy_notes(point()) == []
+    busy = replace(point(), settings={"others_cpu": 0.42, "load_avg": 2.5})
+    (note,) = anatomy_notes(busy)
+    assert note.startswith("other work used 42% of gpu0's cores while it was measured (load 2.5)")
+    assert anatomy_notes(replace(point(), settings={"others_cpu": None, "load_avg": None})) == []

@@ -77,3 +77,15 @@ def test_the_anatomy_picture_is_drawn_from_json(qtbot, tmp_path):
     src.write_text(json.dumps(data))
     assert main([str(src), str(png), "--title", "test"]) == 0
     assert png.stat().st_size > 10_000
+
+
+def test_the_why_tab_explains_a_tick_beyond_its_bar_and_a_busy_lane(qtbot):
+    from dataclasses import replace
+    view = WhyView(lambda: None, lambda: SPECS, lambda: CONFIG, lambda: False)
+    qtbot.addWidget(view)
+    inverted = point("cpu", "CPU (test)", fit=1.0, fit_pipelined=1.5, step_loop=0.4)  # the tick 0.5 ms past the bar
+    view.show_points([replace(inverted, settings={"others_cpu": 0.4, "load_avg": 2.6}), point("gpu0")])
+    text = view.words.text()
+    assert "Note (cpu): fit_pipelined took 0.5 ms longer than fit, beyond their spread" in text
+    assert "Note (cpu): other work used 40% of cpu's cores while it was measured (load 2.6)" in text
+    assert "Note (gpu0)" not in text
