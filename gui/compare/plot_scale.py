@@ -3,8 +3,8 @@
 pyqtgraph's own autorange moves the axes a little on every frame, and a moved axis is repainted
 with its grid and labels: most of a frame's cost. Here the y range is set from the steady
 state's 99th percentile, rounded up to a 1-1.5-2-3-5-7 step and changed only when the data
-leaves it or shrinks well inside it; the x range jumps ahead to the run's known length, or by
-round steps. Warm-up batches never count, so a slow first batch cannot squash the plot.
+leaves it or shrinks well inside it; the x range follows the data in round steps (never past the
+run's planned length). Warm-up batches never count, so a slow first batch cannot squash the plot.
 """
 from __future__ import annotations
 
@@ -67,9 +67,13 @@ class StableRange:
         return True
 
     def update_x(self, last: float, total: float = 0.0) -> bool:
-        """Show [0, total] when the run's length is known, else grow in round steps; True when changed."""
-        end = total if total > 0 else round_up(max(last, 1.0) * 1.2)
-        if self.x is not None and (last <= self.x[1] and (total <= 0 or self.x[1] == total)):
+        """Follow the data: [0, a round step past `last`], grown only when the data reach its end, never past the
+        run's planned length `total` when that is known (a 10-epoch plan does not squash its first seconds into
+        the left edge). True when changed."""
+        end = round_up(max(last, 1.0) * 1.2)
+        if total > 0:
+            end = min(end, total)
+        if self.x is not None and last <= self.x[1] and self.x[1] <= max(end, last) * 4:
             return False
         self.x = (0.0, max(end, last))
         return True

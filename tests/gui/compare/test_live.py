@@ -158,3 +158,14 @@ def test_two_crossings_close_together_label_without_covering_each_other(qtbot):
     for i, a in enumerate(rects):
         for b in rects[i + 1:]:
             assert not a.intersects(b), (a, b)
+
+
+def test_the_x_range_follows_the_data_not_the_planned_run():
+    from crossover_lab.gui.compare.plot_scale import StableRange
+    r = StableRange()
+    assert r.update_x(40, total=18_750) and r.x == (0.0, 50.0)  # 40 batches of a 10-epoch plan: not 0–18,750
+    assert not r.update_x(45, total=18_750)  # inside the range: the axis stays put
+    assert r.update_x(60, total=18_750) and r.x == (0.0, 100.0)  # grows in round steps
+    assert r.update_x(18_000, total=18_750) and r.x == (0.0, 18_750.0)  # never past the plan
+    assert not r.update_x(18_750, total=18_750)
+    assert r.update_x(3) and r.x == (0.0, 5.0)  # a new run, 4× shorter: the axis comes back to it
