@@ -13,7 +13,7 @@ IN_CHECKOUT = (PACKAGE_DIR / "pyproject.toml").is_file()
 PROG = "python main.py" if IN_CHECKOUT else "crossover"
 # Every file in resources/ the app loads; a wheel that lacks one is broken (tests/test_packaging.py).
 RESOURCES = ("crossover.svg", "start.svg", "stop.svg", "export.svg", "clear.svg", "delete.svg", "style.qss",
-             "style-dark.qss")
+             "style-dark.qss", "tick-dark.svg")
 
 
 def resource_dir() -> Path:

@@ -35,11 +35,14 @@ def icon(name: str) -> QIcon:
 
 
 def style_sheet(dark: bool = False) -> str:
-    """The application style sheet: style.qss, and for a dark scheme style-dark.qss's colours after it."""
+    """The application style sheet: style.qss, and for a dark scheme style-dark.qss's colours (and its visible
+    check boxes) after it."""
     parts = []
     for name in ("style.qss", "style-dark.qss") if dark else ("style.qss",):
         try:
-            parts.append(resource_path(name).read_text(encoding="utf-8"))
+            # url() in a style sheet is read from the working folder: name the installed one.
+            parts.append(resource_path(name).read_text(encoding="utf-8").replace(
+                "@RESOURCES@", resource_dir().as_posix()))
         except OSError:
             _missing(resource_path(name))
     return "\n".join(parts)

@@ -121,6 +121,26 @@ def test_text_the_style_sheet_colours_reads_in_both_schemes(make_window, scheme)
         assert contrast(fg, bg) >= 4.5, f"{label.objectName() or 'status bar'}: {fg.name()} on {bg.name()}"
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_an_unticked_box_shows_its_edge_in_both_schemes(make_window, scheme):
+    """Fusion drew a dark scheme's unticked box darker than the window around it: a box nobody could see."""
+    from PySide6.QtWidgets import QCheckBox
+    window = make_window()
+    window.theme.choose(scheme)
+    box = next(b for b in window.findChildren(QCheckBox) if b.isVisibleTo(window))
+    ticked = box.isChecked()
+    try:
+        for state in (False, True):
+            box.setChecked(state)
+            image = box.grab().toImage()
+            ground = window.palette().color(QPalette.ColorRole.Window)
+            edge = max((contrast(image.pixelColor(x, y), ground) for x in range(min(18, image.width()))
+                        for y in range(image.height())), default=1.0)
+            assert edge >= 1.5, (scheme, state, ground.name())
+    finally:
+        box.setChecked(ticked)
+
+
 def test_icons_are_scalable_and_sharp_at_twice_the_scale(qapp):
     for name in ("crossover", "start", "stop", "export", "clear", "delete"):
         icon_ = icon(name)
