@@ -95,7 +95,7 @@ def run_ladder(pool: LanePool, settings: Sequence[KnobSetting], *,
         if cancel.is_set():
             break
         results += run_sweeps(pool, setting.lanes, [setting.spec], on_point=counted, cancel=cancel)
-        done += len(results[-1].rows) if results else 0
+        done += lane_points(setting.lanes, [setting.spec])  # every point of it, with rows or not
     return results
 
 

@@ -1,5 +1,7 @@
 """A refined sweep on real lanes: the coarse widths, then the widths core/study/refine.py asks for, measured through the
-lane pool like any sweep point; rows are marked coarse or refine, and a width measured again adds its batches."""
+lane pool like any sweep point; rows are marked coarse or refine, and a width measured again adds its batches.
+A sweep just measured on the same lanes and settings lends its points (and its calibration): a width it measured
+on every lane is not measured again unless refinement asks that width for more batches."""
 from __future__ import annotations
 
 import dataclasses
@@ -46,7 +48,26 @@ def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
         peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan)
 
 
+def reusable(previous: SweepResult | None, lanes: Sequence[LaneSpec], spec: SweepSpec) -> dict[int, list[SweepRow]]:
+    """The widths of `previous` (a sweep measured on these `lanes`: the caller knows) that `spec` may take as
+    measured: same settings but the widths, one batch size, and a completed row on every lane. Width → rows."""
+    if previous is None or previous.cancelled and not previous.rows:
+        return {}
+    same = dataclasses.replace(previous.spec, widths=spec.widths, calibrate=spec.calibrate) == spec
+    if not same or len(previous.spec.batch_sizes) > 1:
+        return {}
+    names, measured_in = {lane.name for lane in lanes}, {run.run_id: run for run in previous.runs}
+    by_width: dict[int, list[SweepRow]] = {}
+    for row in previous.rows:
+        run = measured_in.get(row.run_id)
+        if row.status == Status.COMPLETED and row.lane in names and row.usable and run is not None \
+                and row.lane in run.lanes:
+            by_width.setdefault(row.width, []).append(row)
+    return {w: rows for w, rows in by_width.items() if {r.lane for r in rows} == names and w in spec.widths}
+
+
 def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, target: RefineTarget, *,
+                      reuse: SweepResult | None = None,
                       on_point: Callable[[PointMeasured], None] | None = None,
                       on_event: Callable[[LaneEvent], None] | None = None,
                       cancel: threading.Event | None = None,
@@ -54,19 +75,27 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
     """Measure `spec`'s widths on every lane, then refine around each change of the faster lane.
 
     The budget counts from the first point (calibration, if asked for, comes before it). Each
-    PointMeasured reports `total` 0: how many points refinement will take is not known ahead.
+    PointMeasured reports `total` 0: how many points refinement will take is not known ahead. `reuse`: a sweep
+    measured just before on the same lanes (the caller's word); its points at the coarse widths are taken as they
+    are (their rows keep the run_id of the run that measured them) — see `reusable`.
     """
     check_refinable(lanes, [spec])
     cancel = cancel or threading.Event()
     result = SweepResult(spec)
+    lent = reusable(reuse, lanes, spec)
+    runs = {run.run_id: run for run in reuse.runs} if reuse is not None else {}
     pool.ready(lanes, cancel)  # their framework imports overlap one another, and end before the first point
     if spec.calibrate:
         for lane in lanes:
-            if not cancel.is_set():
+            if reuse is not None and lent and lane.name in reuse.calibration:
+                result.calibration[lane.name] = reuse.calibration[lane.name]
+            elif not cancel.is_set():
                 result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
     kept: dict[tuple[str, int], list[BatchTiming]] = {}
 
     def measure(width: int, level: int) -> list[SweepPoint]:
+        if level == 0 and width in lent:
+            return take(lent.pop(width))
         (config,) = dataclasses.replace(spec, widths=(width,)).points()
         run, measured = measure_point(pool, lanes, config, result, on_event, cancel)
         rows = []
@@ -83,6 +112,21 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
         if on_point is not None:
             on_point(PointMeasured(spec.variant, tuple(rows), run, len(result.rows), 0))
         return [row.point() for row in rows if row.usable]
+
+    def take(rows: list[SweepRow]) -> list[SweepPoint]:
+        """A point measured before: its rows as they are, its batches kept in case refinement asks for more."""
+        taken = []
+        for row in rows:
+            run = runs[row.run_id]  # reusable() lends only rows whose run it holds
+            kept.setdefault((row.lane, row.width), []).extend(r for r in run.lanes[row.lane].records if not r.warmup)
+            if run not in result.runs:
+                result.runs.append(run)
+            taken.append(dataclasses.replace(row, stage="coarse"))
+        result.rows.extend(taken)
+        if on_point is not None:
+            on_point(PointMeasured(spec.variant, tuple(taken), runs[taken[0].run_id], len(result.rows), 0,
+                                   reused=True))
+        return [row.point() for row in taken if row.usable]
 
     result.refinement = refine(spec.widths, measure, target, clock=clock, cancel=cancel)
     result.cancelled = cancel.is_set()

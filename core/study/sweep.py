@@ -146,8 +146,9 @@ class PointMeasured:
     variant: str
     rows: tuple[SweepRow, ...]
     run: RunResult
-    done: int  # lane-points measured so far, over every variant
+    done: int  # lane-points done so far (measured, failed or cut short), over every variant
     total: int
+    reused: bool = False  # taken from a sweep measured just before on the same lanes and settings, not timed again
 
 
 def calibration_size(lane: LaneSpec) -> int:
@@ -209,7 +210,7 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
             if spec.floor:
                 rows = with_floors(pool, lanes, config, rows, cancel)
             result.rows.extend(rows)
-            done += len(rows)
+            done += len(lanes)  # every lane's turn at the point, measured or cut short: the estimate counts it
             if on_point is not None:
                 on_point(PointMeasured(spec.variant, tuple(rows), run, done, total))
         result.cancelled = cancel.is_set()

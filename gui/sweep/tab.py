@@ -12,7 +12,7 @@ from ...core.config import ConfigError, LaneSpec, RunConfig
 from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ...core.paths import autosave_dir
 from ...core.analysis.leads import RefineTarget
-from ...core.study.refined_sweep import check_refinable, run_refined_sweep
+from ...core.study.refined_sweep import check_refinable, reusable, run_refined_sweep
 from ...core.engine.pool import LanePool
 from ...core.study.sweep import PointMeasured, SweepResult, SweepSpec, lane_points, results_so_far, run_sweeps
 from ...core.files.sweeps import SweepFiles
@@ -54,6 +54,7 @@ class SweepTab(QWidget):
         self.autosave_path = ""
         self._t0 = 0.0
         self.results: list[SweepResult] = []
+        self._measured_on: list[LaneSpec] = []  # the lanes `results` were measured on
         self._ladder: list[KnobSetting] = []
         self._build()
 
@@ -128,20 +129,28 @@ class SweepTab(QWidget):
             self._say(f"Cannot start the sweep: {exc}.", error=True)
             return
         self.save_state()
-        self._measured, self.results, self._specs = [], [], specs
+        # Refine after a sweep on the same lanes and settings: that sweep's points are taken, not timed again.
+        previous = self.results[0] if target is not None and len(self.results) == 1 and lanes == self._measured_on \
+            else None
+        lent = len(reusable(previous, lanes, specs[0])) if previous is not None else 0
+        self._measured, self.results, self._specs, self._measured_on = [], [], specs, list(lanes)
         self._start_autosave(specs)
         self.view.empty_text = "Waiting for the first point…"
         self.view.set_rows([])
         total = lane_points(lanes, specs)
         self.sweep_form.start_progress(total, target)
-        self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
+        if lent:
+            self._say(f"Refining from the {lent} widths the last sweep measured on these lanes (taken as they are, "
+                      "not timed again)…")
+        else:
+            self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
         pool = self._pool()
 
         def work(cancel: threading.Event, put: Callable[[PointMeasured], None]) -> list[SweepResult]:
             if settings:
                 return run_ladder(pool, settings, on_point=put, cancel=cancel)
             if target is not None:
-                return [run_refined_sweep(pool, lanes, specs[0], target, on_point=put, cancel=cancel)]
+                return [run_refined_sweep(pool, lanes, specs[0], target, reuse=previous, on_point=put, cancel=cancel)]
             return run_sweeps(pool, lanes, specs, on_point=put, cancel=cancel)
 
         self._ladder = settings
@@ -235,6 +244,7 @@ class SweepTab(QWidget):
     def _forget_sweep(self) -> None:
         """The tab shows other points now: the last sweep's results, specs and autosave are not theirs."""
         self._measured, self.results, self._specs, self.autosave_path = [], [], [], ""
+        self._measured_on = []
 
     def export_csv(self, path: str) -> list[str]:
         return self.view.export_csv(path)

@@ -274,3 +274,50 @@ def test_real_refinement_on_cpu_and_cpu1_ends_within_its_budget(tmp_path):
     assert [(c["width_lo"], c["width_hi"]) for c in analysis["crossovers"]] == \
         [(c.width_lo, c.width_hi) for c in r.crossings]
     assert not math.isnan(result.rows[0].median_ms)
+
+
+def test_refine_after_a_sweep_takes_its_points_and_times_only_new_widths(monkeypatch):
+    """Refine in the Sweep tab after a sweep on the same lanes and settings: the sweep's widths are not timed
+    again (their rows keep the run that measured them), only the widths refinement adds."""
+    from helpers import two_lane_result
+    from crossover_lab.core.study import refined_sweep
+    from crossover_lab.core.study.sweep import SweepResult
+
+    def ms(width: int) -> tuple[float, float]:  # cpu leads below about 1,000 units, gpu0 above
+        return 1 + width / 100, 5 + width / 1000
+
+    base = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=64))
+    spec = SweepSpec(widths=(16, 256, 2048), layers=1, base=base, calibrate=False)
+    lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
+    previous = SweepResult(spec)
+    for width in spec.widths:
+        run = two_lane_result(f"sweep-{width}", width, *ms(width))
+        previous.runs.append(run)
+        previous.rows += [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
+    timed: list[int] = []
+
+    def fake_point(pool, lanes, config, result, on_event, cancel):
+        width = config.model.widths[0]
+        timed.append(width)
+        run = two_lane_result(f"refine-{width}-{len(timed)}", width, *ms(width))
+        result.runs.append(run)
+        return run, [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
+
+    class Pool:
+        def ready(self, lanes, cancel):
+            pass
+
+    monkeypatch.setattr(refined_sweep, "measure_point", fake_point)
+    seen = []
+    result = refined_sweep.run_refined_sweep(Pool(), lanes, spec, RefineTarget(0.25, 60.0), reuse=previous,
+                                             on_point=seen.append)
+    assert timed and not set(timed) & set(spec.widths), timed  # the new widths only
+    assert [p.reused for p in seen[:3]] == [True] * 3 and not any(p.reused for p in seen[3:])
+    coarse = [row for row in result.rows if row.stage == "coarse"]
+    assert sorted({row.run_id for row in coarse}) == [f"sweep-{w}" for w in (16, 2048, 256)]
+    assert result.refinement is not None and result.refinement.crossings
+    # Only a sweep of the same settings on the same lanes lends its points.
+    assert set(refined_sweep.reusable(previous, lanes, spec)) == {16, 256, 2048}
+    slower = SweepSpec(widths=spec.widths, layers=1, base=base, calibrate=False, seconds_per_point=9.0)
+    assert refined_sweep.reusable(previous, lanes, slower) == {}
+    assert refined_sweep.reusable(previous, [lanes[0], LaneSpec.parse("cpu1")], spec) == {}

@@ -120,3 +120,31 @@ def test_points_group_by_variant_and_batch_size():
     assert list(group_rows(rows[:4])) == ["all"]
     # Each group crosses on its own; mixing them would let batch 512 overwrite batch 32.
     assert all(len(find_crossovers(pts)) == 1 for pts in groups.values())
+
+
+def test_the_progress_counts_every_point_even_one_cut_short(monkeypatch):
+    """The time left is elapsed / done × (total − done): a point that gave no rows (a lane failed or was cut
+    short) is still a point done, over a sweep and over the whole knob ladder."""
+    from helpers import two_lane_result
+    from crossover_lab.core.study import ladder, sweep
+
+    def fake_point(pool, lanes, config, result, on_event, cancel):
+        width = config.model.widths[0]
+        run = two_lane_result(f"r{width}", width, 1.0, 2.0)
+        rows = [] if width == 64 else [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
+        return run, rows
+
+    class Pool:
+        def ready(self, lanes, cancel):
+            pass
+
+    monkeypatch.setattr(sweep, "measure_point", fake_point)
+    lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
+    spec = SweepSpec(widths=(16, 64, 256), layers=1, base=BASE, calibrate=False)
+    seen = []
+    run_sweeps(Pool(), lanes, [spec], on_point=seen.append)
+    assert [(p.done, p.total) for p in seen] == [(2, 6), (4, 6), (6, 6)]
+    settings = [ladder.KnobSetting("base", spec, tuple(lanes)), ladder.KnobSetting("jit=on", spec, tuple(lanes))]
+    seen.clear()
+    ladder.run_ladder(Pool(), settings, on_point=seen.append)
+    assert [(p.done, p.total) for p in seen] == [(2, 12), (4, 12), (6, 12), (8, 12), (10, 12), (12, 12)]
