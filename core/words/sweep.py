@@ -12,7 +12,10 @@ from ..analysis.verdict import State, curve_verdict, pair_verdict
 from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..json_data import JsonValue
-from ..files.sweep_rows import SweepRow
+from ..files.sweep_rows import SweepRow, group_rows
+from ..files.sweeps import run_rows
+from ..records import Status
+from ..results import RunResult
 from .numbers import fmt_duration, fmt_flops, fmt_num
 from .verdict import change_words, pair_words
 
@@ -35,6 +38,18 @@ def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str
     """One sentence for the user on where, if anywhere, one lane's lead gives way to the other's: the one
     crossing rule (core/analysis/verdict.py), in width order."""
     return pair_words(pair_verdict(points, lane_a, lane_b))
+
+
+def run_crossing_lines(result: RunResult) -> list[str]:
+    """Where the lanes of one run cross as its model changed (a ramp, or widths dragged): each pair's sentence
+    by the one rule, over the completed segments of one kind, once the pair shares at least two widths."""
+    groups = group_rows(r for r in run_rows(result) if r.status == Status.COMPLETED)
+    if len(groups) != 1:
+        return []
+    points = next(iter(groups.values()))
+    lanes = sorted({p.lane for p in points})
+    return [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]
+            if len({p.width for p in points if p.lane == a} & {p.width for p in points if p.lane == b}) >= 2]
 
 
 def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], crossings: bool = True) -> list[str]:

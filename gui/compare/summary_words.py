@@ -5,11 +5,8 @@ from __future__ import annotations
 from typing import Container
 
 from ...core.analysis.stats import has_steady
-from ...core.files.sweeps import run_rows
-from ...core.files.sweep_rows import group_rows
-from ...core.words.sweep import describe_pair
+from ...core.words.sweep import run_crossing_lines
 from ..live_run import LiveRun
-from ...core.records import Status
 
 
 def verdict_segments(live: LiveRun) -> tuple[dict, str]:
@@ -35,16 +32,10 @@ def verdict_segments(live: LiveRun) -> tuple[dict, str]:
 
 def crossing_lines(live: LiveRun) -> list[str]:
     """For a ramp (or a run whose model changed): where the lanes cross, once both have completed
-    widths on either side (otherwise nothing)."""
+    widths on either side (otherwise nothing). The sentences are core's (core/words/sweep.py)."""
     if len(live.plan) < 2 and all(len(lane.segments) < 2 for lane in live.lanes.values()):
         return []
-    groups = group_rows(r for r in run_rows(live.result) if r.status == Status.COMPLETED)
-    if len(groups) != 1:
-        return []
-    points = next(iter(groups.values()))
-    lanes = sorted({p.lane for p in points})
-    return [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]
-            if len({p.width for p in points if p.lane == a} & {p.width for p in points if p.lane == b}) >= 2]
+    return run_crossing_lines(live.result)
 
 
 def as_sentence(line: str, lanes: Container[str]) -> str:
