@@ -14,7 +14,7 @@ from .machines import add_price_arg, print_costs, prices_from
 from ..analysis.costs import cost_analysis
 from ..analysis.leads import Refinement, refinement_from_json
 from ..words.sweep import refine_lines
-from .report import print_groups_analysis
+from .printing import print_groups_analysis
 from ..files.sweeps import SweepReading, iter_sweep_rows
 from ..files.sweep_rows import group_rows
 from ..files.sweep_sets import file_prices, load_sets, parse_labels, sidecar_of

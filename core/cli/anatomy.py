@@ -20,7 +20,7 @@ from ..files.run_files import json_clean
 from ..files.atomic import ExportError, atomic_write_text
 from ..files.live import check_output_path
 from ..presets import PRESETS
-from .report import table
+from .printing import table
 from ..engine.pool import LanePool
 from .stopping import StopSignals
 from ..study.sweep import parse_sweep_widths

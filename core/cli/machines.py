@@ -9,7 +9,7 @@ from ..analysis.costs import cost_analysis, dollars_per_million, parse_prices, p
 from ..analysis.points import SweepPoint
 from ..engine.remote.channel import RemoteSettings
 from ..engine.remote.wire import DEFAULT_PYTHON, SSH_COMMAND_ENV
-from .report import table
+from .printing import table
 from ..results import RunResult
 from ..words.numbers import fmt_dollars
 from ..words.sweep import cost_lines

@@ -1,198 +1,38 @@
-"""What the command line prints: tables, progress lines, run summaries and sweep analyses."""
+"""`crossover report`: one self-contained HTML file (or Markdown with its pictures beside it) a reader can cite,
+from sweep CSVs (one machine or several), a run's CSV and an anatomy JSON: the question and the answer,
+the pictures with their numbers, the fits, the rule, the settings, the machines and how to reproduce them."""
 from __future__ import annotations
 
-import math
+import argparse
 import sys
-from typing import Mapping, Sequence, TextIO, Union
 
-from rich.console import Console
-from rich.progress import BarColumn, TaskID, TaskProgressColumn, TextColumn
-from rich.progress import Progress as RichProgress
-
-from ..words import sweep as sweep_words
-from ..analysis.crossings import LaneFit, analyze_points
-from ..analysis.points import SweepPoint
-from ..words.anatomy import floor_crossover_lines, floor_notes
-from ..analysis.contention import common_stretch, contended
-from ..messages import Calibrated
-from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished, RunStarted, Status
-from ..results import RunResult
-from ..study.sweep import SweepResult
-from ..files.sweeps import run_rows
-from ..files.sweep_rows import SweepRow, group_rows
-from ..words.run import explain, verdict_lines
-from ..words.numbers import fmt_flops, fmt_num, fmt_range
+from ..files.atomic import ExportError
+from ..files.live import check_output_path
+from ..files.sweep_sets import parse_labels
+from ..report.html import FORMATS, write_report
+from .common import EXIT_FAILED, EXIT_OK
 
 
-Cell = Union[str, int, float]  # a table's cell, printed as str() writes it
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="one HTML file (or Markdown) to cite: the answer, pictures with their numbers, "
+                       "fits, the rule, settings, machines, how to reproduce, the files' SHA-256")
+    p.add_argument("files", nargs="+", metavar="file", help="sweep CSVs (several machines make one report), "
+                   "a run's per-batch CSV (its sidecar beside it), an anatomy JSON (anatomy --json-file)")
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="the report to write, e.g. report.html")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="html (default; md when PATH ends in .md): md writes the pictures as SVG files beside it")
+    p.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
+                   help="name a sweep file's machine (default: the machine in its sidecar, else the file name)")
+    p.set_defaults(func=cmd_report)
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
-    cells = [list(map(str, header))] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-class Progress:
-    """How far each lane is while `run` trains: on a terminal, a bar per lane (rich's, redrawn in place);
-    elsewhere (a pipe, a log file), a plain line per lane at its start, at every quarter and at its end."""
-
-    QUARTERS = (25, 50, 75)
-
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
-        self.terminal = stream.isatty()
-        self.total_steps: dict[str, int] = {}
-        self._said: dict[str, int] = {}  # lane → the last quarter said (plain lines)
-        self._bar: RichProgress | None = None
-        self._tasks: dict[str, TaskID] = {}
-
-    def __call__(self, event: LaneEvent) -> None:
-        if isinstance(event, RunStarted):
-            self.total_steps[event.lane] = event.run_settings.total_steps
-            self._start(event.lane, f"{event.lane}: started on {event.device}")
-        elif isinstance(event, BatchTiming):
-            self._step(event.lane, event.step, event.epoch)
-        elif isinstance(event, (RunFinished, RunFailed, LaneEnded)):
-            status = event.summary.status if isinstance(event, RunFinished) else (
-                event.status if isinstance(event, LaneEnded) else "failed")
-            self._end(event.lane, str(status))
-
-    def _start(self, lane: str, text: str) -> None:
-        if self.terminal:
-            if self._bar is None:
-                self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-                                         TextColumn("{task.fields[note]}"), console=Console(file=self.stream),
-                                         transient=False)
-                self._bar.start()
-            self._tasks[lane] = self._bar.add_task(lane, total=self.total_steps.get(lane) or None, note=text)
-        else:
-            print(text, file=self.stream, flush=True)
-
-    def _step(self, lane: str, step: int, epoch: int) -> None:
-        total = self.total_steps.get(lane) or 0
-        if self.terminal and self._bar is not None and lane in self._tasks:
-            self._bar.update(self._tasks[lane], completed=step, note=f"epoch {epoch} · step {step:,}")
-        elif not self.terminal and total:
-            quarter = max((q for q in self.QUARTERS if 100 * step >= q * total), default=0)
-            if quarter > self._said.get(lane, 0):
-                self._said[lane] = quarter
-                print(f"{lane}: {quarter}% (step {step:,} of {total:,})", file=self.stream, flush=True)
-
-    def _end(self, lane: str, status: str) -> None:
-        if self.terminal and self._bar is not None and lane in self._tasks:
-            self._bar.update(self._tasks[lane], note=status)
-        else:
-            print(f"{lane}: {status}", file=self.stream, flush=True)
-
-    def done(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
-
-
-def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
-    rows: list[list[Cell]] = []
-    for name, lane in result.lanes.items():
-        s = lane.summary
-        device = lane.started.device if lane.started else ""
-        if s is None:
-            rows.append([name, device, lane.status, "–", "–", "–", "–", "–", "–"])
-            continue
-        rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms),
-                     fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else "–",
-                     fmt_num(s.samples_per_s), fmt_num(s.gflops), fmt_num(s.warmup_s)])
-    print(table(["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s", "GFLOP/s",
-                 "warm-up s"], rows), file=out)
-    for name, lane in result.lanes.items():
-        if lane.failure:
-            print(f"{name} {lane.status}: {lane.failure}", file=out)
-    summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != Status.FAILED]
-    stretch = common_stretch(result)  # lanes side by side: compared on the time all of them trained
-    compared = list(stretch.summaries.values()) if stretch and stretch.summaries else summaries
-    for line in verdict_lines(compared, {lane for lane, _ in contended(result)}):
-        print(line + ".", file=out)
-    if stretch and stretch.summaries:
-        print(f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained.", file=out)
-    elif stretch:
-        print(f"Not compared on the same time: {stretch.reason}; the verdict compares whole runs.", file=out)
-    if len(summaries) == 2:
-        print(explain(summaries[0], summaries[1]), file=out)
-
-
-def print_ramp(result: RunResult, out: TextIO = sys.stdout) -> None:
-    """A ramp (or a run whose model changed): each lane's segments as points, and where the lanes cross."""
-    rows = run_rows(result)
-    print_points(rows, {}, out)
-    for name, lane in result.lanes.items():
-        if lane.failure:
-            print(f"{name} {lane.status}: {lane.failure}", file=out)
-    print_groups_analysis(group_rows(rows), out)
-
-
-def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdout,
-                          crossings: bool = True) -> None:
-    for label, points in groups.items():
-        if len(groups) > 1:
-            print(f"\n{label}:", file=out)
-        print_sweep_analysis(points, out, crossings)
-    for line in floor_crossover_lines(groups) + floor_notes(groups):  # sweep --floor: the floor's lines
-        print(line[:1].upper() + line[1:] + ".", file=out)
-
-
-def print_sweep_analysis(points: list[SweepPoint], out: TextIO = sys.stdout, crossings: bool = True) -> None:
-    """Each lane's fitted cost model, and (unless `crossings` is False) where each pair of lanes crosses."""
-    result = analyze_points(points)
-
-    def worst(fit: LaneFit) -> str:
-        values = [abs(r) for _, r in fit.residuals if r is not None]
-        return f"{100 * max(values):.0f}%" if values else "–"
-
-    print(table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual"],
-                [[lane, fmt_num(v.overhead_ms), fmt_num(v.gflops), v.n_points, worst(v)]
-                 for lane, v in result.lanes.items()]), file=out)
-    lanes = sorted(result.lanes) if crossings else []
-    for i, a in enumerate(lanes):
-        for b in lanes[i + 1:]:
-            print(sweep_words.describe_pair(points, a, b) + ".", file=out)
-    for p in result.predicted:
-        print(f"cost models of {p.lanes[0]} and {p.lanes[1]} cross at "
-              f"{fmt_flops(p.flops_per_batch)} per batch.", file=out)
-
-
-def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated], out: TextIO = sys.stdout) -> None:
-    for lane, cal in calibration.items():
-        if cal.error:
-            print(f"{lane}: calibration failed: {cal.error}", file=out)
-        else:
-            print(f"{lane}: a {cal.size}x{cal.size} float32 matrix product runs at {fmt_num(cal.gflops)} GFLOP/s",
-                  file=out)
-    print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status"],
-                [[r.lane, r.width, r.batch_size, fmt_num(r.flops_per_batch / 1e6), fmt_num(r.median_ms),
-                  fmt_range(r.p10_ms, r.p90_ms, 3), fmt_num(r.gflops),
-                  f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
-                 for r in rows]), file=out)
-    for r in rows:
-        if r.status == Status.FAILED:
-            print(f"{r.lane} width {r.width} failed: {r.reason}", file=out)
-
-
-def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = sys.stdout) -> None:
-    """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
-    (label_a, points_a) = next(iter(group_rows(base.rows).items()), ("all", []))
-    (label_b, points_b) = next(iter(group_rows(changed.rows).items()), ("all", []))
-    a, b = analyze_points(points_a), analyze_points(points_b)
-    name = changed.spec.variant if label_b == "all" else f"{changed.spec.variant} ({label_b})"
-    rows = []
-    for lane in sorted(set(a.lanes) | set(b.lanes)):
-        la, lb = a.lanes.get(lane), b.lanes.get(lane)
-        rows.append([lane, f"{fmt_num(la and la.overhead_ms)} → {fmt_num(lb and lb.overhead_ms)}",
-                     f"{fmt_num(la and la.gflops)} → {fmt_num(lb and lb.gflops)}"])
-    print(f"\ncompare: base → {name}", file=out)
-    print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
-    for label, res in (("base" if label_a == "all" else f"base ({label_a})", a), (name, b)):
-        crossings = ", ".join(f"{c.faster_above} faster above width {fmt_num(c.width)}"
-                              for c in res.crossovers)
-        print(f"{label}: {crossings or 'no crossover in this range'}", file=out)
+def cmd_report(args: argparse.Namespace) -> int:
+    check_output_path(args.output, "-o")
+    fmt = args.format or ("md" if args.output.lower().endswith(".md") else "html")
+    try:
+        path = write_report(args.files, args.output, fmt, parse_labels(args.label))
+    except (ExportError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"wrote {path}")
+    return EXIT_OK

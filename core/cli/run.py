@@ -17,7 +17,7 @@ from ..config import ConfigError, parse_lanes
 from ..engine.devices import host_info
 from ..presets import PRESETS
 from ..records import LaneEvent, Status, now_iso
-from .report import Progress, print_ramp, print_summary
+from .printing import Progress, print_ramp, print_summary
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
 from ..results import RunResult, new_run_id

@@ -21,7 +21,7 @@ from ..paths import autosave_dir
 from ..presets import SWEEP_PRESETS, SweepPreset
 from ..analysis.leads import DEFAULT_BUDGET_S, RefineTarget
 from ..study.refined_sweep import check_refinable, run_refined_sweep
-from .report import print_comparison, print_groups_analysis, print_points
+from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool
 from .stopping import StopSignals
 from ..study.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,

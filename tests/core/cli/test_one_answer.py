@@ -51,7 +51,7 @@ def test_analyze_of_a_file_says_what_the_command_that_wrote_it_said(tmp_path, co
 def test_run_progress_is_a_bar_on_a_terminal_and_plain_lines_elsewhere():
     import io
 
-    from crossover_lab.core.cli.report import Progress
+    from crossover_lab.core.cli.printing import Progress
     from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted, RunSummary
 
     class Terminal(io.StringIO):

@@ -1,0 +1,441 @@
+"""What a report says, before it is rendered: the question and the answer first, then each file's figures with
+their numbers, the fits, the floor, prices, the settings that change speed, the machines, the command that
+reproduces each file, and the source files' names, sizes and SHA-256. Every verdict sentence comes from
+core/words/, as the CLI and the window say it; nothing here words a verdict of its own."""
+from __future__ import annotations
+
+import math
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from markupsafe import Markup
+
+from ..analysis.anatomy import PARTS, RUNGS, stacked
+from ..analysis.crossings import analyze_points
+from ..analysis.points import SweepPoint
+from ..analysis.verdict import pair_verdict
+from ..json_data import JsonValue
+from ..files.sweep_rows import group_rows
+from ..files.sweeps import run_rows
+from ..paths import PROG
+from ..records import BatchTiming
+from ..results import RunResult
+from ..version import APP_VERSION
+from ..words.anatomy import (CLOCKS, PART_LABELS, SYNCED_CLOCK, fmt_part, fmt_rung, floor_sentence,
+                             timing_cost_sentence, why_sentence)
+from ..words.numbers import fmt_flops, fmt_num, fmt_range
+from ..words.run import explain, verdict_lines
+from ..words.sweep import cost_lines, picture_title, sweep_lines
+from ..words.anatomy import floor_crossover_lines, floor_notes
+from ..words.verdict import pair_words
+from .inputs import AnatomyInput, Inputs, RunInput, SweepInput
+from .rule import Rule, rule_of
+from .svg import Bar, Plot, Series, bars_svg, plot_svg
+
+Cell = str
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A picture, its numbers in a table under it, and the file name it takes beside a Markdown report."""
+
+    title: str
+    svg: Markup
+    standalone: Markup
+    table: Table
+    file_name: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """One source's part of the report: what it measured, its pictures, and its facts."""
+
+    title: str
+    kind: str  # sweep | run | anatomy
+    lines: tuple[str, ...]  # sentences in the app's words
+    figures: tuple[Figure, ...]
+    tables: tuple[tuple[str, Table], ...] = ()  # (caption, table): fits, prices, settings
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    question: str
+    answer: tuple[str, ...]  # the verdict, in the app's words
+    facts: tuple[tuple[str, str], ...]  # model, task, lanes, machines, clock
+    rule_lines: tuple[str, ...]
+    sections: tuple[Section, ...]
+    machines: tuple[tuple[str, Table], ...]
+    settings: tuple[tuple[str, Table], ...]
+    reproduce: tuple[tuple[str, str], ...]  # (file, command)
+    files: Table
+    app_version: str = APP_VERSION
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _sentence(text: str) -> str:
+    """A line as the CLI prints it: the words as they are (a lane's name keeps its case), with a full stop."""
+    text = text.strip()
+    return text + ("" if text.endswith(".") else ".") if text else ""
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
+    return Table(tuple(header), tuple(tuple(r) for r in rows))
+
+
+def _map(x: JsonValue) -> Mapping[str, JsonValue]:
+    return x if isinstance(x, Mapping) else {}
+
+
+def _seq(x: JsonValue) -> Sequence[JsonValue]:
+    return x if isinstance(x, (list, tuple)) else ()
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")[:60] or "figure"
+
+
+def _figure(title: str, svg_of: Plot | tuple[str, Sequence[Bar], str], table: Table, name: str) -> Figure:
+    if isinstance(svg_of, Plot):
+        return Figure(title, plot_svg(svg_of), plot_svg(svg_of, standalone=True), table, name)
+    t, bars, unit = svg_of
+    return Figure(title, bars_svg(t, bars, unit), bars_svg(t, bars, unit, standalone=True), table, name)
+
+
+# ---------------------------------------------------------------- sweeps
+
+
+def _fit_line(fit_overhead: float | None, fit_gflops: float | None, flops: Sequence[float]) -> list[tuple[float, float]]:
+    if fit_overhead is None or fit_gflops is None or not flops:
+        return []
+    lo, hi = min(flops), max(flops)
+    xs = [lo * (hi / lo) ** (i / 24) for i in range(25)] if lo > 0 else []
+    return [(x, fit_overhead + x * 1e-6 / fit_gflops) for x in xs]
+
+
+def sweep_figure(label: str, points: Sequence[SweepPoint], n: int) -> Figure:
+    """ms per step against FLOPs per batch, each lane's points and fitted line, the crossings marked."""
+    analysis = analyze_points(points)
+    lanes = sorted({p.lane for p in points})
+    series: list[Series] = []
+    for i, lane in enumerate(lanes):
+        mine = sorted((p for p in points if p.lane == lane), key=lambda p: p.width)
+        series.append(Series(lane, [(p.flops_per_batch, p.median_ms) for p in mine], "points", i))
+        fit = analysis.lanes.get(lane)
+        line = _fit_line(fit.overhead_ms if fit else None, fit.gflops if fit else None,
+                         [p.flops_per_batch for p in mine])
+        if line:
+            series.append(Series(f"{lane} fit", line, "fit", i))
+    marks = [(c.flops_per_batch, f"≈{fmt_num(c.width, 2)} units") for c in analysis.crossovers
+             if math.isfinite(c.flops_per_batch)]
+    title = f"Sweep ({label}): ms per step against FLOPs per batch"
+    plot = Plot(title, "FLOPs per batch", "ms per step (median)", series, marks=marks, x_flops=True)
+    rows = [(p.lane, f"{p.width:,}", fmt_num(p.flops_per_batch / 1e6), fmt_num(p.median_ms),
+             fmt_range(p.p10_ms, p.p90_ms, 3) if math.isfinite(p.p10_ms) else "–", str(p.n_batches),
+             fmt_num(p.floor_ms) if math.isfinite(p.floor_ms) else "–")
+            for p in sorted(points, key=lambda p: (p.width, p.lane))]
+    table = _table(["lane", "width", "MFLOP/batch", "median ms", "p10–p90 ms", "steady batches", "floor ms"], rows)
+    return _figure(title, plot, table, f"figure-{n}-sweep-{_slug(label)}.svg")
+
+
+def fits_table(points: Sequence[SweepPoint]) -> Table:
+    analysis = analyze_points(points)
+
+    def worst(residuals: Sequence[tuple[int, float | None]]) -> str:
+        values = [abs(r) for _, r in residuals if r is not None]
+        return f"{100 * max(values):.0f}%" if values else "–"
+
+    rows = [(lane, fmt_num(f.overhead_ms), fmt_num(f.gflops), str(f.n_points), worst(f.residuals),
+             "yes" if f.ok else "no") for lane, f in analysis.lanes.items()]
+    rows += [(f"{p.lanes[0]} × {p.lanes[1]}", "", "", "", "", f"fitted lines cross at {fmt_flops(p.flops_per_batch)}"
+              " per batch") for p in analysis.predicted]
+    return _table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual", "fit within 10%"], rows)
+
+
+def _host_table(host: Mapping[str, JsonValue]) -> Table:
+    rows = [("machine", str(host.get("machine") or "–")), ("CPU", f"{host.get('cpu') or '–'} "
+                                                                   f"({host.get('cpu_cores') or '?'} cores usable)")]
+    for gpu in _seq(host.get("gpus")):
+        g = _map(gpu)
+        rows.append(("GPU", f"{g.get('name')} (driver {g.get('driver')}, {g.get('memory')})"))
+    rows += [(key, str(host.get(key))) for key in ("platform", "python", "numpy", "keras", "app_version")
+             if host.get(key) is not None]
+    rows += [(f"backend {k}", str(v) if v is not None else "not installed")
+             for k, v in _map(host.get("backends")).items()]
+    return _table(["", "value"], rows)
+
+
+SPEED_KEYS = ("backend", "threads", "jit_compile", "jit_source", "steps_per_execution", "feeding", "placement",
+              "mixed_precision", "xla_flags", "data_source", "samples", "steps_per_epoch", "warmup_steps",
+              "keras_version", "jax_version", "tensorflow_version", "torch_version")
+
+
+def _settings_table(meta: Mapping[str, JsonValue]) -> Table:
+    """What changes speed, as the sidecar recorded it: the training settings asked for, and each lane's resolved
+    ones (backend, threads, jit, steps per execution, feeding, precision)."""
+    runs = _seq(meta.get("runs"))
+    first = _map(runs[0]) if runs else {}
+    config = _map(first.get("config"))
+    rows = [(f"train {k}", str(v)) for k, v in _map(config.get("train")).items()]
+    rows += [(f"model {k}", str(v)) for k, v in _map(config.get("model")).items() if k != "widths"]
+    sweep = _map(meta.get("sweep"))
+    rows += [(f"sweep {k}", str(sweep[k])) for k in ("layers", "steady_steps", "seconds_per_point", "floor",
+                                                     "batch_sizes") if k in sweep]
+    if first.get("schedule"):
+        rows.append(("schedule", str(first.get("schedule"))))
+    for lane, info in _map(first.get("lanes")).items():
+        settings = _map(_map(info).get("settings"))
+        rows += [(f"{lane} {k}", str(settings[k])) for k in SPEED_KEYS if k in settings]
+    return _table(["setting", "value"], rows)
+
+
+def _lanes_of(meta: Mapping[str, JsonValue]) -> list[str]:
+    return list(dict.fromkeys(lane for run in _seq(meta.get("runs")) for lane in _map(_map(run).get("lanes"))))
+
+
+def _config_args(config: Mapping[str, JsonValue], with_widths: bool) -> list[str]:
+    train, model = _map(config.get("train")), _map(config.get("model"))
+    args = []
+    if with_widths and model.get("widths"):
+        args += ["--widths", ",".join(str(w) for w in _seq(model.get("widths")))]
+    for key, flag in (("batch_size", "--batch-size"), ("optimizer", "--optimizer"),
+                      ("learning_rate", "--learning-rate"), ("seed", "--seed"), ("preprocessing", "--preprocessing"),
+                      ("data", "--data"), ("feeding", "--feeding"), ("steps_per_execution", "--steps-per-execution"),
+                      ("samples", "--samples"), ("warmup_steps", "--warmup-steps")):
+        if train.get(key) is not None:
+            args += [flag, str(train[key])]
+    if model.get("dropout") is not None:
+        args += ["--dropout", str(model["dropout"])]
+    if train.get("jit") is not None:
+        args += ["--jit", "on" if train["jit"] else "off"]
+    if train.get("mixed_precision"):
+        args.append("--mixed-precision")
+    return args
+
+
+def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str) -> str:
+    """The command that measures the file again, from what its sidecar recorded ("" when it has no sidecar)."""
+    runs = _seq(meta.get("runs"))
+    if not runs:
+        return ""
+    first = _map(runs[0])
+    lanes = ",".join(_lanes_of(meta))
+    config = _map(first.get("config"))
+    name = Path(path).name
+    if kind == "sweep":
+        sweep = _map(meta.get("sweep"))
+        widths = ",".join(str(w) for w in _seq(sweep.get("widths")))
+        args = ["sweep", "--lanes", lanes, "--widths", widths]
+        if sweep.get("layers"):
+            args += ["--layers", str(sweep["layers"])]
+        args += _config_args(config, with_widths=False)
+        batches = [str(b) for b in _seq(sweep.get("batch_sizes"))]
+        if len(batches) > 1:
+            args += ["--batch-sizes", ",".join(batches)]
+        for key, flag in (("steady_steps", "--steady-steps"), ("seconds_per_point", "--seconds-per-point")):
+            if sweep.get(key) is not None:
+                args += [flag, str(sweep[key])]
+        if sweep.get("floor"):
+            args.append("--floor")
+    else:
+        args = ["run", "--lanes", lanes, *_config_args(config, with_widths=True)]
+        train = _map(config.get("train"))
+        if train.get("epochs") is not None:
+            args += ["--epochs", str(train["epochs"])]
+        if first.get("schedule"):
+            args += ["--schedule", str(first["schedule"])]
+    return f"{PROG} {shlex.join([*args, '--csv', name])}"
+
+
+def sweep_section(sweeps: Sequence[SweepInput], n0: int) -> Section:
+    rows = [r for s in sweeps for r in s.rows]
+    groups = group_rows(rows)
+    prices = {k: v for s in sweeps for k, v in s.prices.items()}
+    lines = [_sentence(x) for x in sweep_lines(groups) + floor_crossover_lines(groups) + floor_notes(groups)]
+    lines += [_sentence(x) for x in cost_lines(groups, prices)] if prices else []
+    figures = tuple(sweep_figure(label, points, n0 + i) for i, (label, points) in enumerate(groups.items()))
+    tables: list[tuple[str, Table]] = [(f"Fitted cost models ({label}): ms per step = fixed + FLOPs / throughput",
+                                        fits_table(points)) for label, points in groups.items()]
+    if prices:
+        tables.append(("Prices (dollars per hour)", _table(["lane", "$/h"],
+                                                           [(k, f"${v:,.2f}") for k, v in sorted(prices.items())])))
+    names = ", ".join(f"{s.label} ({Path(s.path).name})" for s in sweeps)
+    return Section(f"Sweep: {names}", "sweep", tuple(lines), figures, tuple(tables))
+
+
+# ---------------------------------------------------------------- runs
+
+
+def _decimate(records: Sequence[BatchTiming], most: int = 1500) -> list[BatchTiming]:
+    step = max(1, math.ceil(len(records) / most))
+    return list(records[::step])
+
+
+def run_figure(run: RunResult, n: int) -> Figure:
+    """ms per batch along the run's steps, per lane (warm-up batches included, as measured)."""
+    series = []
+    for i, (lane, result) in enumerate(run.lanes.items()):
+        records = _decimate([r for r in result.records if r.ms > 0])
+        series.append(Series(lane, [(float(r.step), r.ms) for r in records], "line", i))
+    title = f"Run {run.run_id}: ms per batch along the run"
+    plot = Plot(title, "step", "ms per batch", series, log_x=False, log_y=True)
+    rows = []
+    for lane, result in run.lanes.items():
+        s = result.summary
+        device = result.started.device if result.started else ""
+        rows.append((lane, device, str(result.status), str(s.n_batches) if s else "–",
+                     fmt_num(s.median_ms) if s else "–",
+                     fmt_range(s.p10_ms, s.p90_ms, 3) if s and math.isfinite(s.p10_ms) else "–",
+                     fmt_num(s.samples_per_s) if s else "–", fmt_num(s.gflops) if s else "–",
+                     fmt_num(s.warmup_s) if s else "–"))
+    table = _table(["lane", "device", "status", "steady", "median ms", "p10–p90 ms", "samples/s", "GFLOP/s",
+                    "warm-up s"], rows)
+    return _figure(title, plot, table, f"figure-{n}-run-{_slug(run.run_id)}.svg")
+
+
+def run_section(item: RunInput, n0: int) -> Section:
+    lines: list[str] = []
+    figures: list[Figure] = []
+    for run in item.runs:
+        summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
+        lines += [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label())]
+        if len(summaries) == 2:
+            lines.append(explain(summaries[0], summaries[1]))
+        figures.append(run_figure(run, n0 + len(figures)))
+        segmented = [r for r in run_rows(run) if r.stage == "ramp"]
+        if len({r.width for r in segmented}) > 1:  # a ramp, or a width dragged while it ran: a sweep of its own
+            groups = group_rows(segmented)
+            lines += [_sentence(x) for x in sweep_lines(groups)]
+            figures += [sweep_figure(f"{run.run_id} {label}", points, n0 + len(figures))
+                        for label, points in groups.items()]
+    return Section(f"Run: {Path(item.path).name}", "run", tuple(lines), tuple(figures),
+                   (("Settings that change speed", _settings_table(item.meta)),))
+
+
+# ---------------------------------------------------------------- anatomies
+
+
+def anatomy_section(item: AnatomyInput, n0: int) -> Section:
+    points = item.points
+    lines: list[str] = []
+    for widths in dict.fromkeys(p.widths for p in points):
+        same = [p for p in points if p.widths == widths]
+        lines.append(f"Hidden {'-'.join(map(str, widths))}: " + " ".join(why_sentence(p) for p in same)
+                     + (" " + floor_sentence(same) if len(same) > 1 else ""))
+    lines += [_sentence(timing_cost_sentence(p)) for p in points]
+    lines += [_sentence(f"{name}: {meaning}") for name, meaning in item.clocks.items()]
+    bars = [Bar(f"{p.lane} {'-'.join(map(str, p.widths))}",
+                [(PART_LABELS.get(part, "within the spread, not attributed"), ms) for part, ms in stacked(p)])
+            for p in points]
+    title = "Why: the synced step split into its parts (ms per step)"
+    rung_table = _table(["lane", "hidden", "batch", *RUNGS],
+                        [(p.lane, "-".join(map(str, p.widths)), str(p.batch_size), *(fmt_rung(p, r) for r in RUNGS))
+                         for p in points])
+    part_table = _table(["lane", "hidden", *(PART_LABELS[k] for k in PARTS), "timing cost"],
+                        [(p.lane, "-".join(map(str, p.widths)), *(fmt_part(part) for part in p.parts().values()),
+                          f"{fmt_num(p.timing_cost)}x" if math.isfinite(p.timing_cost) else "–") for p in points])
+    figure = _figure(title, (title, bars, "ms"), part_table, f"figure-{n0}-why-{_slug(Path(item.path).stem)}.svg")
+    failures = [_sentence(f"{f.get('lane')} {f.get('widths') or f.get('width')} failed: {f.get('reason')}")
+                for f in item.failures]
+    return Section(f"Anatomy: {Path(item.path).name}", "anatomy", tuple(lines + failures), (figure,),
+                   (("ms per step, median (p10–p90), per rung", rung_table),))
+
+
+# ---------------------------------------------------------------- the whole report
+
+
+def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str]]]:
+    """The question, the answer in the app's words, and the facts the answer rests on."""
+    facts: list[tuple[str, str]] = []
+    answer: list[str] = []
+    lanes: list[str] = []
+    if inputs.sweeps:
+        rows = [r for s in inputs.sweeps for r in s.rows]
+        title = picture_title(rows, {})
+        model, _, devices = title.partition("\n")
+        facts += [("model", model), ("devices", devices)]
+        groups = group_rows(rows)
+        for label, points in groups.items():
+            names = sorted({p.lane for p in points})
+            lanes += names
+            prefix = f"{label}: " if len(groups) > 1 else ""
+            answer += [_sentence(prefix + pair_words(pair_verdict(points, a, b)))
+                       for i, a in enumerate(names) for b in names[i + 1:]]
+        facts.append(("machines", "; ".join(f"{s.label}: {s.machine or 'machine not named'} "
+                                            f"({'; '.join(s.devices) or 'no device named'})" for s in inputs.sweeps)))
+    for item in inputs.runs:
+        for run in item.runs:
+            summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
+            lanes += list(run.lanes)
+            facts.append(("model", f"{run.config.model.label()} · batch {run.config.train.batch_size}"))
+            answer += [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label())]
+    for item in inputs.anatomies:
+        lanes += [p.lane for p in item.points]
+        for widths in dict.fromkeys(p.widths for p in item.points):
+            same = [p for p in item.points if p.widths == widths]
+            answer += [why_sentence(p) for p in same]
+    metas = [s.meta for s in inputs.sweeps] + [r.meta for r in inputs.runs]
+    tasks = []
+    for meta in metas:
+        runs = _seq(meta.get("runs"))
+        train = _map(_map(_map(runs[0]).get("config")).get("train")) if runs else {}
+        if train:
+            tasks.append(f"{train.get('data')} data, {train.get('optimizer')}, {train.get('epochs')} epoch(s)")
+    if tasks:
+        facts.append(("task", "; ".join(dict.fromkeys(tasks))))
+    lanes = list(dict.fromkeys(lanes))
+    facts.insert(0, ("lanes", ", ".join(lanes) or "–"))
+    facts.append(("clock", f"the {SYNCED_CLOCK}: {CLOCKS[SYNCED_CLOCK]}"))
+    question = (f"Which of {', '.join(lanes)} trains this model faster, and where does the faster one change?"
+                if len(lanes) > 1 else "How fast does this lane train this model?")
+    return question, tuple(answer), facts
+
+
+def build_report(inputs: Inputs) -> Report:
+    question, answer, facts = _question(inputs)
+    sections: list[Section] = []
+    n = 1
+    rule: Rule | None = None
+    if inputs.sweeps:
+        sections.append(sweep_section(inputs.sweeps, n))
+        n += len(sections[-1].figures)
+        rule = rule_of(inputs.sweeps)
+    for item in inputs.runs:
+        sections.append(run_section(item, n))
+        n += len(sections[-1].figures)
+    for item in inputs.anatomies:
+        sections.append(anatomy_section(item, n))
+        n += 1
+    machines: list[tuple[str, Table]] = []
+    settings: list[tuple[str, Table]] = []
+    reproduce: list[tuple[str, str]] = []
+    for path, meta, kind in ([(s.path, s.meta, "sweep") for s in inputs.sweeps]
+                             + [(r.path, r.meta, "run") for r in inputs.runs]):
+        name = Path(path).name
+        host = _map(meta.get("host"))
+        if host:
+            machines.append((name, _host_table(host)))
+        if meta.get("runs"):
+            settings.append((name, _settings_table(meta)))
+        command = reproduce_command(path, meta, kind)
+        reproduce.append((name, command or "(no sidecar beside it: its settings are not recorded)"))
+    for item in inputs.anatomies:
+        lanes = ",".join(dict.fromkeys(p.lane for p in item.points))
+        widths = ",".join(dict.fromkeys(str(p.width) for p in item.points))
+        reproduce.append((Path(item.path).name, f"{PROG} " + shlex.join(["anatomy", "--lanes", lanes, "--widths", widths,
+                                                                        "--json-file", Path(item.path).name])))
+    files = _table(["file", "role", "bytes", "SHA-256"],
+                   [(f.name, f.role, f"{f.size:,}", f.sha256) for f in inputs.files])
+    notes = tuple(s.dropped for s in inputs.sweeps if s.dropped)
+    title = "Crossover report: " + (facts[1][1] if len(facts) > 1 else "measurements")
+    return Report(title, question, answer, tuple(facts), tuple(rule.lines()) if rule else (), tuple(sections),
+                  tuple(machines), tuple(settings), tuple(reproduce), files, APP_VERSION, notes)
+

@@ -1,0 +1,395 @@
+"""The decision rule a program can follow: per kind of model (hidden layers, batch size, variant) and pair of
+lanes, which lane to use at a given number of FLOPs per batch — made from the one crossing rule
+(core/analysis/verdict.py), so it says what `analyze` says of the same files.
+
+Over the widths both lanes measured, each stretch where one lane leads answers that lane; a change of
+the faster lane splits at the width `analyze` names (its FLOPs per batch); a stretch equal within noise
+answers None ("too close to call"), and so does a gap between measured widths that no crossing spans.
+Outside the measured range the rule answers None with the reason: it never extrapolates.
+`choose(rule, flops)` reads the rule (a Rule, its JSON, or the JSON file) and answers a lane or None;
+`decide` gives the reason too.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence, Union
+
+from ..analysis.crossings import analyze_points
+from ..analysis.points import SweepPoint
+from ..analysis.verdict import PairVerdict, State, Stretch, pair_verdict
+from ..config import ConfigError
+from ..json_data import JsonObject, JsonValue
+from ..files.atomic import atomic_write_text
+from ..files.sweep_rows import SweepRow, group_rows, latest_rows
+from ..version import APP_VERSION
+from ..words.numbers import fmt_flops, fmt_num
+from ..words.verdict import pair_words, stretch_words
+from .inputs import SweepInput, file_facts, read_sweeps, sweep_sidecar
+
+FORMAT = "crossover-rule/1"
+TOO_CLOSE = "too close to call"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A range of FLOPs per batch with one answer: `lane`, or None with `reason`. It holds `flops_lo` and
+    the FLOPs above it, up to `flops_hi` (that one too when `hi_inclusive`)."""
+
+    flops_lo: float
+    flops_hi: float
+    hi_inclusive: bool
+    lane: str | None
+    reason: str
+    width_lo: float
+    width_hi: float
+
+    def holds(self, flops: float) -> bool:
+        return self.flops_lo <= flops < self.flops_hi or (self.hi_inclusive and flops == self.flops_hi)
+
+    def to_json(self) -> JsonObject:
+        return {"flops_lo": self.flops_lo, "flops_hi": self.flops_hi, "hi_inclusive": self.hi_inclusive,
+                "lane": self.lane, "reason": self.reason, "width_lo": self.width_lo, "width_hi": self.width_hi}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, JsonValue]) -> Segment:
+        lane = d.get("lane")
+        return cls(_num(d["flops_lo"]), _num(d["flops_hi"]), bool(d.get("hi_inclusive")),
+                   None if lane is None else str(lane), str(d.get("reason") or ""),
+                   _num(d.get("width_lo")), _num(d.get("width_hi")))
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the rule answers at some FLOPs per batch: a lane, or None and why."""
+
+    lane: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class PairRule:
+    """One pair of lanes of one kind: the verdict in the app's words, the rule as a sentence, and its segments."""
+
+    lanes: tuple[str, str]
+    state: str
+    verdict: str  # core/words/verdict.py's sentence, as `analyze` prints it
+    statement: str  # "use jax:gpu0 when FLOPs per batch ≥ … (…), else jax:cpu; …"
+    segments: tuple[Segment, ...]
+    changes: tuple[JsonObject, ...]  # the verdict's changes, each with the FLOPs at its spread's ends
+    fits: Mapping[str, JsonObject]  # each lane's fitted cost model (LaneFit.to_json)
+    predicted_flops: float | None  # where the two fitted lines meet
+
+    @property
+    def flops_lo(self) -> float:
+        return self.segments[0].flops_lo if self.segments else math.nan
+
+    @property
+    def flops_hi(self) -> float:
+        return self.segments[-1].flops_hi if self.segments else math.nan
+
+    def decide(self, flops: float) -> Decision:
+        if not self.segments:
+            return Decision(None, self.verdict)
+        if not self.flops_lo <= flops <= self.flops_hi:
+            return Decision(None, f"{fmt_flops(flops)} per batch is outside the measured range of {self.lanes[0]} "
+                                  f"and {self.lanes[1]} ({fmt_flops(self.flops_lo)}–{fmt_flops(self.flops_hi)}, "
+                                  f"{_w(self.segments[0].width_lo)}–{_w(self.segments[-1].width_hi)} units): "
+                                  "the rule does not extrapolate")
+        segment = next((s for s in self.segments if s.holds(flops)), self.segments[-1])
+        return Decision(segment.lane, segment.reason)
+
+    def to_json(self) -> JsonObject:
+        return {"lanes": list(self.lanes), "state": self.state, "verdict": self.verdict,
+                "statement": self.statement, "segments": [s.to_json() for s in self.segments],
+                "changes": list(self.changes), "fits": dict(self.fits), "predicted_flops": self.predicted_flops}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, JsonValue]) -> PairRule:
+        lanes = [str(x) for x in _seq(d.get("lanes"))]
+        if len(lanes) != 2:
+            raise ValueError("a pair names two lanes")
+        predicted = d.get("predicted_flops")
+        return cls((lanes[0], lanes[1]), str(d.get("state") or ""), str(d.get("verdict") or ""),
+                   str(d.get("statement") or ""), tuple(Segment.from_json(_map(s)) for s in _seq(d.get("segments"))),
+                   tuple(dict(_map(c)) for c in _seq(d.get("changes"))),
+                   {str(k): dict(_map(v)) for k, v in _map(d.get("fits")).items()},
+                   None if predicted is None else _num(predicted))
+
+
+@dataclass(frozen=True)
+class KindRule:
+    """The rule for one kind of model: one group of `analyze` (a variant and a batch size), its depth."""
+
+    group: str
+    variant: str
+    batch_size: int
+    layers: tuple[int, ...]
+    lanes: tuple[str, ...]
+    devices: Mapping[str, str]  # lane → the device it ran on
+    pairs: tuple[PairRule, ...]
+
+    def describe(self) -> str:
+        """"2 hidden layers · batch 128" (and the variant when it is not the base one)."""
+        depth = "/".join(map(str, self.layers)) or "?"
+        plural = "" if self.layers == (1,) else "s"
+        variant = f" · {self.variant}" if self.variant and self.variant != "base" else ""
+        return f"{depth} hidden layer{plural} · batch {self.batch_size}{variant}"
+
+    def decide(self, flops: float) -> Decision:
+        """The lane every pair prefers over each other lane; None with the reasons when no lane is."""
+        if not self.pairs:
+            return Decision(None, f"only one lane ({', '.join(self.lanes)}): nothing to choose between")
+        answers = {p.lanes: p.decide(flops) for p in self.pairs}
+        for lane in self.lanes:
+            mine = [d for pair, d in answers.items() if lane in pair]
+            if mine and all(d.lane == lane for d in mine):
+                return Decision(lane, "; ".join(d.reason for d in mine))
+        beaten = {lane for pair, d in answers.items() if d.lane is not None for lane in pair if lane != d.lane}
+        open_pairs = [d.reason for pair, d in answers.items() if d.lane is None and not set(pair) & beaten]
+        return Decision(None, "; ".join(open_pairs) or "no lane is faster than every other one here")
+
+    def to_json(self) -> JsonObject:
+        return {"group": self.group, "variant": self.variant, "batch_size": self.batch_size,
+                "layers": list(self.layers), "lanes": list(self.lanes), "devices": dict(self.devices),
+                "describe": self.describe(), "pairs": [p.to_json() for p in self.pairs]}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, JsonValue]) -> KindRule:
+        return cls(str(d.get("group") or ""), str(d.get("variant") or ""), int(_num(d.get("batch_size") or 0)),
+                   tuple(int(_num(x)) for x in _seq(d.get("layers"))), tuple(str(x) for x in _seq(d.get("lanes"))),
+                   {str(k): str(v) for k, v in _map(d.get("devices")).items()},
+                   tuple(PairRule.from_json(_map(p)) for p in _seq(d.get("pairs"))))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Every kind's rule, the files and machines it came from, and the app that made it."""
+
+    kinds: tuple[KindRule, ...]
+    files: tuple[JsonObject, ...] = ()
+    machines: Mapping[str, str] = field(default_factory=dict)  # file label → its machine ("" when unnamed)
+    app_version: str = APP_VERSION
+
+    def to_json(self) -> JsonObject:
+        return {"format": FORMAT, "app_version": self.app_version, "files": list(self.files),
+                "machines": dict(self.machines), "kinds": [k.to_json() for k in self.kinds]}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, JsonValue]) -> Rule:
+        if d.get("format") != FORMAT:
+            raise ValueError(f"not a Crossover rule ({FORMAT})")
+        return cls(tuple(KindRule.from_json(_map(k)) for k in _seq(d.get("kinds"))),
+                   tuple(dict(_map(f)) for f in _seq(d.get("files"))),
+                   {str(k): str(v) for k, v in _map(d.get("machines")).items()}, str(d.get("app_version") or ""))
+
+    def lines(self) -> list[str]:
+        """The rule as a person reads it: per kind, each pair's statement."""
+        out = []
+        for kind in self.kinds:
+            prefix = f"{kind.describe()}: " if kind.pairs else ""
+            out += [f"{prefix}{p.statement}" for p in kind.pairs] or [f"{kind.describe()}: one lane, no rule"]
+        return out
+
+
+RuleSource = Union[Rule, Mapping[str, JsonValue], str, os.PathLike]
+
+
+def load_rule(source: RuleSource) -> Rule:
+    """A Rule from itself, its JSON (as json.load gives it) or the JSON file `rule --json` wrote."""
+    if isinstance(source, Rule):
+        return source
+    if isinstance(source, Mapping):
+        return Rule.from_json(source)
+    return Rule.from_json(json.loads(Path(source).read_text(encoding="utf-8")))
+
+
+def decide(rule: RuleSource, flops_per_batch: float, *, batch_size: int | None = None,
+           layers: int | None = None, variant: str | None = None) -> Decision:
+    """The lane to use at `flops_per_batch` for the kind named (the only one when the rule has one kind),
+    or None with the reason: outside the measured range, too close to call, or no such kind."""
+    r = load_rule(rule)
+    if not (isinstance(flops_per_batch, (int, float)) and math.isfinite(flops_per_batch) and flops_per_batch > 0):
+        return Decision(None, f"FLOPs per batch {flops_per_batch!r} is not a positive number")
+    kinds = [k for k in r.kinds if (batch_size is None or k.batch_size == batch_size)
+             and (layers is None or layers in k.layers) and (variant is None or k.variant == variant)]
+    if not kinds:
+        known = ", ".join(k.describe() for k in r.kinds) or "none"
+        return Decision(None, f"the rule has no kind like that (it knows: {known})")
+    if len(kinds) > 1:
+        return Decision(None, "the rule holds several kinds (" + ", ".join(k.describe() for k in kinds)
+                        + "): name one with batch_size=, layers= or variant=")
+    return kinds[0].decide(float(flops_per_batch))
+
+
+def choose(rule: RuleSource, flops_per_batch: float, *, batch_size: int | None = None,
+           layers: int | None = None, variant: str | None = None) -> str | None:
+    """The lane to use at `flops_per_batch`, or None where the rule does not know (`decide` says why)."""
+    return decide(rule, flops_per_batch, batch_size=batch_size, layers=layers, variant=variant).lane
+
+
+# ---------------------------------------------------------------- making the rule
+
+
+def _w(width: float) -> str:
+    return f"{int(round(width)):,}" if math.isfinite(width) else "–"
+
+
+def _flops_by_width(points: Sequence[SweepPoint], lanes: tuple[str, str]) -> dict[int, float]:
+    """The FLOPs per batch at each width both lanes measured, as the crossing rule takes them (their geometric
+    mean: the same model has the same FLOPs on both)."""
+    by: dict[str, dict[int, float]] = {}
+    for p in points:
+        if p.lane in lanes:
+            by.setdefault(p.lane, {})[p.width] = p.flops_per_batch
+    a, b = by.get(lanes[0], {}), by.get(lanes[1], {})
+    return {w: math.sqrt(max(a[w], 1.0) * max(b[w], 1.0)) for w in sorted(set(a) & set(b))}
+
+
+def _stretch_reason(s: Stretch) -> str:
+    said = stretch_words(s)
+    return said if s.leader else f"{TOO_CLOSE}: {said}"
+
+
+def pair_segments(v: PairVerdict, flops: Mapping[int, float]) -> list[Segment]:
+    """The verdict's stretches as ranges of FLOPs per batch, split where `analyze` places each change."""
+    segments: list[Segment] = []
+    stretches = v.stretches
+    split = {(c.width_lo, c.width_hi): c for c in v.changes if c.width is not None and c.flops_per_batch}
+    lo_f, lo_w = (flops[stretches[0].width_lo], float(stretches[0].width_lo)) if stretches else (math.nan, math.nan)
+    for i, s in enumerate(stretches):
+        nxt = stretches[i + 1] if i + 1 < len(stretches) else None
+        change = split.get((s.width_hi, nxt.width_lo)) if nxt is not None else None
+        if change is not None and change.width is not None and change.flops_per_batch:
+            segments.append(Segment(lo_f, change.flops_per_batch, False, s.leader, _stretch_reason(s), lo_w,
+                                    change.width))
+            lo_f, lo_w = change.flops_per_batch, change.width
+            continue
+        segments.append(Segment(lo_f, flops[s.width_hi], True, s.leader, _stretch_reason(s), lo_w, s.width_hi))
+        if nxt is not None:
+            gap = (f"not measured between {_w(s.width_hi)} and {_w(nxt.width_lo)} units, where the verdict goes "
+                   f"from \"{stretch_words(s)}\" to \"{stretch_words(nxt)}\"")
+            segments.append(Segment(flops[s.width_hi], flops[nxt.width_lo], False, None, gap, s.width_hi,
+                                    nxt.width_lo))
+            lo_f, lo_w = flops[nxt.width_lo], float(nxt.width_lo)
+    return segments
+
+
+def _depth(layers: Sequence[int]) -> str:
+    depth = "/".join(map(str, layers)) or "?"
+    return f"{depth} hidden layer{'' if list(layers) == [1] else 's'}"
+
+
+def pair_statement(v: PairVerdict, segments: Sequence[Segment], flops: Mapping[int, float], layers: Sequence[int],
+                   batch: int) -> str:
+    """The rule for one pair in a sentence: "use B when FLOPs per batch ≥ X (2 hidden layers of ≥ 110 units at
+    batch 128), else A", with the spread and the measured range."""
+    if not segments:
+        return f"no rule: {pair_words(v)}"
+    measured = (f"measured from {fmt_flops(segments[0].flops_lo)} to {fmt_flops(segments[-1].flops_hi)} per batch "
+                f"({_w(segments[0].width_lo)}–{_w(segments[-1].width_hi)} units); outside that, no answer")
+    if v.state is State.TOO_CLOSE:
+        return f"no choice, {TOO_CLOSE}: {pair_words(v)}; {measured}"
+    marked = [c for c in v.changes if c.width is not None]
+    if v.state is State.CROSSES and len(v.changes) == 1 and marked and len(segments) == 2:
+        c = marked[0]
+        spread = (f"the change lies between {_w(c.width_lo)} and {_w(c.width_hi)} units within the noise"
+                  + (f" ({fmt_flops(flops[c.width_lo])}–{fmt_flops(flops[c.width_hi])} per batch)"
+                     if c.width_lo in flops and c.width_hi in flops else ""))
+        return (f"use {c.faster_above} when FLOPs per batch ≥ {fmt_flops(c.flops_per_batch or math.nan)} "
+                f"({_depth(layers)} of ≥ {fmt_num(c.width, 2)} units at batch {batch}), else {c.faster_below}; "
+                f"{spread}; {measured}")
+    if v.state is State.LEADS and len(segments) == 1:
+        return f"use {v.leader} (faster at every measured width); {measured}"
+    parts = []
+    for s in segments:
+        where = f"{fmt_flops(s.flops_lo)}–{fmt_flops(s.flops_hi)}"
+        parts.append(f"{where}: use {s.lane}" if s.lane else f"{where}: no choice ({s.reason})")
+    return "; ".join(parts) + f"; {measured}"
+
+
+def pair_rule(points: Sequence[SweepPoint], a: str, b: str, layers: Sequence[int], batch: int) -> PairRule:
+    v = pair_verdict(points, a, b)
+    flops = _flops_by_width(points, v.lanes)
+    segments = pair_segments(v, flops)
+    analysis = analyze_points([p for p in points if p.lane in v.lanes])
+    changes = tuple({**change, "flops_lo": flops.get(int(_num(change.get("width_lo")))),
+                     "flops_hi": flops.get(int(_num(change.get("width_hi"))))}
+                    for change in (dict(_map(c)) for c in _seq(v.to_json().get("changes"))))
+    predicted = next((p.flops_per_batch for p in analysis.predicted), None)
+    return PairRule(v.lanes, v.state.value, pair_words(v), pair_statement(v, segments, flops, layers, batch),
+                    tuple(segments), changes, {lane: fit.to_json() for lane, fit in analysis.lanes.items()},
+                    predicted)
+
+
+def kind_rules(rows: Sequence[SweepRow]) -> list[KindRule]:
+    """One KindRule per group of `analyze` (variant and batch size), each pair of its lanes by the one rule."""
+    kept = latest_rows(rows)
+    groups = group_rows(kept)
+    keys = list(dict.fromkeys((r.variant, r.batch_size) for r in kept))
+    out = []
+    for (label, points), (variant, batch) in zip(groups.items(), keys):
+        mine = [r for r in kept if (r.variant, r.batch_size) == (variant, batch)]
+        layers = tuple(sorted({r.layers for r in mine if r.layers}))
+        lanes = tuple(sorted({p.lane for p in points}))
+        devices = {r.lane: r.device for r in mine if r.device}
+        pairs = tuple(pair_rule(points, a, b, layers, batch) for i, a in enumerate(lanes) for b in lanes[i + 1:])
+        out.append(KindRule(label, variant, batch, layers, lanes, devices, pairs))
+    return out
+
+
+def rule_of(sweeps: Sequence[SweepInput]) -> Rule:
+    """The rule of sweep files read together, as `analyze` reads them."""
+    files: list[JsonObject] = []
+    for s in sweeps:
+        facts = [file_facts(s.path, "sweep")] + ([file_facts(side, "sidecar")] if (side := sweep_sidecar(s.path))
+                                                 else [])
+        files += [{**f.to_json(), "label": s.label, "machine": s.machine or None, "devices": list(s.devices)}
+                  for f in facts]
+    return Rule(tuple(kind_rules([r for s in sweeps for r in s.rows])), tuple(files),
+                {s.label: s.machine for s in sweeps})
+
+
+def make_rule(paths: Sequence[str], labels: Mapping[str, str] | None = None) -> Rule:
+    return rule_of(read_sweeps(paths, labels))
+
+
+def write_rule(rule: Rule, path: str | os.PathLike) -> Path:
+    """The rule's JSON, written atomically (no NaN: a missing figure is null)."""
+    try:
+        text = json.dumps(_clean(rule.to_json()), indent=1, allow_nan=False)
+    except ValueError as exc:
+        raise ConfigError(f"the rule cannot be written as JSON: {exc}") from None
+    return atomic_write_text(path, text + "\n")
+
+
+# ---------------------------------------------------------------- reading JSON back
+
+
+def _clean(value: JsonValue) -> JsonValue:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _num(x: JsonValue) -> float:
+    if x is None:
+        return math.nan
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise ValueError(f"{x!r} is not a number")
+    return float(x)
+
+
+def _seq(x: JsonValue) -> Sequence[JsonValue]:
+    return x if isinstance(x, (list, tuple)) else ()
+
+
+def _map(x: JsonValue) -> Mapping[str, JsonValue]:
+    return x if isinstance(x, Mapping) else {}

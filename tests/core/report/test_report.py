@@ -1,0 +1,207 @@
+"""The report: one self-contained HTML file (it parses, refers to nothing outside itself, a lane's name is text)
+or Markdown with its pictures beside it, from the H200 results, two machines' sweeps, a run and an anatomy;
+and a real browser (headless Chromium, no network) shows it: not blank, no console error, the verdict there."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from helpers import H200_SWEEP_CSV, ROOT, cli_in_process, point, two_lane_result
+
+from crossover_lab.core.files.run_files import export_runs
+from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps import read_sweep_rows
+from crossover_lab.core.report.html import write_report
+from crossover_lab.core.version import APP_VERSION
+from crossover_lab.core.words.anatomy import CLOCKS
+from crossover_lab.core.words.sweep import describe_pair
+
+H200 = ROOT / "docs" / "results" / "h200-2026-11-30"
+VOID = {"meta", "br", "hr", "img", "input", "link", "area", "base", "col", "embed", "source", "track", "wbr"}
+SVG_EMPTY = {"circle", "line", "rect", "polyline", "path"}
+SCRIPT_LANE = "<script>alert(1)</script>"
+
+
+class Strict(HTMLParser):
+    """Every tag that opens closes, in order; the text and the attributes, as a reader sees them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.text: list[str] = []
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += [(k, v or "") for k, v in attrs]
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs += [(k, v or "") for k, v in attrs]
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-3:]}"
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(html: str) -> Strict:
+    parser = Strict()
+    parser.feed(html)
+    parser.close()
+    assert parser.stack == [], parser.stack
+    return parser
+
+
+def assert_self_contained(html: str, parsed: Strict) -> None:
+    assert "script" not in parsed.tags and "link" not in parsed.tags and "img" not in parsed.tags
+    for name, value in parsed.attrs:
+        assert not (name in ("src", "href", "xlink:href") and re.match(r"\s*(https?:)?//", value)), (name, value)
+    assert not re.search(r"@import|url\(\s*['\"]?(https?:)?//", html)
+
+
+def two_machines(tmp_path: Path) -> list[str]:
+    paths = []
+    for name, gpu_ms in (("laptop", 2.0), ("lab", 1.5)):
+        widths = [16, 64, 256, 1024, 4096]
+        rows = [SweepRow(lane, f"{lane.upper()} of {name}", w, 0, 250_000 * w, 128, ms, ms * 0.97, ms * 1.03, 100,
+                         layers=2) for lane, series in (("cpu", [0.5, 0.8, 2.0, 8.0, 30.0]), ("gpu0", [gpu_ms] * 5))
+                for w, ms in zip(widths, series)]
+        path = tmp_path / f"{name}.csv"
+        path.write_text(sweep_rows_text(rows))
+        (tmp_path / f"{name}-batches.json").write_text(json.dumps({"host": {"machine": name, "cpu": "Xeon",
+                                                                             "cpu_cores": 8}}))
+        paths.append(str(path))
+    return paths
+
+
+def a_run(tmp_path: Path) -> str:
+    path = tmp_path / "run.csv"
+    export_runs(path, [two_lane_result("r1", 256, 3.0, 1.2)], {"machine": "box", "cpu": "Xeon", "cpu_cores": 8})
+    return str(path)
+
+
+def an_anatomy(tmp_path: Path) -> str:
+    path = tmp_path / "anatomy.json"
+    path.write_text(json.dumps({"points": [point().to_json(), point("cpu", "CPU", fit=0.8, device_loop=0.3).to_json()],
+                                "failures": [], "clocks": CLOCKS}))
+    return str(path)
+
+
+def test_the_h200_report_answers_first_and_holds_every_fact(tmp_path, capsys):
+    out = cli_in_process(capsys, "report", str(H200_SWEEP_CSV), str(H200 / "seed-qa.csv"), "-o",
+                         str(tmp_path / "r.html"))
+    assert out.returncode == 0, out.stderr
+    html = (tmp_path / "r.html").read_text()
+    parsed = parse(html)
+    assert_self_contained(html, parsed)
+    text = " ".join(" ".join(parsed.text).split())
+    verdict = describe_pair([r.point() for r in _rows(H200_SWEEP_CSV)], "jax:cpu", "jax:gpu0")
+    assert verdict in text and text.index(verdict) < text.index("Fitted cost models")  # the answer first
+    assert "use jax:gpu0 when FLOPs per batch ≥" in text and "jax:gpu0 is 2.2x faster than jax:cpu" in text
+    assert "NVIDIA H200" in text and "580.159.04" in text and "3.15.1" in text  # hardware and versions
+    assert " sweep --lanes jax:cpu,jax:gpu0 --widths 16,32,64" in text and "--csv sweep-b128.csv" in text
+    for name in ("sweep-b128.csv", "sweep-b128-batches.json", "seed-qa.csv", "seed-qa.json"):
+        assert name in text and hashlib.sha256((H200 / name).read_bytes()).hexdigest() in text
+    assert f"Crossover {APP_VERSION}" in text and parsed.tags.count("svg") == 2
+    assert "prefers-color-scheme: dark" in html and "@media print" in html
+
+
+def _rows(path: Path) -> list[SweepRow]:
+    return read_sweep_rows(str(path))[0]
+
+
+def test_two_machines_a_run_and_an_anatomy_make_one_report(tmp_path):
+    paths = two_machines(tmp_path) + [a_run(tmp_path), an_anatomy(tmp_path)]
+    html = write_report(paths, tmp_path / "all.html").read_text()
+    parsed = parse(html)
+    assert_self_contained(html, parsed)
+    text = " ".join(" ".join(parsed.text).split())
+    assert "laptop/gpu0" in text and "lab/cpu" in text and "machines" in text
+    assert "gpu0 is 2.5x faster than cpu" in text  # the run's verdict, as the CLI words it
+    assert "On gpu0, 1.37 ms per step" in text and "device working" in text  # the Why bars' words and parts
+    assert parsed.tags.count("svg") == 3  # the sweep plot, the per-batch plot, the Why bars
+
+
+def test_a_lane_named_like_markup_is_text(tmp_path):
+    rows = [SweepRow(lane, "CPU", w, 0, 1000 * w, 64, ms, ms * 0.95, ms * 1.05, 100, layers=1)
+            for lane, series in ((SCRIPT_LANE, [1.0, 2.0, 4.0]), ("cpu1", [2.0, 2.0, 2.0]))
+            for w, ms in zip((16, 256, 4096), series)]
+    path = tmp_path / "evil.csv"
+    path.write_text(sweep_rows_text(rows))
+    html = write_report([str(path)], tmp_path / "evil.html").read_text()
+    parsed = parse(html)
+    assert "script" not in parsed.tags and "<script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and SCRIPT_LANE in " ".join(parsed.text)
+    md = write_report([str(path)], tmp_path / "evil.md", "md").read_text()
+    assert "<script>" not in md
+
+
+def test_markdown_has_the_tables_the_verdict_the_command_and_its_pictures_beside_it(tmp_path, capsys):
+    out = cli_in_process(capsys, "report", str(H200_SWEEP_CSV), "-o", str(tmp_path / "r.md"))
+    assert out.returncode == 0, out.stderr
+    md = (tmp_path / "r.md").read_text()
+    assert "| lane | width | MFLOP/batch |" in md and "jax:gpu0 is faster above about 110 units" in md
+    assert " sweep --lanes jax:cpu,jax:gpu0 --widths 16," in md
+    (svg,) = tmp_path.glob("r-figure-*.svg")
+    assert f"]({svg.name})" in md and svg.read_text().startswith("<svg") and "<style>" in svg.read_text()
+
+
+def test_a_file_that_is_no_source_is_refused_with_a_sentence(tmp_path, capsys):
+    bad = tmp_path / "x.json"
+    bad.write_text("{}")
+    out = cli_in_process(capsys, "report", str(bad), "-o", str(tmp_path / "r.html"))
+    assert out.returncode == 2 and "not an anatomy JSON" in out.stderr and not (tmp_path / "r.html").exists()
+
+
+# ---------------------------------------------------------------- in a real browser
+
+
+def png_colours(path: Path) -> int:
+    """How many different byte values the PNG's decompressed rows hold (a blank page: two or three)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    return len(set(zlib.decompress(idat)))
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+OFFLINE = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--proxy-server=127.0.0.1:9",
+           "--host-resolver-rules=MAP * ~NOTFOUND", "--disable-background-networking"]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs Debian's chromium)")
+def test_a_real_browser_shows_each_report_offline(tmp_path):
+    reports = {"h200": write_report([str(H200_SWEEP_CSV), str(H200 / "seed-qa.csv")], tmp_path / "h200.html"),
+               "all": write_report(two_machines(tmp_path) + [an_anatomy(tmp_path)], tmp_path / "all.html")}
+    for name, report in reports.items():
+        shot = tmp_path / f"{name}.png"
+        out = subprocess.run([CHROMIUM, *OFFLINE, "--enable-logging=stderr", "--v=0", f"--screenshot={shot}",
+                              "--window-size=1200,1600", report.as_uri()], capture_output=True, text=True,
+                             timeout=60, cwd=tmp_path)
+        assert shot.is_file() and png_colours(shot) > 16, out.stderr[-2000:]
+        console = [line for line in out.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+        assert console == [], console
+        dom = subprocess.run([CHROMIUM, *OFFLINE, "--dump-dom", report.as_uri()], capture_output=True, text=True,
+                             timeout=60, cwd=tmp_path).stdout
+        verdict = "jax:gpu0 is faster above about 110 units" if name == "h200" else "lab/gpu0 is faster"
+        assert verdict in dom and dom.count("<svg") == (2 if name == "h200" else 2), dom[:500]
+        assert dom.count("<figure>") == dom.count("<svg")
