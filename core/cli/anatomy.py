@@ -10,7 +10,7 @@ from typing import Sequence, TextIO
 
 from ..analysis.anatomy import PARTS, RUNGS
 from ..study.anatomy import DEFAULT_SECONDS_PER_RUNG, AnatomyOutcome, anatomy_configs, measure_anatomies
-from ..words.anatomy import CLOCKS, fmt_part, fmt_rung, floor_sentence, timing_cost_sentence, why_sentence
+from ..words.anatomy import CLOCKS, anatomy_json, anatomy_notes, fmt_part, fmt_rung, floor_sentence, timing_cost_sentence, why_sentence
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
                      lanes_can_run, report_safely, say)
 from .machines import add_remote_arg, remote_settings
@@ -98,11 +98,10 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
 
 def as_json(outcomes: Sequence[AnatomyOutcome]) -> dict[str, JsonValue]:
     """{"points": [one per lane and model], "failures": [lane, width, reason], "clocks": {name: meaning}}."""
-    return json_clean({
-        "points": [o.point.to_json() for o in outcomes if o.point is not None],
-        "failures": [{"lane": o.lane, "width": o.width, "widths": list(o.config.model.widths), "reason": o.error}
-                     for o in outcomes if o.point is None],
-        "clocks": dict(CLOCKS)})
+    return json_clean(anatomy_json(
+        [o.point for o in outcomes if o.point is not None],
+        [{"lane": o.lane, "width": o.width, "widths": list(o.config.model.widths), "reason": o.error}
+         for o in outcomes if o.point is None]))
 
 
 def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: TextIO | None = None) -> None:
@@ -134,7 +133,7 @@ def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: TextIO | None = None)
                       + ", ".join(f"{rung} {v:.6g}" for rung, v in p.losses.items()), file=out)
     for p in points:
         print(timing_cost_sentence(p) + ".", file=out)
-    notes = dict.fromkeys((p.lane, note) for p in points for note in p.notes + tuple(p.part_notes().values()))
+    notes = dict.fromkeys((p.lane, note) for p in points for note in anatomy_notes(p))
     for lane, note in notes:
         print(f"note ({lane}): {note}.", file=out)
     for name, meaning in CLOCKS.items():

@@ -12,6 +12,7 @@ from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, verdicts
 from ..analysis.anatomy import PARTS, AnatomyPoint, Part, floor_points, parts_of, stacked
 from ..records import BUSY_SHARE
+from ..json_data import JsonObject
 from .numbers import MISSING, fmt_num, fmt_range
 from .verdict import change_words
 
@@ -198,3 +199,8 @@ def anatomy_notes(point: AnatomyPoint) -> list[str]:
                      + (f" (load {fmt_num(float(load), 2)})" if isinstance(load, (int, float)) else "")
                      + ": the parts may not hold; measure again on a quiet machine")
     return lines
+
+
+def anatomy_json(points: Sequence[AnatomyPoint], failures: Sequence[JsonObject] = ()) -> JsonObject:
+    """The anatomy file (`anatomy --json-file`, the window's report): every point, what failed, and the clocks."""
+    return {"points": [p.to_json() for p in points], "failures": list(failures), "clocks": dict(CLOCKS)}

@@ -39,11 +39,13 @@ class CompareTab(QSplitter):
         self.map.points_changed.connect(self._on_map_points_changed)
         self.history.run_chosen.connect(self._on_history_run_chosen)
         self._running = False
+        self.shown: LiveRun | None = None  # the run the plot and summary show (File > Export report reports it)
 
     def show_run(self, live: LiveRun) -> None:
         """A run began: the plot and the summary follow it."""
         self._running = True
         self.history.table.clearSelection()
+        self.shown = live
         self.plot.show_run(live)
         self.summary.show_run(live)
         self.map.follow(live)
@@ -71,6 +73,7 @@ class CompareTab(QSplitter):
             return
         shown = LiveRun.of_result(result)
         assert isinstance(shown, LiveRun)  # of_result builds a `cls` (core types it as the base RunTracker)
+        self.shown = shown
         self.plot.show_run(shown)
         self.summary.show_run(shown)
         self.summary.run_ended()

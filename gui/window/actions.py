@@ -25,6 +25,7 @@ class Actions:
     export_timings: QAction
     export_png: QAction
     export_svg: QAction
+    export_report: QAction
     clear_map: QAction
     reset: QAction
     quit: QAction
@@ -70,6 +71,9 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
                                "of every run since launch", ("Ctrl+E",), "export"),
         export_png=_action(window, "Export plot as &PNG…", "Save the live plot as a PNG image"),
         export_svg=_action(window, "Export plot as S&VG…", "Save the live plot as an SVG drawing"),
+        export_report=_action(window, "Export &report…", "One HTML file to cite: the answer, the pictures with "
+                              "their numbers, the settings and machines, for the run, sweep or anatomy the "
+                              "current tab shows (its source files are written beside it)", ("Ctrl+Shift+E",)),
         clear_map=_action(window, "&Clear crossover map", "Remove every point from the crossover map",
                           icon_name="clear"),
         reset=_action(window, "&Reset to defaults", "Default model, training settings, lanes and schedule"),
@@ -79,7 +83,7 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
     )
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
-    for action in (a.export_timings, a.export_png, a.export_svg):
+    for action in (a.export_timings, a.export_png, a.export_svg, a.export_report):
         file_menu.addAction(action)
     file_menu.addSeparator()
     file_menu.addAction(a.reset)

@@ -1,12 +1,16 @@
-"""The window's exports: timings of all runs or one run (the engine's CSV + JSON), and the plot as PNG/SVG."""
+"""The window's exports: timings of all runs or one run (the engine's CSV + JSON), the plot as PNG/SVG, and a
+report to cite (core/report) of what the current tab shows."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Callable
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from ...core.config import ConfigError
 from ...core.files.run_files import ExportError, export_runs
+from ...core.report.html import write_report
 from ...core.results import RunResult
 from ..controller import RunController
 from ..widgets.file_dialogs import FileDialogs
@@ -49,6 +53,17 @@ class WindowExports:
         self.say(f"Saved the plot to {path}.")
         return ""
 
+    def export_report(self, path: str, sources: Callable[[Path], list[Path]]) -> str:
+        """The report at `path` of the files `sources(path)` writes beside it (so the report names files that stay
+        where it says); "" on success, else why not."""
+        try:
+            files = sources(Path(path))
+            write_report(files, path)
+        except (ExportError, ConfigError, OSError) as exc:
+            return str(exc)
+        self.say(f"Wrote the report to {path} (from {', '.join(f.name for f in files)}, beside it).")
+        return ""
+
     # ------------------------------------------------------------------ with a file dialog
 
     def _report(self, problem: str) -> None:
@@ -80,3 +95,9 @@ class WindowExports:
                                       f"crossover-plot.{kind}", f"{kind.upper()} files (*.{kind})", f".{kind}")
         if path:
             self._report(self.export_plot(path))
+
+    def ask_export_report(self, sources: Callable[[Path], list[Path]], what: str) -> None:
+        path = self.dialogs.save_path(self.parent, f"Export report of the {what}", f"crossover-{what}-report.html",
+                                      "HTML files (*.html)", ".html")
+        if path:
+            self._report(self.export_report(path, sources))

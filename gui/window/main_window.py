@@ -1,14 +1,19 @@
 """The main window: composes the panels, wires them to the controller, and handles start, stop and close."""
 from __future__ import annotations
 
+import json
 import os
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ...core.files import autosave
+from ...core.files.atomic import ExportError, atomic_write_text
+from ...core.files.run_files import export_runs, json_clean
+from ...core.words.anatomy import anatomy_json
 from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption
 from ...core.engine.machine_load import LoadWatch, busy_words
@@ -150,6 +155,7 @@ class MainWindow(QMainWindow):
         a.export_timings.triggered.connect(self.exports.ask_export_timings)
         a.export_png.triggered.connect(lambda: self.exports.ask_export_plot("png"))
         a.export_svg.triggered.connect(lambda: self.exports.ask_export_plot("svg"))
+        a.export_report.triggered.connect(lambda: self.exports.ask_export_report(self.report_sources, self.report_what()))
         a.clear_map.triggered.connect(self.map.clear)
         a.reset.triggered.connect(self.reset_to_defaults)
         a.quit.triggered.connect(self.close)
@@ -219,6 +225,36 @@ class MainWindow(QMainWindow):
         self.history.remove_run(run_id)
         self.map.remove_run(run_id)
         self.say(f"Deleted run {run_id}.")
+
+    def report_what(self) -> str:
+        """What File > Export report reports: the current tab's run, sweep or anatomy."""
+        page = self.tabs.currentWidget()
+        return "sweep" if page is self.sweep else "anatomy" if page is self.why else "run"
+
+    def report_sources(self, target: Path) -> list[Path]:
+        """Write what the current tab shows beside `target` (REPORT-run.csv, -sweep.csv or -anatomy.json, with
+        their sidecars): the files the report reads and names. ExportError when there is nothing to report."""
+        what, stem = self.report_what(), target.with_suffix("")
+        if what == "sweep":
+            if not self.sweep.view.rows:
+                raise ExportError("no sweep to report: run a sweep or open one in the Sweep tab first")
+            written = self.sweep.export_csv(f"{stem}-sweep.csv")
+            if not written:
+                raise ExportError("the sweep's files could not be written (the Sweep tab says why)")
+            return [Path(written[0])]
+        if what == "anatomy":
+            points = self.why.points_for(self.config) or next(reversed(self.why.measured.values()), {})
+            if not points:
+                raise ExportError("no anatomy to report: press Measure why in the Why tab first")
+            path = Path(f"{stem}-anatomy.json")
+            atomic_write_text(path, json.dumps(json_clean(anatomy_json(list(points.values()))), indent=1) + "\n")
+            return [path]
+        live = self.compare.shown
+        if live is None or not live.result.lanes:
+            raise ExportError("no run to report: start a run, or choose one in the History")
+        csv_path, _ = export_runs(f"{stem}-run.csv", [live.result], self.controller.host(),
+                                  {"prices": p} if (p := self.controller.prices_of(set(live.result.lanes))) else None)
+        return [csv_path]
 
     def reset_to_defaults(self) -> None:
         self.model_panel.set_config(RunConfig())

@@ -122,6 +122,35 @@ def test_export_writes_a_csv_that_round_trips(window, tmp_path):
     assert len(frame) == len(records) and frame["ms"].sum() == pytest.approx(sum(r.ms for r in records), rel=1e-4)
 
 
+def test_export_report_reports_what_the_current_tab_shows(window, tmp_path):
+    """File > Export report: the run shown, the sweep, the anatomy; the sources beside the report, named in it."""
+    from helpers import point
+    from crossover_lab.core.files.sweeps import run_rows
+    from crossover_lab.core.study.anatomy import anatomy_key
+
+    window.tabs.setCurrentWidget(window.compare)
+    assert window.compare.shown is not None  # the last run
+    assert window.exports.export_report(str(tmp_path / "run.html"), window.report_sources) == ""
+    html = (tmp_path / "run.html").read_text(encoding="utf-8")
+    assert (tmp_path / "run-run.csv").is_file() and "run-run.csv" in html
+    assert window.compare.shown.result.run_id in html
+    window.tabs.setCurrentWidget(window.sweep)
+    window.sweep.show_rows([])
+    assert window.exports.export_report(str(tmp_path / "none.html"), window.report_sources).startswith(
+        "no sweep to report")
+    assert not (tmp_path / "none.html").exists()
+    window.sweep.show_rows(run_rows(window.controller.runs[-1]))
+    assert window.exports.export_report(str(tmp_path / "sweep.html"), window.report_sources) == ""
+    assert "sweep-sweep.csv" in (tmp_path / "sweep.html").read_text(encoding="utf-8")
+    window.tabs.setCurrentWidget(window.why)
+    window.why.measured[anatomy_key(window.config)] = {"cpu": point("cpu", "CPU (test)")}
+    assert window.exports.export_report(str(tmp_path / "why.html"), window.report_sources) == ""
+    assert "why-anatomy.json" in (tmp_path / "why.html").read_text(encoding="utf-8")
+    window.why.measured.clear()
+    window.tabs.setCurrentWidget(window.compare)
+    window.sweep.show_rows([])
+
+
 def test_export_to_an_unwritable_place_says_why(window, tmp_path):
     problem = window.exports.export_timings(str(tmp_path / "no-such-folder" / "t.csv"))
     assert "cannot write" in problem
