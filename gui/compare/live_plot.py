@@ -22,7 +22,8 @@ from ..settings import AppSettings
 from ..theme.scheme import PlotTheme, SchemeColors
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
-LEGEND_TWO_COLUMNS_PX = 560
+LEGEND_GAP_PX = 24  # between a legend entry and the next, and its sample's own margin
+LEGEND_MARGIN_PX = 90  # the y axis and the plot's edges: what the legend row cannot use
 SCHEDULE_WORDS = {"interleaved": "taking turns", "side-by-side": "side by side", "concurrent": "side by side",
                   "sequential": "one after another"}
 
@@ -116,8 +117,19 @@ class LivePlot(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
-        # Two legend entries a row where they fit whole, one a row where a device's name would be cut.
-        columns = 2 if event.size().width() >= LEGEND_TWO_COLUMNS_PX else 1
+        self._fit_legend(event.size().width())
+
+    def _fit_legend(self, width: int | None = None) -> None:
+        """Two legend entries a row where every one fits whole, one a row where a device's name would be cut at
+        the right edge (the entries' own widths decide, not a fixed window width)."""
+        width = self.width() if width is None else width
+        entries = [sample.boundingRect().width() + label.boundingRect().width() + LEGEND_GAP_PX
+                   for sample, label in self.legend.items]
+
+        def needed(columns: int) -> float:
+            return sum(max(entries[c::columns], default=0.0) for c in range(columns))
+
+        columns = 2 if len(entries) > 1 and needed(2) <= width - LEGEND_MARGIN_PX else 1
         self.legend.setColumnCount(columns)  # a no-op when it has that many
 
     def show_run(self, live: LiveRun) -> None:
@@ -237,6 +249,7 @@ class LivePlot(QWidget):
         for name in self._live.lanes if self._live else ():
             if name in self._items:
                 self.legend.addItem(self._items[name].median, self._items[name].median.name())
+        self._fit_legend()
 
     def points_drawn(self, warmup: bool = False) -> dict[str, int]:
         """Steady points on the plot per lane (what a test or a status line can check); with `warmup`,

@@ -15,6 +15,7 @@ import numpy as np
 
 STEPS = (1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0)
 HEADROOM = 1.15  # the top of the plot sits this far above the steady state's 99th percentile
+TAIL = 30  # a lane's newest batches, which stay in view whatever came before
 SHRINK_BELOW = 0.45  # shrink the range only when the data use less than this share of it
 
 
@@ -50,11 +51,14 @@ class StableRange:
 
     def update_y(self, steady_ms: Iterable[np.ndarray], log: bool) -> bool:
         """Refit the y range to the steady state; True when it changed."""
-        values = np.concatenate([v for v in steady_ms if v.size] or [np.empty(0)])
-        values = values[np.isfinite(values) & (values > 0)]
+        lanes = [v[np.isfinite(v) & (v > 0)] for v in steady_ms]
+        values = np.concatenate([v for v in lanes if v.size] or [np.empty(0)])
         if values.size == 0:
             return False
-        top = round_up(float(np.percentile(values, 99)) * HEADROOM)
+        # Each lane's newest batches count on their own: after a width dragged to a bigger model, thousands of
+        # small-model batches would keep the 99th percentile low and the new line above the plot.
+        newest = max((float(np.percentile(v[-TAIL:], 90)) for v in lanes if v.size), default=0.0)
+        top = round_up(max(float(np.percentile(values, 99)), newest) * HEADROOM)
         bottom = round_down(float(np.percentile(values, 1)) / HEADROOM) if log else 0.0
         if self.y is not None:
             old_bottom, old_top = self.y

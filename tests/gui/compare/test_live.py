@@ -169,3 +169,33 @@ def test_the_x_range_follows_the_data_not_the_planned_run():
     assert r.update_x(18_000, total=18_750) and r.x == (0.0, 18_750.0)  # never past the plan
     assert not r.update_x(18_750, total=18_750)
     assert r.update_x(3) and r.x == (0.0, 5.0)  # a new run, 4× shorter: the axis comes back to it
+
+
+def test_the_legend_takes_two_columns_only_where_every_entry_fits_whole(qtbot, live):
+    """A device's long name ("CPU (Intel(R) Xeon(R) Processor, 2 threads)") was cut at the right edge of a
+    two-column legend: the entries' widths decide the columns, not the window's width alone."""
+    plot = LivePlot()
+    qtbot.addWidget(plot)
+    plot.show()
+    plot.show_run(live)
+    long = "CPU (Intel(R) Xeon(R) Processor, 2 threads) " * 2
+    live.apply(lane_events("r1", "cpu", long, 2.0) + lane_events("r1", "gpu0", long, 0.5))
+    plot.refresh()
+    plot.resize(900, 500)
+    qtbot.waitUntil(lambda: plot.legend.columnCount == 1, timeout=2000)
+    live_short = LiveRun("r2", CONFIG, SPECS, "concurrent", "2026-01-01T00:00:00+00:00")
+    plot.show_run(live_short)
+    live_short.apply(lane_events("r2", "cpu", "CPU", 2.0) + lane_events("r2", "gpu0", "GPU:0", 0.5))
+    plot.refresh()
+    qtbot.waitUntil(lambda: plot.legend.columnCount == 2, timeout=2000)
+
+
+def test_a_bigger_model_dragged_in_stays_in_view_from_its_first_batches():
+    """Thousands of small-model batches at about 5 ms, then 12 at about 70 ms after a drag: the y range grows to
+    show them (the 99th percentile of everything would have kept them above the plot)."""
+    from crossover_lab.gui.compare.plot_scale import StableRange
+    r = StableRange()
+    small = np.full(6000, 5.0)
+    assert r.update_y([small], log=False) and r.y is not None and r.y[1] < 10
+    dragged = np.concatenate([small, np.full(12, 70.0)])
+    assert r.update_y([dragged, small], log=False) and r.y is not None and r.y[1] >= 70
