@@ -26,8 +26,8 @@ from ..version import APP_VERSION
 from ..words.anatomy import (CLOCKS, PART_LABELS, SYNCED_CLOCK, fmt_part, fmt_rung, floor_sentence,
                              timing_cost_sentence, why_sentence)
 from ..words.numbers import fmt_flops, fmt_num, fmt_range
-from ..words.run import explain, verdict_lines
-from ..words.sweep import cost_lines, picture_title, sweep_lines
+from ..words.run import busy_note, explain, verdict_lines
+from ..words.sweep import cost_lines, picture_title, run_crossing_lines, sweep_lines
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..words.verdict import pair_words
 from .inputs import AnatomyInput, Inputs, RunInput, SweepInput
@@ -301,12 +301,46 @@ def run_figure(run: RunResult, n: int) -> Figure:
     return _figure(title, plot, table, f"figure-{n}-run-{_slug(run.run_id)}.svg")
 
 
+def _segment_widths(run: RunResult) -> list[int]:
+    """The widths a run's segments trained, in order (one for a plain run; more for a ramp or a drag)."""
+    return list(dict.fromkeys(r.width for r in run_rows(run) if r.stage == "ramp"))
+
+
+def run_model_words(run: RunResult) -> str:
+    """What a run trained: its model, or for a ramp (or a width dragged while it ran) the widths it went through."""
+    widths = _segment_widths(run)
+    batch = f"batch {run.config.train.batch_size}"
+    if len(widths) > 1:
+        layers = len(run.config.model.widths)
+        return (f"hidden width {' → '.join(f'{w:,}' for w in widths)} ({layers} layer{'s' if layers != 1 else ''}) "
+                f"· {batch}")
+    return f"{run.config.model.label()} · {batch}"
+
+
+def run_answer(run: RunResult) -> list[str]:
+    """The run's answer in the app's words: where the lanes cross for a run whose model changed (the window's
+    summary says the same), else the verdict on its model; the busy note either way."""
+    summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
+    if len(_segment_widths(run)) > 1:
+        crossing = run_crossing_lines(run)
+        busy = busy_note(summaries)
+        return [_sentence(x) for x in crossing + ([busy[:1].upper() + busy[1:]] if busy else [])] or \
+            [_sentence("the lanes have not both completed two of the run's widths: no crossing can be stated")]
+    return [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label())]
+
+
+def _last_model(run: RunResult) -> str:
+    rows = [r for r in run_rows(run) if r.stage == "ramp"]
+    return f"its last model, hidden {rows[-1].width:,}" if rows else run.config.model.label()
+
+
 def run_section(item: RunInput, n0: int) -> Section:
     lines: list[str] = []
     figures: list[Figure] = []
     for run in item.runs:
         summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
-        lines += [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label())]
+        model = _last_model(run) if len(_segment_widths(run)) > 1 else run.config.model.label()
+        lines += [_sentence(x) for x in verdict_lines(summaries, model=model)]
         if len(summaries) == 2:
             lines.append(explain(summaries[0], summaries[1]))
         figures.append(run_figure(run, n0 + len(figures)))
@@ -373,10 +407,9 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
                                             f"({'; '.join(s.devices) or 'no device named'})" for s in inputs.sweeps)))
     for item in inputs.runs:
         for run in item.runs:
-            summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
             lanes += list(run.lanes)
-            facts.append(("model", f"{run.config.model.label()} · batch {run.config.train.batch_size}"))
-            answer += [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label())]
+            facts.append(("model", run_model_words(run)))
+            answer += run_answer(run)
     for item in inputs.anatomies:
         lanes += [p.lane for p in item.points]
         for widths in dict.fromkeys(p.widths for p in item.points):

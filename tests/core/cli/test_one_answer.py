@@ -46,6 +46,15 @@ def test_analyze_of_a_file_says_what_the_command_that_wrote_it_said(tmp_path, co
     read = cli("analyze", str(path))
     assert read.returncode == 0, read.stderr[-2000:]
     assert answer_lines(read.stdout) == said
+    # The report of a fresh sweep, a refined sweep and a ramp (a run whose width changed) gives the same answer.
+    import html
+    report = cli("report", str(path), "-o", str(tmp_path / "report.html"))
+    assert report.returncode == 0, report.stderr[-2000:]
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    answer = page[page.index('<div class="answer">'):page.index("</div>", page.index('<div class="answer">'))]
+    for line in said:
+        if "Refinement stopped" not in line:
+            assert html.escape(line.strip().rstrip(".")) in answer, (line, answer)
 
 
 def test_run_progress_is_a_bar_on_a_terminal_and_plain_lines_elsewhere():
