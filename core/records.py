@@ -119,9 +119,60 @@ class RunSummary:
     # (from /proc; NaN where it cannot be read), and the 1-minute load average at the end.
     others_cpu: float = float("nan")
     load_avg: float = float("nan")
+    # Energy over the steady stretch, as a hardware counter gave it (core/lane/energy.py): the joules between
+    # the first steady step and the last (turns waited out left out), the steps, samples and seconds they
+    # cover, which counter (rapl-package, rapl-package+dram, nvml-energy, nvml-power-samples; "" where none
+    # reads), a note (why not measured, or that a package's energy is shared), and the device's idle power
+    # measured before the lane's first segment. NaN where unknown; never an estimate.
+    energy_j: float = float("nan")
+    energy_steps: int = 0
+    energy_samples: int = 0
+    energy_s: float = float("nan")
+    energy_counter: str = ""
+    energy_note: str = ""
+    idle_w: float = float("nan")
 
     def as_dict(self) -> JsonObject:
         return asdict(self)
+
+    @property
+    def energy_measured(self) -> bool:
+        return bool(self.energy_counter) and self.energy_steps > 0 and 0 <= self.energy_j < float("inf")
+
+    @property
+    def joules_per_step(self) -> float:
+        return self.energy_j / self.energy_steps if self.energy_measured else float("nan")
+
+    @property
+    def joules_per_msample(self) -> float:
+        """Joules per million samples over the steady stretch."""
+        return 1e6 * self.energy_j / self.energy_samples if self.energy_measured and self.energy_samples > 0 \
+            else float("nan")
+
+    @property
+    def mean_w(self) -> float:
+        return self.energy_j / self.energy_s if self.energy_measured and _positive(self.energy_s) else float("nan")
+
+    @property
+    def above_idle_j(self) -> float:
+        """The steady stretch's joules less the idle power over the same seconds (NaN without a baseline)."""
+        if not (self.energy_measured and _positive(self.energy_s) and self.idle_w == self.idle_w):
+            return float("nan")
+        return self.energy_j - self.idle_w * self.energy_s
+
+    @property
+    def joules_per_msample_above_idle(self) -> float:
+        j = self.above_idle_j
+        return 1e6 * j / self.energy_samples if j == j and self.energy_samples > 0 else float("nan")
+
+    @property
+    def mean_w_above_idle(self) -> float:
+        j = self.above_idle_j
+        return j / self.energy_s if j == j else float("nan")
+
+
+def _positive(x: float) -> bool:
+    return x == x and 0 < x < float("inf")
 
 
 def _int(value: JsonValue) -> int:

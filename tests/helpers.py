@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -219,3 +220,61 @@ def check_files(csv_path: Path, lanes: set[str]) -> dict:
     assert {r["lane"] for r in rows} == lanes
     assert all(float(r["ms"]) > 0 for r in rows)
     return meta
+
+
+# ---------------------------------------------------------------- a powercap tree a test writes (RAPL without RAPL)
+
+
+class FakePowercap:
+    """A /sys/class/powercap look-alike under `root`: package domains intel-rapl:N (named package-N), each with a
+    DRAM subdomain intel-rapl:N:0 when `dram`. Counters are written whole (a temporary file renamed over),
+    so a reader never sees half a number. `tick(watts)` advances them at that power in a thread of its own."""
+
+    MAX_RANGE_UJ = 262_143_328_850
+
+    def __init__(self, root: Path, packages: int = 1, dram: bool = True, max_range_uj: int = MAX_RANGE_UJ) -> None:
+        self.root, self.max_range = Path(root), max_range_uj
+        self.domains: dict[str, Path] = {}
+        for n in range(packages):
+            self._domain(self.root / f"intel-rapl:{n}", f"package-{n}")
+            if dram:
+                self._domain(self.root / f"intel-rapl:{n}" / f"intel-rapl:{n}:0", "dram", key=f"dram-{n}")
+        self._stop: threading.Event | None = None
+        self._thread: threading.Thread | None = None
+
+    def _domain(self, folder: Path, name: str, key: str | None = None) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "name").write_text(name + "\n")
+        (folder / "max_energy_range_uj").write_text(f"{self.max_range}\n")
+        self.domains[key or name] = folder
+        self.set(key or name, 0)
+
+    def set(self, domain: str, uj: int) -> None:
+        path = self.domains[domain] / "energy_uj"
+        tmp = path.with_name(f".energy_uj.{threading.get_ident()}")
+        tmp.write_text(f"{int(uj) % self.max_range}\n")
+        os.replace(tmp, path)
+
+    def get(self, domain: str) -> int:
+        return int((self.domains[domain] / "energy_uj").read_text())
+
+    def tick(self, watts: float, interval: float = 0.002) -> None:
+        """Advance every domain at `watts` (each) until stop(), from a thread."""
+        self._stop = stop = threading.Event()
+        start = {d: self.get(d) for d in self.domains}
+        t0 = time.perf_counter()
+
+        def run() -> None:
+            while not stop.wait(interval):
+                done = int((time.perf_counter() - t0) * watts * 1e6)
+                for d in self.domains:
+                    self.set(d, start[d] + done)
+
+        self._thread = threading.Thread(target=run, name="fake-rapl", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._stop is not None and self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._stop = self._thread = None

@@ -20,6 +20,7 @@ class SweepPoint:
     batch_size: int = 0
     n_batches: int = 0
     floor_ms: float = NAN  # the on-device loop's ms per step (sweep --floor), NaN when not measured
+    energy_j_per_msample: float = NAN  # joules per million samples over the steady stretch; NaN unmeasured
 
     def curve_point(self) -> CurvePoint:
         """The point as the crossing rule reads it: its median ms per step, with its spread."""
@@ -30,7 +31,8 @@ class SweepPoint:
 @dataclass(frozen=True)
 class CurvePoint:
     """One lane's figure at one width, as the one crossing rule compares it: `value` is ms per step for time,
-    dollars per million samples for money, each with its spread (p10, p90) and the steady batches behind it."""
+    dollars per million samples for money, joules per million samples for energy, each with its spread (p10,
+    p90) and the steady batches behind it."""
 
     lane: str
     width: int

@@ -12,6 +12,7 @@ from ..json_data import JsonValue
 from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_price_arg, print_costs, prices_from
 from ..analysis.costs import cost_analysis
+from ..analysis.energy import energy_analysis
 from ..analysis.leads import Refinement, refinement_from_json
 from ..words.sweep import refine_lines
 from .printing import print_groups_analysis
@@ -44,6 +45,20 @@ def with_costs(result: dict[str, JsonValue], groups: dict[str, list[SweepPoint]]
     return result
 
 
+def with_energy(result: dict[str, JsonValue], groups: dict[str, list[SweepPoint]]) -> dict[str, JsonValue]:
+    """The analysis JSON with each group's energy analysis (joules per million samples, the energy crossovers)
+    beside its time analysis, where any point's energy was measured."""
+    energy = {label: energy_analysis(points) for label, points in groups.items()}
+    if not any(e["joules_per_million_samples"] for e in energy.values()):
+        return result
+    result = {**result, "energy": next(iter(energy.values()))}
+    each = result.get("groups")
+    if isinstance(each, Mapping):
+        result["groups"] = {label: {**cast("Mapping[str, JsonValue]", g), "energy": energy[label]}
+                            for label, g in each.items()}
+    return result
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     if len(args.files) == 1 and not args.label:
         return analyze_one(args)
@@ -59,7 +74,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     prices.update(prices_from(args))
     groups = group_rows(row for s in sets for row in s.rows)
     if args.json:
-        result = with_costs(analyze_groups(groups).to_json(), groups, prices)
+        result = with_energy(with_costs(analyze_groups(groups).to_json(), groups, prices), groups)
         result["files"] = {s.label: {"path": s.path, "machine": s.machine or None, "devices": s.devices,
                                      "points": len(s.rows)} for s in sets}
         print(json.dumps(result, indent=2))
@@ -85,7 +100,7 @@ def analyze_one(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     prices = {**file_prices(sidecar_of(path)), **prices_from(args)}
     if args.json:
-        print(json.dumps(with_costs(analyze_groups(groups).to_json(), groups, prices), indent=2))
+        print(json.dumps(with_energy(with_costs(analyze_groups(groups).to_json(), groups, prices), groups), indent=2))
     else:
         print_groups_analysis(groups)
         refined = _refinement_of(sidecar_of(path))

@@ -11,7 +11,7 @@ from rich.progress import Progress as RichProgress
 
 from ..words import sweep as sweep_words
 from ..analysis.crossings import LaneFit, analyze_points
-from ..analysis.points import SweepPoint
+from ..analysis.points import SweepPoint, curves
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..analysis.contention import common_stretch, contended
 from ..messages import Calibrated
@@ -20,8 +20,10 @@ from ..results import RunResult
 from ..study.sweep import SweepResult
 from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
+from ..words.run import energy_lines as run_energy_lines
 from ..words.run import explain, verdict_lines
-from ..words.numbers import fmt_flops, fmt_num, fmt_range
+from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
+from ..analysis.energy import energy_curves
 
 
 Cell = Union[str, int, float]  # a table's cell, printed as str() writes it
@@ -120,6 +122,8 @@ def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
         print(f"Not compared on the same time: {stretch.reason}; the verdict compares whole runs.", file=out)
     if len(summaries) == 2:
         print(explain(summaries[0], summaries[1]), file=out)
+    for line in run_energy_lines([lane.summary for lane in result.lanes.values() if lane.summary]):
+        print(line + ".", file=out)  # it starts with a lane's name, or "energy": as the verdict's lines
 
 
 def print_ramp(result: RunResult, out: TextIO = sys.stdout) -> None:
@@ -140,6 +144,23 @@ def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = 
         print_sweep_analysis(points, out, crossings)
     for line in floor_crossover_lines(groups) + floor_notes(groups):  # sweep --floor: the floor's lines
         print(line[:1].upper() + line[1:] + ".", file=out)
+    print_energy(groups, out)
+
+
+def print_energy(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdout) -> None:
+    """Where energy was measured: joules per million samples per lane and width, then where the lane that uses
+    less energy per sample changes (the one rule, on the energy curves). Nothing where none was measured."""
+    for label, points in groups.items():
+        per_lane = curves(energy_curves(points))
+        if not per_lane:
+            continue
+        widths = sorted({w for per in per_lane.values() for w in per})
+        print(f"\n{'' if len(groups) == 1 else label + ': '}joules per million samples, by width", file=out)
+        print(table(["lane", *map(str, widths)],
+                    [[lane, *(fmt_joules(per[w].value) if w in per else "–" for w in widths)]
+                     for lane, per in sorted(per_lane.items())]), file=out)
+    for line in sweep_words.energy_lines(groups):
+        print(line + ".", file=out)  # a lane's name first, as the time crossings' lines
 
 
 def print_sweep_analysis(points: list[SweepPoint], out: TextIO = sys.stdout, crossings: bool = True) -> None:

@@ -10,12 +10,12 @@ import dataclasses
 import math
 import typing
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TypedDict
 
 from ..analysis.points import SweepPoint
 from ..config import LaneSpec, ModelSpec
 from .run_files import csv_text
-from ..records import RunSettings, Status
+from ..records import RunSettings, RunSummary, Status
 from ..results import RunResult, Segment
 
 NAN = math.nan
@@ -67,6 +67,14 @@ class SweepRow:
     mean_wall_ms: float = NAN  # the steady stretch's wall time per step: what a user's own fit pays
     others_cpu: float = NAN  # the share of the lane's cores other processes used while it was measured
     load_avg: float = NAN  # the 1-minute load average when it was measured
+    # Energy over the steady stretch, where a counter read it (core/lane/energy.py); NaN, and "" for the
+    # counter, where none did, and in files older than these columns. Above idle per sample is
+    # energy_j_per_msample × (1 − idle_w / mean_w).
+    energy_j_per_step: float = NAN
+    energy_j_per_msample: float = NAN
+    mean_w: float = NAN
+    idle_w: float = NAN
+    energy_counter: str = ""
 
     @classmethod
     def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:
@@ -87,7 +95,7 @@ class SweepRow:
             steps_per_execution=settings.steps_per_execution, feeding=settings.feeding,
             mixed_precision=settings.mixed_precision, variant=variant, run_id=run.run_id,
             reason=result.failure, mean_wall_ms=s.mean_wall_ms if s else NAN,
-            others_cpu=s.others_cpu if s else NAN, load_avg=s.load_avg if s else NAN)
+            others_cpu=s.others_cpu if s else NAN, load_avg=s.load_avg if s else NAN, **_energy(s))
 
     @classmethod
     def from_segment(cls, run: RunResult, lane: str, segment: Segment) -> SweepRow:
@@ -111,12 +119,12 @@ class SweepRow:
             jit=settings.jit_compile, steps_per_execution=settings.steps_per_execution,
             feeding=settings.feeding, mixed_precision=settings.mixed_precision,
             run_id=run.run_id, stage="ramp", mean_wall_ms=s.mean_wall_ms if s else nan,
-            others_cpu=s.others_cpu if s else nan, load_avg=s.load_avg if s else nan)
+            others_cpu=s.others_cpu if s else nan, load_avg=s.load_avg if s else nan, **_energy(s))
 
     def point(self) -> SweepPoint:
         """What the analysis needs of this row."""
         return SweepPoint(self.lane, self.width, self.flops_per_batch, self.median_ms, self.p10_ms, self.p90_ms,
-                          self.device, self.batch_size, self.n_batches, self.floor_ms)
+                          self.device, self.batch_size, self.n_batches, self.floor_ms, self.energy_j_per_msample)
 
     @property
     def usable(self) -> bool:
@@ -163,6 +171,22 @@ class SweepRow:
         for name in ("p10_ms", "p90_ms"):
             values.setdefault(name, NAN)
         return cls(**values)
+
+
+class _EnergyColumns(TypedDict, total=False):
+    energy_j_per_step: float
+    energy_j_per_msample: float
+    mean_w: float
+    idle_w: float
+    energy_counter: str
+
+
+def _energy(s: RunSummary | None) -> _EnergyColumns:
+    """A summary's energy columns: none filled (NaN, no counter) where it measured none."""
+    if s is None or not s.energy_measured:
+        return {}
+    return {"energy_j_per_step": s.joules_per_step, "energy_j_per_msample": s.joules_per_msample,
+            "mean_w": s.mean_w, "idle_w": s.idle_w, "energy_counter": s.energy_counter}
 
 
 COLUMNS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(SweepRow))

@@ -17,6 +17,7 @@ from typing import Iterator, Mapping, Protocol, Sequence
 
 from ..analysis.crossings import analyze_groups
 from ..analysis.anatomy import floor_crossovers
+from ..analysis.energy import energy_analysis
 from ..config import ConfigError
 from ..json_data import JsonValue
 from .run_files import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_text
@@ -169,8 +170,18 @@ def sweep_info(specs: Sequence[SweepAsked], results: Sequence[SweepMeasured] = (
                                             "cancelled": res.cancelled,
                                             "analysis": with_refinement(analyze_groups(group_rows(res.rows)).to_json(),
                                                                         res.refinement),
-                                            **floor_info(res.rows)}
+                                            **floor_info(res.rows), **energy_info(res.rows)}
                          for res in results}}
+
+
+def energy_info(rows: Sequence[SweepRow]) -> dict[str, JsonValue]:
+    """Where energy was measured: the counter each lane used, and per group its joules per million samples and the
+    energy crossovers (each run's summary in the sidecar says why a lane measured none)."""
+    counters = {r.lane: r.energy_counter for r in rows if r.energy_counter}
+    if not counters:
+        return {}
+    return {"energy": {"counters": dict(sorted(counters.items())),
+                       "groups": {label: energy_analysis(points) for label, points in group_rows(rows).items()}}}
 
 
 def floor_info(rows: Sequence[SweepRow]) -> dict[str, JsonValue]:

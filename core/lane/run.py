@@ -5,6 +5,10 @@ trains (SwitchModel) ends the segment at the next batch and starts another on th
 paced run (a ramp, or lanes taking turns) waits after each segment for the app's Proceed or
 Finish. Records count steps on across segments, their clock runs from the run's start, and each
 segment's first steps are warm-up again.
+
+Energy: the lane's meter (core/lane/energy.py) is made once per process, and the device's idle power is
+measured once, before the lane's first segment (only where a counter reads). Each segment's summary
+carries the joules of its steady stretch, as the step timer read them (core/lane/timing.py).
 """
 from __future__ import annotations
 
@@ -28,9 +32,10 @@ from ..messages import Bundle, Finish, Proceed, RunJob, SwitchModel
 from ..config import ConfigError, LaneSpec, RunConfig
 from ..records import RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded, SegmentStarted, Status, now_iso
 from .data import Dataset, DataError
+from .energy import LANE_ENERGY
 from .model import ModelShelf
 from .steering import Steering
-from .timing import SegmentClock, make_batch_timer
+from .timing import EnergySpan, SegmentClock, make_batch_timer
 
 
 SWITCHED_STEADY_STEPS = 60  # a model changed mid-run is measured at least this long (as a sweep point is)
@@ -199,10 +204,12 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
         model, _ = w.models.get(config.model, t, jit=resolve_jit(spec, t)[0])
         verify_placement(model, spec)
     source = sources[(t.batch_size, t.feeding)][0]
+    meter = LANE_ENERGY.meter(spec)
+    idle_w = LANE_ENERGY.idle_w(spec)  # once per lane process, before its first segment; NaN at once without a counter
     w.events.put(Bundle((SegmentStarted(clock.run_id, clock.lane, clock.segment, config.model.widths, t.batch_size,
                                         config.flops_per_batch, clock.first_step, time.time(), clock.t0_at),)))
     timer = make_batch_timer(w.keras, clock, emit=w.events.put, should_stop=w.cancel.is_set, steering=w.steering,
-                             on_phase=w.on_phase)
+                             on_phase=w.on_phase, meter=meter if meter.counter else None)
     started, machine = time.perf_counter(), cpu_sample()
     try:
         model.fit(source, epochs=10**6, steps_per_epoch=_epoch_steps(len(data), config), callbacks=[timer],
@@ -218,10 +225,25 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
         summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device, status=status,
                   flops_per_batch=config.flops_per_batch, wall_s=time.perf_counter() - started,
                   final_loss=logs.get("loss", math.nan), final_accuracy=logs.get("accuracy", math.nan)),
-        others_cpu=others_share(machine, cpu_sample()), load_avg=load_average())
+        others_cpu=others_share(machine, cpu_sample()), load_avg=load_average(),
+        **energy_fields(timer.energy, meter.counter, meter.note, idle_w))
     w.events.put(Bundle((SegmentEnded(clock.run_id, clock.lane, clock.segment, summary, time.time()),)))
     del model
     return _Segment(timer.steps, timer.stopped_by, timer.switch_to, summary)
+
+
+def energy_fields(span: EnergySpan, counter: str, note: str, idle_w: float) -> dict[str, float | int | str]:
+    """A segment's energy figures for its RunSummary: the span the timer read, or NaN with the meter's reason."""
+    if not counter:
+        return {"energy_note": note}
+    if span.failed or not span.pieces:
+        why = "a counter read failed" if span.failed else "no steady step was measured"
+        return {"energy_counter": counter, "energy_note": f"{NOT_READ}: {why}", "idle_w": idle_w}
+    return {"energy_j": span.joules, "energy_steps": span.steps, "energy_samples": span.samples,
+            "energy_s": span.seconds, "energy_counter": counter, "energy_note": note, "idle_w": idle_w}
+
+
+NOT_READ = "not measured"
 
 
 def _next(w: LaneProcess, job: RunJob, done: _Segment, data: Dataset,

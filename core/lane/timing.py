@@ -13,6 +13,11 @@ and its clock starts at its own batch's beginning, so the wait is no step's time
 Clock: each step's ms runs from the end of the previous step to the end of this one, read after
 the loss was fetched from the device (Keras syncs to hand it over), so the device had finished:
 this is synced step latency, not pipelined throughput.
+
+Energy: with a meter (core/lane/energy.py), the timer reads it when warm-up ends (after the last warm-up
+step's record, the steady stretch's first step not yet begun) and when the segment ends (after its last
+step's record), and around a turn waited out (ended at the Pause, begun again at the Resume), so the
+joules cover the steady steps and no wait. A read is no step's time: the next step's clock starts after it.
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ from ..records import BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from .energy import Meter
     from .steering import Steering
 
 TURN_POLL_S = 0.05  # a lane waiting for its turn checks the cancel flag this often
@@ -54,6 +60,18 @@ class SegmentClock:
     t0_at: float = 0.0  # time.time() at t0: a record's wall time is t0_at + start_s
 
 
+@dataclass
+class EnergySpan:
+    """What the meter counted over a segment's steady steps: joules, and the steps, samples and seconds they cover."""
+
+    joules: float = 0.0
+    steps: int = 0
+    samples: int = 0
+    seconds: float = 0.0
+    pieces: int = 0  # begin-end reads (more than one when a turn was waited out)
+    failed: bool = False  # a read gave nothing: the joules are unknown
+
+
 class StepTimer(Protocol):
     """What the run reads of the timer after its fit (the callback's class is made with the lane's keras)."""
 
@@ -61,6 +79,7 @@ class StepTimer(Protocol):
     epoch_logs: dict[str, float]
     stopped_by: str
     switch_to: RunConfig | None
+    energy: EnergySpan
 
     @property
     def steps(self) -> int: ...
@@ -68,7 +87,7 @@ class StepTimer(Protocol):
 
 def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[Bundle], None],
                      should_stop: Callable[[], bool], steering: Steering | None = None,
-                     on_phase: Callable[[str], None] | None = None) -> StepTimer:
+                     on_phase: Callable[[str], None] | None = None, meter: Meter | None = None) -> StepTimer:
     """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late).
 
     After each step it checks the cancel flag and `steering` (a core.steering.Steering, whose
@@ -95,6 +114,34 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             self._steps = 0
             self._steady_s = 0.0
             self._resumed = False
+            self.energy = EnergySpan()
+            self._metering: tuple[int, float] | None = None  # (steps, perf_counter) at the piece's begin
+
+        def _meter_begin(self) -> None:
+            """Read the meter now; the read's time is taken off the next step's clock."""
+            if meter is None or self._metering is not None:
+                return
+            before = time.perf_counter()
+            meter.begin()
+            after = time.perf_counter()
+            self._metering = (self._steps, after)
+            if self._prev_end is not None:
+                self._prev_end += after - before
+
+        def _meter_end(self) -> None:
+            if meter is None or self._metering is None:
+                return
+            steps, since = self._metering
+            now = time.perf_counter()
+            joules = meter.end()
+            self._metering = None
+            span = self.energy
+            span.pieces += 1
+            span.failed = span.failed or joules != joules
+            span.joules += joules if joules == joules else 0.0
+            span.steps += self._steps - steps
+            span.samples += (self._steps - steps) * c.batch_size
+            span.seconds += now - since
 
         def on_train_begin(self, logs: Logs | None = None) -> None:
             self._last_flush = time.perf_counter()
@@ -142,11 +189,17 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                     self.model.stop_training, self.stopped_by, self.switch_to = True, "switch", message.config
                 elif message == "cancel":
                     self.model.stop_training, self.stopped_by = True, "cancel"
+            if meter is not None:
+                if self.model.stop_training:
+                    self._meter_end()
+                elif self._steps >= c.warmup_steps and not self.energy.pieces and self._metering is None:
+                    self._meter_begin()  # warm-up is over: the steady stretch starts with the next step
 
         def _wait_for_turn(self, steering: Steering, last: BatchTiming) -> Steer | str | None:
             """The turn is over: say so, and wait here, mid-segment, until it comes back (Resume), the
             model changes (SwitchModel) or a stop. The wait is no step's time: the next record starts
             at its own batch's beginning, and is marked resumed."""
+            self._meter_end()  # the wait is no step's energy either
             self._pending.append(TurnEnded(c.run_id, c.lane, c.segment, last.step, time.time()))
             self.flush()
             phase("waiting")
@@ -156,6 +209,8 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                     phase("training")
                     self._prev_end, self._resumed = None, True
                     self._pending.append(TurnResumed(c.run_id, c.lane, c.segment, time.time()))
+                    if isinstance(message, Resume) and self._steps >= c.warmup_steps:
+                        self._meter_begin()
                     return message
             return "cancel"
 
@@ -166,6 +221,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             self.flush()
 
         def on_train_end(self, logs: Logs | None = None) -> None:
+            self._meter_end()  # a fit that ended by itself (its epochs ran out) ends the span here
             phase("finishing")
             self.flush()
 

@@ -1,4 +1,4 @@
-"""The one number formatter, and durations, ranges, FLOPs, dollars and times, so a figure reads the same everywhere."""
+"""The one number formatter, and durations, ranges, FLOPs, dollars, joules and times, so a figure reads the same everywhere."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -69,3 +69,13 @@ def fmt_dollars(x: float | None) -> str:
     if 0 < abs(x) < 1e-4:
         return f"${x:.{2 - math.floor(math.log10(abs(x)))}f}"
     return f"${fmt_num(x)}"
+
+
+def fmt_joules(x: float | None) -> str:
+    """Energy with its unit: 850 J, 1.2 kJ, 3.4 MJ; "–" when missing."""
+    if x is None or not math.isfinite(x):
+        return MISSING
+    for unit, name in ((1e9, "GJ"), (1e6, "MJ"), (1e3, "kJ")):
+        if abs(x) >= unit:
+            return f"{fmt_num(x / unit)} {name}"
+    return f"{fmt_num(x)} J"

@@ -18,7 +18,7 @@ from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, pair_verdict
 from ..records import BUSY_SHARE, RunSummary, Status
 from ..results import RunResult
-from .numbers import fmt_flops, fmt_num
+from .numbers import fmt_flops, fmt_joules, fmt_num
 
 
 def _point(s: RunSummary) -> SweepPoint:
@@ -68,6 +68,32 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
         lines.append(line)
     busy = busy_note(usable)
     return lines + ([busy[:1].upper() + busy[1:]] if busy and lines else [])
+
+
+def energy_words(s: RunSummary) -> str:
+    """A lane's energy per million samples, total and above idle, and the counter behind it; or why it was not
+    measured; "" while nothing is known (a live summary, a failed lane)."""
+    if s.energy_measured:
+        above = s.joules_per_msample_above_idle
+        idle = (f"{fmt_joules(above)} above idle at {fmt_num(s.idle_w)} W" if math.isfinite(above)
+                else "idle power not measured")
+        note = f"; {s.energy_note}" if s.energy_note else ""
+        return (f"{s.lane} uses {fmt_joules(s.joules_per_msample)} per million samples ({idle}; "
+                f"{fmt_num(s.mean_w)} W mean, {s.energy_counter}{note})")
+    if s.energy_note:
+        return f"{s.lane}'s energy: {s.energy_note}"
+    return ""
+
+
+def energy_lines(summaries: Sequence[RunSummary]) -> list[str]:
+    """Each lane's energy_words; lanes that share one reason it was not measured say it once."""
+    measured = [energy_words(s) for s in summaries if s.energy_measured]
+    notes: dict[str, list[str]] = {}
+    for s in summaries:
+        if not s.energy_measured and s.energy_note:
+            notes.setdefault(s.energy_note, []).append(s.lane)
+    return measured + [f"{' and '.join(lanes)}'s energy: {note}" if len(lanes) < len(summaries) or measured
+                       else f"energy {note}" for note, lanes in notes.items()]
 
 
 def contention_lines(result: RunResult, now: float | None = None) -> list[str]:

@@ -8,7 +8,8 @@ from typing import Mapping, Sequence
 
 from ..analysis.crossings import analyze_points
 from ..analysis.points import Crossover, SweepPoint
-from ..analysis.verdict import State, curve_verdict, pair_verdict
+from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
+from ..analysis.energy import energy_curves
 from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..json_data import JsonValue
@@ -104,6 +105,54 @@ def cost_lines(groups: Mapping[str, Sequence[SweepPoint]], prices: Prices) -> li
         prefix = f"{label}: " if len(groups) > 1 else ""
         lines += [prefix + describe_cost_pair(points, prices, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
     return lines
+
+
+def _energy_change(c: Change) -> str:
+    if c.width is None:
+        return (f"{c.faster_below} uses less energy per sample up to {c.width_lo:,} units and {c.faster_above} "
+                f"from {c.width_hi:,} units; between, they are equal within noise")
+    return (f"{c.faster_above} uses less energy per sample above about {fmt_num(c.width, 2)} units "
+            f"({c.width_lo:,}–{c.width_hi:,})")
+
+
+def describe_energy_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str:
+    """Where the lane that uses less energy per sample changes, by the one rule on the energy curves:
+    "jax:gpu0 uses less energy per sample above about 300 units (220–410)"."""
+    v = curve_verdict(energy_curves([p for p in points if p.lane in (lane_a, lane_b)]), lane_a, lane_b)
+    a, b = v.lanes
+    if v.state is State.NOT_ENOUGH:
+        return f"too few points with energy measured to compare {a} and {b}: need a width measured on both"
+    span = f"widths {v.widths[0]:,} to {v.widths[-1]:,}"
+    if v.state is State.LEADS:
+        less = v.leader
+        where = "throughout" if all(s.leader for s in v.stretches) else "wherever they differ"
+        return f"per sample, {less} uses less energy than {a if less == b else b} {where} ({span})"
+    if v.state is State.TOO_CLOSE:
+        return f"per sample, {a} and {b} use the same energy within noise ({span})"
+    return "; then ".join(_energy_change(c) for c in v.changes)
+
+
+def energy_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
+    """Per group, for each pair of lanes with energy measured: where the one using less energy per sample changes."""
+    lines = []
+    for label, points in groups.items():
+        lanes = sorted({p.lane for p in energy_curves(points)})
+        prefix = f"{label}: " if len(groups) > 1 else ""
+        lines += [prefix + describe_energy_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
+    return lines
+
+
+def run_energy_lines(result: RunResult) -> list[str]:
+    """Where the lanes of one run (a ramp, or widths dragged) change which uses less energy per sample: as
+    run_crossing_lines, on the completed segments whose energy was measured."""
+    groups = group_rows(r for r in run_rows(result) if r.status == Status.COMPLETED)
+    if len(groups) != 1:
+        return []
+    points = next(iter(groups.values()))
+    measured = energy_curves(points)
+    lanes = sorted({p.lane for p in measured})
+    return [describe_energy_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]
+            if len({p.width for p in measured if p.lane == a} & {p.width for p in measured if p.lane == b}) >= 2]
 
 
 # ---------------------------------------------------------------- refined sweeps

@@ -21,7 +21,7 @@ from ...core.config import RunConfig
 from ...core.records import RunSummary, Status
 from ...core.results import Segment
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
-from ...core.words.run import explain, verdict_lines
+from ...core.words.run import energy_lines, explain, verdict_lines
 from ..theme.lane_colours import lane_color
 from ...core.words.run import contention_note
 from ..live_run import LiveRun
@@ -305,6 +305,7 @@ class SummaryPanel(QWidget):
             self.verdict.setText("No verdict: the lanes did not both reach steady batches.")
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
+        details += energy_lines(summaries)  # energy per million samples, total and above idle, or why not measured
         self.detail.setText(" ".join(as_sentence(line, live.lanes) + "." for line in details))
         self.detail.setVisible(bool(details))
         usable = [s for s in summaries if has_steady(s)]

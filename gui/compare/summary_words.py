@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Container
 
 from ...core.analysis.stats import has_steady
-from ...core.words.sweep import run_crossing_lines
+from ...core.words.sweep import run_crossing_lines, run_energy_lines
 from ..live_run import LiveRun
 
 
@@ -32,10 +32,11 @@ def verdict_segments(live: LiveRun) -> tuple[dict, str]:
 
 def crossing_lines(live: LiveRun) -> list[str]:
     """For a ramp (or a run whose model changed): where the lanes cross, once both have completed
-    widths on either side (otherwise nothing). The sentences are core's (core/words/sweep.py)."""
+    widths on either side (otherwise nothing), in time and, where it was measured, in energy per sample. The
+    sentences are core's (core/words/sweep.py)."""
     if len(live.plan) < 2 and all(len(lane.segments) < 2 for lane in live.lanes.values()):
         return []
-    return run_crossing_lines(live.result)
+    return run_crossing_lines(live.result) + run_energy_lines(live.result)
 
 
 def as_sentence(line: str, lanes: Container[str]) -> str:

@@ -7,14 +7,16 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidg
 
 from ...core.analysis.costs import Prices, dollars_per_million, price_for
 from ...core.files.sweep_rows import SweepRow
-from ...core.words.numbers import fmt_dollars, fmt_num, fmt_range
+from ...core.words.numbers import fmt_dollars, fmt_joules, fmt_num, fmt_range
 from ...core.records import Status
 
 COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status",
-           "floor ms", "$ per M samples")
+           "floor ms", "$ per M samples", "J per M samples")
 # floor: the on-device loop's step (sweep --floor); $ per million samples: at the lane's price per hour (the Lanes
-# panel's $/h, or the price an added sweep recorded). Each is "–" when not measured or not priced.
+# panel's $/h, or the price an added sweep recorded); joules per million samples: as the lane's energy counter read
+# them over the steady stretch (RAPL, NVML). Each is "–" when not measured or not priced.
 COST_COLUMN = COLUMNS.index("$ per M samples")
+ENERGY_COLUMN = COLUMNS.index("J per M samples")
 
 
 class SweepTable(QTableWidget):
@@ -34,13 +36,15 @@ class SweepTable(QTableWidget):
         values = (row.variant, row.lane, row.width, row.batch_size, fmt_num(row.median_ms),
                   fmt_range(row.p10_ms, row.p90_ms, 3), fmt_num(row.gflops),
                   f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–", row.status,
-                  fmt_num(row.floor_ms), "–")
+                  fmt_num(row.floor_ms), "–", fmt_joules(row.energy_j_per_msample))
         r = self.rowCount()
         self.insertRow(r)
         for c, value in enumerate(values):
             item = QTableWidgetItem(str(value))
             if row.status == Status.FAILED:
                 item.setToolTip(row.reason)
+            elif c == ENERGY_COLUMN:
+                item.setToolTip(energy_tip(row))
             self.setItem(r, c, item)
         self.scrollToBottom()
 
@@ -54,3 +58,12 @@ class SweepTable(QTableWidget):
             item.setText(fmt_dollars(cost))
             item.setToolTip(f"at ${price:g} per hour for {row.lane}" if price is not None else
                             f"no price for {row.lane}: type its $/h in the Lanes panel")
+
+
+def energy_tip(row: SweepRow) -> str:
+    """What the energy cell rests on: mean and idle power and the counter, or that none was read."""
+    if not row.energy_counter:
+        return "not measured: no energy counter was read for this point (the run's summary says why)"
+    above = row.energy_j_per_msample * (1 - row.idle_w / row.mean_w) if row.mean_w > 0 else math.nan
+    return (f"{fmt_num(row.mean_w)} W mean, {fmt_num(row.idle_w)} W idle: {fmt_joules(above)} per million samples "
+            f"above idle; {fmt_joules(row.energy_j_per_step)} per step ({row.energy_counter})")

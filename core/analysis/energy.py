@@ -1,0 +1,54 @@
+"""Energy per sample: each lane's joules per million samples along the widths, and where the lane that uses less
+changes, by the one crossing rule (core/analysis/verdict.py), as for time and for money (core/analysis/costs.py).
+
+Only points whose counters were read take part (a sweep point's energy_j_per_msample, core/files/sweep_rows.py);
+nothing is estimated where a lane had none.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from typing import Sequence
+
+from ..json_data import JsonObject
+from .points import Crossover, CurvePoint, SweepPoint, curves
+from .verdict import crossovers_of, curve_verdicts
+
+
+def energy_curves(points: Sequence[SweepPoint]) -> list[CurvePoint]:
+    """Joules per million samples per lane and width, where measured, with a spread for the one rule.
+
+    The counters give one reading per segment (its steady stretch's joules), not one per step, so energy has
+    no spread of its own. Energy per step is mean power × step time, and the step time is what varies from
+    step to step: each point takes the relative spread of its step time (p10/median, p90/median) and its
+    steady batches. A lead in energy per sample is then as firm as the step times allow, no firmer.
+    """
+    out = []
+    for p in points:
+        value = p.energy_j_per_msample
+        if not (math.isfinite(value) and value > 0 and math.isfinite(p.median_ms) and p.median_ms > 0):
+            continue
+        lo = value * p.p10_ms / p.median_ms if math.isfinite(p.p10_ms) else math.nan
+        hi = value * p.p90_ms / p.median_ms if math.isfinite(p.p90_ms) else math.nan
+        out.append(CurvePoint(p.lane, p.width, value, lo, hi, p.n_batches, p.flops_per_batch))
+    return out
+
+
+def energy_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
+    """Widths where the lane using less energy per sample changes (`faster_above` reads "uses less above")."""
+    return crossovers_of(curve_verdicts(energy_curves(points)))
+
+
+def _json(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def energy_analysis(points: Sequence[SweepPoint]) -> JsonObject:
+    """JSON-ready: each measured lane's joules per million samples per width, and the energy crossovers."""
+    measured = curves(energy_curves(points))
+    return {
+        "joules_per_million_samples": {lane: {str(w): _json(p.value) for w, p in sorted(measured[lane].items())}
+                                       for lane in sorted(measured)},
+        "crossovers": [{**asdict(c), "lanes": list(c.lanes), "less_energy_above": c.faster_above}
+                       for c in energy_crossovers(points)],
+    }

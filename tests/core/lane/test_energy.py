@@ -1,0 +1,220 @@
+"""Energy counters, read, never guessed: RAPL from a powercap tree the test writes, NVML where a GPU reports,
+the sentence where nothing reads, and a real lane whose joules travel to the summary, the CSV and analyze."""
+from __future__ import annotations
+
+import builtins
+import math
+import os
+import time
+
+import pytest
+
+from helpers import FakePowercap, cli
+from crossover_lab.core.lane import energy
+from crossover_lab.core.lane.energy import (NVML_HINT, SHARED_NOTE, NvmlEnergyMeter, PowerSampleMeter, RaplMeter,
+                                            Unmeasured, idle_watts, nvml_meter, nvml_target, rapl_meter,
+                                            wrapped_delta)
+from crossover_lab.core.records import RunSummary
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    fake = FakePowercap(tmp_path / "powercap", packages=2, dram=True)
+    monkeypatch.setenv(energy.POWERCAP_ROOT_ENV, str(fake.root))
+    yield fake
+    fake.stop()
+
+
+def test_package_and_dram_joules_come_out_as_written(tree, tmp_path):
+    meter = rapl_meter(cores=[0], cpu_root=tmp_path / "no-topology")  # unreadable topology: every package
+    assert isinstance(meter, RaplMeter)
+    assert meter.counter == "rapl-package+dram" and meter.note == SHARED_NOTE
+    assert [d.name for d in meter.domains] == ["package-0", "dram", "package-1", "dram"]
+    tree.set("package-0", 1_000_000)
+    meter.begin()
+    tree.set("package-0", 3_500_000)  # 2.5 J
+    tree.set("dram-0", 250_000)  # 0.25 J
+    tree.set("package-1", 1_000_000)  # 1 J
+    assert meter.end() == pytest.approx(3.75)
+
+
+def test_a_wrap_around_adds_the_counters_range(tree):
+    meter = rapl_meter(cores=[])
+    assert isinstance(meter, RaplMeter)
+    tree.set("package-0", tree.max_range - 2_000_000)
+    meter.begin()
+    tree.set("package-0", 1_000_000)  # wrapped: 2 J to the top, 1 J after
+    assert meter.end() == pytest.approx(3.0)
+    assert wrapped_delta(10, 4, 20) == 14 and math.isnan(wrapped_delta(10, 4, math.nan))
+
+
+def test_the_lanes_package_only_where_its_cores_topology_reads(tree, tmp_path):
+    topology = tmp_path / "cpu" / "cpu3" / "topology"
+    topology.mkdir(parents=True)
+    (topology / "physical_package_id").write_text("1\n")
+    meter = rapl_meter(cores=[3], cpu_root=tmp_path / "cpu")
+    assert isinstance(meter, RaplMeter)
+    assert [d.energy_path.parent.name for d in meter.domains] == ["intel-rapl:1", "intel-rapl:1:0"]
+
+
+def test_without_dram_the_counter_says_package_only(tmp_path, monkeypatch):
+    fake = FakePowercap(tmp_path / "pc", packages=1, dram=False)
+    meter = rapl_meter(cores=[], root=fake.root)
+    assert isinstance(meter, RaplMeter) and meter.counter == "rapl-package"
+
+
+def test_no_counter_is_the_sentence_and_no_sleep(tmp_path, monkeypatch):
+    monkeypatch.setenv(energy.POWERCAP_ROOT_ENV, str(tmp_path / "empty"))
+    meter = rapl_meter()
+    assert isinstance(meter, Unmeasured) and meter.counter == ""
+    assert meter.note == (f"not measured on this machine: {tmp_path / 'empty'} has no RAPL counters "
+                          "(a VM, or a CPU without RAPL)")
+    start = time.perf_counter()
+    assert math.isnan(idle_watts(meter, 1.0))
+    assert time.perf_counter() - start < 0.1  # no idle second where nothing reads
+
+
+def test_an_energy_file_only_root_reads_gives_the_chmod_sentence(tree, monkeypatch):
+    real_open = builtins.open
+
+    def denied(path, *args, **kwargs):  # mode 000 is still readable by root: refuse as the kernel would
+        if str(path).endswith("energy_uj"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", denied)
+    meter = rapl_meter(cores=[])
+    assert isinstance(meter, Unmeasured)
+    assert meter.note == (f"not measured on this machine: energy_uj is readable only by root: sudo chmod a+r "
+                          f"{tree.root}/intel-rapl:*/energy_uj (until reboot)")
+
+
+def test_idle_power_is_the_counter_over_the_idle_stretch(tree):
+    meter = rapl_meter(cores=[])
+    tree.tick(5.0)  # each of 4 domains: 20 W in all
+    try:
+        watts = idle_watts(meter, 0.2)
+    finally:
+        tree.stop()
+    assert 12 < watts < 28, watts
+
+
+class FakeNvml:
+    """pynvml's calls, as a GPU with (or without) the total-energy counter answers them."""
+
+    def __init__(self, energy_counter: bool = True) -> None:
+        self.energy_counter, self.mj, self.asked = energy_counter, 1000, []
+
+    def nvmlInit(self) -> None:
+        pass
+
+    def nvmlDeviceGetCount(self) -> int:
+        return 2
+
+    def nvmlDeviceGetHandleByIndex(self, index):
+        self.asked.append(index)
+        return ("handle", index)
+
+    def nvmlDeviceGetHandleByUUID(self, uuid):
+        self.asked.append(uuid)
+        return ("handle", uuid)
+
+    def nvmlDeviceGetTotalEnergyConsumption(self, handle) -> int:
+        if not self.energy_counter:
+            raise RuntimeError("NVMLError_NotSupported")
+        self.mj += 500
+        return self.mj
+
+    def nvmlDeviceGetPowerUsage(self, handle) -> int:
+        return 100_000  # 100 W
+
+
+def test_nvml_energy_counter_or_power_samples_and_the_record_says_which(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,1")
+    fake = FakeNvml()
+    meter = nvml_meter(1, fake)
+    assert isinstance(meter, NvmlEnergyMeter) and meter.counter == "nvml-energy"
+    assert fake.asked == [1]  # the lane's GPU 1 is the second visible device: NVML's 1
+    meter.begin()
+    assert meter.end() == pytest.approx(0.5)
+    sampled = nvml_meter(0, FakeNvml(energy_counter=False))
+    assert isinstance(sampled, PowerSampleMeter) and sampled.counter == "nvml-power-samples"
+    sampled.begin()
+    time.sleep(0.1)
+    assert sampled.end() == pytest.approx(100 * 0.1, rel=0.3)
+    assert nvml_target(0, "GPU-1234abcd") == "GPU-1234abcd" and nvml_target(2, None) == 2 and nvml_target(1, "") == 1
+
+
+def test_without_nvidia_ml_py_the_sentence_says_how_to_install_it(monkeypatch):
+    monkeypatch.setattr(energy, "_load_nvml", lambda: None)
+    meter = nvml_meter(0)
+    assert isinstance(meter, Unmeasured) and meter.note == f"not measured on this machine: {NVML_HINT}"
+
+
+def test_nvml_on_a_real_gpu():
+    pynvml = pytest.importorskip("pynvml", reason="nvidia-ml-py is not installed (the gpu-energy extra)")
+    try:
+        pynvml.nvmlInit()
+        count = pynvml.nvmlDeviceGetCount()
+    except Exception as exc:
+        pytest.skip(f"NVML reports no GPU here ({type(exc).__name__})")
+    if not count:
+        pytest.skip("NVML reports no GPU here")
+    meter = nvml_meter(0)
+    assert meter.counter in ("nvml-energy", "nvml-power-samples"), meter.note
+    meter.begin()
+    time.sleep(0.3)
+    joules = meter.end()
+    assert joules >= 0  # a GPU idles at tens of watts: a few joules over 0.3 s
+
+
+# ---------------------------------------------------------------- a real lane, end to end
+
+
+@pytest.mark.slow
+def test_a_lanes_joules_travel_to_the_summary_the_sweep_csv_and_analyze(tree, tmp_path, monkeypatch):
+    from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.engine.pool import LanePool, run_comparison
+    from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+    from crossover_lab.core.files.sweeps import read_sweep_rows
+
+    monkeypatch.setenv(energy.IDLE_ENV, "0.2")
+    config = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=50, epochs=1, samples=1000, data="synthetic"))
+    tree.tick(2.5)  # each of 4 domains: 10 W in all
+    pool = LanePool()  # its lanes start now, with this environment
+    try:
+        result = run_comparison(pool, [LaneSpec.parse("cpu1")], config)
+    finally:
+        pool.close()
+        tree.stop()
+    s = result.lanes["cpu1"].summary
+    assert s is not None and s.status == "completed", result.lanes["cpu1"].failure
+    assert s.energy_counter == "rapl-package+dram" and s.energy_note == SHARED_NOTE
+    assert s.energy_steps == 20 - config.train.warmup_steps and s.energy_samples == s.energy_steps * 50
+    assert 4 < s.mean_w < 25, s  # the tree advanced at 10 W
+    assert 4 < s.idle_w < 25, s
+    assert s.joules_per_msample == pytest.approx(1e6 * s.energy_j / s.energy_samples)
+    wired = RunSummary(**s.as_dict())
+    assert wired.joules_per_step == s.joules_per_step
+    row = SweepRow.from_result(result, "cpu1")
+    assert row.energy_counter == "rapl-package+dram" and row.energy_j_per_msample == pytest.approx(s.joules_per_msample)
+    # Two lanes' rows at three widths, through the file and analyze.
+    rows = []
+    for lane, factor in (("cpu1", 1.0), ("cpu", 3.0)):
+        for width, scale in ((16, 1), (64, 4), (256, 16)):
+            rows.append(SweepRow(lane=lane, device="CPU", width=width, params=0, flops_per_batch=1000 * width,
+                                 batch_size=50, median_ms=row.median_ms * scale, p10_ms=row.median_ms * scale * 0.98,
+                                 p90_ms=row.median_ms * scale * 1.02, n_batches=200,
+                                 energy_j_per_step=row.energy_j_per_step, mean_w=row.mean_w, idle_w=row.idle_w,
+                                 energy_j_per_msample=row.energy_j_per_msample * scale * (factor if width > 16 else
+                                                                                          1 / factor),
+                                 energy_counter=row.energy_counter))
+    path = tmp_path / "sweep.csv"
+    path.write_text(sweep_rows_text(rows))
+    back, _ = read_sweep_rows(str(path))
+    assert back[0].energy_counter == "rapl-package+dram" and back[0].energy_j_per_msample == pytest.approx(
+        float(f"{rows[0].energy_j_per_msample:.6g}"))
+    out = cli("analyze", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "joules per million samples, by width" in out.stdout
+    assert "cpu1 uses less energy per sample above about" in out.stdout, out.stdout
