@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from . import families
 from .json_data import JsonValue
 
 MIN_WIDTH, MAX_WIDTH = 1, 16384
@@ -34,11 +35,16 @@ def _check(condition: bool, message: str) -> None:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """The MLP: 784 inputs → hidden widths → 10 classes (softmax)."""
+    """The model: by default the MLP (784 inputs → hidden widths → 10 classes, softmax); `family` picks a CNN, an
+    RNN or a transformer (core/families.py), whose `widths` are filters per block, units per recurrent layer or
+    d_model per encoder block. `cell` is the RNN's (lstm or gru), `heads` the transformer's."""
 
     widths: tuple[int, ...] = (128,)
     dropout: float = 0.2
     activation: str = "relu"
+    family: str = "mlp"
+    cell: str = "lstm"
+    heads: int = 4
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "widths", tuple(self.widths))
@@ -52,6 +58,9 @@ class ModelSpec:
         _check(0.0 <= self.dropout < 1.0, f"dropout {self.dropout}: choose 0 to below 1")
         _check(self.activation in ACTIVATIONS,
                f"activation {self.activation!r}: choose one of {', '.join(ACTIVATIONS)}")
+        _check(isinstance(self.heads, int) and not isinstance(self.heads, bool), f"heads {self.heads!r}: a whole number")
+        wrong = families.problems(self.family, self.widths, self.cell, self.heads)
+        _check(not wrong, "; ".join(wrong))
 
     @property
     def layer_sizes(self) -> tuple[int, ...]:
@@ -59,7 +68,9 @@ class ModelSpec:
 
     @property
     def params(self) -> int:
-        """Trainable parameters: weights and biases of every Dense layer."""
+        """Trainable parameters: for the MLP the weights and biases of every Dense layer."""
+        if self.family != "mlp":
+            return families.params(self.family, self.widths, self.cell, self.heads)
         sizes = self.layer_sizes
         return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
 
@@ -71,7 +82,10 @@ class ModelSpec:
         sample in all. Biases, activations, dropout, the loss and the optimizer update
         are O(a+b) or O(params) and are left out; they are under 1% for widths ≥ 64.
         The first layer needs no gradient for its input (the data), so it counts 4·a·b.
+        The other families count by the same rules (core/families.py).
         """
+        if self.family != "mlp":
+            return families.flops_per_sample(self.family, self.widths, self.cell, self.heads) * batch_size
         sizes = self.layer_sizes
         total = 0
         for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
@@ -79,6 +93,8 @@ class ModelSpec:
         return total * batch_size
 
     def label(self) -> str:
+        if self.family != "mlp":
+            return families.label(self.family, self.widths, self.cell, self.heads)
         return "-".join(str(s) for s in self.layer_sizes)
 
 

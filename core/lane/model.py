@@ -1,4 +1,5 @@
-"""Build and compile the MLP from a ModelSpec, on whichever Keras backend the lane imported."""
+"""Build and compile the model a ModelSpec names (an MLP, a CNN, an RNN or a transformer), on whichever Keras
+backend the lane imported."""
 from __future__ import annotations
 
 import random
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..config import CLASSES, INPUT_DIM, ModelSpec, TrainSpec
+from ..families import MLP_RATIO, SIDE
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -41,23 +43,85 @@ def set_seed(keras: ModuleType, seed: int) -> None:
         torch.manual_seed(seed)
 
 
-def build_model(keras: ModuleType, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> Model:
-    """784 → Dense(w, act) → Dropout … → Dense(10, softmax), compiled with explicit speed settings."""
+def build_model(keras: ModuleType, spec: ModelSpec, train: TrainSpec, *, jit: bool, unroll: bool = False) -> Model:
+    """The spec's family (core/families.py) on 784 inputs → 10 classes (softmax), compiled with explicit speed
+    settings. `unroll`: an RNN's steps unrolled (a cost analysis needs them; training keeps Keras' loop)."""
     set_seed(keras, train.seed)
-    layers: list[KerasTensor | Layer] = [keras.Input(shape=(INPUT_DIM,))]
-    for width in spec.widths:
-        layers.append(keras.layers.Dense(width, activation=spec.activation))
-        if spec.dropout > 0:
-            layers.append(keras.layers.Dropout(spec.dropout))
+    inputs = keras.Input(shape=(INPUT_DIM,))
+    x = _FAMILY_BODIES[spec.family](keras, spec, inputs, unroll)
+    if spec.dropout > 0:
+        x = keras.layers.Dropout(spec.dropout)(x)
     # The softmax stays float32 under mixed precision, as Keras recommends, so the loss is stable.
-    layers.append(keras.layers.Dense(CLASSES, activation="softmax", dtype="float32"))
-    model = keras.Sequential(layers, name="mlp_" + "_".join(map(str, spec.widths)))
+    outputs = keras.layers.Dense(CLASSES, activation="softmax", dtype="float32")(x)
+    name = spec.family + "_" + "_".join(map(str, spec.widths))
+    model = keras.Model(inputs, outputs, name=name)
     optimizer = getattr(keras.optimizers, _OPTIMIZERS[train.optimizer])(learning_rate=train.learning_rate)
     model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
                   jit_compile=jit, steps_per_execution=train.steps_per_execution)
     if keras.backend.backend() == "tensorflow":
         _create_training_state(keras, model)
     return model
+
+
+def _mlp(keras: ModuleType, spec: ModelSpec, x: KerasTensor, unroll: bool) -> KerasTensor:
+    """Dense(w, act) → Dropout for each hidden width but the last, whose Dropout build_model adds."""
+    for i, width in enumerate(spec.widths):
+        x = keras.layers.Dense(width, activation=spec.activation)(x)
+        if spec.dropout > 0 and i < len(spec.widths) - 1:
+            x = keras.layers.Dropout(spec.dropout)(x)
+    return x
+
+
+def _cnn(keras: ModuleType, spec: ModelSpec, x: KerasTensor, unroll: bool) -> KerasTensor:
+    x = keras.layers.Reshape((SIDE, SIDE, 1))(x)
+    side = SIDE
+    for filters in spec.widths:
+        x = keras.layers.Conv2D(filters, 3, padding="same", activation=spec.activation)(x)
+        if side >= 4:
+            x = keras.layers.MaxPooling2D(2)(x)
+            side //= 2
+    return keras.layers.Flatten()(x)
+
+
+def _rnn(keras: ModuleType, spec: ModelSpec, x: KerasTensor, unroll: bool) -> KerasTensor:
+    """The rows as a sequence; tanh and sigmoid as Keras defaults them, so that a GPU lane can use cuDNN."""
+    x = keras.layers.Reshape((SIDE, SIDE))(x)
+    layer = keras.layers.LSTM if spec.cell == "lstm" else keras.layers.GRU
+    for i, units in enumerate(spec.widths):
+        x = layer(units, return_sequences=i < len(spec.widths) - 1, unroll=unroll)(x)
+    return x
+
+
+def _transformer(keras: ModuleType, spec: ModelSpec, x: KerasTensor, unroll: bool) -> KerasTensor:
+    d = spec.widths[0]
+    x = keras.layers.Reshape((SIDE, SIDE))(x)
+    x = keras.layers.Dense(d)(x)
+    x = _position_embedding(keras)(x)
+    for _ in spec.widths:
+        h = keras.layers.LayerNormalization()(x)
+        h = keras.layers.MultiHeadAttention(spec.heads, d // spec.heads)(h, h)
+        x = keras.layers.Add()([x, h])
+        h = keras.layers.LayerNormalization()(x)
+        h = keras.layers.Dense(MLP_RATIO * d, activation=spec.activation)(h)
+        h = keras.layers.Dense(d)(h)
+        x = keras.layers.Add()([x, h])
+    return keras.layers.GlobalAveragePooling1D()(x)
+
+
+def _position_embedding(keras: ModuleType) -> Layer:
+    """A learned vector per token position, added to the tokens (a layer of our own: Keras has none built in)."""
+
+    class PositionEmbedding(keras.layers.Layer):
+        def build(self, input_shape: tuple[int | None, ...]) -> None:
+            self.table = self.add_weight(shape=tuple(input_shape[1:]), initializer="random_normal", name="table")
+
+        def call(self, tokens: KerasTensor) -> KerasTensor:
+            return tokens + self.table
+
+    return PositionEmbedding()
+
+
+_FAMILY_BODIES = {"mlp": _mlp, "cnn": _cnn, "rnn": _rnn, "transformer": _transformer}
 
 
 def _create_training_state(keras: ModuleType, model: Model) -> None:

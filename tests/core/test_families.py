@@ -1,0 +1,88 @@
+"""Model families: their settings, names, parameter and FLOPs counts, and each one trained on real lanes."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.engine.pool import run_comparison
+
+FAMILY_MODELS = [ModelSpec((32, 64), family="cnn"), ModelSpec((64, 64), family="rnn"),
+                 ModelSpec((32,), family="rnn", cell="gru"), ModelSpec((64, 64), family="transformer", heads=4)]
+
+
+def test_each_family_is_named_and_checked_in_its_own_words():
+    assert ModelSpec((128,)).label() == "784-128-10"  # the MLP's name and figures are as before
+    assert ModelSpec((128,)).flops_per_batch(128) == 52_363_264
+    assert [m.label() for m in FAMILY_MODELS] == ["cnn 32-64", "lstm 64-64", "gru 32", "transformer 2×64 (4 heads)"]
+    with pytest.raises(ConfigError, match="share one d_model"):
+        ModelSpec((64, 128), family="transformer")
+    with pytest.raises(ConfigError, match="heads that divides d_model"):
+        ModelSpec((100,), family="transformer", heads=3)
+    with pytest.raises(ConfigError, match="a cnn takes 1-6"):
+        ModelSpec((8,) * 7, family="cnn")
+    with pytest.raises(ConfigError, match="recurrent cell 'rnn'"):
+        ModelSpec((8,), family="rnn", cell="rnn")
+    with pytest.raises(ConfigError, match="model family 'resnet'"):
+        ModelSpec((8,), family="resnet")
+    # A saved configuration without a family is the MLP it always was.
+    assert RunConfig.from_dict({"model": {"widths": [64]}, "train": {}}).model.family == "mlp"
+    # FLOPs grow with the width on the slider, in every family.
+    for m in FAMILY_MODELS:
+        wider = ModelSpec(tuple(2 * w for w in m.widths), family=m.family, cell=m.cell, heads=m.heads)
+        assert wider.flops_per_batch(32) > 2 * m.flops_per_batch(32) * 0.9
+
+
+COST_ANALYSIS = textwrap.dedent("""
+    import json, os, sys
+    os.environ["KERAS_BACKEND"] = "jax"
+    import jax, keras, numpy as np
+    from crossover_lab.core.config import ModelSpec, TrainSpec
+    from crossover_lab.core.lane.model import build_model
+    out = []
+    for spec in [ModelSpec(tuple(s["widths"]), family=s["family"], cell=s["cell"], heads=s["heads"], dropout=0.0)
+                 for s in json.loads(sys.argv[1])]:
+        model = build_model(keras, spec, TrainSpec(batch_size=32), jit=True, unroll=True)
+        x, y = np.zeros((32, 784), "float32"), np.zeros((32,), "int32")
+        tv = [v.value for v in model.trainable_variables]
+        ntv = [v.value for v in model.non_trainable_variables]
+        def loss(tv, ntv, x, y):
+            pred, _ = model.stateless_call(tv, ntv, x, training=False)
+            return keras.ops.mean(keras.losses.sparse_categorical_crossentropy(y, pred))
+        cost = jax.jit(jax.grad(loss)).lower(tv, ntv, x, y).compile().cost_analysis()
+        cost = cost[0] if isinstance(cost, list) else cost
+        out.append({"xla": cost["flops"], "ours": spec.flops_per_batch(32), "params": model.count_params(),
+                    "our_params": spec.params})
+    print(json.dumps(out))
+""")
+
+
+@pytest.mark.slow
+def test_flops_and_parameters_agree_with_xla_and_keras():
+    """Our FLOPs per training step within 15% of XLA's cost analysis of the compiled JAX gradient (elementwise
+    work included there, left out here); parameters exactly as Keras counts them."""
+    specs = [ModelSpec((32, 64), family="cnn"), ModelSpec((512, 512), family="rnn"),
+             ModelSpec((128, 128), family="rnn", cell="gru"), ModelSpec((128, 128), family="transformer"),
+             ModelSpec((256, 256))]
+    arg = json.dumps([{"widths": list(s.widths), "family": s.family, "cell": s.cell, "heads": s.heads} for s in specs])
+    out = subprocess.run([sys.executable, "-c", COST_ANALYSIS, arg], capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for spec, got in zip(specs, json.loads(out.stdout.splitlines()[-1])):
+        assert got["params"] == got["our_params"] == spec.params, (spec.label(), got)
+        assert 0.85 <= got["ours"] / got["xla"] <= 1.15, (spec.label(), got["ours"] / got["xla"])
+
+
+@pytest.mark.slow
+def test_every_family_trains_on_tensorflow_and_jax_lanes(pool):
+    lanes = [LaneSpec.parse("cpu1"), LaneSpec.parse("jax:cpu1")]
+    for model in FAMILY_MODELS:
+        config = RunConfig(model, TrainSpec(batch_size=32, samples=320, data="synthetic"))
+        result = run_comparison(pool, lanes, config, schedule="sequential")
+        for name, lane in result.lanes.items():
+            assert lane.status == "completed", (model.label(), name, lane.failure)
+            assert lane.summary is not None and lane.summary.n_batches == 10 - 5, (model.label(), name)
+            assert lane.summary.flops_per_batch == config.flops_per_batch
