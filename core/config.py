@@ -92,6 +92,11 @@ class ModelSpec:
             total += (4 if i == 0 else 6) * a * b
         return total * batch_size
 
+    @property
+    def kind(self) -> str:
+        """The kind of model, beside its depth ("mlp", "cnn", "lstm", "transformer 4 heads"): core/families.py."""
+        return families.kind_word(self.family, self.cell, self.heads)
+
     def label(self) -> str:
         if self.family != "mlp":
             return families.label(self.family, self.widths, self.cell, self.heads)

@@ -129,3 +129,23 @@ def flops_per_sample(family: str, widths: tuple[int, ...], cell: str, heads: int
              + 2 * 2 * tokens * tokens * d  # the scores and their weighted sum, over all heads
              + 2 * 2 * MLP_RATIO * tokens * d * d)  # the MLP's two layers
     return 2 * projection + 3 * len(widths) * block + 3 * 2 * d * CLASSES
+
+
+def kind_word(family: str, cell: str = "lstm", heads: int = 4) -> str:
+    """The kind of model a point belongs to, beside its depth and batch size: "mlp", "cnn", "lstm", "gru",
+    "transformer 4 heads". Points of two kinds are never joined or crossed."""
+    if family == "rnn":
+        return cell
+    if family == "transformer":
+        return f"transformer {heads} head{'s' if heads != 1 else ''}"
+    return family
+
+
+def axis_words(kind: str, layers: int) -> str:
+    """The map's and the sweep's width axis for a kind of model: "hidden width (2 layers", "filters (2 blocks"."""
+    family = "rnn" if kind in CELLS else "transformer" if kind.startswith("transformer") else kind
+    if family not in FAMILIES:
+        family = "mlp"
+    word = {"mlp": "hidden width", "cnn": "filters", "rnn": f"{kind} units", "transformer": "d_model"}[family]
+    layer = layer_word(family).replace("hidden ", "")
+    return f"{word} ({layers} {layer}{'s' if layers != 1 else ''}"

@@ -15,8 +15,8 @@ class Preset:
 
 
 def _cfg(widths: tuple[int, ...], optimizer: str, batch: int, preprocessing: str = "scale",
-         epochs: int = 10) -> RunConfig:
-    return RunConfig(ModelSpec(widths, dropout=0.2, activation="relu"),
+         epochs: int = 10, family: str = "mlp", cell: str = "lstm", heads: int = 4) -> RunConfig:
+    return RunConfig(ModelSpec(widths, dropout=0.2, activation="relu", family=family, cell=cell, heads=heads),
                      TrainSpec(batch_size=batch, epochs=epochs, optimizer=optimizer, preprocessing=preprocessing))
 
 
@@ -33,6 +33,14 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            _cfg((1000, 1000), "adam", 32), "the same post's wider model (CPU 390.0 s, GPU 224.4 s)"),
     Preset("tiny", "Tiny: 784-16-10, Adam, batch 128", _cfg((16,), "adam", 128, epochs=1)),
     Preset("huge", "Huge: 784-4096-4096-4096-10, Adam, batch 256", _cfg((4096, 4096, 4096), "adam", 256, epochs=1)),
+    # Other families, each in the spirit of a thread that asked "why is my GPU slower?" about it.
+    Preset("cnn-small", "CNN, small: cnn 32-64, Adam, batch 64", _cfg((32, 64), "adam", 64, epochs=2, family="cnn"),
+           "a small Keras CNN on MNIST, the classic first GPU disappointment"),
+    Preset("lstm", "LSTM: lstm 128, Adam, batch 32", _cfg((128,), "adam", 32, epochs=2, family="rnn"),
+           "keras-team/keras#5242: an LSTM at 5 s per epoch on the CPU against 35 s on a GTX 1060"),
+    Preset("transformer-tiny", "Transformer, tiny: 2 blocks of d_model 64, 4 heads, Adam, batch 32",
+           _cfg((64, 64), "adam", 32, epochs=2, family="transformer"),
+           "pytorch/pytorch#122973: a tiny transformer encoder slower on Apple's GPU than on its CPU"),
 )}
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..config import FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_widths
+from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
 from ..engine.devices import lane_problems
 from ..files.atomic import ExportError
@@ -30,6 +31,9 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         model = dataclasses.replace(model, widths=parse_widths(args.widths))
     if args.dropout is not None:
         model = dataclasses.replace(model, dropout=args.dropout)
+    family = {key: value for key in ("family", "cell", "heads") if (value := getattr(args, key, None)) is not None}
+    if family:  # the model family (core/families.py) and its own settings, checked together
+        model = dataclasses.replace(model, **family)
     changes: dict[str, Any] = {}
     for key in ("batch_size", "epochs", "optimizer", "learning_rate", "seed", "steps_per_execution",
                 "samples", "data", "preprocessing", "feeding", "warmup_steps"):
@@ -112,6 +116,10 @@ def add_config_args(p: argparse.ArgumentParser, *, widths_help: str) -> None:
     p.add_argument("--widths", help=widths_help)
     p.add_argument("--lanes", default="cpu,cpu1", help="comma-separated lanes: cpu (all cores), cpu1 (one thread), "
                    "gpu/gpu0, gpu1…, optionally with a backend: jax:gpu, torch:cpu (default: cpu,cpu1)")
+    p.add_argument("--family", choices=FAMILIES, help="the model: mlp (default), cnn (--widths are filters per "
+                   "block), rnn (units per recurrent layer) or transformer (d_model of each encoder block, all equal)")
+    p.add_argument("--cell", choices=CELLS, help="the rnn's recurrent layer: lstm (default) or gru")
+    p.add_argument("--heads", type=int, help="the transformer's attention heads; they must divide d_model (default 4)")
     p.add_argument("--batch-size", type=int)
     p.add_argument("--epochs", type=int)
     p.add_argument("--optimizer", choices=OPTIMIZERS)

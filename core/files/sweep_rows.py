@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TypedDict
 
 from ..analysis.points import SweepPoint
-from ..config import LaneSpec, ModelSpec
+from ..config import LaneSpec
 from .run_files import csv_text
 from ..records import RunSettings, RunSummary, Status
 from ..results import RunResult, Segment
@@ -75,6 +75,7 @@ class SweepRow:
     mean_w: float = NAN
     idle_w: float = NAN
     energy_counter: str = ""
+    family: str = "mlp"  # the kind of model (core/families.py: mlp, cnn, lstm, gru, transformer 4 heads)
 
     @classmethod
     def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:
@@ -95,7 +96,8 @@ class SweepRow:
             steps_per_execution=settings.steps_per_execution, feeding=settings.feeding,
             mixed_precision=settings.mixed_precision, variant=variant, run_id=run.run_id,
             reason=result.failure, mean_wall_ms=s.mean_wall_ms if s else NAN,
-            others_cpu=s.others_cpu if s else NAN, load_avg=s.load_avg if s else NAN, **_energy(s))
+            others_cpu=s.others_cpu if s else NAN, load_avg=s.load_avg if s else NAN, family=cfg.model.kind,
+            **_energy(s))
 
     @classmethod
     def from_segment(cls, run: RunResult, lane: str, segment: Segment) -> SweepRow:
@@ -107,7 +109,7 @@ class SweepRow:
         widths = segment.started.widths
         return cls(
             lane=lane, device=result.started.device if result.started else "", width=widths[0],
-            params=ModelSpec(widths, run.config.model.dropout, run.config.model.activation).params,
+            params=dataclasses.replace(run.config.model, widths=widths).params,
             flops_per_batch=segment.started.flops_per_batch, batch_size=segment.started.batch_size,
             median_ms=s.median_ms if s else nan, p10_ms=s.p10_ms if s else nan, p90_ms=s.p90_ms if s else nan,
             n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else nan, layers=len(widths),
@@ -119,7 +121,8 @@ class SweepRow:
             jit=settings.jit_compile, steps_per_execution=settings.steps_per_execution,
             feeding=settings.feeding, mixed_precision=settings.mixed_precision,
             run_id=run.run_id, stage="ramp", mean_wall_ms=s.mean_wall_ms if s else nan,
-            others_cpu=s.others_cpu if s else nan, load_avg=s.load_avg if s else nan, **_energy(s))
+            others_cpu=s.others_cpu if s else nan, load_avg=s.load_avg if s else nan,
+            family=run.config.model.kind, **_energy(s))
 
     def point(self) -> SweepPoint:
         """What the analysis needs of this row."""
@@ -226,31 +229,33 @@ def _parse(text: str, kind: object) -> str | int | float | bool:
 
 
 def latest_rows(rows: Iterable[SweepRow]) -> list[SweepRow]:
-    """The rows group_rows would use: the latest usable one per variant, batch size, lane and width, in the order
+    """The rows group_rows would use: the latest usable one per kind of model, variant, batch size, lane and width, in the order
     first seen. `rows` may be a stream of any length; what is kept grows with the points, not the file."""
-    kept: dict[tuple[str, int, str, int], SweepRow] = {}
+    kept: dict[tuple[str, str, int, str, int], SweepRow] = {}
     for row in rows:
         if row.status != Status.FAILED:
-            kept[(row.variant, row.batch_size, row.lane, row.width)] = row
+            kept[(row.family, row.variant, row.batch_size, row.lane, row.width)] = row
     return list(kept.values())
 
 
 def group_rows(rows: Iterable[SweepRow]) -> dict[str, list[SweepPoint]]:
-    """Usable points that belong on one curve per lane: the same compare variant and batch size.
+    """Usable points that belong on one curve per lane: the same kind of model, compare variant and batch size.
 
     Crossovers and fits are only meaningful within a group (a lane measured at batch 32 and at
     batch 512 is two curves). Labels name what differs between groups ("jit=on · batch 128"),
     and are "all" when there is a single group. A width measured again replaces the earlier
     point, so `rows` may be a stream of any length: only the latest point per width is kept.
     """
-    latest: dict[tuple[str, int], dict[tuple[str, int], SweepPoint]] = {}
+    latest: dict[tuple[str, str, int], dict[tuple[str, int], SweepPoint]] = {}
     for row in latest_rows(rows):
-        latest.setdefault((row.variant, row.batch_size), {})[(row.lane, row.width)] = row.point()
-    variants = {variant for variant, _ in latest}
-    batches = {batch for _, batch in latest}
+        latest.setdefault((row.family, row.variant, row.batch_size), {})[(row.lane, row.width)] = row.point()
+    kinds = {kind for kind, _, _ in latest}
+    variants = {variant for _, variant, _ in latest}
+    batches = {batch for _, _, batch in latest}
     groups: dict[str, list[SweepPoint]] = {}
-    for (variant, batch), points in latest.items():
-        parts = ([variant] if len(variants) > 1 else []) + ([f"batch {batch}"] if len(batches) > 1 else [])
+    for (kind, variant, batch), points in latest.items():
+        parts = (([kind] if len(kinds) > 1 else []) + ([variant] if len(variants) > 1 else [])
+                 + ([f"batch {batch}"] if len(batches) > 1 else []))
         groups[" · ".join(parts) or "all"] = list(points.values())
     return groups
 

@@ -24,7 +24,8 @@ from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plots import plot_item
-from .map_points import Line, MapPoint, apart, crossing_points, lines, run_points
+from ...core.families import axis_words
+from .map_points import Line, MapPoint, Shape, apart, crossing_points, lines, run_points, shape_words
 from ..resources import icon
 from ..theme.scheme import PlotTheme, SchemeColors
 
@@ -144,7 +145,7 @@ class CrossoverMap(QWidget):
         self._points = []
         self._changed()
 
-    def verdicts(self, drawn: dict[Line, list[MapPoint]] | None = None) -> list[tuple[tuple[int, int], PairVerdict]]:
+    def verdicts(self, drawn: dict[Line, list[MapPoint]] | None = None) -> list[tuple[Shape, PairVerdict]]:
         """Per kind of model, each pair of lanes' verdict over its completed points, by the one rule."""
         drawn = self.kept() if drawn is None else drawn
         return [(shape, v) for shape, pts in crossing_points(drawn).items() for v in verdicts(pts)]
@@ -218,8 +219,8 @@ class CrossoverMap(QWidget):
     def _x_label(self, shown: list[MapPoint]) -> str:
         if not self._by_width:
             return "model size: FLOPs per batch"
-        layers, batch = shown[0].shape
-        return f"hidden width ({layers} layer{'s' if layers != 1 else ''}, batch {batch})"
+        layers, batch, family = shown[0].shape
+        return f"{axis_words(family, layers)}, batch {batch})"
 
     def _draw_points(self, lane: str, pts: list[MapPoint], colors: SchemeColors, line: bool,
                      dashed: bool = False) -> None:
@@ -300,19 +301,18 @@ class CrossoverMap(QWidget):
                 parts.append(f"{KIND_GLYPHS[kind]}&nbsp;{kind.replace(' ', '&nbsp;')}")
                 whole.append(f"{KIND_GLYPHS[kind]} {KIND_WORDS[kind]}")
         if len({p.shape for p in shown}) > 1:
-            whole.append("Solid and dashed lines: a lane's models of different depth or batch size, never joined")
+            whole.append("Solid and dashed lines: a lane's models of different kind, depth or batch size, never joined")
         return " &nbsp; ".join(parts), "\n".join(whole)
 
     @staticmethod
-    def _describe(shown: list[MapPoint], found: list[tuple[tuple[int, int], PairVerdict]],
+    def _describe(shown: list[MapPoint], found: list[tuple[Shape, PairVerdict]],
                   drawn: dict[Line, list[MapPoint]]) -> str:
         """The one rule's sentences, per kind of model when there are several, in the units the user moves."""
         said = [v for _, v in found if v.state is not State.NOT_ENOUGH and len(v.widths) >= 2]
         if said:
             several = len({p.shape for p in shown}) > 1
             text = " ".join(
-                (f"{layers} layer{'s' if layers != 1 else ''}, batch {batch}: " if several else "")
-                + pair_words(v) + "." for (layers, batch), v in found if v in said)
+                (f"{shape_words(shape)}: " if several else "") + pair_words(v) + "." for shape, v in found if v in said)
             provisional = any(p.kind == "provisional" for pts in drawn.values() for p in pts)
             return text + (" (Completed points only; the run in progress is still measuring.)" if provisional else "")
         sizes = {p.point.flops_per_batch for p in shown}

@@ -6,7 +6,7 @@ arrive), cut short when its segment was stopped or switched before its budget ra
 contended when it overlapped in time with another lane on the same CPU cores.
 
 Like with like: a lane's line joins only its completed (and provisional) points of one kind of model
-(its number of layers and batch size), the latest at each width; cut-short and contended points are
+(its family, number of layers and batch size), the latest at each width; cut-short and contended points are
 drawn apart and never joined, and crossings are found only between completed points of one kind. So
 removing a run removes exactly its points, and nothing hidden behind them comes back.
 """
@@ -18,11 +18,13 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from ...core.families import axis_words
 from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
 from ...core.records import RunSummary, Status
 from ...core.results import RunResult, Segment
 
+Shape = tuple[int, int, str]  # hidden layers, batch size, kind of model
 MIN_STEADY_BATCHES = 10  # a segment that is not complete adds its point only with at least this many steady batches
 KINDS = ("completed", "provisional", "cut short", "contended")
 _RANK = {"completed": 3, "contended": 2, "provisional": 1, "cut short": 1}
@@ -35,6 +37,7 @@ class MapPoint:
     kind: str  # one of KINDS
     order: int = 0  # later points win among points of the same kind
     widths: tuple[int, ...] = ()
+    family: str = "mlp"  # the kind of model (core/families.py kind_word): mlp, cnn, lstm, gru, transformer 4 heads
 
     @property
     def lane(self) -> str:
@@ -45,9 +48,9 @@ class MapPoint:
         return _RANK[self.kind], self.order
 
     @property
-    def shape(self) -> tuple[int, int]:
-        """The kind of model: (hidden layers, batch size). Only points of one shape are joined or crossed."""
-        return len(self.widths), self.point.batch_size
+    def shape(self) -> Shape:
+        """The kind of model: (hidden layers, batch size, family). Only points of one shape are joined or crossed."""
+        return len(self.widths), self.point.batch_size, self.family
 
     @property
     def uniform(self) -> bool:
@@ -78,12 +81,12 @@ def run_points(result: RunResult, summary_of: SummaryOf | None = None, now: floa
                 kind = _kind(summary, (name, segment.index) in crowded, firm=segment.ended is not None)
                 if kind and summary is not None:  # _kind gives "" for no summary
                     points.append(_point(name, summary, segment.started.widths, segment.started.flops_per_batch,
-                                         segment.started.batch_size, result.run_id, kind))
+                                         segment.started.batch_size, result.run_id, kind, cfg.model.kind))
         elif lane.summary is not None:
             kind = _kind(lane.summary, (name, 1) in crowded, firm=True)
             if kind:
                 points.append(_point(name, lane.summary, cfg.model.widths, cfg.flops_per_batch,
-                                     cfg.train.batch_size, result.run_id, kind))
+                                     cfg.train.batch_size, result.run_id, kind, cfg.model.kind))
     return points
 
 
@@ -99,13 +102,14 @@ def _kind(s: RunSummary | None, crowded: bool, firm: bool) -> str:
 
 
 def _point(lane: str, s: RunSummary, widths: tuple[int, ...], flops: int, batch_size: int, run_id: str,
-           kind: str) -> MapPoint:
+           kind: str, family: str) -> MapPoint:
     return MapPoint(SweepPoint(lane=lane, width=widths[0] if widths else 0, flops_per_batch=flops,
                                median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, device=s.device,
-                               batch_size=batch_size, n_batches=s.n_batches), run_id, kind, widths=tuple(widths))
+                               batch_size=batch_size, n_batches=s.n_batches), run_id, kind, widths=tuple(widths),
+                    family=family)
 
 
-Line = tuple[str, tuple[int, int]]  # (lane, shape): one line on the map
+Line = tuple[str, Shape]  # (lane, shape): one line on the map
 
 
 def lines(points: Iterable[MapPoint]) -> dict[Line, list[MapPoint]]:
@@ -130,9 +134,17 @@ def apart(points: Iterable[MapPoint]) -> list[MapPoint]:
     return [p for p in points if not p.joined]
 
 
-def crossing_points(drawn: dict[Line, list[MapPoint]]) -> dict[tuple[int, int], list[SweepPoint]]:
+def crossing_points(drawn: dict[Line, list[MapPoint]]) -> dict[Shape, list[SweepPoint]]:
     """Per shape, the completed points of uniform width, the one rule's input: like with like only."""
-    out: dict[tuple[int, int], list[SweepPoint]] = {}
+    out: dict[Shape, list[SweepPoint]] = {}
     for (_lane, shape), pts in drawn.items():
         out.setdefault(shape, []).extend(p.point for p in pts if p.kind == "completed" and p.uniform)
     return out
+
+
+def shape_words(shape: Shape) -> str:
+    """A kind of model in words: "1 layer, batch 128", "cnn, 2 blocks, batch 32"."""
+    layers, batch, family = shape
+    if family == "mlp":
+        return f"{layers} layer{'s' if layers != 1 else ''}, batch {batch}"
+    return f"{family}, {axis_words(family, layers).split('(', 1)[1]}, batch {batch}"

@@ -7,7 +7,8 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ...core.config import ACTIVATIONS, MAX_LAYERS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
+from ...core.config import ACTIVATIONS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
+from ...core.families import CELLS, LAYER_LIMITS
 from ...core.presets import PRESETS
 from ...core.words.numbers import fmt_flops
 from ...core.files.npz_check import data_file_problem
@@ -20,6 +21,11 @@ DATA_SOURCES = ("auto", "mnist", "synthetic")
 DATA_TIP = ("Training data. auto: MNIST from the Keras cache (downloaded once), else a synthetic "
             "MNIST-shaped set; mnist: MNIST or fail; synthetic: random MNIST-shaped data; or the path "
             "of a .npz file with x_train and y_train.")
+
+
+FAMILY_TITLES = {"mlp": "MLP (dense layers)", "cnn": "CNN (convolutions)", "rnn": "RNN (LSTM or GRU)",
+                 "transformer": "Transformer (encoder)"}
+LAYER_LABELS = {"mlp": "Hidden layers", "cnn": "Conv blocks", "rnn": "RNN layers", "transformer": "Encoder blocks"}
 
 
 class ModelPanel(QWidget):
@@ -45,9 +51,21 @@ class ModelPanel(QWidget):
         self.preset.setToolTip("Load a reference model: the two seeds' networks, a tiny and a huge one. "
                                "The data source and sample limit stay as you set them.")
         self.preset.setAccessibleName("Model preset")
+        self.family = QComboBox()
+        for name, title in FAMILY_TITLES.items():
+            self.family.addItem(title, name)
+        self.family.setToolTip("The kind of network. The width slider moves its width: units per hidden layer "
+                               "(MLP), filters per block (CNN), units per recurrent layer (RNN) or d_model "
+                               "(transformer, one for every block). Every family reads the same 28×28 images.")
+        self.family.setAccessibleName("Model family")
+        self.cell = self._combo(CELLS, "The RNN's recurrent layer: LSTM or GRU (tanh and sigmoid, as Keras "
+                                       "defaults them, so a GPU lane may use cuDNN).")
+        self.cell.setAccessibleName("Recurrent cell")
+        self.heads = self._int(1, 64, "Attention heads of every encoder block: they must divide d_model.")
         self.layers = RangeSpinBox()
-        self.layers.setRange(1, MAX_LAYERS)
-        self.layers.setToolTip(f"Number of hidden layers (1-{MAX_LAYERS}) between the 784 inputs and the 10 classes.")
+        self.layers.setRange(1, LAYER_LIMITS["mlp"])
+        self.layers.setToolTip("How many layers of the family's kind sit between the 28×28 input and the 10 classes "
+                               "(MLP 1-8, CNN 1-6, RNN 1-4, transformer 1-6).")
         self.widths = LayerWidths()
         self.activation = self._combo(ACTIVATIONS, "Activation of every hidden layer.")
         self.dropout = self._double(0.0, 0.95, 0.05, 2, "Dropout after every hidden layer (0 = none).")
@@ -87,6 +105,9 @@ class ModelPanel(QWidget):
 
         form = QFormLayout()
         form.addRow("Preset", self.preset)
+        form.addRow("Family", self.family)
+        form.addRow("Cell", self.cell)
+        form.addRow("Heads", self.heads)
         form.addRow("Hidden layers", self.layers)
         form.addRow(self.widths)
         form.addRow("Activation", self.activation)
@@ -103,10 +124,14 @@ class ModelPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
+        self._form = form
         layout.addWidget(self.cost)
         layout.addWidget(self.problem_label)
 
         self.preset.activated.connect(self._on_preset_activated)
+        self.family.currentIndexChanged.connect(self._on_family_changed)
+        self.cell.currentIndexChanged.connect(self._on_field_changed)
+        self.heads.valueChanged.connect(self._on_field_changed)
         self.layers.valueChanged.connect(self._on_layers_changed)
         self.widths.widths_changed.connect(self._on_field_changed)
         for spin in (self.dropout, self.batch, self.epochs, self.learning_rate, self.samples):
@@ -158,7 +183,8 @@ class ModelPanel(QWidget):
             if problem:
                 raise ConfigError(problem)
         model = ModelSpec(self.widths.widths(), dropout=round(self.dropout.value(), 4),
-                          activation=self.activation.currentText())
+                          activation=self.activation.currentText(), family=self.family.currentData(),
+                          cell=self.cell.currentText(), heads=self.heads.value())
         train = dataclasses.replace(
             self._base.train, batch_size=self.batch.value(), epochs=self.epochs.value(),
             optimizer=self.optimizer.currentText(), learning_rate=self.learning_rate.value(), data=data,
@@ -191,10 +217,14 @@ class ModelPanel(QWidget):
     def set_config(self, config: RunConfig) -> None:
         """Show `config` in every control; one config_changed follows."""
         self._base = config
-        controls = (self.layers, self.widths, self.activation, self.dropout, self.batch, self.epochs,
-                    self.optimizer, self.learning_rate, self.data, self.samples)
+        controls = (self.family, self.cell, self.heads, self.layers, self.widths, self.activation, self.dropout,
+                    self.batch, self.epochs, self.optimizer, self.learning_rate, self.data, self.samples)
         for control in controls:
             control.blockSignals(True)
+        self.family.setCurrentIndex(max(self.family.findData(config.model.family), 0))
+        self.cell.setCurrentText(config.model.cell)
+        self.heads.setValue(config.model.heads)
+        self._show_family(config.model.family)
         self.layers.setValue(len(config.model.widths))
         self.widths.set_widths(config.model.widths)
         self.activation.setCurrentText(config.model.activation)
@@ -239,6 +269,26 @@ class ModelPanel(QWidget):
     def _on_layers_changed(self, count: int) -> None:
         self.widths.set_count(count)
 
+    @Slot(int)
+    def _on_family_changed(self, _index: int) -> None:
+        family = self.family.currentData()
+        self._show_family(family)
+        if family == "transformer":  # its blocks share one d_model: every slider to the first one's width
+            widths = self.widths.widths()
+            self.widths.blockSignals(True)
+            self.widths.set_widths((widths[0],) * len(widths))
+            self.widths.blockSignals(False)
+        self._on_field_changed()
+
+    def _show_family(self, family: str) -> None:
+        """The rows this family has (an RNN's cell, a transformer's heads), its layers' name, and its limit."""
+        self._form.setRowVisible(self.cell, family == "rnn")
+        self._form.setRowVisible(self.heads, family == "transformer")
+        label = self._form.labelForField(self.layers)
+        if isinstance(label, QLabel):
+            label.setText(LAYER_LABELS[family])
+        self.layers.setRange(1, LAYER_LIMITS[family])
+
     @Slot()
     def _on_browse_clicked(self) -> None:
         path = self._dialogs.open_path(self, "Training data", "NumPy archives (*.npz)")
@@ -247,6 +297,14 @@ class ModelPanel(QWidget):
 
     @Slot()
     def _on_field_changed(self) -> None:
+        widths = self.widths.widths()
+        if self.family.currentData() == "transformer" and len(set(widths)) > 1:
+            # One d_model for every block: the slider just moved sets them all.
+            before = self._config.model.widths if self._config is not None else widths
+            moved = next((w for w, b in zip(widths, before) if w != b), widths[-1])
+            self.widths.blockSignals(True)
+            self.widths.set_widths((moved,) * len(widths))
+            self.widths.blockSignals(False)
         try:
             config = self._read_controls()
         except ConfigError as exc:

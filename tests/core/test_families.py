@@ -86,3 +86,22 @@ def test_every_family_trains_on_tensorflow_and_jax_lanes(pool):
             assert lane.status == "completed", (model.label(), name, lane.failure)
             assert lane.summary is not None and lane.summary.n_batches == 10 - 5, (model.label(), name)
             assert lane.summary.flops_per_batch == config.flops_per_batch
+
+
+def test_a_sweep_file_keeps_each_family_on_its_own_curve(tmp_path):
+    """The sweep CSV's family column (at the end; an older file reads as mlp), and analyze's groups by kind."""
+    from crossover_lab.core.files.sweep_rows import COLUMNS, SweepRow, group_rows, sweep_rows_text
+    from crossover_lab.core.files.sweeps import read_sweep_rows
+    assert COLUMNS[-1] == "family"
+    rows = [SweepRow(lane, "CPU", w, 0, 1000 * w, 128, ms, ms * 0.95, ms * 1.05, 200, family=family)
+            for family in ("mlp", "lstm") for lane, ms in (("cpu", 1.0), ("cpu1", 2.0)) for w in (16, 64)]
+    path = tmp_path / "s.csv"
+    path.write_text(sweep_rows_text(rows))
+    back, _ = read_sweep_rows(str(path))
+    assert [r.family for r in back] == [r.family for r in rows]
+    assert sorted(group_rows(back)) == ["lstm", "mlp"]
+    old = tmp_path / "old.csv"
+    text = sweep_rows_text(rows[:4])
+    header, *lines = text.splitlines()
+    old.write_text("\n".join([",".join(header.split(",")[:-1])] + [",".join(l.split(",")[:-1]) for l in lines]) + "\n")
+    assert {r.family for r in read_sweep_rows(str(old))[0]} == {"mlp"}

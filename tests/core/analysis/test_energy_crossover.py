@@ -94,7 +94,7 @@ def test_not_measured_is_the_reason_said_once_and_no_column_filled(tmp_path):
 
 
 def test_sweep_csv_round_trip_and_an_older_file_without_the_columns(tmp_path):
-    assert COLUMNS[-5:] == ("energy_j_per_step", "energy_j_per_msample", "mean_w", "idle_w", "energy_counter")
+    assert COLUMNS[-6:-1] == ("energy_j_per_step", "energy_j_per_msample", "mean_w", "idle_w", "energy_counter")
     rows = [SweepRow("gpu0", "GPU", 64, 0, 10**6, 128, 1.0, 0.98, 1.02, 200, energy_j_per_step=0.3,
                      energy_j_per_msample=2343.75, mean_w=300.0, idle_w=70.0, energy_counter="nvml-energy"),
             SweepRow("cpu", "CPU", 64, 0, 10**6, 128, 2.0, 1.9, 2.1, 200)]

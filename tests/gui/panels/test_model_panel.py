@@ -176,3 +176,28 @@ def test_the_preset_box_shows_the_preset_loaded_until_a_setting_differs(gui_home
     assert panel.preset.currentData() == "blog-small" and panel.config().model.widths == (128,)
     panel.batch.setValue(64)  # no longer the preset
     assert panel.preset.currentData() == ""
+
+
+def test_the_family_chooser_shows_its_own_settings_and_keeps_a_transformer_one_width(panel):
+    panel.apply_preset("blog-wide")  # 784-1000-1000-10
+    form = panel._form
+    assert not form.isRowVisible(panel.cell) and not form.isRowVisible(panel.heads)
+    panel.family.setCurrentIndex(panel.family.findData("rnn"))
+    assert form.isRowVisible(panel.cell) and form.labelForField(panel.layers).text() == "RNN layers"
+    assert panel.config().model.label() == "lstm 1000-1000" and panel.cell.currentText() == "lstm"
+    panel.cell.setCurrentText("gru")
+    assert panel.config().model.label() == "gru 1000-1000"
+    panel.widths.spins[0].setValue(256)
+    panel.family.setCurrentIndex(panel.family.findData("transformer"))
+    assert form.isRowVisible(panel.heads) and not form.isRowVisible(panel.cell)
+    assert panel.config().model.widths == (256, 256)  # one d_model for every block
+    panel.widths.spins[1].setValue(128)  # a slider moved: every block follows it
+    assert panel.config().model.widths == (128, 128) and panel.config().model.family == "transformer"
+    panel.heads.setValue(3)
+    assert panel.current() is None and "divides d_model" in panel.problem_label.text()
+    panel.heads.setValue(8)
+    assert panel.config().model.label() == "transformer 2×128 (8 heads)"
+    assert panel.cost.text().startswith("transformer 2×128 (8 heads)\n") and "FLOP per batch of" in panel.cost.text()
+    panel.apply_preset("cnn-small")
+    assert panel.family.currentData() == "cnn" and form.labelForField(panel.layers).text() == "Conv blocks"
+    assert panel.config().model.label() == "cnn 32-64"
