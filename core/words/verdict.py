@@ -48,10 +48,19 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
     if v.state is State.TOO_CLOSE:
         return f"{a} and {b} are too close to call {machine} (within {_percent(v.max_gap)} everywhere {_at(lo, hi, unit)})"
     if v.state is State.LEADS:
-        return "; ".join(stretch_words(s, unit) for s in v.stretches)
-    # CROSSES: each change, and each stretch equal within noise that is not part of one, in width order.
+        return _with_subject("; ".join(stretch_words(s, unit) for s in v.stretches), a, b)
+    # CROSSES: each change, in width order with every stretch it does not describe: a lead or a tie before or
+    # after it (a lead at the smallest width, then a tie, then the lead that gives way). The stretches at a
+    # change's two ends are its own words; a tie between them is its "between, they are equal within noise".
     clauses = [(float(c.width_lo), change_words(c, unit)) for c in v.changes]
+    ends = {w for c in v.changes for w in (c.width_lo, c.width_hi)}
     inside = [(c.width_lo, c.width_hi) for c in v.changes]
     clauses += [(float(s.width_lo), stretch_words(s, unit)) for s in v.stretches
-                if s.leader is None and not any(lo < s.width_lo and s.width_hi < hi for lo, hi in inside)]
-    return "; then ".join(text for _, text in sorted(clauses))
+                if not (s.width_lo in ends or s.width_hi in ends)
+                and not any(lo < s.width_lo and s.width_hi < hi for lo, hi in inside)]
+    return _with_subject("; then ".join(text for _, text in sorted(clauses)), a, b)
+
+
+def _with_subject(text: str, a: str, b: str) -> str:
+    """A sentence that opens on a tie names who is equal: "cpu and cpu1 are equal within noise at 64 units"."""
+    return f"{a} and {b} are {text}" if text.startswith("equal within noise") else text

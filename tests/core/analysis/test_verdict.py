@@ -125,3 +125,20 @@ def test_money_is_a_curve_of_its_own_never_dollars_in_a_field_of_milliseconds():
     assert {p.lane: round(p.value, 4) for p in money if p.width == 16} == {"cpu": 0.0217, "gpu0": 0.0868}
     assert cost_crossovers(points, {"cpu": 1.0, "gpu0": 40.0}) == []
     assert pair_verdict(points, "cpu", "gpu0").leader == "gpu0"  # faster, by the same rule
+
+
+def test_a_lead_and_a_tie_before_a_crossing_are_said_in_width_order_with_who_is_equal():
+    """A ramp on a busy machine: cpu1 ahead at 16, a tie at 64, cpu1 ahead at 256, a tie at 1,024, cpu ahead at
+    4,096. Every stretch is said, in width order; the crossing is the change of lead; a tie names both lanes."""
+    cpu = {16: 2.6, 64: 2.45, 256: 5.3, 1024: 8.6, 4096: 26.3}
+    cpu1 = {16: 2.35, 64: 2.44, 256: 3.6, 1024: 8.5, 4096: 29.7}
+    points = ([point("cpu", w, ms, 0.02) for w, ms in cpu.items()]
+              + [point("cpu1", w, ms, 0.02) for w, ms in cpu1.items()])
+    v = pair_verdict(points, "cpu", "cpu1")
+    assert v.state is State.CROSSES
+    said = pair_words(v)
+    assert said.startswith("cpu1 is faster at 16 units (1.1x); then equal within noise at 64 units"), said
+    assert said.endswith("then cpu1 is faster up to 256 units and cpu from 4,096 units; between, they are equal "
+                         "within noise"), said
+    ties_first = pair_verdict([p for p in points if p.width != 16], "cpu", "cpu1")
+    assert pair_words(ties_first).startswith("cpu and cpu1 are equal within noise at 64 units")
