@@ -25,9 +25,9 @@ from ..results import RunResult
 from ..version import APP_VERSION
 from ..words.anatomy import (CLOCKS, PART_LABELS, SYNCED_CLOCK, fmt_part, fmt_rung, floor_sentence,
                              timing_cost_sentence, why_sentence)
-from ..words.numbers import fmt_flops, fmt_num, fmt_range
+from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..words.run import busy_note, explain, verdict_lines
-from ..words.sweep import cost_lines, picture_title, run_crossing_lines, sweep_lines
+from ..words.sweep import cost_lines, energy_lines, picture_title, run_crossing_lines, sweep_lines
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..words.verdict import pair_words
 from .inputs import AnatomyInput, Inputs, RunInput, SweepInput
@@ -261,9 +261,15 @@ def sweep_section(sweeps: Sequence[SweepInput], n0: int) -> Section:
     prices = {k: v for s in sweeps for k, v in s.prices.items()}
     lines = [_sentence(x) for x in sweep_lines(groups) + floor_crossover_lines(groups) + floor_notes(groups)]
     lines += [_sentence(x) for x in cost_lines(groups, prices)] if prices else []
+    lines += [_sentence(x) for x in energy_lines(groups)]  # where a counter measured energy (core/lane/energy.py)
     figures = tuple(sweep_figure(label, points, n0 + i) for i, (label, points) in enumerate(groups.items()))
     tables: list[tuple[str, Table]] = [(f"Fitted cost models ({label}): ms per step = fixed + FLOPs / throughput",
                                         fits_table(points)) for label, points in groups.items()]
+    energy = [(r.lane, f"{r.width:,}", fmt_joules(r.energy_j_per_msample), fmt_num(r.mean_w), fmt_num(r.idle_w),
+               r.energy_counter) for r in rows if math.isfinite(r.energy_j_per_msample)]
+    if energy:
+        tables.append(("Energy per point (joules per million samples, mean and idle watts, the counter read)",
+                       _table(["lane", "width", "J per M samples", "mean W", "idle W", "counter"], energy)))
     if prices:
         tables.append(("Prices (dollars per hour)", _table(["lane", "$/h"],
                                                            [(k, f"${v:,.2f}") for k, v in sorted(prices.items())])))

@@ -205,3 +205,23 @@ def test_a_real_browser_shows_each_report_offline(tmp_path):
         verdict = "jax:gpu0 is faster above about 110 units" if name == "h200" else "lab/gpu0 is faster"
         assert verdict in dom and dom.count("<svg") == (2 if name == "h200" else 2), dom[:500]
         assert dom.count("<figure>") == dom.count("<svg")
+
+
+def test_energy_measured_per_point_is_in_the_report_and_absent_where_none_was(tmp_path):
+    from crossover_lab.core.words.sweep import energy_lines
+    from crossover_lab.core.files.sweep_rows import group_rows
+    rows = [SweepRow(lane, "X", w, 0, 1000 * w, 128, ms, ms * 0.97, ms * 1.03, 200, layers=1,
+                     energy_j_per_msample=j, mean_w=watts, idle_w=watts / 3, energy_counter=counter)
+            for lane, counter, watts, series in (("gpu0", "nvml-energy", 300.0, [(2.0, 9000.0), (2.1, 800.0)]),
+                                                  ("cpu", "rapl-package", 60.0, [(0.5, 600.0), (9.0, 9000.0)]))
+            for w, (ms, j) in zip((16, 4096), series)]
+    path = tmp_path / "energy.csv"
+    path.write_text(sweep_rows_text(rows))
+    page = write_report([str(path)], tmp_path / "energy.html").read_text(encoding="utf-8")
+    (said,) = energy_lines(group_rows(rows))
+    assert said in page.replace("&#39;", "'") and "nvml-energy" in page and "rapl-package" in page
+    assert "Energy per point" in page
+    plain = [SweepRow(r.lane, r.device, r.width, 0, r.flops_per_batch, 128, r.median_ms, r.p10_ms, r.p90_ms, 200,
+                      layers=1) for r in rows]
+    path.write_text(sweep_rows_text(plain))
+    assert "Energy per point" not in write_report([str(path)], tmp_path / "plain.html").read_text(encoding="utf-8")
