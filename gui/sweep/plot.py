@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QTextOption
 from PySide6.QtWidgets import QGraphicsGridLayout, QWidget
 
+from ...core.analysis.energy import energy_curves
 from ...core.analysis.fits import CostFit, fit_cost_model
 from ...core.analysis.crossings import find_crossovers
 from ...core.analysis.points import Crossover, SweepPoint
@@ -31,6 +32,17 @@ from ..theme.scheme import LIGHT, PlotTheme
 SLIDE_SIZE = (1600, 1000)  # an exported picture, whatever the window's size: sharp on a 16:10 slide
 SLIDE_PT = 16  # its axis titles; ticks, legend and labels a little smaller, its title a little larger
 LEGEND_DEVICE_CHARS = 28  # in the window, "CPU (Intel(R) Xeon(R) Processor, 16 threads)" is cut to this
+
+
+def energy_points(groups: dict[str, list[SweepPoint]]) -> dict[str, list[SweepPoint]]:
+    """Each group's points as energy: joules per million samples where the median was, with the step time's
+    relative spread (core/analysis/energy.py says why); points without a counter's reading are left out."""
+    out = {}
+    for label, pts in groups.items():
+        by_key = {(p.lane, p.width): p for p in pts}
+        out[label] = [dataclasses.replace(by_key[(c.lane, c.width)], median_ms=c.value, p10_ms=c.lo, p90_ms=c.hi,
+                                          floor_ms=math.nan) for c in energy_curves(pts)]
+    return {label: pts for label, pts in out.items() if pts}
 
 
 def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[Crossover]]:
@@ -63,16 +75,21 @@ class SweepPlot(pg.PlotWidget):
         if slide:
             for axis in ("bottom", "left"):
                 self.getAxis(axis).setStyle(tickFont=self._font(SLIDE_PT - 2))
-        self.theme = PlotTheme(self, lambda colors: self.set_points(self.points, *self._drawn))
+        self.theme = PlotTheme(self, lambda colors: self.set_points(self.points, *self._drawn, energy=self.energy))
         self.fits: dict[str, CostFit] = {}
         self.crossovers: list[Crossover] = []
         self.points: list[SweepPoint] = []  # what is drawn
         self._drawn: tuple[str, Sequence[Crossover] | None] = ("", None)  # title and given crossovers, to redraw
+        self.energy = False  # the y axis: time per batch, or energy per sample
         self._set_ticks([])
 
     def set_points(self, points: Sequence[SweepPoint], title: str = "",
-                   crossovers: Sequence[Crossover] | None = None) -> None:
-        """Draw `points`; crossovers are found among them unless given (compare mode gives each variant's)."""
+                   crossovers: Sequence[Crossover] | None = None, energy: bool = False) -> None:
+        """Draw `points`; crossovers are found among them unless given (compare mode gives each variant's).
+        `energy`: the points' medians are joules per million samples (energy_points), drawn without cost fits."""
+        self.energy = energy
+        self.setLabel("left", "joules per million samples" if energy else "median time per batch (ms)",
+                      **({"font-size": f"{SLIDE_PT}pt"} if self.slide else {}))
         self.clear()
         self.legend.clear()
         self.points = list(points)
@@ -104,7 +121,7 @@ class SweepPlot(pg.PlotWidget):
             bars = pg.ErrorBarItem(x=np.log10(w), y=np.log10(ms), top=np.log10(hi) - np.log10(ms),
                                    bottom=np.log10(ms) - np.log10(lo), beam=0.03, pen=pg.mkPen(color))
             self.addItem(bars)
-            fit = fit_cost_model([p.flops_per_batch for p in pts], ms.tolist())
+            fit = None if energy else fit_cost_model([p.flops_per_batch for p in pts], ms.tolist())
             if fit is not None and math.isfinite(fit.gflops):
                 self.fits[lane] = fit
                 pred = np.array([fit.predict_ms(p.flops_per_batch) for p in pts])

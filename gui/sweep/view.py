@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...core.words.anatomy import floor_notes, floor_crossover_lines
 from ...core.config import ConfigError
@@ -20,7 +20,7 @@ from ..controller import cached_host_info
 from ..widgets.file_dialogs import FileDialogs
 from ..panels.lane_prices import LanePrices
 from .overlays import SweepOverlays
-from .plot import SweepPlot, curves
+from .plot import SweepPlot, curves, energy_points
 from .table import SweepTable
 from ...core.records import Status
 
@@ -31,6 +31,12 @@ PLOT_LEAST_WIDTH = 440
 
 NO_SWEEP_YET = ("No sweep yet: press Run sweep (F5) or Refine crossover, or open a sweep CSV (one from the "
                 "autosave folder, an export, or docs/results).")
+
+
+ENERGY_TIP = ("Draw joules per million samples instead of time per batch, and where the lane that uses less energy "
+              "per sample changes (the same rule as for time)")
+NO_ENERGY_TIP = ("No point has energy measured: this machine has no counter Crossover can read (the Compare tab's "
+                 "summary says why and how to enable it)")
 
 
 class SweepView(QSplitter):
@@ -62,6 +68,10 @@ class SweepView(QSplitter):
         self.export_png_button.setEnabled(False)
         self.export_png_button.setToolTip("The sweep plot as a PNG for a slide: 1600×1000, titled, light")
         self.export_png_button.clicked.connect(self._on_export_png_clicked)
+        self.energy_box = QCheckBox("Energy")
+        self.energy_box.setEnabled(False)
+        self.energy_box.setToolTip(NO_ENERGY_TIP)
+        self.energy_box.toggled.connect(self.redraw)
         self.open_button = QPushButton("Open CSV…")
         self.open_button.setToolTip("Show a sweep saved earlier, on this machine or another (an autosave, an "
                                     "export, or docs/results)")
@@ -69,6 +79,7 @@ class SweepView(QSplitter):
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.energy_box)
         buttons.addWidget(self.export_csv_button)
         buttons.addWidget(self.export_png_button)
         top, bottom = QWidget(), QWidget()
@@ -102,9 +113,14 @@ class SweepView(QSplitter):
     @Slot()
     def redraw(self) -> None:
         groups = group_rows(self.rows + self.overlays.rows())
-        points, crossings = curves(groups)
+        energy = energy_points(groups)
+        self.energy_box.setEnabled(bool(energy))
+        self.energy_box.setToolTip(ENERGY_TIP if energy else NO_ENERGY_TIP)
+        drawn = energy if energy and self.energy_box.isChecked() else groups
+        points, crossings = curves(drawn)
         refined = next((r.refinement for r in self._results() if r.refinement), None)
-        self.plot.set_points(points, crossovers=crossings)  # the one rule's, refined or not
+        # The one rule's crossings, refined or not: of time per batch, or of energy per sample.
+        self.plot.set_points(points, crossovers=crossings, energy=drawn is energy)
         prices = self.overlays.prices()
         self.table.show_costs(self.rows, prices)
         lines = (sweep_lines(groups) + (refine_lines(refined) if refined else [])

@@ -139,3 +139,27 @@ def test_open_a_saved_sweep_csv(tab):
     assert set(tab.plot.fits) == {"jax:cpu", "jax:gpu0"}
     assert "jax:gpu0 is faster above about 110 units" in tab.verdict.text()
     assert [c.faster_above for c in tab.plot.crossovers] == ["jax:gpu0"]
+
+
+def test_the_energy_axis_draws_joules_per_sample_where_a_counter_measured_them(tab, tmp_path):
+    from helpers import H200_SWEEP_CSV
+    from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+
+    assert tab.open_csv(str(H200_SWEEP_CSV))  # measured before energy was: nothing to draw
+    assert not tab.view.energy_box.isEnabled() and "No point has energy measured" in tab.view.energy_box.toolTip()
+    rows = [SweepRow(lane, "X", w, 0, 1000 * w, 128, ms, ms * 0.97, ms * 1.03, 200, layers=1,
+                     energy_j_per_msample=j, mean_w=100.0, idle_w=30.0, energy_counter="rapl-package")
+            for lane, series in (("gpu0", [(2.0, 9000.0), (2.1, 800.0)]), ("cpu", [(0.5, 600.0), (9.0, 9000.0)]))
+            for w, (ms, j) in zip((16, 4096), series)]
+    path = tmp_path / "energy.csv"
+    path.write_text(sweep_rows_text(rows))
+    assert tab.open_csv(str(path))
+    assert tab.view.energy_box.isEnabled() and not tab.plot.energy
+    time_crossing = [c.faster_above for c in tab.plot.crossovers]
+    tab.view.energy_box.setChecked(True)
+    assert tab.plot.energy and tab.plot.fits == {}
+    assert tab.plot.getAxis("left").labelText == "joules per million samples"
+    assert sorted(p.median_ms for p in tab.plot.points) == [600.0, 800.0, 9000.0, 9000.0]
+    assert [c.faster_above for c in tab.plot.crossovers] == ["gpu0"] == time_crossing
+    tab.view.energy_box.setChecked(False)
+    assert not tab.plot.energy and set(tab.plot.fits) == {"cpu", "gpu0"}
