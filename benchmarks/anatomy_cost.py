@@ -7,7 +7,12 @@
 2. How long `main.py anatomy --widths 16,2048 --lanes cpu1,jax:cpu1` takes from fresh lanes (2 lanes × 2
    widths, 2 hidden layers each): printed last. Target: under 15 s on the 2-core dev machine.
 
+3. With --cold-warm: the same anatomy on JAX lanes twice, from fresh lanes each time, first with an empty
+   persistent compilation cache (cold) and then with the one the first run filled (warm), in a home folder of
+   its own; prints where each point's programs came from, then "cold X s, warm Y s" last.
+
 Run: .venv/bin/python benchmarks/anatomy_cost.py [--lanes cpu1,jax:cpu1] [--widths 16,2048] [--reps 7]
+     .venv/bin/python benchmarks/anatomy_cost.py --cold-warm [--lanes jax:cpu,jax:cpu1]
 """
 from __future__ import annotations
 
@@ -76,6 +81,22 @@ def anatomy_time(lanes: str, widths: str) -> tuple[float, list]:
     return time.perf_counter() - t0, outcomes
 
 
+def cold_warm(lanes: str, widths: str) -> None:
+    import os
+    import tempfile
+
+    os.environ["CROSSOVER_HOME"] = tempfile.mkdtemp(prefix="crossover-cache-")  # an empty cache, the lanes' too
+    print(f"load average {os.getloadavg()[0]:.2f} before; cache in {os.environ['CROSSOVER_HOME']}/compiled")
+    took = []
+    for name in ("cold", "warm"):
+        seconds, outcomes = anatomy_time(lanes, widths)
+        took.append(seconds)
+        words = ", ".join(f"{o.lane} {o.config.model.label()}: {o.point.settings.get('compile_cache') or '-'}"
+                          for o in outcomes if o.point is not None)
+        print(f"{name}: {seconds:.1f} s ({words}); load {os.getloadavg()[0]:.2f}")
+    print(f"anatomy of {widths} on {lanes}: cold {took[0]:.1f} s, warm {took[1]:.1f} s, warm / cold {took[1] / took[0]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lanes", default="cpu1,jax:cpu1")
@@ -83,7 +104,11 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--clock-costs", nargs=2, metavar=("LANE", "WIDTH"), help=argparse.SUPPRESS)
+    parser.add_argument("--cold-warm", action="store_true", help="the compilation cache's saving (part 3 only)")
     args = parser.parse_args()
+    if args.cold_warm:
+        cold_warm(args.lanes if "jax" in args.lanes else "jax:cpu,jax:cpu1", args.widths)
+        return
     if args.clock_costs:  # the child process of part 1
         print(json.dumps(clock_costs(args.clock_costs[0], int(args.clock_costs[1]), args.steps, args.reps)))
         return

@@ -64,6 +64,15 @@ def autosave_dir() -> Path:
     return crossover_home() / "autosave"
 
 
+def compile_cache_dir() -> Path:
+    """JAX lanes' persistent compilation cache: a program compiled once is read back by the next lane that
+    builds the same model (File > Clear compiled cache empties it; CROSSOVER_NO_COMPILE_CACHE=1 turns it off)."""
+    return crossover_home() / "compiled"
+
+
+COMPILE_CACHE_MAX_BYTES = 512 * 1024 * 1024  # JAX evicts the least recently used programs beyond this
+
+
 def settings_path() -> Path:
     return crossover_home() / "settings.ini"
 

@@ -131,6 +131,10 @@ class RunSummary:
     energy_counter: str = ""
     energy_note: str = ""
     idle_w: float = float("nan")
+    # Where the segment's compiled program came from, on a JAX lane with the persistent compilation cache
+    # (core/lane/backends.py): "cache" (every program read back), "compiled" (compiled and stored), "both", or
+    # "" (nothing compiled: another backend, the cache off, or a model the lane kept from before).
+    compile_cache: str = ""
 
     def as_dict(self) -> JsonObject:
         return asdict(self)

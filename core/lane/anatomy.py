@@ -21,7 +21,7 @@ import numpy as np
 from ..analysis.anatomy import RUNGS, AnatomyPoint, RungTime, window_plan
 from .run import LaneProcess
 from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
-from .backends import keras_device, require_device, resolve_jit, set_precision, verify_placement
+from .backends import compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
 from ..config import RunConfig
 from .feeding import Source, input_factory, steps_per_epoch
 from ..messages import AnatomyJob, AnatomyMeasured
@@ -217,7 +217,7 @@ def _known(x: float) -> float | None:
 def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
                     describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
     """In the lane (`worker` is its process, a LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
-    spec, keras, t_start = worker.spec, worker.keras, time.perf_counter()
+    spec, keras, t_start, cache = worker.spec, worker.keras, time.perf_counter(), compile_cache_counts()
     model = anatomy = None
     try:
         config: RunConfig = job.config
@@ -272,7 +272,8 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
                         mixed_precision=train.mixed_precision, data_source=data.source,
                         seconds_per_rung=job.seconds_per_rung,
                         jit_source=jit_source, others_cpu=_known(others_share(machine, cpu_sample())),
-                        load_avg=_known(load_average()))
+                        load_avg=_known(load_average()),
+                        compile_cache=compile_cache_word(cache, compile_cache_counts()))
         return AnatomyMeasured(AnatomyPoint(
             lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
             flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),

@@ -6,11 +6,13 @@ the environment decides which devices the backend can see, so it must be set fir
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ..config import ConfigError, LaneSpec, TrainSpec
 from ..json_data import JsonValue
 from ..machine import GPU_HINT, LABEL, cpu_model, usable_cores
+from ..paths import COMPILE_CACHE_MAX_BYTES, compile_cache_dir
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -91,11 +93,58 @@ def import_keras(spec: LaneSpec, threads: int) -> tuple[ModuleType, dict[str, Js
     elif spec.backend == "jax":
         import jax
 
-        settings.update(jax_version=jax.__version__, xla_flags=os.environ.get("XLA_FLAGS", ""))
+        settings.update(jax_version=jax.__version__, xla_flags=os.environ.get("XLA_FLAGS", ""),
+                        compile_cache_dir=use_compile_cache(jax))
     import keras
 
     settings["keras_version"] = keras.__version__
     return keras, settings
+
+
+_CACHE_EVENTS = {"/jax/compilation_cache/cache_hits": "hits", "/jax/compilation_cache/cache_misses": "misses"}
+_cache_counts = {"hits": 0, "misses": 0}
+
+
+def use_compile_cache(jax: ModuleType) -> str:
+    """Turn on JAX's persistent compilation cache in the app's data folder (every program, however quick to
+    compile: warm-up is flagged as before, since the first steps still touch memory for the first time), and count
+    its hits and misses. Returns the folder, or "" when off (CROSSOVER_NO_COMPILE_CACHE, or it cannot be made)."""
+    if os.environ.get("CROSSOVER_NO_COMPILE_CACHE"):
+        return ""
+    folder = compile_cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        jax.config.update("jax_compilation_cache_dir", str(folder))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+        try:  # JAX bounds the cache's size only with filelock (the jax extra brings it)
+            import filelock  # noqa: F401  # pyright: ignore[reportUnusedImport]
+
+            jax.config.update("jax_compilation_cache_max_size", COMPILE_CACHE_MAX_BYTES)
+        except ImportError:
+            print("compilation cache without a size limit: pip install filelock", file=sys.stderr)
+    except (OSError, AttributeError, ValueError) as exc:  # an older JAX without a setting, or no folder
+        print(f"compilation cache off: {exc}", file=sys.stderr)
+        return ""
+
+    def count(event: str, **_kwargs: object) -> None:
+        key = _CACHE_EVENTS.get(event)
+        if key:
+            _cache_counts[key] += 1
+
+    jax.monitoring.register_event_listener(count)
+    return str(folder)
+
+
+def compile_cache_counts() -> tuple[int, int]:
+    """(hits, misses) of the persistent compilation cache in this lane so far."""
+    return _cache_counts["hits"], _cache_counts["misses"]
+
+
+def compile_cache_word(before: tuple[int, int], after: tuple[int, int]) -> str:
+    """Where a segment's programs came from, between two compile_cache_counts(): see RunSummary.compile_cache."""
+    hits, misses = after[0] - before[0], after[1] - before[1]
+    return "both" if hits and misses else "cache" if hits else "compiled" if misses else ""
 
 
 def require_device(spec: LaneSpec, threads: int) -> str:

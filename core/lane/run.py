@@ -24,7 +24,7 @@ from typing import Any, Mapping, Protocol
 
 from ..analysis.stats import summarize
 from ..json_data import JsonObject
-from .backends import PlacementError, keras_device, require_device, resolve_jit, set_precision, verify_placement
+from .backends import PlacementError, compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
 from .feeding import make_input, steps_per_epoch
 from .load import load_average, others_share
 from .load import sample as cpu_sample
@@ -210,7 +210,7 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
                                         config.flops_per_batch, clock.first_step, time.time(), clock.t0_at),)))
     timer = make_batch_timer(w.keras, clock, emit=w.events.put, should_stop=w.cancel.is_set, steering=w.steering,
                              on_phase=w.on_phase, meter=meter if meter.counter else None)
-    started, machine = time.perf_counter(), cpu_sample()
+    started, machine, cache = time.perf_counter(), cpu_sample(), compile_cache_counts()
     try:
         model.fit(source, epochs=10**6, steps_per_epoch=_epoch_steps(len(data), config), callbacks=[timer],
                   verbose=0, shuffle=False)
@@ -226,6 +226,7 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
                   flops_per_batch=config.flops_per_batch, wall_s=time.perf_counter() - started,
                   final_loss=logs.get("loss", math.nan), final_accuracy=logs.get("accuracy", math.nan)),
         others_cpu=others_share(machine, cpu_sample()), load_avg=load_average(),
+        compile_cache=compile_cache_word(cache, compile_cache_counts()),
         **energy_fields(timer.energy, meter.counter, meter.note, idle_w))
     w.events.put(Bundle((SegmentEnded(clock.run_id, clock.lane, clock.segment, summary, time.time()),)))
     del model

@@ -26,6 +26,7 @@ class Actions:
     export_png: QAction
     export_svg: QAction
     export_report: QAction
+    clear_compiled: QAction
     clear_map: QAction
     reset: QAction
     quit: QAction
@@ -74,6 +75,8 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
         export_report=_action(window, "Export &report…", "One HTML file to cite: the answer, the pictures with "
                               "their numbers, the settings and machines, for the run, sweep or anatomy the "
                               "current tab shows (its source files are written beside it)", ("Ctrl+Shift+E",)),
+        clear_compiled=_action(window, "Clear compiled &cache", "Delete the programs JAX lanes compiled and kept "
+                               "(the next run of each model compiles it again; figures are unaffected)"),
         clear_map=_action(window, "&Clear crossover map", "Remove every point from the crossover map",
                           icon_name="clear"),
         reset=_action(window, "&Reset to defaults", "Default model, training settings, lanes and schedule"),
@@ -86,6 +89,7 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
     for action in (a.export_timings, a.export_png, a.export_svg, a.export_report):
         file_menu.addAction(action)
     file_menu.addSeparator()
+    file_menu.addAction(a.clear_compiled)
     file_menu.addAction(a.reset)
     file_menu.addSeparator()
     file_menu.addAction(a.quit)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from ...core.words.anatomy import anatomy_json
 from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption
 from ...core.engine.machine_load import LoadWatch, busy_words
-from ...core.paths import log_dir_problem
+from ...core.paths import compile_cache_dir, log_dir_problem
 from ...core.words.numbers import local_time
 from ...core.results import RunResult
 from .about import show_about
@@ -158,6 +159,7 @@ class MainWindow(QMainWindow):
         a.export_report.triggered.connect(lambda: self.exports.ask_export_report(self.report_sources, self.report_what()))
         a.clear_map.triggered.connect(self.map.clear)
         a.reset.triggered.connect(self.reset_to_defaults)
+        a.clear_compiled.triggered.connect(self.clear_compiled_cache)
         a.quit.triggered.connect(self.close)
         a.about.triggered.connect(lambda: show_about(self, c.host(), c.options))
         c.devices_discovered.connect(self._on_controller_devices_discovered)
@@ -255,6 +257,25 @@ class MainWindow(QMainWindow):
         csv_path, _ = export_runs(f"{stem}-run.csv", [live.result], self.controller.host(),
                                   {"prices": p} if (p := self.controller.prices_of(set(live.result.lanes))) else None)
         return [csv_path]
+
+    def clear_compiled_cache(self) -> None:
+        """File > Clear compiled cache: empty the JAX lanes' persistent compilation cache (not while anything runs:
+        a lane may be writing to it)."""
+        if self.controller.running or self.sweep.running or self.why.running:
+            self.say("Wait until the run, sweep or anatomy in progress has ended: its lanes may be writing "
+                     "compiled programs.", error=True)
+            return
+        folder = compile_cache_dir()
+        files = [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
+        size = sum(p.stat().st_size for p in files)
+        try:
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.say(f"Cannot clear {folder}: {exc.strerror or exc}.", error=True)
+            return
+        self.say(f"Cleared the compiled cache: {len(files)} file(s), {size / 1e6:.1f} MB, from {folder}.")
 
     def reset_to_defaults(self) -> None:
         self.model_panel.set_config(RunConfig())

@@ -133,3 +133,15 @@ def test_nothing_is_cut_short_at_twice_the_scale_either():
                          timeout=CLI_TIMEOUT_S, cwd=os.path.dirname(__file__),
                          env={**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen"})
     assert out.returncode == 0 and "1 passed" in out.stdout, out.stdout[-3000:]
+
+
+def test_file_clear_compiled_cache_empties_the_folder_and_says_how_much(make_window, gui_home):
+    from pathlib import Path
+    folder = Path(gui_home) / "compiled"
+    (folder / "jit_train_step").mkdir(parents=True)
+    (folder / "jit_train_step" / "program").write_bytes(b"x" * 2_000_000)
+    window = make_window()
+    assert window.actions.clear_compiled in window.menuBar().actions()[0].menu().actions()
+    window.actions.clear_compiled.trigger()
+    assert folder.is_dir() and not any(folder.iterdir())
+    assert "Cleared the compiled cache: 1 file(s), 2.0 MB" in window.status.message()
