@@ -7,13 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec, parse_widths
+from ..config import (FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+                      parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
 from ..engine.devices import lane_problems
 from ..files.atomic import ExportError
-from ..engine.lanes import WATCHDOG_S
-from ..files.live import RunFiles, check_output_path
+from ..engine.lanes import WATCHDOG_CEILING_S, WATCHDOG_S, watchdog_problem
+from ..files import autosave
+from ..files.live import RunFiles, check_output_pair
 from ..files.npz_check import DataError, inspect_npz
 from ..paths import log_dir_problem
 from ..presets import PRESETS
@@ -46,8 +48,10 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         changes["mixed_precision"] = True
     data = changes.get("data", "")
     if data.endswith(".npz"):
+        lanes = getattr(args, "lanes", None)
+        loaders = sum(1 for lane in parse_lanes(lanes) if not lane.host) if isinstance(lanes, str) else 1
         try:
-            inspect_npz(data)
+            inspect_npz(data, loaders)  # every lane on this machine loads the whole file
         except DataError as exc:
             raise ConfigError(str(exc)) from None
     return RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
@@ -69,11 +73,20 @@ def open_run_files(path: str | None, host: Mapping[str, JsonValue],
     """The --csv files, checked and claimed before any lane starts (ConfigError: exit 2); None without --csv."""
     if path is None:
         return None
-    check_output_path(path)
+    check_output_pair(path)
+    check_rescue_folder()
     try:
         return RunFiles(path, host, extra=extra)
-    except ExportError as exc:  # another Crossover is writing it
+    except ExportError as exc:  # another Crossover is writing it, or its lock file is not one of Crossover's
         raise ConfigError(str(exc)) from None
+
+
+def check_rescue_folder() -> None:
+    """Where the records go when --csv cannot take them at the end (the autosave folder) can take them: checked
+    before any lane starts, so a full disk at the end never finds a second impossible name (ConfigError)."""
+    problem = autosave.rescue_problem()
+    if problem:
+        raise ConfigError(f"{problem}: set CROSSOVER_HOME to a folder Crossover may write in")
 
 
 def report_safely(report: Callable[[], None]) -> None:
@@ -105,10 +118,24 @@ def write_or_rescue(write: Callable[[], list[Path]], rescue: Callable[[], list[P
     return EXIT_OK, "wrote " + ", ".join(map(str, paths))
 
 
+def watchdog_seconds(text: str) -> float:
+    """--watchdog-s as argparse takes it: a finite number of seconds above 0 (nan would disable the watchdog,
+    0 or -1 kill every lane at once); argparse refuses anything else with exit 2."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    problem = watchdog_problem(seconds)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return seconds
+
+
 def add_stop_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--watchdog-s", type=float, default=WATCHDOG_S, metavar="SECONDS",
+    p.add_argument("--watchdog-s", type=watchdog_seconds, default=WATCHDOG_S, metavar="SECONDS",
                    help=f"kill a lane that sends nothing (no batch, no heartbeat) for this long (default "
-                        f"{WATCHDOG_S:g}; grows to 20 times the slowest step; env CROSSOVER_WATCHDOG_S)")
+                        f"{WATCHDOG_S:g}; more than 0; grows to 20 times the slowest steady step, at most "
+                        f"{WATCHDOG_CEILING_S / 3600:g} hours; env CROSSOVER_WATCHDOG_S)")
 
 
 def add_config_args(p: argparse.ArgumentParser, *, widths_help: str) -> None:

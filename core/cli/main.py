@@ -14,6 +14,7 @@ from . import sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_remote_arg, remote_settings
 from ..config import ConfigError
+from ..files.inputs import check_input_file
 from ..engine.devices import LaneOption, discover, host_info
 from ..paths import PROG
 from ..engine.remote.devices import list_remote_lanes
@@ -81,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_BAD_INPUT
     try:
+        for path in getattr(args, "files", None) or []:  # analyze, report, rule: regular files only
+            check_input_file(path)
         return args.func(args)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     lanes_can_run, report_safely, say, write_or_rescue)
+                     check_rescue_folder, lanes_can_run, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
 from ..config import ConfigError, LaneSpec, RunConfig, parse_int_list, parse_lanes
 from ..json_data import JsonValue
 from ..engine.devices import host_info
 from ..files.atomic import ExportError
 from ..study.ladder import ladder_heading, KnobSetting, check_ladder, ladder_lines, ladder_settings, rank_ladder, run_ladder
-from ..files.live import check_output_path
+from ..files.live import OutputClaim, check_output_path
 from ..paths import autosave_dir
 from ..presets import SWEEP_PRESETS, SweepPreset
 from ..analysis.leads import DEFAULT_BUDGET_S, RefineTarget
@@ -31,6 +31,9 @@ from ..files.sweep_rows import group_rows
 from ..words.numbers import fmt_num
 from ..words.sweep import refine_lines
 from ..records import Status
+
+
+MAX_POINTS = 1000  # widths of one sweep: a minute each would already take most of a day
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -82,6 +85,9 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
     if args.widths is not None:
         widths = parse_sweep_widths(args.widths)
     elif not widths:
+        if not 1 <= args.points <= MAX_POINTS:  # each point trains a model on every lane: a billion never ends
+            raise ConfigError(f"--points {args.points}: choose 1 to {MAX_POINTS} widths between --min-width and "
+                              "--max-width")
         widths = log_widths(args.min_width, args.max_width, args.points)
     # Flags given on the command line apply on top of the preset's settings.
     config = config_from_args(argparse.Namespace(**{**vars(args), "widths": None, "preset": None}), base)
@@ -92,16 +98,26 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
 
 
 def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: list[SweepSpec],
-                     prices: dict[str, float]) -> SweepFiles | None:
-    """The sweep's three files at --csv, checked and claimed before any lane starts (ConfigError: exit 2)."""
+                     prices: dict[str, float]) -> tuple[SweepFiles, OutputClaim] | tuple[None, None]:
+    """The sweep's three files at --csv, checked and claimed before any lane starts (ConfigError: exit 2); the
+    claim covers all three (a run's --csv of the same sidecar is refused) and is the caller's to release."""
     if path is None:
-        return None
-    for target in sweep_paths(path):
+        return None, None
+    paths = sweep_paths(path)
+    for target in paths:
         check_output_path(str(target))
+    if len({p.expanduser().resolve() for p in paths}) < len(paths):
+        raise ConfigError(f"--csv {path}: the sweep's three files would share a name; name it .csv")
+    check_rescue_folder()
     try:
-        return SweepFiles(path, host, specs, prices, claim=True)
+        claim = OutputClaim(*paths)
     except ExportError as exc:
         raise ConfigError(str(exc)) from None
+    try:
+        return SweepFiles(path, host, specs, prices, claim=False), claim
+    except BaseException:
+        claim.release()
+        raise
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -118,7 +134,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_refinable(lanes, specs)
     prices = prices_from(args)
     host = host_info()
-    files = open_sweep_files(args.csv, host, specs, prices)
+    files, claim = open_sweep_files(args.csv, host, specs, prices)
     pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
     measured: list[PointMeasured] = []
     with StopSignals() as stop:
@@ -164,6 +180,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         finally:
             if files is not None:
                 files.close()
+            if claim is not None:
+                claim.release()
             pool.close()
         report_safely(lambda: _report(results, prices, ladder, lanes))
         if written:

@@ -6,6 +6,7 @@ reaches the parent as a RunFailed with a reason, and the next job gets a fresh p
 """
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -28,8 +29,29 @@ START_TIMEOUT_S = 120.0
 # A running lane that sends nothing (no record, no heartbeat) for this long is taken to have stopped
 # responding and is killed. Heartbeats come every 2 s while it prepares or finishes; while batches
 # flow, the limit grows to SLOW_STEP_FACTOR times the slowest step seen, so a big model is never cut.
-WATCHDOG_S = float(os.environ.get("CROSSOVER_WATCHDOG_S") or 60.0)
 SLOW_STEP_FACTOR = 20.0
+# However slow the steps it reports, a lane silent for this long is killed: one step of 1e300 ms (a hostile or
+# broken report) must not turn the watchdog off for good.
+WATCHDOG_CEILING_S = 6 * 3600.0
+
+
+def watchdog_problem(seconds: float) -> str:
+    """Why `seconds` cannot be a watchdog limit (a sentence), or "" when it can: a finite time above 0."""
+    if not math.isfinite(seconds) or seconds <= 0:
+        return (f"{seconds:g} s is not a time to wait: choose a number of seconds above 0 (default 60; the "
+                "limit grows with the steps a lane reports)")
+    return ""
+
+
+def _watchdog_from_env(text: str | None) -> float:
+    try:
+        seconds = float(text or 60.0)
+    except ValueError:
+        return 60.0
+    return seconds if not watchdog_problem(seconds) else 60.0  # nan, 0 or -1 never disable it, nor kill at once
+
+
+WATCHDOG_S = _watchdog_from_env(os.environ.get("CROSSOVER_WATCHDOG_S"))
 
 class Channel(Protocol):
     """How the app speaks to a lane's process: LocalChannel (a spawned child, local_channel.py) or
@@ -190,7 +212,8 @@ class Lane:
         match item:
             case Bundle(events=events):
                 for event in events:
-                    if isinstance(event, BatchTiming):
+                    if isinstance(event, BatchTiming) and not event.warmup and 0 <= event.ms < math.inf:
+                        # Steady steps only (a first step compiles), finite ones: the limit grows with them.
                         self._slowest_s = max(self._slowest_s, event.ms / 1000.0)
                     elif isinstance(event, SegmentEnded) and self._run is not None:
                         # Unpaced, a completed segment is the run's last (a switch ends it "switched").
@@ -214,6 +237,11 @@ class Lane:
                 pass  # heard: that is all a heartbeat says
         return []
 
+    def watchdog_limit_s(self) -> float:
+        """The silence after which a running lane is killed: the watchdog, grown to SLOW_STEP_FACTOR times the
+        slowest steady step, never beyond WATCHDOG_CEILING_S (nor below the watchdog itself)."""
+        return min(max(self.watchdog_s, SLOW_STEP_FACTOR * self._slowest_s), max(self.watchdog_s, WATCHDOG_CEILING_S))
+
     def _check_health(self) -> list[LaneEvent]:
         run, channel, cancel_at = self._run, self._channel, self._cancel_at  # close() may clear them meanwhile
         if run is None:
@@ -224,7 +252,7 @@ class Lane:
             reason = f"stopped by killing the lane: it did not stop within {self.cancel_grace_s:.1f} s"
             return [self._end_by_parent(run, Status.CANCELLED, reason)]
         silent = time.monotonic() - self._last_heard
-        if silent > max(self.watchdog_s, SLOW_STEP_FACTOR * self._slowest_s):
+        if silent > self.watchdog_limit_s():
             reason = (f"the lane stopped responding after {silent:.0f} s without a batch or a heartbeat, "
                       "and was killed; what it measured before is kept")
             return [self._end_by_parent(run, Status.FAILED, reason)]

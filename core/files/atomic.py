@@ -8,6 +8,7 @@ so a full disk leaves the old pair, not a new CSV beside an old sidecar.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 import secrets
@@ -15,9 +16,56 @@ import stat
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence, Union
 
+from ..config import ConfigError
+
 
 class ExportError(OSError):
     """The file could not be written; nothing partial was left and nothing in memory was lost."""
+
+
+NAME_MAX = 255  # bytes in one file name, on every file system Crossover writes to
+# What a path that is neither a regular file nor a folder is, in a user's words (stat.S_IFMT → words).
+_KINDS = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFIFO: "a named pipe (fifo)",
+          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder", stat.S_IFREG: "a file",
+          stat.S_IFLNK: "a symbolic link"}
+# The flags that open a file only if it is one: never through a symbolic link, never blocking on a fifo.
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def kind_of(mode: int) -> str:
+    """"a folder", "a character device"…: what a path whose st_mode is `mode` is (not a regular file)."""
+    return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def name_problem(target: Path) -> str:
+    """Why `target`'s name (its last part) cannot be a file's, as the end of a sentence, or ""."""
+    size = len(os.fsencode(target.name))
+    if size > NAME_MAX:
+        return f"its name is {size} bytes long, and a file name may have at most {NAME_MAX}"
+    return ""
+
+
+def target_problem(target: Path) -> str:
+    """Why a file written at `target` would not replace a regular file there, as the end of a sentence after
+    "cannot write X: ", or "" when it can (nothing there, a regular file, or a symbolic link to one)."""
+    problem = name_problem(target)
+    if problem:
+        return problem
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return ""  # nothing there, or a link to nothing: the new file takes the name
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "it is a symbolic link that leads round in a loop"
+        if exc.errno == errno.ENAMETOOLONG:
+            return f"the path is too long ({exc.strerror})"
+        return exc.strerror or str(exc)
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISDIR(mode):
+        return "it is a folder"
+    return f"it is {kind_of(mode)}, not a regular file, and Crossover replaces only regular files"
 
 
 # A CSV cell as csv.writer takes it: a str written as is, a number as str() writes it, None as an empty cell.
@@ -44,6 +92,24 @@ def _mode_for(target: Path) -> int:
         return stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
         return 0o666 & ~_umask()
+
+
+def _keep_owner(fd: int, target: Path) -> None:
+    """The new file belongs to whoever owned the one it replaces (root replacing a user's file keeps it theirs);
+    where this process may not give a file away, it stays this process's."""
+    try:
+        st = os.stat(target)
+    except OSError:
+        return
+    if (st.st_uid, st.st_gid) == (os.geteuid(), os.getegid()) or not hasattr(os, "fchown"):
+        return
+    try:
+        os.fchown(fd, st.st_uid, st.st_gid)
+    except OSError:
+        try:
+            os.fchown(fd, -1, st.st_gid)  # a user in the file's group may keep at least the group
+        except OSError:
+            pass
 
 
 def _why(exc: OSError) -> str:
@@ -82,15 +148,17 @@ def atomic_write_files(files: Sequence[tuple[str | os.PathLike, str]]) -> list[P
     try:
         for path, text in files:
             target = Path(path)
-            if target.is_dir():
-                raise ExportError(f"cannot write {target}: it is a folder")
+            problem = target_problem(target)
+            if problem:
+                raise ExportError(f"cannot write {target}: {problem}; choose another name")
             try:
                 fd, tmp = _temp_beside(target)
             except OSError as exc:
                 raise ExportError(f"cannot write {target}: {_why(exc)} (is the folder there and writable?)") from None
             written.append((tmp, target))
             try:
-                os.fchmod(fd, _mode_for(target))
+                _keep_owner(fd, target)
+                os.fchmod(fd, _mode_for(target))  # after the owner: a chown may clear mode bits
                 with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
                     fh.write(text)
                     fh.flush()
@@ -131,14 +199,30 @@ def append_lines(path: str | os.PathLike, header: str, lines: Sequence[str]) -> 
     newline, which the readers skip: the file stays readable with every earlier line intact.
     """
     target = Path(path)
-    data = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    # A piece that str.splitlines() cut at another line break (U+2028, \x85, \r…) is part of a line: kept as it is.
+    data = "".join(line if line.endswith(_BREAKS) else line + "\n" for line in lines)
+    if data and not data.endswith("\n"):
+        data += "\n"
+    try:  # never through a symbolic link (it would write into the file it points to), never into a fifo
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FOLLOW, 0o666)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ExportError(f"cannot add to {target}: it is a symbolic link, and Crossover does not append "
+                              "through links; remove it or choose another name") from None
+        if exc.errno == errno.ENXIO:
+            exc = OSError(exc.errno, "it is a named pipe (fifo), not a regular file")
         raise ExportError(f"cannot write {target}: {_why(exc)}") from None
-    size = 0
     try:
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise ExportError(f"cannot write {target}: {_why(exc)}") from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ExportError(f"cannot add to {target}: it is {kind_of(st.st_mode)}, not a regular file; "
+                          "remove it or choose another name")
+    size = st.st_size
+    try:
         if size == 0:
             data = (header if header.endswith("\n") else header + "\n") + data
         view = memoryview(data.encode("utf-8"))
@@ -155,8 +239,42 @@ def append_lines(path: str | os.PathLike, header: str, lines: Sequence[str]) -> 
         os.close(fd)
 
 
-def complete_lines(fh: Iterable[str]) -> Iterator[str]:
-    """The lines of an appended file, without a last line that a crash cut short (no newline)."""
-    for line in fh:
-        if line.endswith("\n"):
-            yield line
+# The characters str.splitlines() breaks at; a file's lines end at "\n" alone (see split_lines).
+_BREAKS = ("\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+MAX_LINE_CHARS = 1 << 22  # a line of a CSV Crossover reads: its rows are short, a 4 M-character one is damage
+
+
+class LineTooLong(csv.Error, ConfigError):
+    """A line of a CSV is longer than MAX_LINE_CHARS: the file is damaged (or not a CSV), and is not read on.
+    A csv.Error to a reader counting bad lines, a ConfigError (a sentence, exit 2) to one that is not."""
+
+
+def split_lines(text: str) -> list[str]:
+    """`text`'s lines, each with its "\n", split at "\n" only: not at U+2028, \x85 or a lone \r inside a cell,
+    as str.splitlines() would (a remote backend named "tensorflow\u2028" must not break a line in two)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    return lines + [parts[-1]] if parts[-1] else lines
+
+
+def complete_lines(fh: Iterable[str], max_chars: int = MAX_LINE_CHARS, name: str = "") -> Iterator[str]:
+    """The lines of an appended file, without a last line that a crash cut short (no newline).
+
+    Lines end at "\n" only (a file opened with newline="" also stops at a lone \r, which may sit inside a
+    quoted cell: such pieces are joined). A line longer than `max_chars` raises LineTooLong, after reading
+    no more than that much of it: a file of one endless line never fills the memory."""
+    readline = getattr(fh, "readline", None)
+    pieces = iter(fh)
+    pending = ""
+    while True:
+        piece = readline(max_chars + 1 - len(pending)) if readline is not None else next(pieces, "")
+        if not piece:
+            return  # the end; a last line without its newline was cut short by a crash: skipped
+        pending += piece
+        if pending.endswith("\n"):
+            yield pending
+            pending = ""
+        elif len(pending) > max_chars:
+            where = name or str(getattr(fh, "name", "") or "the file")
+            raise LineTooLong(f"{where} has a line longer than {max_chars:,} characters: it is damaged, or not a "
+                              "CSV, and is read no further")

@@ -7,15 +7,39 @@ last couple of seconds.
 """
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Mapping
 
 from ..json_data import JsonValue
+from .atomic import NAME_MAX, kind_of
 from .run_files import export_runs, read_runs, sidecar_path
 from ..paths import autosave_dir
 from ..results import RunResult
 
 __all__ = ["autosave_dir", "run_path", "save_run", "delete_run", "saved_run_ids", "load_run", "load_runs"]
+
+
+def rescue_problem() -> str:
+    """Why the autosave folder could not take a run's pair (a name of its path too long, a part of it that is not
+    a folder), as a sentence without its end, or "" when it can (it need not exist yet)."""
+    folder = autosave_dir()
+    for part in (folder, *folder.parents):
+        if len(os.fsencode(part.name)) > NAME_MAX:
+            return f"the autosave folder {folder} cannot exist: the name {part.name[:40]}… is longer than " \
+                   f"{NAME_MAX} bytes"
+    for part in (folder, *folder.parents):
+        try:
+            mode = os.stat(part).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # made when it is needed, or a part above it is not a folder: said at that part
+        except OSError as exc:
+            return f"the autosave folder {folder} cannot be used ({exc.strerror or exc})"
+        if not stat.S_ISDIR(mode):
+            return f"the autosave folder {folder} cannot be made: {part} is {kind_of(mode)}, not a folder"
+        break
+    return ""
 
 
 def run_path(run_id: str) -> Path:

@@ -7,8 +7,10 @@ a sidecar of the same run. `finish()` writes the complete pair once more, atomic
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import queue
 import tempfile
 import threading
@@ -19,7 +21,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 from ..config import ConfigError
 from ..json_data import JsonValue
 from .run_files import HEADER, batches_text, sidecar_path, sidecar_text
-from .atomic import ExportError, append_lines, atomic_write_files, atomic_write_text, csv_text
+from .atomic import (NO_FOLLOW, ExportError, append_lines, atomic_write_files, atomic_write_text, csv_text,
+                     kind_of, name_problem, split_lines, target_problem)
 from ..records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
 from ..results import RunResult
 
@@ -36,10 +39,16 @@ def check_output_path(path: str, what: str = "--csv") -> Path:
     if not path or not path.strip():
         raise ConfigError(f"{what} is empty: name the file to write, e.g. {what} timings.csv")
     target = Path(path).expanduser()
-    if target.is_dir():
+    problem = name_problem(target)
+    if problem:
+        raise ConfigError(f"{what} {path}: {problem}; choose a shorter name")
+    if _is_dir(target):
         raise ConfigError(f"{what} {path} is a folder: name a file in it, e.g. {target / 'timings.csv'}")
+    problem = target_problem(target)
+    if problem:
+        raise ConfigError(f"{what} {path}: {problem}; choose another name")
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
+    if not _is_dir(folder):
         raise ConfigError(f"{what} {path}: the folder {folder} does not exist")
     if target.exists() and not os.access(target, os.W_OK):
         raise ConfigError(f"{what} {path}: the file is not writable")
@@ -49,48 +58,95 @@ def check_output_path(path: str, what: str = "--csv") -> Path:
         os.unlink(trial)
     except OSError as exc:
         raise ConfigError(f"{what} {path}: the folder {folder} is not writable ({exc.strerror or exc})") from None
-    if len(target.name.encode()) > 255:
-        raise ConfigError(f"{what} {path}: the file name is longer than 255 bytes")
     return target
 
 
-class OutputClaim:
-    """This process is the one writing `path`: a second Crossover writing it says so instead of overwriting.
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long, a loop: not a folder, and target_problem says what it is
+        return False
 
-    An advisory lock on a small hidden file beside the target; the kernel drops it if the process
-    dies, so a crash never leaves the path claimed.
+
+def check_output_pair(path: str, what: str = "--csv") -> tuple[Path, Path]:
+    """The CSV at `path` and its sidecar (the .json beside it), both checked before anything is measured:
+    ConfigError with a sentence naming the one that cannot be written."""
+    target = check_output_path(path, what)
+    sidecar = sidecar_path(target)
+    if target.resolve() == sidecar.resolve():
+        raise ConfigError(f"{path}: its JSON sidecar would be the file itself; name it .csv")
+    problem = target_problem(sidecar)
+    if problem:
+        raise ConfigError(f"{what} {path}: its sidecar {sidecar} cannot be written: {problem}; "
+                          "choose another name for the CSV, or move that out of the way")
+    return target, sidecar
+
+
+def _lock_path(path: Path) -> Path:
+    return path.parent / f".crossover-{hashlib.sha1(path.name.encode(errors='surrogateescape')).hexdigest()[:12]}.lock"
+
+
+class OutputClaim:
+    """This process is the one writing `paths` (a CSV and its sidecar, a sweep's three files): a second Crossover
+    writing any of them says so instead of overwriting.
+
+    An advisory lock on a small hidden file beside each path; the kernel drops it if the process
+    dies, so a crash never leaves a path claimed. A lock file is opened only if it is a plain file of its
+    own: never through a symbolic link, never one with other names (hard links), so a planted link
+    cannot make Crossover overwrite another file with its pid.
     """
 
-    def __init__(self, path: Path) -> None:
-        digest = hashlib.sha1(path.name.encode()).hexdigest()[:12]
-        self.lock_path = path.parent / f".crossover-{digest}.lock"
-        self._fd: int | None = None
+    def __init__(self, *paths: Path) -> None:
+        self.lock_paths = [_lock_path(Path(p)) for p in paths]
+        self.lock_path = self.lock_paths[0]
+        self._held: list[tuple[Path, int]] = []
         if fcntl is None:
             return
         try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            for path, lock in zip(paths, self.lock_paths):
+                if all(lock != held for held, _ in self._held):
+                    self._held.append((lock, self._take(Path(path), lock)))
+        except BaseException:
+            self.release()
+            raise
+
+    @staticmethod
+    def _take(path: Path, lock: Path) -> int:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | NO_FOLLOW, 0o600)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ExportError(f"cannot claim {path}: its lock file {lock} is a symbolic link, which Crossover "
+                                  "does not follow; remove the link and try again") from None
             raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            owner = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+                what = "has other names (hard links)" if stat.S_ISREG(st.st_mode) else f"is {kind_of(st.st_mode)}"
+                raise ExportError(f"cannot claim {path}: its lock file {lock} {what}, and Crossover writes only a "
+                                  "lock file of its own; remove it and try again")
+            try:
+                assert fcntl is not None  # the caller takes no lock where there is none
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                owner = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+                raise ExportError(f"{path} is being written by another Crossover process (pid {owner}): "
+                                  "choose another file, or wait until it has finished") from None
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+        except BaseException:
             os.close(fd)
-            raise ExportError(f"{path} is being written by another Crossover process (pid {owner}): "
-                              "choose another file, or wait until it has finished") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._fd = fd
+            raise
+        return fd
 
     def release(self) -> None:
-        if self._fd is None:
-            return
-        try:
-            os.unlink(self.lock_path)
-        except OSError:
-            pass
-        os.close(self._fd)
-        self._fd = None
+        for lock, fd in reversed(self._held):
+            try:
+                os.unlink(lock)
+            except OSError:
+                pass
+            os.close(fd)
+        self._held = []
 
 
 class BackgroundWriter:
@@ -148,7 +204,9 @@ class RunFiles:
         if self.csv_path.resolve() == self.json_path.resolve():
             raise ConfigError(f"{csv_path}: its JSON sidecar would be the file itself; name it .csv")
         self._host, self._extra = host, dict(extra or {})
-        self._claim = OutputClaim(self.csv_path) if claim else None
+        # The pair is claimed, not the CSV alone: `res.csv` and `res` share the sidecar res.json.
+        self._claim = OutputClaim(self.csv_path, self.json_path) if claim else None
+        self._appending = True  # False once the pair could not be written or an append failed (see _append)
         self._own_writer = writer is None
         self.writer = writer or BackgroundWriter()
         self._pending: list[BatchTiming] = []
@@ -158,7 +216,26 @@ class RunFiles:
         """Replace whatever was at the paths with this run's pair (its records so far)."""
         csv_text_now, json_text = batches_text(results), sidecar_text(results, self._host, self._extra)
         self._pending = []
-        self.writer.submit(lambda: atomic_write_files([(self.csv_path, csv_text_now), (self.json_path, json_text)]))
+        self.writer.submit(lambda: self._replace_pair(csv_text_now, json_text))
+
+    def _replace_pair(self, csv_text_now: str, json_text: str) -> None:
+        try:
+            atomic_write_files([(self.csv_path, csv_text_now), (self.json_path, json_text)])
+        except OSError:
+            self._appending = False  # appends would go to whatever is at the path: finish() writes the pair whole
+            raise
+        self._appending = True
+
+    def _append(self, header: str, body: list[str]) -> None:
+        """Records at the end of the CSV, while every earlier write went through: once one failed (a full
+        disk), none follows, so the file never has a hole, and finish() writes it whole or not at all."""
+        if not self._appending:
+            return
+        try:
+            append_lines(self.csv_path, header, body)
+        except OSError:
+            self._appending = False
+            raise
 
     def add_records(self, records: Sequence[BatchTiming]) -> None:
         self._pending.extend(records)
@@ -182,10 +259,10 @@ class RunFiles:
         self._last_flush = time.monotonic()
         if not self._pending:
             return
-        lines = csv_text(HEADER, (r.row() for r in self._pending)).splitlines(keepends=True)
+        lines = split_lines(csv_text(HEADER, (r.row() for r in self._pending)))  # at "\n" only, not at U+2028
         header, body = lines[0], lines[1:]
         self._pending = []
-        self.writer.submit(lambda: append_lines(self.csv_path, header, body))
+        self.writer.submit(lambda: self._append(header, body))
 
     def update_sidecar(self, results: Sequence[RunResult]) -> None:
         """Lanes started or ended: the sidecar says so (the records stay where they are)."""

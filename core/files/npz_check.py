@@ -17,6 +17,7 @@ from typing import IO
 import numpy as np
 
 from ..config import CLASSES, INPUT_DIM
+from .inputs import InputError, input_problem, open_regular
 
 CHUNK_BYTES = 8 << 20
 NEEDED = ("x_train", "y_train")
@@ -33,13 +34,54 @@ class NpzInfo:
     y_shape: tuple[int, ...]
 
 
-def _available_bytes() -> int:
+def available_bytes() -> int:
+    """The memory this process's lanes may still take: the machine's free memory, or what is left under the
+    cgroup's limit (a container, a systemd slice) when that is less."""
     try:
         import psutil
 
-        return int(psutil.virtual_memory().available)
+        free = int(psutil.virtual_memory().available)
     except Exception:  # no psutil or no /proc: no limit rather than a wrong one
-        return 1 << 62
+        free = 1 << 62
+    left = cgroup_bytes_left()
+    return free if left is None else min(free, left)
+
+
+def _read_int(path: str) -> int | None:
+    try:
+        with open(path, encoding="ascii") as fh:
+            text = fh.read(64).strip()
+    except (OSError, ValueError):
+        return None
+    return int(text) if text.isdigit() else None  # "max": no limit
+
+
+def cgroup_bytes_left(root: str = "/sys/fs/cgroup") -> int | None:
+    """What is left under the tightest memory limit of this process's cgroup and those above it (v2, or v1's
+    memory controller), or None where there is no limit."""
+    where = {"v2": "", "v1": ""}
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8") as fh:
+            for line in fh.read(1 << 16).split("\n"):
+                hierarchy, _, rest = line.partition(":")
+                controllers, _, path = rest.partition(":")
+                if hierarchy == "0" and not controllers:
+                    where["v2"] = path.strip()
+                elif "memory" in controllers.split(","):
+                    where["v1"] = path.strip()
+    except OSError:
+        pass
+    lefts = []
+    for version, base, limit_name, usage_name in (("v2", root, "memory.max", "memory.current"),
+                                                  ("v1", f"{root}/memory", "memory.limit_in_bytes",
+                                                   "memory.usage_in_bytes")):
+        parts = [part for part in where[version].split("/") if part and part != ".."]
+        for depth in range(len(parts), -1, -1):
+            folder = "/".join([base, *parts[:depth]])
+            limit = _read_int(f"{folder}/{limit_name}")
+            if limit is not None and limit < 1 << 60:  # v1 says "no limit" with a huge number, v2 with "max"
+                lefts.append(max(0, limit - (_read_int(f"{folder}/{usage_name}") or 0)))
+    return min(lefts) if lefts else None
 
 
 def _header(fh: IO[bytes], path: str, name: str) -> tuple[tuple[int, ...], np.dtype]:
@@ -109,24 +151,38 @@ def check_arrays(path: str, x: np.ndarray, y: np.ndarray) -> None:
     check_labels(path, y, y.ndim == 2)
 
 
-def inspect_npz(path: str) -> NpzInfo:
-    """Refuse, with a sentence, any file the lanes could not train on; never loads it whole."""
+def inspect_npz(path: str, loaders: int = 1) -> NpzInfo:
+    """Refuse, with a sentence, any file the lanes could not train on; never loads it whole.
+
+    Only a regular file is read (a fifo would hang, /dev/zero fill the memory); its arrays must fit in the
+    memory there is (the cgroup's limit where there is one) as many times as `loaders` lanes load them."""
     p = Path(path)
     if p.is_dir():
         raise DataError(f"{path} is a folder, not a .npz file")
-    if not p.exists():
-        raise DataError(f"data file {path} does not exist")
+    problem = input_problem(p)
+    if problem:
+        raise DataError(problem if "does not exist" not in problem else f"data file {path} does not exist")
     if not os.access(p, os.R_OK):
         raise DataError(f"data file {path} cannot be read (permission denied)")
-    if not zipfile.is_zipfile(p):
-        with open(p, "rb") as fh:
-            started_as_zip = fh.read(4) == b"PK\x03\x04"
+    try:
+        fh = open_regular(p)
+    except InputError as exc:
+        raise DataError(str(exc)) from None
+    with fh:
+        return _inspect_open(path, fh, max(1, loaders))
+
+
+def _inspect_open(path: str, raw: IO[bytes], loaders: int) -> NpzInfo:
+    if not zipfile.is_zipfile(raw):
+        raw.seek(0)
+        started_as_zip = raw.read(4) == b"PK\x03\x04"
         if started_as_zip:  # the archive's end is missing: a copy or a download cut short
             raise DataError(f"{path} is damaged (truncated or corrupt): its archive directory is missing")
         raise DataError(f"{path} is not a NumPy archive (.npz): save one with "
                         "numpy.savez(path, x_train=…, y_train=…)")
+    raw.seek(0)
     try:
-        with zipfile.ZipFile(p) as archive:
+        with zipfile.ZipFile(raw) as archive:
             members = {name[:-4]: name for name in archive.namelist() if name.endswith(".npy")}
             missing = [n for n in NEEDED if n not in members]
             if missing:
@@ -137,11 +193,8 @@ def inspect_npz(path: str) -> NpzInfo:
                 with archive.open(members["y_train"]) as yh:
                     y_shape, y_dtype = _header(yh, path, "y_train")
                     n = check_shapes(path, x_shape, y_shape)
-                    declared = int(np.prod(x_shape)) * x_dtype.itemsize
-                    if declared * 2 > _available_bytes():  # loaded, then converted to float32
-                        raise DataError(f"{path}: x_train declares {n:,} samples ({declared / 2**30:.1f} GiB), more "
-                                        "than this machine's free memory (the whole array is read before a sample "
-                                        "limit applies): save fewer samples in the file")
+                    declared = int(np.prod(x_shape)) * x_dtype.itemsize + int(np.prod(y_shape)) * y_dtype.itemsize
+                    check_fits(path, n, declared, loaders)
                     y = np.concatenate(list(_chunks(yh, y_dtype, int(np.prod(y_shape)))))
                     check_labels(path, y, len(y_shape) == 2)
                 for chunk in _chunks(fh, x_dtype, int(np.prod(x_shape))):
@@ -149,6 +202,19 @@ def inspect_npz(path: str) -> NpzInfo:
     except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as exc:
         raise DataError(f"{path} is damaged (truncated or corrupt): {exc}") from None
     return NpzInfo(n, str(x_dtype), y_shape)
+
+
+def check_fits(path: str, samples: int, declared: int, loaders: int) -> None:
+    """DataError when `loaders` lanes each loading `declared` bytes (and converting them to float32: twice
+    as much) would not fit in the memory there is: the archive's declared size, not its size on disk, counts
+    (a small zip can declare gigabytes)."""
+    need, have = declared * 2 * loaders, available_bytes()
+    if need > have:
+        lanes = f", for each of {loaders} lanes that load it" if loaders > 1 else ""
+        raise DataError(f"{path}: x_train declares {samples:,} samples ({declared / 2**30:.1f} GiB{lanes}), more "
+                        f"than this machine's free memory ({have / 2**30:.1f} GiB, within any cgroup limit; the whole "
+                        "array is read before a sample limit applies): save fewer samples in the file, or run fewer "
+                        "lanes at once")
 
 
 _CHECKED: dict[tuple[str, int, int], str] = {}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 from ..config import RunConfig
 from ..json_data import JsonValue
 from .atomic import ExportError, atomic_write_files, complete_lines, csv_text
+from .inputs import open_regular, read_text_bounded
 from ..records import (CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary, SegmentEnded,
                        SegmentStarted, Status)
 from ..results import LaneResult, RunResult, Segment
@@ -110,9 +112,12 @@ def export_runs(csv_path: str | os.PathLike, results: Sequence[RunResult], host:
 def read_batches_csv(path: str | os.PathLike) -> list[BatchTiming]:
     """Records back from a per-batch CSV (a last line cut off by a crash is skipped)."""
     out = []
-    with open(path, encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(complete_lines(fh)):
-            out.append(BatchTiming.from_csv_row(row))
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8", newline="") as fh:  # never a fifo or a device
+        try:
+            for row in csv.DictReader(complete_lines(fh, name=os.fspath(path))):  # each line of bounded length
+                out.append(BatchTiming.from_csv_row(row))
+        except csv.Error as exc:
+            raise ValueError(f"{os.fspath(path)} is not a readable CSV: {exc}") from None
     return out
 
 
@@ -160,7 +165,9 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
     Raises OSError or ValueError (KeyError, TypeError included) on a damaged or foreign file.
     A lane that had not ended when the file was written reads as stopped.
     """
-    meta = json.loads(sidecar_path(csv_path).read_text(encoding="utf-8"))
+    meta = json.loads(read_text_bounded(sidecar_path(csv_path)))
+    if not isinstance(meta, dict):
+        raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar (not a JSON object)")
     if meta.get("format") != FORMAT:
         raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar ({FORMAT})")
     records = read_batches_csv(csv_path)

@@ -15,6 +15,7 @@ from typing import Iterable, Mapping, Sequence, cast
 
 from ..config import ConfigError
 from ..json_data import JsonValue
+from .inputs import check_input_file, read_text_bounded
 from .sweeps import SweepReading, batches_path, iter_sweep_rows
 from .sweep_rows import SweepRow, latest_rows
 
@@ -22,7 +23,7 @@ from .sweep_rows import SweepRow, latest_rows
 def sidecar_of(csv_path: str | os.PathLike) -> dict[str, JsonValue]:
     """The JSON sidecar written beside a sweep CSV, or {} when there is none that reads."""
     try:
-        meta = json.loads(batches_path(csv_path).with_suffix(".json").read_text(encoding="utf-8"))
+        meta = json.loads(read_text_bounded(batches_path(csv_path).with_suffix(".json")))  # a regular file, bounded
     except (OSError, ValueError):
         return {}
     return meta if isinstance(meta, dict) else {}
@@ -82,6 +83,8 @@ def load_sets(paths: Sequence[str], labels: Mapping[str, str] | None = None,
         if not any(_given_label(p, {key: "x"}) for p in paths):
             raise ConfigError(f"--label {key}=…: {key} is not one of the files given")
     used = set(taken)
+    for path in paths:  # a fifo would hang the reader, /dev/zero fill the memory: refused before any is read
+        check_input_file(path)
     out = []
     for path in paths:
         reading = SweepReading(path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import math
 import os
 from collections import Counter
@@ -21,7 +22,8 @@ from ..analysis.energy import energy_analysis
 from ..config import ConfigError
 from ..json_data import JsonValue
 from .run_files import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_text
-from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines
+from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, split_lines
+from .inputs import open_regular
 from .live import BackgroundWriter, OutputClaim
 from ..analysis.leads import Refinement, with_refinement
 from ..messages import Calibrated
@@ -62,8 +64,8 @@ def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[
     """
     reading = reading if reading is not None else SweepReading(path)
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(complete_lines(fh))
+        with io.TextIOWrapper(open_regular(path), encoding="utf-8", newline="") as fh:  # a fifo is refused
+            reader = csv.DictReader(complete_lines(fh, name=str(path)))
             if not reader.fieldnames:
                 raise ConfigError(f"{path} is empty: it holds no points")
             if {"run_id", "step", "ms"} <= set(reader.fieldnames) and "median_ms" not in reader.fieldnames:
@@ -226,7 +228,7 @@ class SweepFiles:
         self.csv_path, self.batches_path, self.json_path = sweep_paths(csv_path)
         self._host, self._extra = host, {"sweep": sweep_info(specs), **({"prices": dict(prices)} if prices else {})}
         self._run_texts: list[str] = []
-        self._claim = OutputClaim(self.csv_path) if claim else None
+        self._claim = OutputClaim(self.csv_path, self.batches_path, self.json_path) if claim else None
         self.writer = BackgroundWriter("crossover-sweep-files")
         first = (sweep_rows_text([]), batches_text([]), sidecar_from_parts([], self._host, self._extra))
         self.writer.submit(lambda: atomic_write_files(list(zip((self.csv_path, self.batches_path, self.json_path),
@@ -243,11 +245,11 @@ class SweepFiles:
     def add_point(self, rows: Sequence[SweepRow], run: RunResult | None) -> None:
         """One finished point: its rows at the end of the sweep CSV, its records at the end of the
         per-batch CSV, and a sidecar that now lists its run."""
-        lines = sweep_rows_text(rows).splitlines(keepends=True)[1:]
+        lines = split_lines(sweep_rows_text(rows))[1:]
         self.writer.submit(lambda: append_lines(self.csv_path, ",".join(COLUMNS), lines))
         if run is None:
             return
-        records = batches_text([run]).splitlines(keepends=True)
+        records = split_lines(batches_text([run]))
         self.writer.submit(lambda: append_lines(self.batches_path, records[0], records[1:]))
         self._run_texts.append(run_json(run))
         self._write_sidecar()

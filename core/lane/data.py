@@ -4,13 +4,16 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..config import CLASSES, INPUT_DIM, ConfigError
-from ..files.npz_check import DataError, check_arrays
+from ..files.inputs import InputError, open_regular
+from ..files.npz_check import DataError, check_arrays, check_shapes
 
 MNIST_SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
 MNIST_TRAIN_SIZE = 60_000
@@ -64,20 +67,55 @@ def _load_mnist() -> tuple[np.ndarray, np.ndarray, str]:
     return x.reshape(len(x), -1), y, f"MNIST {how} ({cached})"
 
 
-def _load_npz(path: str) -> tuple[np.ndarray, np.ndarray, str]:
-    """The arrays of a user's file, checked (the app checked the file before too: it may have changed)."""
+def _load_npz(path: str, samples: int | None = None) -> tuple[np.ndarray, np.ndarray, str]:
+    """The arrays of a user's file, checked (the app checked the file before too: it may have changed).
+
+    Only a regular file is opened (never a fifo or a device), and only the first `samples` rows of each
+    array are read: a file of millions of samples costs a quick run no more memory than its rows."""
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            if "x_train" not in npz or "y_train" not in npz:
-                raise DataError(f"{path} has no x_train and y_train arrays (it has: {', '.join(npz.files)})")
-            x, y = npz["x_train"], npz["y_train"]
-    except (OSError, ValueError, EOFError) as exc:
+        raw = open_regular(path)
+    except InputError as exc:
+        raise DataError(str(exc)) from None
+    try:
+        with raw, zipfile.ZipFile(raw) as archive:
+            members = {name[:-4]: name for name in archive.namelist() if name.endswith(".npy")}
+            if "x_train" not in members or "y_train" not in members:
+                raise DataError(f"{path} has no x_train and y_train arrays (it has: {', '.join(sorted(members))})")
+            x_shape, x = _first_rows(archive, members["x_train"], path, samples)
+            y_shape, y = _first_rows(archive, members["y_train"], path, samples)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise DataError(f"{path} is not a readable NumPy archive ({type(exc).__name__})") from None
+    check_shapes(path, x_shape, y_shape)  # the whole file's shapes, then the values of the rows read
     check_arrays(path, x, y)
     x = x.reshape(len(x), -1)
     if y.ndim == 2:  # one-hot labels, as in one of the seeds
         y = y.argmax(axis=1)
     return x, y.astype(np.int64), f"user file {os.path.abspath(path)}"
+
+
+def _first_rows(archive: zipfile.ZipFile, member: str, path: str,
+                samples: int | None) -> tuple[tuple[int, ...], np.ndarray]:
+    """An array's whole shape, and its first `samples` rows (all without a limit), read from the archive."""
+    with archive.open(member) as fh:
+        version = np.lib.format.read_magic(fh)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read(fh)
+        if dtype.hasobject:
+            raise DataError(f"{path}: {member} holds Python objects; Crossover reads only numeric arrays")
+        shape = tuple(int(n) for n in shape)
+        if not shape:
+            return shape, np.zeros((0,), dtype)
+        rows = shape[0] if samples is None else min(samples, shape[0])
+        if fortran and len(shape) > 1:  # column by column on disk: the first rows are not one stretch
+            with archive.open(member) as again:
+                whole = np.lib.format.read_array(again, allow_pickle=False)
+            return shape, np.ascontiguousarray(whole[:rows])
+        per_row = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        want = rows * per_row * dtype.itemsize
+        data = fh.read(want)
+        if len(data) < want:
+            raise EOFError(f"{member} ends early")
+        return shape, np.frombuffer(data, dtype=dtype).reshape((rows, *shape[1:])).copy()
 
 
 def synthetic(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -117,7 +155,7 @@ def load(data: str = "auto", samples: int | None = None, preprocessing: str = "s
         x, y = synthetic(samples or MNIST_TRAIN_SIZE, seed)
         source, desc = "synthetic", f"synthetic MNIST-shaped data (seed {seed}), as asked"
     elif data.endswith(".npz"):
-        x, y, desc = _load_npz(data)
+        x, y, desc = _load_npz(data, samples)
         source = "npz"
     else:
         raise ConfigError(f"data source {data!r}: choose auto, mnist, synthetic or a path ending in .npz")

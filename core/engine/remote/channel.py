@@ -23,6 +23,7 @@ from ...version import APP_VERSION
 from ...messages import Bundle, Job, LaneStartFailed, Steer, Wirable
 from ...paths import lane_log_path
 from ...records import LaneEvent, RunStarted
+from .guard import printable
 from .wire import (DEFAULT_PYTHON, HANDSHAKE_TIMEOUT_S, MAX_LINE_BYTES, PROTOCOL, ListDevices, OpenLane, Refused,
                    RemoteHello, SetCancel, SshTarget, decode, encode, ssh_argv, ssh_failure, version_problem)
 
@@ -152,7 +153,7 @@ class RemoteChannel:
 
     def _set_failure(self, reason: str) -> None:
         if not self._failure:
-            self._failure = reason
+            self._failure = printable(reason)  # it may quote the remote (stderr, Refused.reason): never raw
 
     def _on_handshake_timeout(self, seconds: float) -> None:
         if self.hello is None and not self._done.is_set():

@@ -22,6 +22,7 @@ from ...config import LaneSpec, check_host
 from ...version import APP_VERSION
 from ..devices import LaneOption
 from ...messages import Wirable, from_wire, register, to_wire
+from .guard import checked
 
 _Checked = TypeVar("_Checked", bound=Wirable)
 
@@ -100,7 +101,14 @@ def decode(line: bytes) -> Wirable:
         data = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"not JSON: {exc}") from None
-    return check_types(from_wire(data))
+    except RecursionError:
+        raise ValueError("JSON nested too deep") from None
+    try:
+        message = from_wire(data)
+    except RecursionError:
+        raise ValueError("a message nested too deep") from None
+    # Every value, not just the containers: typed items, finite times, bounded texts (made printable), lists, dicts.
+    return checked(check_types(message))
 
 
 def check_types(obj: _Checked) -> _Checked:

@@ -1,0 +1,228 @@
+"""What a remote lane may send, field by field: types down to the items of lists and dicts, finite non-negative
+times, bounded numbers, texts, lists and dicts; and its text made safe to print.
+
+The codec (core/messages.py) builds only registered classes and wire.check_types looks at each field's outer
+type; this looks at every value, so a hostile or broken remote is refused with a sentence naming the field
+(`BatchTiming.ms is -1.0: a time is never negative`) before any of it reaches the code that reads it: a
+400-digit integer where a float belongs, a step of 1e300 ms, `"widths": ["evil"]`, a 15 MB dict.
+
+Texts that arrive are returned with control characters escaped (ESC, BEL, CR, U+2028…, never a raw escape
+sequence on the user's terminal); "\n" and "\t" stay, so a traceback reads as one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import types
+import typing
+import unicodedata
+from typing import TYPE_CHECKING, Mapping, TypeAlias
+
+from ...messages import Wirable
+from ...records import BatchTiming
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+# A field's declared type as typing.get_type_hints gives it: a class, a Union, tuple[int, ...], Any.
+Hint: TypeAlias = "type | types.UnionType | types.GenericAlias | typing._SpecialForm | None"
+ANY = typing.cast("Hint", typing.Any)  # a field of any plain data
+
+MAX_TEXT = 64 << 10  # characters in one text (a traceback is a few thousand)
+MAX_ITEMS = 200_000  # items in one list (a bundle of records is a few hundred)
+MAX_KEYS = 512  # keys in one dict (a lane's settings, a machine's description)
+MAX_DICT_BYTES = 256 << 10  # one dict as JSON: a hello's `machine` of 15 MB would be copied into every point
+MAX_DEPTH = 24  # nesting of plain data inside a field
+MAX_INT = 2 ** 53  # a count, a size, an index: beyond this it is no longer a count
+MAX_MS = 1e12  # about 31 years: a time beyond it is damage, not a measurement
+KEEP = frozenset("\n\t")
+# Fields that hold a time (ms or seconds), by name: finite where BatchTiming carries them, never negative.
+_TIME = re.compile(r"^(ms|.*_ms|.*_s|seconds.*|start_s)$")
+_WIDTHS_TEXT = re.compile(r"^(\d+(-\d+)*)?$")  # BatchTiming.widths: "750-150-50-50"
+# A lane's settings that the app reads as numbers (core/report, the sidecar): a count or None.
+_COUNT_SETTINGS = ("total_steps", "steps_per_epoch", "samples", "epochs", "warmup_steps", "steps_per_execution",
+                   "threads")
+
+
+class WireRefused(ValueError):
+    """A message from a remote lane holds a value the app does not take; the text names the field."""
+
+
+def printable(text: str) -> str:
+    """`text` with every control, format and line/paragraph-separator character escaped as \\xNN or \\uNNNN (but
+    newline and tab): what a remote says may be printed, and never moves the cursor, sets a title or clears the
+    screen."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch in KEEP or ch.isprintable() or unicodedata.category(ch) == "Zs":
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
+def checked(message: Wirable) -> Wirable:
+    """`message` with its texts made printable, if every value in it fits its field; else WireRefused."""
+    return _value(message, ANY, type(message).__name__, 0)
+
+
+def _refuse(where: str, what: str) -> WireRefused:
+    return WireRefused(f"{where} {what}")
+
+
+def _hints(cls: type) -> Mapping[str, Hint]:
+    return typing.get_type_hints(cls)
+
+
+def _value(value: Wirable, hint: Hint, where: str, depth: int) -> Wirable:
+    if depth > MAX_DEPTH:
+        raise _refuse(where, f"is nested more than {MAX_DEPTH} deep")
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(hint)
+        if value is None and type(None) in options:
+            return None
+        if dataclasses.is_dataclass(value) and type(value) in options:
+            options = (type(value),)  # a message of one of the union's kinds: its own fields say what is wrong
+        errors = []
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _value(value, option, where, depth)
+            except WireRefused as exc:
+                errors.append(str(exc))
+        raise WireRefused(errors[0] if errors else f"{where} is empty")
+    if isinstance(value, bool):
+        if hint not in (bool, typing.Any, object):
+            raise _refuse(where, f"is {value}, where {_name(hint)} belongs")
+        return value
+    if isinstance(value, int) or isinstance(value, float):
+        return _number(value, hint, where)
+    if isinstance(value, str):
+        if hint not in (str, typing.Any, object):
+            raise _refuse(where, f"is a text, where {_name(hint)} belongs")
+        if len(value) > MAX_TEXT:
+            raise _refuse(where, f"is a text of {len(value):,} characters, more than the {MAX_TEXT:,} allowed")
+        return printable(value)
+    if value is None:
+        if hint not in (type(None), typing.Any, object) and hint is not None:
+            raise _refuse(where, f"is empty (null), where {_name(hint)} belongs")
+        return None
+    if isinstance(value, (list, tuple)):
+        if origin not in (tuple, list) and hint not in (typing.Any, object):
+            raise _refuse(where, f"is a list, where {_name(hint)} belongs")
+        if len(value) > MAX_ITEMS:
+            raise _refuse(where, f"is a list of {len(value):,} items, more than the {MAX_ITEMS:,} allowed")
+        args = typing.get_args(hint)
+        if origin is tuple and args and args[-1] is not Ellipsis and len(args) != len(value):
+            raise _refuse(where, f"has {len(value)} items, where {len(args)} belong")
+        if not args:
+            item_hints: list[Hint] = [ANY] * len(value)
+        elif origin is list or args[-1] is Ellipsis:
+            item_hints = [args[0]] * len(value)  # list[X], tuple[X, ...]
+        else:
+            item_hints = list(args)  # tuple[X, Y]: one hint per item
+        items = [_value(v, h, f"{where}[{i}]", depth + 1) for i, (v, h) in enumerate(zip(value, item_hints))]
+        return tuple(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict):
+        if origin is not dict and hint not in (typing.Any, object):
+            raise _refuse(where, f"is a dict, where {_name(hint)} belongs")
+        if len(value) > MAX_KEYS:
+            raise _refuse(where, f"has {len(value):,} keys, more than the {MAX_KEYS} allowed")
+        args = typing.get_args(hint)
+        item_hint: Hint = args[1] if len(args) == 2 else ANY
+        out: dict[str, Wirable] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _refuse(where, "has a key that is not a text")
+            out[printable(key[:200])] = _value(item, item_hint, f"{where}.{printable(key[:40])}", depth + 1)
+        return out
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = type(value)
+        if isinstance(hint, type) and hint not in (typing.Any, object) and not isinstance(value, hint):
+            raise _refuse(where, f"is a {cls.__name__}, where {_name(hint)} belongs")
+        hints = _hints(cls)
+        changes: dict[str, Wirable] = {}
+        for f in dataclasses.fields(value):
+            here = f"{cls.__name__}.{f.name}"
+            field_hint = hints[f.name]
+            item = getattr(value, f.name)
+            if isinstance(item, dict):
+                _dict_size(item, here)
+            changes[f.name] = item = _value(item, field_hint, here, depth + 1)
+            if isinstance(item, (int, float)) and not isinstance(item, bool) and field_hint in (float, int) \
+                    and _TIME.match(f.name):
+                _time(item, here, finite=cls is BatchTiming)
+        _fields_of(value, changes)
+        return dataclasses.replace(value, **changes) if any(
+            changes[k] is not getattr(value, k) for k in changes) else value
+    raise _refuse(where, f"holds {type(value).__name__}, which is not plain data")
+
+
+def _dict_size(value: dict, where: str) -> None:
+    try:
+        size = len(json.dumps(value, default=str))
+    except (TypeError, ValueError, RecursionError):
+        raise _refuse(where, "is not plain data") from None
+    if size > MAX_DICT_BYTES:
+        raise _refuse(where, f"is {size >> 10:,} kB of data, more than the {MAX_DICT_BYTES >> 10} kB allowed")
+
+
+def _name(hint: Hint) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def _number(value: int | float, hint: Hint, where: str) -> int | float:
+    if isinstance(value, int):
+        if abs(value) > MAX_INT:
+            raise _refuse(where, f"is a number of {len(str(abs(value)))} digits, more than a count or a time has")
+        if hint is int or hint in (typing.Any, object):
+            return value
+        if hint is float:
+            return value
+        raise _refuse(where, f"is a number, where {_name(hint)} belongs")
+    if hint is int:
+        raise _refuse(where, f"is {value!r}, where a whole number belongs")
+    if hint not in (float, typing.Any, object):
+        raise _refuse(where, f"is a number, where {_name(hint)} belongs")
+    if math.isinf(value):
+        raise _refuse(where, f"is {value}, not a finite number")
+    return value
+
+
+def _time(value: int | float, where: str, finite: bool) -> None:
+    if math.isnan(value):
+        if finite:
+            raise _refuse(where, "is NaN, where a measured time belongs")
+        return  # a figure that could not be measured (a summary of no steps)
+    if value < 0:
+        raise _refuse(where, f"is {value!r}: a time is never negative")
+    limit = MAX_MS if where.endswith("ms") else MAX_MS / 1000
+    if value > limit:
+        raise _refuse(where, f"is {value:.3g}, more than any time a lane measures ({limit:.0e})")
+
+
+def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
+    """The rules of particular fields, beyond their types."""
+    if isinstance(value, BatchTiming):
+        for name in ("epoch", "batch", "step", "samples", "batches", "batch_size", "segment"):
+            number = fields[name]
+            if isinstance(number, int) and number < 0:
+                raise _refuse(f"BatchTiming.{name}", f"is {number}: it counts, and is never negative")
+        if not _WIDTHS_TEXT.match(str(fields["widths"])):
+            raise _refuse("BatchTiming.widths", "is not widths joined by '-' (such as 750-150-50)")
+    widths = fields.get("widths")
+    if isinstance(widths, tuple) and any(isinstance(w, int) and w <= 0 for w in widths):
+        raise _refuse(f"{type(value).__name__}.widths", "holds a width below 1")
+    settings = fields.get("settings")
+    if isinstance(settings, dict):
+        for key in _COUNT_SETTINGS:
+            item = settings.get(key)
+            if item is not None and not (isinstance(item, int) and not isinstance(item, bool) and item >= 0):
+                raise _refuse(f"{type(value).__name__}.settings.{key}", f"is {str(item)[:40]!r}, not a count")

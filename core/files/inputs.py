@@ -1,0 +1,86 @@
+"""Files Crossover reads (a CSV to analyze, a sidecar, a .npz to train on): regular files only, and never more than
+a bound of them.
+
+A fifo would hang the reader, /dev/zero (or a link to it) would fill the memory: each is refused with a
+sentence before a byte is read. A file is opened without blocking and checked on the descriptor it is read
+through, so it cannot be swapped for a fifo between the check and the read.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import BinaryIO
+
+from ..config import ConfigError
+from .atomic import kind_of
+
+MAX_SIDECAR_BYTES = 256 << 20  # a sidecar of a long sweep is a few MB; a quarter of a GB is damage, or an attack
+
+
+class InputError(OSError):
+    """A file to read is not a regular file (or cannot be opened); the message is a sentence naming it."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
+
+
+def input_problem(path: str | os.PathLike) -> str:
+    """Why `path` cannot be read as a file, as a sentence, or "" when it is a regular file (or a link to one)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"{os.fspath(path)} does not exist"
+    except OSError as exc:
+        return f"cannot read {os.fspath(path)}: {exc.strerror or exc}"
+    return _kind_problem(path, mode)
+
+
+def _kind_problem(path: str | os.PathLike, mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISDIR(mode):
+        return f"{os.fspath(path)} is a folder, not a file: name a file in it"
+    return f"{os.fspath(path)} is {kind_of(mode)}, not a regular file: Crossover reads only regular files"
+
+
+def check_input_file(path: str | os.PathLike) -> None:
+    """ConfigError (exit 2 in the CLI) with the sentence of input_problem, when there is one."""
+    problem = input_problem(path)
+    if problem:
+        raise ConfigError(problem)
+
+
+def open_regular(path: str | os.PathLike) -> BinaryIO:
+    """`path` opened for reading in binary, if it is a regular file; else InputError with a sentence.
+
+    Opened without blocking (a fifo with no writer would hang an ordinary open), then checked on the
+    descriptor itself."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise InputError(errno.ENOENT, f"{os.fspath(path)} does not exist") from None
+        raise InputError(exc.errno, f"cannot read {os.fspath(path)}: {exc.strerror or exc}") from None
+    try:
+        problem = _kind_problem(path, os.fstat(fd).st_mode)
+        if problem:
+            raise InputError(errno.EINVAL, problem)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_text_bounded(path: str | os.PathLike, limit: int = MAX_SIDECAR_BYTES) -> str:
+    """A regular file's text (UTF-8), if it is no longer than `limit` bytes; else InputError with a sentence.
+    UnicodeDecodeError (a ValueError) when its bytes are not UTF-8."""
+    with open_regular(path) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(errno.EFBIG, f"{os.fspath(path)} is longer than {limit >> 20} MB: it is not a file "
+                                      "Crossover wrote (or it is damaged)")
+    return data.decode("utf-8")

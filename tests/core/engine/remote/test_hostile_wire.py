@@ -1,0 +1,88 @@
+"""A hostile remote lane (issue 20): every field's type and range is checked at the wire, with a sentence naming
+the field; what it says is escaped before it reaches a terminal; the watchdog cannot be turned off by it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import cli_in_process
+
+from crossover_lab.core.engine.lanes import WATCHDOG_CEILING_S, Lane, _watchdog_from_env
+from crossover_lab.core.engine.remote.guard import MAX_DICT_BYTES, printable
+from crossover_lab.core.engine.remote.wire import RemoteHello, decode, encode
+from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.messages import Bundle, LaneStatus, to_wire
+from crossover_lab.core.records import BatchTiming, RunStarted, SegmentStarted
+
+
+def record(**changes) -> dict:
+    event = to_wire(Bundle((BatchTiming("r1", "cpu1", "CPU", 0, 1, 1, 0.1, 1.5, 64, False, 0.5),)))
+    event["events"][0].update(changes)
+    return event
+
+
+def refused(data: dict, *words: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        decode(json.dumps(data).encode())
+    for word in words:
+        assert word in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize("changes, words", [
+    ({"ms": 10 ** 400}, ("BatchTiming.ms", "digits")),
+    ({"ms": 1e300}, ("BatchTiming.ms", "more than")),
+    ({"ms": -1.0}, ("BatchTiming.ms", "never negative")),
+    ({"start_s": float("nan")}, ("BatchTiming.start_s", "NaN")),
+    ({"step": -5}, ("BatchTiming.step", "never negative")),
+    ({"widths": "evil"}, ("BatchTiming.widths",)),
+    ({"lane": "x" * 100_000}, ("BatchTiming.lane", "characters")),
+    ({"loss": float("inf")}, ("BatchTiming.loss", "finite")),
+    ({"epoch": 1.5}, ("BatchTiming.epoch", "float")),
+])
+def test_a_record_out_of_range_is_refused_naming_its_field(changes, words):
+    refused(record(**changes), *words)
+
+
+def test_lists_and_dicts_are_typed_to_their_items_and_bounded():
+    segment = to_wire(Bundle((SegmentStarted("r1", "cpu1", 1, (8,), 64, 100, 0, 1.0),)))
+    segment["events"][0]["widths"] = ["evil"]
+    refused(segment, "SegmentStarted.widths[0]")
+    started = to_wire(Bundle((RunStarted("r1", "cpu1", "CPU", {"total_steps": "lots"}),)))
+    refused(started, "RunStarted.settings.total_steps", "not a count")
+    flood = {f"k{i}": "y" * 60_000 for i in range(6)}
+    hello = to_wire(RemoteHello("1", 2, "python3", flood))
+    assert len(json.dumps(hello)) > MAX_DICT_BYTES
+    refused(hello, "RemoteHello.machine", "kB")
+    refused(to_wire(LaneStatus(rss_mb="big")), "LaneStatus.rss_mb")
+
+
+def test_what_passes_is_unchanged_but_for_escaped_text():
+    good = Bundle((BatchTiming("r1", "cpu1", "CPU", 0, 1, 1, 0.1, 1.5, 64, False, 0.5, widths="64-32"),))
+    assert decode(encode(good)) == good
+    sly = decode(json.dumps(record(backend="tf\x1b]0;owned\x07\x1b[2J\u2028")).encode())
+    assert sly.events[0].backend == "tf\\x1b]0;owned\\x07\\x1b[2J\\u2028"
+    assert printable("line one\n\tline two") == "line one\n\tline two"
+
+
+def test_the_watchdog_grows_from_steady_steps_only_and_has_a_ceiling():
+    lane = Lane(LaneSpec.parse("cpu1"), watchdog_s=10.0)
+    warm = BatchTiming("r1", "cpu1", "CPU", 0, 1, 1, 0.1, 9e6, 64, True, 0.5)  # a compile step of 2.5 hours
+    lane._consume(Bundle((warm,)))
+    assert lane.watchdog_limit_s() == 10.0
+    huge = BatchTiming("r1", "cpu1", "CPU", 0, 2, 2, 0.2, 1e300, 64, False, 0.5)
+    lane._consume(Bundle((huge,)))
+    assert lane.watchdog_limit_s() == WATCHDOG_CEILING_S
+
+
+@pytest.mark.parametrize("value", ["nan", "0", "-1", "inf", "soon"])
+def test_a_watchdog_that_would_disable_or_kill_everything_is_refused(capsys, monkeypatch, value):
+    monkeypatch.setattr("crossover_lab.core.cli.run.LanePool", lambda *a, **k: pytest.fail("a lane pool started"))
+    r = cli_in_process(capsys, "run", "--lanes", "cpu1", "--data", "synthetic", "--watchdog-s", value)
+    assert r.returncode == 2 and "--watchdog-s" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert _watchdog_from_env(value) == 60.0
+
+
+def test_sweep_points_are_bounded(capsys, monkeypatch):
+    monkeypatch.setattr("crossover_lab.core.cli.sweep.LanePool", lambda *a, **k: pytest.fail("a lane pool started"))
+    r = cli_in_process(capsys, "sweep", "--lanes", "cpu1", "--data", "synthetic", "--points", "1000000000")
+    assert r.returncode == 2 and "--points" in r.stderr, r.stderr
