@@ -119,11 +119,13 @@ class SweepView(QSplitter):
         drawn = energy if energy and self.energy_box.isChecked() else groups
         points, crossings = curves(drawn)
         refined = next((r.refinement for r in self._results() if r.refinement), None)
-        # The one rule's crossings, refined or not: of time per batch, or of energy per sample.
+        if refined is not None and drawn is groups and not self.overlays.rows():
+            crossings = refined.marked()  # a refined sweep's answer is its refinement's, as `analyze` reads it
+        # The one rule's crossings: of time per batch, or of energy per sample.
         self.plot.set_points(points, crossovers=crossings, energy=drawn is energy)
         prices = self.overlays.prices()
         self.table.show_costs(self.rows, prices)
-        lines = (sweep_lines(groups) + (refine_lines(refined) if refined else [])
+        lines = (sweep_lines(groups, crossings=refined is None) + (refine_lines(refined) if refined else [])
                  + cost_lines(groups, prices) + floor_crossover_lines(groups) + floor_notes(groups) + self.notes)
         failed = [r for r in self.rows if r.status == Status.FAILED]
         if failed:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ...core.files import autosave
@@ -49,6 +49,9 @@ COMPARE_LEAST = QSize(700, 500)
 LOAD_INTERVAL_MS = 2000  # how often the status bar checks for other work on the machine
 
 
+PRESTART_AFTER_SHOWN_MS = 150  # the window paints first; then its lanes import their frameworks
+
+
 class MainWindow(QMainWindow):
     """Crossover's window. `discover_fn`, `prestart` and `offer_recovery` exist for tests and --screenshot.
 
@@ -66,6 +69,7 @@ class MainWindow(QMainWindow):
         self.theme = Theme(self.settings, self)  # before the panels: they are built in the remembered scheme
         self.controller = RunController(self, discover_fn=discover_fn)
         self._prestart = prestart
+        self._prestart_pending = False  # the lanes are started once the window is on the screen
         self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
         self.dialogs = FileDialogs(self.settings)
         self.side = SidePanel(self.dialogs)
@@ -309,8 +313,21 @@ class MainWindow(QMainWindow):
         if self.lanes_panel.selected_specs():
             self.status.settle("lanes")
         if self._prestart and not self.controller.running:
-            self.controller.prestart(self.lanes_panel.selected_specs())
+            if self.isVisible():
+                self.controller.prestart(self.lanes_panel.selected_specs())
+            else:  # lanes importing a framework would compete with the window's first paint for the cores
+                self._prestart_pending = True
         self.desk.update_controls()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if self._prestart_pending:
+            self._prestart_pending = False
+            QTimer.singleShot(PRESTART_AFTER_SHOWN_MS, self, self._prestart_now)
+
+    def _prestart_now(self) -> None:
+        if self._prestart and not self.controller.running and self.lanes_panel.selected_specs():
+            self.controller.prestart(self.lanes_panel.selected_specs())
 
     # ------------------------------------------------------------------ restoring runs, closing
 

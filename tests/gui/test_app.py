@@ -46,7 +46,7 @@ def test_bad_arguments_get_a_sentence_and_exit_code_2(gui_home, tmp_path):
 @pytest.mark.slow
 def test_screenshot_mid_ramp(gui_home, tmp_path):
     path = tmp_path / "ramp.png"
-    out = run_main("--screenshot", str(path), "--ramp", "16,256,2048", "--after", "10", home=gui_home, timeout=120)
+    out = run_main("--screenshot", str(path), "--ramp", "16,256,2048", "--after", "20", home=gui_home, timeout=150)
     assert out.returncode == 0, out.stderr[-2000:]
     assert QImage(str(path)).size().toTuple() == (1440, 900)
     saved = list((Path(gui_home) / "autosave").glob("*.csv"))

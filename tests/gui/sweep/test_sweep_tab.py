@@ -36,7 +36,10 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
     assert [tab.table.item(r, 1).text() for r in range(4)] == ["cpu", "cpu1", "cpu", "cpu1"]
     # Both lanes are drawn; a fit needs the times to grow with FLOPs, which noise may hide on 2 points.
     assert {p.lane for p in tab.plot.points} == {"cpu", "cpu1"} and set(tab.plot.fits) <= {"cpu", "cpu1"}
-    assert "cpu" in tab.verdict.text() and ("faster" in tab.verdict.text())
+    # The one rule's answer, whichever the noise allows: a lead, a crossing, or too close to call.
+    verdict = tab.verdict.text()
+    assert "cpu" in verdict and "cpu1" in verdict, verdict
+    assert " is faster " in verdict or " too close to call " in verdict or " equal within noise" in verdict, verdict
     assert tab.progress.value() == tab.progress.maximum() == 4
     path = tmp_path / "s.csv"
     written = tab.export_csv(str(path))
