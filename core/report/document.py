@@ -26,7 +26,7 @@ from ..version import APP_VERSION
 from ..words.anatomy import (CLOCKS, PART_LABELS, SYNCED_CLOCK, fmt_part, fmt_rung, floor_sentence,
                              timing_cost_sentence, why_sentence)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
-from ..words.run import busy_note, explain, verdict_lines
+from ..words.run import busy_lines, explain, verdict_lines
 from ..words.sweep import cost_lines, energy_lines, picture_title, run_crossing_lines, sweep_lines
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..words.verdict import pair_words
@@ -328,9 +328,7 @@ def run_answer(run: RunResult) -> list[str]:
     summary says the same), else the verdict on its model; the busy note either way."""
     summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
     if len(_segment_widths(run)) > 1:
-        crossing = run_crossing_lines(run)
-        busy = busy_note(summaries)
-        return [_sentence(x) for x in crossing + ([busy[:1].upper() + busy[1:]] if busy else [])] or \
+        return [_sentence(x) for x in run_crossing_lines(run) + busy_lines(summaries)] or \
             [_sentence("the lanes have not both completed two of the run's widths: no crossing can be stated")]
     return [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label())]
 

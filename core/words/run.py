@@ -66,8 +66,13 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
         if fastest.lane in contended and other.lane in contended:
             line += " (contended: both trained at once on the same CPU cores)"
         lines.append(line)
-    busy = busy_note(usable)
-    return lines + ([busy[:1].upper() + busy[1:]] if busy and lines else [])
+    return lines + (busy_lines(usable) if lines else [])
+
+
+def busy_lines(summaries: Sequence[RunSummary]) -> list[str]:
+    """The busy note as a sentence of its own beside a verdict ("Other work used 40% …"), or none."""
+    busy = busy_note(summaries)
+    return [busy[:1].upper() + busy[1:]] if busy else []
 
 
 def energy_words(s: RunSummary) -> str:
