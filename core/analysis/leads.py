@@ -215,6 +215,16 @@ class Refinement:
                 "ties": [{**asdict(t), "lanes": list(t.lanes)} for t in self.ties]}
 
 
+def refinement_of_sidecar(meta: Mapping[str, object]) -> Refinement | None:
+    """A sweep file's refinement, read from its sidecar (the first variant's analysis), or None: what `analyze`
+    and `report` of the file say beside the one rule's sentences, as the refined sweep said it when it ended."""
+    sweep = meta.get("sweep")
+    variants = sweep.get("variants") if isinstance(sweep, Mapping) else None
+    base = next(iter(variants.values()), None) if isinstance(variants, Mapping) and variants else None
+    analysis = base.get("analysis") if isinstance(base, Mapping) else None
+    return refinement_from_json(analysis) if isinstance(analysis, Mapping) else None
+
+
 def refinement_from_json(analysis: Mapping[str, object]) -> Refinement | None:
     """A refined sweep's answer as its sidecar keeps it (with_refinement's JSON), or None for a plain sweep
     or a damaged entry: what `analyze` of the file says beside the one rule's sentences."""

@@ -13,7 +13,7 @@ from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_price_arg, print_costs, prices_from
 from ..analysis.costs import cost_analysis
 from ..analysis.energy import energy_analysis
-from ..analysis.leads import Refinement, refinement_from_json
+from ..analysis.leads import refinement_of_sidecar
 from ..words.sweep import refine_lines
 from .printing import print_groups_analysis
 from ..files.sweeps import SweepReading, iter_sweep_rows
@@ -103,17 +103,10 @@ def analyze_one(args: argparse.Namespace) -> int:
         print(json.dumps(with_energy(with_costs(analyze_groups(groups).to_json(), groups, prices), groups), indent=2))
     else:
         print_groups_analysis(groups)
-        refined = _refinement_of(sidecar_of(path))
+        refined = refinement_of_sidecar(sidecar_of(path))
         for line in refine_lines(refined) if refined else []:  # as the refined sweep said it when it ended
             print(line if line.endswith(".") else line + ".")
         if prices:
             print_costs(groups, prices)
     return EXIT_OK
 
-
-def _refinement_of(meta: Mapping[str, JsonValue]) -> Refinement | None:
-    sweep = meta.get("sweep")
-    variants = sweep.get("variants") if isinstance(sweep, Mapping) else None
-    base = next(iter(variants.values()), None) if isinstance(variants, Mapping) and variants else None
-    analysis = base.get("analysis") if isinstance(base, Mapping) else None
-    return refinement_from_json(analysis) if isinstance(analysis, Mapping) else None

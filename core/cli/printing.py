@@ -136,12 +136,11 @@ def print_ramp(result: RunResult, out: TextIO = sys.stdout) -> None:
     print_groups_analysis(group_rows(rows), out)
 
 
-def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdout,
-                          crossings: bool = True) -> None:
+def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdout) -> None:
     for label, points in groups.items():
         if len(groups) > 1:
             print(f"\n{label}:", file=out)
-        print_sweep_analysis(points, out, crossings)
+        print_sweep_analysis(points, out)
     for line in floor_crossover_lines(groups) + floor_notes(groups):  # sweep --floor: the floor's lines
         print(line[:1].upper() + line[1:] + ".", file=out)
     print_energy(groups, out)
@@ -163,8 +162,8 @@ def print_energy(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdou
         print(line + ".", file=out)  # a lane's name first, as the time crossings' lines
 
 
-def print_sweep_analysis(points: list[SweepPoint], out: TextIO = sys.stdout, crossings: bool = True) -> None:
-    """Each lane's fitted cost model, and (unless `crossings` is False) where each pair of lanes crosses."""
+def print_sweep_analysis(points: list[SweepPoint], out: TextIO = sys.stdout) -> None:
+    """Each lane's fitted cost model, and where each pair of lanes crosses (the one rule)."""
     result = analyze_points(points)
 
     def worst(fit: LaneFit) -> str:
@@ -174,7 +173,7 @@ def print_sweep_analysis(points: list[SweepPoint], out: TextIO = sys.stdout, cro
     print(table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual"],
                 [[lane, fmt_num(v.overhead_ms), fmt_num(v.gflops), v.n_points, worst(v)]
                  for lane, v in result.lanes.items()]), file=out)
-    lanes = sorted(result.lanes) if crossings else []
+    lanes = sorted(result.lanes)
     for i, a in enumerate(lanes):
         for b in lanes[i + 1:]:
             print(sweep_words.describe_pair(points, a, b) + ".", file=out)

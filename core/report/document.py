@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from ..analysis.anatomy import PARTS, RUNGS, stacked
 from ..analysis.crossings import analyze_points
+from ..analysis.leads import refinement_of_sidecar
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import pair_verdict
 from ..json_data import JsonValue
@@ -27,7 +28,8 @@ from ..words.anatomy import (CLOCKS, PART_LABELS, SYNCED_CLOCK, fmt_part, fmt_ru
                              timing_cost_sentence, why_sentence)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..words.run import busy_lines, explain, verdict_lines
-from ..words.sweep import cost_lines, energy_lines, picture_title, run_crossing_lines, sweep_lines
+from ..words.sweep import (cost_lines, energy_lines, picture_title, refine_lines, run_crossing_lines,
+                           sweep_lines)
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..words.verdict import pair_words
 from .inputs import AnatomyInput, Inputs, RunInput, SweepInput
@@ -407,6 +409,10 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
             prefix = f"{label}: " if len(groups) > 1 else ""
             answer += [_sentence(prefix + pair_words(pair_verdict(points, a, b)))
                        for i, a in enumerate(names) for b in names[i + 1:]]
+        for s in inputs.sweeps:  # a refined sweep's open crossings and why it stopped, as `analyze` says them
+            refined = refinement_of_sidecar(s.meta)
+            prefix = f"{s.label}: " if len(inputs.sweeps) > 1 else ""
+            answer += [_sentence(prefix + line) for line in (refine_lines(refined) if refined else [])]
         facts.append(("machines", "; ".join(f"{s.label}: {s.machine or 'machine not named'} "
                                             f"({'; '.join(s.devices) or 'no device named'})" for s in inputs.sweeps)))
     for item in inputs.runs:

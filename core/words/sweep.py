@@ -53,20 +53,17 @@ def run_crossing_lines(result: RunResult) -> list[str]:
             if len({p.width for p in points if p.lane == a} & {p.width for p in points if p.lane == b}) >= 2]
 
 
-def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], crossings: bool = True) -> list[str]:
-    """Per group of a sweep: where each pair of lanes crosses (unless `crossings` is False: a refined
-    sweep says that itself), and each lane's fitted cost model."""
+def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
+    """Per group of a sweep: where each pair of lanes crosses (the one rule; a refined sweep adds
+    refine_lines after it), and each lane's fitted cost model."""
     lines = []
     for label, points in groups.items():
-        lanes = sorted({p.lane for p in points}) if crossings else []
+        lanes = sorted({p.lane for p in points})
         pairs = [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
         fits = analyze_points(points).lanes
         fit_text = "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(f.gflops)} GFLOP/s"
                              for lane, f in fits.items() if f.overhead_ms is not None)
         prefix = f"{label}: " if len(groups) > 1 else ""
-        if not crossings:
-            lines += [f"{prefix}Fits: {fit_text}."] if fit_text else []
-            continue
         lines.append(prefix + ("; ".join(pairs) or "one lane: nothing to cross")
                      + (f". Fits: {fit_text}." if fit_text else ""))
     return lines

@@ -125,7 +125,8 @@ class SweepView(QSplitter):
         self.plot.set_points(points, crossovers=crossings, energy=drawn is energy)
         prices = self.overlays.prices()
         self.table.show_costs(self.rows, prices)
-        lines = (sweep_lines(groups, crossings=refined is None) + (refine_lines(refined) if refined else [])
+        # The one rule's sentence, then what a refinement left open and why it stopped: as `sweep` and `analyze` say it.
+        lines = (sweep_lines(groups) + (refine_lines(refined) if refined else [])
                  + cost_lines(groups, prices) + floor_crossover_lines(groups) + floor_notes(groups) + self.notes)
         failed = [r for r in self.rows if r.status == Status.FAILED]
         if failed:

@@ -225,3 +225,25 @@ def test_energy_measured_per_point_is_in_the_report_and_absent_where_none_was(tm
                       layers=1) for r in rows]
     path.write_text(sweep_rows_text(plain))
     assert "Energy per point" not in write_report([str(path)], tmp_path / "plain.html").read_text(encoding="utf-8")
+
+
+def test_a_refined_sweep_reports_what_its_refinement_left_open_as_analyze_says_it(tmp_path, capsys):
+    """The report of a refined sweep says the refinement's open crossing and why it stopped, in the words
+    `analyze` of the file prints (the CI once caught the report saying only the one rule's sentence)."""
+    from crossover_lab.core.analysis.leads import RefineTarget, answer, with_refinement
+    widths = (16, 180, 2048)
+    rows = [SweepRow(lane, "CPU", w, 0, 250_000 * w, 128, ms, ms * 0.97, ms * 1.03, 100, layers=1)
+            for lane, series in (("cpu", [2.0, 3.0, 4.0]), ("cpu1", [1.0, 2.0, 9.0])) for w, ms in zip(widths, series)]
+    refinement = answer([r.point() for r in rows], {}, RefineTarget(0.05, 15.0), "budget", 15.0, widths)
+    assert [c.stopped for c in refinement.crossings] == ["budget"]  # open: 180 to 2,048 is far from ±5%
+    path = tmp_path / "refined.csv"
+    path.write_text(sweep_rows_text(rows))
+    analysis = with_refinement({"crossovers": [], "lanes": {}}, refinement)
+    (tmp_path / "refined-batches.json").write_text(json.dumps(
+        {"host": {"machine": "box"}, "sweep": {"variants": {"base": {"analysis": analysis}}}}))
+    said = cli_in_process(capsys, "analyze", str(path)).stdout
+    open_line = next(x for x in said.splitlines() if "not yet known within ±5%" in x)
+    assert open_line.startswith("cpu overtakes cpu1 between 180 and 2,048 units")
+    html = write_report([str(path)], tmp_path / "r.html").read_text()
+    answer_div = html[html.index('<div class="answer">'):html.index("</div>", html.index('<div class="answer">'))]
+    assert open_line.rstrip(".") in answer_div and "Refinement stopped after 15 s" in answer_div
