@@ -17,6 +17,10 @@ ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu")
 PREPROCESSING = ("scale", "l2")
 BACKENDS = ("tensorflow", "jax", "torch")
 FEEDINGS = ("host", "device")
+# What a run times: a training step (fit), or one forward call as a server makes it (input from host memory,
+# the answer back on the host). A predict call is timed one of two ways, each named in the records:
+TASKS = ("train", "predict")
+SERVE_WAYS = ("keras", "compiled")  # Keras predict_on_batch | the backend's compiled forward pass called directly
 DEFAULT_WARMUP_STEPS = 5
 
 # Data as JSON holds it: what the sidecars, a saved configuration and the remote wire carry, and the settings and
@@ -74,8 +78,9 @@ class ModelSpec:
         sizes = self.layer_sizes
         return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
 
-    def flops_per_batch(self, batch_size: int) -> int:
-        """Floating-point operations of one training step (forward + backward).
+    def flops_per_batch(self, batch_size: int, forward: bool = False) -> int:
+        """Floating-point operations of one training step (forward + backward), or with `forward` of one
+        forward call (a predict: 2·a·b per sample per Dense layer).
 
         A Dense layer a→b costs 2·a·b FLOPs per sample forward (multiply-add), and
         twice that backward (gradients for the inputs and for the weights): 6·a·b per
@@ -85,11 +90,11 @@ class ModelSpec:
         The other families count by the same rules (core/families.py).
         """
         if self.family != "mlp":
-            return families.flops_per_sample(self.family, self.widths, self.cell, self.heads) * batch_size
+            return families.flops_per_sample(self.family, self.widths, self.cell, self.heads, forward) * batch_size
         sizes = self.layer_sizes
         total = 0
         for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
-            total += (4 if i == 0 else 6) * a * b
+            total += (2 if forward else 4 if i == 0 else 6) * a * b
         return total * batch_size
 
     @property
@@ -122,6 +127,8 @@ class TrainSpec:
     warmup_steps: int = DEFAULT_WARMUP_STEPS
     feeding: str = "host"
     mixed_precision: bool = False
+    task: str = "train"  # train | predict (TASKS)
+    serve: str = "keras"  # how a predict call is made (SERVE_WAYS); ignored for training
 
     def __post_init__(self) -> None:
         _check(isinstance(self.batch_size, int) and 1 <= self.batch_size <= 65536,
@@ -144,6 +151,12 @@ class TrainSpec:
         _check(self.max_seconds is None or self.max_seconds > 0, f"max seconds {self.max_seconds}: choose above 0")
         _check(0 <= self.warmup_steps <= 1000, f"warm-up steps {self.warmup_steps}: choose 0-1000")
         _check(self.feeding in FEEDINGS, f"feeding {self.feeding!r}: choose one of {', '.join(FEEDINGS)}")
+        _check(self.task in TASKS, f"task {self.task!r}: choose one of {', '.join(TASKS)}")
+        _check(self.serve in SERVE_WAYS, f"predict way {self.serve!r}: choose one of {', '.join(SERVE_WAYS)}")
+        _check(self.task == "train" or self.feeding == "host",
+               "feeding=device is for training: a predict call takes its input from host memory, as a server does")
+        _check(self.task == "train" or self.steps_per_execution == 1,
+               f"steps per execution {self.steps_per_execution} is for training: a predict call is one call (use 1)")
 
 
 _LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<device>cpu|gpu)(?P<num>\d*)$")
@@ -265,7 +278,8 @@ class RunConfig:
 
     @property
     def flops_per_batch(self) -> int:
-        return self.model.flops_per_batch(self.train.batch_size)
+        """FLOPs of one timed step: a training step, or for the predict task one forward call."""
+        return self.model.flops_per_batch(self.train.batch_size, forward=self.train.task == "predict")
 
     def to_dict(self) -> dict[str, JsonValue]:
         return dataclasses.asdict(self)

@@ -108,27 +108,29 @@ def params(family: str, widths: tuple[int, ...], cell: str, heads: int) -> int:
     return SIDE * d + d + SIDE * d + len(widths) * per_block + d * CLASSES + CLASSES
 
 
-def flops_per_sample(family: str, widths: tuple[int, ...], cell: str, heads: int) -> int:
-    """FLOPs of one training step per sample (forward + backward; see the module's docstring)."""
+def forward_terms(family: str, widths: tuple[int, ...], cell: str, heads: int) -> list[tuple[int, bool]]:
+    """Each layer's forward FLOPs per sample, and whether its input is the data (no input gradient)."""
     if family == "cnn":
-        total = 0
-        for i, (c_in, c_out, side) in enumerate(_cnn_maps(widths)):
-            forward = 2 * 9 * c_in * c_out * side * side
-            total += (2 if i == 0 else 3) * forward
-        return total + 3 * 2 * cnn_flat(widths) * CLASSES
+        maps = [(2 * 9 * c_in * c_out * side * side, i == 0) for i, (c_in, c_out, side) in enumerate(_cnn_maps(widths))]
+        return maps + [(2 * cnn_flat(widths) * CLASSES, False)]
     if family == "rnn":
-        total, d, steps, g = 0, SIDE, SIDE, GATES[cell]
+        terms, d, steps, g = [], SIDE, SIDE, GATES[cell]
         for i, u in enumerate(widths):
-            from_input, recurrent = 2 * g * u * d * steps, 2 * g * u * u * steps
-            total += (2 if i == 0 else 3) * from_input + 3 * recurrent
+            terms += [(2 * g * u * d * steps, i == 0), (2 * g * u * u * steps, False)]
             d = u
-        return total + 3 * 2 * widths[-1] * CLASSES
+        return terms + [(2 * widths[-1] * CLASSES, False)]
     d, tokens = widths[0], SIDE
-    projection = 2 * tokens * SIDE * d
     block = (2 * 4 * tokens * d * d  # queries, keys, values and the output projection
              + 2 * 2 * tokens * tokens * d  # the scores and their weighted sum, over all heads
              + 2 * 2 * MLP_RATIO * tokens * d * d)  # the MLP's two layers
-    return 2 * projection + 3 * len(widths) * block + 3 * 2 * d * CLASSES
+    return [(2 * tokens * SIDE * d, True)] + [(block, False)] * len(widths) + [(2 * d * CLASSES, False)]
+
+
+def flops_per_sample(family: str, widths: tuple[int, ...], cell: str, heads: int, forward: bool = False) -> int:
+    """FLOPs per sample of one training step (forward + backward; see the module's docstring), or with
+    `forward` of one forward call (a predict)."""
+    terms = forward_terms(family, widths, cell, heads)
+    return sum(f if forward else (2 if first else 3) * f for f, first in terms)
 
 
 def kind_word(family: str, cell: str = "lstm", heads: int = 4) -> str:

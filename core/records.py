@@ -36,7 +36,7 @@ CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", 
                "samples", "warmup", "loss")
 # After the leading ones: what a record covers, and the model it trained, so that a run whose model
 # changed mid-way (a ramp, a dragged width) reads without its sidecar.
-CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment", "resumed")
+CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment", "resumed", "task")
 
 
 @dataclass(frozen=True)
@@ -65,12 +65,13 @@ class BatchTiming:
     batch_size: int = 0
     segment: int = 1  # which stretch of the run on one model (see SegmentStarted)
     resumed: bool = False  # the first step after the lane's turn came back (lanes taking turns)
+    task: str = "train"  # train: a training step; predict: one forward call, timed begin to end (its latency)
 
     def row(self) -> list[str | int | float]:
         return [self.run_id, self.lane, self.device, self.epoch, self.batch, self.step,
                 f"{self.start_s:.6f}", f"{self.ms:.4f}", self.samples, int(self.warmup),
                 f"{self.loss:.6g}", self.batches, self.backend, self.widths, self.batch_size, self.segment,
-                int(self.resumed)]
+                int(self.resumed), self.task]
 
     @classmethod
     def from_csv_row(cls, row: dict[str, str | None]) -> BatchTiming:
@@ -135,9 +136,16 @@ class RunSummary:
     # (core/lane/backends.py): "cache" (every program read back), "compiled" (compiled and stored), "both", or
     # "" (nothing compiled: another backend, the cache off, or a model the lane kept from before).
     compile_cache: str = ""
+    # The 99th percentile of the steady steps' ms: for a predict run, the tail of one call's latency.
+    p99_ms: float = float("nan")
 
     def as_dict(self) -> JsonObject:
         return asdict(self)
+
+    @property
+    def requests_per_s(self) -> float:
+        """Calls answered per second at the median latency (a predict run's timed step is one call)."""
+        return 1000.0 / self.median_ms if self.median_ms > 0 else float("nan")
 
     @property
     def energy_measured(self) -> bool:

@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        "loop (synced, pipelined) and an on-device loop")
     p.add_argument("--preset", choices=sorted(PRESETS), help="a seed's model and settings (without --widths: "
                    "that model itself)")
-    add_config_args(p, widths_help="widths to dissect, each a model of --layers hidden layers of that width, "
+    add_config_args(p, task=False, widths_help="widths to dissect, each a model of --layers hidden layers of that width, "
                     "e.g. 16,2048 (default: the preset's or the default model itself)")
     p.add_argument("--layers", type=int, help="hidden layers of each --widths model (default 2)")
     p.add_argument("--seconds-per-rung", type=float, default=DEFAULT_SECONDS_PER_RUNG,

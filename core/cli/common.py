@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (FEEDINGS, OPTIMIZERS, PREPROCESSING, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
@@ -38,7 +38,7 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         model = dataclasses.replace(model, **family)
     changes: dict[str, Any] = {}
     for key in ("batch_size", "epochs", "optimizer", "learning_rate", "seed", "steps_per_execution",
-                "samples", "data", "preprocessing", "feeding", "warmup_steps"):
+                "samples", "data", "preprocessing", "feeding", "warmup_steps", "task", "serve"):
         value = getattr(args, key, None)
         if value is not None:
             changes[key] = value
@@ -138,8 +138,17 @@ def add_stop_args(p: argparse.ArgumentParser) -> None:
                         f"{WATCHDOG_CEILING_S / 3600:g} hours; env CROSSOVER_WATCHDOG_S)")
 
 
-def add_config_args(p: argparse.ArgumentParser, *, widths_help: str) -> None:
-    """The model, training and lane options that run, sweep (and the commands built on them) share."""
+def add_task_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--task", choices=TASKS, help="train (default): time training steps; predict: time one "
+                   "forward call per batch as a server makes it (host in, answer back on the host), with its p90 "
+                   "and p99 latency")
+    p.add_argument("--serve", choices=SERVE_WAYS, help="how a predict call is made: keras (default: "
+                   "model.predict_on_batch) or compiled (the backend's compiled forward pass, called directly)")
+
+
+def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool = True) -> None:
+    """The model, training and lane options that run, sweep (and the commands built on them) share; with `task`,
+    --task and --serve too (the anatomy dissects a training step only)."""
     p.add_argument("--widths", help=widths_help)
     p.add_argument("--lanes", default="cpu,cpu1", help="comma-separated lanes: cpu (all cores), cpu1 (one thread), "
                    "gpu/gpu0, gpu1…, optionally with a backend: jax:gpu, torch:cpu (default: cpu,cpu1)")
@@ -147,6 +156,8 @@ def add_config_args(p: argparse.ArgumentParser, *, widths_help: str) -> None:
                    "block), rnn (units per recurrent layer) or transformer (d_model of each encoder block, all equal)")
     p.add_argument("--cell", choices=CELLS, help="the rnn's recurrent layer: lstm (default) or gru")
     p.add_argument("--heads", type=int, help="the transformer's attention heads; they must divide d_model (default 4)")
+    if task:
+        add_task_args(p)
     p.add_argument("--batch-size", type=int)
     p.add_argument("--epochs", type=int)
     p.add_argument("--optimizer", choices=OPTIMIZERS)

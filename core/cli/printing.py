@@ -21,7 +21,7 @@ from ..study.sweep import SweepResult
 from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
 from ..words.run import energy_lines as run_energy_lines
-from ..words.run import explain, verdict_lines
+from ..words.run import explain, latency_lines, verdict_lines
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..analysis.energy import energy_curves
 
@@ -96,6 +96,8 @@ class Progress:
 
 
 def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
+    """A run's table and verdict; a predict run's in latency, its tail (p90, p99) beside the median."""
+    predict = result.config.train.task == "predict"
     rows: list[list[Cell]] = []
     for name, lane in result.lanes.items():
         s = lane.summary
@@ -103,25 +105,34 @@ def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
         if s is None:
             rows.append([name, device, lane.status, "–", "–", "–", "–", "–", "–"])
             continue
+        if predict:
+            rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms), fmt_num(s.p90_ms),
+                         fmt_num(s.p99_ms), fmt_num(s.requests_per_s, 3), fmt_num(s.warmup_s)])
+            continue
         rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms),
                      fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else "–",
                      fmt_num(s.samples_per_s), fmt_num(s.gflops), fmt_num(s.warmup_s)])
-    print(table(["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s", "GFLOP/s",
-                 "warm-up s"], rows), file=out)
+    header = (["lane", "device", "status", "calls", "median ms", "p90 ms", "p99 ms", "calls/s", "warm-up s"]
+              if predict else ["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s",
+                               "GFLOP/s", "warm-up s"])
+    print(table(header, rows), file=out)
     for name, lane in result.lanes.items():
         if lane.failure:
             print(f"{name} {lane.status}: {lane.failure}", file=out)
     summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != Status.FAILED]
     stretch = common_stretch(result)  # lanes side by side: compared on the time all of them trained
     compared = list(stretch.summaries.values()) if stretch and stretch.summaries else summaries
-    for line in verdict_lines(compared, {lane for lane, _ in contended(result)}):
+    task = result.config.train.task
+    for line in verdict_lines(compared, {lane for lane, _ in contended(result)}, task=task):
+        print(line + ".", file=out)
+    for line in latency_lines(compared, result.config.train.batch_size) if predict else []:
         print(line + ".", file=out)
     if stretch and stretch.summaries:
         print(f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained.", file=out)
     elif stretch:
         print(f"Not compared on the same time: {stretch.reason}; the verdict compares whole runs.", file=out)
     if len(summaries) == 2:
-        print(explain(summaries[0], summaries[1]), file=out)
+        print(explain(summaries[0], summaries[1], task=task), file=out)
     for line in run_energy_lines([lane.summary for lane in result.lanes.values() if lane.summary]):
         print(line + ".", file=out)  # it starts with a lane's name, or "energy": as the verdict's lines
 
@@ -142,7 +153,7 @@ def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = 
             print(f"\n{label}:", file=out)
         print_sweep_analysis(points, out)
     for line in floor_crossover_lines(groups) + floor_notes(groups):  # sweep --floor: the floor's lines
-        print(line[:1].upper() + line[1:] + ".", file=out)
+        print(line + ".", file=out)
     print_energy(groups, out)
 
 
@@ -189,9 +200,11 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
         else:
             print(f"{lane}: a {cal.size}x{cal.size} float32 matrix product runs at {fmt_num(cal.gflops)} GFLOP/s",
                   file=out)
-    print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status"],
+    tail = any(r.task == "predict" for r in rows)  # a predict point's latency has its p99 beside it
+    print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", *(["p99 ms"] if tail else []),
+                 "GFLOP/s", "of peak", "status"],
                 [[r.lane, r.width, r.batch_size, fmt_num(r.flops_per_batch / 1e6), fmt_num(r.median_ms),
-                  fmt_range(r.p10_ms, r.p90_ms, 3), fmt_num(r.gflops),
+                  fmt_range(r.p10_ms, r.p90_ms, 3), *([fmt_num(r.p99_ms)] if tail else []), fmt_num(r.gflops),
                   f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
                  for r in rows]), file=out)
     for r in rows:

@@ -156,7 +156,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
                 for row in point.rows:
                     say(f"[{done}] {row.variant if target is None else row.stage:>8} {row.lane:>10} width "
-                        f"{row.width:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/batch ({row.status})")
+                        f"{row.width:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == 'predict' else 'batch'} ({row.status})")
 
             def work(cancel: threading.Event) -> list[SweepResult]:
                 if ladder:

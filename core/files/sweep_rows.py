@@ -76,6 +76,8 @@ class SweepRow:
     idle_w: float = NAN
     energy_counter: str = ""
     family: str = "mlp"  # the kind of model (core/families.py: mlp, cnn, lstm, gru, transformer 4 heads)
+    task: str = "train"  # train: ms per training step; predict: ms per forward call (latency), p99 beside it
+    p99_ms: float = NAN
 
     @classmethod
     def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:
@@ -97,7 +99,7 @@ class SweepRow:
             mixed_precision=settings.mixed_precision, variant=variant, run_id=run.run_id,
             reason=result.failure, mean_wall_ms=s.mean_wall_ms if s else NAN,
             others_cpu=s.others_cpu if s else NAN, load_avg=s.load_avg if s else NAN, family=cfg.model.kind,
-            **_energy(s))
+            task=cfg.train.task, p99_ms=s.p99_ms if s else NAN, **_energy(s))
 
     @classmethod
     def from_segment(cls, run: RunResult, lane: str, segment: Segment) -> SweepRow:
@@ -122,7 +124,8 @@ class SweepRow:
             feeding=settings.feeding, mixed_precision=settings.mixed_precision,
             run_id=run.run_id, stage="ramp", mean_wall_ms=s.mean_wall_ms if s else nan,
             others_cpu=s.others_cpu if s else nan, load_avg=s.load_avg if s else nan,
-            family=run.config.model.kind, **_energy(s))
+            family=run.config.model.kind, task=run.config.train.task, p99_ms=s.p99_ms if s else nan,
+            **_energy(s))
 
     def point(self) -> SweepPoint:
         """What the analysis needs of this row."""
@@ -229,35 +232,57 @@ def _parse(text: str, kind: object) -> str | int | float | bool:
 
 
 def latest_rows(rows: Iterable[SweepRow]) -> list[SweepRow]:
-    """The rows group_rows would use: the latest usable one per kind of model, variant, batch size, lane and width, in the order
+    """The rows group_rows would use: the latest usable one per kind of model, task, variant, batch size, lane and width, in the order
     first seen. `rows` may be a stream of any length; what is kept grows with the points, not the file."""
-    kept: dict[tuple[str, str, int, str, int], SweepRow] = {}
+    kept: dict[tuple[str, str, str, int, str, int], SweepRow] = {}
     for row in rows:
         if row.status != Status.FAILED:
-            kept[(row.family, row.variant, row.batch_size, row.lane, row.width)] = row
+            kept[(row.family, row.task, row.variant, row.batch_size, row.lane, row.width)] = row
     return list(kept.values())
 
 
 def group_rows(rows: Iterable[SweepRow]) -> dict[str, list[SweepPoint]]:
-    """Usable points that belong on one curve per lane: the same kind of model, compare variant and batch size.
+    """Usable points that belong on one curve per lane: the same kind of model, task, compare variant and
+    batch size; or, where a kind of model was swept along batch size at one width, the same width.
 
     Crossovers and fits are only meaningful within a group (a lane measured at batch 32 and at
-    batch 512 is two curves). Labels name what differs between groups ("jit=on · batch 128"),
-    and are "all" when there is a single group. A width measured again replaces the earlier
-    point, so `rows` may be a stream of any length: only the latest point per width is kept.
+    batch 512 is two curves; a training step and a predict call are never crossed). Labels name what
+    differs between groups ("jit=on · batch 128", "predict · mlp"), and are "all" when there is a single
+    group. Along batch size a point's x (SweepPoint.width) is its batch size and its axis "batch". A width
+    measured again replaces the earlier point, so `rows` may be a stream of any length: only the latest
+    point per width is kept.
     """
-    latest: dict[tuple[str, str, int], dict[tuple[str, int], SweepPoint]] = {}
-    for row in latest_rows(rows):
-        latest.setdefault((row.family, row.variant, row.batch_size), {})[(row.lane, row.width)] = row.point()
-    kinds = {kind for kind, _, _ in latest}
-    variants = {variant for _, variant, _ in latest}
-    batches = {batch for _, _, batch in latest}
+    kept = latest_rows(rows)
+    by_batch = along_batch(kept)
+    latest: dict[tuple[str, str, str, str], dict[tuple[str, int], SweepPoint]] = {}
+    for row in kept:
+        curve = (row.family, row.task, row.variant)
+        if curve in by_batch:
+            latest.setdefault((*curve, f"width {row.width:,}"), {})[(row.lane, row.batch_size)] = \
+                dataclasses.replace(row.point(), width=row.batch_size, axis="batch")
+        else:
+            latest.setdefault((*curve, f"batch {row.batch_size}"), {})[(row.lane, row.width)] = row.point()
+    kinds = {kind for kind, _, _, _ in latest}
+    tasks = {task for _, task, _, _ in latest}
+    variants = {variant for _, _, variant, _ in latest}
+    sizes = {size for _, _, _, size in latest}
     groups: dict[str, list[SweepPoint]] = {}
-    for (kind, variant, batch), points in latest.items():
-        parts = (([kind] if len(kinds) > 1 else []) + ([variant] if len(variants) > 1 else [])
-                 + ([f"batch {batch}"] if len(batches) > 1 else []))
+    for (kind, task, variant, size), points in latest.items():
+        parts = (([task] if len(tasks) > 1 else []) + ([kind] if len(kinds) > 1 else [])
+                 + ([variant] if len(variants) > 1 else []) + ([size] if len(sizes) > 1 else []))
         groups[" · ".join(parts) or "all"] = list(points.values())
     return groups
+
+
+def along_batch(rows: Iterable[SweepRow]) -> set[tuple[str, str, str]]:
+    """The (kind of model, task, variant) curves swept along batch size: one width, several batch sizes."""
+    widths: dict[tuple[str, str, str], set[int]] = {}
+    batches: dict[tuple[str, str, str], set[int]] = {}
+    for row in rows:
+        curve = (row.family, row.task, row.variant)
+        widths.setdefault(curve, set()).add(row.width)
+        batches.setdefault(curve, set()).add(row.batch_size)
+    return {curve for curve in widths if len(widths[curve]) == 1 and len(batches[curve]) > 1}
 
 
 def sweep_rows_text(rows: Sequence[SweepRow]) -> str:

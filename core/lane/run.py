@@ -34,6 +34,7 @@ from ..records import RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnd
 from .data import Dataset, DataError
 from .energy import LANE_ENERGY
 from .model import ModelShelf
+from .serving import PREDICT_FEEDING, make_call, serve, train_weights
 from .steering import Steering
 from .timing import EnergySpan, SegmentClock, make_batch_timer
 
@@ -142,19 +143,22 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
                         data_source=data.source, data_description=data.description, samples=len(data),
                         steps_per_epoch=_epoch_steps(len(data), config), total_steps=steps_left, epochs=t.epochs,
                         mixed_precision=t.mixed_precision, warmup_steps=t.warmup_steps, pid=os.getpid(),
-                        paced=job.paced)
+                        paced=job.paced, task=t.task)
         sources: dict[tuple, Any] = {}  # a new width on the same batch size reuses the input pipeline
         with w.keras.device(keras_device(spec)):
             settings.update(_prepare(w, config, data, sources))
             # The first model is built before the run is announced: its placement is checked and recorded.
             model, settings["model_reused"] = w.models.get(config.model, t, jit=jit)
             settings["placement"] = verify_placement(model, spec)
+            if t.task == "predict":  # trained a few steps, never timed; the sidecar says so
+                settings.update(serve=t.serve, weights=train_weights(model, data.x, data.y, t.batch_size))
             w.events.put(Bundle((RunStarted(run_id, lane, device, json_safe(settings), started_at),)))
             budget = steps_left
             while config is not None:
                 clock = SegmentClock(run_id, lane, device, spec.backend, config.train.batch_size,
                                      "-".join(map(str, config.model.widths)), segment, first_step, t0,
-                                     config.train.warmup_steps, budget, config.train.max_seconds, t0_at)
+                                     config.train.warmup_steps, budget, config.train.max_seconds, t0_at,
+                                     config.train.task)
                 done = _train(w, config, clock, data, sources, model)
                 model = None
                 last = done.summary
@@ -189,6 +193,8 @@ def _prepare(w: LaneProcess, config: RunConfig, data: Dataset, sources: dict) ->
     """Settings a segment's model changes: dtype policy; returns what to record of it."""
     t, spec = config.train, w.spec
     set_precision(w.keras, spec, t.mixed_precision)
+    if t.task == "predict":  # a predict call takes a NumPy slice of the data set (core/lane/serving.py)
+        return {"feeding": PREDICT_FEEDING}
     key = (t.batch_size, t.feeding)
     if key not in sources:
         sources[key] = make_input(data.x, data.y, t.batch_size, spec, t.feeding)
@@ -203,17 +209,24 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
         _prepare(w, config, data, sources)
         model, _ = w.models.get(config.model, t, jit=resolve_jit(spec, t)[0])
         verify_placement(model, spec)
-    source = sources[(t.batch_size, t.feeding)][0]
+        if t.task == "predict":
+            train_weights(model, data.x, data.y, t.batch_size)
+    source = sources[(t.batch_size, t.feeding)][0] if t.task == "train" else None
     meter = LANE_ENERGY.meter(spec)
     idle_w = LANE_ENERGY.idle_w(spec)  # once per lane process, before its first segment; NaN at once without a counter
     w.events.put(Bundle((SegmentStarted(clock.run_id, clock.lane, clock.segment, config.model.widths, t.batch_size,
                                         config.flops_per_batch, clock.first_step, time.time(), clock.t0_at),)))
+    predict = t.task == "predict"
     timer = make_batch_timer(w.keras, clock, emit=w.events.put, should_stop=w.cancel.is_set, steering=w.steering,
-                             on_phase=w.on_phase, meter=meter if meter.counter else None)
+                             on_phase=w.on_phase, meter=meter if meter.counter else None, per_call=predict)
     started, machine, cache = time.perf_counter(), cpu_sample(), compile_cache_counts()
     try:
-        model.fit(source, epochs=10**6, steps_per_epoch=_epoch_steps(len(data), config), callbacks=[timer],
-                  verbose=0, shuffle=False)
+        if predict:  # one forward call at a time, host to host (core/lane/serving.py)
+            call = make_call(w.keras, model, spec, t, resolve_jit(spec, t)[0])
+            serve(model, call, data.x, t.batch_size, timer, _epoch_steps(len(data), config))
+        else:
+            model.fit(source, epochs=10**6, steps_per_epoch=_epoch_steps(len(data), config), callbacks=[timer],
+                      verbose=0, shuffle=False)
     except Exception as exc:
         # What this segment measured before it failed is the run's last word: keep its summary.
         raise SegmentFailed(summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device,

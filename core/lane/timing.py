@@ -12,7 +12,8 @@ and its clock starts at its own batch's beginning, so the wait is no step's time
 
 Clock: each step's ms runs from the end of the previous step to the end of this one, read after
 the loss was fetched from the device (Keras syncs to hand it over), so the device had finished:
-this is synced step latency, not pipelined throughput.
+this is synced step latency, not pipelined throughput. With `per_call` (the predict task, core/lane/serving.py)
+each record runs from its own call's beginning to its end: one call's latency, the loop between calls left out.
 
 Energy: with a meter (core/lane/energy.py), the timer reads it when warm-up ends (after the last warm-up
 step's record, the steady stretch's first step not yet begun) and when the segment ends (after its last
@@ -58,6 +59,7 @@ class SegmentClock:
     max_steps: int | None = None  # steps of this segment
     max_seconds: float | None = None  # steady seconds of this segment
     t0_at: float = 0.0  # time.time() at t0: a record's wall time is t0_at + start_s
+    task: str = "train"  # what each record times: a training step, or one predict call
 
 
 @dataclass
@@ -87,7 +89,8 @@ class StepTimer(Protocol):
 
 def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[Bundle], None],
                      should_stop: Callable[[], bool], steering: Steering | None = None,
-                     on_phase: Callable[[str], None] | None = None, meter: Meter | None = None) -> StepTimer:
+                     on_phase: Callable[[str], None] | None = None, meter: Meter | None = None,
+                     per_call: bool = False) -> StepTimer:
     """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late).
 
     After each step it checks the cancel flag and `steering` (a core.steering.Steering, whose
@@ -157,7 +160,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             # Fetching the loss waits for the device: the step has really finished now.
             loss = float((logs or {}).get("loss", float("nan")))
             end = time.perf_counter()
-            start = self._begin if self._prev_end is None else self._prev_end
+            start = self._begin if self._prev_end is None or per_call else self._prev_end
             self._prev_end = end
             n = max(1, batch - self._begin_batch + 1)
             warmup = self._steps < c.warmup_steps
@@ -165,7 +168,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                                  batch=batch + 1, step=c.first_step + self._steps + n, start_s=start - c.t0,
                                  ms=(end - start) * 1000.0, samples=n * c.batch_size, warmup=warmup,
                                  loss=loss, batches=n, backend=c.backend, widths=c.widths,
-                                 batch_size=c.batch_size, segment=c.segment, resumed=self._resumed)
+                                 batch_size=c.batch_size, segment=c.segment, resumed=self._resumed, task=c.task)
             self._resumed = False
             if self._steps == 0:
                 phase("training")

@@ -27,11 +27,11 @@ from ..version import APP_VERSION
 from ..words.anatomy import (CLOCKS, PART_LABELS, SYNCED_CLOCK, fmt_part, fmt_rung, floor_sentence,
                              timing_cost_sentence, why_sentence)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
-from ..words.run import busy_lines, explain, verdict_lines
+from ..words.run import busy_lines, explain, latency_lines, verdict_lines
 from ..words.sweep import (cost_lines, energy_lines, picture_title, refine_lines, run_crossing_lines,
                            sweep_lines)
 from ..words.anatomy import floor_crossover_lines, floor_notes
-from ..words.verdict import pair_words
+from ..words.verdict import pair_words, unit_of
 from .inputs import AnatomyInput, Inputs, RunInput, SweepInput
 from .rule import Rule, rule_of
 from .svg import Bar, Plot, Series, bars_svg, plot_svg
@@ -332,7 +332,9 @@ def run_answer(run: RunResult) -> list[str]:
     if len(_segment_widths(run)) > 1:
         return [_sentence(x) for x in run_crossing_lines(run) + busy_lines(summaries)] or \
             [_sentence("the lanes have not both completed two of the run's widths: no crossing can be stated")]
-    return [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label())]
+    task = run.config.train.task
+    return [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label(), task=task)
+            + (latency_lines(summaries, run.config.train.batch_size) if task == "predict" else [])]
 
 
 def _last_model(run: RunResult) -> str:
@@ -346,9 +348,10 @@ def run_section(item: RunInput, n0: int) -> Section:
     for run in item.runs:
         summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
         model = _last_model(run) if len(_segment_widths(run)) > 1 else run.config.model.label()
-        lines += [_sentence(x) for x in verdict_lines(summaries, model=model)]
+        task = run.config.train.task
+        lines += [_sentence(x) for x in verdict_lines(summaries, model=model, task=task)]
         if len(summaries) == 2:
-            lines.append(explain(summaries[0], summaries[1]))
+            lines.append(explain(summaries[0], summaries[1], task=task))
         figures.append(run_figure(run, n0 + len(figures)))
         segmented = [r for r in run_rows(run) if r.stage == "ramp"]
         if len({r.width for r in segmented}) > 1:  # a ramp, or a width dragged while it ran: a sweep of its own
@@ -407,7 +410,7 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
             names = sorted({p.lane for p in points})
             lanes += names
             prefix = f"{label}: " if len(groups) > 1 else ""
-            answer += [_sentence(prefix + pair_words(pair_verdict(points, a, b)))
+            answer += [_sentence(prefix + pair_words(pair_verdict(points, a, b), unit_of(points)))
                        for i, a in enumerate(names) for b in names[i + 1:]]
         for s in inputs.sweeps:  # a refined sweep's open crossings and why it stopped, as `analyze` says them
             refined = refinement_of_sidecar(s.meta)

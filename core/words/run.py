@@ -37,9 +37,10 @@ def busy_note(summaries: Sequence[RunSummary]) -> str:
             f"(load {fmt_num(worst.load_avg, 2)}): the lead may not hold")
 
 
-def verdict(a: RunSummary, b: RunSummary, model: str = "this model") -> str:
-    """Which lane trains `model` faster, by the one rule (core/analysis/verdict.py): a lead only where the
-    interval of the two medians' ratio leaves out 1, else too close to call."""
+def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str = "train") -> str:
+    """Which lane trains `model` faster (for the predict task: answers one call faster), by the one rule
+    (core/analysis/verdict.py): a lead only where the interval of the two medians' ratio leaves out 1, else too
+    close to call."""
     if not (has_steady(a) and has_steady(b)):
         return f"not enough steady batches yet to compare {a.lane} and {b.lane}"
     fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
@@ -47,11 +48,33 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model") -> str:
     if pair_verdict([_point(a), _point(b)], a.lane, b.lane).state is not State.LEADS:
         return f"{a.lane} and {b.lane} are too close to call on {model} (within {fmt_num(100 * (ratio - 1), 2)}%)"
     shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
+    if task == "predict":
+        return f"{fast.lane} answers {shown}x faster than {slow.lane} on {model} (median latency of one call)"
     return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}"
 
 
+def latency_words(s: RunSummary, batch: int = 0) -> str:
+    """One lane's latency, the tail beside the median: "cpu answers a batch of 8 in 1.37 ms (p90 2.58 ms,
+    p99 3.20 ms; 730 calls/s)"."""
+    size = f"a batch of {batch:,}" if batch > 0 else "a call"
+    return (f"{s.lane} answers {size} in {fmt_num(s.median_ms)} ms (p90 {fmt_num(s.p90_ms)} ms, "
+            f"p99 {fmt_num(s.p99_ms)} ms; {fmt_num(s.requests_per_s, 3)} calls/s)")
+
+
+def latency_lines(summaries: Sequence[RunSummary], batch: int = 0) -> list[str]:
+    """Each measured lane's latency, median and tail, and where the tail says what the median does not: a p99
+    more than twice the median (a slow call in a hundred that a server's users feel)."""
+    usable = [s for s in summaries if has_steady(s)]
+    lines = [latency_words(s, batch) for s in usable]
+    for s in usable:
+        if math.isfinite(s.p99_ms) and s.p99_ms > 2 * s.median_ms:
+            lines.append(f"{s.lane}'s slowest call in a hundred takes {fmt_num(s.p99_ms / s.median_ms, 2)}x its "
+                         "median: the tail, not the median, is what a server's users wait for")
+    return lines
+
+
 def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset = frozenset(),
-                  model: str = "this model") -> list[str]:
+                  model: str = "this model", task: str = "train") -> list[str]:
     """"A is N× faster than B on this model", the fastest lane against each other lane, by median synced
     step time; a pair measured at the same time on shared CPU cores (`contended` lanes) is said to be."""
     usable = [s for s in summaries if has_steady(s)]
@@ -62,7 +85,7 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
     for other in usable:
         if other is fastest:
             continue
-        line = verdict(fastest, other, model)
+        line = verdict(fastest, other, model, task)
         if fastest.lane in contended and other.lane in contended:
             line += " (contended: both trained at once on the same CPU cores)"
         lines.append(line)
@@ -115,17 +138,20 @@ def contention_lines(result: RunResult, now: float | None = None) -> list[str]:
     return out
 
 
-def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None) -> str:
-    """2-4 sentences on fixed per-step cost versus throughput, with the runs' own figures."""
+def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None, task: str = "train") -> str:
+    """2-4 sentences on fixed per-step cost versus throughput, with the runs' own figures (per call, for the
+    predict task)."""
     if not (has_steady(a) and has_steady(b)):
         return f"Not enough steady batches yet to explain the timings of {a.lane} and {b.lane}."
     flops = a.flops_per_batch or b.flops_per_batch
-    out = [f"Per training step, {a.lane} spends {fmt_num(a.median_ms)} ms and {b.lane} "
-           f"{fmt_num(b.median_ms)} ms (medians of steady batches)."]
+    step = "call" if task == "predict" else "step"
+    out = [f"Per {'predict call' if task == 'predict' else 'training step'}, {a.lane} spends "
+           f"{fmt_num(a.median_ms)} ms and {b.lane} {fmt_num(b.median_ms)} ms (medians of steady "
+           f"{'calls' if task == 'predict' else 'batches'})."]
     if flops:
-        out.append(f"With {fmt_flops(flops)} per step, that is {fmt_num(a.gflops)} GFLOP/s on {a.lane} "
+        out.append(f"With {fmt_flops(flops)} per {step}, that is {fmt_num(a.gflops)} GFLOP/s on {a.lane} "
                    f"and {fmt_num(b.gflops)} GFLOP/s on {b.lane}.")
-    out.append("Every step also pays a fixed cost (dispatch, kernel launches, synchronisation) "
+    out.append(f"Every {step} also pays a fixed cost (dispatch, kernel launches, synchronisation) "
                "that does not shrink with the model: for a small model it dominates, so the lane "
                "with the lower fixed cost wins; as FLOPs grow, throughput dominates and the lane "
                "with more GFLOP/s pulls ahead.")

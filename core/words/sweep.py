@@ -18,7 +18,7 @@ from ..files.sweeps import run_rows
 from ..records import Status
 from ..results import RunResult
 from .numbers import fmt_duration, fmt_flops, fmt_num
-from .verdict import change_words, pair_words
+from .verdict import change_words, pair_words, unit_of
 
 
 # ---------------------------------------------------------------- crossings
@@ -38,7 +38,7 @@ def crossing_label(c: Crossover, unit: str = "width", spread: bool = False) -> s
 def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str:
     """One sentence for the user on where, if anywhere, one lane's lead gives way to the other's: the one
     crossing rule (core/analysis/verdict.py), in width order."""
-    return pair_words(pair_verdict(points, lane_a, lane_b))
+    return pair_words(pair_verdict(points, lane_a, lane_b), unit_of(points))
 
 
 def run_crossing_lines(result: RunResult) -> list[str]:
@@ -81,8 +81,8 @@ def describe_cost_pair(points: Sequence[SweepPoint], prices: Prices, lane_a: str
     marked_cheap = [c for c in cheap.changes if c.width is not None]
     if len(marked_fast) == len(marked_cheap) == 1 and marked_fast[0].faster_above == marked_cheap[0].faster_above:
         f, c = marked_fast[0], marked_cheap[0]
-        return (f"{f.faster_above} is faster than {f.faster_below} above about {fmt_num(f.width, 2)} units "
-                f"and cheaper above about {fmt_num(c.width, 2)}")
+        return (f"{f.faster_above} is faster than {f.faster_below} above about {fmt_num(f.width, 2)} "
+                f"{unit_of(points)} and cheaper above about {fmt_num(c.width, 2)}")
     if cheap.state is State.LEADS:
         cheaper = cheap.leader
         where = "throughout" if all(s.leader for s in cheap.stretches) else "wherever they differ"
@@ -91,7 +91,7 @@ def describe_cost_pair(points: Sequence[SweepPoint], prices: Prices, lane_a: str
     if cheap.state is State.TOO_CLOSE:
         return f"per sample, {a} and {b} cost the same within noise (widths {cheap.widths[0]:,} to {cheap.widths[-1]:,})"
     return "per sample, " + "; then ".join(
-        change_words(c).replace(" is faster ", " is cheaper ") for c in cheap.changes)
+        change_words(c, unit_of(points)).replace(" is faster ", " is cheaper ") for c in cheap.changes)
 
 
 def cost_lines(groups: Mapping[str, Sequence[SweepPoint]], prices: Prices) -> list[str]:
@@ -104,11 +104,11 @@ def cost_lines(groups: Mapping[str, Sequence[SweepPoint]], prices: Prices) -> li
     return lines
 
 
-def _energy_change(c: Change) -> str:
+def _energy_change(c: Change, unit: str = "units") -> str:
     if c.width is None:
-        return (f"{c.faster_below} uses less energy per sample up to {c.width_lo:,} units and {c.faster_above} "
-                f"from {c.width_hi:,} units; between, they are equal within noise")
-    return (f"{c.faster_above} uses less energy per sample above about {fmt_num(c.width, 2)} units "
+        return (f"{c.faster_below} uses less energy per sample up to {c.width_lo:,} {unit} and {c.faster_above} "
+                f"from {c.width_hi:,} {unit}; between, they are equal within noise")
+    return (f"{c.faster_above} uses less energy per sample above about {fmt_num(c.width, 2)} {unit} "
             f"({c.width_lo:,}–{c.width_hi:,})")
 
 
@@ -126,7 +126,7 @@ def describe_energy_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str)
         return f"per sample, {less} uses less energy than {a if less == b else b} {where} ({span})"
     if v.state is State.TOO_CLOSE:
         return f"per sample, {a} and {b} use the same energy within noise ({span})"
-    return "; then ".join(_energy_change(c) for c in v.changes)
+    return "; then ".join(_energy_change(c, unit_of(points)) for c in v.changes)
 
 
 def energy_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:

@@ -3,8 +3,17 @@ view shows — the CLI, the Sweep tab, the summary of a ramp, the map's caption 
 units the user moves, with FLOPs per batch in brackets."""
 from __future__ import annotations
 
+from typing import Sequence
+
+from ..analysis.points import SweepPoint
 from ..analysis.verdict import Change, PairVerdict, State, Stretch
 from .numbers import fmt_flops, fmt_num, fmt_range
+
+
+def unit_of(points: Sequence[SweepPoint]) -> str:
+    """The unit the user moves along these points: a model's width ("units"), or the batch size of a sweep
+    along batch size at one width ("samples per batch")."""
+    return "samples per batch" if any(p.axis == "batch" for p in points) else "units"
 
 
 def _w(width: float) -> str:

@@ -29,7 +29,8 @@ def run_summary_text(result: RunResult) -> str:
     """Each lane's median step time, then the verdict: what the run found, in one line."""
     parts = [f"{name} {fmt_num(lane.summary.median_ms)} ms" for name, lane in result.lanes.items()
              if lane.summary is not None and lane.summary.n_batches]
-    lines = verdict_lines([lane.summary for lane in result.lanes.values() if lane.summary is not None])
+    lines = verdict_lines([lane.summary for lane in result.lanes.values() if lane.summary is not None],
+                          task=result.config.train.task)
     return " · ".join(parts + lines) or next((lane.failure for lane in result.lanes.values() if lane.failure), "")
 
 

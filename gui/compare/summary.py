@@ -21,7 +21,7 @@ from ...core.config import RunConfig
 from ...core.records import RunSummary, Status
 from ...core.results import Segment
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
-from ...core.words.run import energy_lines, explain, verdict_lines
+from ...core.words.run import energy_lines, explain, latency_lines, verdict_lines
 from ..theme.lane_colours import lane_color
 from ...core.words.run import contention_note
 from ..live_run import LiveRun
@@ -264,6 +264,7 @@ class SummaryPanel(QWidget):
     def _update_words(self, live: LiveRun, summaries: list[RunSummary]) -> None:
         # A verdict compares the lanes' current segments; a pair that overlapped on shared cores says so.
         pair, model = verdict_segments(live)
+        task = live.result.config.train.task
         stretch = common_stretch(live.result)  # lanes side by side: compared on the time all of them trained
         details = crossing_lines(live)
         if pair:
@@ -274,9 +275,12 @@ class SummaryPanel(QWidget):
                 details.append(f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained")
             elif stretch and stretch.reason:
                 details.append(f"Not compared on the same time: {stretch.reason}")
-            lines = verdict_lines(compared, crowded, model or "this model")
+            lines = verdict_lines(compared, crowded, model or "this model", task)
         else:
-            lines = verdict_lines(summaries)
+            compared = summaries
+            lines = verdict_lines(summaries, task=task)
+        if task == "predict":  # a server's figures: each lane's latency, its tail beside its median
+            details += latency_lines(compared, live.result.config.train.batch_size)
         states = [lane.status for lane in live.lanes.values()]
         if states and all(state == Status.FAILED for state in states):
             reasons = {lane.failure for lane in live.lanes.values() if lane.failure}
@@ -310,7 +314,7 @@ class SummaryPanel(QWidget):
         self.detail.setVisible(bool(details))
         usable = [s for s in summaries if has_steady(s)]
         if len(usable) >= 2:
-            text = explain(usable[0], usable[1], self._fits)
+            text = explain(usable[0], usable[1], self._fits, task)
             self.explanation.setText(text)
             self.explanation.setToolTip(text)
         else:

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ...core.config import ACTIVATIONS, OPTIMIZERS, ConfigError, ModelSpec, RunConfig
+from ...core.config import ACTIVATIONS, OPTIMIZERS, SERVE_WAYS, TASKS, ConfigError, ModelSpec, RunConfig
 from ...core.families import CELLS, LAYER_LIMITS
 from ...core.presets import PRESETS
 from ...core.words.numbers import fmt_flops
@@ -25,6 +25,8 @@ DATA_TIP = ("Training data. auto: MNIST from the Keras cache (downloaded once), 
 
 FAMILY_TITLES = {"mlp": "MLP (dense layers)", "cnn": "CNN (convolutions)", "rnn": "RNN (LSTM or GRU)",
                  "transformer": "Transformer (encoder)"}
+TASK_TITLES = {"train": "Train (time each step)", "predict": "Predict (time each call)"}
+SERVE_TITLES = {"keras": "Keras predict_on_batch", "compiled": "Compiled forward pass"}
 LAYER_LABELS = {"mlp": "Hidden layers", "cnn": "Conv blocks", "rnn": "RNN layers", "transformer": "Encoder blocks"}
 
 
@@ -51,6 +53,21 @@ class ModelPanel(QWidget):
         self.preset.setToolTip("Load a reference model: the two seeds' networks, a tiny and a huge one. "
                                "The data source and sample limit stay as you set them.")
         self.preset.setAccessibleName("Model preset")
+        self.task = QComboBox()
+        for name in TASKS:
+            self.task.addItem(TASK_TITLES[name], name)
+        self.task.setToolTip("What is timed. Train: one training step (forward, backward, update). Predict: one "
+                             "forward call per batch as a server makes it, input from host memory and the answer "
+                             "back on the host; the weights are trained a few steps first, never timed. A "
+                             "predict run's verdict speaks in latency, its p90 and p99 beside the median.")
+        self.task.setAccessibleName("Task")
+        self.serve = QComboBox()
+        for name in SERVE_WAYS:
+            self.serve.addItem(SERVE_TITLES[name], name)
+        self.serve.setToolTip("How a predict call is made. Keras predict_on_batch: what a Keras server calls, "
+                              "with Keras' own predict machinery. Compiled forward pass: the backend's compiled "
+                              "forward called directly, the floor a server could reach with the same arithmetic.")
+        self.serve.setAccessibleName("Predict call")
         self.family = QComboBox()
         for name, title in FAMILY_TITLES.items():
             self.family.addItem(title, name)
@@ -105,6 +122,9 @@ class ModelPanel(QWidget):
 
         form = QFormLayout()
         form.addRow("Preset", self.preset)
+        form.addRow("Task", self.task)
+        form.addRow("Call", self.serve)
+        form.setRowVisible(self.serve, False)  # a predict run's setting: shown with the predict task
         form.addRow("Family", self.family)
         form.addRow("Cell", self.cell)
         form.addRow("Heads", self.heads)
@@ -136,7 +156,7 @@ class ModelPanel(QWidget):
         self.widths.widths_changed.connect(self._on_field_changed)
         for spin in (self.dropout, self.batch, self.epochs, self.learning_rate, self.samples):
             spin.valueChanged.connect(self._on_field_changed)
-        for combo in (self.activation, self.optimizer):
+        for combo in (self.activation, self.optimizer, self.task, self.serve):
             combo.currentIndexChanged.connect(self._on_field_changed)
         self.data.currentTextChanged.connect(self._on_field_changed)
         for spin, name in ((self.layers, "Hidden layers"), (self.batch, "Batch size"), (self.epochs, "Epochs"),
@@ -188,7 +208,7 @@ class ModelPanel(QWidget):
         train = dataclasses.replace(
             self._base.train, batch_size=self.batch.value(), epochs=self.epochs.value(),
             optimizer=self.optimizer.currentText(), learning_rate=self.learning_rate.value(), data=data,
-            samples=self.samples.value() or None)
+            samples=self.samples.value() or None, task=self.task.currentData(), serve=self.serve.currentData())
         return RunConfig(model, train)
 
     def config(self) -> RunConfig:
@@ -217,10 +237,12 @@ class ModelPanel(QWidget):
     def set_config(self, config: RunConfig) -> None:
         """Show `config` in every control; one config_changed follows."""
         self._base = config
-        controls = (self.family, self.cell, self.heads, self.layers, self.widths, self.activation, self.dropout,
+        controls = (self.task, self.serve, self.family, self.cell, self.heads, self.layers, self.widths, self.activation, self.dropout,
                     self.batch, self.epochs, self.optimizer, self.learning_rate, self.data, self.samples)
         for control in controls:
             control.blockSignals(True)
+        self.task.setCurrentIndex(max(self.task.findData(config.train.task), 0))
+        self.serve.setCurrentIndex(max(self.serve.findData(config.train.serve), 0))
         self.family.setCurrentIndex(max(self.family.findData(config.model.family), 0))
         self.cell.setCurrentText(config.model.cell)
         self.heads.setValue(config.model.heads)
@@ -319,6 +341,8 @@ class ModelPanel(QWidget):
         self.problem_label.hide()
         self._follow_preset(config)
         batch = config.train.batch_size
+        predict = config.train.task == "predict"
+        self._form.setRowVisible(self.serve, predict)
         self.cost.setText(f"{config.model.label()}\n{config.model.params:,} parameters · "
-                          f"{fmt_flops(config.flops_per_batch)} per batch of {batch}")
+                          f"{fmt_flops(config.flops_per_batch)} per {'call' if predict else 'step'} at batch {batch}")
         self.config_changed.emit(config)

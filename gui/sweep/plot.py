@@ -88,8 +88,11 @@ class SweepPlot(pg.PlotWidget):
         """Draw `points`; crossovers are found among them unless given (compare mode gives each variant's).
         `energy`: the points' medians are joules per million samples (energy_points), drawn without cost fits."""
         self.energy = energy
-        self.setLabel("left", "joules per million samples" if energy else "median time per batch (ms)",
-                      **({"font-size": f"{SLIDE_PT}pt"} if self.slide else {}))
+        style = {"font-size": f"{SLIDE_PT}pt"} if self.slide else {}
+        self.setLabel("left", "joules per million samples" if energy else "median time per batch (ms)", **style)
+        # A sweep along batch size at one width has the batch size on x (its points' axis, core/files/sweep_rows.py).
+        self.setLabel("bottom", "batch size (samples per batch)" if any(p.axis == "batch" for p in points)
+                      else "hidden width (units per layer)", **style)
         self.clear()
         self.legend.clear()
         self.points = list(points)

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ...core.config import ConfigError
 from ...core.files.run_files import ExportError, export_runs
-from ...core.report.html import write_report
 from ...core.results import RunResult
 from ..controller import RunController
 from ..widgets.file_dialogs import FileDialogs
@@ -58,6 +57,8 @@ class WindowExports:
         where it says); "" on success, else why not."""
         try:
             files = sources(Path(path))
+            from ...core.report.html import write_report  # Jinja2 and the report's words: loaded when first asked
+
             write_report(files, path)
         except (ExportError, ConfigError, OSError) as exc:
             return str(exc)

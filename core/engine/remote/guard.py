@@ -21,6 +21,7 @@ import unicodedata
 from typing import TYPE_CHECKING, Mapping, TypeAlias
 
 from ...messages import Wirable
+from ...config import TASKS
 from ...records import BatchTiming
 
 if TYPE_CHECKING:
@@ -217,6 +218,8 @@ def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
                 raise _refuse(f"BatchTiming.{name}", f"is {number}: it counts, and is never negative")
         if not _WIDTHS_TEXT.match(str(fields["widths"])):
             raise _refuse("BatchTiming.widths", "is not widths joined by '-' (such as 750-150-50)")
+        if fields["task"] not in TASKS:
+            raise _refuse("BatchTiming.task", f"is not one of {', '.join(TASKS)}")
     widths = fields.get("widths")
     if isinstance(widths, tuple) and any(isinstance(w, int) and w <= 0 for w in widths):
         raise _refuse(f"{type(value).__name__}.widths", "holds a width below 1")

@@ -94,7 +94,8 @@ def test_not_measured_is_the_reason_said_once_and_no_column_filled(tmp_path):
 
 
 def test_sweep_csv_round_trip_and_an_older_file_without_the_columns(tmp_path):
-    assert COLUMNS[-6:-1] == ("energy_j_per_step", "energy_j_per_msample", "mean_w", "idle_w", "energy_counter")
+    at = COLUMNS.index("energy_j_per_step")  # the energy columns, together, after every older one
+    assert COLUMNS[at:at + 5] == ("energy_j_per_step", "energy_j_per_msample", "mean_w", "idle_w", "energy_counter")
     rows = [SweepRow("gpu0", "GPU", 64, 0, 10**6, 128, 1.0, 0.98, 1.02, 200, energy_j_per_step=0.3,
                      energy_j_per_msample=2343.75, mean_w=300.0, idle_w=70.0, energy_counter="nvml-energy"),
             SweepRow("cpu", "CPU", 64, 0, 10**6, 128, 2.0, 1.9, 2.1, 200)]
@@ -107,8 +108,8 @@ def test_sweep_csv_round_trip_and_an_older_file_without_the_columns(tmp_path):
     assert back[1].energy_counter == "" and all(math.isnan(getattr(back[1], c)) for c in energy)
     assert energy_info(back)["energy"]["counters"] == {"gpu0": "nvml-energy"}
     old = tmp_path / "old.csv"
-    header = ",".join(COLUMNS[:-5])
-    old.write_text(header + "\n" + ",".join(rows[0].to_csv_row()[:-5]) + "\n")
+    header = ",".join(COLUMNS[:at])
+    old.write_text(header + "\n" + ",".join(rows[0].to_csv_row()[:at]) + "\n")
     (old_row,), _ = read_sweep_rows(str(old))
     assert old_row.energy_counter == "" and math.isnan(old_row.energy_j_per_msample) and math.isnan(old_row.idle_w)
     assert old_row.point().energy_j_per_msample != old_row.point().energy_j_per_msample  # NaN: not on a curve

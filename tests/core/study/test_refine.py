@@ -170,12 +170,14 @@ def test_the_stage_column_comes_after_the_older_ones_and_older_files_read_as_coa
                    median_ms=3.0, p10_ms=2.9, p90_ms=3.2, n_batches=60, stage="refine")
     text = sweep_rows_text([row])
     # Columns are only ever added at the end: floor_ms (sweep --floor) came after stage, then the mean wall
-    # time per step and the machine's load, then energy (core/lane/energy.py) and the model's family.
+    # time per step and the machine's load, then energy (core/lane/energy.py), the model's family, then the task
+    # (train or predict) and a predict call's p99.
     header, values = text.splitlines()[0].split(","), text.splitlines()[1].split(",")
     order = ["reason", "stage", "floor_ms", "mean_wall_ms", "others_cpu", "load_avg", "energy_j_per_step",
-             "energy_j_per_msample", "mean_w", "idle_w", "energy_counter", "family"]
+             "energy_j_per_msample", "mean_w", "idle_w", "energy_counter", "family", "task", "p99_ms"]
     assert header[-len(order):] == order
-    assert values[-len(order) + 1:] == ["refine", "nan", "nan", "nan", "nan", "nan", "nan", "nan", "nan", "", "mlp"]
+    assert values[-len(order) + 1:] == ["refine", "nan", "nan", "nan", "nan", "nan", "nan", "nan", "nan", "", "mlp",
+                                        "train", "nan"]
     path = tmp_path / "new.csv"
     path.write_text(text)
     assert read_sweep_rows(str(path))[0][0].stage == "refine"

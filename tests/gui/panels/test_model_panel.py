@@ -197,7 +197,25 @@ def test_the_family_chooser_shows_its_own_settings_and_keeps_a_transformer_one_w
     assert panel.current() is None and "divides d_model" in panel.problem_label.text()
     panel.heads.setValue(8)
     assert panel.config().model.label() == "transformer 2×128 (8 heads)"
-    assert panel.cost.text().startswith("transformer 2×128 (8 heads)\n") and "FLOP per batch of" in panel.cost.text()
+    assert panel.cost.text().startswith("transformer 2×128 (8 heads)\n") and "FLOP per step at batch" in panel.cost.text()
     panel.apply_preset("cnn-small")
     assert panel.family.currentData() == "cnn" and form.labelForField(panel.layers).text() == "Conv blocks"
     assert panel.config().model.label() == "cnn 32-64"
+
+
+def test_the_task_chooser_makes_a_predict_config_whose_cost_is_one_forward_call(panel):
+    """Predict: the Call row appears, the config carries the task and the way, and the cost is one forward call
+    (a third of a training step's FLOPs for an MLP past its first layer); a saved predict config comes back."""
+    assert not panel._form.isRowVisible(panel.serve)
+    train_flops = panel.config().flops_per_batch
+    panel.task.setCurrentIndex(panel.task.findData("predict"))
+    assert panel._form.isRowVisible(panel.serve)
+    panel.serve.setCurrentIndex(panel.serve.findData("compiled"))
+    config = panel.config()
+    assert (config.train.task, config.train.serve) == ("predict", "compiled")
+    assert config.flops_per_batch == config.model.flops_per_batch(config.train.batch_size, forward=True)
+    assert config.flops_per_batch < train_flops and "per call at batch" in panel.cost.text()
+    panel.set_config(config.replace(task="train"))
+    assert panel.task.currentData() == "train" and not panel._form.isRowVisible(panel.serve)
+    panel.set_config(config)
+    assert panel.task.currentData() == "predict" and panel.serve.currentData() == "compiled"

@@ -1,0 +1,58 @@
+"""Serving points in a sweep file: along batch size at one width, never crossed with training points."""
+from __future__ import annotations
+
+import pytest
+from helpers import cli
+
+from crossover_lab.core.files.sweep_rows import SweepRow, group_rows, sweep_rows_text
+from crossover_lab.core.words.sweep import describe_pair
+
+
+def row(lane: str, batch: int, ms: float, task: str = "predict", width: int = 512) -> SweepRow:
+    return SweepRow(lane, "CPU", width, 0, 1000 * batch * width, batch, ms, ms * 0.98, ms * 1.02, 200, layers=2,
+                    task=task, p99_ms=ms * 1.5)
+
+
+# cpu1 answers small batches faster (less fixed cost), cpu large ones (more cores): a crossing near batch 100.
+CURVE = [row(lane, b, ms) for lane, series in (("cpu", [1.5, 1.5, 2.0, 6.0]), ("cpu1", [1.0, 1.1, 1.8, 9.0]))
+         for b, ms in zip((1, 8, 64, 512), series)]
+
+
+def test_a_sweep_along_batch_size_crosses_in_samples_per_batch():
+    (label, points), = group_rows(CURVE).items()
+    assert label == "all" and {p.axis for p in points} == {"batch"}
+    assert sorted({p.width for p in points}) == [1, 8, 64, 512]  # the x is the batch size
+    said = describe_pair(points, "cpu", "cpu1")
+    assert said.startswith("cpu is faster above about ") and " samples per batch (" in said and "cpu1 below" in said
+
+
+def test_training_and_predict_points_are_never_crossed(tmp_path):
+    trained = [row(lane, 128, ms, task="train", width=w) for lane, series in (("cpu", [3.0, 30.0]), ("cpu1", [2.0, 60.0]))
+               for w, ms in zip((16, 2048), series)]
+    groups = group_rows(CURVE + trained)
+    assert set(groups) == {"predict · width 512", "train · batch 128"}  # each curve named by what differs
+    assert {p.axis for p in groups["train · batch 128"]} == {"width"}
+    assert {p.axis for p in groups["predict · width 512"]} == {"batch"}
+    path = tmp_path / "both.csv"
+    path.write_text(sweep_rows_text(CURVE + trained))
+    out = cli("analyze", str(path)).stdout
+    predict_part, train_part = out[out.index("predict · width 512:"):out.index("train · batch 128:")], \
+        out[out.index("train · batch 128:"):]
+    assert "samples per batch" in predict_part and " units" not in predict_part
+    assert " units" in train_part and "samples per batch" not in train_part
+    back = SweepRow.from_csv_row(dict(zip(path.read_text().splitlines()[0].split(","),
+                                          path.read_text().splitlines()[1].split(","))))
+    assert back.task == "predict" and back.p99_ms == pytest.approx(2.25)
+
+
+@pytest.mark.slow
+def test_a_real_predict_sweep_along_batch_size_says_what_analyze_of_its_file_says(tmp_path):
+    path = tmp_path / "serve.csv"
+    wrote = cli("sweep", "--task", "predict", "--lanes", "cpu,cpu1", "--widths", "256", "--layers", "1",
+                "--batch-sizes", "1,256", "--seconds-per-point", "0.4", "--data", "synthetic", "--csv", str(path))
+    assert wrote.returncode == 0, wrote.stderr[-2000:]
+    assert "p99 ms" in wrote.stdout and "ms/call" in wrote.stdout + wrote.stderr
+    said = [x for x in wrote.stdout.splitlines() if x.startswith(("cpu ", "cpu1 ")) and "samples per batch" in x]
+    assert said, wrote.stdout  # the one rule's sentence, along batch size
+    read = cli("analyze", str(path))
+    assert read.returncode == 0 and [x for x in read.stdout.splitlines() if x in said] == said
