@@ -22,7 +22,9 @@ def _w(width: float) -> str:
 
 
 def _at(lo: float, hi: float, unit: str) -> str:
-    return f"at {_w(lo)} {unit}" if lo == hi else f"from {_w(lo)} to {_w(hi)} {unit}"
+    if lo == hi:
+        return "at 1 sample per batch" if lo == 1 and unit == "samples per batch" else f"at {_w(lo)} {unit}"
+    return f"from {_w(lo)} to {_w(hi)} {unit}"
 
 
 def _times(lo: float, hi: float) -> str:
