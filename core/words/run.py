@@ -68,7 +68,7 @@ def latency_lines(summaries: Sequence[RunSummary], batch: int = 0) -> list[str]:
     lines = [latency_words(s, batch) for s in usable]
     for s in usable:
         if math.isfinite(s.p99_ms) and s.p99_ms > 2 * s.median_ms:
-            lines.append(f"{s.lane}'s slowest call in a hundred takes {fmt_num(s.p99_ms / s.median_ms, 2)}x its "
+            lines.append(f"the slowest call in a hundred on {s.lane} takes {fmt_num(s.p99_ms / s.median_ms, 2)}x its "
                          "median: the tail, not the median, is what a server's users wait for")
     return lines
 

@@ -219,8 +219,8 @@ class CrossoverMap(QWidget):
     def _x_label(self, shown: list[MapPoint]) -> str:
         if not self._by_width:
             return "model size: FLOPs per batch"
-        layers, batch, family = shown[0].shape
-        return f"{axis_words(family, layers)}, batch {batch})"
+        layers, batch, family, task = shown[0].shape
+        return f"{axis_words(family, layers)}, batch {batch}{', predict' if task == 'predict' else ''})"
 
     def _draw_points(self, lane: str, pts: list[MapPoint], colors: SchemeColors, line: bool,
                      dashed: bool = False) -> None:

@@ -22,6 +22,7 @@ from ..settings import AppSettings
 from ..theme.scheme import PlotTheme, SchemeColors
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
+PREDICT_X_AXES = {"batch": "call (one predict call per batch)", "elapsed": "seconds since the lane started"}
 LEGEND_GAP_PX = 24  # between a legend entry and the next, and its sample's own margin
 LEGEND_MARGIN_PX = 90  # the y axis and the plot's edges: what the legend row cannot use
 SCHEDULE_WORDS = {"interleaved": "taking turns", "side-by-side": "side by side", "concurrent": "side by side",
@@ -108,6 +109,7 @@ class LivePlot(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.plot, 1)
         self._live: LiveRun | None = None
+        self._axes = X_AXES  # what x is: a training step, or (the predict task) one call
         self._items: dict[str, LaneItems] = {}
         self.x_axis.currentIndexChanged.connect(self._on_x_axis_changed)
         self.log_y.toggled.connect(self._on_log_y_toggled)
@@ -140,6 +142,9 @@ class LivePlot(QWidget):
         self._items = {}
         self._live = live
         self._range.reset()
+        self._axes = PREDICT_X_AXES if live.result.config.train.task == "predict" else X_AXES
+        self.plot.setLabel("left", "ms per call" if self._axes is PREDICT_X_AXES else "ms per batch")
+        self.plot.setLabel("bottom", self._axes[self.x_axis.currentData()])
         if len(live.plan) > 1 and not self.log_y.isChecked():
             self.log_y.setChecked(True)  # a ramp's widths differ tenfold in ms: each stays readable on log y
         # A run from the history says when it ran: the plot is not of the run in progress.
@@ -286,7 +291,7 @@ class LivePlot(QWidget):
 
     @Slot()
     def _on_x_axis_changed(self) -> None:
-        self.plot.setLabel("bottom", X_AXES[self.x_axis.currentData()])
+        self.plot.setLabel("bottom", self._axes[self.x_axis.currentData()])
         self._redraw_all()
 
     @Slot(bool)

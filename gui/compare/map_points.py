@@ -24,7 +24,7 @@ from ...core.analysis.contention import contended
 from ...core.records import RunSummary, Status
 from ...core.results import RunResult, Segment
 
-Shape = tuple[int, int, str]  # hidden layers, batch size, kind of model
+Shape = tuple[int, int, str, str]  # hidden layers, batch size, kind of model, task (train or predict)
 MIN_STEADY_BATCHES = 10  # a segment that is not complete adds its point only with at least this many steady batches
 KINDS = ("completed", "provisional", "cut short", "contended")
 _RANK = {"completed": 3, "contended": 2, "provisional": 1, "cut short": 1}
@@ -38,6 +38,7 @@ class MapPoint:
     order: int = 0  # later points win among points of the same kind
     widths: tuple[int, ...] = ()
     family: str = "mlp"  # the kind of model (core/families.py kind_word): mlp, cnn, lstm, gru, transformer 4 heads
+    task: str = "train"  # a training step's ms, or ("predict") one call's: never joined or crossed with each other
 
     @property
     def lane(self) -> str:
@@ -49,8 +50,9 @@ class MapPoint:
 
     @property
     def shape(self) -> Shape:
-        """The kind of model: (hidden layers, batch size, family). Only points of one shape are joined or crossed."""
-        return len(self.widths), self.point.batch_size, self.family
+        """The kind of model and what was timed: (hidden layers, batch size, family, task). Only points of one shape
+        are joined or crossed."""
+        return len(self.widths), self.point.batch_size, self.family, self.task
 
     @property
     def uniform(self) -> bool:
@@ -81,12 +83,13 @@ def run_points(result: RunResult, summary_of: SummaryOf | None = None, now: floa
                 kind = _kind(summary, (name, segment.index) in crowded, firm=segment.ended is not None)
                 if kind and summary is not None:  # _kind gives "" for no summary
                     points.append(_point(name, summary, segment.started.widths, segment.started.flops_per_batch,
-                                         segment.started.batch_size, result.run_id, kind, cfg.model.kind))
+                                         segment.started.batch_size, result.run_id, kind, cfg.model.kind,
+                                         cfg.train.task))
         elif lane.summary is not None:
             kind = _kind(lane.summary, (name, 1) in crowded, firm=True)
             if kind:
                 points.append(_point(name, lane.summary, cfg.model.widths, cfg.flops_per_batch,
-                                     cfg.train.batch_size, result.run_id, kind, cfg.model.kind))
+                                     cfg.train.batch_size, result.run_id, kind, cfg.model.kind, cfg.train.task))
     return points
 
 
@@ -102,11 +105,11 @@ def _kind(s: RunSummary | None, crowded: bool, firm: bool) -> str:
 
 
 def _point(lane: str, s: RunSummary, widths: tuple[int, ...], flops: int, batch_size: int, run_id: str,
-           kind: str, family: str) -> MapPoint:
+           kind: str, family: str, task: str) -> MapPoint:
     return MapPoint(SweepPoint(lane=lane, width=widths[0] if widths else 0, flops_per_batch=flops,
                                median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, device=s.device,
                                batch_size=batch_size, n_batches=s.n_batches), run_id, kind, widths=tuple(widths),
-                    family=family)
+                    family=family, task=task)
 
 
 Line = tuple[str, Shape]  # (lane, shape): one line on the map
@@ -143,8 +146,9 @@ def crossing_points(drawn: dict[Line, list[MapPoint]]) -> dict[Shape, list[Sweep
 
 
 def shape_words(shape: Shape) -> str:
-    """A kind of model in words: "1 layer, batch 128", "cnn, 2 blocks, batch 32"."""
-    layers, batch, family = shape
+    """A kind of model in words: "1 layer, batch 128", "cnn, 2 blocks, batch 32", "predict, 1 layer, batch 8"."""
+    layers, batch, family, task = shape
+    timed = "predict, " if task == "predict" else ""
     if family == "mlp":
-        return f"{layers} layer{'s' if layers != 1 else ''}, batch {batch}"
-    return f"{family}, {axis_words(family, layers).split('(', 1)[1]}, batch {batch}"
+        return f"{timed}{layers} layer{'s' if layers != 1 else ''}, batch {batch}"
+    return f"{timed}{family}, {axis_words(family, layers).split('(', 1)[1]}, batch {batch}"

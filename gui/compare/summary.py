@@ -30,11 +30,13 @@ from ..theme.scheme import scheme_colors
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
 # One column per lane, one row per figure: two or three lanes read side by side in a narrow panel.
-ROWS = ("Device", "Status", "Median ms/batch, synced", "p10–p90 ms/batch", "Samples/s", "GFLOP/s", "Model", "Data",
+ROWS = ("Device", "Status", "Median ms/batch, synced", "p10–p90 ms/batch", "p99 ms, the tail", "Samples/s", "GFLOP/s", "Model", "Data",
         "Progress", "Pipelined ms/step", "$ per M samples", "Mean ms/step, your fit", "Other work on its cores")
 ROW_TIPS = {"Mean ms/step, your fit": "Wall time per step over the steady stretch, epoch ends and slow steps "
                                       "included (the median leaves them out): what multiplies into how long a "
                                       "plain model.fit of this model takes.",
+            "p99 ms, the tail": "The 99th percentile of the steady steps (of the calls, for the predict task): "
+                                "the slowest one in a hundred, which a server's users feel and a median hides.",
             "Other work on its cores": "The share of this lane's CPU cores that other processes used while it "
                                        "was measured (from /proc), and the load average. Above 10% the lead "
                                        "may not hold."}
@@ -176,7 +178,8 @@ class SummaryPanel(QWidget):
             summaries.append(s)
             state = live.phase(name)
             cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), PHASE_WORDS.get(state, state),
-                     fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING, fmt_num(s.samples_per_s),
+                     fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING,
+                     fmt_num(s.p99_ms) if math.isfinite(s.p99_ms) else MISSING, fmt_num(s.samples_per_s),
                      fmt_num(s.gflops), self._model_text(live, name), self._data_text(self._settings(live, name)),
                      self._progress(live, name, state))
             for row, text in enumerate(cells):
@@ -297,7 +300,9 @@ class SummaryPanel(QWidget):
             # a busy machine are said in the detail line below it.
             notes = [line for line in lines if line.lower().startswith("other work used")]
             lines = [line for line in lines if line not in notes]
-            if disagrees:
+            if task == "predict":  # one call's latency: the synced clock is the only one (no pipelined steps)
+                self.verdict.setText(" · ".join(line + "." for line in lines))
+            elif disagrees:
                 self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clause[:1].upper()}{clause[1:]}; {rest}.")
             else:
                 self.verdict.setText(" · ".join(line + "." for line in lines))

@@ -33,7 +33,7 @@ def test_a_predict_summary_keeps_the_tail_and_leaves_out_warm_up():
     assert s.requests_per_s == pytest.approx(1000.0)
     line, tail = latency_lines([s], batch=8)
     assert line == "cpu answers a batch of 8 in 1 ms (p90 1 ms, p99 9 ms; 1,000 calls/s)"
-    assert tail.startswith("cpu's slowest call in a hundred takes 9x its median")
+    assert tail.startswith("the slowest call in a hundred on cpu takes 9x its median")
 
 
 def test_the_predict_verdict_speaks_in_latency_and_calls_noise_noise():

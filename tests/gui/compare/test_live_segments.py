@@ -145,10 +145,10 @@ def test_a_point_cut_short_or_contended_is_drawn_apart_and_never_replaces_a_comp
     points = [_map_point("cpu", 100, 1.0, "completed"), _map_point("cpu", 100, 9.0, "cut short"),
               _map_point("cpu", 100, 5.0, "contended")]
     drawn = lines(points)
-    assert [p.point.median_ms for p in drawn[("cpu", (1, 128, "mlp"))]] == [1.0]
+    assert [p.point.median_ms for p in drawn[("cpu", (1, 128, "mlp", "train"))]] == [1.0]
     assert sorted(p.kind for p in apart(points)) == ["contended", "cut short"]
     later = lines([_map_point("cpu", 100, 1.0, "completed"), _map_point("cpu", 100, 2.0, "completed")])
-    assert [p.point.median_ms for p in later[("cpu", (1, 128, "mlp"))]] == [2.0]  # the latest completed one
+    assert [p.point.median_ms for p in later[("cpu", (1, 128, "mlp", "train"))]] == [2.0]  # the latest completed one
 
 
 def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
@@ -161,12 +161,17 @@ def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
     points = ([_map_point("cpu", w, ms, "completed", "a") for w, ms in zip(widths, cpu)]
               + [_map_point("cpu1", w, ms, "completed", "a") for w, ms in zip(widths, cpu1)])
     drawn = lines(points + batch32)
-    assert set(drawn) == {("cpu", (1, 128, "mlp")), ("cpu1", (1, 128, "mlp")), ("cpu", (1, 32, "mlp"))}
-    assert set(crossing_points(drawn)) == {(1, 128, "mlp"), (1, 32, "mlp")}
+    assert set(drawn) == {("cpu", (1, 128, "mlp", "train")), ("cpu1", (1, 128, "mlp", "train")), ("cpu", (1, 32, "mlp", "train"))}
+    assert set(crossing_points(drawn)) == {(1, 128, "mlp", "train"), (1, 32, "mlp", "train")}
     # A CNN of the same depth and batch size is another kind of model: its own line, never crossed with the MLP's.
     from dataclasses import replace
     cnn = [replace(p, family="cnn") for p in points if p.lane == "cpu"]
-    assert ("cpu", (1, 128, "cnn")) in lines(points + cnn) and (1, 128, "cnn") in crossing_points(lines(points + cnn))
+    assert ("cpu", (1, 128, "cnn", "train")) in lines(points + cnn)
+    assert (1, 128, "cnn", "train") in crossing_points(lines(points + cnn))
+    # Predict calls of the same model are another curve too: a call's latency is never joined with a step's time.
+    served = [replace(p, task="predict") for p in points if p.lane == "cpu"]
+    assert ("cpu", (1, 128, "mlp", "predict")) in lines(points + served)
+    assert len(lines(points + served)[("cpu", (1, 128, "mlp", "train"))]) == len(widths)
     cmap = CrossoverMap()
     qtbot.addWidget(cmap)
     cmap._points = points + [_map_point("cpu1", 256, 1.0, "contended", "c"), _map_point("cpu", 256, 0.1, "cut short",
