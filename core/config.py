@@ -13,6 +13,7 @@ MIN_WIDTH, MAX_WIDTH = 1, 16384
 MAX_LAYERS = 8
 INPUT_DIM, CLASSES = 784, 10
 OPTIMIZERS = ("adam", "nadam", "sgd", "rmsprop")
+OPTIMIZER_SLOTS = {"adam": 2, "nadam": 2, "rmsprop": 1, "sgd": 0}  # state kept per weight (SGD without momentum)
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu")
 PREPROCESSING = ("scale", "l2")
 BACKENDS = ("tensorflow", "jax", "torch")
@@ -96,6 +97,14 @@ class ModelSpec:
         for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
             total += (2 if forward else 4 if i == 0 else 6) * a * b
         return total * batch_size
+
+    def min_memory_bytes(self, batch_size: int, optimizer: str = "adam") -> int:
+        """At least the memory a lane needs to train this model, float32: its weights, their gradients and the
+        optimizer's slots (Adam and Nadam 2 per weight, RMSprop 1, SGD 0), and an MLP's activations for one
+        batch, kept for the backward pass. A predict run trains its weights a few steps first, so it needs as
+        much. Frameworks add workspace on top of this."""
+        activations = batch_size * sum(self.layer_sizes) if self.family == "mlp" else 0
+        return 4 * (self.params * (2 + OPTIMIZER_SLOTS[optimizer]) + 2 * activations)
 
     @property
     def kind(self) -> str:

@@ -11,7 +11,7 @@ import threading
 
 from ..files import autosave
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     lanes_can_run, open_run_files, report_safely, say, write_or_rescue)
+                     check_memory, lanes_can_run, open_run_files, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
 from ..config import ConfigError, parse_lanes
 from ..engine.devices import host_info
@@ -57,6 +57,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                      args.seconds_per_point) if args.ramp is not None else ()
     if args.ramp is None and args.layers is not None:
         raise ConfigError("--layers sets a ramp's depth: add --ramp, or give --widths one width per layer")
+    check_memory(plan or (config,), lanes)
     schedule = schedule_named(args.schedule) if args.schedule else default_schedule(lanes)
     prices = prices_from(args)
     host = host_info()

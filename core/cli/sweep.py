@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     check_rescue_folder, lanes_can_run, report_safely, say, write_or_rescue)
+                     check_memory, check_rescue_folder, lanes_can_run, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
 from ..config import ConfigError, LaneSpec, RunConfig, parse_int_list, parse_lanes
 from ..json_data import JsonValue
@@ -132,6 +132,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         specs = [s.spec for s in ladder if not s.reason]
     if target is not None:
         check_refinable(lanes, specs)
+    check_memory([c for sp in specs for c in sp.points()], lanes)
     prices = prices_from(args)
     host = host_info()
     files, claim = open_sweep_files(args.csv, host, specs, prices)

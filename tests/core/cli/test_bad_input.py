@@ -187,3 +187,29 @@ def test_a_run_with_an_unwritable_home_still_trains_and_says_where_logs_go(tmp_p
     assert r.returncode == 0, r.stderr[-2000:]
     assert "note: lane logs go to the terminal: cannot create /proc/nope/logs" in r.stderr
     assert "cpu1" in r.stdout and "completed" in r.stdout
+
+
+def test_a_model_too_big_for_this_machine_is_refused_before_any_lane_starts(capsys):
+    """8 × 16,384 units is 1.9 G weights: with Adam at least 28 GiB per lane (weights, gradients, 2 slots)."""
+    from crossover_lab.core.cli.common import check_memory
+    from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+
+    huge = RunConfig(ModelSpec((16384,) * 8), TrainSpec(batch_size=128))
+    need = huge.model.min_memory_bytes(128, "adam")
+    assert need == 4 * (huge.model.params * 4 + 2 * 128 * sum(huge.model.layer_sizes)) and need > 28 * 2**30
+    assert huge.model.min_memory_bytes(128, "sgd") < need / 1.9  # SGD keeps no slots: weights and gradients only
+    cpu, cpu1, gpu = LaneSpec.parse("cpu"), LaneSpec.parse("cpu1"), LaneSpec.parse("gpu")
+    small = RunConfig(ModelSpec((128,)), TrainSpec())
+    check_memory([small, huge], [cpu], free=need)  # it fits in one lane, exactly
+    with pytest.raises(ConfigError, match=r"needs at least 28\.\d GiB to train with adam .* in each of 2 lanes"):
+        check_memory([small, huge], [cpu, cpu1], free=need)  # two CPU lanes hold a copy each
+    check_memory([huge], [gpu], free=0)  # a GPU lane's memory is its device's: not this check's
+    predict = RunConfig(huge.model, TrainSpec(task="predict"))
+    with pytest.raises(ConfigError, match="a predict run trains its weights a few steps first"):
+        check_memory([predict], [cpu1], free=need // 2)
+    from crossover_lab.core.files.npz_check import available_bytes
+    if need <= available_bytes():  # checked first: on such a machine the sweep would really train it
+        pytest.skip("this machine holds 28 GiB per lane: the refusal cannot be seen from the command line here")
+    out = cli_in_process(capsys, "sweep", "--widths", "16,16384", "--layers", "8", "--lanes", "cpu1",
+                         "--data", "synthetic")
+    assert out.returncode == 2 and "lower the widths or the layers" in out.stderr and "sweep:" not in out.stdout
