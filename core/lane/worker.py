@@ -147,11 +147,13 @@ def lane_main(spec: LaneSpec, jobs: Jobs, events: EventSink, cancel: Flag, log_p
     messages put on `jobs` (core/lane/steering.py)."""
     redirect_output(log_path)
     watch_parent()
-    # Ctrl-C and a closed terminal reach the whole process group: the parent decides how to stop
-    # runs (cancel at the next batch end, then write), so the lane must not die from them first.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "SIGHUP"):
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    # Ctrl-C, a closed terminal and a TERM to the process group (what `timeout`, systemd and `kill -TERM -PGID`
+    # send) reach every process of the group: the parent decides how to stop runs (cancel at the next batch
+    # end, then write), so the lane must not die from them first. The parent closes a lane with CloseLane,
+    # and kills it (SIGKILL) only when it does not go; a lane whose parent is gone ends itself (watch_parent).
+    for name in ("SIGINT", "SIGHUP", "SIGTERM"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
     steering = Steering(jobs, attention)
     try:
         worker = LaneWorker(spec, events, cancel, steering)

@@ -47,6 +47,7 @@ def sweep_widths(path: Path) -> list[int]:
     ((signal.SIGINT,), 130),
     ((signal.SIGINT, signal.SIGINT), 130),  # Ctrl-C twice: stops at once, still writes
     ((signal.SIGTERM,), 143),
+    (("group TERM",), 143),  # what `timeout`, systemd and `kill -TERM -PGID` send: lanes too, and they wait
     ((signal.SIGHUP,), 129),  # the terminal was closed
 ])
 def test_a_stop_signal_writes_everything_and_leaves_no_lane(tmp_path, signals, code):
@@ -54,7 +55,9 @@ def test_a_stop_signal_writes_everything_and_leaves_no_lane(tmp_path, signals, c
     proc = start(tmp_path, *LONG_RUN, "--csv", str(out))
     wait_for_records(out, {"cpu", "cpu1"}, proc=proc)
     for sig in signals:
-        if sig == signal.SIGTERM:
+        if sig == "group TERM":
+            os.killpg(proc.pid, signal.SIGTERM)
+        elif sig == signal.SIGTERM:
             proc.send_signal(sig)  # `kill PID`: the app alone
         else:
             os.killpg(proc.pid, sig)  # from the terminal: the whole group, lanes too
