@@ -36,7 +36,7 @@ CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", 
                "samples", "warmup", "loss")
 # After the leading ones: what a record covers, and the model it trained, so that a run whose model
 # changed mid-way (a ramp, a dragged width) reads without its sidecar.
-CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment", "resumed", "task")
+CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment", "resumed", "task", "family")
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,13 @@ class BatchTiming:
     segment: int = 1  # which stretch of the run on one model (see SegmentStarted)
     resumed: bool = False  # the first step after the lane's turn came back (lanes taking turns)
     task: str = "train"  # train: a training step; predict: one forward call, timed begin to end (its latency)
+    family: str = "mlp"  # the kind of model `widths` belongs to (core/families.py kind_word: mlp, cnn, lstm, …)
 
     def row(self) -> list[str | int | float]:
         return [self.run_id, self.lane, self.device, self.epoch, self.batch, self.step,
                 f"{self.start_s:.6f}", f"{self.ms:.4f}", self.samples, int(self.warmup),
                 f"{self.loss:.6g}", self.batches, self.backend, self.widths, self.batch_size, self.segment,
-                int(self.resumed), self.task]
+                int(self.resumed), self.task, self.family]
 
     @classmethod
     def from_csv_row(cls, row: dict[str, str | None]) -> BatchTiming:

@@ -158,7 +158,7 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
                 clock = SegmentClock(run_id, lane, device, spec.backend, config.train.batch_size,
                                      "-".join(map(str, config.model.widths)), segment, first_step, t0,
                                      config.train.warmup_steps, budget, config.train.max_seconds, t0_at,
-                                     config.train.task)
+                                     config.train.task, config.model.kind)
                 done = _train(w, config, clock, data, sources, model)
                 model = None
                 last = done.summary

@@ -60,6 +60,7 @@ class SegmentClock:
     max_seconds: float | None = None  # steady seconds of this segment
     t0_at: float = 0.0  # time.time() at t0: a record's wall time is t0_at + start_s
     task: str = "train"  # what each record times: a training step, or one predict call
+    family: str = "mlp"  # the kind of model (ModelSpec.kind) each record's widths belong to
 
 
 @dataclass
@@ -168,7 +169,8 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                                  batch=batch + 1, step=c.first_step + self._steps + n, start_s=start - c.t0,
                                  ms=(end - start) * 1000.0, samples=n * c.batch_size, warmup=warmup,
                                  loss=loss, batches=n, backend=c.backend, widths=c.widths,
-                                 batch_size=c.batch_size, segment=c.segment, resumed=self._resumed, task=c.task)
+                                 batch_size=c.batch_size, segment=c.segment, resumed=self._resumed, task=c.task,
+                                 family=c.family)
             self._resumed = False
             if self._steps == 0:
                 phase("training")

@@ -86,6 +86,7 @@ def test_every_family_trains_on_tensorflow_and_jax_lanes(pool):
             assert lane.status == "completed", (model.label(), name, lane.failure)
             assert lane.summary is not None and lane.summary.n_batches == 10 - 5, (model.label(), name)
             assert lane.summary.flops_per_batch == config.flops_per_batch
+            assert {r.family for r in lane.records} == {model.kind}  # the per-batch CSV's family column
 
 
 def test_a_sweep_file_keeps_each_family_on_its_own_curve(tmp_path):

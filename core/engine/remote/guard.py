@@ -41,6 +41,7 @@ MAX_MS = 1e12  # about 31 years: a time beyond it is damage, not a measurement
 KEEP = frozenset("\n\t")
 # Fields that hold a time (ms or seconds), by name: finite where BatchTiming carries them, never negative.
 _TIME = re.compile(r"^(ms|.*_ms|.*_s|seconds.*|start_s)$")
+_FAMILY_TEXT = re.compile(r"^[a-z]{2,12}( \d{1,3} heads?)?$")  # BatchTiming.family: mlp, gru, transformer 4 heads
 _WIDTHS_TEXT = re.compile(r"^(\d+(-\d+)*)?$")  # BatchTiming.widths: "750-150-50-50"
 # A lane's settings that the app reads as numbers (core/report, the sidecar): a count or None.
 _COUNT_SETTINGS = ("total_steps", "steps_per_epoch", "samples", "epochs", "warmup_steps", "steps_per_execution",
@@ -220,6 +221,8 @@ def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
             raise _refuse("BatchTiming.widths", "is not widths joined by '-' (such as 750-150-50)")
         if fields["task"] not in TASKS:
             raise _refuse("BatchTiming.task", f"is not one of {', '.join(TASKS)}")
+        if not _FAMILY_TEXT.match(str(fields["family"])):
+            raise _refuse("BatchTiming.family", "is not the name of a kind of model (such as lstm or cnn)")
     widths = fields.get("widths")
     if isinstance(widths, tuple) and any(isinstance(w, int) and w <= 0 for w in widths):
         raise _refuse(f"{type(value).__name__}.widths", "holds a width below 1")

@@ -35,6 +35,8 @@ def refused(data: dict, *words: str) -> None:
     ({"start_s": float("nan")}, ("BatchTiming.start_s", "NaN")),
     ({"step": -5}, ("BatchTiming.step", "never negative")),
     ({"widths": "evil"}, ("BatchTiming.widths",)),
+    ({"task": "mine bitcoin"}, ("BatchTiming.task", "train, predict")),
+    ({"family": "\x1b[2J"}, ("BatchTiming.family", "kind of model")),
     ({"lane": "x" * 100_000}, ("BatchTiming.lane", "characters")),
     ({"loss": float("inf")}, ("BatchTiming.loss", "finite")),
     ({"epoch": 1.5}, ("BatchTiming.epoch", "float")),
