@@ -22,6 +22,7 @@ class SweepPoint:
     floor_ms: float = NAN  # the on-device loop's ms per step (sweep --floor), NaN when not measured
     energy_j_per_msample: float = NAN  # joules per million samples over the steady stretch; NaN unmeasured
     axis: str = "width"  # what `width` holds: the model's width, or ("batch") the batch size of a batch-size sweep
+    kind: str = "mlp"  # the kind of model (core/families.py kind_word): what its width counts (units, filters…)
 
     def curve_point(self) -> CurvePoint:
         """The point as the crossing rule reads it: its median ms per step, with its spread."""

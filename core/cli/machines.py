@@ -13,6 +13,7 @@ from .printing import table
 from ..results import RunResult
 from ..words.numbers import fmt_dollars
 from ..words.sweep import cost_lines
+from .streams import STDOUT
 
 
 def add_remote_arg(p: argparse.ArgumentParser) -> None:
@@ -37,7 +38,7 @@ def prices_from(args: argparse.Namespace) -> dict[str, float]:
     return parse_prices(text) if text else {}
 
 
-def print_costs(groups: Mapping[str, list[SweepPoint]], prices: Mapping[str, float], out: TextIO = sys.stdout) -> None:
+def print_costs(groups: Mapping[str, list[SweepPoint]], prices: Mapping[str, float], out: TextIO = STDOUT) -> None:
     """Dollars per million samples per priced lane and width, then where the cheaper lane changes."""
     for label, points in groups.items():
         costs = cost_analysis(points, prices)
@@ -53,7 +54,7 @@ def print_costs(groups: Mapping[str, list[SweepPoint]], prices: Mapping[str, flo
         print(line + ".", file=out)
 
 
-def print_run_costs(result: RunResult, prices: Mapping[str, float], out: TextIO = sys.stdout) -> None:
+def print_run_costs(result: RunResult, prices: Mapping[str, float], out: TextIO = STDOUT) -> None:
     """What a million samples cost on each priced lane of one run (from its median step time)."""
     parts = []
     for name, lane in result.lanes.items():

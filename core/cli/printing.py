@@ -24,6 +24,8 @@ from ..words.run import energy_lines as run_energy_lines
 from ..words.run import explain, latency_lines, verdict_lines
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..analysis.energy import energy_curves
+from .streams import STDERR, STDOUT
+
 
 
 Cell = Union[str, int, float]  # a table's cell, printed as str() writes it
@@ -43,7 +45,7 @@ class Progress:
 
     QUARTERS = (25, 50, 75)
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, stream: TextIO = STDERR) -> None:
         self.stream = stream
         self.terminal = stream.isatty()
         self.total_steps: dict[str, int] = {}
@@ -95,7 +97,7 @@ class Progress:
             self._bar = None
 
 
-def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
+def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
     """A run's table and verdict; a predict run's in latency, its tail (p90, p99) beside the median."""
     predict = result.config.train.task == "predict"
     rows: list[list[Cell]] = []
@@ -137,7 +139,7 @@ def print_summary(result: RunResult, out: TextIO = sys.stdout) -> None:
         print(line + ".", file=out)  # it starts with a lane's name, or "energy": as the verdict's lines
 
 
-def print_ramp(result: RunResult, out: TextIO = sys.stdout) -> None:
+def print_ramp(result: RunResult, out: TextIO = STDOUT) -> None:
     """A ramp (or a run whose model changed): each lane's segments as points, and where the lanes cross."""
     rows = run_rows(result)
     print_points(rows, {}, out)
@@ -147,7 +149,7 @@ def print_ramp(result: RunResult, out: TextIO = sys.stdout) -> None:
     print_groups_analysis(group_rows(rows), out)
 
 
-def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdout) -> None:
+def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = STDOUT) -> None:
     for label, points in groups.items():
         if len(groups) > 1:
             print(f"\n{label}:", file=out)
@@ -157,7 +159,7 @@ def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = 
     print_energy(groups, out)
 
 
-def print_energy(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdout) -> None:
+def print_energy(groups: Mapping[str, list[SweepPoint]], out: TextIO = STDOUT) -> None:
     """Where energy was measured: joules per million samples per lane and width, then where the lane that uses
     less energy per sample changes (the one rule, on the energy curves). Nothing where none was measured."""
     for label, points in groups.items():
@@ -173,7 +175,7 @@ def print_energy(groups: Mapping[str, list[SweepPoint]], out: TextIO = sys.stdou
         print(line + ".", file=out)  # a lane's name first, as the time crossings' lines
 
 
-def print_sweep_analysis(points: list[SweepPoint], out: TextIO = sys.stdout) -> None:
+def print_sweep_analysis(points: list[SweepPoint], out: TextIO = STDOUT) -> None:
     """Each lane's fitted cost model, and where each pair of lanes crosses (the one rule)."""
     result = analyze_points(points)
 
@@ -193,7 +195,7 @@ def print_sweep_analysis(points: list[SweepPoint], out: TextIO = sys.stdout) -> 
               f"{fmt_flops(p.flops_per_batch)} per batch.", file=out)
 
 
-def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated], out: TextIO = sys.stdout) -> None:
+def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated], out: TextIO = STDOUT) -> None:
     for lane, cal in calibration.items():
         if cal.error:
             print(f"{lane}: calibration failed: {cal.error}", file=out)
@@ -212,7 +214,7 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
             print(f"{r.lane} width {r.width} failed: {r.reason}", file=out)
 
 
-def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = sys.stdout) -> None:
+def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = STDOUT) -> None:
     """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
     (label_a, points_a) = next(iter(group_rows(base.rows).items()), ("all", []))
     (label_b, points_b) = next(iter(group_rows(changed.rows).items()), ("all", []))

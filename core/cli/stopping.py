@@ -13,6 +13,7 @@ import sys
 import threading
 from types import FrameType, TracebackType
 from typing import Any, Callable, TextIO, TypeVar
+from .streams import STDERR
 
 _Result = TypeVar("_Result")
 
@@ -24,7 +25,7 @@ NAMES = {signal.SIGINT: "Ctrl-C"} | {s: signal.Signals(s).name for s in STOP_SIG
 class StopSignals:
     """While active (a context manager), stop signals set `cancel`; `received` is the first signal's number."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, stream: TextIO = STDERR) -> None:
         self.cancel = threading.Event()
         self.hurry = threading.Event()
         self.received: int | None = None

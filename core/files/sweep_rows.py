@@ -130,7 +130,8 @@ class SweepRow:
     def point(self) -> SweepPoint:
         """What the analysis needs of this row."""
         return SweepPoint(self.lane, self.width, self.flops_per_batch, self.median_ms, self.p10_ms, self.p90_ms,
-                          self.device, self.batch_size, self.n_batches, self.floor_ms, self.energy_j_per_msample)
+                          self.device, self.batch_size, self.n_batches, self.floor_ms, self.energy_j_per_msample,
+                          kind=self.family)
 
     @property
     def usable(self) -> bool:
@@ -252,25 +253,36 @@ def group_rows(rows: Iterable[SweepRow]) -> dict[str, list[SweepPoint]]:
     measured again replaces the earlier point, so `rows` may be a stream of any length: only the latest
     point per width is kept.
     """
+    return {label: [curve_point(row, batch_axis) for row in group]
+            for label, (group, batch_axis) in row_groups(rows).items()}
+
+
+def curve_point(row: SweepRow, batch_axis: bool) -> SweepPoint:
+    """A row as a point of its group's curve: along batch size, its x is its batch size."""
+    return dataclasses.replace(row.point(), width=row.batch_size, axis="batch") if batch_axis else row.point()
+
+
+def row_groups(rows: Iterable[SweepRow]) -> dict[str, tuple[list[SweepRow], bool]]:
+    """group_rows' groups as the rows they hold (the latest per lane and x), each with whether it runs along
+    batch size: what a caller needs beside the points (layers, devices, the batch size of a width curve)."""
     kept = latest_rows(rows)
     by_batch = along_batch(kept)
-    latest: dict[tuple[str, str, str, str], dict[tuple[str, int], SweepPoint]] = {}
+    latest: dict[tuple[str, str, str, str], dict[tuple[str, int], SweepRow]] = {}
     for row in kept:
         curve = (row.family, row.task, row.variant)
         if curve in by_batch:
-            latest.setdefault((*curve, f"width {row.width:,}"), {})[(row.lane, row.batch_size)] = \
-                dataclasses.replace(row.point(), width=row.batch_size, axis="batch")
+            latest.setdefault((*curve, f"width {row.width:,}"), {})[(row.lane, row.batch_size)] = row
         else:
-            latest.setdefault((*curve, f"batch {row.batch_size}"), {})[(row.lane, row.width)] = row.point()
+            latest.setdefault((*curve, f"batch {row.batch_size}"), {})[(row.lane, row.width)] = row
     kinds = {kind for kind, _, _, _ in latest}
     tasks = {task for _, task, _, _ in latest}
     variants = {variant for _, _, variant, _ in latest}
     sizes = {size for _, _, _, size in latest}
-    groups: dict[str, list[SweepPoint]] = {}
-    for (kind, task, variant, size), points in latest.items():
+    groups: dict[str, tuple[list[SweepRow], bool]] = {}
+    for (kind, task, variant, size), kept_rows in latest.items():
         parts = (([task] if len(tasks) > 1 else []) + ([kind] if len(kinds) > 1 else [])
                  + ([variant] if len(variants) > 1 else []) + ([size] if len(sizes) > 1 else []))
-        groups[" · ".join(parts) or "all"] = list(points.values())
+        groups[" · ".join(parts) or "all"] = (list(kept_rows.values()), (kind, task, variant) in by_batch)
     return groups
 
 

@@ -24,10 +24,10 @@ from ..analysis.verdict import PairVerdict, State, Stretch, pair_verdict
 from ..config import ConfigError
 from ..json_data import JsonObject, JsonValue
 from ..files.atomic import atomic_write_text
-from ..files.sweep_rows import SweepRow, group_rows, latest_rows
+from ..files.sweep_rows import SweepRow, curve_point, row_groups
 from ..version import APP_VERSION
 from ..words.numbers import fmt_flops, fmt_num
-from ..words.verdict import pair_words, stretch_words
+from ..words.verdict import pair_words, unit_of, stretch_words
 from .inputs import SweepInput, file_facts, read_sweeps, sweep_sidecar
 
 FORMAT = "crossover-rule/1"
@@ -126,18 +126,21 @@ class KindRule:
 
     group: str
     variant: str
-    batch_size: int
+    batch_size: int  # 0 for a group along batch size (one width, several batch sizes)
     layers: tuple[int, ...]
     lanes: tuple[str, ...]
     devices: Mapping[str, str]  # lane → the device it ran on
     pairs: tuple[PairRule, ...]
 
     def describe(self) -> str:
-        """"2 hidden layers · batch 128" (and the variant when it is not the base one)."""
+        """"2 hidden layers · batch 128" (and the variant when it is not the base one), "… · along batch size";
+        the group's own label first where a file holds several (a task, a kind of model)."""
         depth = "/".join(map(str, self.layers)) or "?"
         plural = "" if self.layers == (1,) else "s"
         variant = f" · {self.variant}" if self.variant and self.variant != "base" else ""
-        return f"{depth} hidden layer{plural} · batch {self.batch_size}{variant}"
+        size = f"batch {self.batch_size}" if self.batch_size else "along batch size"
+        group = f"{self.group}: " if self.group != "all" else ""
+        return f"{group}{depth} hidden layer{plural} · {size}{variant}"
 
     def decide(self, flops: float) -> Decision:
         """The lane every pair prefers over each other lane; None with the reasons when no lane is."""
@@ -284,24 +287,25 @@ def _depth(layers: Sequence[int]) -> str:
 
 
 def pair_statement(v: PairVerdict, segments: Sequence[Segment], flops: Mapping[int, float], layers: Sequence[int],
-                   batch: int) -> str:
+                   batch: int, unit: str = "units") -> str:
     """The rule for one pair in a sentence: "use B when FLOPs per batch ≥ X (2 hidden layers of ≥ 110 units at
-    batch 128), else A", with the spread and the measured range."""
+    batch 128), else A", with the spread and the measured range; along batch size "(batch ≥ 48)"."""
     if not segments:
-        return f"no rule: {pair_words(v)}"
+        return f"no rule: {pair_words(v, unit)}"
     measured = (f"measured from {fmt_flops(segments[0].flops_lo)} to {fmt_flops(segments[-1].flops_hi)} per batch "
-                f"({_w(segments[0].width_lo)}–{_w(segments[-1].width_hi)} units); outside that, no answer")
+                f"({_w(segments[0].width_lo)}–{_w(segments[-1].width_hi)} {unit}); outside that, no answer")
     if v.state is State.TOO_CLOSE:
-        return f"no choice, {TOO_CLOSE}: {pair_words(v)}; {measured}"
+        return f"no choice, {TOO_CLOSE}: {pair_words(v, unit)}; {measured}"
     marked = [c for c in v.changes if c.width is not None]
     if v.state is State.CROSSES and len(v.changes) == 1 and marked and len(segments) == 2:
         c = marked[0]
-        spread = (f"the change lies between {_w(c.width_lo)} and {_w(c.width_hi)} units within the noise"
+        spread = (f"the change lies between {_w(c.width_lo)} and {_w(c.width_hi)} {unit} within the noise"
                   + (f" ({fmt_flops(flops[c.width_lo])}–{fmt_flops(flops[c.width_hi])} per batch)"
                      if c.width_lo in flops and c.width_hi in flops else ""))
+        where = (f"batch ≥ {fmt_num(c.width, 2)}" if unit == "samples per batch"
+                 else f"{_depth(layers)} of ≥ {fmt_num(c.width, 2)} {unit} at batch {batch}")
         return (f"use {c.faster_above} when FLOPs per batch ≥ {fmt_flops(c.flops_per_batch or math.nan)} "
-                f"({_depth(layers)} of ≥ {fmt_num(c.width, 2)} units at batch {batch}), else {c.faster_below}; "
-                f"{spread}; {measured}")
+                f"({where}), else {c.faster_below}; {spread}; {measured}")
     if v.state is State.LEADS and len(segments) == 1:
         return f"use {v.leader} (faster at every measured width); {measured}"
     parts = []
@@ -320,19 +324,18 @@ def pair_rule(points: Sequence[SweepPoint], a: str, b: str, layers: Sequence[int
                      "flops_hi": flops.get(int(_num(change.get("width_hi"))))}
                     for change in (dict(_map(c)) for c in _seq(v.to_json().get("changes"))))
     predicted = next((p.flops_per_batch for p in analysis.predicted), None)
-    return PairRule(v.lanes, v.state.value, pair_words(v), pair_statement(v, segments, flops, layers, batch),
+    unit = unit_of(points)
+    return PairRule(v.lanes, v.state.value, pair_words(v, unit), pair_statement(v, segments, flops, layers, batch, unit),
                     tuple(segments), changes, {lane: fit.to_json() for lane, fit in analysis.lanes.items()},
                     predicted)
 
 
 def kind_rules(rows: Sequence[SweepRow]) -> list[KindRule]:
     """One KindRule per group of `analyze` (variant and batch size), each pair of its lanes by the one rule."""
-    kept = latest_rows(rows)
-    groups = group_rows(kept)
-    keys = list(dict.fromkeys((r.variant, r.batch_size) for r in kept))
     out = []
-    for (label, points), (variant, batch) in zip(groups.items(), keys):
-        mine = [r for r in kept if (r.variant, r.batch_size) == (variant, batch)]
+    for label, (mine, batch_axis) in row_groups(rows).items():
+        points = [curve_point(r, batch_axis) for r in mine]
+        variant, batch = mine[0].variant, 0 if batch_axis else mine[0].batch_size
         layers = tuple(sorted({r.layers for r in mine if r.layers}))
         lanes = tuple(sorted({p.lane for p in points}))
         devices = {r.lane: r.device for r in mine if r.device}

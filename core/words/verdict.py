@@ -11,9 +11,17 @@ from .numbers import fmt_flops, fmt_num, fmt_range
 
 
 def unit_of(points: Sequence[SweepPoint]) -> str:
-    """The unit the user moves along these points: a model's width ("units"), or the batch size of a sweep
-    along batch size at one width ("samples per batch")."""
-    return "samples per batch" if any(p.axis == "batch" for p in points) else "units"
+    """The unit the user moves along these points: what a model's width counts (an MLP's or an RNN's units, a
+    CNN's filters, a transformer's d_model), or the batch size of a sweep along batch size at one width."""
+    if any(p.axis == "batch" for p in points):
+        return "samples per batch"
+    kinds = {p.kind for p in points}
+    return width_unit(kinds.pop()) if len(kinds) == 1 else "units"
+
+
+def width_unit(kind: str) -> str:
+    """What a kind of model's width counts: "units" (MLP, LSTM, GRU), "filters" (CNN), "d_model" (transformer)."""
+    return "filters" if kind == "cnn" else "d_model" if kind.startswith("transformer") else "units"
 
 
 def _w(width: float) -> str:

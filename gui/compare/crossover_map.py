@@ -19,7 +19,7 @@ from ...core.analysis.verdict import PairVerdict, State, crossovers_of, verdicts
 from ...core.analysis.points import Crossover, SweepPoint
 from ...core.results import RunResult
 from ...core.words.numbers import fmt_flops, fmt_num
-from ...core.words.verdict import pair_words
+from ...core.words.verdict import pair_words, width_unit
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
@@ -312,7 +312,8 @@ class CrossoverMap(QWidget):
         if said:
             several = len({p.shape for p in shown}) > 1
             text = " ".join(
-                (f"{shape_words(shape)}: " if several else "") + pair_words(v) + "." for shape, v in found if v in said)
+                (f"{shape_words(shape)}: " if several else "") + pair_words(v, width_unit(shape[2])) + "."
+                for shape, v in found if v in said)
             provisional = any(p.kind == "provisional" for pts in drawn.values() for p in pts)
             return text + (" (Completed points only; the run in progress is still measuring.)" if provisional else "")
         sizes = {p.point.flops_per_batch for p in shown}

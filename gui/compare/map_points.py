@@ -108,7 +108,8 @@ def _point(lane: str, s: RunSummary, widths: tuple[int, ...], flops: int, batch_
            kind: str, family: str, task: str) -> MapPoint:
     return MapPoint(SweepPoint(lane=lane, width=widths[0] if widths else 0, flops_per_batch=flops,
                                median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, device=s.device,
-                               batch_size=batch_size, n_batches=s.n_batches), run_id, kind, widths=tuple(widths),
+                               batch_size=batch_size, n_batches=s.n_batches, kind=family), run_id, kind,
+                    widths=tuple(widths),
                     family=family, task=task)
 
 

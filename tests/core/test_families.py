@@ -106,3 +106,23 @@ def test_a_sweep_file_keeps_each_family_on_its_own_curve(tmp_path):
     header, *lines = text.splitlines()
     old.write_text("\n".join([",".join(header.split(",")[:-1])] + [",".join(l.split(",")[:-1]) for l in lines]) + "\n")
     assert {r.family for r in read_sweep_rows(str(old))[0]} == {"mlp"}
+
+
+def test_each_family_crosses_in_what_its_width_counts():
+    """A CNN's crossing is in filters, a transformer's in d_model, an LSTM's in units: the one rule's words
+    name what the slider moves; the rule for a program says the same."""
+    from crossover_lab.core.files.sweep_rows import SweepRow, group_rows
+    from crossover_lab.core.report.rule import kind_rules
+    from crossover_lab.core.words.sweep import describe_pair
+
+    def rows(family: str) -> list[SweepRow]:
+        return [SweepRow(lane, "CPU", w, 0, 10**6 * w, 64, ms, ms * 0.98, ms * 1.02, 200, layers=2, family=family)
+                for lane, series in (("cpu", [2.0, 3.0, 8.0]), ("cpu1", [1.0, 2.0, 16.0]))
+                for w, ms in zip((8, 64, 512), series)]
+
+    for family, unit in (("cnn", "filters"), ("transformer 4 heads", "d_model"), ("lstm", "units")):
+        (points,) = group_rows(rows(family)).values()
+        said = describe_pair(points, "cpu", "cpu1")
+        assert f" {unit} (" in said and said.startswith("cpu is faster above about "), said
+        (rule,) = kind_rules(rows(family))
+        assert f" {unit} at batch 64" in rule.pairs[0].statement, rule.pairs[0].statement
