@@ -36,15 +36,17 @@ def run_summary_text(result: RunResult) -> str:
 
 def model_words(result: RunResult) -> str:
     """The model and batch, or a ramp's widths in order: "784-128-10 · batch 128", "ramp 16 → 256 · batch 128",
-    "changed while training: 128 → 512 · batch 32" (widths dragged during the run)."""
+    "changed while training: 128 → 512 · batch 32" (widths dragged during the run); a predict run says so
+    ("784-128-10 · batch 8 · predict")."""
     cfg = result.config
+    task = " · predict" if cfg.train.task == "predict" else ""
     segments = max((lane.segments for lane in result.lanes.values()), key=len, default=[])
     if len(segments) > 1:
         # A ramp's segments each end with their budget; a width dragged while it trained ends one "switched".
         dragged = any(s.ended is not None and s.ended.summary.status == Status.SWITCHED for s in segments)
         return ("changed while training: " if dragged else "ramp ") + " → ".join(s.label for s in segments) + \
-            f" · batch {cfg.train.batch_size}"
-    return f"{cfg.model.label()} · batch {cfg.train.batch_size}"
+            f" · batch {cfg.train.batch_size}{task}"
+    return f"{cfg.model.label()} · batch {cfg.train.batch_size}{task}"
 
 
 class HistoryPanel(QWidget):

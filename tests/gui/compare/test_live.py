@@ -199,3 +199,17 @@ def test_a_bigger_model_dragged_in_stays_in_view_from_its_first_batches():
     assert r.update_y([small], log=False) and r.y is not None and r.y[1] < 10
     dragged = np.concatenate([small, np.full(12, 70.0)])
     assert r.update_y([dragged, small], log=False) and r.y is not None and r.y[1] >= 70
+
+
+def test_the_history_says_a_predict_run_is_one(gui_home):
+    """A predict run's row in the history names its task and its verdict speaks in latency."""
+    import dataclasses
+
+    from helpers import two_lane_result
+    from crossover_lab.gui.compare.history import model_words, run_summary_text
+
+    run = two_lane_result("r", 128, 2.0, 1.0)
+    assert model_words(run) == "784-128-10 · batch 64"
+    served = dataclasses.replace(run, config=run.config.replace(task="predict"))
+    assert model_words(served) == "784-128-10 · batch 64 · predict"
+    assert "gpu0 answers 2.0x faster than cpu" in run_summary_text(served)
