@@ -24,7 +24,7 @@ class CompareTab(QSplitter):
         self.summary = SummaryPanel()
         self.history = HistoryPanel()
         self.top_split = QSplitter(Qt.Orientation.Horizontal)
-        self.top_split.addWidget(group("Live: ms per batch", self.plot))
+        self.top_split.addWidget(group("Live: ms per step (per call, for predict)", self.plot))
         self.top_split.addWidget(group("Crossover map", self.map))
         self.top_split.setSizes([640, 420])
         self.bottom_split = QSplitter(Qt.Orientation.Horizontal)
