@@ -203,6 +203,7 @@ class Refinement:
     stopped: str  # one of STOP_REASONS
     spent_s: float
     widths: tuple[int, ...]  # every width measured, coarse first, in the order measured (a re-measure again)
+    unit: str = "units"  # what the widths count: a model's units (or filters, d_model), or "samples per batch"
 
     def marked(self) -> list[Crossover]:
         """The crossings to mark on a picture: those with a width (a range within noise has none to mark)."""
@@ -211,7 +212,7 @@ class Refinement:
 
     def to_json(self) -> JsonObject:
         return {"tolerance": self.target.tolerance, "budget_s": self.target.budget_s, "stopped": self.stopped,
-                "spent_s": round(self.spent_s, 3), "widths_measured": list(self.widths),
+                "spent_s": round(self.spent_s, 3), "widths_measured": list(self.widths), "unit": self.unit,
                 "ties": [{**asdict(t), "lanes": list(t.lanes)} for t in self.ties]}
 
 
@@ -241,7 +242,7 @@ def refinement_from_json(analysis: Mapping[str, object]) -> Refinement | None:
         ties = tuple(Tie((str(t["lanes"][0]), str(t["lanes"][1])), int(t["width_lo"]), int(t["width_hi"]))
                      for t in info.get("ties") or [] if isinstance(t, Mapping))
         return Refinement(target, crossings, ties, str(info["stopped"]), float(info["spent_s"]),
-                          tuple(int(w) for w in info.get("widths_measured") or []))
+                          tuple(int(w) for w in info.get("widths_measured") or []), str(info.get("unit") or "units"))
     except (KeyError, TypeError, ValueError, IndexError, ConfigError):
         return None
 

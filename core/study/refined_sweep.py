@@ -18,7 +18,8 @@ from .refine import refine
 from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
 from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_floors
-from ..files.sweep_rows import SweepRow
+from ..files.sweep_rows import SweepRow, curve_point
+from ..words.verdict import width_unit
 
 
 def check_refinable(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> SweepSpec:
@@ -28,11 +29,19 @@ def check_refinable(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> Sw
     if len(specs) != 1:
         raise ConfigError("refining follows one sweep: set Compare with to none (drop --compare)")
     spec = specs[0]
+    if along_batch(spec):
+        return spec
     if len(spec.batch_sizes) > 1:
-        raise ConfigError("refining follows one curve per lane: give a single batch size")
+        raise ConfigError("refining follows one curve per lane: give a single batch size (or a single width, to "
+                          "refine along batch size)")
     if len(set(spec.widths)) < 2:
         raise ConfigError("refining needs at least two widths to look between, e.g. 16,256,2048")
     return spec
+
+
+def along_batch(spec: SweepSpec) -> bool:
+    """A sweep of one width over several batch sizes: its x, and what refinement adds, is the batch size."""
+    return len(set(spec.widths)) == 1 and len(set(spec.batch_sizes)) > 1
 
 
 def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
@@ -72,7 +81,8 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
                       on_event: Callable[[LaneEvent], None] | None = None,
                       cancel: threading.Event | None = None,
                       clock: Callable[[], float] = time.monotonic) -> SweepResult:
-    """Measure `spec`'s widths on every lane, then refine around each change of the faster lane.
+    """Measure `spec`'s widths on every lane, then refine around each change of the faster lane. A sweep of one
+    width over several batch sizes is refined along batch size: the batch sizes are its x (along_batch).
 
     The budget counts from the first point (calibration, if asked for, comes before it). Each
     PointMeasured reports `total` 0: how many points refinement will take is not known ahead. `reuse`: a sweep
@@ -82,7 +92,9 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
     check_refinable(lanes, [spec])
     cancel = cancel or threading.Event()
     result = SweepResult(spec)
-    lent = reusable(reuse, lanes, spec)
+    batch_axis = along_batch(spec)
+    xs = tuple(spec.batch_sizes) if batch_axis else spec.widths
+    lent = {} if batch_axis else reusable(reuse, lanes, spec)
     runs = {run.run_id: run for run in reuse.runs} if reuse is not None else {}
     pool.ready(lanes, cancel)  # their framework imports overlap one another, and end before the first point
     if spec.calibrate:
@@ -93,25 +105,25 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
                 result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
     kept: dict[tuple[str, int], list[BatchTiming]] = {}
 
-    def measure(width: int, level: int) -> list[SweepPoint]:
-        if level == 0 and width in lent:
-            return take(lent.pop(width))
-        (config,) = dataclasses.replace(spec, widths=(width,)).points()
+    def measure(x: int, level: int) -> list[SweepPoint]:
+        if level == 0 and x in lent:
+            return take(lent.pop(x))
+        (config,) = dataclasses.replace(spec, **({"batch_sizes": (x,)} if batch_axis else {"widths": (x,)})).points()
         run, measured = measure_point(pool, lanes, config, result, on_event, cancel)
         rows = []
         for row in measured:
-            records = kept.setdefault((row.lane, width), [])
+            records = kept.setdefault((row.lane, x), [])
             if row.status == Status.COMPLETED:
                 records.extend(r for r in run.lanes[row.lane].records if not r.warmup)
                 row = with_batches(row, records)
-            stage = "coarse" if width in spec.widths and level == 0 else "refine"
+            stage = "coarse" if x in xs and level == 0 else "refine"
             rows.append(dataclasses.replace(row, stage=stage))
         if spec.floor:
             rows = with_floors(pool, lanes, config, rows, cancel)
         result.rows.extend(rows)
         if on_point is not None:
             on_point(PointMeasured(spec.variant, tuple(rows), run, len(result.rows), 0))
-        return [row.point() for row in rows if row.usable]
+        return [curve_point(row, batch_axis) for row in rows if row.usable]
 
     def take(rows: list[SweepRow]) -> list[SweepPoint]:
         """A point measured before: its rows as they are, its batches kept in case refinement asks for more."""
@@ -128,6 +140,8 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
                                    reused=True))
         return [row.point() for row in taken if row.usable]
 
-    result.refinement = refine(spec.widths, measure, target, clock=clock, cancel=cancel)
+    refined = refine(xs, measure, target, clock=clock, cancel=cancel)
+    unit = "samples per batch" if batch_axis else width_unit(spec.base.model.kind)
+    result.refinement = dataclasses.replace(refined, unit=unit)
     result.cancelled = cancel.is_set()
     return result

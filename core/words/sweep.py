@@ -158,9 +158,10 @@ def refine_stop(r: Refinement) -> str:
     """Why a refinement stopped, as the end of a sentence."""
     tol = f"±{fmt_num(100 * r.target.tolerance)}%"
     return {"tight": f"every crossover is known within {tol}",
-            "noise": "the lanes are equal within noise over a range, so no single width there is the crossover",
+            "noise": f"the lanes are equal within noise over a range, so no single "
+                     f"{'batch size' if r.unit == 'samples per batch' else 'width'} there is the crossover",
             "no crossover": f"no change of the faster lane was measured between {min(r.widths, default=0)} and "
-                            f"{max(r.widths, default=0)} units, so there is nothing to refine",
+                            f"{max(r.widths, default=0)} {r.unit}, so there is nothing to refine",
             "budget": f"the time budget of {fmt_duration(r.target.budget_s)} ran out before every crossover was "
                       f"known within {tol}",
             "cancelled": "it was stopped",
@@ -172,10 +173,11 @@ def refine_lines(r: Refinement) -> list[str]:
     crossings not yet within the tolerance, and why it stopped."""
     tol = f"±{fmt_num(100 * r.target.tolerance)}%"
     lines = [f"{c.faster_above} overtakes {c.lanes[0] if c.faster_above == c.lanes[1] else c.lanes[1]} between "
-             f"{int(c.width_lo):,} and {int(c.width_hi):,} units, not yet known within {tol}"
+             f"{int(c.width_lo):,} and {int(c.width_hi):,} {r.unit}, not yet known within {tol}"
              for c in r.crossings if c.stopped not in ("tight", "noise")]
+    xs = "batch sizes" if r.unit == "samples per batch" else "widths"
     lines.append(f"Refinement stopped after {fmt_duration(r.spent_s)} and {len(r.widths)} measurements "
-                 f"of {len(set(r.widths))} widths: {refine_stop(r)}.")
+                 f"of {len(set(r.widths))} {xs}: {refine_stop(r)}.")
     return lines
 
 

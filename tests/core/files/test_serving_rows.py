@@ -5,6 +5,7 @@ import pytest
 from helpers import cli
 
 from crossover_lab.core.files.sweep_rows import SweepRow, group_rows, sweep_rows_text
+from crossover_lab.core.files.sweeps import read_sweep_rows
 from crossover_lab.core.words.sweep import describe_pair
 
 
@@ -56,3 +57,28 @@ def test_a_real_predict_sweep_along_batch_size_says_what_analyze_of_its_file_say
     assert said, wrote.stdout  # the one rule's sentence, along batch size
     read = cli("analyze", str(path))
     assert read.returncode == 0 and [x for x in read.stdout.splitlines() if x in said] == said
+
+
+@pytest.mark.slow
+def test_a_predict_sweep_along_batch_size_is_refined_in_batch_sizes(tmp_path):
+    """--refine on one width and several batch sizes adds batch sizes, not widths, and says its answer in
+    samples per batch; analyze of the file says the same."""
+    path = tmp_path / "refined.csv"
+    wrote = cli("sweep", "--task", "predict", "--lanes", "cpu,cpu1", "--widths", "256", "--layers", "1",
+                "--batch-sizes", "1,2048", "--seconds-per-point", "0.4", "--refine", "0.3", "--budget-s", "30",
+                "--data", "synthetic", "--csv", str(path))
+    assert wrote.returncode == 0, wrote.stderr[-2000:]
+    rows = read_sweep_rows(str(path))[0]
+    assert {r.width for r in rows} == {256} and {r.task for r in rows} == {"predict"}
+    stop = next(x for x in wrote.stdout.splitlines() if x.startswith("Refinement stopped after"))
+    assert " units" not in stop and " batch sizes: " in stop
+    refined = {r.batch_size for r in rows if r.stage == "refine"}
+    new = refined - {1, 2048}  # a batch size given may be measured again, for more batches
+    assert all(1 < b < 2048 for b in new), refined  # it moved along batch size, inside the range
+    # One thread's lower fixed cost wins a call of one sample, two threads' throughput a call of 2,048: unless the
+    # machine's noise hid that change (refinement then says so and adds nothing), it added batch sizes between.
+    assert refined or "nothing to refine" in stop or "equal within noise" in stop, stop
+    read = cli("analyze", str(path))
+    assert read.returncode == 0 and stop in read.stdout.splitlines()
+    said = [x for x in wrote.stdout.splitlines() if x.startswith(("cpu ", "cpu1 ")) and " per batch" in x]
+    assert said and all(x in read.stdout.splitlines() for x in said)

@@ -326,3 +326,22 @@ def test_refine_after_a_sweep_takes_its_points_and_times_only_new_widths(monkeyp
     slower = SweepSpec(widths=spec.widths, layers=1, base=base, calibrate=False, seconds_per_point=9.0)
     assert refined_sweep.reusable(previous, lanes, slower) == {}
     assert refined_sweep.reusable(previous, [lanes[0], LaneSpec.parse("cpu1")], spec) == {}
+
+
+def test_a_refinement_along_batch_size_says_its_unit_and_keeps_it_in_the_file():
+    import dataclasses
+
+    from crossover_lab.core.analysis.leads import refinement_from_json
+    from crossover_lab.core.study.refined_sweep import along_batch, check_refinable
+
+    fake = FakeLanes(log_linear((600,)), seed=0)
+    r = dataclasses.replace(refine(COARSE, fake.measure, TARGET, clock=fake.clock), unit="samples per batch")
+    back = refinement_from_json(json.loads(json.dumps(with_refinement({"crossovers": [], "lanes": {}}, r))))
+    assert back is not None and back.unit == "samples per batch"
+    assert "samples per batch" in refine_lines(dataclasses.replace(r, stopped="no crossover"))[-1]
+    base = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=64))
+    lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
+    by_batch = SweepSpec(widths=(256,), layers=1, batch_sizes=(1, 64, 512), base=base)
+    assert along_batch(by_batch) and check_refinable(lanes, [by_batch]) is by_batch
+    with pytest.raises(ConfigError, match="or a single width, to refine along batch size"):
+        check_refinable(lanes, [SweepSpec(widths=(16, 256), layers=1, batch_sizes=(1, 64), base=base)])
