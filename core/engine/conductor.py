@@ -97,7 +97,8 @@ class _LaneTurns:
     state: Turn = Turn.WAITING
     turn_s: float = 0.0  # steady seconds trained in this turn
     turns_taken: int = 0
-    switched: bool = False  # held when the model changed: its next turn starts on `next`
+    switched: bool = False  # held (or pausing) when the model changed: its next turn starts on `next`
+    switch_sent: bool = False  # told to switch while it trained, and not yet heard to have done it
 
 
 class Conductor:
@@ -170,10 +171,13 @@ class Conductor:
             if turns.state == Turn.DONE:
                 continue
             turns.todo.clear()
-            if turns.state in (Turn.TRAINING, Turn.PAUSING):
+            if turns.state == Turn.TRAINING:
                 self.pool.get(turns.spec).steer(SwitchModel(config))
-            elif turns.state == Turn.HELD:
-                turns.switched = True  # it switches when its turn comes back, within one turn
+                turns.switch_sent = True
+            elif turns.state in (Turn.PAUSING, Turn.HELD):
+                # It switches when its turn comes back, within one turn. A pausing lane is not told now: it
+                # would hear the pause, then the switch, and train the new model while another lane has the turn.
+                turns.switched = True
             turns.next = config
 
     # ------------------------------------------------------------------ events
@@ -190,10 +194,14 @@ class Conductor:
                     turns.state = Turn.PAUSING
             elif isinstance(event, TurnEnded) and turns.state == Turn.PAUSING:
                 turns.state = Turn.HELD
+            elif isinstance(event, SegmentEnded) and event.summary.status == Status.SWITCHED:
+                # A new segment in the same turn; a pause sent before it is heard in that segment.
+                turns.switch_sent = False
             elif isinstance(event, SegmentEnded) and event.summary.status == Status.COMPLETED:
-                self._segment_done(turns, lane)
-            elif isinstance(event, SegmentEnded) and turns.state == Turn.PAUSING:
-                turns.state = Turn.TRAINING  # it switched before it heard the pause: a new segment, same turn
+                if turns.switch_sent:  # its budget ran out first: it goes on with the new model, same turn
+                    turns.switch_sent = False
+                else:
+                    self._segment_done(turns, lane)
             elif isinstance(event, LANE_ENDS):
                 turns.state = Turn.DONE
         if turns.state != Turn.DONE and not lane.busy:
@@ -211,7 +219,10 @@ class Conductor:
     def _segment_done(self, turns: _LaneTurns, lane: Lane) -> None:
         if not self.paced:
             return  # the lane's run ends with its only segment (or goes on with a switched model)
-        turns.next = turns.todo.popleft() if turns.todo else None
+        if turns.switched:  # the model changed while it paused: its next turn starts on it
+            turns.switched = False
+        else:
+            turns.next = turns.todo.popleft() if turns.todo else None
         if turns.next is None:
             lane.steer(Finish())
         turns.state = Turn.PAUSED

@@ -41,6 +41,7 @@ from .timing import EnergySpan, SegmentClock, make_batch_timer
 
 SWITCHED_STEADY_STEPS = 60  # a model changed mid-run is measured at least this long (as a sweep point is)
 WAIT_POLL_S = 0.1  # a paced run waiting for its turn checks the cancel flag this often
+ASKED_WAIT_S = 1.0  # a steering message counted as sent is on its way down the queue: wait this long for it
 
 
 class EventSink(Protocol):
@@ -267,7 +268,7 @@ def _next(w: LaneProcess, job: RunJob, done: _Segment, data: Dataset,
     if done.stopped_by == "switch" and done.switch_to is not None:
         return done.switch_to, _switched_budget(done.switch_to, data, steps_left), False
     if w.steering.asked():  # a new model asked for just as the budget ran out
-        message = w.steering.steer(0)
+        message = w.steering.steer(ASKED_WAIT_S)  # it was sent: wait for it to come down the queue
         if isinstance(message, SwitchModel):
             return message.config, _switched_budget(message.config, data, steps_left), False
     if not job.paced:
