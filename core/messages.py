@@ -16,7 +16,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeAlias, TypeVar, Union
 
-from .analysis.anatomy import RUNGS, AnatomyPoint, RungTime
+from .analysis.anatomy import AnatomyPoint, RungTime
 from .config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from .json_data import JsonValue
 from .records import (BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed, RunFailed, RunFinished, RunStarted, RunSummary,
@@ -88,7 +88,7 @@ class AnatomyJob:
     with `check_loss`, also train K steps by each rung from the same state and report the loss after."""
 
     config: RunConfig
-    rungs: tuple[str, ...] = RUNGS
+    rungs: tuple[str, ...] = ()  # (): every rung of the task's ladder
     seconds_per_rung: float = 0.4
     check_loss: bool = False
 

@@ -1,4 +1,4 @@
-"""The anatomy of a training step: the five rungs a lane times, and the parts of a step their differences name.
+"""The anatomy of a training step (or a served call): the five rungs a lane times, and the parts of a step their differences name.
 
 Pure arithmetic and types. A lane measures the rungs (core/lane/anatomy.py); this module says
 what they mean. Each rung differs from the next in one thing:
@@ -12,6 +12,9 @@ what they mean. Each rung differs from the next in one thing:
 so fit − step_loop is Keras' fit machinery and input, step_loop − step_loop_pipelined is waiting
 for each step's result, step_loop_pipelined − device_loop is host dispatch, device_loop is the
 device working, and fit − fit_pipelined is what pipelining gives back.
+
+A served call (the predict task) has a ladder of its own (PREDICT_LADDER below): Keras' predict machinery,
+the input's copy to the device, waiting for the answer and its copy back, host dispatch, the device working.
 """
 from __future__ import annotations
 
@@ -25,17 +28,53 @@ from .points import Crossover, SweepPoint
 from .stats import robust_stats
 
 NAN = math.nan
-RUNGS = ("fit", "fit_pipelined", "step_loop", "step_loop_pipelined", "device_loop")
-# part → (the rung above it, the rung below it); "" below: the part is the rung itself.
-PARTS: dict[str, tuple[str, str]] = {
-    "fit_and_input": ("fit", "step_loop"),
-    "synchronisation": ("step_loop", "step_loop_pipelined"),
-    "host_dispatch": ("step_loop_pipelined", "device_loop"),
-    "device_work": ("device_loop", ""),
-    "pipelining_gain": ("fit", "fit_pipelined"),
-}
-# The synced step as a stacked bar, bottom up: these four telescope to `fit`.
-STACK = ("device_work", "host_dispatch", "synchronisation", "fit_and_input")
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """The rungs one task's anatomy times, top (what the run's clock times) to bottom (the device's floor), and
+    the parts their differences name: part → (the rung above it, the rung below it; "" below: the rung itself).
+    `stack` lists, bottom up, the parts that telescope to the top rung: the stacked bar of a step or call."""
+
+    task: str
+    rungs: tuple[str, ...]
+    parts: dict[str, tuple[str, str]]
+    stack: tuple[str, ...]
+    unit: str  # what one sample of a rung is: "step" or "call"
+
+    @property
+    def top(self) -> str:
+        return self.rungs[0]
+
+
+TRAIN_LADDER = Ladder(
+    "train", ("fit", "fit_pipelined", "step_loop", "step_loop_pipelined", "device_loop"),
+    {"fit_and_input": ("fit", "step_loop"),
+     "synchronisation": ("step_loop", "step_loop_pipelined"),
+     "host_dispatch": ("step_loop_pipelined", "device_loop"),
+     "device_work": ("device_loop", ""),
+     "pipelining_gain": ("fit", "fit_pipelined")},
+    ("device_work", "host_dispatch", "synchronisation", "fit_and_input"), "step")
+# A served call (the predict task, core/lane/serving.py): host array in, host array out.
+#     predict_on_batch  Keras' predict_on_batch, as the predict run times it with serve=keras
+#     call_synced       the backend's compiled forward called directly, input from the host, answer to the host
+#     call_resident     the same on an input already on the device, answer to the host
+#     call_pipelined    K calls on resident inputs, one wait at the end: the answers stay on the device
+#     device_loop       K forward passes inside one compiled call: the device's floor for this model
+PREDICT_LADDER = Ladder(
+    "predict", ("predict_on_batch", "call_synced", "call_resident", "call_pipelined", "device_loop"),
+    {"predict_machinery": ("predict_on_batch", "call_synced"),
+     "input_transfer": ("call_synced", "call_resident"),
+     "answer_back": ("call_resident", "call_pipelined"),
+     "host_dispatch": ("call_pipelined", "device_loop"),
+     "device_work": ("device_loop", "")},
+    ("device_work", "host_dispatch", "answer_back", "input_transfer", "predict_machinery"), "call")
+LADDERS = {ladder.task: ladder for ladder in (TRAIN_LADDER, PREDICT_LADDER)}
+RUNGS, PARTS, STACK = TRAIN_LADDER.rungs, TRAIN_LADDER.parts, TRAIN_LADDER.stack
+
+
+def ladder_of(task: str) -> Ladder:
+    return LADDERS.get(task, TRAIN_LADDER)
 
 
 @dataclass(frozen=True)
@@ -97,11 +136,12 @@ def part_between(upper: RungTime, lower: RungTime | None) -> Part:
     return Part(diff, diff, False)
 
 
-def parts_of(rungs: dict[str, RungTime | None]) -> tuple[dict[str, Part | None], dict[str, str]]:
+def parts_of(rungs: dict[str, RungTime | None], ladder: Ladder = TRAIN_LADDER
+             ) -> tuple[dict[str, Part | None], dict[str, str]]:
     """Every part the measured rungs allow, and a sentence for each part that is missing or inverted."""
     parts: dict[str, Part | None] = {}
     notes: dict[str, str] = {}
-    for name, (above, below) in PARTS.items():
+    for name, (above, below) in ladder.parts.items():
         upper, lower = rungs.get(above), rungs.get(below) if below else None
         missing = [r for r in (above, below) if r and rungs.get(r) is None]
         if missing:
@@ -112,7 +152,7 @@ def parts_of(rungs: dict[str, RungTime | None]) -> tuple[dict[str, Part | None],
         part = parts[name] = part_between(upper, lower)
         if lower is not None and part.within_spread and part.raw_ms < -max(upper.half_spread_ms, lower.half_spread_ms):
             notes[name] = (f"{below} took {-part.raw_ms:.3g} ms longer than {above}, beyond their spread; a part "
-                           "of a step cannot take negative time, so it is shown as ≈0")
+                           f"of a {ladder.unit} cannot take negative time, so it is shown as ≈0")
     return parts, notes
 
 
@@ -134,20 +174,30 @@ class AnatomyPoint:
     losses: dict[str, float] = field(default_factory=dict)  # the same-loss check, per rung, when asked
     settings: dict[str, Any] = field(default_factory=dict)
     seconds: float = NAN  # how long the lane took to measure it
+    task: str = "train"  # train: the rungs of a training step; predict: of a served call (its Ladder)
 
     @property
     def width(self) -> int:
         return self.widths[0] if self.widths else 0
 
+    @property
+    def ladder(self) -> Ladder:
+        return ladder_of(self.task)
+
+    @property
+    def top(self) -> RungTime | None:
+        """The rung the run's own clock times: fit for a training step, predict_on_batch for a call."""
+        return self.rungs.get(self.ladder.top)
+
     def rung(self, name: str) -> RungTime | None:
         return self.rungs.get(name)
 
     def parts(self) -> dict[str, Part | None]:
-        return parts_of(self.rungs)[0]
+        return parts_of(self.rungs, self.ladder)[0]
 
     def part_notes(self) -> dict[str, str]:
         """Why a part is missing, or why one shown as ≈0 came out negative."""
-        return parts_of(self.rungs)[1]
+        return parts_of(self.rungs, self.ladder)[1]
 
     @property
     def timing_cost(self) -> float:
@@ -159,13 +209,14 @@ class AnatomyPoint:
 
     def to_json(self) -> JsonObject:
         """The shape `main.py anatomy --json` prints for a point."""
-        parts, part_notes = parts_of(self.rungs)
+        parts, part_notes = parts_of(self.rungs, self.ladder)
         reasons: JsonObject = dict(self.reasons)
         reasons.update({f"part {name}": text for name, text in part_notes.items() if parts[name] is None})
         cost = self.timing_cost
         return {"lane": self.lane, "width": self.width, "widths": [w for w in self.widths], "batch_size": self.batch_size,
                 "backend": self.backend, "device": self.device, "flops_per_batch": self.flops_per_batch,
-                "rungs": {name: (r.to_json() if (r := self.rungs.get(name)) else None) for name in RUNGS},
+                "task": self.task,
+                "rungs": {name: (r.to_json() if (r := self.rungs.get(name)) else None) for name in self.ladder.rungs},
                 "parts": {name: (p.to_json() if p else None) for name, p in parts.items()},
                 "reasons": reasons,
                 "notes": [*self.notes, *(text for name, text in part_notes.items() if parts[name] is not None)],
@@ -175,14 +226,14 @@ class AnatomyPoint:
 
 
 def stacked(point: AnatomyPoint) -> list[tuple[str, float]]:
-    """The synced step (`fit`) as (part, ms) segments in STACK order, then ("rest", ms) for what parts shown as ≈0
-    leave unattributed. Segments never add up past `fit`: where a lower rung came out above it (noise), the
-    part is cut at the total."""
-    fit = point.rung("fit")
+    """The synced step (`fit`; a call: `predict_on_batch`) as (part, ms) segments in its ladder's stack order, then
+    ("rest", ms) for what parts shown as ≈0 leave unattributed. Segments never add up past the top rung: where a
+    lower rung came out above it (noise), the part is cut at the total."""
+    fit = point.top
     if fit is None:
         return []
     parts, out, total = point.parts(), [], 0.0
-    for name in STACK:
+    for name in point.ladder.stack:
         part = parts.get(name)
         if part is None or not part.ms > 0 or total >= fit.median_ms:
             continue
@@ -199,16 +250,17 @@ def point_from_json(data: dict[str, Any]) -> AnatomyPoint:
     def num(x: Any) -> float:
         return NAN if x is None else float(x)
 
+    ladder = ladder_of(str(data.get("task") or "train"))
     rungs = {name: None if (r := (data.get("rungs") or {}).get(name)) is None else
              RungTime(num(r["median_ms"]), num(r["p10_ms"]), num(r["p90_ms"]), int(r.get("n", 0)),
-                      int(r.get("steps_per_sample", 1))) for name in RUNGS}
+                      int(r.get("steps_per_sample", 1))) for name in ladder.rungs}
     return AnatomyPoint(
         lane=data["lane"], device=data.get("device", ""), backend=data.get("backend", ""),
         widths=tuple(data.get("widths") or (data["width"],)), batch_size=int(data.get("batch_size", 0)),
         flops_per_batch=int(data.get("flops_per_batch") or 0), rungs=rungs,
-        reasons={k: v for k, v in (data.get("reasons") or {}).items() if k in RUNGS},
+        reasons={k: v for k, v in (data.get("reasons") or {}).items() if k in ladder.rungs},
         window_steps=int(data.get("window_steps") or 0), losses=dict(data.get("losses") or {}),
-        settings=dict(data.get("settings") or {}), seconds=num(data.get("seconds")))
+        settings=dict(data.get("settings") or {}), seconds=num(data.get("seconds")), task=ladder.task)
 
 
 def window_plan(step_s: float, seconds: float) -> tuple[int, int]:

@@ -8,9 +8,10 @@ import math
 import sys
 from typing import Sequence, TextIO
 
-from ..analysis.anatomy import PARTS, RUNGS
+from ..analysis.anatomy import TRAIN_LADDER
 from ..study.anatomy import DEFAULT_SECONDS_PER_RUNG, AnatomyOutcome, anatomy_configs, measure_anatomies
-from ..words.anatomy import CLOCKS, anatomy_json, anatomy_notes, fmt_part, fmt_rung, floor_sentence, timing_cost_sentence, why_sentence
+from ..words.anatomy import (anatomy_json, anatomy_notes, clock_lines, clocks_of, fmt_part, fmt_rung, floor_sentence,
+                             why_sentence)
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
                      lanes_can_run, report_safely, say)
 from .machines import add_remote_arg, remote_settings
@@ -28,11 +29,13 @@ from ..words.numbers import fmt_num
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("anatomy", help="time the parts of a training step: fit, its pipelined twin, a bare step "
-                       "loop (synced, pipelined) and an on-device loop")
+    p = sub.add_parser("anatomy", help="time the parts of a training step (fit, its pipelined twin, a bare step "
+                       "loop synced and pipelined, an on-device loop) or, with --task predict, of a served call "
+                       "(predict_on_batch, the compiled forward from the host and on the device, pipelined, "
+                       "an on-device loop)")
     p.add_argument("--preset", choices=sorted(PRESETS), help="a seed's model and settings (without --widths: "
                    "that model itself)")
-    add_config_args(p, task=False, widths_help="widths to dissect, each a model of --layers hidden layers of that width, "
+    add_config_args(p, widths_help="widths to dissect, each a model of --layers hidden layers of that width, "
                     "e.g. 16,2048 (default: the preset's or the default model itself)")
     p.add_argument("--layers", type=int, help="hidden layers of each --widths model (default 2)")
     p.add_argument("--seconds-per-rung", type=float, default=DEFAULT_SECONDS_PER_RUNG,
@@ -51,6 +54,9 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
         raise ConfigError("anatomy writes no CSV: --json prints every figure, --json-file writes them")
     if args.json_file:
         check_output_path(args.json_file, "--json-file")
+    if args.serve:
+        raise ConfigError("--serve: the anatomy of a call times both ways (predict_on_batch and the compiled "
+                          "forward pass) as rungs of one ladder")
     if not args.seconds_per_rung > 0:
         raise ConfigError(f"--seconds-per-rung {args.seconds_per_rung}: choose more than 0")
     lanes = parse_lanes(args.lanes)
@@ -108,14 +114,22 @@ def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: TextIO | None = None)
     out = out or sys.stdout
     points = [o.point for o in outcomes if o.point is not None]
     model = (lambda p: "-".join(map(str, p.widths)))
-    print("ms per step, median (p10–p90):", file=out)
-    print(table(["lane", "hidden", "batch", *RUNGS],
-                [[p.lane, model(p), p.batch_size, *(fmt_rung(p, r) for r in RUNGS)] for p in points]), file=out)
-    print("\nparts of a step, ms (≈0: within the rungs' spread); cost of timing = fit / fit_pipelined:", file=out)
-    print(table(["lane", "hidden", *PARTS, "timing cost", "K"],
-                [[p.lane, model(p), *(fmt_part(part) for part in p.parts().values()),
-                  f"{fmt_num(p.timing_cost)}x" if math.isfinite(p.timing_cost) else "–", p.window_steps]
-                 for p in points]), file=out)
+    ladder = points[0].ladder if points else TRAIN_LADDER  # one command dissects one task
+    unit = ladder.unit
+    print(f"ms per {unit}, median (p10–p90):", file=out)
+    print(table(["lane", "hidden", "batch", *ladder.rungs],
+                [[p.lane, model(p), p.batch_size, *(fmt_rung(p, r) for r in ladder.rungs)] for p in points]), file=out)
+    if ladder is TRAIN_LADDER:
+        print("\nparts of a step, ms (≈0: within the rungs' spread); cost of timing = fit / fit_pipelined:", file=out)
+        print(table(["lane", "hidden", *ladder.parts, "timing cost", "K"],
+                    [[p.lane, model(p), *(fmt_part(part) for part in p.parts().values()),
+                      f"{fmt_num(p.timing_cost)}x" if math.isfinite(p.timing_cost) else "–", p.window_steps]
+                     for p in points]), file=out)
+    else:
+        print(f"\nparts of a {unit}, ms (≈0: within the rungs' spread):", file=out)
+        print(table(["lane", "hidden", *ladder.parts, "K"],
+                    [[p.lane, model(p), *(fmt_part(part) for part in p.parts().values()), p.window_steps]
+                     for p in points]), file=out)
     for p in points:
         for rung, why in p.reasons.items():
             print(f"{p.lane} {model(p)}: {rung} is not measured: {why}", file=out)
@@ -131,10 +145,10 @@ def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: TextIO | None = None)
             if p.losses:
                 print(f"  {p.lane}: loss after the same {p.window_steps} steps from the same weights: "
                       + ", ".join(f"{rung} {v:.6g}" for rung, v in p.losses.items()), file=out)
-    for p in points:
-        print(timing_cost_sentence(p) + ".", file=out)
+    for line in clock_lines(points):
+        print(line + ".", file=out)
     notes = dict.fromkeys((p.lane, note) for p in points for note in anatomy_notes(p))
     for lane, note in notes:
         print(f"note ({lane}): {note}.", file=out)
-    for name, meaning in CLOCKS.items():
+    for name, meaning in clocks_of(points).items():
         print(f"{name}: {meaning}.", file=out)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
 
-from ..analysis.anatomy import RUNGS, AnatomyPoint, RungTime, window_plan
+from ..analysis.anatomy import PREDICT_LADDER, TRAIN_LADDER, AnatomyPoint, RungTime, window_plan
 from .run import LaneProcess
 from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
 from .backends import compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
@@ -26,6 +26,7 @@ from ..config import RunConfig
 from .feeding import Source, input_factory, steps_per_epoch
 from ..messages import AnatomyJob, AnatomyMeasured
 from .model import build_model
+from .serving import PREDICT_FEEDING, Forward, forward_for, train_weights
 from .timing import Logs, SegmentClock, make_batch_timer
 from .load import load_average, others_share
 from .load import sample as cpu_sample
@@ -209,6 +210,72 @@ class Anatomy:
             self.steps.place(y), pred))))
 
 
+class CallAnatomy:
+    """The rungs of one served call (the predict task) on this lane's device: the predict ladder of
+    core/analysis/anatomy.py, each a window of K calls on the same batches, host arrays in and out."""
+
+    def __init__(self, model: Model, forward: Forward, place: Callable[[np.ndarray], Tensor],
+                 batches: list[np.ndarray]) -> None:
+        self.model, self.forward, self.host = model, forward, batches
+        self.resident: list[Tensor] = [place(x) for x in batches]
+        self.place = place
+        self.k = 2
+        self._loop: Callable[[Tensor], Tensor] | None = None
+        self._stacked: Tensor | None = None
+
+    def _each(self, call: Callable[[int], object], windows: int, warmup: int) -> list[float]:
+        out = []
+        for i in range(warmup + windows * self.k):
+            t0 = time.perf_counter()
+            call(i)
+            if i >= warmup:
+                out.append((time.perf_counter() - t0) * 1000.0)
+        return per_window(out, self.k)
+
+    def predict_on_batch(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
+        host, model = self.host, self.model
+        return self._each(lambda i: np.asarray(model.predict_on_batch(host[i % len(host)])), windows, warmup)
+
+    def call_synced(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
+        host, f = self.host, self.forward
+        return self._each(lambda i: f.to_host(f(host[i % len(host)])), windows, warmup)
+
+    def call_resident(self, windows: int, warmup: int = WARMUP_STEPS) -> list[float]:
+        resident, f = self.resident, self.forward
+        return self._each(lambda i: f.to_host(f(resident[i % len(resident)])), windows, warmup)
+
+    def call_pipelined(self, windows: int) -> list[float]:
+        resident, f, k, out = self.resident, self.forward, self.k, []
+        for w in range(1 + windows):  # the first window warms up
+            t0 = time.perf_counter()
+            answer = None
+            for j in range(k):
+                answer = f(resident[(w * k + j) % len(resident)])
+            f.to_host(answer)  # one wait, for the last answer: the others were in order before it
+            if w:
+                out.append((time.perf_counter() - t0) * 1000.0 / k)
+        return out
+
+    def device_loop(self, windows: int) -> list[float]:
+        if self._loop is None:
+            self._loop = self.forward.loop()
+            self._stacked = self.place(np.stack([self.host[i % len(self.host)] for i in range(self.k)]))
+        loop, xs, f, out = self._loop, self._stacked, self.forward, []
+        for w in range(1 + windows):  # the first call compiles
+            t0 = time.perf_counter()
+            f.to_host(loop(xs))
+            if w:
+                out.append((time.perf_counter() - t0) * 1000.0 / self.k)
+        return out
+
+    def timers(self, windows: int) -> dict[str, Callable[[], list[float]]]:
+        return {"predict_on_batch": lambda: self.predict_on_batch(windows),
+                "call_synced": lambda: self.call_synced(windows),
+                "call_resident": lambda: self.call_resident(windows),
+                "call_pipelined": lambda: self.call_pipelined(windows),
+                "device_loop": lambda: self.device_loop(windows)}
+
+
 def _known(x: float) -> float | None:
     """A figure for the JSON a point travels in: None where it could not be measured (NaN)."""
     return round(x, 4) if math.isfinite(x) else None
@@ -219,6 +286,8 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
     """In the lane (`worker` is its process, a LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
     spec, keras, t_start, cache = worker.spec, worker.keras, time.perf_counter(), compile_cache_counts()
     model = anatomy = None
+    if job.config.train.task == "predict":
+        return measure_call_anatomy(worker, job, describe)
     try:
         config: RunConfig = job.config
         # Each rung times single steps; steps per execution is a knob of its own (sweep --ladder).
@@ -246,22 +315,9 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
                 "step_loop": lambda: anatomy.step_loop(windows),
                 "step_loop_pipelined": lambda: anatomy.step_loop_pipelined(windows),
                 "device_loop": lambda: anatomy.device_loop(windows)}
-            wanted = [r for r in RUNGS if r in job.rungs]
-            samples: dict[str, list[float]] = {name: [] for name in wanted}
-            reasons: dict[str, str] = {}
-            # Rounds interleave the rungs, so a burst of other work on the machine lands on all of them.
+            wanted = [r for r in TRAIN_LADDER.rungs if r in job.rungs or not job.rungs]
             machine = cpu_sample()
-            for _round in range(ROUNDS):
-                for name in (r for r in wanted if r not in reasons):
-                    try:
-                        samples[name] += timers[name]()
-                    except Unsupported as exc:
-                        reasons[name] = str(exc)
-                    except Exception as exc:  # one rung that cannot run is a null with its reason, not a lost point
-                        traceback.print_exc()
-                        reasons[name] = describe(exc, spec.name)
-            rungs = {name: None if name in reasons else
-                     RungTime.of(samples[name], anatomy.k) for name in wanted}
+            rungs, reasons = _time_rungs(timers, wanted, anatomy.k, spec.name, describe)
             losses = {name: anatomy.loss_after(name, saved) for name, rung in rungs.items()
                       if rung is not None} if saved is not None else {}
         notes = [TF_NOTE] if spec.backend == "tensorflow" and "fit_pipelined" in rungs else []
@@ -273,11 +329,78 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
                         seconds_per_rung=job.seconds_per_rung,
                         jit_source=jit_source, others_cpu=_known(others_share(machine, cpu_sample())),
                         load_avg=_known(load_average()),
-                        compile_cache=compile_cache_word(cache, compile_cache_counts()))
+                        compile_cache=compile_cache_word(cache, compile_cache_counts()), family=config.model.family)
         return AnatomyMeasured(AnatomyPoint(
             lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
             flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
             window_steps=anatomy.k, losses=losses, settings=settings, seconds=time.perf_counter() - t_start))
+    except Exception as exc:  # every failure becomes an answer; the lane lives on
+        traceback.print_exc()
+        return AnatomyMeasured(None, describe(exc, spec.name))
+    finally:
+        del model, anatomy
+        keras.mixed_precision.set_dtype_policy("float32")
+        keras.backend.clear_session()
+        gc.collect()
+
+
+def _time_rungs(timers: dict[str, Callable[[], list[float]]], wanted: list[str], k: int, lane: str,
+                describe: Callable[[BaseException, str], str]) -> tuple[dict[str, RungTime | None], dict[str, str]]:
+    """Each wanted rung timed in ROUNDS turns, the rungs interleaved so that a burst of other work on the machine
+    lands on all of them; a rung that cannot run is a null with its reason, not a lost point."""
+    samples: dict[str, list[float]] = {name: [] for name in wanted}
+    reasons: dict[str, str] = {}
+    for _round in range(ROUNDS):
+        for name in (r for r in wanted if r not in reasons):
+            try:
+                samples[name] += timers[name]()
+            except Unsupported as exc:
+                reasons[name] = str(exc)
+            except Exception as exc:
+                traceback.print_exc()
+                reasons[name] = describe(exc, lane)
+    return {name: None if name in reasons else RungTime.of(samples[name], k) for name in wanted}, reasons
+
+
+def measure_call_anatomy(worker: LaneProcess, job: AnatomyJob,
+                         describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
+    """In the lane: the predict ladder for `job.config` (a served call, host array in, host array out), after a few
+    untimed training steps so that the calls answer with trained weights, as a predict run's do."""
+    spec, keras, t_start, cache = worker.spec, worker.keras, time.perf_counter(), compile_cache_counts()
+    model = anatomy = None
+    try:
+        config: RunConfig = job.config
+        train = config.train
+        device = require_device(spec, worker.settings["threads"])
+        data = worker.data(config)
+        jit, jit_source = resolve_jit(spec, train)
+        set_precision(keras, spec, train.mixed_precision)
+        bs = train.batch_size
+        fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes, 1))
+        n = min(max(1, len(data) // bs), MAX_BATCHES, fits)
+        with keras.device(keras_device(spec)):
+            model = build_model(keras, config.model, train, jit=jit)
+            verify_placement(model, spec)
+            weights = train_weights(model, data.x, data.y, bs)
+            batches = [data.x[i * bs:(i + 1) * bs] for i in range(n)]
+            anatomy = CallAnatomy(model, forward_for(model, spec, jit), steps_for(keras, model, spec).place, batches)
+            first = anatomy.predict_on_batch(2, warmup=max(train.warmup_steps, 1))  # compiles, and sizes the rungs
+            k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
+            anatomy.k = min(k, fits)
+            wanted = [r for r in PREDICT_LADDER.rungs if r in job.rungs or not job.rungs]
+            machine = cpu_sample()
+            rungs, reasons = _time_rungs(anatomy.timers(windows), wanted, anatomy.k, spec.name, describe)
+        notes = ["device_loop sums each answer inside the loop (one reduction per call), so that no pass is "
+                 "left out as unused"] if rungs.get("device_loop") is not None else []
+        settings = dict(worker.settings, jit_compile=jit, feeding=PREDICT_FEEDING, steps_per_execution=1,
+                        mixed_precision=train.mixed_precision, data_source=data.source,
+                        seconds_per_rung=job.seconds_per_rung, jit_source=jit_source, weights=weights,
+                        others_cpu=_known(others_share(machine, cpu_sample())), load_avg=_known(load_average()),
+                        compile_cache=compile_cache_word(cache, compile_cache_counts()), family=config.model.family)
+        return AnatomyMeasured(AnatomyPoint(
+            lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
+            flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
+            window_steps=anatomy.k, settings=settings, seconds=time.perf_counter() - t_start, task="predict"))
     except Exception as exc:  # every failure becomes an answer; the lane lives on
         traceback.print_exc()
         return AnatomyMeasured(None, describe(exc, spec.name))

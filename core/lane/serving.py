@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from ..config import LaneSpec, TrainSpec
+from .steps import Unsupported
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -45,36 +46,131 @@ def train_weights(model: Model, x: np.ndarray, y: np.ndarray, batch_size: int) -
     return f"trained {steps} step{'s' if steps != 1 else ''} before the first call (not timed)"
 
 
-def make_call(keras: ModuleType, model: Model, spec: LaneSpec, train: TrainSpec, jit: bool) -> Call:
-    """One predict call, host array in, host array out, the way `train.serve` names."""
-    if train.serve == "keras":
-        return lambda x: np.asarray(model.predict_on_batch(x))
-    backend = spec.backend
-    if backend == "jax":
+class Forward:
+    """The backend's compiled forward pass of a model, called directly (serve=compiled, and the anatomy of a call):
+    `place` puts an input on the lane's device, calling gives the answer (on the device, maybe not ready yet),
+    `to_host` waits for it and brings it back as NumPy, and `loop(k)` makes K forward passes one compiled call."""
+
+    def __init__(self, model: Model, jit: bool) -> None:
+        self.model, self.jit = model, jit
+
+    def __call__(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    def to_host(self, y: Any) -> np.ndarray:
+        return np.asarray(y)
+
+    def loop(self) -> Callable[[Any], Any]:
+        """xs stacked (K, batch, …) → the sum of the K answers (a scalar, so nothing is left out as unused)."""
+        raise Unsupported("no on-device loop of calls for this backend")
+
+
+class JaxForward(Forward):
+    def __init__(self, model: Model, jit: bool) -> None:
+        super().__init__(model, jit)
         import jax
 
         def forward(trainable: Any, non_trainable: Any, x: Any) -> Any:
             return model.stateless_call(trainable, non_trainable, x, training=False)[0]
 
-        compiled = jax.jit(forward) if jit else forward
-        trainable = [v.value for v in model.trainable_variables]
-        non_trainable = [v.value for v in model.non_trainable_variables]
-        return lambda x: np.asarray(compiled(trainable, non_trainable, x))
-    if backend == "tensorflow":
+        self._forward = forward
+        self._compiled = jax.jit(forward) if jit else forward
+        self._state = self._read()
+
+    def _read(self) -> tuple[list[Any], list[Any]]:
+        return ([v.value for v in self.model.trainable_variables], [v.value for v in self.model.non_trainable_variables])
+
+    @property
+    def state(self) -> tuple[list[Any], list[Any]]:
+        """The model's arrays. Keras' own calls (fit, predict_on_batch) donate them and hand the variables new
+        ones: read them again when that happened (one flag of the first array, checked per call)."""
+        held = self._state[0] or self._state[1]
+        if held and held[0].is_deleted():
+            self._state = self._read()
+        return self._state
+
+    def __call__(self, x: Any) -> Any:
+        return self._compiled(*self.state, x)
+
+    def loop(self) -> Callable[[Any], Any]:
+        import jax
+        import jax.numpy as jnp
+
+        if not self.jit:
+            raise Unsupported("jit is off: with no compiled call there is no on-device loop (turn jit on)")
+        forward = self._forward
+
+        def many(trainable: Any, non_trainable: Any, xs: Any) -> Any:
+            def body(total: Any, x: Any) -> tuple[Any, None]:
+                return total + jnp.sum(forward(trainable, non_trainable, x)), None
+
+            return jax.lax.scan(body, jnp.float32(0.0), xs)[0]
+
+        compiled = jax.jit(many)
+        return lambda xs: compiled(*self.state, xs)
+
+
+class TensorFlowForward(Forward):
+    def __init__(self, model: Model, jit: bool) -> None:
+        super().__init__(model, jit)
         import tensorflow as tf
 
-        signature = [tf.TensorSpec((None, int(model.inputs[0].shape[-1])), tf.float32)]
-        fn = tf.function(lambda x: model(x, training=False), input_signature=signature, jit_compile=jit)
-        return lambda x: fn(tf.constant(x)).numpy()
-    import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
+        # The input's own shape (a row of pixels, a 28x28 image, a sequence of rows), any batch size.
+        signature = [tf.TensorSpec((None, *model.inputs[0].shape[1:]), tf.float32)]
+        self._fn = tf.function(lambda x: model(x, training=False), input_signature=signature, jit_compile=jit)
 
-    device = "cpu" if spec.kind == "cpu" else f"cuda:{spec.index}"
+    def __call__(self, x: Any) -> Any:
+        return self._fn(x)
 
-    def torch_call(x: np.ndarray) -> np.ndarray:
+    def to_host(self, y: Any) -> np.ndarray:
+        return y.numpy()
+
+    def loop(self) -> Callable[[Any], Any]:
+        import tensorflow as tf
+
+        model = self.model
+
+        def many(xs: Any) -> Any:
+            def body(i: Any, total: Any) -> tuple[Any, Any]:
+                return i + 1, total + tf.reduce_sum(tf.cast(model(xs[i], training=False), tf.float32))
+
+            return tf.while_loop(lambda i, _total: i < tf.shape(xs)[0], body, (tf.constant(0), tf.constant(0.0)))[1]
+
+        return tf.function(many, jit_compile=self.jit, reduce_retracing=True)
+
+
+class TorchForward(Forward):
+    def __init__(self, model: Model, jit: bool, device: str) -> None:
+        super().__init__(model, jit)
+        self.device = device
+
+    def __call__(self, x: Any) -> Any:
+        import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
+
         with torch.no_grad():
-            return model(torch.as_tensor(x, device=device), training=False).cpu().numpy()
+            return self.model(torch.as_tensor(x, device=self.device), training=False)
 
-    return torch_call
+    def to_host(self, y: Any) -> np.ndarray:
+        return y.cpu().numpy()
+
+    def loop(self) -> Callable[[Any], Any]:
+        raise Unsupported("PyTorch has no compiled loop of forward passes here (a CUDA graph of calls is not built)")
+
+
+def forward_for(model: Model, spec: LaneSpec, jit: bool) -> Forward:
+    if spec.backend == "jax":
+        return JaxForward(model, jit)
+    if spec.backend == "tensorflow":
+        return TensorFlowForward(model, jit)
+    return TorchForward(model, jit, "cpu" if spec.kind == "cpu" else f"cuda:{spec.index}")
+
+
+def make_call(keras: ModuleType, model: Model, spec: LaneSpec, train: TrainSpec, jit: bool) -> Call:
+    """One predict call, host array in, host array out, the way `train.serve` names."""
+    if train.serve == "keras":
+        return lambda x: np.asarray(model.predict_on_batch(x))
+    forward = forward_for(model, spec, jit)
+    return lambda x: forward.to_host(forward(x))
 
 
 def serve(model: Model, call: Call, x: np.ndarray, batch_size: int, timer: StepTimer, steps_per_epoch: int) -> None:

@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 
 from markupsafe import Markup
 
-from ..analysis.anatomy import PARTS, RUNGS, stacked
+from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.leads import refinement_of_sidecar
 from ..analysis.points import SweepPoint
@@ -24,8 +24,8 @@ from ..paths import PROG
 from ..records import BatchTiming
 from ..results import RunResult
 from ..version import APP_VERSION
-from ..words.anatomy import (CLOCKS, PART_LABELS, SYNCED_CLOCK, fmt_part, fmt_rung, floor_sentence,
-                             timing_cost_sentence, why_sentence)
+from ..words.anatomy import (CALL_CLOCKS, CLOCKS, PART_LABELS, PER_CALL_CLOCK, SYNCED_CLOCK, clock_lines, fmt_part, fmt_rung, floor_sentence,
+                             why_sentence)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..words.run import busy_lines, explain, latency_lines, verdict_lines
 from ..words.sweep import (cost_lines, energy_lines, picture_title, refine_lines, run_crossing_lines,
@@ -373,23 +373,28 @@ def anatomy_section(item: AnatomyInput, n0: int) -> Section:
         same = [p for p in points if p.widths == widths]
         lines.append(f"Hidden {'-'.join(map(str, widths))}: " + " ".join(why_sentence(p) for p in same)
                      + (" " + floor_sentence(same) if len(same) > 1 else ""))
-    lines += [_sentence(timing_cost_sentence(p)) for p in points]
+    lines += [_sentence(line) for line in clock_lines(points)]
     lines += [_sentence(f"{name}: {meaning}") for name, meaning in item.clocks.items()]
     bars = [Bar(f"{p.lane} {'-'.join(map(str, p.widths))}",
                 [(PART_LABELS.get(part, "within the spread, not attributed"), ms) for part, ms in stacked(p)])
             for p in points]
-    title = "Why: the synced step split into its parts (ms per step)"
-    rung_table = _table(["lane", "hidden", "batch", *RUNGS],
-                        [(p.lane, "-".join(map(str, p.widths)), str(p.batch_size), *(fmt_rung(p, r) for r in RUNGS))
-                         for p in points])
-    part_table = _table(["lane", "hidden", *(PART_LABELS[k] for k in PARTS), "timing cost"],
+    ladder = points[0].ladder if points else TRAIN_LADDER  # one anatomy file dissects one task
+    unit = ladder.unit
+    title = ("Why: the synced step split into its parts (ms per step)" if ladder is TRAIN_LADDER else
+             "Why: one served call split into its parts (ms per call)")
+    rung_table = _table(["lane", "hidden", "batch", *ladder.rungs],
+                        [(p.lane, "-".join(map(str, p.widths)), str(p.batch_size),
+                          *(fmt_rung(p, r) for r in ladder.rungs)) for p in points])
+    cost = ["timing cost"] if ladder is TRAIN_LADDER else []
+    part_table = _table(["lane", "hidden", *(PART_LABELS[k] for k in ladder.parts), *cost],
                         [(p.lane, "-".join(map(str, p.widths)), *(fmt_part(part) for part in p.parts().values()),
-                          f"{fmt_num(p.timing_cost)}x" if math.isfinite(p.timing_cost) else "–") for p in points])
+                          *([f"{fmt_num(p.timing_cost)}x" if math.isfinite(p.timing_cost) else "–"] if cost else []))
+                         for p in points])
     figure = _figure(title, (title, bars, "ms"), part_table, f"figure-{n0}-why-{_slug(Path(item.path).stem)}.svg")
     failures = [_sentence(f"{f.get('lane')} {f.get('widths') or f.get('width')} failed: {f.get('reason')}")
                 for f in item.failures]
     return Section(f"Anatomy: {Path(item.path).name}", "anatomy", tuple(lines + failures), (figure,),
-                   (("ms per step, median (p10–p90), per rung", rung_table),))
+                   ((f"ms per {unit}, median (p10–p90), per rung", rung_table),))
 
 
 # ---------------------------------------------------------------- the whole report
@@ -429,19 +434,29 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
             same = [p for p in item.points if p.widths == widths]
             answer += [why_sentence(p) for p in same]
     metas = [s.meta for s in inputs.sweeps] + [r.meta for r in inputs.runs]
-    tasks = []
+    tasks, kinds = [], [p.task for item in inputs.anatomies for p in item.points]
     for meta in metas:
         runs = _seq(meta.get("runs"))
         train = _map(_map(_map(runs[0]).get("config")).get("train")) if runs else {}
         if train:
-            tasks.append(f"{train.get('data')} data, {train.get('optimizer')}, {train.get('epochs')} epoch(s)")
+            kind = str(train.get("task") or "train")
+            kinds.append(kind)
+            tasks.append(f"predict (calls by {train.get('serve') or 'keras'}), {train.get('data')} data" if kind == "predict"
+                         else f"{train.get('data')} data, {train.get('optimizer')}, {train.get('epochs')} epoch(s)")
     if tasks:
         facts.append(("task", "; ".join(dict.fromkeys(tasks))))
     lanes = list(dict.fromkeys(lanes))
     facts.insert(0, ("lanes", ", ".join(lanes) or "–"))
-    facts.append(("clock", f"the {SYNCED_CLOCK}: {CLOCKS[SYNCED_CLOCK]}"))
-    question = (f"Which of {', '.join(lanes)} trains this model faster, and where does the faster one change?"
-                if len(lanes) > 1 else "How fast does this lane train this model?")
+    serving = bool(kinds) and all(k == "predict" for k in kinds)
+    if serving:
+        facts.append(("clock", f"the {PER_CALL_CLOCK}: {CALL_CLOCKS[PER_CALL_CLOCK]}"))
+        question = (f"Which of {', '.join(lanes)} answers one call of this model sooner, and where does the faster "
+                    "one change?" if len(lanes) > 1 else "How soon does this lane answer one call of this model?")
+    else:
+        facts.append(("clock", f"the {SYNCED_CLOCK}: {CLOCKS[SYNCED_CLOCK]}"
+                      + (f"; predict files: the {PER_CALL_CLOCK}" if "predict" in kinds else "")))
+        question = (f"Which of {', '.join(lanes)} trains this model faster, and where does the faster one change?"
+                    if len(lanes) > 1 else "How fast does this lane train this model?")
     return question, tuple(answer), facts
 
 

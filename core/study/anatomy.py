@@ -10,7 +10,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..analysis.anatomy import RUNGS, AnatomyPoint
+from ..analysis.anatomy import AnatomyPoint
 from ..config import ConfigError, LaneSpec, RunConfig
 from ..messages import AnatomyJob, AnatomyMeasured
 from ..engine.pool import LanePool
@@ -53,7 +53,7 @@ def anatomy_configs(base: RunConfig, widths: Sequence[int] | None, layers: int |
     return [dataclasses.replace(base, model=dataclasses.replace(base.model, widths=(w,) * depth)) for w in widths]
 
 
-def request_anatomy(pool: LanePool, spec: LaneSpec, config: RunConfig, *, rungs: tuple[str, ...] = RUNGS,
+def request_anatomy(pool: LanePool, spec: LaneSpec, config: RunConfig, *, rungs: tuple[str, ...] = (),
                     seconds_per_rung: float = DEFAULT_SECONDS_PER_RUNG, check_loss: bool = False,
                     cancel: threading.Event | None = None) -> AnatomyOutcome:
     lane = pool.get(spec)

@@ -10,7 +10,7 @@ from typing import Mapping, Sequence
 
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, verdicts
-from ..analysis.anatomy import PARTS, AnatomyPoint, Part, floor_points, parts_of, stacked
+from ..analysis.anatomy import AnatomyPoint, Part, floor_points, parts_of, stacked
 from ..records import BUSY_SHARE
 from ..json_data import JsonObject
 from .numbers import MISSING, fmt_num, fmt_range
@@ -31,8 +31,27 @@ PART_LABELS = {
     "host_dispatch": "host dispatch",
     "device_work": "device working",
     "pipelining_gain": "what pipelining gives back",
+    # a served call (the predict ladder)
+    "predict_machinery": "Keras predict machinery",
+    "input_transfer": "the input's copy to the device",
+    "answer_back": "waiting for the answer and its copy back",
 }
 NOT_MEASURED = f"{MISSING}, press Why"
+PER_CALL_CLOCK = "per-call clock"
+CALL_CLOCKS = {
+    PER_CALL_CLOCK: "each call is timed begin to end, its input from host memory and its answer back on the host: "
+                    "a call's latency, what a server waits for (a predict run's ms per call)",
+}
+
+
+def clocks_of(points: Sequence[AnatomyPoint]) -> dict[str, str]:
+    """The clocks these anatomies are read by: a served call's, or a training step's two."""
+    return dict(CALL_CLOCKS) if points and all(p.task == "predict" for p in points) else dict(CLOCKS)
+
+
+def clock_lines(points: Sequence[AnatomyPoint]) -> list[str]:
+    """What each clock costs, per training point (a call has one clock, said by clocks_of)."""
+    return [timing_cost_sentence(p) for p in points if p.task != "predict"]
 
 
 def fmt_part(part: Part | None) -> str:
@@ -55,7 +74,9 @@ def device_word(point: AnatomyPoint) -> str:
 
 def why_sentence(point: AnatomyPoint) -> str:
     """"On gpu0, 1.37 ms per step: 0.05 ms is the GPU working; 1.1 ms is Keras fit and dispatch; 0.2 ms is
-    waiting for the result." — the synced step split into its parts, ≈0 parts left out."""
+    waiting for the result." — the synced step (a served call) split into its parts, ≈0 parts left out."""
+    if point.task == "predict":
+        return call_why_sentence(point)
     fit = point.rung("fit")
     if fit is None:
         return f"On {point.lane}, the step could not be timed with fit: {point.reasons.get('fit', 'no reason given')}."
@@ -79,6 +100,34 @@ def why_sentence(point: AnatomyPoint) -> str:
     return f"On {point.lane}, {fmt_num(fit.median_ms)} ms per step: " + "; ".join(said or ["no part stands out"]) + "."
 
 
+def call_why_sentence(point: AnatomyPoint) -> str:
+    """"On cpu, 0.41 ms per call: 0.06 ms is the CPU working; 0.3 ms is Keras predict and dispatch; 0.02 ms is
+    the input's copy to the device; 0.03 ms is waiting for the answer and its copy back." """
+    top = point.top
+    if top is None:
+        return (f"On {point.lane}, the call could not be timed with predict_on_batch: "
+                f"{point.reasons.get('predict_on_batch', 'no reason given')}.")
+    segments = dict(stacked(point))
+    said = []
+    if "device_work" in segments:
+        device, loop = segments["device_work"], point.rung("device_loop")
+        assert loop is not None, "the device's work is what the device_loop rung measured"
+        said.append(f"{fmt_num(device)} ms is {device_word(point)} working" if device < top.median_ms else
+                    f"all of it is {device_word(point)} working (an on-device loop of calls takes "
+                    f"{fmt_num(loop.median_ms)} ms per call, within the spread)")
+    overhead = segments.get("predict_machinery", 0.0) + segments.get("host_dispatch", 0.0)
+    if overhead > 0:
+        what = ("Keras predict and dispatch" if point.rung("device_loop") is not None
+                else "Keras predict, dispatch and the device together")
+        said.append(f"{fmt_num(overhead)} ms is {what}")
+    for name in ("input_transfer", "answer_back"):
+        if name in segments:
+            said.append(f"{fmt_num(segments[name])} ms is {PART_LABELS[name]}")
+    if said and "rest" in segments:
+        said.append(f"{fmt_num(segments['rest'])} ms is within the rungs' spread, not attributed")
+    return f"On {point.lane}, {fmt_num(top.median_ms)} ms per call: " + "; ".join(said or ["no part stands out"]) + "."
+
+
 def floor_sentence(points: Sequence[AnatomyPoint]) -> str:
     """"With an on-device loop this model would take 0.06 ms per step on gpu0 against 0.7 ms on cpu."""
     floors = [(p.lane, p.rung("device_loop")) for p in points]
@@ -91,7 +140,8 @@ def floor_sentence(points: Sequence[AnatomyPoint]) -> str:
     missing = [f"{lane} has none ({p.reasons.get('device_loop', 'not measured')})"
                for p in points for lane in [p.lane] if p.rung("device_loop") is None]
     tail = f" ({'; '.join(missing)})" if missing else ""
-    return (f"With an on-device loop this model would take {fmt_num(first[1])} ms per step on {first[0]}"
+    unit = points[0].ladder.unit if points else "step"
+    return (f"With an on-device loop this model would take {fmt_num(first[1])} ms per {unit} on {first[0]}"
             f"{against}{tail}.")
 
 
@@ -100,6 +150,8 @@ def timing_cost_sentence(point: AnatomyPoint) -> str:
     timed every K steps"."""
     cost = point.timing_cost
     where = f"{point.lane} ({'-'.join(map(str, point.widths))})"
+    if point.task == "predict":
+        return f"{where}: a call has one clock, the {PER_CALL_CLOCK}: a server waits for each answer"
     if not math.isfinite(cost):
         return f"{where}: the cost of timing each step could not be measured"
     return (f"{where}: fit with the loss read every step (the {SYNCED_CLOCK}) takes {fmt_num(cost)}x the time of "
@@ -177,13 +229,13 @@ def anatomy_notes(point: AnatomyPoint) -> list[str]:
     `anatomy`, the Why tab): the lane's own notes; a figure that looks impossible — a rung with less to do that
     came out slower than the rung above it, such as the pipelined tick beyond the synced bar — said to be within
     the spread or beyond it; a part that could not be worked out; and other work on the lane's cores."""
-    parts, part_notes = parts_of(point.rungs)
+    parts, part_notes = parts_of(point.rungs, point.ladder)
     lines = list(point.notes)
     for name, part in parts.items():
         if name in part_notes:
             lines.append(part_notes[name])
             continue
-        above, below = PARTS[name]
+        above, below = point.ladder.parts[name]
         if part is None or not below or not part.raw_ms < 0:
             continue
         upper, lower = point.rung(above), point.rung(below)
@@ -203,4 +255,4 @@ def anatomy_notes(point: AnatomyPoint) -> list[str]:
 
 def anatomy_json(points: Sequence[AnatomyPoint], failures: Sequence[JsonObject] = ()) -> JsonObject:
     """The anatomy file (`anatomy --json-file`, the window's report): every point, what failed, and the clocks."""
-    return {"points": [p.to_json() for p in points], "failures": list(failures), "clocks": dict(CLOCKS)}
+    return {"points": [p.to_json() for p in points], "failures": list(failures), "clocks": clocks_of(points)}

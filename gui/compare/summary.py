@@ -157,6 +157,8 @@ class SummaryPanel(QWidget):
         return points if anatomy_key(model) == config else {}
 
     def _pipelined_text(self, live: LiveRun, lane: str) -> str:
+        if live.config.train.task == "predict":
+            return "none: a call waits"
         rung = (point := self.anatomy(live.current_segment(lane)).get(lane)) and point.rung("fit_pipelined")
         return fmt_num(rung.median_ms) if rung else NOT_MEASURED
 

@@ -16,14 +16,16 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from ...core.analysis.anatomy import AnatomyPoint, point_from_json, stacked
-from ...core.words.anatomy import PART_LABELS, PIPELINED_CLOCK, SYNCED_CLOCK
+from ...core.words.anatomy import PART_LABELS, PER_CALL_CLOCK, PIPELINED_CLOCK, SYNCED_CLOCK
 from ..widgets.plot_export import save_offscreen
 from ..widgets.plots import plot_item
 from ..theme.scheme import LIGHT, PlotTheme, SchemeColors, readable
 
 # Okabe-Ito, one hue per part; made readable on the scheme's ground when drawn.
 PART_COLORS = {"device_work": "#009E73", "host_dispatch": "#E69F00", "synchronisation": "#CC79A7",
-               "fit_and_input": "#56B4E9"}
+               "fit_and_input": "#56B4E9",
+               # a served call's parts (the predict ladder): the same hues for the same kinds of time
+               "answer_back": "#CC79A7", "input_transfer": "#0072B2", "predict_machinery": "#56B4E9"}
 BAR_HEIGHT = 0.6
 
 
@@ -70,10 +72,14 @@ class WhyBars(pg.PlotWidget):
                 x += ms
             self._mark(point, "fit_pipelined", i, "|", f"{PIPELINED_CLOCK} (fit, no per-step sync)", colors)
             self._mark(point, "device_loop", i, "d", "floor (on-device loop)", colors)
+        calls = bool(self.points) and all(p.task == "predict" for p in self.points)
+        self.setLabel("bottom", "ms per call (predict)" if calls else "ms per training step")
+        self.setAccessibleName("Why: each lane's " + ("call" if calls else "step") + " split into its parts, in ms")
         if self.points:
             self.enableAutoRange()
             plot_item(self).getViewBox().setYRange(-0.6, len(self.points) - 0.4, padding=0)
-            self.setTitle(f"bars: the {SYNCED_CLOCK} (fit, loss read every step)", color=colors.text, size="10pt")
+            self.setTitle(f"bars: the {PER_CALL_CLOCK} (predict_on_batch, answer back on the host)" if calls else
+                          f"bars: the {SYNCED_CLOCK} (fit, loss read every step)", color=colors.text, size="10pt")
 
     def _mark(self, point: AnatomyPoint, rung: str, row: int, symbol: str, name: str, colors: SchemeColors) -> None:
         time = point.rung(rung)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import AnatomyOutcome, anatomy_key, measure_anatomies
-from ...core.words.anatomy import CLOCKS, anatomy_notes, floor_sentence, timing_cost_sentence, why_sentence
+from ...core.words.anatomy import CALL_CLOCKS, CLOCKS, anatomy_notes, clock_lines, clocks_of, floor_sentence, why_sentence
 from ...core.config import LaneSpec, RunConfig
 from ...core.engine.pool import LanePool
 from ..jobs import JobOutcome, JobRunner
@@ -40,18 +40,15 @@ class WhyView(QWidget):
         self._measuring: RunConfig | None = None
         self._failures: list[str] = []
         self.measure_button = QPushButton("Measure why")
-        self.measure_button.setToolTip("Time the five rungs of a training step (fit, fit without per-step sync, the "
-                                       "bare step synced and pipelined, an on-device loop) for the Model panel's "
-                                       "model on each chosen lane, one at a time")
         self.measure_button.clicked.connect(self.start)
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
         self.stop_button.setToolTip("Stop after the lane in progress")
         self.stop_button.clicked.connect(self.stop)
-        self.clocks = QLabel(" ".join(f"The <b>{name}</b>: {text}." for name, text in CLOCKS.items()))
+        self.clocks = QLabel("")
         self.clocks.setWordWrap(True)
         self.bars = WhyBars()
-        self.words = QLabel("Press Measure why to see where a step's time goes on each lane.")
+        self.words = QLabel("")
         self.words.setWordWrap(True)
         self.words.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.words.setStyleSheet("font-weight: 600;")
@@ -66,6 +63,28 @@ class WhyView(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.bars, 1)
         layout.addWidget(self.words)
+        self._task = ""
+        self.set_task("train")
+
+    def set_task(self, task: str) -> None:
+        """Speak of the Model panel's task: a training step's rungs and clocks, or a served call's."""
+        if task == self._task:
+            return
+        self._task = task
+        if task == "predict":
+            self.measure_button.setToolTip(
+                "Time the five rungs of one served call (Keras predict_on_batch, the compiled forward pass from the "
+                "host, on an input already on the device, K calls pipelined, an on-device loop of calls) for the "
+                "Model panel's model on each chosen lane, one at a time")
+        else:
+            self.measure_button.setToolTip(
+                "Time the five rungs of a training step (fit, fit without per-step sync, the bare step synced and "
+                "pipelined, an on-device loop) for the Model panel's model on each chosen lane, one at a time")
+        if not self.bars.points:
+            clocks = CALL_CLOCKS if task == "predict" else CLOCKS
+            self.clocks.setText(" ".join(f"The <b>{name}</b>: {text}." for name, text in clocks.items()))
+            self.words.setText("Press Measure why to see where a " + ("call's" if task == "predict" else "step's")
+                               + " time goes on each lane.")
 
     @property
     def running(self) -> bool:
@@ -131,8 +150,9 @@ class WhyView(QWidget):
         if problems:
             self._say("Not measured: " + "; ".join(problems), error=True)
         else:
-            self._say(("Stopped" if outcome.cancelled else "Measured") + f" on {len(points)} lane(s). The Compare "
-                      "tab's summary now shows both clocks for this model.")
+            calls = config is not None and config.train.task == "predict"
+            self._say(("Stopped" if outcome.cancelled else "Measured") + f" on {len(points)} lane(s)." +
+                      ("" if calls else " The Compare tab's summary now shows both clocks for this model."))
         self.measure_ended.emit(config, dict(points))
 
     def show_points(self, points: list[AnatomyPoint]) -> None:
@@ -140,9 +160,10 @@ class WhyView(QWidget):
         self.bars.set_points(points)
         if not points:
             return
+        self.clocks.setText(" ".join(f"The <b>{name}</b>: {text}." for name, text in clocks_of(points).items()))
         lines = [why_sentence(p) for p in points]
         floor = floor_sentence(points)
-        lines += ([floor] if floor else []) + [timing_cost_sentence(p) + "." for p in points]
+        lines += ([floor] if floor else []) + [line + "." for line in clock_lines(points)]
         lines += [f"{p.lane}: {rung} not measured: {why}." for p in points for rung, why in p.reasons.items()]
         lines += [f"Note ({p.lane}): {note}." for p in points for note in anatomy_notes(p)]
         self.words.setText("\n".join(lines))

@@ -190,6 +190,7 @@ class RunDesk(QObject):
             self.say(f"{problem[:1].upper()}{problem[1:]}.", error=True, about="model")
         else:
             self.status.settle("model")
+            self.why.set_task(config.train.task)
         self.update_controls()
 
     @Slot()

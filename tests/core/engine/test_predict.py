@@ -68,3 +68,16 @@ def test_predict_from_the_cli_says_latency_and_its_tail_and_writes_the_task(tmp_
     assert rows and {r["task"] for r in rows} == {"predict"}
     refused = cli("run", "--task", "predict", "--feeding", "device", "--lanes", "cpu", "--data", "synthetic")
     assert refused.returncode != 0 and "a predict call takes its input from host memory" in refused.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family, kind", [("cnn", "cnn"), ("rnn", "lstm")])
+def test_a_compiled_call_serves_every_family_on_tensorflow(pool, family, kind):
+    """TensorFlow's compiled call is a tf.function with a fixed input signature, taken from the model's own
+    input: a CNN and an RNN are served by it (each family reshapes the 784 pixels inside the model)."""
+    config = RunConfig(ModelSpec((8,), family=family), TrainSpec(batch_size=16, samples=256, data="synthetic",
+                                                                 task="predict", serve="compiled", max_steps=20))
+    result = run_comparison(pool, [LaneSpec("cpu", threads=1, backend="tensorflow")], config)
+    lane = next(iter(result.lanes.values()))
+    assert lane.summary is not None and lane.summary.status == "completed", (lane.failure, lane.summary)
+    assert {r.task for r in lane.records} == {"predict"} and {r.family for r in lane.records} == {kind}

@@ -105,3 +105,22 @@ def test_sweep_ladder_ranks_and_says_what_it_did_not_run():
     assert "1. " in r.stdout and "base: slower lane cpu1" in r.stdout
     assert "not run: mixed_precision=on: mixed precision is for GPU lanes" in r.stdout
     assert "not run: feeding=device: data on the device needs the jax or torch backend" in r.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_anatomy_of_a_call_times_every_rung_of_the_call_ladder(pool, backend):
+    from crossover_lab.core.analysis.anatomy import PREDICT_LADDER
+
+    spec = LaneSpec("cpu", threads=1, backend=backend)
+    config = RunConfig(ModelSpec((16,)), TrainSpec(data="synthetic", samples=512, batch_size=8, task="predict"))
+    outcome = request_anatomy(pool, spec, config, seconds_per_rung=0.2)
+    p = outcome.point
+    assert p is not None, outcome.error
+    assert p.task == "predict" and p.reasons == {} and set(p.rungs) == set(PREDICT_LADDER.rungs)
+    for name in PREDICT_LADDER.rungs:
+        r = p.rung(name)
+        assert r is not None and r.median_ms > 0 and r.p10_ms <= r.median_ms <= r.p90_ms and r.n >= 2, name
+    # K calls in one compiled call cost no more per call than K calls dispatched one by one, within noise.
+    assert within_noise_at_most(p.rung("device_loop"), p.rung("call_pipelined"))
+    assert p.settings["weights"].startswith("trained ") and p.settings["family"] == "mlp"

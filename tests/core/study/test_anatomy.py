@@ -268,3 +268,57 @@ def test_a_rung_slower_than_the_one_above_it_gets_the_same_note_everywhere():
     (note,) = anatomy_notes(busy)
     assert note.startswith("other work used 42% of gpu0's cores while it was measured (load 2.5)")
     assert anatomy_notes(replace(point(), settings={"others_cpu": None, "load_avg": None})) == []
+
+
+# ---------------------------------------------------------------- the anatomy of a served call (predict)
+
+
+def call_point(**medians):
+    """A served call's anatomy with known rungs (ms): predict_on_batch 1.0, call_synced 0.6, …; None: not measured."""
+    from crossover_lab.core.analysis.anatomy import AnatomyPoint
+
+    times = {"predict_on_batch": 1.0, "call_synced": 0.6, "call_resident": 0.5, "call_pipelined": 0.3,
+             "device_loop": 0.1}
+    times.update(medians)
+    rungs = {name: None if ms is None else rung(ms, 0.01) for name, ms in times.items()}
+    reasons = {name: "not here" for name, ms in times.items() if ms is None}
+    return AnatomyPoint("cpu", "CPU (2 threads)", "jax", (64, 64), 1, 10**6, rungs, reasons, window_steps=8,
+                        task="predict")
+
+
+def test_a_calls_parts_are_the_differences_of_its_rungs_and_telescope_to_predict_on_batch():
+    from crossover_lab.core.analysis.anatomy import PREDICT_LADDER
+
+    p = call_point()
+    parts = p.parts()
+    assert set(parts) == set(PREDICT_LADDER.parts) and "pipelining_gain" not in parts
+    assert parts["predict_machinery"].ms == pytest.approx(0.4)
+    assert parts["input_transfer"].ms == pytest.approx(0.1)
+    assert parts["answer_back"].ms == pytest.approx(0.2)
+    assert parts["host_dispatch"].ms == pytest.approx(0.2)
+    assert parts["device_work"].ms == pytest.approx(0.1)
+    assert sum(ms for _, ms in stacked(p)) == pytest.approx(1.0)  # the bar is the call, no more
+    assert [name for name, _ in stacked(p)] == list(PREDICT_LADDER.stack)
+    assert math.isnan(p.timing_cost)  # a call has no pipelined clock
+
+
+def test_a_calls_why_sentence_speaks_per_call_and_reads_back_from_json():
+    p = call_point()
+    text = why_sentence(p)
+    assert text.startswith("On cpu, 1 ms per call: 0.1 ms is the CPU working; 0.6 ms is Keras predict and dispatch")
+    assert "0.1 ms is the input's copy to the device" in text and "0.2 ms is waiting for the answer" in text
+    back = point_from_json(json.loads(json.dumps(p.to_json())))
+    assert back.task == "predict" and back.rungs == p.rungs and back.parts() == p.parts()
+    train = point_from_json(json.loads(json.dumps({k: v for k, v in point().to_json().items() if k != "task"})))
+    assert train.task == "train" and train.rungs == point().rungs  # a file from before calls had anatomies
+
+
+def test_the_anatomy_table_of_calls_names_the_call_ladder_and_its_one_clock():
+    import io
+
+    out = io.StringIO()
+    cli_anatomy.print_anatomy([AnatomyOutcome("cpu", RunConfig(), call_point())], out)
+    text = out.getvalue()
+    assert "ms per call, median" in text and "predict_on_batch" in text and "answer_back" in text
+    assert "fit_pipelined" not in text and "timing cost" not in text
+    assert "per-call clock:" in text and "pipelined clock:" not in text

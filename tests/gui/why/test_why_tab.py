@@ -89,3 +89,23 @@ def test_the_why_tab_explains_a_tick_beyond_its_bar_and_a_busy_lane(qtbot):
     assert "Note (cpu): fit_pipelined took 0.5 ms longer than fit, beyond their spread" in text
     assert "Note (cpu): other work used 40% of cpu's cores while it was measured (load 2.6)" in text
     assert "Note (gpu0)" not in text
+
+
+def test_the_why_tab_speaks_of_calls_for_the_predict_task(qtbot):
+    from crossover_lab.core.analysis.anatomy import AnatomyPoint
+    from helpers import rung
+
+    view = WhyView(lambda: None, lambda: SPECS, lambda: CONFIG, lambda: False, lambda *_: None)
+    qtbot.addWidget(view)
+    assert "synced clock" in view.clocks.text() and "step's time" in view.words.text()
+    view.set_task("predict")
+    assert "per-call clock" in view.clocks.text() and "pipelined clock" not in view.clocks.text()
+    assert "call's time" in view.words.text() and "predict_on_batch" in view.measure_button.toolTip()
+    times = {"predict_on_batch": 1.0, "call_synced": 0.6, "call_resident": 0.5, "call_pipelined": 0.3,
+             "device_loop": 0.1}
+    call = AnatomyPoint("cpu", "CPU (test)", "jax", (64,), 1, 10**6, {k: rung(v, 0.01) for k, v in times.items()},
+                        window_steps=8, task="predict")
+    view.show_points([call])
+    assert view.bars.getAxis("bottom").labelText == "ms per call (predict)"
+    assert view.words.text().startswith("On cpu, 1 ms per call:")
+    assert "x the time of fit" not in view.words.text()  # no pipelined clock's cost for a call
