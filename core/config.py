@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -38,6 +39,51 @@ def _check(condition: bool, message: str) -> None:
         raise ConfigError(message)
 
 
+SAVED = "saved"  # the family of a user's own saved Keras model (ModelSpec.saved)
+
+
+def is_saved_kind(kind: str) -> bool:
+    """Whether a kind of model (ModelSpec.kind, a record's `family`) is a user's saved model: "saved NAME"."""
+    return kind == SAVED or kind.startswith(SAVED + " ")
+
+
+@dataclass(frozen=True)
+class SavedModel:
+    """A user's own saved Keras model (`--model FILE.keras`), as a lane found it when it loaded the file.
+
+    It has no width: its axis is batch size. A lane feeds it flat rows of `features` values (the data's own
+    shape), reshaped to `input_shape` in front of the model, and trains it on integer labels below `classes`
+    (its softmax output). FLOPs are counted by a walk of its layers in the lane (core/lane/saved.py), forward
+    per sample; a training step counts 3x the forward pass (forward, then gradients for the inputs and the
+    weights). `flops_note` names layers whose work is not counted."""
+
+    path: str  # absolute, on the machine that runs the lanes
+    sha256: str
+    size_bytes: int
+    name: str = ""  # the model's own name, or the file's stem
+    input_shape: tuple[int, ...] = ()  # one sample's, as the model takes it
+    classes: int = 0  # units of the softmax output
+    params: int = 0
+    forward_flops: int = 0  # per sample; 0: not counted yet (before a lane inspected the file)
+    flops_note: str = ""
+    layers: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "input_shape", tuple(int(d) for d in self.input_shape))
+
+    @property
+    def features(self) -> int:
+        """Values per sample: the data's rows are this long, and reshaped to input_shape in the lane."""
+        size = 1
+        for d in self.input_shape:
+            size *= d
+        return size
+
+    @property
+    def inspected(self) -> bool:
+        return bool(self.input_shape) and self.classes > 0
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """The model: by default the MLP (784 inputs → hidden widths → 10 classes, softmax); `family` picks a CNN, an
@@ -50,9 +96,16 @@ class ModelSpec:
     family: str = "mlp"
     cell: str = "lstm"
     heads: int = 4
+    saved: SavedModel | None = None  # family "saved": a user's own model file, which has no widths
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "widths", tuple(self.widths))
+        if isinstance(self.saved, Mapping):  # as read back from a file
+            object.__setattr__(self, "saved", SavedModel(**self.saved))
+        if self.family == SAVED or self.saved is not None:
+            _check(self.family == SAVED and self.saved is not None, "a saved model is family 'saved', with its file")
+            _check(not self.widths, "a saved model has no widths: its axis is batch size")
+            return
         _check(1 <= len(self.widths) <= MAX_LAYERS,
                f"{len(self.widths)} hidden layers: choose 1-{MAX_LAYERS}")
         for i, w in enumerate(self.widths, start=1):
@@ -74,6 +127,8 @@ class ModelSpec:
     @property
     def params(self) -> int:
         """Trainable parameters: for the MLP the weights and biases of every Dense layer."""
+        if self.saved is not None:
+            return self.saved.params
         if self.family != "mlp":
             return families.params(self.family, self.widths, self.cell, self.heads)
         sizes = self.layer_sizes
@@ -88,8 +143,10 @@ class ModelSpec:
         sample in all. Biases, activations, dropout, the loss and the optimizer update
         are O(a+b) or O(params) and are left out; they are under 1% for widths ≥ 64.
         The first layer needs no gradient for its input (the data), so it counts 4·a·b.
-        The other families count by the same rules (core/families.py).
+        The other families count by the same rules (core/families.py); a saved model by its layers (SavedModel).
         """
+        if self.saved is not None:
+            return self.saved.forward_flops * (1 if forward else 3) * batch_size
         if self.family != "mlp":
             return families.flops_per_sample(self.family, self.widths, self.cell, self.heads, forward) * batch_size
         sizes = self.layer_sizes
@@ -103,15 +160,19 @@ class ModelSpec:
         optimizer's slots (Adam and Nadam 2 per weight, RMSprop 1, SGD 0), and an MLP's activations for one
         batch, kept for the backward pass. A predict run trains its weights a few steps first, so it needs as
         much. Frameworks add workspace on top of this."""
-        activations = batch_size * sum(self.layer_sizes) if self.family == "mlp" else 0
+        activations = batch_size * sum(self.layer_sizes) if self.family == "mlp" and self.saved is None else 0
         return 4 * (self.params * (2 + OPTIMIZER_SLOTS[optimizer]) + 2 * activations)
 
     @property
     def kind(self) -> str:
         """The kind of model, beside its depth ("mlp", "cnn", "lstm", "transformer 4 heads"): core/families.py."""
+        if self.saved is not None:  # one curve per file: two saved models are never crossed with each other
+            return f"{SAVED} {self.saved.name}"
         return families.kind_word(self.family, self.cell, self.heads)
 
     def label(self) -> str:
+        if self.saved is not None:
+            return f"{self.saved.name or 'saved model'} ({Path(self.saved.path).name})"
         if self.family != "mlp":
             return families.label(self.family, self.widths, self.cell, self.heads)
         return "-".join(str(s) for s in self.layer_sizes)

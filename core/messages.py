@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeAlias, TypeVar, Union
 
 from .analysis.anatomy import AnatomyPoint, RungTime
-from .config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from .config import LaneSpec, ModelSpec, RunConfig, SavedModel, TrainSpec
 from .json_data import JsonValue
 from .records import (BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed, RunFailed, RunFinished, RunStarted, RunSummary,
                       SegmentEnded, SegmentStarted)
@@ -94,11 +94,20 @@ class AnatomyJob:
 
 
 @dataclass(frozen=True)
+class InspectJob:
+    """Load a user's saved Keras model (safe mode) and say what it is: its shapes, classes, parameters, FLOPs."""
+
+    path: str
+    sha256: str
+    size_bytes: int
+
+
+@dataclass(frozen=True)
 class CloseLane:
     """Leave once the job in progress (if any) has ended."""
 
 
-Job = Union[RunJob, ProbeJob, CalibrateJob, AnatomyJob, CloseLane]
+Job = Union[RunJob, ProbeJob, CalibrateJob, AnatomyJob, InspectJob, CloseLane]
 Steer = Union[SwitchModel, Proceed, Finish, Pause, Resume]  # sent while a run goes on
 
 # ---------------------------------------------------------------- lane → app
@@ -129,6 +138,14 @@ class Calibrated:
     @property
     def ok(self) -> bool:
         return not self.error and math.isfinite(self.gflops) and self.gflops > 0
+
+
+@dataclass(frozen=True)
+class Inspected:
+    """A lane's answer to InspectJob: the model as found, or why it cannot be used (a sentence)."""
+
+    saved: SavedModel | None
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -194,7 +211,7 @@ _Registered = TypeVar("_Registered", bound=type)
 
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
     RunJob, SwitchModel, Proceed, Finish, Pause, Resume, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
-    AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime,
+    AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime, InspectJob, Inspected, SavedModel,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
     RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}

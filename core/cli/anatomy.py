@@ -13,7 +13,7 @@ from ..study.anatomy import DEFAULT_SECONDS_PER_RUNG, AnatomyOutcome, anatomy_co
 from ..words.anatomy import (anatomy_json, anatomy_notes, clock_lines, clocks_of, fmt_part, fmt_rung, floor_sentence,
                              why_sentence)
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     lanes_can_run, report_safely, say)
+                     lanes_can_run, report_safely, resolve_saved, say)
 from .machines import add_remote_arg, remote_settings
 from ..config import ConfigError, parse_lanes
 from ..json_data import JsonValue
@@ -70,6 +70,7 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
+            configs = [resolve_saved(config, pool, lanes) for config in configs]  # a saved model, as a lane found it
             say(f"anatomy: {len(configs)} model(s) × {len(lanes)} lane(s), about "
                 f"{fmt_num(5 * args.seconds_per_rung)} s of timed steps each plus compiling")
 
@@ -113,7 +114,7 @@ def as_json(outcomes: Sequence[AnatomyOutcome]) -> dict[str, JsonValue]:
 def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: TextIO | None = None) -> None:
     out = out or sys.stdout
     points = [o.point for o in outcomes if o.point is not None]
-    model = (lambda p: "-".join(map(str, p.widths)))
+    model = (lambda p: "-".join(map(str, p.widths)) or "as saved")
     ladder = points[0].ladder if points else TRAIN_LADDER  # one command dissects one task
     unit = ladder.unit
     print(f"ms per {unit}, median (p10–p90):", file=out)
@@ -139,7 +140,8 @@ def print_anatomy(outcomes: Sequence[AnatomyOutcome], out: TextIO | None = None)
     print("", file=out)
     for widths in dict.fromkeys(p.widths for p in points):
         same = [p for p in points if p.widths == widths]
-        print(f"hidden {'-'.join(map(str, widths))}: " + " ".join(why_sentence(p) for p in same)
+        print(f"{'hidden ' + '-'.join(map(str, widths)) if widths else 'the saved model'}: "
+              + " ".join(why_sentence(p) for p in same)
               + (" " + floor_sentence(same) if len(same) > 1 else ""), file=out)
         for p in same:
             if p.losses:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (FEEDINGS, OPTIMIZER_SLOTS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (CLASSES, INPUT_DIM, SAVED, FEEDINGS, OPTIMIZER_SLOTS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
@@ -17,6 +17,8 @@ from ..engine.lanes import WATCHDOG_CEILING_S, WATCHDOG_S, watchdog_problem
 from ..files import autosave
 from ..files.live import RunFiles, check_output_pair
 from ..files.npz_check import DataError, available_bytes, inspect_npz
+from ..files.saved_model import check_saved_model
+from ..study.saved import inspect_saved_model, with_saved_model
 from ..paths import log_dir_problem
 from ..presets import PRESETS
 from ..engine.pool import LanePool
@@ -29,6 +31,13 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     if base is None:
         base = PRESETS[args.preset].config if getattr(args, "preset", None) else RunConfig()
     model = base.model
+    path = getattr(args, "model", None)
+    if path:  # a user's own saved model: checked here, inspected by a lane once the lanes are up (resolve_saved)
+        given = [f"--{key}" for key in ("widths", "family", "cell", "heads", "dropout") if getattr(args, key, None) is not None]
+        if given:
+            raise ConfigError(f"--model {path}: {', '.join(given)} describe Crossover's own models; a saved model "
+                              "is used as saved (its axis is batch size)")
+        model = ModelSpec(widths=(), family=SAVED, saved=check_saved_model(path))
     if args.widths is not None:
         model = dataclasses.replace(model, widths=parse_widths(args.widths))
     if args.dropout is not None:
@@ -55,6 +64,32 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         except DataError as exc:
             raise ConfigError(str(exc)) from None
     return RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
+
+
+def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) -> RunConfig:
+    """`config` with its saved model as a lane of this machine found it (shapes, classes, FLOPs), and the memory it
+    needs checked; the config itself when it holds no saved model."""
+    saved = config.model.saved
+    if saved is None or saved.inspected:
+        return config
+    remote = [lane.name for lane in lanes if lane.host]
+    if remote:
+        raise ConfigError(f"--model: {', '.join(remote)} run on another machine, and sending a model file there is "
+                          "not built; choose lanes of this machine")
+    say(f"model file {saved.path} (sha256 {saved.sha256[:12]}…): loading it in {lanes[0].name}, safe mode on")
+    found = inspect_saved_model(pool, lanes[0], saved)
+    data = config.train.data
+    if data not in ("auto", "synthetic") and (found.features != INPUT_DIM or found.classes < CLASSES):
+        raise ConfigError(f"{'MNIST' if data == 'mnist' else data} holds rows of {INPUT_DIM} values (28x28) and labels "
+                          f"0-{CLASSES - 1}; {found.name} takes {'x'.join(map(str, found.input_shape))} = "
+                          f"{found.features} values and {found.classes} classes: use --data synthetic (data of the "
+                          "model's own shape), or data that fits it")
+    config = with_saved_model(config, found)
+    check_memory([config], lanes)
+    note = f"; FLOPs {found.flops_note}" if found.flops_note else ""
+    say(f"{found.name}: input {'x'.join(map(str, found.input_shape))}, {found.classes} classes, {found.params:,} "
+        f"parameters, {found.forward_flops / 1e6:,.2f} MFLOP per sample forward{note}")
+    return config
 
 
 def check_memory(configs: Sequence[RunConfig], lanes: Sequence[LaneSpec], free: int | None = None) -> None:
@@ -169,6 +204,9 @@ def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool 
     """The model, training and lane options that run, sweep (and the commands built on them) share; with `task`,
     --task and --serve too (the anatomy dissects a training step only)."""
     p.add_argument("--widths", help=widths_help)
+    p.add_argument("--model", metavar="FILE.keras", help="your own saved Keras 3 model instead of Crossover's "
+                   "(loaded with safe mode on: a Lambda layer is refused, never run); it has no width, so sweep it "
+                   "along --batch-sizes")
     p.add_argument("--lanes", default="cpu,cpu1", help="comma-separated lanes: cpu (all cores), cpu1 (one thread), "
                    "gpu/gpu0, gpu1…, optionally with a backend: jax:gpu, torch:cpu (default: cpu,cpu1)")
     p.add_argument("--family", choices=FAMILIES, help="the model: mlp (default), cnn (--widths are filters per "

@@ -205,13 +205,13 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
     tail = any(r.task == "predict" for r in rows)  # a predict point's latency has its p99 beside it
     print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", *(["p99 ms"] if tail else []),
                  "GFLOP/s", "of peak", "status"],
-                [[r.lane, r.width, r.batch_size, fmt_num(r.flops_per_batch / 1e6), fmt_num(r.median_ms),
+                [[r.lane, r.width_label, r.batch_size, fmt_num(r.flops_per_batch / 1e6), fmt_num(r.median_ms),
                   fmt_range(r.p10_ms, r.p90_ms, 3), *([fmt_num(r.p99_ms)] if tail else []), fmt_num(r.gflops),
                   f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
                  for r in rows]), file=out)
     for r in rows:
         if r.status == Status.FAILED:
-            print(f"{r.lane} width {r.width} failed: {r.reason}", file=out)
+            print(f"{r.lane} width {r.width_label} failed: {r.reason}", file=out)
 
 
 def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = STDOUT) -> None:

@@ -11,7 +11,7 @@ import threading
 
 from ..files import autosave
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     check_memory, lanes_can_run, open_run_files, report_safely, say, write_or_rescue)
+                     check_memory, lanes_can_run, open_run_files, resolve_saved, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
 from ..config import ConfigError, parse_lanes
 from ..engine.devices import host_info
@@ -53,6 +53,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     lanes = list(parse_lanes(args.lanes))
+    if config.model.saved is not None and args.ramp is not None:
+        raise ConfigError("--ramp steps through widths, and a saved model has none: sweep it along --batch-sizes")
     plan = ramp_plan(config, parse_sweep_widths(args.ramp), args.layers, args.steady_steps,
                      args.seconds_per_point) if args.ramp is not None else ()
     if args.ramp is None and args.layers is not None:
@@ -67,6 +69,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
+            config = resolve_saved(config, pool, lanes)
             tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso(), plan)
             if files is not None:
                 files.begin([tracker.result])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import threading
 import time
@@ -9,7 +10,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     check_memory, check_rescue_folder, lanes_can_run, report_safely, say, write_or_rescue)
+                     check_memory, check_rescue_folder, lanes_can_run, report_safely, resolve_saved, say,
+                     write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
 from ..config import ConfigError, LaneSpec, RunConfig, parse_int_list, parse_lanes
 from ..json_data import JsonValue
@@ -24,7 +26,7 @@ from ..study.refined_sweep import check_refinable, run_refined_sweep
 from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool
 from .stopping import StopSignals
-from ..study.sweep import (DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
+from ..study.sweep import (NO_WIDTH, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
                            SweepSpec, log_widths, parse_sweep_widths, results_so_far, run_sweeps, with_knob)
 from ..files.sweeps import SweepFiles, export_sweep, sweep_paths
 from ..files.sweep_rows import group_rows
@@ -92,6 +94,12 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
     # Flags given on the command line apply on top of the preset's settings.
     config = config_from_args(argparse.Namespace(**{**vars(args), "widths": None, "preset": None}), base)
     batches = parse_int_list(args.batch_sizes, "batch size") if args.batch_sizes is not None else ()
+    if config.model.saved is not None:
+        if args.widths is not None or args.preset or args.layers is not None:
+            raise ConfigError("--model: a saved model has no widths or layers to sweep; sweep it along --batch-sizes")
+        if len(set(batches)) < 2:
+            raise ConfigError("--model: a saved model is swept along batch size: give --batch-sizes, e.g. 1,8,64,512")
+        widths, layers = (NO_WIDTH,), 1
     return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
                      batch_sizes=batches, base=config, steady_steps=args.steady_steps,
                      seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor)
@@ -132,11 +140,31 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         specs = [s.spec for s in ladder if not s.reason]
     if target is not None:
         check_refinable(lanes, specs)
-    check_memory([c for sp in specs for c in sp.points()], lanes)
-    prices = prices_from(args)
-    host = host_info()
-    files, claim = open_sweep_files(args.csv, host, specs, prices)
-    pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+    pool: LanePool | None = None  # made once what can be refused without a lane has been checked
+    if spec.base.model.saved is not None:  # a lane loads the file and counts it, before anything is claimed
+        if ladder:
+            raise ConfigError("--ladder with --model is not built: sweep the saved model along --batch-sizes")
+        pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+        try:
+            if not lanes_can_run(lanes, pool):
+                return EXIT_BAD_INPUT
+            found = resolve_saved(spec.base, pool, lanes).model
+        except BaseException:
+            pool.close()
+            raise
+        specs = [dataclasses.replace(s, base=dataclasses.replace(s.base, model=found)) for s in specs]
+        spec = specs[0]
+    try:
+        check_memory([c for sp in specs for c in sp.points()], lanes)
+        prices = prices_from(args)
+        host = host_info()
+        files, claim = open_sweep_files(args.csv, host, specs, prices)
+    except BaseException:  # refused before any point: no lane is left behind
+        if pool is not None:
+            pool.close()
+        raise
+    if pool is None:
+        pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
     measured: list[PointMeasured] = []
     with StopSignals() as stop:
         try:
@@ -157,7 +185,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
                 for row in point.rows:
                     say(f"[{done}] {row.variant if target is None else row.stage:>8} {row.lane:>10} width "
-                        f"{row.width:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == 'predict' else 'batch'} ({row.status})")
+                        f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == 'predict' else 'batch'} ({row.status})")
 
             def work(cancel: threading.Event) -> list[SweepResult]:
                 if ladder:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Protocol
 
 from ..config import LaneSpec, RunConfig
 from .local_channel import LocalChannel
-from ..messages import (AnatomyMeasured, Bundle, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
+from ..messages import (AnatomyMeasured, Bundle, Inspected, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
                         LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob, Probed, Proceed,
                         RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)
 from ..paths import lane_log_path
@@ -231,7 +231,7 @@ class Lane:
                 self._answers.append(item)
                 if self._run is not None:
                     return [self._end_by_parent(self._run, Status.FAILED, f"the lane could not start: {reason}")]
-            case Probed() | Calibrated() | AnatomyMeasured():
+            case Probed() | Calibrated() | AnatomyMeasured() | Inspected():
                 self._answers.append(item)
             case LaneAlive():
                 pass  # heard: that is all a heartbeat says

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TypedDict
 
 from ..analysis.points import SweepPoint
-from ..config import LaneSpec
+from ..config import LaneSpec, is_saved_kind
 from .run_files import csv_text
 from ..records import RunSettings, RunSummary, Status
 from ..results import RunResult, Segment
@@ -22,6 +22,11 @@ NAN = math.nan
 REQUIRED = ("lane", "width", "flops_per_batch", "median_ms")
 MAX_PLAUSIBLE_WIDTH = 10_000_000
 MAX_PLAUSIBLE_MS = 86_400_000.0  # a day per training step
+
+
+def _width(widths: tuple[int, ...]) -> int:
+    """A row's width: the first hidden layer's; 0 for a saved model, which has none (its axis is batch size)."""
+    return widths[0] if widths else 0
 
 
 class RowError(ValueError):
@@ -88,10 +93,11 @@ class SweepRow:
         gflops = s.gflops if s else NAN
         return cls(
             lane=lane, device=result.started.device if result.started else (s.device if s else ""),
-            width=cfg.model.widths[0], params=cfg.model.params, flops_per_batch=cfg.flops_per_batch,
+            width=_width(cfg.model.widths), params=cfg.model.params, flops_per_batch=cfg.flops_per_batch,
             batch_size=cfg.train.batch_size, median_ms=s.median_ms if s else NAN, p10_ms=s.p10_ms if s else NAN,
             p90_ms=s.p90_ms if s else NAN, n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else NAN,
-            layers=len(cfg.model.widths), backend=settings.backend or LaneSpec.parse(lane).backend,
+            layers=cfg.model.saved.layers if cfg.model.saved else len(cfg.model.widths),
+            backend=settings.backend or LaneSpec.parse(lane).backend,
             samples_per_s=s.samples_per_s if s else NAN, gflops=gflops, peak_gflops=peak_gflops,
             peak_share=gflops / peak_gflops if peak_gflops > 0 else NAN, warmup_s=s.warmup_s if s else NAN,
             status=result.status, jit=settings.jit_compile,
@@ -110,7 +116,7 @@ class SweepRow:
         nan = NAN
         widths = segment.started.widths
         return cls(
-            lane=lane, device=result.started.device if result.started else "", width=widths[0],
+            lane=lane, device=result.started.device if result.started else "", width=_width(widths),
             params=dataclasses.replace(run.config.model, widths=widths).params,
             flops_per_batch=segment.started.flops_per_batch, batch_size=segment.started.batch_size,
             median_ms=s.median_ms if s else nan, p10_ms=s.p10_ms if s else nan, p90_ms=s.p90_ms if s else nan,
@@ -134,14 +140,20 @@ class SweepRow:
                           kind=self.family)
 
     @property
+    def width_label(self) -> str:
+        """The width as a table shows it: "as saved" for a saved model, which has none."""
+        return "as saved" if self.width == 0 and is_saved_kind(self.family) else f"{self.width}"
+
+    @property
     def usable(self) -> bool:
         """Measured: not failed, and a positive, finite median at a positive width and size."""
         return (self.status != Status.FAILED and math.isfinite(self.median_ms) and self.median_ms > 0
-                and self.width > 0 and math.isfinite(self.flops_per_batch) and self.flops_per_batch > 0)
+                and (self.width > 0 or is_saved_kind(self.family)) and math.isfinite(self.flops_per_batch)
+                and self.flops_per_batch > 0)
 
     def check(self) -> SweepRow:
         """This row, if its numbers are ones a measurement can have; else RowError saying which is not."""
-        if not 1 <= self.width <= MAX_PLAUSIBLE_WIDTH:
+        if not 1 <= self.width <= MAX_PLAUSIBLE_WIDTH and not (self.width == 0 and is_saved_kind(self.family)):
             raise RowError(f"width is not 1-{MAX_PLAUSIBLE_WIDTH:,}", str(self.width))
         if not (math.isfinite(self.flops_per_batch) and self.flops_per_batch > 0):
             raise RowError("flops_per_batch is not a positive number", str(self.flops_per_batch))
@@ -294,7 +306,9 @@ def along_batch(rows: Iterable[SweepRow]) -> set[tuple[str, str, str]]:
         curve = (row.family, row.task, row.variant)
         widths.setdefault(curve, set()).add(row.width)
         batches.setdefault(curve, set()).add(row.batch_size)
-    return {curve for curve in widths if len(widths[curve]) == 1 and len(batches[curve]) > 1}
+    # A saved model has no width: its axis is batch size, even at one batch size.
+    return {curve for curve in widths if len(widths[curve]) == 1 and (len(batches[curve]) > 1 or
+                                                                       is_saved_kind(curve[0]))}
 
 
 def sweep_rows_text(rows: Sequence[SweepRow]) -> str:

@@ -118,13 +118,14 @@ def _first_rows(archive: zipfile.ZipFile, member: str, path: str,
         return shape, np.frombuffer(data, dtype=dtype).reshape((rows, *shape[1:])).copy()
 
 
-def synthetic(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """MNIST-shaped uint8 images of 10 learnable classes: a fixed prototype per class plus noise."""
+def synthetic(n: int, seed: int = 0, features: int = INPUT_DIM, classes: int = CLASSES) -> tuple[np.ndarray, np.ndarray]:
+    """MNIST-shaped uint8 images of 10 learnable classes: a fixed prototype per class plus noise (or rows of
+    another length and number of classes, for a saved model's own shapes)."""
     rng = np.random.default_rng(seed)
-    prototypes = rng.integers(0, 256, size=(CLASSES, INPUT_DIM)).astype(np.float32)
-    y = (np.arange(n) % CLASSES).astype(np.int64)
+    prototypes = rng.integers(0, 256, size=(classes, features)).astype(np.float32)
+    y = (np.arange(n) % classes).astype(np.int64)
     rng.shuffle(y)
-    noise = rng.normal(0.0, 60.0, size=(n, INPUT_DIM)).astype(np.float32)
+    noise = rng.normal(0.0, 60.0, size=(n, features)).astype(np.float32)
     x = np.clip(prototypes[y] + noise, 0, 255).astype(np.uint8)
     return x, y
 
@@ -139,8 +140,22 @@ def preprocess(x: np.ndarray, how: str) -> np.ndarray:
 
 
 def load(data: str = "auto", samples: int | None = None, preprocessing: str = "scale",
-         seed: int = 0) -> Dataset:
-    """Load the named source; `auto` means MNIST if it can be had, else synthetic (and says why)."""
+         seed: int = 0, features: int = INPUT_DIM, classes: int = CLASSES) -> Dataset:
+    """Load the named source; `auto` means MNIST if it can be had, else synthetic (and says why). A model of
+    other shapes (a saved model's `features` values per sample, `classes` classes) takes MNIST and a user's
+    .npz only where they fit it, and synthetic data of its own shape for `auto`."""
+    if (features, classes) != (INPUT_DIM, CLASSES):
+        fits = features == INPUT_DIM and classes >= CLASSES  # MNIST's 784 pixels and labels 0-9
+        if data not in ("auto", "synthetic") and not fits:
+            raise ConfigError(f"{'MNIST' if data == 'mnist' else data} holds rows of {INPUT_DIM} values and labels "
+                              f"0-{CLASSES - 1}, and the model takes {features} values and {classes} classes: "
+                              "choose synthetic data (or auto)")
+        if data == "synthetic" or (data == "auto" and not fits):
+            n = samples or MNIST_TRAIN_SIZE
+            x, y = synthetic(n, seed, features, classes)
+            why = "as asked" if data == "synthetic" else f"MNIST does not fit the model's {features} values and {classes} classes"
+            return Dataset(preprocess(x, preprocessing), y.astype(np.int32), "synthetic",
+                           f"synthetic data of the model's shape ({features} values, {classes} classes, seed {seed}), {why}")
     if data in ("auto", "mnist"):
         try:
             x, y, desc = _load_mnist()

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..config import CLASSES, INPUT_DIM, ModelSpec, TrainSpec
 from ..families import MLP_RATIO, SIDE
+from . import saved
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -47,6 +48,12 @@ def build_model(keras: ModuleType, spec: ModelSpec, train: TrainSpec, *, jit: bo
     """The spec's family (core/families.py) on 784 inputs → 10 classes (softmax), compiled with explicit speed
     settings. `unroll`: an RNN's steps unrolled (a cost analysis needs them; training keeps Keras' loop)."""
     set_seed(keras, train.seed)
+    optimizer = getattr(keras.optimizers, _OPTIMIZERS[train.optimizer])(learning_rate=train.learning_rate)
+    if spec.saved is not None:  # a user's own file (core/lane/saved.py)
+        model = saved.build(keras, spec.saved, train, jit=jit, optimizer=optimizer)
+        if keras.backend.backend() == "tensorflow":
+            _create_training_state(keras, model)
+        return model
     inputs = keras.Input(shape=(INPUT_DIM,))
     x = _FAMILY_BODIES[spec.family](keras, spec, inputs, unroll)
     if spec.dropout > 0:
@@ -55,7 +62,6 @@ def build_model(keras: ModuleType, spec: ModelSpec, train: TrainSpec, *, jit: bo
     outputs = keras.layers.Dense(CLASSES, activation="softmax", dtype="float32")(x)
     name = spec.family + "_" + "_".join(map(str, spec.widths))
     model = keras.Model(inputs, outputs, name=name)
-    optimizer = getattr(keras.optimizers, _OPTIMIZERS[train.optimizer])(learning_rate=train.learning_rate)
     model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
                   jit_compile=jit, steps_per_execution=train.steps_per_execution)
     if keras.backend.backend() == "tensorflow":
@@ -132,7 +138,7 @@ def _create_training_state(keras: ModuleType, model: Model) -> None:
     0.3-0.5 s more before a model's first batch, which a width changed mid-run waits for. The other
     backends build them before their first step already. The steady steps run the same graph.
     """
-    x = keras.ops.zeros((1, INPUT_DIM))
+    x = keras.ops.zeros((1, int(model.inputs[0].shape[-1])))  # a row of the model's features (784, or a file's)
     y = keras.ops.zeros((1,), dtype="int32")
     model.compute_metrics(x, y, model(x), sample_weight=None)
     model.reset_metrics()  # the one-sample batch above is not part of any epoch's accuracy

@@ -18,16 +18,19 @@ earlier run or segment keeps its weights.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeAlias, cast
 
 import numpy as np
 
 from ..config import LaneSpec, TrainSpec
-from .steps import Unsupported
+from .steps import Tensor, Unsupported
 
 if TYPE_CHECKING:
     from types import ModuleType
 
+    import jax
+    import tensorflow as tf
+    import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
     from keras import Model
 
     from .timing import StepTimer
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 WEIGHT_STEPS = 3  # training steps before the first timed call (not timed)
 PREDICT_FEEDING = "host: each call takes a NumPy slice of the data set in host memory; its answer comes back as NumPy"
 Call = Callable[[np.ndarray], np.ndarray]
+Input: TypeAlias = "np.ndarray | Tensor"  # a call's input: a host array, or one already on the device
+JaxArrays: TypeAlias = "tuple[list[jax.Array], list[jax.Array]]"  # the model's trainable and non-trainable arrays
 
 
 def train_weights(model: Model, x: np.ndarray, y: np.ndarray, batch_size: int) -> str:
@@ -54,13 +59,13 @@ class Forward:
     def __init__(self, model: Model, jit: bool) -> None:
         self.model, self.jit = model, jit
 
-    def __call__(self, x: Any) -> Any:
+    def __call__(self, x: Input) -> Tensor:
         raise NotImplementedError
 
-    def to_host(self, y: Any) -> np.ndarray:
+    def to_host(self, y: Tensor) -> np.ndarray:
         return np.asarray(y)
 
-    def loop(self) -> Callable[[Any], Any]:
+    def loop(self) -> Callable[[Tensor], Tensor]:
         """xs stacked (K, batch, …) → the sum of the K answers (a scalar, so nothing is left out as unused)."""
         raise Unsupported("no on-device loop of calls for this backend")
 
@@ -70,18 +75,18 @@ class JaxForward(Forward):
         super().__init__(model, jit)
         import jax
 
-        def forward(trainable: Any, non_trainable: Any, x: Any) -> Any:
+        def forward(trainable: list[jax.Array], non_trainable: list[jax.Array], x: jax.Array) -> jax.Array:
             return model.stateless_call(trainable, non_trainable, x, training=False)[0]
 
         self._forward = forward
         self._compiled = jax.jit(forward) if jit else forward
         self._state = self._read()
 
-    def _read(self) -> tuple[list[Any], list[Any]]:
+    def _read(self) -> JaxArrays:
         return ([v.value for v in self.model.trainable_variables], [v.value for v in self.model.non_trainable_variables])
 
     @property
-    def state(self) -> tuple[list[Any], list[Any]]:
+    def state(self) -> JaxArrays:
         """The model's arrays. Keras' own calls (fit, predict_on_batch) donate them and hand the variables new
         ones: read them again when that happened (one flag of the first array, checked per call)."""
         held = self._state[0] or self._state[1]
@@ -89,10 +94,11 @@ class JaxForward(Forward):
             self._state = self._read()
         return self._state
 
-    def __call__(self, x: Any) -> Any:
-        return self._compiled(*self.state, x)
+    def __call__(self, x: Input) -> Tensor:
+        trainable, non_trainable = self.state
+        return self._compiled(trainable, non_trainable, cast("jax.Array", x))  # jit takes NumPy as it takes arrays
 
-    def loop(self) -> Callable[[Any], Any]:
+    def loop(self) -> Callable[[Tensor], Tensor]:
         import jax
         import jax.numpy as jnp
 
@@ -100,14 +106,14 @@ class JaxForward(Forward):
             raise Unsupported("jit is off: with no compiled call there is no on-device loop (turn jit on)")
         forward = self._forward
 
-        def many(trainable: Any, non_trainable: Any, xs: Any) -> Any:
-            def body(total: Any, x: Any) -> tuple[Any, None]:
+        def many(trainable: list[jax.Array], non_trainable: list[jax.Array], xs: jax.Array) -> jax.Array:
+            def body(total: jax.Array, x: jax.Array) -> tuple[jax.Array, None]:
                 return total + jnp.sum(forward(trainable, non_trainable, x)), None
 
             return jax.lax.scan(body, jnp.float32(0.0), xs)[0]
 
         compiled = jax.jit(many)
-        return lambda xs: compiled(*self.state, xs)
+        return lambda xs: compiled(*self.state, cast("jax.Array", xs))
 
 
 class TensorFlowForward(Forward):
@@ -119,19 +125,19 @@ class TensorFlowForward(Forward):
         signature = [tf.TensorSpec((None, *model.inputs[0].shape[1:]), tf.float32)]
         self._fn = tf.function(lambda x: model(x, training=False), input_signature=signature, jit_compile=jit)
 
-    def __call__(self, x: Any) -> Any:
+    def __call__(self, x: Input) -> Tensor:
         return self._fn(x)
 
-    def to_host(self, y: Any) -> np.ndarray:
-        return y.numpy()
+    def to_host(self, y: Tensor) -> np.ndarray:
+        return cast("tf.Tensor", y).numpy()
 
-    def loop(self) -> Callable[[Any], Any]:
+    def loop(self) -> Callable[[Tensor], Tensor]:
         import tensorflow as tf
 
         model = self.model
 
-        def many(xs: Any) -> Any:
-            def body(i: Any, total: Any) -> tuple[Any, Any]:
+        def many(xs: tf.Tensor) -> tf.Tensor:
+            def body(i: tf.Tensor, total: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
                 return i + 1, total + tf.reduce_sum(tf.cast(model(xs[i], training=False), tf.float32))
 
             return tf.while_loop(lambda i, _total: i < tf.shape(xs)[0], body, (tf.constant(0), tf.constant(0.0)))[1]
@@ -144,16 +150,16 @@ class TorchForward(Forward):
         super().__init__(model, jit)
         self.device = device
 
-    def __call__(self, x: Any) -> Any:
+    def __call__(self, x: Input) -> Tensor:
         import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
         with torch.no_grad():
             return self.model(torch.as_tensor(x, device=self.device), training=False)
 
-    def to_host(self, y: Any) -> np.ndarray:
-        return y.cpu().numpy()
+    def to_host(self, y: Tensor) -> np.ndarray:
+        return cast("torch.Tensor", y).cpu().numpy()
 
-    def loop(self) -> Callable[[Any], Any]:
+    def loop(self) -> Callable[[Tensor], Tensor]:
         raise Unsupported("PyTorch has no compiled loop of forward passes here (a CUDA graph of calls is not built)")
 
 

@@ -17,13 +17,14 @@ import traceback
 
 from .backends import configure_process, gpu_names, import_keras, keras_device, require_device
 from ..machine import cpu_model
-from ..config import LaneSpec, RunConfig
+from ..config import CLASSES, INPUT_DIM, ConfigError, LaneSpec, RunConfig
 from .data import Dataset, load
 from .anatomy import measure_anatomy
 from .run import EventSink, Flag, describe_error, json_safe, run_job
 from .model import ModelShelf
+from . import saved
 from ..messages import (AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed, LaneStatus,
-                        ProbeJob, Probed, RunJob)
+                        InspectJob, Inspected, ProbeJob, Probed, RunJob)
 from .steering import Count, Jobs, Steering
 
 
@@ -100,9 +101,11 @@ class LaneWorker:
                 stamp = (st.st_mtime_ns, st.st_size)
             except OSError:
                 stamp = None
-        key = (t.data, t.samples, t.preprocessing, t.seed, stamp)
+        saved = config.model.saved  # a saved model's own shapes, else MNIST's
+        shape = (saved.features, saved.classes) if saved is not None else (INPUT_DIM, CLASSES)
+        key = (t.data, t.samples, t.preprocessing, t.seed, stamp, shape)
         if key != self._data_key or self._data is None:
-            self._data, self._data_key = load(t.data, t.samples, t.preprocessing, t.seed), key
+            self._data, self._data_key = load(t.data, t.samples, t.preprocessing, t.seed, *shape), key
         return self._data
 
     def run(self, job: RunJob) -> None:
@@ -117,6 +120,20 @@ class LaneWorker:
     def on_phase(self, phase: str) -> None:
         self.heartbeat.phase = phase
 
+
+    def inspect(self, job: InspectJob) -> Inspected:
+        """A user's saved model, loaded in safe mode and counted (core/lane/saved.py); a sentence if it cannot be."""
+        try:
+            return Inspected(saved.inspect(self.keras, job.path, job.sha256, job.size_bytes))
+        except ConfigError as exc:
+            return Inspected(None, str(exc))
+        except Exception as exc:  # a damaged file is a sentence, and the lane lives on
+            traceback.print_exc()
+            return Inspected(None, f"{os.path.basename(job.path)} could not be read as a Keras model: "
+                                   f"{describe_error(exc, self.spec.name)}")
+        finally:
+            self.keras.backend.clear_session()
+            gc.collect()
 
     def calibrate(self, size: int, seconds: float) -> Calibrated:
         """Achievable GFLOP/s: a size×size float32 matrix product, repeated for about `seconds`."""
@@ -173,5 +190,7 @@ def lane_main(spec: LaneSpec, jobs: Jobs, events: EventSink, cancel: Flag, log_p
                 events.put(worker.calibrate(size, seconds))
             case AnatomyJob() as job:
                 events.put(measure_anatomy(worker, job, describe_error))
+            case InspectJob() as job:
+                events.put(worker.inspect(job))
             case _:
                 pass  # a new model or a next segment for a run that has already ended

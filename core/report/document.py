@@ -136,15 +136,18 @@ def sweep_figure(label: str, points: Sequence[SweepPoint], n: int) -> Figure:
                          [p.flops_per_batch for p in mine])
         if line:
             series.append(Series(f"{lane} fit", line, "fit", i))
-    marks = [(c.flops_per_batch, f"≈{fmt_num(c.width, 2)} units") for c in analysis.crossovers
-             if math.isfinite(c.flops_per_batch)]
+    unit = unit_of(points)
+    batch_axis = any(p.axis == "batch" for p in points)  # x is the batch size: say so in the marks and the table
+    marks = [(c.flops_per_batch, f"≈{fmt_num(c.width, 2)} {'per batch' if batch_axis else unit}")
+             for c in analysis.crossovers if math.isfinite(c.flops_per_batch)]
     title = f"Sweep ({label}): ms per step against FLOPs per batch"
     plot = Plot(title, "FLOPs per batch", "ms per step (median)", series, marks=marks, x_flops=True)
     rows = [(p.lane, f"{p.width:,}", fmt_num(p.flops_per_batch / 1e6), fmt_num(p.median_ms),
              fmt_range(p.p10_ms, p.p90_ms, 3) if math.isfinite(p.p10_ms) else "–", str(p.n_batches),
              fmt_num(p.floor_ms) if math.isfinite(p.floor_ms) else "–")
             for p in sorted(points, key=lambda p: (p.width, p.lane))]
-    table = _table(["lane", "width", "MFLOP/batch", "median ms", "p10–p90 ms", "steady batches", "floor ms"], rows)
+    table = _table(["lane", "batch size" if batch_axis else f"width ({unit})", "MFLOP/batch", "median ms",
+                    "p10–p90 ms", "steady batches", "floor ms"], rows)
     return _figure(title, plot, table, f"figure-{n}-sweep-{_slug(label)}.svg")
 
 

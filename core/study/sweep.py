@@ -81,6 +81,9 @@ def parse_sweep_widths(text: str) -> tuple[int, ...]:
     return parse_int_list(text, "sweep width")
 
 
+NO_WIDTH = 0  # a saved model's one "width" in a sweep (it has none): its points differ in batch size only
+
+
 @dataclass(frozen=True)
 class SweepSpec:
     """What to sweep: hidden widths (every layer the same width) × batch sizes, on a base config."""
@@ -96,9 +99,12 @@ class SweepSpec:
     floor: bool = False  # also time each point's on-device loop (the anatomy's device_loop): column floor_ms
 
     def __post_init__(self) -> None:
-        if not self.widths:
+        if self.base.model.saved is not None:  # a saved model has no width: one x per batch size, width 0 in rows
+            if self.widths != (NO_WIDTH,):
+                raise ConfigError("a saved model has no width: sweep it along --batch-sizes")
+        elif not self.widths:
             raise ConfigError("a sweep needs at least one width")
-        for width in self.widths:
+        for width in self.widths if self.base.model.saved is None else ():
             if not MIN_WIDTH <= width <= MAX_WIDTH:
                 raise ConfigError(f"sweep width {width}: widths must be {MIN_WIDTH}-{MAX_WIDTH}")
         if not 1 <= self.layers <= 8:
@@ -112,7 +118,8 @@ class SweepSpec:
         out = []
         for batch in self.batch_sizes or (self.base.train.batch_size,):
             for width in self.widths:
-                model = dataclasses.replace(self.base.model, widths=(width,) * self.layers)
+                model = self.base.model if self.base.model.saved is not None else \
+                    dataclasses.replace(self.base.model, widths=(width,) * self.layers)
                 train = dataclasses.replace(self.base.train, batch_size=batch,
                                             max_steps=self.base.train.warmup_steps + self.steady_steps,
                                             max_seconds=self.seconds_per_point)

@@ -149,7 +149,7 @@ def timing_cost_sentence(point: AnatomyPoint) -> str:
     """The cost of Crossover's clock: "cpu1 (16-16): fit with the loss read every step takes 1.05x the time of fit
     timed every K steps"."""
     cost = point.timing_cost
-    where = f"{point.lane} ({'-'.join(map(str, point.widths))})"
+    where = f"{point.lane} ({'-'.join(map(str, point.widths)) or 'the saved model'})"
     if point.task == "predict":
         return f"{where}: a call has one clock, the {PER_CALL_CLOCK}: a server waits for each answer"
     if not math.isfinite(cost):

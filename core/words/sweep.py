@@ -12,13 +12,14 @@ from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
 from ..analysis.energy import energy_curves
 from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
+from ..config import SAVED, is_saved_kind
 from ..json_data import JsonValue
 from ..files.sweep_rows import SweepRow, group_rows
 from ..files.sweeps import run_rows
 from ..records import Status
 from ..results import RunResult
 from .numbers import fmt_duration, fmt_flops, fmt_num
-from .verdict import change_words, pair_words, unit_of
+from .verdict import change_words, pair_words, unit_of, width_unit
 
 
 # ---------------------------------------------------------------- crossings
@@ -181,6 +182,10 @@ def refine_lines(r: Refinement) -> list[str]:
     return lines
 
 
+KIND_NAMES = {"mlp": ("MLP", "hidden layer"), "cnn": ("CNN", "block"), "lstm": ("LSTM", "recurrent layer"),
+              "gru": ("GRU", "recurrent layer"), "transformer": ("Transformer", "encoder block")}
+
+
 def picture_title(rows: Sequence[SweepRow], host: Mapping[str, JsonValue]) -> str:
     """A sweep picture's title for a slide: the model and the batch size, then on a line of its own the
     machines it ran on (the devices of its lanes; this machine's CPU when the rows name none)."""
@@ -191,8 +196,15 @@ def picture_title(rows: Sequence[SweepRow], host: Mapping[str, JsonValue]) -> st
     batches = sorted({r.batch_size for r in rows if r.batch_size})
     devices = list(dict.fromkeys(r.device for r in rows if r.device)) or [str(host.get("cpu", ""))]
     depth = "/".join(map(str, layers)) if layers else "?"
-    model = (f"MLP, {depth} hidden layer{'s' if layers != [1] else ''} of {widths[0]:,}–{widths[-1]:,} units"
-             if len(widths) > 1 else f"MLP, {depth} hidden layer{'s' if layers != [1] else ''} of {widths[0]:,}")
+    kinds = sorted({r.family for r in rows})
+    kind = kinds[0] if len(kinds) == 1 else ""
+    if is_saved_kind(kind):
+        model = f"your model {kind[len(SAVED):].strip() or '(saved)'}"
+    else:
+        name, layer = KIND_NAMES.get(kind.split(" ")[0], ("models of several kinds", "layer"))
+        plural = "s" if layers != [1] else ""
+        model = (f"{name}, {depth} {layer}{plural} of {widths[0]:,}–{widths[-1]:,} {width_unit(kind)}"
+                 if len(widths) > 1 else f"{name}, {depth} {layer}{plural} of {widths[0]:,}")
     shown = "; ".join(devices[:3]) + ("; …" if len(devices) > 3 else "")
     batch = f" · batch {', '.join(map(str, batches))}" if batches else ""
     return f"{model}{batch}\n{shown}"

@@ -154,7 +154,7 @@ def test_markdown_has_the_tables_the_verdict_the_command_and_its_pictures_beside
     out = cli_in_process(capsys, "report", str(H200_SWEEP_CSV), "-o", str(tmp_path / "r.md"))
     assert out.returncode == 0, out.stderr
     md = (tmp_path / "r.md").read_text()
-    assert "| lane | width | MFLOP/batch |" in md and "jax:gpu0 is faster above about 110 units" in md
+    assert "| lane | width (units) | MFLOP/batch |" in md and "jax:gpu0 is faster above about 110 units" in md
     assert " sweep --lanes jax:cpu,jax:gpu0 --widths 16," in md
     (svg,) = tmp_path.glob("r-figure-*.svg")
     assert f"]({svg.name})" in md and svg.read_text().startswith("<svg") and "<style>" in svg.read_text()

@@ -1,0 +1,161 @@
+"""A user's own saved Keras model in a lane: loaded safely, inspected, counted, and wrapped to take flat rows.
+
+`keras.saving.load_model(path, safe_mode=True)`: a file whose config holds code (a Lambda layer) is refused
+by Keras itself, and its sentence is the answer; nothing in the file runs. The model must take one input of a
+fully known shape and end in a softmax over its classes (a classifier: Crossover trains on integer labels).
+
+The lane feeds every model flat rows (core/lane/data.py), so the saved model is wrapped: Input(features) →
+Reshape(input_shape) → the saved model. The reshape moves no data. It is compiled with the run's optimizer,
+learning rate, jit and steps per execution, and sparse categorical cross-entropy: the settings that change
+speed are the run's, recorded as for every model, not whatever the file was compiled with.
+
+FLOPs, forward, per sample, by a walk of the layers (nested models included), multiply-adds as 2:
+
+    Dense                      2·in·units per position (every axis but the batch and the last)
+    Conv1D/2D/3D               2·kernel volume·in channels/groups·filters per output position
+    DepthwiseConv2D            2·kernel area·channels·multiplier per output position
+    LSTM / GRU / SimpleRNN     gates·2·(in + units)·units per step (gates 4, 3, 1)
+    MultiHeadAttention         the four projections, 2·T·d·h·k each, and the scores and the weighted sum, 2·T·S·h·k each
+    Embedding, pooling, norms, activations, dropout, reshapes: counted as 0
+
+Any other layer that holds weights is named in `flops_note` ("not counted: …"), so a count that leaves out
+work says so.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from ..config import ConfigError, SavedModel, TrainSpec
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from keras import KerasTensor, Layer, Model, Optimizer
+
+FREE = {"InputLayer", "Embedding", "Dropout", "SpatialDropout1D", "SpatialDropout2D", "Flatten", "Reshape",
+        "Permute", "Activation", "ReLU", "Softmax", "LeakyReLU", "BatchNormalization", "LayerNormalization",
+        "GroupNormalization", "UnitNormalization", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
+        "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "GlobalAveragePooling1D",
+        "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "Add", "Concatenate", "Multiply",
+        "Rescaling", "Normalization", "ZeroPadding2D", "Cropping2D", "GaussianNoise", "Identity"}
+GATES = {"LSTM": 4, "GRU": 3, "SimpleRNN": 1}
+
+
+def _shape(tensor: KerasTensor) -> tuple[int, ...]:
+    return tuple(int(d) if d is not None else 1 for d in tuple(tensor.shape)[1:])
+
+
+def _prod(dims: tuple[int, ...] | list[int]) -> int:
+    return math.prod(int(d) for d in dims)
+
+
+def _layer_flops(layer: Layer) -> int | None:
+    """Forward FLOPs per sample of one layer, or None when this walk does not know the layer."""
+    kind = type(layer).__name__
+    if kind in FREE:
+        return 0
+    try:
+        given = layer.input
+        tensors = list(given) if isinstance(given, (list, tuple)) else [given]
+        inp, out = _shape(tensors[0]), _shape(cast("KerasTensor", layer.output))
+    except (AttributeError, ValueError):
+        return None
+    if kind == "Dense":
+        return 2 * _prod(inp[:-1]) * inp[-1] * int(layer.units)
+    if kind in ("Conv1D", "Conv2D", "Conv3D", "DepthwiseConv2D"):
+        last = layer.data_format == "channels_last"
+        channels, positions = (inp[-1], _prod(out[:-1])) if last else (inp[0], _prod(out[1:]))
+        kernel = _prod(list(layer.kernel_size))
+        if kind == "DepthwiseConv2D":
+            return 2 * kernel * channels * int(layer.depth_multiplier) * positions
+        groups = int(getattr(layer, "groups", 1) or 1)
+        return 2 * kernel * (channels // groups) * int(layer.filters) * positions
+    if kind in GATES:
+        steps, features, units = inp[0], inp[-1], int(layer.units)
+        return GATES[kind] * 2 * (features + units) * units * steps
+    if kind == "MultiHeadAttention":
+        t, d = inp[0], inp[-1]
+        kv = _shape(tensors[1]) if len(tensors) > 1 else inp
+        s_len, d_kv = kv[0], kv[-1]
+        h, k = int(layer.num_heads), int(layer.key_dim)
+        v = int(layer.value_dim or k)
+        projections = 2 * t * d * h * k + 2 * s_len * d_kv * h * k + 2 * s_len * d_kv * h * v + 2 * t * h * v * d
+        return projections + 2 * t * s_len * h * k + 2 * t * s_len * h * v
+    return None
+
+
+def _walk(model: Model) -> list[Layer]:
+    out = []
+    for layer in model.layers:
+        if hasattr(layer, "layers") and type(layer).__name__ in ("Functional", "Sequential", "Model"):
+            out += _walk(layer)
+        else:
+            out.append(layer)
+    return out
+
+
+def count_flops(model: Model) -> tuple[int, str]:
+    """(forward FLOPs per sample, a note naming the weighted layers not counted, "" when none)."""
+    total, missed = 0, []
+    for layer in _walk(model):
+        flops = _layer_flops(layer)
+        if flops is None:
+            if layer.weights:
+                missed.append(type(layer).__name__)
+            continue
+        total += flops
+    note = f"not counted: {', '.join(sorted(set(missed)))}" if missed else ""
+    return total, note
+
+
+def load(keras: ModuleType, path: str) -> Model:
+    """The file's model, loaded with safe_mode (a Lambda layer or other code is refused, never run), uncompiled."""
+    try:
+        return keras.saving.load_model(path, compile=False, safe_mode=True)
+    except ValueError as exc:
+        text = str(exc)
+        if "safe_mode" in text or "Lambda" in text:
+            raise ConfigError(f"{Path(path).name} holds code (a Lambda layer or a custom function), which Crossover "
+                              "does not run: safe mode refused it. Save the model without it.") from None
+        raise ConfigError(f"{Path(path).name} could not be loaded as a Keras model: {text.splitlines()[0]}") from None
+
+
+def _softmax_classes(model: Model) -> int:
+    layer = model.layers[-1]
+    while hasattr(layer, "layers") and layer.layers:
+        layer = layer.layers[-1]
+    activation = getattr(getattr(layer, "activation", None), "__name__", "")
+    if type(layer).__name__ != "Softmax" and activation != "softmax":
+        raise ConfigError("the saved model does not end in a softmax over classes: Crossover trains classifiers on "
+                          "integer labels (a regression target is not built)")
+    return int(_shape(model.outputs[0])[-1])
+
+
+def inspect(keras: ModuleType, path: str, sha256: str, size_bytes: int) -> SavedModel:
+    """What a lane found in the file: its shapes, classes, parameters and FLOPs."""
+    model = load(keras, path)
+    if len(model.inputs) != 1 or len(model.outputs) != 1:
+        raise ConfigError(f"the saved model has {len(model.inputs)} inputs and {len(model.outputs)} outputs: "
+                          "Crossover feeds one input and trains one output")
+    dims = tuple(model.inputs[0].shape)[1:]
+    if any(d is None for d in dims) or not dims:
+        raise ConfigError(f"the saved model's input shape {tuple(model.inputs[0].shape)} is not fully known: "
+                          "save it built on a keras.Input of a fixed shape")
+    classes = _softmax_classes(model)
+    flops, note = count_flops(model)
+    return SavedModel(path=path, sha256=sha256, size_bytes=size_bytes, name=str(model.name),
+                      input_shape=tuple(int(d) for d in dims), classes=classes, params=int(model.count_params()),
+                      forward_flops=flops, flops_note=note, layers=len(_walk(model)))
+
+
+def build(keras: ModuleType, saved: SavedModel, train: TrainSpec, *, jit: bool, optimizer: Optimizer) -> Model:
+    """The saved model behind a reshape of flat rows, compiled with the run's settings."""
+    inner = load(keras, saved.path)
+    inputs = keras.Input(shape=(saved.features,))
+    x = keras.layers.Reshape(saved.input_shape)(inputs) if len(saved.input_shape) > 1 else inputs
+    model = keras.Model(inputs, inner(x), name=f"saved_{inner.name}")
+    model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
+                  jit_compile=jit, steps_per_execution=train.steps_per_execution)
+    return model

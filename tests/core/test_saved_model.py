@@ -1,0 +1,178 @@
+"""A user's own saved Keras model (`--model FILE.keras`): checked before a lane, loaded in safe mode by one, counted,
+run, swept along batch size and read back; what cannot be used is a sentence."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import numpy as np
+import pytest
+from helpers import cli, cli_in_process
+
+from crossover_lab.core.config import ConfigError, ModelSpec, RunConfig, SavedModel, is_saved_kind
+from crossover_lab.core.files.saved_model import check_saved_model
+from crossover_lab.core.files.sweep_rows import SweepRow, group_rows
+
+# Models made with Keras in a process of its own (this one imports no framework), and the forward FLOPs of each
+# by XLA's cost analysis of the compiled JAX forward pass beside the lane's own count (core/lane/saved.py).
+MAKE = textwrap.dedent("""
+    import json, os, sys
+    os.environ["KERAS_BACKEND"] = "jax"
+    import jax, keras, numpy as np
+    from crossover_lab.core.lane.saved import count_flops
+    folder = sys.argv[1]
+    def cnn():
+        inp = keras.Input((16, 16, 3))
+        x = keras.layers.Conv2D(8, 3, activation="relu")(inp)
+        x = keras.layers.MaxPooling2D()(x)
+        x = keras.layers.Flatten()(x)
+        x = keras.layers.Dense(32, activation="relu")(x)
+        return keras.Model(inp, keras.layers.Dense(5, activation="softmax")(x), name="tiny_cnn")
+    def seq():
+        inp = keras.Input((12, 16))
+        x = keras.layers.LSTM(32, return_sequences=True, unroll=True)(inp)  # XLA counts a loop body once
+        x = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(x, x)
+        x = keras.layers.GlobalAveragePooling1D()(x)
+        return keras.Model(inp, keras.layers.Dense(4, activation="softmax")(x), name="lstm_attention")
+    def lam():
+        inp = keras.Input((784,))
+        x = keras.layers.Lambda(lambda t: t * 2.0)(inp)
+        return keras.Model(inp, keras.layers.Dense(10, activation="softmax")(x), name="with_lambda")
+    def regression():
+        inp = keras.Input((8,))
+        return keras.Model(inp, keras.layers.Dense(1)(inp), name="regression")
+    out = {}
+    for make in (cnn, seq, lam, regression):
+        model = make()
+        path = os.path.join(folder, model.name + ".keras")
+        model.save(path)
+        if make in (cnn, seq):
+            x = np.zeros((1, *model.inputs[0].shape[1:]), "float32")
+            tv = [v.value for v in model.trainable_variables]
+            ntv = [v.value for v in model.non_trainable_variables]
+            forward = lambda tv, ntv, x: model.stateless_call(tv, ntv, x, training=False)[0]
+            cost = jax.jit(forward).lower(tv, ntv, x).compile().cost_analysis()
+            cost = cost[0] if isinstance(cost, list) else cost
+            out[model.name] = {"xla": cost["flops"], "ours": count_flops(model)[0], "note": count_flops(model)[1]}
+        out[model.name + "_path"] = path
+    print(json.dumps(out))
+""")
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    out = subprocess.run([sys.executable, "-c", MAKE, str(folder)], capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+# ---------------------------------------------------------------- without a lane
+
+
+def _zip(path, config) -> str:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", json.dumps(config))
+        archive.writestr("metadata.json", "{}")
+    return str(path)
+
+
+def test_a_model_file_is_checked_before_any_lane(tmp_path):
+    good = _zip(tmp_path / "m.keras", {"class_name": "Functional", "config": {"layers": [{"class_name": "Dense"}]}})
+    found = check_saved_model(good)
+    assert found.sha256 == hashlib.sha256(open(good, "rb").read()).hexdigest() and found.name == "m"
+    assert not found.inspected and found.path.startswith("/")
+    code = _zip(tmp_path / "code.keras", {"class_name": "Functional",
+                                          "config": {"layers": [{"class_name": "Lambda", "config": {}}]}})
+    with pytest.raises(ConfigError, match=r"code.keras holds code \(Lambda layer\)"):
+        check_saved_model(code)
+    (tmp_path / "notzip.keras").write_text("hello")
+    with pytest.raises(ConfigError, match="is not a saved Keras 3 model"):
+        check_saved_model(str(tmp_path / "notzip.keras"))
+    with pytest.raises(ConfigError, match="ends in .keras"):
+        check_saved_model(str(tmp_path / "model.h5"))
+    with pytest.raises(ConfigError, match="does not exist"):
+        check_saved_model(str(tmp_path / "missing.keras"))
+
+
+def test_a_saved_model_spec_has_no_width_counts_its_flops_and_reads_back_from_its_file():
+    saved = SavedModel("/x/m.keras", "ab" * 32, 10, "m", (16, 16, 3), 5, 1000, 250_000, "", 5)
+    spec = ModelSpec(widths=(), family="saved", saved=saved)
+    assert spec.flops_per_batch(8) == 3 * 250_000 * 8 and spec.flops_per_batch(8, forward=True) == 250_000 * 8
+    assert spec.params == 1000 and spec.label() == "m (m.keras)" and is_saved_kind(spec.kind)
+    config = RunConfig(spec)
+    assert RunConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+    with pytest.raises(ConfigError, match="no widths"):
+        ModelSpec(widths=(64,), family="saved", saved=saved)
+    with pytest.raises(ConfigError, match="family 'saved'"):
+        ModelSpec(saved=saved)
+
+
+def test_a_saved_models_rows_run_along_batch_size_even_at_one_batch_size():
+    def row(lane, batch, ms):
+        return SweepRow(lane, "CPU", 0, 1000, 2_000_000 * batch, batch, ms, ms * 0.9, ms * 1.1, 30,
+                        family="saved m").check()
+
+    (points,) = group_rows([row("cpu", 1, 1.0), row("cpu1", 1, 1.2)]).values()
+    assert {(p.width, p.axis) for p in points} == {(1, "batch")}  # its x is its batch size
+    assert row("cpu", 1, 1.0).width_label == "as saved"
+
+
+def test_options_of_crossovers_own_models_are_refused_beside_a_saved_one(tmp_path, capsys):
+    good = _zip(tmp_path / "m.keras", {"class_name": "Functional", "config": {"layers": []}})
+    out = cli_in_process(capsys, "run", "--model", good, "--widths", "64")
+    assert out.returncode == 2 and "--widths describe Crossover's own models" in out.stderr
+    out = cli_in_process(capsys, "run", "--model", good, "--ramp", "16,64")
+    assert out.returncode == 2 and "a saved model has none" in out.stderr
+    out = cli_in_process(capsys, "sweep", "--model", good, "--lanes", "cpu1")
+    assert out.returncode == 2 and "give --batch-sizes" in out.stderr
+
+
+# ---------------------------------------------------------------- on real lanes
+
+
+@pytest.mark.slow
+def test_the_lanes_flop_count_agrees_with_xla_for_convolutions_recurrence_and_attention(saved):
+    for name in ("tiny_cnn", "lstm_attention"):
+        got = saved[name]
+        assert got["note"] == "" and 0.85 <= got["ours"] / got["xla"] <= 1.15, (name, got)
+
+
+@pytest.mark.slow
+def test_a_saved_model_runs_and_sweeps_along_batch_size_and_analyze_reads_it_back(saved, tmp_path):
+    path = saved["tiny_cnn_path"]
+    run_csv = tmp_path / "run.csv"
+    out = cli("run", "--model", path, "--lanes", "cpu1", "--samples", "512", "--batch-size", "16",
+              "--data", "synthetic", "--csv", str(run_csv))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "tiny_cnn: input 16x16x3, 5 classes" in out.stderr and "loading it in cpu1, safe mode on" in out.stderr
+    with open(run_csv, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and {r["family"] for r in rows} == {"saved tiny_cnn"} and {r["widths"] for r in rows} == {""}
+    sidecar = json.loads(run_csv.with_suffix(".json").read_text())
+    model = sidecar["runs"][0]["config"]["model"]
+    assert model["saved"]["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
+    assert model["saved"]["input_shape"] == [16, 16, 3] and model["saved"]["classes"] == 5
+    sweep_csv = tmp_path / "sweep.csv"
+    out = cli("sweep", "--model", path, "--lanes", "cpu,cpu1", "--batch-sizes", "1,64", "--samples", "1024",
+              "--seconds-per-point", "0.3", "--data", "synthetic", "--csv", str(sweep_csv))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "as saved" in out.stdout and "samples per batch" in out.stdout
+    analyzed = cli("analyze", str(sweep_csv))
+    assert analyzed.returncode == 0 and "samples per batch" in analyzed.stdout, analyzed.stdout
+
+
+@pytest.mark.slow
+def test_what_a_saved_model_cannot_be_used_with_is_a_sentence(saved, tmp_path):
+    np.savez(tmp_path / "d.npz", x_train=np.zeros((64, 784), "uint8"), y_train=np.zeros(64, "int64"))
+    out = cli("run", "--model", saved["tiny_cnn_path"], "--lanes", "cpu1", "--data", str(tmp_path / "d.npz"))
+    assert out.returncode == 2 and "holds rows of 784 values" in out.stderr and "16x16x3 = 768 values" in out.stderr
+    out = cli("run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic")
+    assert out.returncode == 2 and "does not end in a softmax" in out.stderr
+    out = cli("run", "--model", saved["with_lambda_path"], "--lanes", "cpu1")
+    assert out.returncode == 2 and "holds code (Lambda layer)" in out.stderr
