@@ -36,8 +36,8 @@ class Segment:
 
     @property
     def label(self) -> str:
-        """The hidden widths, "512-512", as the plot marks the segment."""
-        return "-".join(map(str, self.started.widths))
+        """The hidden widths, "512-512", as the plot marks the segment ("as saved": a saved model has none)."""
+        return "-".join(map(str, self.started.widths)) or "as saved"
 
     def span(self, now: float) -> tuple[float, float]:
         """When it ran (time.time()), up to `now` while it still runs."""

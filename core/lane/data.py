@@ -18,6 +18,7 @@ from ..files.npz_check import DataError, check_arrays, check_shapes
 MNIST_SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
 MNIST_TRAIN_SIZE = 60_000
 DOWNLOAD_TIMEOUT_S = 10.0
+SYNTHETIC_BYTES, MIN_SYNTHETIC = 256 << 20, 2048  # synthetic data of a saved model's own shape: at most this much
 
 
 @dataclass(frozen=True)
@@ -151,11 +152,16 @@ def load(data: str = "auto", samples: int | None = None, preprocessing: str = "s
                               f"0-{CLASSES - 1}, and the model takes {features} values and {classes} classes: "
                               "choose synthetic data (or auto)")
         if data == "synthetic" or (data == "auto" and not fits):
-            n = samples or MNIST_TRAIN_SIZE
+            # As many samples as MNIST has, or as fit in SYNTHETIC_BYTES of float32 rows (a big input would
+            # otherwise fill the memory of every lane before the first step).
+            most = max(MIN_SYNTHETIC, SYNTHETIC_BYTES // (4 * features))
+            n = min(samples or MNIST_TRAIN_SIZE, most)
             x, y = synthetic(n, seed, features, classes)
             why = "as asked" if data == "synthetic" else f"MNIST does not fit the model's {features} values and {classes} classes"
+            cut = f"; {n:,} samples, the most that fit {SYNTHETIC_BYTES >> 20} MiB" if n < (samples or MNIST_TRAIN_SIZE) else ""
             return Dataset(preprocess(x, preprocessing), y.astype(np.int32), "synthetic",
-                           f"synthetic data of the model's shape ({features} values, {classes} classes, seed {seed}), {why}")
+                           f"synthetic data of the model's shape ({features} values, {classes} classes, seed {seed}), "
+                           f"{why}{cut}")
     if data in ("auto", "mnist"):
         try:
             x, y, desc = _load_mnist()

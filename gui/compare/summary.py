@@ -237,7 +237,7 @@ class SummaryPanel(QWidget):
         """The model the lane trains now: its widths and batch, and which of a plan's models it is."""
         segment = live.current_segment(name)
         if segment is None:
-            return f"{'-'.join(map(str, live.config.model.widths))} · batch {live.config.train.batch_size}"
+            return f"{'-'.join(map(str, live.config.model.widths)) or 'as saved'} · batch {live.config.train.batch_size}"
         text = f"{segment.label} · batch {segment.started.batch_size}"
         return text + (f" ({segment.index}/{len(live.plan)})" if len(live.plan) > 1 else "")
 

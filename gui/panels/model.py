@@ -7,7 +7,8 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ...core.config import ACTIVATIONS, OPTIMIZERS, SERVE_WAYS, TASKS, ConfigError, ModelSpec, RunConfig
+from ...core.config import (ACTIVATIONS, OPTIMIZERS, SAVED, SERVE_WAYS, TASKS, ConfigError, ModelSpec, RunConfig,
+                             SavedModel)
 from ...core.families import CELLS, LAYER_LIMITS
 from ...core.presets import PRESETS
 from ...core.words.numbers import fmt_flops
@@ -34,6 +35,7 @@ class ModelPanel(QWidget):
     """Edits one RunConfig; settings it has no control for (seed, XLA, feeding…) are kept as they were."""
 
     config_changed = Signal(object)  # RunConfig, or None while a setting is invalid (problem() says why)
+    model_file_chosen = Signal(str)  # the path of a .keras file to open: the window has a lane inspect it
     input_adjusted = Signal(str)  # a typed number was out of range and was clamped: the sentence says how
 
     def __init__(self, dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
@@ -75,6 +77,15 @@ class ModelPanel(QWidget):
                                "(MLP), filters per block (CNN), units per recurrent layer (RNN) or d_model "
                                "(transformer, one for every block). Every family reads the same 28×28 images.")
         self.family.setAccessibleName("Model family")
+        # Sized by a few characters, not by its longest entry (a saved model's name may be long).
+        self.family.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.family.setMinimumContentsLength(12)
+        self._saved: SavedModel | None = None  # a user's own model, once a lane has inspected it
+        self.open_model = QPushButton("Open a .keras file…")
+        self.open_model.setToolTip("Your own saved Keras 3 model (.keras): a lane loads it with safe mode on (a "
+                                   "Lambda layer is refused, never run) and counts its FLOPs. It has no width: "
+                                   "compare it along the batch size.")
+        self.open_model.clicked.connect(self._on_open_model_clicked)
         self.cell = self._combo(CELLS, "The RNN's recurrent layer: LSTM or GRU (tanh and sigmoid, as Keras "
                                        "defaults them, so a GPU lane may use cuDNN).")
         self.cell.setAccessibleName("Recurrent cell")
@@ -126,6 +137,7 @@ class ModelPanel(QWidget):
         form.addRow("Call", self.serve)
         form.setRowVisible(self.serve, False)  # a predict run's setting: shown with the predict task
         form.addRow("Family", self.family)
+        form.addRow("Your model", self.open_model)
         form.addRow("Cell", self.cell)
         form.addRow("Heads", self.heads)
         form.addRow("Hidden layers", self.layers)
@@ -202,9 +214,12 @@ class ModelPanel(QWidget):
             problem = data_file_problem(data)  # checked when chosen, not when a lane loads it
             if problem:
                 raise ConfigError(problem)
-        model = ModelSpec(self.widths.widths(), dropout=round(self.dropout.value(), 4),
-                          activation=self.activation.currentText(), family=self.family.currentData(),
-                          cell=self.cell.currentText(), heads=self.heads.value())
+        if self.family.currentData() == SAVED and self._saved is not None:
+            model = ModelSpec(widths=(), family=SAVED, saved=self._saved)
+        else:
+            model = ModelSpec(self.widths.widths(), dropout=round(self.dropout.value(), 4),
+                              activation=self.activation.currentText(), family=self.family.currentData(),
+                              cell=self.cell.currentText(), heads=self.heads.value())
         train = dataclasses.replace(
             self._base.train, batch_size=self.batch.value(), epochs=self.epochs.value(),
             optimizer=self.optimizer.currentText(), learning_rate=self.learning_rate.value(), data=data,
@@ -243,12 +258,15 @@ class ModelPanel(QWidget):
             control.blockSignals(True)
         self.task.setCurrentIndex(max(self.task.findData(config.train.task), 0))
         self.serve.setCurrentIndex(max(self.serve.findData(config.train.serve), 0))
+        if config.model.saved is not None:
+            self._offer_saved(config.model.saved)
         self.family.setCurrentIndex(max(self.family.findData(config.model.family), 0))
         self.cell.setCurrentText(config.model.cell)
         self.heads.setValue(config.model.heads)
         self._show_family(config.model.family)
-        self.layers.setValue(len(config.model.widths))
-        self.widths.set_widths(config.model.widths)
+        if config.model.widths:  # a saved model has none: the sliders keep the last family's
+            self.layers.setValue(len(config.model.widths))
+            self.widths.set_widths(config.model.widths)
         self.activation.setCurrentText(config.model.activation)
         self.dropout.setValue(config.model.dropout)
         t = config.train
@@ -302,10 +320,46 @@ class ModelPanel(QWidget):
             self.widths.blockSignals(False)
         self._on_field_changed()
 
+    def set_saved_model(self, saved: SavedModel) -> None:
+        """Show a user's own model (as a lane found it) and choose it; one config_changed follows."""
+        self._offer_saved(saved)
+        index = self.family.findData(SAVED)
+        if self.family.currentIndex() == index:  # another file in its place: no index change to follow
+            self._on_field_changed()
+        else:
+            self.family.setCurrentIndex(index)  # _on_family_changed shows its rows
+
+    def _offer_saved(self, saved: SavedModel) -> None:
+        """The family box's entry for the saved model, added once and renamed for another file."""
+        self._saved = saved
+        title = f"Your model: {saved.name}"
+        index = self.family.findData(SAVED)
+        if index < 0:
+            self.family.blockSignals(True)
+            self.family.addItem(title, SAVED)
+            self.family.blockSignals(False)
+            index = self.family.count() - 1
+        self.family.setItemText(index, title)
+        self.family.setItemData(index, f"{saved.path} · sha256 {saved.sha256[:12]}… · input "
+                                       f"{'x'.join(map(str, saved.input_shape))}, {saved.classes} classes",
+                                Qt.ItemDataRole.ToolTipRole)
+
+    @Slot()
+    def _on_open_model_clicked(self) -> None:
+        path = self._dialogs.open_path(self, "Your model", "Keras models (*.keras)")
+        if path:
+            self.model_file_chosen.emit(path)
+
     def _show_family(self, family: str) -> None:
-        """The rows this family has (an RNN's cell, a transformer's heads), its layers' name, and its limit."""
+        """The rows this family has (an RNN's cell, a transformer's heads), its layers' name, and its limit; a
+        saved model has none of the layer rows (it is used as saved)."""
+        own = family == SAVED
+        for row in (self.layers, self.widths, self.activation, self.dropout):
+            self._form.setRowVisible(row, not own)
         self._form.setRowVisible(self.cell, family == "rnn")
         self._form.setRowVisible(self.heads, family == "transformer")
+        if own:
+            return
         label = self._form.labelForField(self.layers)
         if isinstance(label, QLabel):
             label.setText(LAYER_LABELS[family])

@@ -347,6 +347,7 @@ class MainWindow(QMainWindow):
         self.save_state()
         self.sweep.shutdown()
         self.why.shutdown()
+        self.desk.model_file.shutdown()
         self.lanes_panel.shutdown()
         self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
         self.sweep.shutdown()

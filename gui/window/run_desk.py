@@ -21,6 +21,7 @@ from ..controller import RunController
 from ..live_run import LiveRun
 from ..compare.live_plot import SCHEDULE_WORDS
 from .live_switch import LiveSwitch
+from .model_file import ModelFileOpener
 from ..panels.side import SidePanel
 from ..widgets.status_line import StatusLine
 from ..sweep.tab import SweepTab
@@ -43,6 +44,8 @@ class RunDesk(QObject):
         self.start_after_discovery = False
         self.ramp_after_discovery: str | None = None  # --ramp's widths, while discovery may change the lanes
         self.live_switch = LiveSwitch(side.model_panel, controller, status.say, self)
+        self.model_file = ModelFileOpener(side.model_panel, lambda: controller.pool, side.lanes_panel.selected_specs,
+                                          lambda: controller.running or sweep.running or why.running, status.say, self)
         c = controller
         c.run_started.connect(self._on_controller_run_started)
         c.run_finished.connect(self._on_controller_run_finished)
@@ -91,6 +94,10 @@ class RunDesk(QObject):
         if ready is None:
             return None
         config, specs = ready
+        if config.model.saved is not None:
+            self.say("Cannot ramp: a saved model has no width to step through; change its batch size, or sweep it "
+                     "along batch sizes.", error=True)
+            return None
         try:
             plan = ramp_plan(config, parse_sweep_widths(text))
         except ConfigError as exc:
@@ -137,6 +144,14 @@ class RunDesk(QObject):
             # A disabled control says why (its own tooltip comes back once it can be used).
             own = self._tips.setdefault(id(widget), widget.toolTip())
             widget.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
+        saved = self.config is not None and self.config.model.saved is not None
+        if saved:  # a saved model has no width to ramp through, nor (yet) a sweep form along batch size
+            for widget in (self.actions.ramp, self.side.ramp_button, self.sweep.run_button, self.sweep.refine_button,
+                           self.sweep.ladder_button):
+                widget.setEnabled(False)
+                widget.setToolTip(f"{self._tips[id(widget)]}\nA saved model has no width: change its batch size "
+                                  "and Start, or sweep it along batch sizes with `main.py sweep --model FILE "
+                                  "--batch-sizes 1,8,64`.")
         # The model stays open while a run trains (a change goes to it live); not while a sweep does.
         self.side.model_panel.setEnabled(not sweeping)
         self.side.lanes_panel.setEnabled(not running)

@@ -219,3 +219,42 @@ def test_the_task_chooser_makes_a_predict_config_whose_cost_is_one_forward_call(
     assert panel.task.currentData() == "train" and not panel._form.isRowVisible(panel.serve)
     panel.set_config(config)
     assert panel.task.currentData() == "predict" and panel.serve.currentData() == "compiled"
+
+
+def test_a_saved_model_opens_from_a_file_through_a_lane_and_a_bad_one_is_a_sentence(panel, qtbot, tmp_path,
+                                                                                    monkeypatch):
+    import json
+    import zipfile
+
+    from crossover_lab.core.config import SavedModel
+    from crossover_lab.gui.window import model_file
+
+    path = tmp_path / "mine.keras"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", json.dumps({"class_name": "Functional", "config": {"layers": []}}))
+    asked = []
+
+    def inspect(pool, lane, found, cancel):  # what a lane would answer, without one
+        asked.append((lane.name, found.path))
+        return SavedModel(found.path, found.sha256, found.size_bytes, "mine", (32, 32, 3), 5, 1000, 2_000_000, "", 4)
+
+    monkeypatch.setattr(model_file, "inspect_saved_model", inspect)
+    said = []
+    opener = model_file.ModelFileOpener(panel, lambda: None, lambda: [], lambda: False,
+                                        lambda text, error=False: said.append((text, error)))
+    before = panel.config()
+    (tmp_path / "bad.keras").write_text("not a zip")
+    opener.open(str(tmp_path / "bad.keras"))
+    assert said[-1][1] and "is not a saved Keras 3 model" in said[-1][0] and panel.config() == before
+    with qtbot.waitSignal(panel.config_changed, timeout=5000):
+        panel.model_file_chosen.emit(str(path))
+    qtbot.waitUntil(lambda: not opener.running, timeout=5000)
+    assert asked == [("cpu", str(path))] and "Opened mine: input 32x32x3, 5 classes" in said[-1][0]
+    config = panel.config()
+    assert config.model.saved is not None and config.model.widths == () and panel.family.currentText() == "Your model: mine"
+    assert not panel.widths.isVisibleTo(panel) and not panel.layers.isVisibleTo(panel)
+    assert panel.cost.text().startswith("mine (mine.keras)\n1,000 parameters · 768 MFLOP per step at batch 128")
+    panel.family.setCurrentIndex(panel.family.findData("mlp"))  # back to Crossover's own: its sliders again
+    assert panel.config().model.family == "mlp" and panel.widths.isVisibleTo(panel)
+    panel.set_config(config)  # a saved configuration with the model (the window restores it so)
+    assert panel.config() == config
