@@ -23,6 +23,7 @@ work says so.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -151,7 +152,17 @@ def inspect(keras: ModuleType, path: str, sha256: str, size_bytes: int) -> Saved
 
 
 def build(keras: ModuleType, saved: SavedModel, train: TrainSpec, *, jit: bool, optimizer: Optimizer) -> Model:
-    """The saved model behind a reshape of flat rows, compiled with the run's settings."""
+    """The saved model behind a reshape of flat rows, compiled with the run's settings; refused when the file is
+    no longer the one that was inspected (its SHA-256 differs): its figures would describe another model."""
+    digest = hashlib.sha256()
+    try:
+        with open(saved.path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise ConfigError(f"{saved.path} cannot be read any more: {exc.strerror or exc}") from None
+    if digest.hexdigest() != saved.sha256:
+        raise ConfigError(f"{Path(saved.path).name} changed since it was opened (its SHA-256 differs): open it again")
     inner = load(keras, saved.path)
     inputs = keras.Input(shape=(saved.features,))
     x = keras.layers.Reshape(saved.input_shape)(inputs) if len(saved.input_shape) > 1 else inputs
