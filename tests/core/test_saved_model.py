@@ -176,3 +176,15 @@ def test_what_a_saved_model_cannot_be_used_with_is_a_sentence(saved, tmp_path):
     assert out.returncode == 2 and "does not end in a softmax" in out.stderr
     out = cli("run", "--model", saved["with_lambda_path"], "--lanes", "cpu1")
     assert out.returncode == 2 and "holds code (Lambda layer)" in out.stderr
+
+
+def test_a_file_changed_since_it_was_inspected_is_refused_by_the_lane_that_would_build_it(tmp_path):
+    from crossover_lab.core.config import TrainSpec
+    from crossover_lab.core.lane import saved as lane_saved
+
+    path = _zip(tmp_path / "m.keras", {"class_name": "Functional", "config": {"layers": []}})
+    found = SavedModel(**{**check_saved_model(path).__dict__, "input_shape": (4,), "classes": 2})
+    with open(path, "ab") as fh:
+        fh.write(b"changed")
+    with pytest.raises(ConfigError, match="changed since it was opened"):
+        lane_saved.build(None, found, TrainSpec(), jit=False, optimizer=None)  # refused before Keras is touched
