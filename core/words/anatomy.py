@@ -33,7 +33,7 @@ PART_LABELS = {
     "pipelining_gain": "what pipelining gives back",
     # a served call (the predict ladder)
     "predict_machinery": "Keras predict machinery",
-    "input_transfer": "the input's copy to the device",
+    "input_transfer": "taking the input in (on a GPU, its copy there)",
     "answer_back": "waiting for the answer and its copy back",
 }
 NOT_MEASURED = f"{MISSING}, press Why"

@@ -306,7 +306,7 @@ def test_a_calls_why_sentence_speaks_per_call_and_reads_back_from_json():
     p = call_point()
     text = why_sentence(p)
     assert text.startswith("On cpu, 1 ms per call: 0.1 ms is the CPU working; 0.6 ms is Keras predict and dispatch")
-    assert "0.1 ms is the input's copy to the device" in text and "0.2 ms is waiting for the answer" in text
+    assert "0.1 ms is taking the input in (on a GPU, its copy there)" in text and "0.2 ms is waiting for the answer" in text
     back = point_from_json(json.loads(json.dumps(p.to_json())))
     assert back.task == "predict" and back.rungs == p.rungs and back.parts() == p.parts()
     train = point_from_json(json.loads(json.dumps({k: v for k, v in point().to_json().items() if k != "task"})))
