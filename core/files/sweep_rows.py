@@ -298,17 +298,21 @@ def row_groups(rows: Iterable[SweepRow]) -> dict[str, tuple[list[SweepRow], bool
     return groups
 
 
+def runs_along_batch(widths: Iterable[int], batch_sizes: Iterable[int], kind: str) -> bool:
+    """The one rule for a curve's axis: batch size where one width has several batch sizes, and always for a
+    saved model (it has no width); else width. Rows measured and a sweep asked for both follow it."""
+    return len(set(widths)) == 1 and (len(set(batch_sizes)) > 1 or is_saved_kind(kind))
+
+
 def along_batch(rows: Iterable[SweepRow]) -> set[tuple[str, str, str]]:
-    """The (kind of model, task, variant) curves swept along batch size: one width, several batch sizes."""
+    """The (kind of model, task, variant) curves swept along batch size (runs_along_batch)."""
     widths: dict[tuple[str, str, str], set[int]] = {}
     batches: dict[tuple[str, str, str], set[int]] = {}
     for row in rows:
         curve = (row.family, row.task, row.variant)
         widths.setdefault(curve, set()).add(row.width)
         batches.setdefault(curve, set()).add(row.batch_size)
-    # A saved model has no width: its axis is batch size, even at one batch size.
-    return {curve for curve in widths if len(widths[curve]) == 1 and (len(batches[curve]) > 1 or
-                                                                       is_saved_kind(curve[0]))}
+    return {curve for curve in widths if runs_along_batch(widths[curve], batches[curve], curve[0])}
 
 
 def sweep_rows_text(rows: Sequence[SweepRow]) -> str:

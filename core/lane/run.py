@@ -20,7 +20,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from ..analysis.stats import summarize
 from ..json_data import JsonObject
@@ -37,6 +37,9 @@ from .model import ModelShelf
 from .serving import PREDICT_FEEDING, make_call, serve, train_weights
 from .steering import Steering
 from .timing import EnergySpan, SegmentClock, make_batch_timer
+
+if TYPE_CHECKING:
+    from keras import Model
 
 
 SWITCHED_STEADY_STEPS = 60  # a model changed mid-run is measured at least this long (as a sweep point is)
@@ -149,10 +152,9 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
         with w.keras.device(keras_device(spec)):
             settings.update(_prepare(w, config, data, sources))
             # The first model is built before the run is announced: its placement is checked and recorded.
-            model, settings["model_reused"] = w.models.get(config.model, t, jit=jit)
-            settings["placement"] = verify_placement(model, spec)
+            model, settings["model_reused"], settings["placement"], weights = _model_for(w, config, data, jit)
             if t.task == "predict":  # trained a few steps, never timed; the sidecar says so
-                settings.update(serve=t.serve, weights=train_weights(model, data.x, data.y, t.batch_size))
+                settings.update(serve=t.serve, weights=weights)
             w.events.put(Bundle((RunStarted(run_id, lane, device, json_safe(settings), started_at),)))
             budget = steps_left
             while config is not None:
@@ -190,6 +192,16 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
         return failed
 
 
+def _model_for(w: LaneProcess, config: RunConfig, data: Dataset, jit: bool) -> tuple[Model, bool, str, str]:
+    """A segment's model from the lane's shelf (and whether it came from there), its placement checked, and for
+    the predict task its weights trained a few steps, never timed (what the sidecar records as `weights`)."""
+    model, reused = w.models.get(config.model, config.train, jit=jit)
+    placement = verify_placement(model, w.spec)
+    weights = (train_weights(model, data.x, data.y, config.train.batch_size)
+               if config.train.task == "predict" else "")
+    return model, reused, placement, weights
+
+
 def _prepare(w: LaneProcess, config: RunConfig, data: Dataset, sources: dict) -> dict[str, Any]:
     """Settings a segment's model changes: dtype policy; returns what to record of it."""
     t, spec = config.train, w.spec
@@ -206,12 +218,10 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
            model: Any = None) -> _Segment:
     t, spec = config.train, w.spec
     w.heartbeat.phase = "preparing"
+    jit = resolve_jit(spec, t)[0]
     if model is None:  # a segment after the first: its own dtype policy and input, then its model
         _prepare(w, config, data, sources)
-        model, _ = w.models.get(config.model, t, jit=resolve_jit(spec, t)[0])
-        verify_placement(model, spec)
-        if t.task == "predict":
-            train_weights(model, data.x, data.y, t.batch_size)
+        model = _model_for(w, config, data, jit)[0]
     source = sources[(t.batch_size, t.feeding)][0] if t.task == "train" else None
     meter = LANE_ENERGY.meter(spec)
     idle_w = LANE_ENERGY.idle_w(spec)  # once per lane process, before its first segment; NaN at once without a counter
@@ -223,7 +233,7 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
     started, machine, cache = time.perf_counter(), cpu_sample(), compile_cache_counts()
     try:
         if predict:  # one forward call at a time, host to host (core/lane/serving.py)
-            call = make_call(w.keras, model, spec, t, resolve_jit(spec, t)[0])
+            call = make_call(w.keras, model, spec, t, jit)
             serve(model, call, data.x, t.batch_size, timer, _epoch_steps(len(data), config))
         else:
             model.fit(source, epochs=10**6, steps_per_epoch=_epoch_steps(len(data), config), callbacks=[timer],

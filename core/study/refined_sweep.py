@@ -18,7 +18,7 @@ from .refine import refine
 from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
 from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_floors
-from ..files.sweep_rows import SweepRow, curve_point
+from ..files.sweep_rows import SweepRow, curve_point, runs_along_batch
 from ..words.verdict import width_unit
 
 
@@ -40,8 +40,9 @@ def check_refinable(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> Sw
 
 
 def along_batch(spec: SweepSpec) -> bool:
-    """A sweep of one width over several batch sizes: its x, and what refinement adds, is the batch size."""
-    return len(set(spec.widths)) == 1 and len(set(spec.batch_sizes)) > 1
+    """A sweep of one width over several batch sizes: its x, and what refinement adds, is the batch size (the rule
+    rows follow too: runs_along_batch). A refinement needs two batch sizes to look between, a saved model too."""
+    return runs_along_batch(spec.widths, spec.batch_sizes, spec.base.model.kind) and len(set(spec.batch_sizes)) > 1
 
 
 def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
