@@ -23,7 +23,7 @@ from ...version import APP_VERSION
 from ...messages import Bundle, Job, LaneStartFailed, Steer, Wirable
 from ...paths import lane_log_path
 from ...records import LaneEvent, RunStarted
-from .guard import printable
+from .guard import FloodGate, printable
 from .wire import (DEFAULT_PYTHON, HANDSHAKE_TIMEOUT_S, MAX_LINE_BYTES, PROTOCOL, ListDevices, OpenLane, Refused,
                    RemoteHello, SetCancel, SshTarget, decode, encode, ssh_argv, ssh_failure, version_problem)
 
@@ -53,6 +53,7 @@ class RemoteChannel:
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
         self._done = threading.Event()
         self._failure = ""
+        self._gate = FloodGate()
         self._stderr: collections.deque[str] = collections.deque(maxlen=40)
         self._log: IO[str] | None = None
         if log_path is not None:
@@ -239,6 +240,11 @@ class RemoteChannel:
             self._set_failure(f"{self.target.url} spoke before saying which Crossover it runs "
                               f"(this app is {APP_VERSION}, protocol {PROTOCOL})")
             return False
+        if isinstance(message, Bundle):
+            flood = self._gate.admit(len(message.events), any(isinstance(e, RunStarted) for e in message.events))
+            if flood:  # what came before is kept; the app stops listening before it runs out of memory
+                self._set_failure(f"{self.target.url} {flood}: cut off")
+                return False
         self._messages.put(self._renamed(message))
         return True
 

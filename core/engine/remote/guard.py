@@ -11,14 +11,16 @@ sequence on the user's terminal); "\n" and "\t" stay, so a traceback reads as on
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import math
 import re
+import time
 import types
 import typing
 import unicodedata
-from typing import TYPE_CHECKING, Mapping, TypeAlias
+from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
 
 from ...messages import Wirable
 from ...config import TASKS
@@ -38,6 +40,12 @@ MAX_DICT_BYTES = 256 << 10  # one dict as JSON: a hello's `machine` of 15 MB wou
 MAX_DEPTH = 24  # nesting of plain data inside a field
 MAX_INT = 2 ** 53  # a count, a size, an index: beyond this it is no longer a count
 MAX_MS = 1e12  # about 31 years: a time beyond it is damage, not a measurement
+# What a remote lane may send over time (per message is bounded above). A lane reports at most one record per
+# training step or call, bundled; the fastest steps are tens of microseconds. Beyond these it is a flood, and
+# the app, which keeps every record, would grow without bound: the remote is cut off with a sentence.
+MAX_EVENTS_PER_S = 50_000  # averaged over FLOOD_WINDOW_S
+FLOOD_WINDOW_S = 5.0
+MAX_EVENTS_PER_RUN = 5_000_000  # between two RunStarted: a run of five million steps is hours of 1 ms steps
 KEEP = frozenset("\n\t")
 # Fields that hold a time (ms or seconds), by name: finite where BatchTiming carries them, never negative.
 _TIME = re.compile(r"^(ms|.*_ms|.*_s|seconds.*|start_s)$")
@@ -232,3 +240,31 @@ def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
             item = settings.get(key)
             if item is not None and not (isinstance(item, int) and not isinstance(item, bool) and item >= 0):
                 raise _refuse(f"{type(value).__name__}.settings.{key}", f"is {str(item)[:40]!r}, not a count")
+
+
+class FloodGate:
+    """Counts the events a remote lane sends: a reason to cut it off when they come faster than MAX_EVENTS_PER_S
+    over FLOOD_WINDOW_S, or more than MAX_EVENTS_PER_RUN in one run; "" while they do not."""
+
+    def __init__(self, per_s: float = MAX_EVENTS_PER_S, window_s: float = FLOOD_WINDOW_S,
+                 per_run: int = MAX_EVENTS_PER_RUN, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_s, self.window_s, self.per_run, self._clock = per_s, window_s, per_run, clock
+        self._recent: collections.deque[tuple[float, int]] = collections.deque()
+        self._in_window = 0
+        self._in_run = 0
+
+    def admit(self, events: int, new_run: bool = False) -> str:
+        now = self._clock()
+        if new_run:
+            self._in_run = 0
+        self._in_run += events
+        self._recent.append((now, events))
+        self._in_window += events
+        while self._recent and self._recent[0][0] < now - self.window_s:
+            self._in_window -= self._recent.popleft()[1]
+        if self._in_window > self.per_s * self.window_s:
+            return (f"sent {self._in_window:,} events within {self.window_s:g} s, more than the "
+                    f"{int(self.per_s):,} per second a lane can measure")
+        if self._in_run > self.per_run:
+            return f"sent more than {self.per_run:,} events in one run"
+        return ""

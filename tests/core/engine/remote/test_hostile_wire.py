@@ -88,3 +88,35 @@ def test_sweep_points_are_bounded(capsys, monkeypatch):
     monkeypatch.setattr("crossover_lab.core.cli.sweep.LanePool", lambda *a, **k: pytest.fail("a lane pool started"))
     r = cli_in_process(capsys, "sweep", "--lanes", "cpu1", "--data", "synthetic", "--points", "1000000000")
     assert r.returncode == 2 and "--points" in r.stderr, r.stderr
+
+
+def test_a_flood_of_events_is_cut_off_with_a_sentence_and_what_came_before_is_kept():
+    from crossover_lab.core.engine.remote.channel import RemoteChannel, RemoteSettings
+    from crossover_lab.core.engine.remote.guard import FloodGate
+    from crossover_lab.core.engine.remote.wire import PROTOCOL, ListDevices, RemoteHello
+    from crossover_lab.core.messages import Bundle
+    from crossover_lab.core.records import BatchTiming, RunStarted
+    from crossover_lab.core.version import APP_VERSION
+
+    now = [0.0]
+    gate = FloodGate(per_s=100, window_s=2.0, per_run=1000, clock=lambda: now[0])
+    assert gate.admit(150) == "" and gate.admit(40) == ""  # 190 within 2 s: under 100 per second
+    now[0] = 1.0
+    assert "within 2 s, more than the 100 per second" in gate.admit(20)  # 210 within the window
+    now[0] = 10.0  # the window has moved on; a new run starts its count again
+    assert gate.admit(150, new_run=True) == ""
+    for step in range(5):
+        now[0] += 2.5
+        reason = gate.admit(199)
+    assert reason == "sent more than 1,000 events in one run"
+
+    # The channel stops listening at the flood; what it took before stays queued for the lane's records.
+    channel = RemoteChannel("gpu-box", ListDevices(APP_VERSION, PROTOCOL), RemoteSettings(ssh_command="/nonexistent/ssh"))
+    channel._failure, channel.hello = "", RemoteHello(APP_VERSION, PROTOCOL, "python3")
+    channel._gate = FloodGate(per_s=2, window_s=1.0, per_run=100, clock=lambda: 0.0)
+    record = BatchTiming("r", "gpu0", "GPU", 1, 1, 1, 0.0, 1.0, 32, False, 0.1)
+    queued = channel._messages.qsize()
+    assert channel._take(Bundle((RunStarted("r", "gpu0", "GPU"), record)))
+    assert not channel._take(Bundle((record,) * 5))
+    assert "gpu-box" in channel._failure and "cut off" in channel._failure
+    assert channel._messages.qsize() == queued + 1  # the first bundle, not the flood
