@@ -173,7 +173,7 @@ class LaneAlive:
     """A heartbeat while a run prepares (data, model, compiling) or finishes: no records flow then,
     and the app's watchdog must tell a slow step from a lane that stopped responding."""
 
-    phase: str  # preparing | finishing
+    phase: str  # preparing | finishing; "ready" once, when the lane has imported its framework
 
 
 Answer = Union[Bundle, Probed, Calibrated, AnatomyMeasured, LaneStartFailed, LaneStatus, LaneAlive]

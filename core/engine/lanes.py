@@ -208,7 +208,8 @@ class Lane:
 
     def _consume(self, item: Any) -> list[LaneEvent]:
         # Anything but a heartbeat or a failed start comes from a worker that has imported its framework.
-        self.up = self.up or not isinstance(item, (LaneAlive, LaneStartFailed))
+        self.up = self.up or not isinstance(item, (LaneAlive, LaneStartFailed)) or (
+            isinstance(item, LaneAlive) and item.phase == "ready")
         match item:
             case Bundle(events=events):
                 for event in events:
@@ -277,11 +278,20 @@ class Lane:
             raise RuntimeError(f"lane {self.name} is busy")
         channel = self.start()
         channel.send(job)
-        deadline = time.monotonic() + timeout
+        sent = time.monotonic()
+        deadline = sent + timeout
         while time.monotonic() < deadline:
             if cancel is not None and cancel.is_set():
                 return RequestCancelled()
             self.poll(0.1)
+            # While it starts, a lane beats every few seconds (core/lane/worker.py): silence beyond the watchdog
+            # is a lane that froze (stopped, or stuck in an import), not one that is slow.
+            silent = time.monotonic() - max(sent, self._last_heard)
+            if not self.up and silent > self.watchdog_s and self._channel is channel:
+                self._kill()
+                return LaneDied(f"the lane stopped responding while it started ({silent:.0f} s without a "
+                                "heartbeat, more than the watchdog's "
+                                f"{self.watchdog_s:g} s), and was killed")
             for item in list(self._answers):
                 if isinstance(item, (answer, LaneStartFailed)):
                     self._answers.remove(item)

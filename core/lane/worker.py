@@ -37,6 +37,7 @@ def rss_mb() -> float:
 
 
 HEARTBEAT_S = 2.0
+READY = "ready"  # the heartbeat phase a lane sends once, when its framework is imported
 
 
 class Heartbeat:
@@ -80,6 +81,7 @@ class LaneWorker:
         self.settings.update(backend_settings)
         self.models = ModelShelf(self.keras)  # a model timed again skips its build and trace
         self.heartbeat.phase = "idle"
+        events.put(LaneAlive(READY))  # up: from here on a job may take long without a heartbeat
         self._data_key: tuple | None = None
         self._data: Dataset | None = None
 

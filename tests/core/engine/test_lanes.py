@@ -207,3 +207,29 @@ def test_a_request_says_why_no_answer_came_cancel_close_death_or_time():
     threading.Timer(0.1, lane._channel.kill).start()  # the process dies
     died = lane.request(ProbeJob(), Probed, timeout=5.0)
     assert isinstance(died, LaneDied) and died.reason == "killed by signal 9"
+
+
+@pytest.mark.slow
+def test_a_lane_that_freezes_while_it_starts_is_killed_by_the_watchdog_not_waited_for():
+    """A lane stopped (SIGSTOP) while it imports its framework sends no heartbeat: a request to it ends after
+    the watchdog's silence with a sentence, not after the request's own two minutes; a fresh one then answers."""
+    import os
+    import signal
+    import time
+
+    from crossover_lab.core.engine.lanes import Lane
+    from crossover_lab.core.messages import LaneDied, Probed
+
+    lane = Lane(LaneSpec.parse("cpu1"), watchdog_s=4.0)
+    try:
+        channel = lane.start()
+        os.kill(channel.pid, signal.SIGSTOP)
+        t0 = time.monotonic()
+        reply = lane.probe()
+        took = time.monotonic() - t0
+        assert isinstance(reply, LaneDied) and "stopped responding while it started" in reply.reason, reply
+        assert took < 15, took
+        assert isinstance(lane.probe(), Probed)  # a new process, which starts and answers
+        assert lane.up
+    finally:
+        lane.close()
