@@ -7,16 +7,16 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (CLASSES, INPUT_DIM, SAVED, FEEDINGS, OPTIMIZER_SLOTS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (CLASSES, INPUT_DIM, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
-from ..engine.devices import lane_problems
+from ..engine.devices import lane_problems, memory_problem
 from ..files.atomic import ExportError
 from ..engine.lanes import WATCHDOG_CEILING_S, WATCHDOG_S, watchdog_problem
 from ..files import autosave
 from ..files.live import RunFiles, check_output_pair
-from ..files.npz_check import DataError, available_bytes, inspect_npz
+from ..files.npz_check import DataError, inspect_npz
 from ..files.saved_model import check_saved_model
 from ..study.saved import inspect_saved_model, with_saved_model
 from ..paths import log_dir_problem
@@ -94,21 +94,10 @@ def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) 
 
 def check_memory(configs: Sequence[RunConfig], lanes: Sequence[LaneSpec], free: int | None = None) -> None:
     """Refuse, before any lane starts, the largest model of a run or sweep when the lanes of this machine's CPU
-    cannot hold it: each local CPU lane builds its own copy, so together they need it that many times over.
-    (A GPU lane's memory is its device's, a remote lane's its machine's: those are not checked here.)"""
-    local = [lane for lane in lanes if not lane.host and lane.kind == "cpu"]
-    if not local or not configs:
-        return
-    config = max(configs, key=lambda c: c.model.min_memory_bytes(c.train.batch_size, c.train.optimizer))
-    need = config.model.min_memory_bytes(config.train.batch_size, config.train.optimizer)
-    have = available_bytes() if free is None else free
-    if need * len(local) > have:
-        what = (f"to train with {config.train.optimizer} (weights, gradients and "
-                f"{OPTIMIZER_SLOTS[config.train.optimizer]} optimizer slots per weight, float32"
-                f"{'; a predict run trains its weights a few steps first' if config.train.task == 'predict' else ''})")
-        raise ConfigError(f"model {config.model.label()} needs at least {need / 2**30:.1f} GiB {what}"
-                          f"{f' in each of {len(local)} lanes' if len(local) > 1 else ''} on this machine, and "
-                          f"{have / 2**30:.1f} GiB is free (within any cgroup limit): lower the widths or the layers")
+    cannot hold it (core/engine/devices.py: memory_problem)."""
+    problem = memory_problem(configs, lanes, free)
+    if problem:
+        raise ConfigError(problem)
 
 
 def lanes_can_run(lanes: Sequence[LaneSpec], pool: LanePool) -> bool:

@@ -14,10 +14,11 @@ import shutil
 import subprocess
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from ..machine import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
-from ..config import BACKENDS, LaneSpec
+from ..config import BACKENDS, OPTIMIZER_SLOTS, LaneSpec, RunConfig
+from ..files.npz_check import available_bytes
 from ..json_data import JsonValue
 from ..messages import Probed
 from ..version import APP_VERSION
@@ -207,3 +208,23 @@ def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
                       else f"{LABEL[spec.backend]} sees {len(usable)} GPU(s)")
             problems.append(f"{spec.name}: {reason}")
     return problems
+
+
+def memory_problem(configs: Sequence[RunConfig], lanes: Sequence[LaneSpec], free: int | None = None) -> str:
+    """Why the largest model of a run or sweep would not fit this machine's memory on its local CPU lanes (each
+    builds its own copy, so together they need it that many times over), as a sentence; "" when it fits. A GPU
+    lane's memory is its device's, a remote lane's its machine's: those are not checked here."""
+    local = [lane for lane in lanes if not lane.host and lane.kind == "cpu"]
+    if not local or not configs:
+        return ""
+    config = max(configs, key=lambda c: c.model.min_memory_bytes(c.train.batch_size, c.train.optimizer))
+    need = config.model.min_memory_bytes(config.train.batch_size, config.train.optimizer)
+    have = available_bytes() if free is None else free
+    if need * len(local) <= have:
+        return ""
+    what = (f"to train with {config.train.optimizer} (weights, gradients and "
+            f"{OPTIMIZER_SLOTS[config.train.optimizer]} optimizer slots per weight, float32"
+            f"{'; a predict run trains its weights a few steps first' if config.train.task == 'predict' else ''})")
+    return (f"model {config.model.label()} needs at least {need / 2**30:.1f} GiB {what}"
+            f"{f' in each of {len(local)} lanes' if len(local) > 1 else ''} on this machine, and "
+            f"{have / 2**30:.1f} GiB is free (within any cgroup limit): lower the widths or the layers")

@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtWidgets import QMessageBox
 
 from ...core.config import ConfigError, LaneSpec, RunConfig
 from ...core.results import RunResult
 from ...core.study.sweep import SweepResult, parse_sweep_widths, ramp_plan
 from ...core.files.sweeps import run_rows
-from ...core.engine.devices import LaneOption
+from ...core.engine.devices import LaneOption, memory_problem
 from ...core.words.run import run_outcome
 from .actions import Actions
 from ..compare.tab import CompareTab
@@ -44,6 +45,7 @@ class RunDesk(QObject):
         self.start_after_discovery = False
         self.ramp_after_discovery: str | None = None  # --ramp's widths, while discovery may change the lanes
         self.live_switch = LiveSwitch(side.model_panel, controller, status.say, self)
+        self.ask: Callable[[str], bool] = self._ask  # a question with Yes and No; tests answer it themselves
         self.model_file = ModelFileOpener(side.model_panel, lambda: controller.pool, side.lanes_panel.selected_specs,
                                           lambda: controller.running or sweep.running or why.running, status.say, self)
         c = controller
@@ -58,6 +60,13 @@ class RunDesk(QObject):
         sweep.sweep_ended.connect(self._on_sweep_ended)
         for signal in (why.measure_started, why.measure_ended):  # the Why tab's measurement holds the lanes too
             signal.connect(lambda *_: self.update_controls())
+
+    def _ask(self, text: str) -> bool:
+        window = self.side.window()
+        answer = QMessageBox.question(window, "Not enough memory", text,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     # ------------------------------------------------------------------ starting and stopping
 
@@ -74,6 +83,18 @@ class RunDesk(QObject):
             return None
         return self.config, specs
 
+    def _fits(self, configs: list[RunConfig], specs: list[LaneSpec]) -> bool:
+        """Whether to start: yes when the largest model fits this machine's memory on its CPU lanes, else what the
+        user answers when asked (the lanes could take the machine's memory, and the window with it)."""
+        problem = memory_problem(configs, specs)
+        if not problem:
+            return True
+        if self.ask(f"The {problem[:1].lower()}{problem[1:]}.\n\nStart anyway? The lanes may run out of memory; "
+                    "the window stays, and what was measured is kept."):
+            return True
+        self.say(f"Not started: {problem}.", error=True, about="model")
+        return False
+
     def start_run(self) -> LiveRun | None:
         """Start the configured run on the chosen lanes (or the sweep, on its tab); the status bar says why not."""
         if self._on_sweep_tab():
@@ -83,6 +104,8 @@ class RunDesk(QObject):
         if ready is None:
             return None
         config, specs = ready
+        if not self._fits([config], specs):
+            return None
         self._save_state()
         return self.controller.start_run(config, specs, self.side.lanes_panel.schedule())
 
@@ -102,6 +125,8 @@ class RunDesk(QObject):
             plan = ramp_plan(config, parse_sweep_widths(text))
         except ConfigError as exc:
             self.say(f"Cannot ramp: {exc}.", error=True)
+            return None
+        if not self._fits(list(plan), specs):
             return None
         self._save_state()
         return self.controller.start_run(config, specs, self.side.lanes_panel.schedule(), plan)
