@@ -8,10 +8,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 import math
 
-from ...core.config import RunConfig, parse_int_list
+from ...core.config import ConfigError, RunConfig, parse_int_list
 from ...core.presets import SWEEP_PRESETS
 from ...core.analysis.leads import DEFAULT_BUDGET_S, DEFAULT_TOLERANCE, RefineTarget
-from ...core.study.sweep import SweepSpec, log_widths, parse_sweep_widths, with_knob
+from ...core.study.sweep import NO_WIDTH, SweepSpec, log_widths, parse_sweep_widths, with_knob
 from ...core.words.numbers import fmt_duration
 from ..settings import AppSettings
 
@@ -135,8 +135,12 @@ class SweepForm(QGroupBox):
         name = self.preset.currentData()
         base = SWEEP_PRESETS[name].base if name else base_config
         batches = self.batches.text()
-        spec = SweepSpec(widths=parse_sweep_widths(self.widths.text()), layers=self.layers.value(),
-                         batch_sizes=parse_int_list(batches, "batch size") if batches.strip() else (),
+        sizes = parse_int_list(batches, "batch size") if batches.strip() else ()
+        own = base.model.saved is not None  # a saved model has no width: it is swept along batch size only
+        if own and len(set(sizes)) < 2:
+            raise ConfigError("your model has no width: sweep it along batch size (Batch sizes, e.g. 1,8,64,512)")
+        spec = SweepSpec(widths=(NO_WIDTH,) if own else parse_sweep_widths(self.widths.text()),
+                         layers=1 if own else self.layers.value(), batch_sizes=sizes,
                          base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value(),
                          floor=self.floor.isChecked())
         spec.points()  # validates every point's model now, not halfway through the sweep

@@ -33,7 +33,7 @@ class SweepTable(QTableWidget):
         self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
 
     def add_row(self, row: SweepRow) -> None:
-        values = (row.variant, row.lane, row.width, row.batch_size, fmt_num(row.median_ms),
+        values = (row.variant, row.lane, row.width_label, row.batch_size, fmt_num(row.median_ms),
                   fmt_range(row.p10_ms, row.p90_ms, 3), fmt_num(row.gflops),
                   f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–", row.status,
                   fmt_num(row.floor_ms), "–", fmt_joules(row.energy_j_per_msample))

@@ -130,7 +130,7 @@ class SweepView(QSplitter):
                  + cost_lines(groups, prices) + floor_crossover_lines(groups) + floor_notes(groups) + self.notes)
         failed = [r for r in self.rows if r.status == Status.FAILED]
         if failed:
-            lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width}: "
+            lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width_label}: "
                          f"{failed[0].reason}")
         self.verdict.setText("\n".join(lines) if lines else self.empty_text)
         self.export_csv_button.setEnabled(bool(self.rows))

@@ -170,13 +170,11 @@ class RunDesk(QObject):
             own = self._tips.setdefault(id(widget), widget.toolTip())
             widget.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
         saved = self.config is not None and self.config.model.saved is not None
-        if saved:  # a saved model has no width to ramp through, nor (yet) a sweep form along batch size
-            for widget in (self.actions.ramp, self.side.ramp_button, self.sweep.run_button, self.sweep.refine_button,
-                           self.sweep.ladder_button):
+        if saved:  # a saved model has no width to ramp through (the Sweep tab sweeps it along batch size)
+            for widget in (self.actions.ramp, self.side.ramp_button, self.sweep.ladder_button):
                 widget.setEnabled(False)
                 widget.setToolTip(f"{self._tips[id(widget)]}\nA saved model has no width: change its batch size "
-                                  "and Start, or sweep it along batch sizes with `main.py sweep --model FILE "
-                                  "--batch-sizes 1,8,64`.")
+                                  "and Start, or sweep it along Batch sizes on the Sweep tab.")
         # The model stays open while a run trains (a change goes to it live); not while a sweep does.
         self.side.model_panel.setEnabled(not sweeping)
         self.side.lanes_panel.setEnabled(not running)
