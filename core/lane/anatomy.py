@@ -22,13 +22,16 @@ from ..analysis.anatomy import PREDICT_LADDER, TRAIN_LADDER, AnatomyPoint, RungT
 from .run import LaneProcess
 from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
 from .backends import compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
-from ..config import RunConfig
+from ..config import RunConfig, TrainSpec
+from ..json_data import JsonValue
+from .data import Dataset
 from .feeding import Source, input_factory, steps_per_epoch
 from ..messages import AnatomyJob, AnatomyMeasured
 from .model import build_model
 from .serving import PREDICT_FEEDING, Forward, forward_for, train_weights
 from .timing import Logs, SegmentClock, make_batch_timer
 from .load import load_average, others_share
+from .load import CpuSample
 from .load import sample as cpu_sample
 
 if TYPE_CHECKING:
@@ -283,65 +286,110 @@ def _known(x: float) -> float | None:
 
 def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
                     describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
-    """In the lane (`worker` is its process, a LaneWorker): time the rungs `job` asks for; an answer saying why if it cannot."""
-    spec, keras, t_start, cache = worker.spec, worker.keras, time.perf_counter(), compile_cache_counts()
-    model = anatomy = None
-    if job.config.train.task == "predict":
-        return measure_call_anatomy(worker, job, describe)
+    """In the lane (`worker` is its process, a LaneWorker): time the rungs `job` asks for, of a training step or of
+    a served call (its task's ladder); an answer saying why if it cannot. The lane lives on either way."""
+    keras = worker.keras
     try:
-        config: RunConfig = job.config
-        # Each rung times single steps; steps per execution is a knob of its own (sweep --ladder).
-        train = dataclasses.replace(config.train, steps_per_execution=1)
-        device = require_device(spec, worker.settings["threads"])
-        data = worker.data(config)
-        jit, jit_source = resolve_jit(spec, train)
-        set_precision(keras, spec, train.mixed_precision)
-        bs = train.batch_size
-        fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes + data.y[:bs].nbytes, 1))
-        n = min(steps_per_epoch(len(data), bs), MAX_BATCHES, fits)
-        with keras.device(keras_device(spec)):
-            model = build_model(keras, config.model, train, jit=jit)
-            verify_placement(model, spec)
-            source, feeding = input_factory(data.x, data.y, bs, spec, train.feeding)  # made once, each fit from 0
-            anatomy = Anatomy(keras, model, steps_for(keras, model, spec), source,
-                              [(data.x[i * bs:(i + 1) * bs], data.y[i * bs:(i + 1) * bs]) for i in range(n)],
-                              spec.name, device)
-            first = anatomy.fit(2, warmup=max(train.warmup_steps, 1))  # compiles the step, and sizes the rungs
-            k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
-            anatomy.k = min(k, fits)
-            saved = anatomy.steps.snapshot() if job.check_loss else None
-            timers: dict[str, Callable[[], list[float]]] = {
-                "fit": lambda: anatomy.fit(windows), "fit_pipelined": lambda: anatomy.fit_pipelined(windows),
-                "step_loop": lambda: anatomy.step_loop(windows),
-                "step_loop_pipelined": lambda: anatomy.step_loop_pipelined(windows),
-                "device_loop": lambda: anatomy.device_loop(windows)}
-            wanted = [r for r in TRAIN_LADDER.rungs if r in job.rungs or not job.rungs]
-            machine = cpu_sample()
-            rungs, reasons = _time_rungs(timers, wanted, anatomy.k, spec.name, describe)
-            losses = {name: anatomy.loss_after(name, saved) for name, rung in rungs.items()
-                      if rung is not None} if saved is not None else {}
-        notes = [TF_NOTE] if spec.backend == "tensorflow" and "fit_pipelined" in rungs else []
-        if config.train.steps_per_execution != 1:
-            notes.append(f"steps per execution {config.train.steps_per_execution} was set: the anatomy times "
-                         "single steps")
-        settings = dict(worker.settings, jit_compile=jit, feeding=feeding, steps_per_execution=1,
-                        mixed_precision=train.mixed_precision, data_source=data.source,
-                        seconds_per_rung=job.seconds_per_rung,
-                        jit_source=jit_source, others_cpu=_known(others_share(machine, cpu_sample())),
-                        load_avg=_known(load_average()),
-                        compile_cache=compile_cache_word(cache, compile_cache_counts()), family=config.model.family)
-        return AnatomyMeasured(AnatomyPoint(
-            lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
-            flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
-            window_steps=anatomy.k, losses=losses, settings=settings, seconds=time.perf_counter() - t_start))
-    except Exception as exc:  # every failure becomes an answer; the lane lives on
+        measure = _call_anatomy if job.config.train.task == "predict" else _step_anatomy
+        return AnatomyMeasured(measure(worker, job, describe))
+    except Exception as exc:  # every failure becomes an answer
         traceback.print_exc()
-        return AnatomyMeasured(None, describe(exc, spec.name))
-    finally:
-        del model, anatomy
+        return AnatomyMeasured(None, describe(exc, worker.spec.name))
+    finally:  # the model and its rungs went with the measuring function's frame
         keras.mixed_precision.set_dtype_policy("float32")
         keras.backend.clear_session()
         gc.collect()
+
+
+def _settings(worker: LaneProcess, job: AnatomyJob, train: TrainSpec, data: Dataset, jit: bool, jit_source: str,
+              machine: CpuSample | None, cache: tuple[int, int], **task: JsonValue) -> dict[str, JsonValue]:
+    """What the point was measured with: the lane's settings, the speed settings of `train`, the data, the load
+    on the lane's cores meanwhile, and whether the compiled programs came from the cache."""
+    return dict(worker.settings, jit_compile=jit, steps_per_execution=1, mixed_precision=train.mixed_precision,
+                data_source=data.source, seconds_per_rung=job.seconds_per_rung, jit_source=jit_source,
+                others_cpu=_known(others_share(machine, cpu_sample())), load_avg=_known(load_average()),
+                compile_cache=compile_cache_word(cache, compile_cache_counts()), family=job.config.model.family,
+                **task)
+
+
+def _step_anatomy(worker: LaneProcess, job: AnatomyJob, describe: Callable[[BaseException, str], str]) -> AnatomyPoint:
+    """The training ladder (TRAIN_LADDER) of `job.config`, with the same-loss check when asked."""
+    spec, keras, t_start, cache = worker.spec, worker.keras, time.perf_counter(), compile_cache_counts()
+    config: RunConfig = job.config
+    # Each rung times single steps; steps per execution is a knob of its own (sweep --ladder).
+    train = dataclasses.replace(config.train, steps_per_execution=1)
+    device = require_device(spec, worker.settings["threads"])
+    data = worker.data(config)
+    jit, jit_source = resolve_jit(spec, train)
+    set_precision(keras, spec, train.mixed_precision)
+    bs = train.batch_size
+    fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes + data.y[:bs].nbytes, 1))
+    n = min(steps_per_epoch(len(data), bs), MAX_BATCHES, fits)
+    with keras.device(keras_device(spec)):
+        model = build_model(keras, config.model, train, jit=jit)
+        verify_placement(model, spec)
+        source, feeding = input_factory(data.x, data.y, bs, spec, train.feeding)  # made once, each fit from 0
+        anatomy = Anatomy(keras, model, steps_for(keras, model, spec), source,
+                          [(data.x[i * bs:(i + 1) * bs], data.y[i * bs:(i + 1) * bs]) for i in range(n)],
+                          spec.name, device)
+        first = anatomy.fit(2, warmup=max(train.warmup_steps, 1))  # compiles the step, and sizes the rungs
+        k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
+        anatomy.k = min(k, fits)
+        saved = anatomy.steps.snapshot() if job.check_loss else None
+        timers: dict[str, Callable[[], list[float]]] = {
+            "fit": lambda: anatomy.fit(windows), "fit_pipelined": lambda: anatomy.fit_pipelined(windows),
+            "step_loop": lambda: anatomy.step_loop(windows),
+            "step_loop_pipelined": lambda: anatomy.step_loop_pipelined(windows),
+            "device_loop": lambda: anatomy.device_loop(windows)}
+        wanted = [r for r in TRAIN_LADDER.rungs if r in job.rungs or not job.rungs]
+        machine = cpu_sample()
+        rungs, reasons = _time_rungs(timers, wanted, anatomy.k, spec.name, describe)
+        losses = {name: anatomy.loss_after(name, saved) for name, rung in rungs.items()
+                  if rung is not None} if saved is not None else {}
+    notes = [TF_NOTE] if spec.backend == "tensorflow" and "fit_pipelined" in rungs else []
+    if config.train.steps_per_execution != 1:
+        notes.append(f"steps per execution {config.train.steps_per_execution} was set: the anatomy times "
+                     "single steps")
+    return AnatomyPoint(
+        lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
+        flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
+        window_steps=anatomy.k, losses=losses, seconds=time.perf_counter() - t_start,
+        settings=_settings(worker, job, train, data, jit, jit_source, machine, cache, feeding=feeding))
+
+
+def _call_anatomy(worker: LaneProcess, job: AnatomyJob, describe: Callable[[BaseException, str], str]) -> AnatomyPoint:
+    """The predict ladder (PREDICT_LADDER) of `job.config`: a served call, host array in, host array out, after a
+    few untimed training steps so that the calls answer with trained weights, as a predict run's do."""
+    spec, keras, t_start, cache = worker.spec, worker.keras, time.perf_counter(), compile_cache_counts()
+    config: RunConfig = job.config
+    train = config.train
+    device = require_device(spec, worker.settings["threads"])
+    data = worker.data(config)
+    jit, jit_source = resolve_jit(spec, train)
+    set_precision(keras, spec, train.mixed_precision)
+    bs = train.batch_size
+    fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes, 1))
+    n = min(max(1, len(data) // bs), MAX_BATCHES, fits)
+    with keras.device(keras_device(spec)):
+        model = build_model(keras, config.model, train, jit=jit)
+        verify_placement(model, spec)
+        weights = train_weights(model, data.x, data.y, bs)
+        batches = [data.x[i * bs:(i + 1) * bs] for i in range(n)]
+        anatomy = CallAnatomy(model, forward_for(model, spec, jit), steps_for(keras, model, spec).place, batches)
+        first = anatomy.predict_on_batch(2, warmup=max(train.warmup_steps, 1))  # compiles, and sizes the rungs
+        k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
+        anatomy.k = min(k, fits)
+        wanted = [r for r in PREDICT_LADDER.rungs if r in job.rungs or not job.rungs]
+        machine = cpu_sample()
+        rungs, reasons = _time_rungs(anatomy.timers(windows), wanted, anatomy.k, spec.name, describe)
+    notes = ["device_loop sums each answer inside the loop (one reduction per call), so that no pass is "
+             "left out as unused"] if rungs.get("device_loop") is not None else []
+    return AnatomyPoint(
+        lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
+        flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
+        window_steps=anatomy.k, seconds=time.perf_counter() - t_start, task="predict",
+        settings=_settings(worker, job, train, data, jit, jit_source, machine, cache, feeding=PREDICT_FEEDING,
+                           weights=weights))
 
 
 def _time_rungs(timers: dict[str, Callable[[], list[float]]], wanted: list[str], k: int, lane: str,
@@ -360,52 +408,3 @@ def _time_rungs(timers: dict[str, Callable[[], list[float]]], wanted: list[str],
                 traceback.print_exc()
                 reasons[name] = describe(exc, lane)
     return {name: None if name in reasons else RungTime.of(samples[name], k) for name in wanted}, reasons
-
-
-def measure_call_anatomy(worker: LaneProcess, job: AnatomyJob,
-                         describe: Callable[[BaseException, str], str]) -> AnatomyMeasured:
-    """In the lane: the predict ladder for `job.config` (a served call, host array in, host array out), after a few
-    untimed training steps so that the calls answer with trained weights, as a predict run's do."""
-    spec, keras, t_start, cache = worker.spec, worker.keras, time.perf_counter(), compile_cache_counts()
-    model = anatomy = None
-    try:
-        config: RunConfig = job.config
-        train = config.train
-        device = require_device(spec, worker.settings["threads"])
-        data = worker.data(config)
-        jit, jit_source = resolve_jit(spec, train)
-        set_precision(keras, spec, train.mixed_precision)
-        bs = train.batch_size
-        fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes, 1))
-        n = min(max(1, len(data) // bs), MAX_BATCHES, fits)
-        with keras.device(keras_device(spec)):
-            model = build_model(keras, config.model, train, jit=jit)
-            verify_placement(model, spec)
-            weights = train_weights(model, data.x, data.y, bs)
-            batches = [data.x[i * bs:(i + 1) * bs] for i in range(n)]
-            anatomy = CallAnatomy(model, forward_for(model, spec, jit), steps_for(keras, model, spec).place, batches)
-            first = anatomy.predict_on_batch(2, warmup=max(train.warmup_steps, 1))  # compiles, and sizes the rungs
-            k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
-            anatomy.k = min(k, fits)
-            wanted = [r for r in PREDICT_LADDER.rungs if r in job.rungs or not job.rungs]
-            machine = cpu_sample()
-            rungs, reasons = _time_rungs(anatomy.timers(windows), wanted, anatomy.k, spec.name, describe)
-        notes = ["device_loop sums each answer inside the loop (one reduction per call), so that no pass is "
-                 "left out as unused"] if rungs.get("device_loop") is not None else []
-        settings = dict(worker.settings, jit_compile=jit, feeding=PREDICT_FEEDING, steps_per_execution=1,
-                        mixed_precision=train.mixed_precision, data_source=data.source,
-                        seconds_per_rung=job.seconds_per_rung, jit_source=jit_source, weights=weights,
-                        others_cpu=_known(others_share(machine, cpu_sample())), load_avg=_known(load_average()),
-                        compile_cache=compile_cache_word(cache, compile_cache_counts()), family=config.model.family)
-        return AnatomyMeasured(AnatomyPoint(
-            lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
-            flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
-            window_steps=anatomy.k, settings=settings, seconds=time.perf_counter() - t_start, task="predict"))
-    except Exception as exc:  # every failure becomes an answer; the lane lives on
-        traceback.print_exc()
-        return AnatomyMeasured(None, describe(exc, spec.name))
-    finally:
-        del model, anatomy
-        keras.mixed_precision.set_dtype_policy("float32")
-        keras.backend.clear_session()
-        gc.collect()
