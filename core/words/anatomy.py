@@ -72,60 +72,39 @@ def device_word(point: AnatomyPoint) -> str:
     return "the GPU" if point.device.startswith("GPU") else "the CPU"
 
 
+# Per ladder: what its top rung is called in words, the parts said together as overhead, the parts said alone.
+WHY_WORDS = {"train": ("fit", ("fit_and_input", "host_dispatch"), ("synchronisation",)),
+             "predict": ("predict", ("predict_machinery", "host_dispatch"), ("input_transfer", "answer_back"))}
+
+
 def why_sentence(point: AnatomyPoint) -> str:
     """"On gpu0, 1.37 ms per step: 0.05 ms is the GPU working; 1.1 ms is Keras fit and dispatch; 0.2 ms is
-    waiting for the result." — the synced step (a served call) split into its parts, ≈0 parts left out."""
-    if point.task == "predict":
-        return call_why_sentence(point)
-    fit = point.rung("fit")
-    if fit is None:
-        return f"On {point.lane}, the step could not be timed with fit: {point.reasons.get('fit', 'no reason given')}."
-    segments = dict(stacked(point))
-    said = []
-    if "device_work" in segments:
-        device, loop = segments["device_work"], point.rung("device_loop")
-        assert loop is not None, "the device's work is what the device_loop rung measured"
-        said.append(f"{fmt_num(device)} ms is {device_word(point)} working" if device < fit.median_ms else
-                    f"all of it is {device_word(point)} working (an on-device loop takes "
-                    f"{fmt_num(loop.median_ms)} ms, within the spread)")
-    overhead = segments.get("fit_and_input", 0.0) + segments.get("host_dispatch", 0.0)
-    if overhead > 0:
-        what = ("Keras fit and dispatch" if point.rung("device_loop") is not None
-                else "Keras fit, dispatch and the device together")
-        said.append(f"{fmt_num(overhead)} ms is {what}")
-    if "synchronisation" in segments:
-        said.append(f"{fmt_num(segments['synchronisation'])} ms is waiting for the result")
-    if said and "rest" in segments:  # parts shown as ≈0 still took their (uncertain) time
-        said.append(f"{fmt_num(segments['rest'])} ms is within the rungs' spread, not attributed")
-    return f"On {point.lane}, {fmt_num(fit.median_ms)} ms per step: " + "; ".join(said or ["no part stands out"]) + "."
-
-
-def call_why_sentence(point: AnatomyPoint) -> str:
-    """"On cpu, 0.41 ms per call: 0.06 ms is the CPU working; 0.3 ms is Keras predict and dispatch; 0.02 ms is
-    the input's copy to the device; 0.03 ms is waiting for the answer and its copy back." """
-    top = point.top
+    waiting for the result." — the synced step (a served call: "per call", Keras predict and dispatch, taking the
+    input in, waiting for the answer) split into its parts, ≈0 parts left out."""
+    ladder, top = point.ladder, point.top
+    keras_word, overhead_parts, own_parts = WHY_WORDS[ladder.task]
+    unit = ladder.unit
     if top is None:
-        return (f"On {point.lane}, the call could not be timed with predict_on_batch: "
-                f"{point.reasons.get('predict_on_batch', 'no reason given')}.")
+        return (f"On {point.lane}, the {unit} could not be timed with {ladder.top}: "
+                f"{point.reasons.get(ladder.top, 'no reason given')}.")
     segments = dict(stacked(point))
     said = []
     if "device_work" in segments:
         device, loop = segments["device_work"], point.rung("device_loop")
         assert loop is not None, "the device's work is what the device_loop rung measured"
         said.append(f"{fmt_num(device)} ms is {device_word(point)} working" if device < top.median_ms else
-                    f"all of it is {device_word(point)} working (an on-device loop of calls takes "
-                    f"{fmt_num(loop.median_ms)} ms per call, within the spread)")
-    overhead = segments.get("predict_machinery", 0.0) + segments.get("host_dispatch", 0.0)
+                    f"all of it is {device_word(point)} working (an on-device loop takes "
+                    f"{fmt_num(loop.median_ms)} ms per {unit}, within the spread)")
+    overhead = sum(segments.get(name, 0.0) for name in overhead_parts)
     if overhead > 0:
-        what = ("Keras predict and dispatch" if point.rung("device_loop") is not None
-                else "Keras predict, dispatch and the device together")
+        what = (f"Keras {keras_word} and dispatch" if point.rung("device_loop") is not None
+                else f"Keras {keras_word}, dispatch and the device together")
         said.append(f"{fmt_num(overhead)} ms is {what}")
-    for name in ("input_transfer", "answer_back"):
-        if name in segments:
-            said.append(f"{fmt_num(segments[name])} ms is {PART_LABELS[name]}")
-    if said and "rest" in segments:
+    said += [f"{fmt_num(segments[name])} ms is {PART_LABELS[name]}" for name in own_parts if name in segments]
+    if said and "rest" in segments:  # parts shown as ≈0 still took their (uncertain) time
         said.append(f"{fmt_num(segments['rest'])} ms is within the rungs' spread, not attributed")
-    return f"On {point.lane}, {fmt_num(top.median_ms)} ms per call: " + "; ".join(said or ["no part stands out"]) + "."
+    return (f"On {point.lane}, {fmt_num(top.median_ms)} ms per {unit}: " + "; ".join(said or ["no part stands out"])
+            + ".")
 
 
 def floor_sentence(points: Sequence[AnatomyPoint]) -> str:

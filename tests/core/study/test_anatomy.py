@@ -88,7 +88,7 @@ def test_the_bar_never_adds_up_past_the_synced_step():
                   device_loop=121)  # a big model on a busy core: the floor's median came out above fit's
     assert stacked(noisy) == [("device_work", 113)]
     assert why_sentence(noisy) == ("On cpu1, 113 ms per step: all of it is the CPU working (an on-device loop takes "
-                                   "121 ms, within the spread).")
+                                   "121 ms per step, within the spread).")
     segments = stacked(point(step_loop=1.0, step_loop_pipelined=1.0))  # two parts ≈0: the rest is named as such
     assert [name for name, _ in segments] == ["device_work", "host_dispatch", "fit_and_input"]
     assert sum(ms for _, ms in segments) == pytest.approx(1.37)
