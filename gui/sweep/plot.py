@@ -168,7 +168,17 @@ class SweepPlot(pg.PlotWidget):
             view.setYRange(math.log10(0.5), math.log10(50), padding=0)
             ms_default = [0.5, 1, 2, 5, 10, 20, 50]
             self.getAxis("left").setTicks([[(math.log10(v), f"{v:g}") for v in ms_default]])
-        self.getAxis("bottom").setTicks([[(math.log10(w), f"{w:,}") for w in widths]])
+        # A label at each swept x, but never crowded: one closer than a twelfth of the span to the last one
+        # labelled (a refinement's 22, 26, 30) keeps its tick, not its number.
+        gap = (math.log10(widths[-1]) - math.log10(widths[0])) / 12 if len(widths) > 1 else 0.0
+        labelled: list[int] = []
+        for w in widths:
+            if not labelled or math.log10(w) - math.log10(labelled[-1]) >= gap or w == widths[-1]:
+                if labelled and w == widths[-1] and math.log10(w) - math.log10(labelled[-1]) < gap and len(labelled) > 1:
+                    labelled.pop()  # the last width is labelled; the one just before it gives way
+                labelled.append(w)
+        self.getAxis("bottom").setTicks([[(math.log10(w), f"{w:,}") for w in labelled],
+                                         [(math.log10(w), "") for w in widths if w not in labelled]])
         ms = [v for p in points for v in (p.p10_ms, p.p90_ms, p.median_ms) if v > 0 and math.isfinite(v)]
         if ms:
             lo, hi = math.floor(math.log10(min(ms))), math.ceil(math.log10(max(ms)))

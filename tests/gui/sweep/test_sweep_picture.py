@@ -50,3 +50,18 @@ def test_the_crossing_on_the_picture_carries_its_range(make_window, qtbot):
     qtbot.addWidget(slide)
     slide.set_points(window.sweep.plot.points, "title", window.sweep.plot.crossovers)
     assert crossing_labels(slide) == ["jax:gpu0 beats jax:cpu above ≈110 (64–128)"]
+
+
+def test_refined_batch_sizes_close_together_keep_their_ticks_but_not_crowded_labels(qtbot):
+    from crossover_lab.core.analysis.points import SweepPoint
+    from crossover_lab.gui.sweep.plot import SweepPlot
+
+    plot = SweepPlot()
+    qtbot.addWidget(plot)
+    xs = [1, 16, 22, 26, 30, 38, 128]  # a refinement's batch sizes between 16 and 38
+    points = [SweepPoint(lane, x, 10**6 * x, 1.0 + x / (10 if lane == "cpu" else 20), 0.9, 1.1, axis="batch")
+              for lane in ("cpu", "cpu1") for x in xs]
+    plot.set_points(points)
+    major, minor = plot.getAxis("bottom")._tickLevels
+    assert [label for _, label in major] == ["1", "16", "26", "128"]
+    assert sorted(round(10 ** x) for x, _ in major + minor) == xs  # every measured x keeps its tick
