@@ -70,7 +70,9 @@ def test_real_window_screenshot_mid_run(xvfb_display, tmp_path):
     assert (image.width(), image.height()) == (1440, 900)
     assert distinct_colours(image) > 200, "the window looks blank"
     shown = float(out.stderr.split("window shown ")[1].split(" s")[0])
-    assert shown < 2.0
+    # Under 2 s on a quiet machine; other work on the cores (CI, a busy workstation) stretches the bound.
+    slack = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    assert shown < 2.0 * slack, (shown, slack)
     autosaved = list((tmp_path / "home" / "autosave").glob("*.csv"))
     assert autosaved, "the run's records were not autosaved"
     artifacts = ROOT / "artifacts"
