@@ -77,6 +77,8 @@ def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) 
         raise ConfigError(f"--model: {', '.join(remote)} run on another machine, and sending a model file there is "
                           "not built; choose lanes of this machine")
     say(f"model file {saved.path} (sha256 {saved.sha256[:12]}…): loading it in {lanes[0].name}, safe mode on")
+    for lane in lanes[1:]:  # the other lanes import their frameworks meanwhile, not after
+        pool.get(lane).start()
     found = inspect_saved_model(pool, lanes[0], saved)
     data = config.train.data
     if data not in ("auto", "synthetic") and (found.features != INPUT_DIM or found.classes < CLASSES):
