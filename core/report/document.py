@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 
 from markupsafe import Markup
 
-from ..analysis.anatomy import TRAIN_LADDER, stacked
+from ..analysis.anatomy import TRAIN_LADDER, AnatomyPoint, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.leads import refinement_of_sidecar
 from ..analysis.points import SweepPoint
@@ -224,6 +224,29 @@ def _config_args(config: Mapping[str, JsonValue], with_widths: bool) -> list[str
     if train.get("mixed_precision"):
         args.append("--mixed-precision")
     return args
+
+
+def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
+    """The `anatomy` command that measures these points again: lanes, model, batch size and task as measured."""
+    if not points:
+        return f"{PROG} anatomy --json-file {shlex.quote(name)}"
+    first = points[0]
+    args = ["anatomy", "--lanes", ",".join(dict.fromkeys(p.lane for p in points))]
+    if first.widths:
+        args += ["--widths", ",".join(dict.fromkeys(str(p.width) for p in points)), "--layers", str(len(first.widths))]
+    family = str(first.settings.get("family") or "mlp")
+    if family not in ("mlp", "saved"):
+        args += ["--family", family]
+    if first.batch_size:
+        args += ["--batch-size", str(first.batch_size)]
+    if first.task == "predict":
+        args += ["--task", "predict"]
+    data = str(first.settings.get("data_source") or "")
+    if data in ("mnist", "synthetic"):
+        args += ["--data", data]
+    if not first.widths:  # a saved model: its file is not named in an anatomy's points
+        args += ["--model", "FILE.keras"]
+    return f"{PROG} " + shlex.join([*args, "--json-file", name])
 
 
 def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str) -> str:
@@ -492,14 +515,14 @@ def build_report(inputs: Inputs) -> Report:
         command = reproduce_command(path, meta, kind)
         reproduce.append((name, command or "(no sidecar beside it: its settings are not recorded)"))
     for item in inputs.anatomies:
-        lanes = ",".join(dict.fromkeys(p.lane for p in item.points))
-        widths = ",".join(dict.fromkeys(str(p.width) for p in item.points))
-        reproduce.append((Path(item.path).name, f"{PROG} " + shlex.join(["anatomy", "--lanes", lanes, "--widths", widths,
-                                                                        "--json-file", Path(item.path).name])))
+        reproduce.append((Path(item.path).name, anatomy_command(item.points, Path(item.path).name)))
     files = _table(["file", "role", "bytes", "SHA-256"],
                    [(f.name, f.role, f"{f.size:,}", f.sha256) for f in inputs.files])
     notes = tuple(s.dropped for s in inputs.sweeps if s.dropped)
-    title = "Crossover report: " + (facts[1][1] if len(facts) > 1 else "measurements")
+    model = next((value for key, value in facts if key == "model"), "")
+    calls = bool(inputs.anatomies) and all(p.task == "predict" for item in inputs.anatomies for p in item.points)
+    title = "Crossover report: " + (model or ("the anatomy of a served call" if calls else
+                                              "the anatomy of a training step" if inputs.anatomies else "measurements"))
     return Report(title, question, answer, tuple(facts), tuple(rule.lines()) if rule else (), tuple(sections),
                   tuple(machines), tuple(settings), tuple(reproduce), files, APP_VERSION, notes)
 

@@ -247,3 +247,25 @@ def test_a_refined_sweep_reports_what_its_refinement_left_open_as_analyze_says_i
     html = write_report([str(path)], tmp_path / "r.html").read_text()
     answer_div = html[html.index('<div class="answer">'):html.index("</div>", html.index('<div class="answer">'))]
     assert open_line.rstrip(".") in answer_div and "Refinement stopped after 15 s" in answer_div
+
+
+def test_a_report_of_a_calls_anatomy_is_titled_by_it_and_reproduces_it_with_its_task(tmp_path, capsys):
+    from helpers import rung
+
+    from crossover_lab.core.analysis.anatomy import AnatomyPoint
+    from crossover_lab.core.words.anatomy import anatomy_json
+
+    times = {"predict_on_batch": 1.0, "call_synced": 0.6, "call_resident": 0.5, "call_pipelined": 0.3,
+             "device_loop": 0.1}
+    call = AnatomyPoint("cpu1", "CPU (1 thread)", "tensorflow", (64,), 16, 10**6,
+                        {k: rung(v, 0.01) for k, v in times.items()}, window_steps=8, task="predict",
+                        settings={"family": "cnn", "data_source": "synthetic"})
+    path = tmp_path / "calls.json"
+    path.write_text(json.dumps(anatomy_json([call])))
+    out = cli_in_process(capsys, "report", str(path), "-o", str(tmp_path / "r.md"), "--format", "md")
+    assert out.returncode == 0, out.stderr
+    md = (tmp_path / "r.md").read_text()
+    assert md.startswith("# Crossover report: the anatomy of a served call")
+    assert ("anatomy --lanes cpu1 --widths 64 --layers 1 --family cnn --batch-size 16 --task predict --data "
+            "synthetic --json-file calls.json") in md
+    assert "How soon does this lane answer one call of this model?" in md and "ms per call" in md
