@@ -2,7 +2,7 @@
 
 Interleaved repetitions in one process, so both variants see the same machine state; prints the
 median of the paired ratios (timed / plain) last. Target: overhead_ratio <= 1.03.
-Run: .venv/bin/python benchmarks/instrumentation_overhead.py [--reps 9] [--steps 300]
+Run: .venv/bin/python benchmarks/instrumentation_overhead.py [--reps 9] [--steps 300] [--family cnn --widths 16]
 """
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--lane", default="cpu1", help="lane profile to train on (default cpu1: one pinned "
                         "thread, the steadiest on a small machine; cpu uses every core)")
+    parser.add_argument("--family", default="mlp", help="mlp (default), cnn, rnn or transformer")
+    parser.add_argument("--widths", default="128", help="the family's widths, e.g. 16 or 32,64 (default 128)")
     args = parser.parse_args()
 
     from crossover_lab.core.lane.backends import configure_process, import_keras
@@ -33,7 +35,8 @@ def main() -> None:
     train = TrainSpec(batch_size=128, epochs=1)
     x, y = synthetic(128 * args.steps, seed=0)
     ds, feeding = make_input(preprocess(x, "scale"), y, 128, spec, "host")
-    model = build_model(keras, ModelSpec((128,)), train, jit=False)
+    model_spec = ModelSpec(tuple(int(w) for w in args.widths.split(",")), family=args.family)
+    model = build_model(keras, model_spec, train, jit=False)
     model.fit(ds, epochs=1, steps_per_epoch=20, verbose=0)  # compile and warm both paths' function
 
     sink: list = []
@@ -57,7 +60,7 @@ def main() -> None:
         ratios.append(timed / plain)
         print(f"rep {rep + 1}: plain {plain * 1000 / args.steps:.3f} ms/step, timed {timed * 1000 / args.steps:.3f} "
               f"ms/step, ratio {timed / plain:.3f}")
-    print(f"model 784-128-10, batch 128, {args.steps} steps per fit, lane {spec.name}, {feeding}, "
+    print(f"model {model_spec.label()}, batch 128, {args.steps} steps per fit, lane {spec.name}, {feeding}, "
           f"threads {settings['threads']}")
     spread = (max(ratios) - min(ratios)) / statistics.median(ratios)
     if spread > 0.1:
