@@ -133,7 +133,8 @@ class SweepForm(QGroupBox):
     def specs(self, base_config: RunConfig) -> list[SweepSpec]:
         """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
         name = self.preset.currentData()
-        base = SWEEP_PRESETS[name].base if name else base_config
+        # A preset brings its own model, but never in place of the user's saved one.
+        base = SWEEP_PRESETS[name].base if name and base_config.model.saved is None else base_config
         batches = self.batches.text()
         sizes = parse_int_list(batches, "batch size") if batches.strip() else ()
         own = base.model.saved is not None  # a saved model has no width: it is swept along batch size only

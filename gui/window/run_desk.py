@@ -170,6 +170,10 @@ class RunDesk(QObject):
             own = self._tips.setdefault(id(widget), widget.toolTip())
             widget.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
         saved = self.config is not None and self.config.model.saved is not None
+        for field in (self.sweep.widths, self.sweep.layers, self.sweep.preset):  # a saved model has none of them
+            field.setEnabled(not saved)
+            own = self._tips.setdefault(id(field), field.toolTip())
+            field.setToolTip(f"{own}\nYour model has no width: the sweep runs along Batch sizes." if saved else own)
         if saved:  # a saved model has no width to ramp through (the Sweep tab sweeps it along batch size)
             for widget in (self.actions.ramp, self.side.ramp_button, self.sweep.ladder_button):
                 widget.setEnabled(False)

@@ -19,6 +19,7 @@ def test_a_saved_model_is_swept_along_the_forms_batch_sizes(qtbot, qsettings_tmp
     with pytest.raises(ConfigError, match="sweep it along batch size"):
         form.specs(base)
     form.batches.setText("1,16,256")
+    form.preset.setCurrentIndex(form.preset.findData("blog"))  # a preset chosen before: the saved model stays
     (spec,) = form.specs(base)
     assert [c.train.batch_size for c in spec.points()] == [1, 16, 256]
     assert all(c.model == base.model for c in spec.points()) and along_batch(spec)
