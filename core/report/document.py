@@ -5,22 +5,20 @@ core/words/, as the CLI and the window say it; nothing here words a verdict of i
 from __future__ import annotations
 
 import math
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from markupsafe import Markup
 
-from ..analysis.anatomy import TRAIN_LADDER, AnatomyPoint, stacked
+from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.leads import refinement_of_sidecar
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import pair_verdict
-from ..json_data import JsonValue
+from ..json_data import JsonValue, as_map, as_seq
 from ..files.sweep_rows import group_rows
 from ..files.sweeps import run_rows
-from ..paths import PROG
 from ..records import BatchTiming
 from ..results import RunResult
 from ..version import APP_VERSION
@@ -33,6 +31,7 @@ from ..words.sweep import (cost_lines, energy_lines, picture_title, refine_lines
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..words.verdict import pair_words, unit_of
 from .inputs import AnatomyInput, Inputs, RunInput, SweepInput
+from .reproduce import anatomy_command, reproduce_command
 from .rule import Rule, rule_of
 from .svg import Bar, Plot, Series, bars_svg, plot_svg
 
@@ -91,14 +90,6 @@ def _sentence(text: str) -> str:
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
     return Table(tuple(header), tuple(tuple(r) for r in rows))
-
-
-def _map(x: JsonValue) -> Mapping[str, JsonValue]:
-    return x if isinstance(x, Mapping) else {}
-
-
-def _seq(x: JsonValue) -> Sequence[JsonValue]:
-    return x if isinstance(x, (list, tuple)) else ()
 
 
 def _slug(text: str) -> str:
@@ -168,13 +159,13 @@ def fits_table(points: Sequence[SweepPoint]) -> Table:
 def _host_table(host: Mapping[str, JsonValue]) -> Table:
     rows = [("machine", str(host.get("machine") or "–")), ("CPU", f"{host.get('cpu') or '–'} "
                                                                    f"({host.get('cpu_cores') or '?'} cores usable)")]
-    for gpu in _seq(host.get("gpus")):
-        g = _map(gpu)
+    for gpu in as_seq(host.get("gpus")):
+        g = as_map(gpu)
         rows.append(("GPU", f"{g.get('name')} (driver {g.get('driver')}, {g.get('memory')})"))
     rows += [(key, str(host.get(key))) for key in ("platform", "python", "numpy", "keras", "app_version")
              if host.get(key) is not None]
     rows += [(f"backend {k}", str(v) if v is not None else "not installed")
-             for k, v in _map(host.get("backends")).items()]
+             for k, v in as_map(host.get("backends")).items()]
     return _table(["", "value"], rows)
 
 
@@ -186,101 +177,20 @@ SPEED_KEYS = ("backend", "threads", "jit_compile", "jit_source", "steps_per_exec
 def _settings_table(meta: Mapping[str, JsonValue]) -> Table:
     """What changes speed, as the sidecar recorded it: the training settings asked for, and each lane's resolved
     ones (backend, threads, jit, steps per execution, feeding, precision)."""
-    runs = _seq(meta.get("runs"))
-    first = _map(runs[0]) if runs else {}
-    config = _map(first.get("config"))
-    rows = [(f"train {k}", str(v)) for k, v in _map(config.get("train")).items()]
-    rows += [(f"model {k}", str(v)) for k, v in _map(config.get("model")).items() if k != "widths"]
-    sweep = _map(meta.get("sweep"))
+    runs = as_seq(meta.get("runs"))
+    first = as_map(runs[0]) if runs else {}
+    config = as_map(first.get("config"))
+    rows = [(f"train {k}", str(v)) for k, v in as_map(config.get("train")).items()]
+    rows += [(f"model {k}", str(v)) for k, v in as_map(config.get("model")).items() if k != "widths"]
+    sweep = as_map(meta.get("sweep"))
     rows += [(f"sweep {k}", str(sweep[k])) for k in ("layers", "steady_steps", "seconds_per_point", "floor",
                                                      "batch_sizes") if k in sweep]
     if first.get("schedule"):
         rows.append(("schedule", str(first.get("schedule"))))
-    for lane, info in _map(first.get("lanes")).items():
-        settings = _map(_map(info).get("settings"))
+    for lane, info in as_map(first.get("lanes")).items():
+        settings = as_map(as_map(info).get("settings"))
         rows += [(f"{lane} {k}", str(settings[k])) for k in SPEED_KEYS if k in settings]
     return _table(["setting", "value"], rows)
-
-
-def _lanes_of(meta: Mapping[str, JsonValue]) -> list[str]:
-    return list(dict.fromkeys(lane for run in _seq(meta.get("runs")) for lane in _map(_map(run).get("lanes"))))
-
-
-def _config_args(config: Mapping[str, JsonValue], with_widths: bool) -> list[str]:
-    train, model = _map(config.get("train")), _map(config.get("model"))
-    args = []
-    if with_widths and model.get("widths"):
-        args += ["--widths", ",".join(str(w) for w in _seq(model.get("widths")))]
-    for key, flag in (("batch_size", "--batch-size"), ("optimizer", "--optimizer"),
-                      ("learning_rate", "--learning-rate"), ("seed", "--seed"), ("preprocessing", "--preprocessing"),
-                      ("data", "--data"), ("feeding", "--feeding"), ("steps_per_execution", "--steps-per-execution"),
-                      ("samples", "--samples"), ("warmup_steps", "--warmup-steps")):
-        if train.get(key) is not None:
-            args += [flag, str(train[key])]
-    if model.get("dropout") is not None:
-        args += ["--dropout", str(model["dropout"])]
-    if train.get("jit") is not None:
-        args += ["--jit", "on" if train["jit"] else "off"]
-    if train.get("mixed_precision"):
-        args.append("--mixed-precision")
-    return args
-
-
-def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
-    """The `anatomy` command that measures these points again: lanes, model, batch size and task as measured."""
-    if not points:
-        return f"{PROG} anatomy --json-file {shlex.quote(name)}"
-    first = points[0]
-    args = ["anatomy", "--lanes", ",".join(dict.fromkeys(p.lane for p in points))]
-    if first.widths:
-        args += ["--widths", ",".join(dict.fromkeys(str(p.width) for p in points)), "--layers", str(len(first.widths))]
-    family = str(first.settings.get("family") or "mlp")
-    if family not in ("mlp", "saved"):
-        args += ["--family", family]
-    if first.batch_size:
-        args += ["--batch-size", str(first.batch_size)]
-    if first.task == "predict":
-        args += ["--task", "predict"]
-    data = str(first.settings.get("data_source") or "")
-    if data in ("mnist", "synthetic"):
-        args += ["--data", data]
-    if not first.widths:  # a saved model: its file is not named in an anatomy's points
-        args += ["--model", "FILE.keras"]
-    return f"{PROG} " + shlex.join([*args, "--json-file", name])
-
-
-def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str) -> str:
-    """The command that measures the file again, from what its sidecar recorded ("" when it has no sidecar)."""
-    runs = _seq(meta.get("runs"))
-    if not runs:
-        return ""
-    first = _map(runs[0])
-    lanes = ",".join(_lanes_of(meta))
-    config = _map(first.get("config"))
-    name = Path(path).name
-    if kind == "sweep":
-        sweep = _map(meta.get("sweep"))
-        widths = ",".join(str(w) for w in _seq(sweep.get("widths")))
-        args = ["sweep", "--lanes", lanes, "--widths", widths]
-        if sweep.get("layers"):
-            args += ["--layers", str(sweep["layers"])]
-        args += _config_args(config, with_widths=False)
-        batches = [str(b) for b in _seq(sweep.get("batch_sizes"))]
-        if len(batches) > 1:
-            args += ["--batch-sizes", ",".join(batches)]
-        for key, flag in (("steady_steps", "--steady-steps"), ("seconds_per_point", "--seconds-per-point")):
-            if sweep.get(key) is not None:
-                args += [flag, str(sweep[key])]
-        if sweep.get("floor"):
-            args.append("--floor")
-    else:
-        args = ["run", "--lanes", lanes, *_config_args(config, with_widths=True)]
-        train = _map(config.get("train"))
-        if train.get("epochs") is not None:
-            args += ["--epochs", str(train["epochs"])]
-        if first.get("schedule"):
-            args += ["--schedule", str(first["schedule"])]
-    return f"{PROG} {shlex.join([*args, '--csv', name])}"
 
 
 def sweep_section(sweeps: Sequence[SweepInput], n0: int) -> Section:
@@ -462,8 +372,8 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
     metas = [s.meta for s in inputs.sweeps] + [r.meta for r in inputs.runs]
     tasks, kinds = [], [p.task for item in inputs.anatomies for p in item.points]
     for meta in metas:
-        runs = _seq(meta.get("runs"))
-        train = _map(_map(_map(runs[0]).get("config")).get("train")) if runs else {}
+        runs = as_seq(meta.get("runs"))
+        train = as_map(as_map(as_map(runs[0]).get("config")).get("train")) if runs else {}
         if train:
             kind = str(train.get("task") or "train")
             kinds.append(kind)
@@ -507,7 +417,7 @@ def build_report(inputs: Inputs) -> Report:
     for path, meta, kind in ([(s.path, s.meta, "sweep") for s in inputs.sweeps]
                              + [(r.path, r.meta, "run") for r in inputs.runs]):
         name = Path(path).name
-        host = _map(meta.get("host"))
+        host = as_map(meta.get("host"))
         if host:
             machines.append((name, _host_table(host)))
         if meta.get("runs"):
@@ -525,4 +435,3 @@ def build_report(inputs: Inputs) -> Report:
                                               "the anatomy of a training step" if inputs.anatomies else "measurements"))
     return Report(title, question, answer, tuple(facts), tuple(rule.lines()) if rule else (), tuple(sections),
                   tuple(machines), tuple(settings), tuple(reproduce), files, APP_VERSION, notes)
-

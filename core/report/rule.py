@@ -22,7 +22,7 @@ from ..analysis.crossings import analyze_points
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import PairVerdict, State, Stretch, pair_verdict
 from ..config import ConfigError
-from ..json_data import JsonObject, JsonValue
+from ..json_data import JsonObject, JsonValue, as_map, as_seq
 from ..files.atomic import atomic_write_text
 from ..files.sweep_rows import SweepRow, curve_point, row_groups
 from ..version import APP_VERSION
@@ -109,14 +109,14 @@ class PairRule:
 
     @classmethod
     def from_json(cls, d: Mapping[str, JsonValue]) -> PairRule:
-        lanes = [str(x) for x in _seq(d.get("lanes"))]
+        lanes = [str(x) for x in as_seq(d.get("lanes"))]
         if len(lanes) != 2:
             raise ValueError("a pair names two lanes")
         predicted = d.get("predicted_flops")
         return cls((lanes[0], lanes[1]), str(d.get("state") or ""), str(d.get("verdict") or ""),
-                   str(d.get("statement") or ""), tuple(Segment.from_json(_map(s)) for s in _seq(d.get("segments"))),
-                   tuple(dict(_map(c)) for c in _seq(d.get("changes"))),
-                   {str(k): dict(_map(v)) for k, v in _map(d.get("fits")).items()},
+                   str(d.get("statement") or ""), tuple(Segment.from_json(as_map(s)) for s in as_seq(d.get("segments"))),
+                   tuple(dict(as_map(c)) for c in as_seq(d.get("changes"))),
+                   {str(k): dict(as_map(v)) for k, v in as_map(d.get("fits")).items()},
                    None if predicted is None else _num(predicted))
 
 
@@ -163,9 +163,9 @@ class KindRule:
     @classmethod
     def from_json(cls, d: Mapping[str, JsonValue]) -> KindRule:
         return cls(str(d.get("group") or ""), str(d.get("variant") or ""), int(_num(d.get("batch_size") or 0)),
-                   tuple(int(_num(x)) for x in _seq(d.get("layers"))), tuple(str(x) for x in _seq(d.get("lanes"))),
-                   {str(k): str(v) for k, v in _map(d.get("devices")).items()},
-                   tuple(PairRule.from_json(_map(p)) for p in _seq(d.get("pairs"))))
+                   tuple(int(_num(x)) for x in as_seq(d.get("layers"))), tuple(str(x) for x in as_seq(d.get("lanes"))),
+                   {str(k): str(v) for k, v in as_map(d.get("devices")).items()},
+                   tuple(PairRule.from_json(as_map(p)) for p in as_seq(d.get("pairs"))))
 
 
 @dataclass(frozen=True)
@@ -185,9 +185,9 @@ class Rule:
     def from_json(cls, d: Mapping[str, JsonValue]) -> Rule:
         if d.get("format") != FORMAT:
             raise ValueError(f"not a Crossover rule ({FORMAT})")
-        return cls(tuple(KindRule.from_json(_map(k)) for k in _seq(d.get("kinds"))),
-                   tuple(dict(_map(f)) for f in _seq(d.get("files"))),
-                   {str(k): str(v) for k, v in _map(d.get("machines")).items()}, str(d.get("app_version") or ""))
+        return cls(tuple(KindRule.from_json(as_map(k)) for k in as_seq(d.get("kinds"))),
+                   tuple(dict(as_map(f)) for f in as_seq(d.get("files"))),
+                   {str(k): str(v) for k, v in as_map(d.get("machines")).items()}, str(d.get("app_version") or ""))
 
     def lines(self) -> list[str]:
         """The rule as a person reads it: per kind, each pair's statement."""
@@ -322,7 +322,7 @@ def pair_rule(points: Sequence[SweepPoint], a: str, b: str, layers: Sequence[int
     analysis = analyze_points([p for p in points if p.lane in v.lanes])
     changes = tuple({**change, "flops_lo": flops.get(int(_num(change.get("width_lo")))),
                      "flops_hi": flops.get(int(_num(change.get("width_hi"))))}
-                    for change in (dict(_map(c)) for c in _seq(v.to_json().get("changes"))))
+                    for change in (dict(as_map(c)) for c in as_seq(v.to_json().get("changes"))))
     predicted = next((p.flops_per_batch for p in analysis.predicted), None)
     unit = unit_of(points)
     return PairRule(v.lanes, v.state.value, pair_words(v, unit), pair_statement(v, segments, flops, layers, batch, unit),
@@ -388,11 +388,3 @@ def _num(x: JsonValue) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         raise ValueError(f"{x!r} is not a number")
     return float(x)
-
-
-def _seq(x: JsonValue) -> Sequence[JsonValue]:
-    return x if isinstance(x, (list, tuple)) else ()
-
-
-def _map(x: JsonValue) -> Mapping[str, JsonValue]:
-    return x if isinstance(x, Mapping) else {}

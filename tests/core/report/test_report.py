@@ -269,3 +269,23 @@ def test_a_report_of_a_calls_anatomy_is_titled_by_it_and_reproduces_it_with_its_
     assert ("anatomy --lanes cpu1 --widths 64 --layers 1 --family cnn --batch-size 16 --task predict --data "
             "synthetic --json-file calls.json") in md
     assert "How soon does this lane answer one call of this model?" in md and "ms per call" in md
+
+
+def test_the_reproduce_command_names_a_saved_model_its_family_and_its_task():
+    from crossover_lab.core.report.reproduce import reproduce_command
+
+    saved = {"path": "/m/mine.keras", "sha256": "ab" * 32, "size_bytes": 10}
+    meta = {"runs": [{"lanes": {"cpu": {}, "cpu1": {}}, "config": {
+        "model": {"widths": [], "family": "saved", "saved": saved, "dropout": 0.2},
+        "train": {"batch_size": 1, "task": "predict", "serve": "compiled"}}}],
+        "sweep": {"widths": [0], "layers": 1, "batch_sizes": [1, 16, 128]}}
+    command = reproduce_command("/x/s.csv", meta, "sweep")
+    assert "--model /m/mine.keras" in command and "--widths" not in command and "--layers" not in command
+    assert "--task predict --serve compiled" in command and "--batch-sizes 1,16,128" in command
+    assert "--dropout" not in command and "--family" not in command
+    lstm = {"runs": [{"lanes": {"cpu": {}}, "config": {
+        "model": {"widths": [64, 64], "family": "rnn", "cell": "gru", "heads": 4, "dropout": 0.2},
+        "train": {"batch_size": 32, "task": "train", "serve": "keras"}}}]}
+    command = reproduce_command("/x/r.csv", lstm, "run")
+    assert "--widths 64,64 --family rnn --cell gru --dropout 0.2" in command
+    assert "--heads" not in command and "--task" not in command
