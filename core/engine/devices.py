@@ -10,11 +10,12 @@ import glob
 import importlib.util
 import os
 import platform
+import re
 import shutil
 import subprocess
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..machine import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
 from ..config import BACKENDS, OPTIMIZER_SLOTS, LaneSpec, RunConfig
@@ -215,16 +216,32 @@ def memory_problem(configs: Sequence[RunConfig], lanes: Sequence[LaneSpec], free
     builds its own copy, so together they need it that many times over), as a sentence; "" when it fits. A GPU
     lane's memory is its device's, a remote lane's its machine's: those are not checked here."""
     local = [lane for lane in lanes if not lane.host and lane.kind == "cpu"]
-    if not local or not configs:
+    gpus = [lane for lane in lanes if not lane.host and lane.kind == "gpu"]
+    if not (local or gpus) or not configs:
         return ""
     config = max(configs, key=lambda c: c.model.min_memory_bytes(c.train.batch_size, c.train.optimizer))
     need = config.model.min_memory_bytes(config.train.batch_size, config.train.optimizer)
-    have = available_bytes() if free is None else free
-    if need * len(local) <= have:
-        return ""
     what = (f"to train with {config.train.optimizer} (weights, gradients and "
             f"{OPTIMIZER_SLOTS[config.train.optimizer]} optimizer slots per weight, float32"
             f"{'; a predict run trains its weights a few steps first' if config.train.task == 'predict' else ''})")
-    return (f"model {config.model.label()} needs at least {need / 2**30:.1f} GiB {what}"
-            f"{f' in each of {len(local)} lanes' if len(local) > 1 else ''} on this machine, and "
-            f"{have / 2**30:.1f} GiB is free (within any cgroup limit): lower the widths or the layers")
+    if local:
+        have = available_bytes() if free is None else free
+        if need * len(local) > have:
+            return (f"model {config.model.label()} needs at least {need / 2**30:.1f} GiB {what}"
+                    f"{f' in each of {len(local)} lanes' if len(local) > 1 else ''} on this machine, and "
+                    f"{have / 2**30:.1f} GiB is free (within any cgroup limit): lower the widths or the layers")
+    listed = nvidia_gpus() if gpus else []
+    for lane in gpus:  # a GPU lane holds its copy in its device's memory, which the driver reports
+        total = gpu_memory_bytes(lane.index, listed)
+        if total is not None and need > total:
+            return (f"model {config.model.label()} needs at least {need / 2**30:.1f} GiB {what} on {lane.name}, "
+                    f"whose GPU has {total / 2**30:.1f} GiB in all: lower the widths or the layers")
+    return ""
+
+
+def gpu_memory_bytes(index: int, gpus: Sequence[Mapping[str, str]]) -> int | None:
+    """The memory of GPU `index` as nvidia-smi lists it ("143771 MiB"), or None where it is not known."""
+    if not 0 <= index < len(gpus):
+        return None
+    found = re.match(r"\s*(\d+)\s*MiB", gpus[index].get("memory", ""))
+    return int(found.group(1)) << 20 if found else None

@@ -14,7 +14,7 @@ from ..analysis.anatomy import AnatomyPoint, Part, floor_points, parts_of, stack
 from ..records import BUSY_SHARE
 from ..json_data import JsonObject
 from .numbers import MISSING, fmt_num, fmt_range
-from .verdict import change_words
+from .verdict import change_words, unit_of
 
 APPROX_ZERO = "≈0"
 SYNCED_CLOCK = "synced clock"
@@ -169,18 +169,22 @@ def floor_crossover_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[st
     lines = []
     for label, points in groups.items():
         prefix = f"{label}: " if len(groups) > 1 else ""
+        unit = unit_of(points)
         for v in verdicts(floor_points(points)):
             if v.state is State.NOT_ENOUGH:
                 continue
+            # Along batch size the x's are batch sizes: say so, not "widths".
+            span = (f"{v.widths[0]:,} to {v.widths[-1]:,} {unit}" if unit == "samples per batch" else
+                    f"widths {v.widths[0]:,} to {v.widths[-1]:,}")
             if v.state is State.CROSSES:
-                lines += [f"{prefix}with an on-device loop " + change_words(c).replace(" is faster ", " would win ")
-                          for c in v.changes]
+                lines += [f"{prefix}with an on-device loop "
+                          + change_words(c, unit).replace(" is faster ", " would win ") for c in v.changes]
             elif v.state is State.LEADS:
                 lines.append(f"{prefix}with an on-device loop {v.leader} would be faster wherever they differ "
-                             f"(widths {v.widths[0]:,} to {v.widths[-1]:,}): the floors do not cross")
+                             f"({span}): the floors do not cross")
             else:
                 lines.append(f"{prefix}with an on-device loop {v.lanes[0]} and {v.lanes[1]} would be equal within "
-                             f"noise (widths {v.widths[0]:,} to {v.widths[-1]:,})")
+                             f"noise ({span})")
     return lines
 
 

@@ -213,3 +213,19 @@ def test_a_model_too_big_for_this_machine_is_refused_before_any_lane_starts(caps
     out = cli_in_process(capsys, "sweep", "--widths", "16,16384", "--layers", "8", "--lanes", "cpu1",
                          "--data", "synthetic")
     assert out.returncode == 2 and "lower the widths or the layers" in out.stderr and "sweep:" not in out.stdout
+
+
+def test_a_model_too_big_for_a_gpu_lanes_device_is_refused_by_the_memory_the_driver_reports(monkeypatch):
+    from crossover_lab.core.cli.common import check_memory
+    from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.engine import devices
+
+    huge = RunConfig(ModelSpec((16384,) * 8), TrainSpec(batch_size=128))  # at least 28 GiB with Adam
+    gpu, gpu1 = LaneSpec.parse("gpu0"), LaneSpec.parse("gpu1")
+    monkeypatch.setattr(devices, "nvidia_gpus", lambda: [{"name": "big", "driver": "1", "memory": "143771 MiB"},
+                                                         {"name": "small", "driver": "1", "memory": "16384 MiB"}])
+    check_memory([huge], [gpu], free=0)  # 140 GiB on gpu0 holds it
+    with pytest.raises(ConfigError, match=r"on gpu1, whose GPU has 16\.0 GiB in all"):
+        check_memory([huge], [gpu1], free=0)
+    monkeypatch.setattr(devices, "nvidia_gpus", lambda: [])  # no driver listing: not known, not refused
+    check_memory([huge], [gpu1], free=0)

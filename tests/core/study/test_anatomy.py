@@ -113,6 +113,13 @@ def test_the_floor_crossover_comes_from_the_floor_column():
     (line,) = floor_crossover_lines({"all": points})
     assert line.startswith("with an on-device loop gpu0 would win above about ") and line.endswith(", cpu below")
     assert floor_crossover_lines({"all": [SweepPoint("cpu", 16, 1e6, 0.5)]}) == []
+    # Along batch size the floors' x's are batch sizes, and the sentence says so.
+    batches = [SweepPoint(lane, b, b * 1e6, ms, floor_ms=floor, axis="batch")
+               for lane, scale in (("cpu", 1.0), ("cpu1", 3.0)) for b, ms, floor in ((8, 1.0, 0.2 * scale),
+                                                                                      (128, 2.0, 0.9 * scale))]
+    (line,) = floor_crossover_lines({"all": batches})
+    assert line == ("with an on-device loop cpu would be faster wherever they differ (8 to 128 samples per batch): "
+                    "the floors do not cross")
 
 
 def test_a_sweep_row_keeps_its_floor_and_older_files_read_without_it():
