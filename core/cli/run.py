@@ -109,7 +109,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 code, written = EXIT_OK, ""
                 if files is not None:
                     code, written = write_or_rescue(lambda: list(files.finish([final])),
-                                           lambda: [autosave.save_run(final, host)], "the run's records")
+                                           lambda: [autosave.save_run(final, host)], "the run's records",
+                                                    partial=(files.csv_path, files.json_path))
         finally:
             if files is not None:
                 files.close()

@@ -106,6 +106,16 @@ def test_results_that_cannot_be_written_where_asked_go_to_the_autosave_folder_an
         raise OSError(errno.ENOSPC, "No space left on device")
 
     code, said = write_or_rescue(full, also_full, "the records")
-    assert code == EXIT_FAILED and said.endswith("the records not saved") and "could not take them" in said
+    assert code == EXIT_FAILED and "the records not saved" in said and "could not take them" in said
+
+    # The pair the run grew at the target (its last records missing) goes once the records are whole elsewhere,
+    # and stays while they are nowhere else.
+    grown = [tmp_path / "out.csv", tmp_path / "out.json"]
+    for path in grown:
+        path.write_text("partial")
+    code, said = write_or_rescue(full, also_full, "the records", partial=grown)
+    assert all(p.exists() for p in grown) and "what was written at the target so far is kept" in said
+    code, said = write_or_rescue(full, lambda: rescued, "the records", partial=grown)
+    assert not any(p.exists() for p in grown) and said.endswith("instead; the incomplete out.csv and out.json removed")
     assert write_or_rescue(lambda: [tmp_path / "out.csv"], also_full, "x") == (EXIT_OK, f"wrote {tmp_path / 'out.csv'}")
 
