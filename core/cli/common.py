@@ -148,14 +148,14 @@ def say(text: str) -> None:
 
 
 def write_or_rescue(write: Callable[[], list[Path]], rescue: Callable[[], list[Path]],
-                    what: str, partial: Sequence[Path] = ()) -> tuple[int, str]:
+                    what: str, partial: Callable[[], Sequence[Path]] = lambda: ()) -> tuple[int, str]:
     """Write the results where asked; if that fails at the end (a full disk), write them to the autosave
     folder instead. Returns EXIT_OK or EXIT_FAILED, and the sentence saying where they are.
 
-    `partial`: the files this command grew while it measured (claimed, so no one else's). Once the results are
-    whole elsewhere, a partial copy at the target (its last records missing, its sidecar perhaps saying
-    "completed") is removed, so that the target never holds less than it claims; while they are nowhere else,
-    it is kept."""
+    `partial`: the files this command grew while it measured (claimed, so no one else's) that do not hold every
+    record. Once the results are whole elsewhere, such a copy at the target (its last records missing, its
+    sidecar perhaps saying "completed") is removed, so that the target never holds less than it claims; while
+    they are nowhere else, it is kept."""
     try:
         paths = write()
     except (ExportError, OSError) as exc:
@@ -165,7 +165,7 @@ def write_or_rescue(write: Callable[[], list[Path]], rescue: Callable[[], list[P
             return EXIT_FAILED, f"error: {exc}; the autosave folder could not take them either ({again}): " \
                                 f"{what} not saved (what was written at the target so far is kept)"
         removed = []
-        for path in partial:
+        for path in partial():
             try:
                 path.unlink()
                 removed.append(path.name)

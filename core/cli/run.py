@@ -110,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if files is not None:
                     code, written = write_or_rescue(lambda: list(files.finish([final])),
                                            lambda: [autosave.save_run(final, host)], "the run's records",
-                                                    partial=(files.csv_path, files.json_path))
+                                                    partial=lambda: () if files.whole([final]) else (files.csv_path, files.json_path))
         finally:
             if files is not None:
                 files.close()

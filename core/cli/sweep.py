@@ -205,8 +205,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                     files.close()
                     rescue = autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv"
                     code, written = write_or_rescue(lambda: export_sweep(args.csv, results, host, prices),
-                                           lambda: _rescue(rescue, results, host, prices), "the sweep",
-                                                    partial=sweep_paths(args.csv))
+                                           lambda: _rescue(rescue, results, host, prices), "the sweep")
         finally:
             if files is not None:
                 files.close()

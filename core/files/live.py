@@ -283,6 +283,17 @@ class RunFiles:
             self.close()
         return self.csv_path, self.json_path
 
+    def whole(self, results: Sequence[RunResult]) -> bool:
+        """Whether the pair grown at the paths holds every record of `results` (the CSV's rows counted) beside a
+        sidecar: what a final write that failed (a full disk) may still have left whole."""
+        want = sum(len(lane.records) for result in results for lane in result.lanes.values())
+        try:
+            with open(self.csv_path, "rb") as fh:
+                rows = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b"")) - 1
+            return rows == want and self.json_path.is_file()
+        except OSError:
+            return False
+
     def close(self) -> None:
         if self._own_writer:
             self.writer.close(10.0)

@@ -113,9 +113,30 @@ def test_results_that_cannot_be_written_where_asked_go_to_the_autosave_folder_an
     grown = [tmp_path / "out.csv", tmp_path / "out.json"]
     for path in grown:
         path.write_text("partial")
-    code, said = write_or_rescue(full, also_full, "the records", partial=grown)
+    code, said = write_or_rescue(full, also_full, "the records", partial=lambda: grown)
     assert all(p.exists() for p in grown) and "what was written at the target so far is kept" in said
-    code, said = write_or_rescue(full, lambda: rescued, "the records", partial=grown)
+    code, said = write_or_rescue(full, lambda: rescued, "the records", partial=lambda: grown)
     assert not any(p.exists() for p in grown) and said.endswith("instead; the incomplete out.csv and out.json removed")
     assert write_or_rescue(lambda: [tmp_path / "out.csv"], also_full, "x") == (EXIT_OK, f"wrote {tmp_path / 'out.csv'}")
 
+
+
+def test_a_grown_pair_is_whole_when_its_csv_holds_every_record_beside_a_sidecar(tmp_path):
+    from helpers import two_lane_result
+
+    from crossover_lab.core.files.live import RunFiles
+
+    result = two_lane_result("r1", 64, 2.0, 1.0)
+    files = RunFiles(tmp_path / "out.csv", {"cpu": "test"})
+    try:
+        files.begin([result])
+        files.writer.flush(10)
+        assert files.whole([result])
+        lines = (tmp_path / "out.csv").read_text().splitlines(keepends=True)
+        (tmp_path / "out.csv").write_text("".join(lines[:-1]))  # the last record never reached the disk
+        assert not files.whole([result])
+        (tmp_path / "out.csv").write_text("".join(lines))
+        (tmp_path / "out.json").unlink()
+        assert not files.whole([result])
+    finally:
+        files.close()
