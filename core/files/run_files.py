@@ -112,7 +112,7 @@ def export_runs(csv_path: str | os.PathLike, results: Sequence[RunResult], host:
 def read_batches_csv(path: str | os.PathLike) -> list[BatchTiming]:
     """Records back from a per-batch CSV (a last line cut off by a crash is skipped)."""
     out = []
-    with io.TextIOWrapper(open_regular(path), encoding="utf-8", newline="") as fh:  # never a fifo or a device
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="") as fh:  # never a fifo or a device
         try:
             for row in csv.DictReader(complete_lines(fh, name=os.fspath(path))):  # each line of bounded length
                 out.append(BatchTiming.from_csv_row(row))

@@ -64,7 +64,7 @@ def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[
     """
     reading = reading if reading is not None else SweepReading(path)
     try:
-        with io.TextIOWrapper(open_regular(path), encoding="utf-8", newline="") as fh:  # a fifo is refused
+        with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="") as fh:  # a fifo is refused
             reader = csv.DictReader(complete_lines(fh, name=str(path)))
             if not reader.fieldnames:
                 raise ConfigError(f"{path} is empty: it holds no points")

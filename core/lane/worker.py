@@ -149,11 +149,24 @@ class LaneWorker:
             return Calibrated(size, math.nan, describe_error(exc, self.spec.name))
 
 
+MAX_LOG_BYTES = 4 << 20  # a lane's log beyond this is moved aside (one older log kept) when a lane starts
+
+
+def rotate_log(log_path: str, limit: int = MAX_LOG_BYTES) -> None:
+    """Keep a lane's log from growing without bound: past `limit`, it becomes LOG.1 (replacing the one before)."""
+    try:
+        if os.stat(log_path).st_size > limit:
+            os.replace(log_path, log_path + ".1")
+    except OSError:
+        pass  # no log yet, or another lane of the same name moved it first
+
+
 def redirect_output(log_path: str | None) -> None:
     """Send the framework's chatter and tracebacks to the lane's log file, not the user's terminal."""
     if not log_path:
         return
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    rotate_log(log_path)
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)

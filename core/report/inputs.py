@@ -105,7 +105,7 @@ def kind_of(path: str) -> str:
         raise ConfigError(f"{path} is not an anatomy JSON (crossover anatomy --json-file); give a sweep or run "
                           "CSV, whose sidecar is read beside it")
     try:
-        with open(p, encoding="utf-8", newline="") as fh:
+        with open(p, encoding="utf-8-sig", newline="") as fh:
             header = next(csv.reader(fh), [])
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None

@@ -140,3 +140,27 @@ def test_a_grown_pair_is_whole_when_its_csv_holds_every_record_beside_a_sidecar(
         assert not files.whole([result])
     finally:
         files.close()
+
+
+def test_a_csv_saved_with_a_utf8_byte_order_mark_reads_as_without(tmp_path, capsys):
+    """Spreadsheet programs save CSV with a BOM: the first column is still `lane` (or `run_id`)."""
+    from helpers import H200_SWEEP_CSV, cli_in_process
+
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + H200_SWEEP_CSV.read_bytes())
+    plain = cli_in_process(capsys, "analyze", str(H200_SWEEP_CSV))
+    out = cli_in_process(capsys, "analyze", str(bom))
+    assert out.returncode == 0 and out.stdout == plain.stdout.replace(str(H200_SWEEP_CSV), str(bom))
+
+
+def test_a_lanes_log_past_its_limit_is_moved_aside_keeping_one_older(tmp_path):
+    from crossover_lab.core.lane.worker import rotate_log
+
+    log = tmp_path / "lane-cpu.log"
+    log.write_bytes(b"x" * 100)
+    rotate_log(str(log), limit=1000)
+    assert log.exists() and not (tmp_path / "lane-cpu.log.1").exists()  # under the limit: left alone
+    log.write_bytes(b"y" * 2000)
+    rotate_log(str(log), limit=1000)
+    assert not log.exists() and (tmp_path / "lane-cpu.log.1").read_bytes() == b"y" * 2000
+    rotate_log(str(tmp_path / "missing.log"))  # no log yet: nothing to do, no error
