@@ -83,6 +83,16 @@ class SavedModel:
     def inspected(self) -> bool:
         return bool(self.input_shape) and self.classes > 0
 
+    def data_problem(self, data: str) -> str:
+        """Why `data` cannot feed this model (a sentence), or "": MNIST and a user's .npz hold rows of 784 values
+        with labels 0-9, which fit only a model of 784 inputs and at least 10 classes; auto and synthetic fit any."""
+        if data in ("auto", "synthetic") or (self.features == INPUT_DIM and self.classes >= CLASSES):
+            return ""
+        return (f"{'MNIST' if data == 'mnist' else data} holds rows of {INPUT_DIM} values (28x28) and labels "
+                f"0-{CLASSES - 1}; {self.name or 'the model'} takes {'x'.join(map(str, self.input_shape))} = "
+                f"{self.features} values and {self.classes} classes: use --data synthetic (data of the model's "
+                "own shape), or data that fits it")
+
 
 @dataclass(frozen=True)
 class ModelSpec:

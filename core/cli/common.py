@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (CLASSES, INPUT_DIM, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
@@ -80,12 +80,9 @@ def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) 
     for lane in lanes[1:]:  # the other lanes import their frameworks meanwhile, not after
         pool.get(lane).start()
     found = inspect_saved_model(pool, lanes[0], saved)
-    data = config.train.data
-    if data not in ("auto", "synthetic") and (found.features != INPUT_DIM or found.classes < CLASSES):
-        raise ConfigError(f"{'MNIST' if data == 'mnist' else data} holds rows of {INPUT_DIM} values (28x28) and labels "
-                          f"0-{CLASSES - 1}; {found.name} takes {'x'.join(map(str, found.input_shape))} = "
-                          f"{found.features} values and {found.classes} classes: use --data synthetic (data of the "
-                          "model's own shape), or data that fits it")
+    problem = found.data_problem(config.train.data)
+    if problem:
+        raise ConfigError(problem)
     config = with_saved_model(config, found)
     check_memory([config], lanes)
     note = f"; FLOPs {found.flops_note}" if found.flops_note else ""

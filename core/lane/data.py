@@ -146,11 +146,9 @@ def load(data: str = "auto", samples: int | None = None, preprocessing: str = "s
     other shapes (a saved model's `features` values per sample, `classes` classes) takes MNIST and a user's
     .npz only where they fit it, and synthetic data of its own shape for `auto`."""
     if (features, classes) != (INPUT_DIM, CLASSES):
-        fits = features == INPUT_DIM and classes >= CLASSES  # MNIST's 784 pixels and labels 0-9
-        if data not in ("auto", "synthetic") and not fits:
-            raise ConfigError(f"{'MNIST' if data == 'mnist' else data} holds rows of {INPUT_DIM} values and labels "
-                              f"0-{CLASSES - 1}, and the model takes {features} values and {classes} classes: "
-                              "choose synthetic data (or auto)")
+        # MNIST's 784 pixels and labels 0-9 fit this model or not (the caller refused other data that does not
+        # fit: SavedModel.data_problem); auto falls back to synthetic data of the model's shape.
+        fits = features == INPUT_DIM and classes >= CLASSES
         if data == "synthetic" or (data == "auto" and not fits):
             # As many samples as MNIST has, or as fit in SYNTHETIC_BYTES of float32 rows (a big input would
             # otherwise fill the memory of every lane before the first step).

@@ -104,6 +104,9 @@ class LaneWorker:
             except OSError:
                 stamp = None
         saved = config.model.saved  # a saved model's own shapes, else MNIST's
+        problem = saved.data_problem(t.data) if saved is not None else ""
+        if problem:
+            raise ConfigError(problem)
         shape = (saved.features, saved.classes) if saved is not None else (INPUT_DIM, CLASSES)
         key = (t.data, t.samples, t.preprocessing, t.seed, stamp, shape)
         if key != self._data_key or self._data is None:
