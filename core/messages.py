@@ -268,5 +268,7 @@ def from_wire(data: JsonValue) -> Wirable:
         kwargs[key] = value
     try:
         return cls(**kwargs)
-    except TypeError as exc:
-        raise ValueError(f"{cls.__name__}: {exc}") from None
+    except ValueError:
+        raise
+    except Exception as exc:  # a constructor's own checks met a value of another type (None where text belongs…)
+        raise ValueError(f"{cls.__name__} holds a value of the wrong kind ({type(exc).__name__}: {exc})") from None
