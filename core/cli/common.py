@@ -118,9 +118,12 @@ def open_run_files(path: str | None, host: Mapping[str, JsonValue],
     check_output_pair(path)
     check_rescue_folder()
     try:
-        return RunFiles(path, host, extra=extra)
+        files = RunFiles(path, host, extra=extra)
     except ExportError as exc:  # another Crossover is writing it, or its lock file is not one of Crossover's
         raise ConfigError(str(exc)) from None
+    for note in files.claim_notes:
+        print(f"note: {note}", file=sys.stderr)
+    return files
 
 
 def check_rescue_folder() -> None:

@@ -121,6 +121,8 @@ def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: lis
         claim = OutputClaim(*paths)
     except ExportError as exc:
         raise ConfigError(str(exc)) from None
+    for note in claim.notes:
+        print(f"note: {note}", file=sys.stderr)
     try:
         return SweepFiles(path, host, specs, prices, claim=False), claim
     except BaseException:

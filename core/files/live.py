@@ -100,18 +100,24 @@ class OutputClaim:
         self.lock_paths = [_lock_path(Path(p)) for p in paths]
         self.lock_path = self.lock_paths[0]
         self._held: list[tuple[Path, int]] = []
+        self.notes: list[str] = []  # a stale lock taken over (left by a process killed with kill -9)
         if fcntl is None:
             return
         try:
             for path, lock in zip(paths, self.lock_paths):
                 if all(lock != held for held, _ in self._held):
-                    self._held.append((lock, self._take(Path(path), lock)))
+                    fd, stale = self._take(Path(path), lock)
+                    self._held.append((lock, fd))
+                    if stale:
+                        self.notes.append(f"{path}: took over the lock left by pid {stale}, which no longer writes "
+                                          "it (a run killed with kill -9 or a power cut leaves one)")
         except BaseException:
             self.release()
             raise
 
     @staticmethod
-    def _take(path: Path, lock: Path) -> int:
+    def _take(path: Path, lock: Path) -> tuple[int, str]:
+        """The lock's descriptor, held, and the pid a stale lock file named ("" when it was new or empty)."""
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT | NO_FOLLOW, 0o600)
         except OSError as exc:
@@ -132,12 +138,15 @@ class OutputClaim:
                 owner = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
                 raise ExportError(f"{path} is being written by another Crossover process (pid {owner}): "
                                   "choose another file, or wait until it has finished") from None
+            # Held now, so whatever pid the file names is not writing: a stale lock, taken over with a note.
+            stale = os.read(fd, 32).decode(errors="replace").strip()
             os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
             os.write(fd, str(os.getpid()).encode())
         except BaseException:
             os.close(fd)
             raise
-        return fd
+        return fd, "".join(c for c in stale if c.isdigit())[:12]
 
     def release(self) -> None:
         for lock, fd in reversed(self._held):
@@ -206,6 +215,7 @@ class RunFiles:
         self._host, self._extra = host, dict(extra or {})
         # The pair is claimed, not the CSV alone: `res.csv` and `res` share the sidecar res.json.
         self._claim = OutputClaim(self.csv_path, self.json_path) if claim else None
+        self.claim_notes = list(self._claim.notes) if self._claim else []
         self._appending = True  # False once the pair could not be written or an append failed (see _append)
         self._own_writer = writer is None
         self.writer = writer or BackgroundWriter()

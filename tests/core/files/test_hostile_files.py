@@ -208,3 +208,44 @@ def test_appended_pieces_that_splitlines_cut_at_u2028_are_joined_back(tmp_path):
     text = 'a,b\n"tensorflow\u2028",1\n"jax\x85",2\n'
     append_lines(tmp_path / "s.csv", "a,b", text.splitlines(keepends=True)[1:])  # as core/files/sweeps.py does
     assert (tmp_path / "s.csv").read_bytes().decode("utf-8") == text
+
+
+def test_a_stale_lock_left_by_kill_9_is_taken_over_with_a_note(tmp_path):
+    """A process killed with kill -9 while it holds a claim leaves its lock file (the kernel drops the lock, not
+    the file): the next claim takes it over, says whose it was, and writes its own pid in it."""
+    import sys
+    import textwrap
+    script = textwrap.dedent(f"""
+        import os, signal
+        from crossover_lab.core.files.live import OutputClaim
+        OutputClaim({str(tmp_path / 't.csv')!r}, {str(tmp_path / 't.json')!r})
+        print(os.getpid(), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert r.returncode == -9, r.stderr
+    dead = r.stdout.strip()
+    lock = lock_of(tmp_path / "t.csv")
+    assert lock.read_text() == dead  # left behind
+    claim = OutputClaim(tmp_path / "t.csv", tmp_path / "t.json")
+    try:
+        assert any(f"pid {dead}" in note and "took over" in note for note in claim.notes), claim.notes
+        assert lock.read_text() == str(os.getpid())
+    finally:
+        claim.release()
+    fresh = OutputClaim(tmp_path / "t.csv", tmp_path / "t.json")
+    try:
+        assert fresh.notes == []  # a claim released properly leaves no lock to take over
+    finally:
+        fresh.release()
+
+
+def test_the_cli_says_when_it_takes_over_a_stale_lock(tmp_path, capsys):
+    lock_of(tmp_path / "t.csv").write_text("424242")  # as a kill -9 leaves it
+    from crossover_lab.core.cli.common import open_run_files
+    files = open_run_files(str(tmp_path / "t.csv"), {})
+    assert files is not None
+    try:
+        assert "took over the lock left by pid 424242" in capsys.readouterr().err
+    finally:
+        files.close()
