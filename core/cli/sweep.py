@@ -204,10 +204,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 pool.close(0.2 if stop.hurry.is_set() else 2.0)
                 code, written = EXIT_OK, ""
                 if files is not None:
+                    whole = files.whole()  # every point appended as it came, or a write failed (a full disk)
                     files.close()
                     rescue = autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+                    grown = (files.csv_path, files.batches_path, files.json_path)
                     code, written = write_or_rescue(lambda: export_sweep(args.csv, results, host, prices),
-                                           lambda: _rescue(rescue, results, host, prices), "the sweep")
+                                                    lambda: _rescue(rescue, results, host, prices), "the sweep",
+                                                    partial=lambda: () if whole else grown)
         finally:
             if files is not None:
                 files.close()

@@ -14,7 +14,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Protocol, Sequence
+from typing import Callable, Iterator, Mapping, Protocol, Sequence
 
 from ..analysis.crossings import analyze_groups
 from ..analysis.anatomy import floor_crossovers
@@ -230,27 +230,43 @@ class SweepFiles:
         self._run_texts: list[str] = []
         self._claim = OutputClaim(self.csv_path, self.batches_path, self.json_path) if claim else None
         self.writer = BackgroundWriter("crossover-sweep-files")
+        self._broken = False  # a write failed (a full disk): none follows, so the files never have a hole
         first = (sweep_rows_text([]), batches_text([]), sidecar_from_parts([], self._host, self._extra))
-        self.writer.submit(lambda: atomic_write_files(list(zip((self.csv_path, self.batches_path, self.json_path),
-                                                               first))))
+        self._submit(lambda: atomic_write_files(list(zip((self.csv_path, self.batches_path, self.json_path), first))))
 
     @property
     def error(self) -> str:
         return self.writer.error
 
+    def _submit(self, write: Callable[[], object]) -> None:
+        def job() -> None:
+            if self._broken:
+                return
+            try:
+                write()
+            except OSError:  # ExportError is one
+                self._broken = True
+                raise
+
+        self.writer.submit(job)
+
+    def whole(self) -> bool:
+        """Whether every point added so far is in the three files (no write failed): once the writes are done."""
+        return self.writer.flush(10.0) and not self._broken
+
     def _write_sidecar(self) -> None:
         text = sidecar_from_parts(self._run_texts, self._host, self._extra)
-        self.writer.submit(lambda: atomic_write_text(self.json_path, text))
+        self._submit(lambda: atomic_write_text(self.json_path, text))
 
     def add_point(self, rows: Sequence[SweepRow], run: RunResult | None) -> None:
         """One finished point: its rows at the end of the sweep CSV, its records at the end of the
         per-batch CSV, and a sidecar that now lists its run."""
         lines = split_lines(sweep_rows_text(rows))[1:]
-        self.writer.submit(lambda: append_lines(self.csv_path, ",".join(COLUMNS), lines))
+        self._submit(lambda: append_lines(self.csv_path, ",".join(COLUMNS), lines))
         if run is None:
             return
         records = split_lines(batches_text([run]))
-        self.writer.submit(lambda: append_lines(self.batches_path, records[0], records[1:]))
+        self._submit(lambda: append_lines(self.batches_path, records[0], records[1:]))
         self._run_texts.append(run_json(run))
         self._write_sidecar()
 

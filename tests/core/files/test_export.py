@@ -164,3 +164,33 @@ def test_a_lanes_log_past_its_limit_is_moved_aside_keeping_one_older(tmp_path):
     rotate_log(str(log), limit=1000)
     assert not log.exists() and (tmp_path / "lane-cpu.log.1").read_bytes() == b"y" * 2000
     rotate_log(str(tmp_path / "missing.log"))  # no log yet: nothing to do, no error
+
+
+def test_a_sweeps_files_never_have_a_hole_and_say_when_they_are_not_whole(tmp_path, monkeypatch):
+    """A sweep's files grow a point at a time; once one write fails (a full disk) none follows, so a point that
+    came later is never there without the one before it, and the CLI knows the files are not whole."""
+    from helpers import two_lane_result
+
+    from crossover_lab.core.files import sweeps
+    from crossover_lab.core.files.sweeps import SweepFiles, read_sweep_rows, run_rows
+
+    runs = [two_lane_result(f"r{i}", w, 2.0, 1.0) for i, w in enumerate((16, 64, 256))]
+    files = SweepFiles(tmp_path / "s.csv", {"cpu": "test"})
+    files.add_point(run_rows(runs[0]), runs[0])
+    assert files.whole()
+    real = sweeps.append_lines
+    calls = {"n": 0}
+
+    def full_once(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sweeps, "append_lines", full_once)
+    files.add_point(run_rows(runs[1]), runs[1])  # its rows fail
+    files.add_point(run_rows(runs[2]), runs[2])  # the disk has room again: still not appended
+    assert not files.whole() and "No space left" in files.error
+    files.close()
+    rows, _ = read_sweep_rows(str(tmp_path / "s.csv"))
+    assert sorted({r.width for r in rows}) == [16]  # the first point only: no hole where the second failed
