@@ -103,17 +103,21 @@ class OutputClaim:
         self.notes: list[str] = []  # a stale lock taken over (left by a process killed with kill -9)
         if fcntl is None:
             return
+        stale: dict[str, list[str]] = {}  # pid → the paths whose lock it left
         try:
             for path, lock in zip(paths, self.lock_paths):
                 if all(lock != held for held, _ in self._held):
-                    fd, stale = self._take(Path(path), lock)
+                    fd, pid = self._take(Path(path), lock)
                     self._held.append((lock, fd))
-                    if stale:
-                        self.notes.append(f"{path}: took over the lock left by pid {stale}, which no longer writes "
-                                          "it (a run killed with kill -9 or a power cut leaves one)")
+                    if pid:
+                        stale.setdefault(pid, []).append(str(path))
         except BaseException:
             self.release()
             raise
+        for pid, held in stale.items():
+            self.notes.append(f"took over the lock{'s' if len(held) > 1 else ''} of {' and '.join(held)} left by pid "
+                              f"{pid}, which no longer writes {'them' if len(held) > 1 else 'it'} (a run killed "
+                              "with kill -9, or a power cut, leaves one)")
 
     @staticmethod
     def _take(path: Path, lock: Path) -> tuple[int, str]:

@@ -246,6 +246,7 @@ def test_the_cli_says_when_it_takes_over_a_stale_lock(tmp_path, capsys):
     files = open_run_files(str(tmp_path / "t.csv"), {})
     assert files is not None
     try:
-        assert "took over the lock left by pid 424242" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert f"took over the lock of {tmp_path / 't.csv'} left by pid 424242" in err and err.count("note:") == 1
     finally:
         files.close()
