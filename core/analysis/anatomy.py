@@ -266,9 +266,13 @@ def point_from_json(data: dict[str, Any]) -> AnatomyPoint:
 def window_plan(step_s: float, seconds: float) -> tuple[int, int]:
     """(K steps per window, windows) to time one turn of a rung in about `seconds` when a step takes `step_s`:
     at least 2 windows of at least 2 steps, so that a slow model still gets a median and a spread over its
-    turns; about 6 windows a turn otherwise, of at most 64 steps."""
+    turns; about 6 windows a turn otherwise, of at most 64 steps.
+
+    K is a power of two: the on-device loop is a program of K steps, so a K that follows every wobble of the
+    first step's time would be a new program each run, compiled again instead of read from the compilation
+    cache (step times within about ±40% of each other get the same K)."""
     step_s = step_s if math.isfinite(step_s) and step_s > 0 else 1e-3
-    k = int(min(max(round(seconds / step_s / 6), 2), 64))
+    k = int(min(max(2 ** round(math.log2(max(seconds / step_s / 6, 1.0))), 2), 64))
     windows = int(min(max(seconds / (k * step_s), 2), 20))
     return k, windows
 

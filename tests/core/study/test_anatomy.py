@@ -70,6 +70,10 @@ def test_the_window_plan_keeps_a_median_for_slow_models_and_bounds_fast_ones():
     k, windows = window_plan(0.0002, 0.2)
     assert k == 64 and 2 <= windows <= 20
     assert window_plan(float("nan"), 0.2)[0] >= 2
+    # K is a power of two, the same for step times a little apart: one on-device loop program, compiled once.
+    ks = {window_plan(step, 0.2)[0] for step in (0.00095, 0.001, 0.0011, 0.0012)}
+    assert ks == {32}
+    assert all(window_plan(step, 0.2)[0] in (2, 4, 8, 16, 32, 64) for step in (1e-5, 3e-4, 7e-4, 0.003, 0.009, 1.0))
 
 
 # ---------------------------------------------------------------- words
