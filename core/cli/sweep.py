@@ -144,8 +144,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_refinable(lanes, specs)
     pool: LanePool | None = None  # made once what can be refused without a lane has been checked
     if spec.base.model.saved is not None:  # a lane loads the file and counts it, before anything is claimed
-        if ladder:
-            raise ConfigError("--ladder with --model is not built: sweep the saved model along --batch-sizes")
         pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
         try:
             if not lanes_can_run(lanes, pool):
@@ -155,6 +153,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             pool.close()
             raise
         specs = [dataclasses.replace(s, base=dataclasses.replace(s.base, model=found)) for s in specs]
+        ladder = [dataclasses.replace(k, spec=dataclasses.replace(k.spec, base=dataclasses.replace(k.spec.base, model=found)))
+                  for k in ladder]  # each knob setting sweeps the model as the lane found it
         spec = specs[0]
     try:
         check_memory([c for sp in specs for c in sp.points()], lanes)
@@ -234,8 +234,9 @@ def _rescue(path: Path, results: Sequence[SweepResult], host: Mapping[str, JsonV
 
 def _report(results: list, prices: dict[str, float], ladder: list[KnobSetting], lanes: Sequence[LaneSpec]) -> None:
     if ladder:
-        print(ladder_heading(lanes))
-        for line in ladder_lines(rank_ladder(results), ladder):
+        ranks = rank_ladder(results)
+        print(ladder_heading(lanes, ranks))
+        for line in ladder_lines(ranks, ladder):
             print(line)
         return
     for res in results:

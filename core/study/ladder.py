@@ -24,6 +24,7 @@ from .sweep import PointMeasured, SweepResult, SweepSpec, lane_points, run_sweep
 from ..files.sweep_rows import group_rows
 from ..words.sweep import other_lane
 from ..words.numbers import fmt_num
+from ..words.verdict import unit_of
 
 
 @dataclass(frozen=True)
@@ -101,13 +102,23 @@ def run_ladder(pool: LanePool, settings: Sequence[KnobSetting], *,
 
 @dataclass(frozen=True)
 class LadderRank:
-    """A setting's place: the slower lane's median ms per step at the smallest width, and its crossover."""
+    """A setting's place: the slower lane's median ms per step at the smallest width (or, along batch size, the
+    smallest batch size: `width` is the x the user moves, in `unit`), and its crossover."""
 
     label: str
     width: int
     slower_lane: str
     slower_ms: float
     crossover: str  # in words
+    unit: str = "units"  # core/words/verdict.unit_of: "samples per batch" along batch size
+
+    @property
+    def along_batch(self) -> bool:
+        return self.unit == "samples per batch"
+
+    @property
+    def where(self) -> str:
+        return f"batch size {self.width:,}" if self.along_batch else f"width {self.width:,}"
 
 
 def rank_ladder(results: Sequence[SweepResult]) -> list[LadderRank]:
@@ -120,26 +131,27 @@ def rank_ladder(results: Sequence[SweepResult]) -> list[LadderRank]:
         widths = sorted(set.intersection(*({p.width for p in points if p.lane == lane} for lane in lanes))
                         if lanes else set())
         if not widths:
-            ranks.append(LadderRank(res.spec.variant, 0, "", math.nan, "no steady step on every lane at a common "
-                                    "width (with many steps per execution, raise --steady-steps)"))
+            x = "batch size" if unit_of(points) == "samples per batch" else "width"
+            ranks.append(LadderRank(res.spec.variant, 0, "", math.nan, f"no steady step on every lane at a common "
+                                    f"{x} (with many steps per execution, raise --steady-steps)"))
             continue
         at = {p.lane: p.median_ms for p in points if p.width == widths[0]}
         slower = max(at, key=lambda lane: at[lane])
-        found = find_crossovers(points)
+        found, unit = find_crossovers(points), unit_of(points)
         if found:
-            words = "; ".join(f"{c.faster_above} faster above about {fmt_num(c.width, 2)} units "
+            words = "; ".join(f"{c.faster_above} faster above about {fmt_num(c.width, 2)} {unit} "
                               f"({other_lane(c)} below)" for c in found)
         elif len(lanes) > 1:
-            words = f"no crossover in widths {widths[0]}-{widths[-1]}"
+            words = f"no crossover in {'batch sizes' if unit == 'samples per batch' else 'widths'} {widths[0]}-{widths[-1]}"
         else:
             words = "one lane: nothing to cross"
-        ranks.append(LadderRank(res.spec.variant, widths[0], slower, at[slower], words))
+        ranks.append(LadderRank(res.spec.variant, widths[0], slower, at[slower], words, unit))
     return sorted(ranks, key=lambda r: (not math.isfinite(r.slower_ms), r.slower_ms))
 
 
 def ladder_lines(ranks: Sequence[LadderRank], settings: Sequence[KnobSetting]) -> list[str]:
     """The ranking in words, then each setting that was not run and why."""
-    lines = [f"{i}. {r.label}: slower lane {r.slower_lane} {fmt_num(r.slower_ms)} ms per step at width {r.width}; "
+    lines = [f"{i}. {r.label}: slower lane {r.slower_lane} {fmt_num(r.slower_ms)} ms per step at {r.where}; "
              f"{r.crossover}" if r.slower_lane else f"{i}. {r.label}: {r.crossover}" for i, r in enumerate(ranks, 1)]
     lines += [f"not run: {s.label}: {s.reason}" for s in settings if s.reason]
     return lines
@@ -150,13 +162,15 @@ def check_ladder(compare: str | None, refine: RefineTarget | None) -> None:
         raise ConfigError("--ladder runs its own settings: leave out --compare and --refine")
 
 
-def ladder_heading(lanes: Sequence[LaneSpec]) -> str:
-    """The knob ladder's heading: the GPU's question where a GPU lane runs, else the lanes it compares."""
+def ladder_heading(lanes: Sequence[LaneSpec], ranks: Sequence[LadderRank] = ()) -> str:
+    """The knob ladder's heading: the GPU's question where a GPU lane runs, else the lanes it compares; ranked at
+    the smallest width, or the smallest batch size where the ladder ran along batch size."""
+    x = "batch size" if ranks and all(r.along_batch for r in ranks if r.slower_lane) else "width"
     if any(spec.kind == "gpu" for spec in lanes):
-        return "What would make the GPU win sooner (ranked by the slower lane's ms per step at the smallest width):"
+        return f"What would make the GPU win sooner (ranked by the slower lane's ms per step at the smallest {x}):"
     if len(lanes) == 1:
         return (f"No GPU lane here: what would make {lanes[0].name}'s step cheaper (ranked by its ms per step at the "
-                "smallest width):")
+                f"smallest {x}):")
     names = " and ".join(spec.name for spec in lanes)
     return (f"No GPU lane here: what would make {names} cross sooner (ranked by the slower lane's ms per step at "
-            "the smallest width):")
+            f"the smallest {x}):")

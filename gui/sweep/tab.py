@@ -206,7 +206,8 @@ class SweepTab(QWidget):
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         self.results = list(outcome.result or self._as_results())
         if self._ladder:  # the answer to "what would make the GPU win sooner", under the verdict
-            self.view.notes = [ladder_heading(self._lanes())] + ladder_lines(rank_ladder(self.results), self._ladder)
+            ranks = rank_ladder(self.results)
+            self.view.notes = [ladder_heading(self._lanes(), ranks)] + ladder_lines(ranks, self._ladder)
         self._close_autosave()
         self.sweep_form.set_running(False)
         self.view.empty_text = "No point was measured." if not self.view.rows else NO_SWEEP_YET

@@ -174,8 +174,8 @@ class RunDesk(QObject):
             field.setEnabled(not saved)
             own = self._tips.setdefault(id(field), field.toolTip())
             field.setToolTip(f"{own}\nYour model has no width: the sweep runs along Batch sizes." if saved else own)
-        if saved:  # a saved model has no width to ramp through (the Sweep tab sweeps it along batch size)
-            for widget in (self.actions.ramp, self.side.ramp_button, self.sweep.ladder_button):
+        if saved:  # a saved model has no width to ramp through (the Sweep tab sweeps it, and ranks knobs, along batch)
+            for widget in (self.actions.ramp, self.side.ramp_button):
                 widget.setEnabled(False)
                 widget.setToolTip(f"{self._tips[id(widget)]}\nA saved model has no width: change its batch size "
                                   "and Start, or sweep it along Batch sizes on the Sweep tab.")

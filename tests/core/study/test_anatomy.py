@@ -248,6 +248,26 @@ def test_the_ladder_ranks_by_the_slower_lane_at_the_smallest_width():
     assert lines == ["1. base: slower lane gpu0 1.4 ms per step at width 16; x"]
 
 
+def test_the_ladder_along_batch_size_speaks_in_batch_sizes():
+    """A sweep of one width over several batch sizes (or a saved model) ranks its knobs at the smallest batch size,
+    and says its crossover in samples per batch, never as a width."""
+    from crossover_lab.core.config import LaneSpec
+    from crossover_lab.core.study.ladder import ladder_heading
+
+    def result(variant: str, gpu_ms: float) -> SweepResult:
+        rows = [SweepRow(lane, "", 256, 1, b * 10**6, b, ms, ms, ms, 60, variant=variant)
+                for lane, b, ms in (("cpu", 8, 0.5), ("cpu", 512, 8.0), ("gpu0", 8, gpu_ms), ("gpu0", 512, 1.6))]
+        return SweepResult(SweepSpec(widths=(256,), batch_sizes=(8, 512), variant=variant), rows=rows)
+
+    ranks = rank_ladder([result("base", 1.4), result("jit=on", 0.3)])
+    assert all(r.along_batch and r.width == 8 for r in ranks)
+    assert "gpu0 faster above about" in ranks[1].crossover and "samples per batch" in ranks[1].crossover
+    assert ladder_lines(ranks, [])[0] == f"1. jit=on: slower lane cpu 0.5 ms per step at batch size 8; {ranks[0].crossover}"
+    heading = ladder_heading([LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")], ranks)
+    assert heading.endswith("at the smallest batch size):")
+    assert ladder_heading([LaneSpec.parse("cpu")]).endswith("smallest width):")
+
+
 def test_a_floor_above_its_step_is_explained_not_shown_bare():
     from crossover_lab.core.words.anatomy import floor_notes
 
