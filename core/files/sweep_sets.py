@@ -15,18 +15,32 @@ from typing import Iterable, Mapping, Sequence, cast
 
 from ..config import ConfigError
 from ..json_data import JsonValue
-from .inputs import check_input_file, read_text_bounded
+from .inputs import InputError, check_input_file, open_regular, read_text_bounded
 from .sweeps import SweepReading, batches_path, iter_sweep_rows
 from .sweep_rows import SweepRow, latest_rows
 
 
 def sidecar_of(csv_path: str | os.PathLike) -> dict[str, JsonValue]:
-    """The JSON sidecar written beside a sweep CSV, or {} when there is none that reads."""
+    """The JSON sidecar written beside a sweep CSV, or {} when there is none that reads. A run's per-batch CSV
+    (a ramp) has a sidecar of its own (`<stem>.json`, read with its records): a sweep's `<stem>-batches.json`
+    left beside it by an earlier sweep of that name is not its sidecar, and its refinement is not the run's."""
+    if is_run_csv(csv_path):
+        return {}
     try:
         meta = json.loads(read_text_bounded(batches_path(csv_path).with_suffix(".json")))  # a regular file, bounded
     except (OSError, ValueError):
         return {}
     return meta if isinstance(meta, dict) else {}
+
+
+def is_run_csv(csv_path: str | os.PathLike) -> bool:
+    """Whether the CSV's header is a run's per-batch one (run_id, step, ms, no median_ms), as iter_sweep_rows reads it."""
+    try:
+        with open_regular(str(csv_path)) as fh:
+            header = fh.readline(64 << 10).decode("utf-8-sig", errors="replace").strip().split(",")
+    except (OSError, InputError):
+        return False
+    return {"run_id", "step", "ms"} <= set(header) and "median_ms" not in header
 
 
 def file_prices(meta: Mapping[str, JsonValue]) -> dict[str, float]:
