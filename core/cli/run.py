@@ -6,6 +6,7 @@ With --csv the files exist from the moment the lanes start and grow as records a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import threading
 
@@ -13,7 +14,7 @@ from ..files import autosave
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
                      check_memory, lanes_can_run, open_run_files, resolve_saved, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
-from ..config import ConfigError, parse_lanes
+from ..config import ConfigError, parse_int_list, parse_lanes
 from ..engine.devices import host_info
 from ..presets import PRESETS
 from ..records import LaneEvent, Status, now_iso
@@ -37,6 +38,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ramp", metavar="WIDTHS", help="one run that steps every lane through these widths, e.g. "
                    "16,64,256,1024 (each measured as a sweep point: warm-up, then --steady-steps or "
                    "--seconds-per-point), and names the width where the faster lane changes")
+    p.add_argument("--ramp-batch-sizes", metavar="SIZES", help="one run that steps every lane through these batch "
+                   "sizes at the model's own width, e.g. 1,8,64,512 (each measured as a ramp's width is; your own "
+                   "--model's ramp), and names the batch size where the faster lane changes")
     p.add_argument("--layers", type=int, help="with --ramp: hidden layers, each of the ramp's width "
                    "(default: as many as --widths has)")
     p.add_argument("--steady-steps", type=int, default=DEFAULT_STEADY_STEPS,
@@ -54,11 +58,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     lanes = list(parse_lanes(args.lanes))
     if config.model.saved is not None and args.ramp is not None:
-        raise ConfigError("--ramp steps through widths, and a saved model has none: sweep it along --batch-sizes")
-    plan = ramp_plan(config, parse_sweep_widths(args.ramp), args.layers, args.steady_steps,
-                     args.seconds_per_point) if args.ramp is not None else ()
+        raise ConfigError("--ramp steps through widths, and a saved model has none: ramp it through "
+                          "--ramp-batch-sizes, or sweep it along --batch-sizes")
+    if args.ramp is not None and args.ramp_batch_sizes is not None:
+        raise ConfigError("--ramp and --ramp-batch-sizes: a ramp goes through widths or through batch sizes, "
+                          "not both at once (a sweep takes both: sweep --widths … --batch-sizes …)")
     if args.ramp is None and args.layers is not None:
         raise ConfigError("--layers sets a ramp's depth: add --ramp, or give --widths one width per layer")
+    batches = parse_int_list(args.ramp_batch_sizes, "batch size") if args.ramp_batch_sizes is not None else ()
+    plan = ramp_plan(config, parse_sweep_widths(args.ramp) if args.ramp is not None else (), args.layers,
+                     args.steady_steps, args.seconds_per_point, batch_sizes=batches) \
+        if args.ramp is not None or batches else ()
     check_memory(plan or (config,), lanes)
     schedule = schedule_named(args.schedule) if args.schedule else default_schedule(lanes)
     prices = prices_from(args)
@@ -70,6 +80,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
             config = resolve_saved(config, pool, lanes)
+            if config.model.saved is not None and plan:  # each step of the ramp trains the model as a lane found it
+                plan = tuple(dataclasses.replace(c, model=config.model) for c in plan)
             tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso(), plan)
             if files is not None:
                 files.begin([tracker.result])
@@ -80,7 +92,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if files is not None:
                     files.take([event], [tracker.result])
 
-            if plan:
+            if plan and batches:
+                say(f"ramp: model {plan[0].model.label()} through batch sizes "
+                    f"{', '.join(str(c.train.batch_size) for c in plan)}; "
+                    f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
+            elif plan:
                 depth = len(plan[0].model.widths)
                 say(f"ramp: {depth} hidden layer{'s' if depth != 1 else ''} through widths "
                     f"{', '.join(str(c.model.widths[0]) for c in plan)}, batch {config.train.batch_size}; "

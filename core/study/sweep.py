@@ -128,9 +128,26 @@ class SweepSpec:
 
 
 def ramp_plan(base: RunConfig, widths: Sequence[int], layers: int | None = None,
-              steady_steps: int = DEFAULT_STEADY_STEPS, seconds: float = DEFAULT_POINT_SECONDS) -> tuple[RunConfig, ...]:
+              steady_steps: int = DEFAULT_STEADY_STEPS, seconds: float = DEFAULT_POINT_SECONDS,
+              batch_sizes: Sequence[int] = ()) -> tuple[RunConfig, ...]:
     """A ramp: one run that steps every lane through `widths` (each hidden layer that wide), measuring each
-    as a sweep point is measured (warm-up, then `steady_steps` steady batches or `seconds`)."""
+    as a sweep point is measured (warm-up, then `steady_steps` steady batches or `seconds`).
+
+    With `batch_sizes` (and no widths) it steps through those batch sizes at the model's own widths instead (a
+    saved model's only ramp): the crossover is then found along batch size, as a sweep of one width finds it."""
+    if batch_sizes:
+        if widths:
+            raise ConfigError("a ramp goes through widths or through batch sizes, not both at once")
+        if len(set(batch_sizes)) < 2:
+            raise ConfigError("a ramp through batch sizes needs at least two, e.g. 1,8,64,512")
+        model = base.model
+        if model.saved is None and len(set(model.widths)) > 1:
+            raise ConfigError(f"a ramp through batch sizes keeps the model's widths, and {model.label()} has "
+                              "layers of different widths: give every layer one width (--widths 256,256)")
+        spec = SweepSpec(widths=(model.widths[0] if model.widths else NO_WIDTH,), layers=len(model.widths) or 1,
+                         batch_sizes=tuple(batch_sizes), base=base, steady_steps=steady_steps,
+                         seconds_per_point=seconds)
+        return tuple(spec.points())
     spec = SweepSpec(widths=tuple(widths), layers=layers or len(base.model.widths), base=base,
                      steady_steps=steady_steps, seconds_per_point=seconds)
     return tuple(spec.points())

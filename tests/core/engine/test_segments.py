@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -234,3 +235,44 @@ def test_a_run_of_a_model_the_lane_has_trained_reuses_it_and_says_so(pool):
     assert [run.lanes["cpu1"].status for run in (first, second)] == ["completed", "completed"]
     warm = [r for r in second.lanes["cpu1"].records if r.warmup]
     assert len(warm) == config.train.warmup_steps  # its first batches are still warm-up, kept apart
+
+
+def test_a_ramp_through_batch_sizes_keeps_the_model_and_refuses_what_it_cannot_ramp():
+    from crossover_lab.core.config import ConfigError
+
+    plan = ramp_plan(RunConfig(ModelSpec((64, 64)), BASE.train), (), batch_sizes=(8, 64, 512))
+    assert [(c.model.widths, c.train.batch_size) for c in plan] == [((64, 64), 8), ((64, 64), 64), ((64, 64), 512)]
+    with pytest.raises(ConfigError, match="at least two"):
+        ramp_plan(BASE, (), batch_sizes=(8,))
+    with pytest.raises(ConfigError, match="not both"):
+        ramp_plan(BASE, (8, 16), batch_sizes=(8, 16))
+    with pytest.raises(ConfigError, match="layers of different widths"):
+        ramp_plan(RunConfig(ModelSpec((64, 32)), BASE.train), (), batch_sizes=(8, 16))
+
+
+@pytest.mark.slow
+def test_a_ramp_through_batch_sizes_reads_as_a_sweep_along_batch_size(tmp_path):
+    """`run --ramp-batch-sizes`: one run, each lane through the batch sizes at one width, its answer in samples
+    per batch, and `analyze` of its per-batch CSV says the same (a sweep's old sidecar of that name is not read)."""
+    from helpers import cli
+
+    csv_path = tmp_path / "ramp.csv"
+    stale = {"refinement": {"tolerance": 0.3, "budget_s": 30.0, "stopped": "tight", "spent_s": 14.9,
+                            "widths_measured": [1, 512, 260], "unit": "samples per batch", "ties": []},
+             "crossovers": [{"lanes": ["cpu", "cpu1"], "width": 412.7, "width_lo": 293, "width_hi": 512,
+                             "flops_per_batch": 1.6e8, "faster_above": "cpu", "stopped": "tight"}]}
+    (tmp_path / "ramp-batches.json").write_text(json.dumps({"sweep": {"variants": {"base": {"analysis": stale}}}}))
+    from crossover_lab.core.analysis.leads import refinement_of_sidecar
+    assert refinement_of_sidecar(json.loads((tmp_path / "ramp-batches.json").read_text())) is not None  # it reads
+    r = cli("run", "--widths", "64", "--ramp-batch-sizes", "4,256", "--lanes", "cpu,cpu1", "--data", "synthetic",
+            "--samples", "1024", "--steady-steps", "10", "--seconds-per-point", "1", "--csv", str(csv_path))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "through batch sizes 4, 256" in r.stderr
+    answer = [line for line in r.stdout.splitlines() if "samples per batch" in line]
+    assert answer, r.stdout
+    rows = list(csv.DictReader(open(csv_path)))
+    assert {(row["lane"], row["batch_size"]) for row in rows} >= {("cpu", "4"), ("cpu", "256"), ("cpu1", "4"),
+                                                                   ("cpu1", "256")}
+    again = cli("analyze", str(csv_path))
+    assert again.returncode == 0 and answer[0] in again.stdout, again.stdout
+    assert "Refinement" not in again.stdout  # the stale sweep sidecar beside it is not this run's
