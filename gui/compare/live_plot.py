@@ -43,6 +43,11 @@ class LaneItems:
 def run_title(live: LiveRun) -> str:
     """What the plot shows: the model (or the ramp's widths), the batch size, the lanes and how they shared the machine."""
     cfg = live.config
+    batches = [c.train.batch_size for c in live.plan]
+    if len(live.plan) > 1 and len(set(batches)) > 1:  # a ramp through batch sizes, at one model
+        schedule = SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)
+        return (f"{live.plan[0].model.label()} · ramp batch {' → '.join(map(str, batches))} · "
+                f"{' vs '.join(live.lanes)}" + (f" ({schedule})" if len(live.lanes) > 1 else ""))
     if len(live.plan) > 1:
         sizes = [c.model.widths for c in live.plan]
         model = "ramp " + " → ".join(str(s[0]) if len(set(s)) == 1 else "-".join(map(str, s)) for s in sizes)

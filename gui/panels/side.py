@@ -1,8 +1,9 @@
-"""The window's left column: the model and the lanes, Start and Stop, and a ramp through widths; it scrolls when short."""
+"""The window's left column: the model and the lanes, Start and Stop, and a ramp through widths or batch sizes; it
+scrolls when short."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from ..widgets.layouts import group
 from ..widgets.file_dialogs import FileDialogs
@@ -12,6 +13,11 @@ from ..resources import icon
 
 
 DEFAULT_RAMP = "16,64,256,1024,4096"
+DEFAULT_BATCH_RAMP = "1,8,64,512"
+RAMP_AXES = (("width", "Ramp widths", "Widths for a ramp, comma-separated: every hidden layer of the model takes "
+              "each in turn"),
+             ("batch", "Ramp batch sizes", "Batch sizes for a ramp, comma-separated: the model as it is, trained at "
+              "each batch size in turn (your own model's ramp: it has no width)"))
 MOST_WIDTH = 480  # wider only spreads the fields: a big window's extra room goes to the plots
 
 
@@ -26,13 +32,19 @@ class SidePanel(QScrollArea):
         self.lanes_panel = LanesPanel()
         self.start_button = QPushButton(icon("start"), "Start")
         self.stop_button = QPushButton(icon("stop"), "Stop")
-        self.ramp_widths = QLineEdit(DEFAULT_RAMP)
-        self.ramp_widths.setAccessibleName("Ramp widths")
-        self.ramp_widths.setToolTip("Widths for a ramp, comma-separated: every hidden layer of the model "
-                                    "takes each in turn")
+        self.ramp_widths = QLineEdit(DEFAULT_RAMP)  # the ramp's widths, or its batch sizes (ramp_axis)
+        self.ramp_axis = QComboBox()
+        for axis, label, _tip in RAMP_AXES:
+            self.ramp_axis.addItem(label, axis)
+        self.ramp_axis.setAccessibleName("Ramp through")
+        self.ramp_axis.setToolTip("What a ramp steps through: the model's width, or its batch size")
+        self._ramp_texts = {"width": DEFAULT_RAMP, "batch": DEFAULT_BATCH_RAMP}  # each axis keeps what was typed
+        self._axis = "width"
+        self.ramp_axis.currentIndexChanged.connect(self._on_ramp_axis)
         self.ramp_button = QPushButton("Ramp")
-        self.ramp_button.setToolTip("One run that steps every lane through these widths (each measured as a "
-                                    "sweep point), so the lines cross as you watch (Ctrl+Shift+R)")
+        self.ramp_button.setToolTip("One run that steps every lane through these widths or batch sizes (each "
+                                    "measured as a sweep point), so the lines cross as you watch (Ctrl+Shift+R)")
+        self._on_ramp_axis()
         self.ramp_button.clicked.connect(lambda: self.ramp_requested.emit(self.ramp_widths.text()))
         self.ramp_widths.returnPressed.connect(self.ramp_button.click)
         column = QWidget()
@@ -44,7 +56,7 @@ class SidePanel(QScrollArea):
         buttons.addWidget(self.stop_button)
         layout.addLayout(buttons)
         ramp = QHBoxLayout()
-        ramp.addWidget(QLabel("Ramp widths"))
+        ramp.addWidget(self.ramp_axis)
         ramp.addWidget(self.ramp_widths, 1)
         ramp.addWidget(self.ramp_button)
         layout.addLayout(ramp)
@@ -55,6 +67,23 @@ class SidePanel(QScrollArea):
         self.setMaximumWidth(MOST_WIDTH)
         # Tab goes straight to the controls (the area scrolls to the one in focus), not to the area first.
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+    def ramp_along(self) -> str:
+        """What the ramp steps through: "width" or "batch"."""
+        return str(self.ramp_axis.currentData())
+
+    def set_ramp_along(self, axis: str) -> None:
+        self.ramp_axis.setCurrentIndex(max(self.ramp_axis.findData(axis), 0))
+
+    def _on_ramp_axis(self) -> None:
+        axis = self.ramp_along()
+        if axis != self._axis:
+            self._ramp_texts[self._axis] = self.ramp_widths.text()
+            self._axis = axis
+            self.ramp_widths.setText(self._ramp_texts[axis])
+        _axis, label, tip = next(a for a in RAMP_AXES if a[0] == axis)
+        self.ramp_widths.setAccessibleName(label)
+        self.ramp_widths.setToolTip(tip)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         """As wide as the column can be drawn, with the scroll bar beside it: it scrolls up and down,

@@ -10,7 +10,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QMessageBox
 
-from ...core.config import ConfigError, LaneSpec, RunConfig
+from ...core.config import ConfigError, LaneSpec, RunConfig, parse_int_list
 from ...core.results import RunResult
 from ...core.study.sweep import SweepResult, parse_sweep_widths, ramp_plan
 from ...core.files.sweeps import run_rows
@@ -111,18 +111,20 @@ class RunDesk(QObject):
 
     @Slot()
     def start_ramp(self, widths: str | bool | None = None) -> LiveRun | None:
-        """One run stepping every lane through the ramp's widths (each hidden layer that wide)."""
+        """One run stepping every lane through the ramp's widths (each hidden layer that wide), or through its
+        batch sizes at the model's widths (Ramp batch sizes, and always for a saved model)."""
         text = widths if isinstance(widths, str) else self.side.ramp_widths.text()
         ready = self._ready()
         if ready is None:
             return None
         config, specs = ready
-        if config.model.saved is not None:
-            self.say("Cannot ramp: a saved model has no width to step through; change its batch size, or sweep it "
-                     "along batch sizes.", error=True)
+        along_batch = self.side.ramp_along() == "batch"
+        if config.model.saved is not None and not along_batch:
+            self.say("Cannot ramp: a saved model has no width to step through; choose Ramp batch sizes.", error=True)
             return None
         try:
-            plan = ramp_plan(config, parse_sweep_widths(text))
+            plan = ramp_plan(config, (), batch_sizes=parse_int_list(text, "batch size")) if along_batch else \
+                ramp_plan(config, parse_sweep_widths(text))
         except ConfigError as exc:
             self.say(f"Cannot ramp: {exc}.", error=True)
             return None
@@ -174,11 +176,12 @@ class RunDesk(QObject):
             field.setEnabled(not saved)
             own = self._tips.setdefault(id(field), field.toolTip())
             field.setToolTip(f"{own}\nYour model has no width: the sweep runs along Batch sizes." if saved else own)
-        if saved:  # a saved model has no width to ramp through (the Sweep tab sweeps it, and ranks knobs, along batch)
-            for widget in (self.actions.ramp, self.side.ramp_button):
-                widget.setEnabled(False)
-                widget.setToolTip(f"{self._tips[id(widget)]}\nA saved model has no width: change its batch size "
-                                  "and Start, or sweep it along Batch sizes on the Sweep tab.")
+        if saved:  # a saved model has no width: it ramps through batch sizes (and the Sweep tab sweeps it there)
+            self.side.set_ramp_along("batch")
+        self.side.ramp_axis.setEnabled(not saved and not running)
+        own = self._tips.setdefault(id(self.side.ramp_axis), self.side.ramp_axis.toolTip())
+        self.side.ramp_axis.setToolTip(f"{own}\nYour model has no width: it ramps through batch sizes." if saved
+                                       else own)
         # The model stays open while a run trains (a change goes to it live); not while a sweep does.
         self.side.model_panel.setEnabled(not sweeping)
         self.side.lanes_panel.setEnabled(not running)

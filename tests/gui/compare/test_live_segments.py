@@ -291,6 +291,13 @@ def test_ramp_titles_name_the_widths(qtbot, widths, title):
     assert run_title(live) == f"{title} (2 layers) · batch 64 · cpu"
 
 
+def test_a_ramp_through_batch_sizes_is_titled_by_its_model_and_batch_sizes(qtbot):
+    plan = tuple(RunConfig(ModelSpec((64,)), dataclasses.replace(BASE.train, batch_size=b)) for b in (1, 8, 512))
+    live = LiveRun("r6", plan[0], [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "interleaved", "", plan)
+    from crossover_lab.gui.compare.live_plot import run_title
+    assert run_title(live).startswith("784-64-10 · ramp batch 1 → 8 → 512 · cpu vs cpu1")
+
+
 def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qtbot):
     live = ramp_run("interleaved")
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=5000.0)

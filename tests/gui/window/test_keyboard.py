@@ -68,7 +68,7 @@ def test_tab_reaches_every_control_in_reading_order(shown_window, tab):
     m, lanes = window.model_panel, window.lanes_panel
     order = [m.preset, m.layers, m.widths.sliders[0], m.widths.spins[0], m.activation, m.batch, m.data,
              m.samples, *lanes.boxes.values(), lanes.schedule_box, window.start_button,
-             window.side.ramp_widths, window.side.ramp_button, window.tabs.findChild(QTabBar)]
+             window.side.ramp_axis, window.side.ramp_widths, window.side.ramp_button, window.tabs.findChild(QTabBar)]
     if tab == "compare":
         order += [window.plot.x_axis, window.plot.plot, window.map.plot, window.summary.table, window.history.table]
     else:
