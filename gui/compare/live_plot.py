@@ -150,14 +150,16 @@ class LivePlot(QWidget):
         self._axes = PREDICT_X_AXES if live.result.config.train.task == "predict" else X_AXES
         self.plot.setLabel("left", "ms per call" if self._axes is PREDICT_X_AXES else "ms per batch")
         self.plot.setLabel("bottom", self._axes[self.x_axis.currentData()])
+        # The warm-up's legend key first: turning log y on below redraws the lanes (a finished ramp shown from
+        # the history has them all), and their legend holds the key.
+        self._warmup_key = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
+                                           symbolPen=pg.mkPen(self.theme.colors.muted), name="warm-up (not autoscaled)")
+        plot_item(self.plot).addItem(self._warmup_key, ignoreBounds=True)
         if len(live.plan) > 1 and not self.log_y.isChecked():
             self.log_y.setChecked(True)  # a ramp's widths differ tenfold in ms: each stays readable on log y
         # A run from the history says when it ran: the plot is not of the run in progress.
         self.title.setText(f"Run of {local_time(live.result.started_at)}: {run_title(live)}" if live.finished
                            else run_title(live))
-        self._warmup_key = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=7, symbolBrush=(0, 0, 0, 0),
-                                           symbolPen=pg.mkPen(self.theme.colors.muted), name="warm-up (not autoscaled)")
-        plot_item(self.plot).addItem(self._warmup_key, ignoreBounds=True)
         self.refresh()
 
     def refresh(self) -> None:
