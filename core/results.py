@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as _dt
 import secrets
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from .config import RunConfig
 from .analysis.stats import summarize
@@ -38,6 +39,11 @@ class Segment:
     def label(self) -> str:
         """The hidden widths, "512-512", as the plot marks the segment ("as saved": a saved model has none)."""
         return "-".join(map(str, self.started.widths)) or "as saved"
+
+    def named(self, by_batch: bool) -> str:
+        """The segment as a view names it beside the run's others: its widths, or in a ramp through batch sizes
+        (by_batch_size) its batch size, "batch 64"."""
+        return f"batch {self.started.batch_size:,}" if by_batch else self.label
 
     def span(self, now: float) -> tuple[float, float]:
         """When it ran (time.time()), up to `now` while it still runs."""
@@ -134,3 +140,10 @@ class RunResult:
     started_at: str
     lanes: dict[str, LaneResult]
     ended_at: str = ""
+
+
+def by_batch_size(segments: Iterable[Segment]) -> bool:
+    """Whether these segments (a run's, over its lanes) differ in batch size at one model: a ramp through batch
+    sizes, whose segments are named by their batch size (Segment.named)."""
+    seen = list(segments)
+    return len({s.started.batch_size for s in seen}) > 1 and len({s.started.widths for s in seen}) == 1

@@ -320,5 +320,10 @@ class CrossoverMap(QWidget):
         if len({p.lane for p in shown}) < 2 or len(sizes) < 2:
             return ("Each run adds a point per lane and model. Change a width while it trains, press Ramp, or run "
                     "two or more model sizes to see where the lanes cross.")
+        same_model = {(len(p.widths), p.widths, p.family, p.task) for p in shown}
+        if len(same_model) == 1 and len({p.point.batch_size for p in shown}) > 1:
+            return ("These points are one model at several batch sizes: the map joins and crosses models of one "
+                    "batch size, so where the lanes cross along batch size is said in the Summary (and by the "
+                    "Sweep tab, which shows this ramp as a sweep).")
         return ("No two lanes have completed points of the same depth and batch size at two widths yet: run "
                 "the same model at other widths (Ramp does) to see where they cross.")

@@ -5,7 +5,7 @@ from PySide6.QtCore import QPoint, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QMenu, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ...core.results import RunResult
+from ...core.results import RunResult, by_batch_size
 from ...core.words.numbers import fmt_num, local_time
 from ...core.words.run import verdict_lines
 from ..resources import icon
@@ -44,6 +44,9 @@ def model_words(result: RunResult) -> str:
     if len(segments) > 1:
         # A ramp's segments each end with their budget; a width dragged while it trained ends one "switched".
         dragged = any(s.ended is not None and s.ended.summary.status == Status.SWITCHED for s in segments)
+        if by_batch_size(segments):  # through batch sizes at one model: "ramp batch 1 → 8 → 64 · 784-128-10"
+            return ("changed while training: " if dragged else "ramp ") + "batch " + \
+                " → ".join(f"{s.started.batch_size:,}" for s in segments) + f" · {cfg.model.label()}{task}"
         return ("changed while training: " if dragged else "ramp ") + " → ".join(s.label for s in segments) + \
             f" · batch {cfg.train.batch_size}{task}"
     return f"{cfg.model.label()} · batch {cfg.train.batch_size}{task}"

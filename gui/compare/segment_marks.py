@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
 from ..theme.lane_colours import lane_color
+from ...core.results import by_batch_size
 from ..live_run import LiveRun
 from ..widgets.plots import plot_item
 from ..theme.scheme import SchemeColors
@@ -30,6 +31,7 @@ def segment_marks(live: LiveRun, x_kind: str) -> list[Mark]:
     """The marks a run's plot should show now, left to right (x: batch number or seconds since the
     lane started, as the plot's x axis)."""
     found: dict[tuple[float, str], list[str]] = {}
+    by_batch = by_batch_size(seg for result in live.lanes.values() for seg in result.segments)
     for lane, result in live.lanes.items():
         if len(result.segments) < 2 and len(live.plan) < 2:
             continue
@@ -41,7 +43,7 @@ def segment_marks(live: LiveRun, x_kind: str) -> list[Mark]:
                 if not records:
                     continue
                 x = records[0].start_s
-            found.setdefault((round(x, 3), segment.label), []).append(lane)
+            found.setdefault((round(x, 3), segment.named(by_batch)), []).append(lane)
     return [Mark(x, label, tuple(lanes)) for (x, label), lanes in sorted(found.items())]
 
 

@@ -6,6 +6,7 @@ from typing import Container
 
 from ...core.analysis.stats import has_steady
 from ...core.words.sweep import run_crossing_lines, run_energy_lines
+from ...core.results import by_batch_size
 from ..live_run import LiveRun
 
 
@@ -27,7 +28,11 @@ def verdict_segments(live: LiveRun) -> tuple[dict, str]:
     key, pair = next(((k, p) for k, p in common
                       if all(has_steady(live.segment_summary(n, seg)) for n, seg in p.items())), common[0])
     moved_on = any(segments[-1] is not pair[name] for name, segments in lanes.items())
-    return pair, (f"model {key[0]}" if moved_on or len(live.plan) > 1 else "")
+    if not (moved_on or len(live.plan) > 1):
+        return pair, ""
+    if by_batch_size(seg for segments in lanes.values() for seg in segments):  # a ramp through batch sizes
+        return pair, f"{live.config.model.label()} at batch {key[1]:,}"
+    return pair, f"model {key[0]}"
 
 
 def crossing_lines(live: LiveRun) -> list[str]:

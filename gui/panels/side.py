@@ -3,7 +3,7 @@ scrolls when short."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from ..widgets.layouts import group
 from ..widgets.file_dialogs import FileDialogs
@@ -14,10 +14,10 @@ from ..resources import icon
 
 DEFAULT_RAMP = "16,64,256,1024,4096"
 DEFAULT_BATCH_RAMP = "1,8,64,512"
-RAMP_AXES = (("width", "Ramp widths", "Widths for a ramp, comma-separated: every hidden layer of the model takes "
-              "each in turn"),
-             ("batch", "Ramp batch sizes", "Batch sizes for a ramp, comma-separated: the model as it is, trained at "
-              "each batch size in turn (your own model's ramp: it has no width)"))
+RAMP_AXES = (("width", "widths", "Ramp widths", "Widths for a ramp, comma-separated: every hidden layer of the model "
+              "takes each in turn"),
+             ("batch", "batch sizes", "Ramp batch sizes", "Batch sizes for a ramp, comma-separated: the model as it "
+              "is, trained at each batch size in turn (your own model's ramp: it has no width)"))
 MOST_WIDTH = 480  # wider only spreads the fields: a big window's extra room goes to the plots
 
 
@@ -34,7 +34,7 @@ class SidePanel(QScrollArea):
         self.stop_button = QPushButton(icon("stop"), "Stop")
         self.ramp_widths = QLineEdit(DEFAULT_RAMP)  # the ramp's widths, or its batch sizes (ramp_axis)
         self.ramp_axis = QComboBox()
-        for axis, label, _tip in RAMP_AXES:
+        for axis, label, _name, _tip in RAMP_AXES:
             self.ramp_axis.addItem(label, axis)
         self.ramp_axis.setAccessibleName("Ramp through")
         self.ramp_axis.setToolTip("What a ramp steps through: the model's width, or its batch size")
@@ -55,8 +55,11 @@ class SidePanel(QScrollArea):
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
         layout.addLayout(buttons)
+        through = QHBoxLayout()
+        through.addWidget(QLabel("Ramp through"))
+        through.addWidget(self.ramp_axis, 1)
+        layout.addLayout(through)
         ramp = QHBoxLayout()
-        ramp.addWidget(self.ramp_axis)
         ramp.addWidget(self.ramp_widths, 1)
         ramp.addWidget(self.ramp_button)
         layout.addLayout(ramp)
@@ -81,8 +84,8 @@ class SidePanel(QScrollArea):
             self._ramp_texts[self._axis] = self.ramp_widths.text()
             self._axis = axis
             self.ramp_widths.setText(self._ramp_texts[axis])
-        _axis, label, tip = next(a for a in RAMP_AXES if a[0] == axis)
-        self.ramp_widths.setAccessibleName(label)
+        _axis, _label, name, tip = next(a for a in RAMP_AXES if a[0] == axis)
+        self.ramp_widths.setAccessibleName(name)
         self.ramp_widths.setToolTip(tip)
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)

@@ -341,3 +341,30 @@ def test_the_pipelined_clock_shows_for_the_model_a_lane_trains_now_not_the_ramps
     row = ROWS.index("Pipelined ms/step")
     assert summary.table.item(row, column["cpu"]).text() == "4.5"  # measured for the model cpu trains now
     assert summary.table.item(row, column["cpu1"]).text() == "–, press Why"  # cpu1 still trains the first
+
+
+def test_a_ramp_through_batch_sizes_is_named_by_its_batch_sizes_in_the_marks_history_verdict_and_map(qtbot):
+    from crossover_lab.gui.compare.history import model_words
+
+    batches = tuple(RunConfig(ModelSpec((64,)), dataclasses.replace(BASE.train, batch_size=b)) for b in (8, 512))
+    live = LiveRun("r7", batches[0], [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "interleaved",
+                   "2026-01-01T00:00:00+00:00", batches)
+    cpu, cpu1 = Lane("r7", "cpu", t0=1000.0), Lane("r7", "cpu1", t0=5000.0)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, batches[0], 1.0, 20) + cpu1.segment(1, batches[0], 2.0, 20)
+               + cpu.segment(2, batches[1], 8.0, 20) + cpu1.segment(2, batches[1], 4.0, 20))
+    plot = LivePlot()
+    qtbot.addWidget(plot)
+    plot.show_run(live)
+    plot.refresh()
+    assert plot.marks.labels() == ["batch 8", "batch 512"]  # not "64", "64"
+    assert model_words(live.result) == "ramp batch 8 → 512 · 784-64-10"
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    summary.refresh()
+    assert "cpu1 is 2.0x faster than cpu on 784-64-10 at batch 512" in summary.verdict.text()
+    assert "samples per batch" in summary.detail.text()
+    board = CrossoverMap()
+    qtbot.addWidget(board)
+    board.add_run(live.result)
+    assert "one model at several batch sizes" in board.description.text()
