@@ -11,7 +11,7 @@ import threading
 
 from ..files import autosave
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     check_memory, lanes_can_run, open_run_files, resolve_saved, report_safely, say, write_or_rescue)
+                     check_memory, lanes_can_run, open_run_files, resolve_factory, resolve_saved, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
 from ..config import ConfigError, parse_lanes
 from ..engine.devices import host_info
@@ -21,6 +21,7 @@ from .printing import Progress, print_ramp, print_summary
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
 from ..results import RunResult, new_run_id
+from ..study.saved import with_factory
 from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan
 from .stopping import StopSignals
 from ..engine.tracking import RunTracker
@@ -55,6 +56,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     lanes = list(parse_lanes(args.lanes))
     if config.model.saved is not None and args.ramp is not None:
         raise ConfigError("--ramp steps through widths, and a saved model has none: sweep it along --batch-sizes")
+    if config.model.factory is not None and args.layers is not None:
+        raise ConfigError(f"--layers: {config.model.factory.function}(width) builds the whole model; it has no "
+                          "layers of Crossover's to set")
     plan = ramp_plan(config, parse_sweep_widths(args.ramp), args.layers, args.steady_steps,
                      args.seconds_per_point) if args.ramp is not None else ()
     if args.ramp is None and args.layers is not None:
@@ -69,6 +73,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
+            if config.model.factory is not None:  # a lane builds and counts every width the run will time
+                config = resolve_factory(config, pool, lanes, [c.model.widths[0] for c in plan])
+                factory = config.model.factory
+                plan = tuple(with_factory(c, factory) for c in plan) if factory is not None else plan
             config = resolve_saved(config, pool, lanes)
             tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso(), plan)
             if files is not None:
