@@ -226,3 +226,49 @@ def test_a_lane_whose_factory_raised_inspects_the_next_width_as_if_nothing_had_h
         assert pid is not None and pool.get(lane).pid == pid  # the same lane process answered all three
     finally:
         pool.close()
+
+
+def test_a_refinement_inspects_each_width_it_adds_before_it_measures_it(monkeypatch):
+    """The widths refinement adds are built and counted by a lane first: each point it times carries the figures
+    of its own width, never a neighbour's."""
+    from helpers import two_lane_result
+
+    from crossover_lab.core.analysis.leads import RefineTarget
+    from crossover_lab.core.config import LaneSpec, TrainSpec
+    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.study import refined_sweep
+    from crossover_lab.core.study.sweep import SweepSpec
+
+    def ms(width: int) -> tuple[float, float]:  # cpu leads below about 1,000 units, gpu0 above
+        return 1 + width / 100, 5 + width / 1000
+
+    coarse = (16, 256, 2048)
+    base = RunConfig(ModelSpec(widths=(16,), family="factory", factory=_factory(coarse)), TrainSpec(batch_size=64))
+    spec = SweepSpec(widths=coarse, layers=1, base=base, calibrate=False)
+    lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
+    inspected: list[int] = []
+    timed: list[tuple[int, int]] = []
+
+    def fake_inspect(pool, lane, factory, widths, cancel=None):
+        assert lane == lanes[0]
+        inspected.extend(widths)
+        return factory.with_built(_factory(tuple(widths)).built)
+
+    def fake_point(pool, lanes, config, result, on_event, cancel):
+        width = config.model.widths[0]
+        timed.append((width, config.flops_per_batch))  # raises for a width no lane inspected
+        run = two_lane_result(f"refine-{width}-{len(timed)}", width, *ms(width))
+        result.runs.append(run)
+        return run, [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
+
+    class Pool:
+        def ready(self, lanes, cancel):
+            pass
+
+    monkeypatch.setattr(refined_sweep, "measure_point", fake_point)
+    monkeypatch.setattr(refined_sweep, "inspect_factory", fake_inspect)
+    result = refined_sweep.run_refined_sweep(Pool(), lanes, spec, RefineTarget(0.25, 60.0))
+    added = [w for w, _ in timed if w not in coarse]
+    assert added and sorted(inspected) == sorted(set(added)), (inspected, timed)  # the coarse widths were known
+    assert all(flops == 3 * 64 * forward_flops(w) for w, flops in timed), timed
+    assert result.refinement is not None and result.refinement.crossings
