@@ -172,6 +172,14 @@ def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_
     (built,) = model["factory"]["built"]
     assert built["width"] == 16 and built["model"]["forward_flops"] == forward_flops(16) == 1152
     assert model["factory"]["sha256"] == hashlib.sha256(factory_file.read_bytes()).hexdigest()
+    # A ramp: every width built and counted before the run, each segment timed with its own width's FLOPs.
+    out = cli("run", "--model", f"{factory_file}:build", "--ramp", "8,64", "--lanes", "cpu1", "--samples", "512",
+              "--batch-size", "32", "--steady-steps", "5", "--seconds-per-point", "0.5", "--data", "synthetic")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "builds widths 8, 64" in out.stderr
+    for width, mflop in ((8, "0.0553"), (64, "0.442")):  # 3 x 32 x 72·w FLOPs per training step
+        assert f"{3 * 32 * forward_flops(width) / 1e6:.3g}" == mflop
+        assert re.search(rf"^cpu1\s+{width}\s+32\s+{mflop}\s", out.stdout, re.M), out.stdout
 
 
 @pytest.mark.slow
@@ -272,3 +280,20 @@ def test_a_refinement_inspects_each_width_it_adds_before_it_measures_it(monkeypa
     assert added and sorted(inspected) == sorted(set(added)), (inspected, timed)  # the coarse widths were known
     assert all(flops == 3 * 64 * forward_flops(w) for w, flops in timed), timed
     assert result.refinement is not None and result.refinement.crossings
+
+
+def test_a_factorys_reproduce_command_and_picture_title_name_its_file_function_and_widths():
+    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.report.reproduce import reproduce_command
+    from crossover_lab.core.words.sweep import picture_title
+
+    config = RunConfig(ModelSpec(widths=(64,), family="factory", factory=_factory((8, 64))))
+    meta = {"runs": [{"config": json.loads(json.dumps(config.to_dict())), "lanes": {"cpu": {}, "cpu1": {}}}],
+            "sweep": {"widths": [8, 64], "layers": 1}}
+    sweep = reproduce_command("/x/s.csv", meta, "sweep")
+    assert "--widths 8,64 --model /x/f.py:build" in sweep and "--layers" not in sweep, sweep
+    run = reproduce_command("/x/r.csv", meta, "run")
+    assert "--model /x/f.py:build --widths 64" in run and "--family" not in run, run
+    rows = [SweepRow("cpu", "CPU", w, 37 * w + 4, 3 * 32 * forward_flops(w), 32, 1.0, 0.9, 1.1, 30, layers=1,
+                     family="factory build") for w in (8, 64)]
+    assert picture_title(rows, {}).startswith("your model build(width), width 8–64 · batch 32")
