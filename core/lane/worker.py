@@ -104,6 +104,8 @@ class LaneWorker:
             except OSError:
                 stamp = None
         saved = config.model.figures  # a saved model's (or a factory's at this width) own shapes, else MNIST's
+        if saved is None and config.model.factory is not None:  # never another shape's data
+            raise ConfigError(f"{config.model.label()} was not inspected at its width: its data's shape is not known")
         problem = saved.data_problem(t.data) if saved is not None else ""
         if problem:
             raise ConfigError(problem)

@@ -37,6 +37,11 @@ DENSE = textwrap.dedent('''
         return width
 
 
+    def counts_nothing(width):  # a softmax and no layer the walk counts
+        inputs = keras.Input(shape=(width,))
+        return keras.Model(inputs, keras.layers.Activation("softmax")(inputs))
+
+
     def grows(width):  # its input changes with the width: one factory, two shapes of data
         inputs = keras.Input(shape=(width,))
         return keras.Model(inputs, keras.layers.Dense(4, activation="softmax")(inputs))
@@ -86,6 +91,14 @@ def test_a_factory_file_is_checked_without_running_it(tmp_path):
     with pytest.raises(ConfigError, match="zero.py"):  # not a regular file: refused before a byte is read
         check_factory(f"{tmp_path / 'zero.py'}:build")
     assert is_factory_arg("a.py:build") and is_factory_arg("a.py") and not is_factory_arg("m.keras")
+
+
+def test_a_factory_is_refused_on_another_machines_lane_before_any_lane_is_asked():
+    from crossover_lab.core.config import LaneSpec
+    from crossover_lab.core.study.saved import inspect_factory
+
+    with pytest.raises(ConfigError, match="sending a Python file to another machine is not built"):
+        inspect_factory(None, LaneSpec.parse("ssh://lab-gpu/gpu0"), _factory(()), [8])  # type: ignore[arg-type]
 
 
 def _factory(widths: tuple[int, ...]) -> FactoryModel:
@@ -228,6 +241,9 @@ def test_a_lane_whose_factory_raised_inspects_the_next_width_as_if_nothing_had_h
         pid = pool.get(lane).pid
         with pytest.raises(ConfigError, match=r"not_a_model\(8\) in my_models.py returned int, not a keras.Model"):
             inspect_factory(pool, lane, check_factory(f"{factory_file}:not_a_model"), [8])
+        with pytest.raises(ConfigError, match=r"counts_nothing\(8\) in my_models.py: the walk of its layers counts "
+                                              "no FLOPs"):
+            inspect_factory(pool, lane, check_factory(f"{factory_file}:counts_nothing"), [8])
         found = inspect_factory(pool, lane, check_factory(f"{factory_file}:build"), [8, 64])
         assert [(b.width, b.model.forward_flops, b.model.params) for b in found.built] == \
             [(8, forward_flops(8), 37 * 8 + 4), (64, forward_flops(64), 37 * 64 + 4)]
@@ -297,3 +313,15 @@ def test_a_factorys_reproduce_command_and_picture_title_name_its_file_function_a
     rows = [SweepRow("cpu", "CPU", w, 37 * w + 4, 3 * 32 * forward_flops(w), 32, 1.0, 0.9, 1.1, 30, layers=1,
                      family="factory build") for w in (8, 64)]
     assert picture_title(rows, {}).startswith("your model build(width), width 8–64 · batch 32")
+
+
+@pytest.mark.slow
+def test_the_anatomy_of_a_factorys_model_dissects_it_at_its_width(factory_file, capsys):
+    out = cli_in_process(capsys, "anatomy", "--model", f"{factory_file}:build", "--widths", "16", "--layers", "2")
+    assert out.returncode == 2 and "build(width) builds the whole model from its width" in out.stderr
+    out = cli("anatomy", "--model", f"{factory_file}:build", "--widths", "16", "--lanes", "cpu1", "--samples", "512",
+              "--batch-size", "32", "--data", "synthetic", "--seconds-per-rung", "0.1", "--json")
+    assert out.returncode == 0, out.stderr[-2000:]
+    (point,) = json.loads(out.stdout)["points"]
+    assert point["widths"] == [16] and point["lane"] == "cpu1", point
+    assert "builds width 16" in out.stderr and "build(16) (my_models.py)" in out.stderr
