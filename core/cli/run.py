@@ -77,7 +77,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 config = resolve_factory(config, pool, lanes, [c.model.widths[0] for c in plan])
                 factory = config.model.factory
                 plan = tuple(with_factory(c, factory) for c in plan) if factory is not None else plan
-            config = resolve_saved(config, pool, lanes)
+            else:
+                config = resolve_saved(config, pool, lanes)
             tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso(), plan)
             if files is not None:
                 files.begin([tracker.result])

@@ -189,7 +189,7 @@ def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_
     out = cli("run", "--model", f"{factory_file}:build", "--ramp", "8,64", "--lanes", "cpu1", "--samples", "512",
               "--batch-size", "32", "--steady-steps", "5", "--seconds-per-point", "0.5", "--data", "synthetic")
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "builds widths 8, 64" in out.stderr
+    assert "builds widths 8, 64" in out.stderr and "build(128)" not in out.stderr  # the ramp's widths only
     for width, mflop in ((8, "0.0553"), (64, "0.442")):  # 3 x 32 x 72·w FLOPs per training step
         assert f"{3 * 32 * forward_flops(width) / 1e6:.3g}" == mflop
         assert re.search(rf"^cpu1\s+{width}\s+32\s+{mflop}\s", out.stdout, re.M), out.stdout
