@@ -138,31 +138,40 @@ def test_options_of_crossovers_own_models_are_refused_beside_a_factory(factory_f
     assert out.returncode == 2 and "defines no top-level function nothing" in out.stderr
 
 
-def test_the_users_function_is_called_in_the_lane_and_what_it_raises_is_a_sentence(factory_file):
-    """core/lane/factory.py's calls, with a stand-in for Keras (this process imports no framework)."""
+def test_the_users_function_is_called_in_the_lane_and_what_it_raises_is_a_sentence(tmp_path):
+    """core/lane/factory.py's calls, with a stand-in for Keras, on a file that imports none (this process imports
+    no framework)."""
     from crossover_lab.core.lane import factory as lane_factory
 
     class Model:
         pass
 
     keras = types.SimpleNamespace(Model=Model)
-    path = str(factory_file)
+    path = tmp_path / "plain.py"
+    path.write_text(textwrap.dedent('''
+        def boom(width):
+            raise ValueError(f"no model of width {width}\\nsecond line: the one that is said")
+
+
+        def not_a_model(width):
+            return width
+    '''))
 
     def made(function: str) -> FactoryModel:
         return check_factory(f"{path}:{function}")
 
-    with pytest.raises(ConfigError, match=r"^boom\(16\) in my_models.py raised ValueError: second line: the one "
+    with pytest.raises(ConfigError, match=r"^boom\(16\) in plain.py raised ValueError: second line: the one "
                                           r"that is said$"):
         lane_factory._call(keras, made("boom"), 16)
-    with pytest.raises(ConfigError, match=r"^not_a_model\(16\) in my_models.py returned int, not a keras.Model$"):
+    with pytest.raises(ConfigError, match=r"^not_a_model\(16\) in plain.py returned int, not a keras.Model$"):
         lane_factory._call(keras, made("not_a_model"), 16)
-    (factory_file.parent / "fails.py").write_text("import no_such_module_here\n\ndef build(width):\n    pass\n")
+    (tmp_path / "fails.py").write_text("import no_such_module_here\n\ndef build(width):\n    pass\n")
     with pytest.raises(ConfigError, match="importing fails.py raised ModuleNotFoundError: No module named "
                                           "'no_such_module_here'"):
-        lane_factory._call(keras, check_factory(f"{factory_file.parent / 'fails.py'}:build"), 16)
-    checked = made("build")
-    factory_file.write_text(DENSE + "\n# changed\n")
-    with pytest.raises(ConfigError, match="my_models.py changed since it was checked"):
+        lane_factory._call(keras, check_factory(f"{tmp_path / 'fails.py'}:build"), 16)
+    checked = made("boom")
+    path.write_text(path.read_text() + "\n# changed\n")
+    with pytest.raises(ConfigError, match="plain.py changed since it was checked"):
         lane_factory._call(keras, checked, 16)  # refused before the file is imported
 
 
