@@ -94,6 +94,56 @@ class SavedModel:
                 "own shape), or data that fits it")
 
 
+FACTORY = "factory"  # the family of a user's own model factory, FILE.py:FUNCTION (ModelSpec.factory)
+
+
+def is_factory_kind(kind: str) -> bool:
+    """Whether a kind of model (ModelSpec.kind, a record's `family`) is a user's model factory: "factory FUNCTION"."""
+    return kind == FACTORY or kind.startswith(FACTORY + " ")
+
+
+@dataclass(frozen=True)
+class FactoryWidth:
+    """The model a factory built at one width, as a lane found it (its shapes, classes, parameters and FLOPs)."""
+
+    width: int
+    model: SavedModel
+
+    def __post_init__(self) -> None:
+        if isinstance(self.model, Mapping):  # as read back from a file
+            object.__setattr__(self, "model", SavedModel(**self.model))
+
+
+@dataclass(frozen=True)
+class FactoryModel:
+    """A user's own model factory (`--model FILE.py:FUNCTION`): FUNCTION(width) returns a keras.Model. The app
+    never imports the file; a lane does (it runs the user's code, as any script would), once per width it builds.
+    `built` holds what a lane found at each width inspected so far: a width's figures are its own model's."""
+
+    path: str  # absolute, on the machine that runs the lanes
+    sha256: str
+    size_bytes: int
+    function: str
+    built: tuple[FactoryWidth, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "built", tuple(FactoryWidth(**b) if isinstance(b, Mapping) else b
+                                                for b in self.built))
+
+    @property
+    def file(self) -> str:
+        return Path(self.path).name
+
+    def at(self, width: int) -> SavedModel | None:
+        """The model of this width as a lane found it; None before a lane inspected that width."""
+        return next((b.model for b in self.built if b.width == width), None)
+
+    def with_built(self, found: "tuple[FactoryWidth, ...] | list[FactoryWidth]") -> "FactoryModel":
+        """This factory with `found` added (a width inspected again replaces its entry), kept in width order."""
+        mine = {b.width: b for b in self.built} | {b.width: b for b in found}
+        return dataclasses.replace(self, built=tuple(mine[w] for w in sorted(mine)))
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """The model: by default the MLP (784 inputs → hidden widths → 10 classes, softmax); `family` picks a CNN, an
@@ -107,14 +157,26 @@ class ModelSpec:
     cell: str = "lstm"
     heads: int = 4
     saved: SavedModel | None = None  # family "saved": a user's own model file, which has no widths
+    factory: FactoryModel | None = None  # family "factory": a user's function of one width
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "widths", tuple(self.widths))
         if isinstance(self.saved, Mapping):  # as read back from a file
             object.__setattr__(self, "saved", SavedModel(**self.saved))
+        if isinstance(self.factory, Mapping):
+            object.__setattr__(self, "factory", FactoryModel(**self.factory))
         if self.family == SAVED or self.saved is not None:
             _check(self.family == SAVED and self.saved is not None, "a saved model is family 'saved', with its file")
             _check(not self.widths, "a saved model has no widths: its axis is batch size")
+            return
+        if self.family == FACTORY or self.factory is not None:
+            _check(self.family == FACTORY and self.factory is not None,
+                   "a model factory is family 'factory', with its file and function")
+            name = self.factory.function if self.factory is not None else "the function"
+            _check(len(self.widths) == 1, f"{len(self.widths)} widths: {name}(width) builds one model of one width")
+            w = self.widths[0]
+            _check(isinstance(w, int) and not isinstance(w, bool) and MIN_WIDTH <= w <= MAX_WIDTH,
+                   f"width {w!r}: widths must be whole numbers {MIN_WIDTH}-{MAX_WIDTH}")
             return
         _check(1 <= len(self.widths) <= MAX_LAYERS,
                f"{len(self.widths)} hidden layers: choose 1-{MAX_LAYERS}")
@@ -135,10 +197,27 @@ class ModelSpec:
         return (INPUT_DIM, *self.widths, CLASSES)
 
     @property
+    def figures(self) -> SavedModel | None:
+        """A user's model as a lane found it: a saved model's, or a factory's at this width (None before a lane
+        inspected that width); None for Crossover's own models."""
+        if self.factory is not None:
+            return self.factory.at(self.widths[0])
+        return self.saved
+
+    def _user_figures(self) -> SavedModel | None:
+        """`figures`, refusing a factory's width no lane has inspected: its figures would be another width's."""
+        found = self.figures
+        if found is None and self.factory is not None:
+            raise ConfigError(f"{self.factory.function}({self.widths[0]}) has not been inspected by a lane yet: "
+                              "its figures are not known")
+        return found
+
+    @property
     def params(self) -> int:
         """Trainable parameters: for the MLP the weights and biases of every Dense layer."""
-        if self.saved is not None:
-            return self.saved.params
+        user = self._user_figures()
+        if user is not None:
+            return user.params
         if self.family != "mlp":
             return families.params(self.family, self.widths, self.cell, self.heads)
         sizes = self.layer_sizes
@@ -153,10 +232,12 @@ class ModelSpec:
         sample in all. Biases, activations, dropout, the loss and the optimizer update
         are O(a+b) or O(params) and are left out; they are under 1% for widths ≥ 64.
         The first layer needs no gradient for its input (the data), so it counts 4·a·b.
-        The other families count by the same rules (core/families.py); a saved model by its layers (SavedModel).
+        The other families count by the same rules (core/families.py); a saved model, and a factory's model at
+        this width, by its layers (SavedModel).
         """
-        if self.saved is not None:
-            return self.saved.forward_flops * (1 if forward else 3) * batch_size
+        user = self._user_figures()
+        if user is not None:
+            return user.forward_flops * (1 if forward else 3) * batch_size
         if self.family != "mlp":
             return families.flops_per_sample(self.family, self.widths, self.cell, self.heads, forward) * batch_size
         sizes = self.layer_sizes
@@ -170,7 +251,9 @@ class ModelSpec:
         optimizer's slots (Adam and Nadam 2 per weight, RMSprop 1, SGD 0), and an MLP's activations for one
         batch, kept for the backward pass. A predict run trains its weights a few steps first, so it needs as
         much. Frameworks add workspace on top of this."""
-        activations = batch_size * sum(self.layer_sizes) if self.family == "mlp" and self.saved is None else 0
+        activations = batch_size * sum(self.layer_sizes) if self.family == "mlp" else 0
+        if self.factory is not None and self.figures is None:
+            return 0  # not known before a lane built it at this width: checked once it has (resolve_factory)
         return 4 * (self.params * (2 + OPTIMIZER_SLOTS[optimizer]) + 2 * activations)
 
     @property
@@ -178,11 +261,15 @@ class ModelSpec:
         """The kind of model, beside its depth ("mlp", "cnn", "lstm", "transformer 4 heads"): core/families.py."""
         if self.saved is not None:  # one curve per file: two saved models are never crossed with each other
             return f"{SAVED} {self.saved.name}"
+        if self.factory is not None:  # one curve per factory, never crossed with Crossover's own families
+            return f"{FACTORY} {self.factory.function}"
         return families.kind_word(self.family, self.cell, self.heads)
 
     def label(self) -> str:
         if self.saved is not None:
             return f"{self.saved.name or 'saved model'} ({Path(self.saved.path).name})"
+        if self.factory is not None:
+            return f"{self.factory.function}({self.widths[0]}) ({self.factory.file})"
         if self.family != "mlp":
             return families.label(self.family, self.widths, self.cell, self.heads)
         return "-".join(str(s) for s in self.layer_sizes)

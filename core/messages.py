@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeAlias, TypeVar, Union
 
 from .analysis.anatomy import AnatomyPoint, RungTime
-from .config import LaneSpec, ModelSpec, RunConfig, SavedModel, TrainSpec
+from .config import FactoryModel, FactoryWidth, LaneSpec, ModelSpec, RunConfig, SavedModel, TrainSpec
 from .json_data import JsonValue
 from .records import (BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed, RunFailed, RunFinished, RunStarted, RunSummary,
                       SegmentEnded, SegmentStarted)
@@ -100,6 +100,8 @@ class InspectJob:
     path: str
     sha256: str
     size_bytes: int
+    factory: FactoryModel | None = None  # a user's model factory instead: FUNCTION(width) is built and inspected
+    width: int = 0
 
 
 @dataclass(frozen=True)
@@ -211,7 +213,7 @@ _Registered = TypeVar("_Registered", bound=type)
 
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
     RunJob, SwitchModel, Proceed, Finish, Pause, Resume, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
-    AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime, InspectJob, Inspected, SavedModel,
+    AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime, InspectJob, Inspected, SavedModel, FactoryModel, FactoryWidth,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
     RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}

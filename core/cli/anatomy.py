@@ -62,7 +62,9 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
     lanes = parse_lanes(args.lanes)
     widths = parse_sweep_widths(args.widths) if args.widths is not None else None
     base = config_from_args(argparse.Namespace(**{**vars(args), "widths": None}))
-    configs = anatomy_configs(base, widths, args.layers)
+    if base.model.factory is not None and args.layers is not None:
+        raise ConfigError(f"--layers: {base.model.factory.function}(width) builds the whole model from its width")
+    configs = anatomy_configs(base, widths, 1 if base.model.factory is not None and widths else args.layers)
     pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
     arrived: list[AnatomyOutcome] = []  # what is printed if the measuring ends in an error
     outcomes = arrived
@@ -70,7 +72,7 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            configs = [resolve_saved(config, pool, lanes) for config in configs]  # a saved model, as a lane found it
+            configs = [resolve_saved(config, pool, lanes) for config in configs]  # a user's model, as a lane found it
             say(f"anatomy: {len(configs)} model(s) × {len(lanes)} lane(s), about "
                 f"{fmt_num(5 * args.seconds_per_rung)} s of timed steps each plus compiling")
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (FACTORY, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
@@ -17,8 +17,9 @@ from ..engine.lanes import WATCHDOG_CEILING_S, WATCHDOG_S, watchdog_problem
 from ..files import autosave
 from ..files.live import RunFiles, check_output_pair
 from ..files.npz_check import DataError, inspect_npz
+from ..files.model_factory import check_factory, is_factory_arg
 from ..files.saved_model import check_saved_model
-from ..study.saved import inspect_saved_model, with_saved_model
+from ..study.saved import inspect_factory, inspect_saved_model, with_factory, with_saved_model
 from ..paths import log_dir_problem
 from ..presets import PRESETS
 from ..engine.pool import LanePool
@@ -32,13 +33,25 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         base = PRESETS[args.preset].config if getattr(args, "preset", None) else RunConfig()
     model = base.model
     path = getattr(args, "model", None)
+    if path and is_factory_arg(path):  # a user's function of the width: checked here (never imported), run by lanes
+        given = [f"--{key}" for key in ("family", "cell", "heads", "dropout") if getattr(args, key, None) is not None]
+        if given:
+            raise ConfigError(f"--model {path}: {', '.join(given)} describe Crossover's own models; your function "
+                              "builds the whole model from its width")
+        factory = check_factory(path)
+        widths = parse_widths(args.widths) if args.widths is not None else base.model.widths[:1] or (128,)
+        if len(widths) != 1:
+            raise ConfigError(f"--widths {args.widths}: {factory.function}(width) takes one width; sweep several "
+                              "with `sweep --widths`")
+        model = ModelSpec(widths=widths, family=FACTORY, factory=factory)
+        path = None
     if path:  # a user's own saved model: checked here, inspected by a lane once the lanes are up (resolve_saved)
         given = [f"--{key}" for key in ("widths", "family", "cell", "heads", "dropout") if getattr(args, key, None) is not None]
         if given:
             raise ConfigError(f"--model {path}: {', '.join(given)} describe Crossover's own models; a saved model "
                               "is used as saved (its axis is batch size)")
         model = ModelSpec(widths=(), family=SAVED, saved=check_saved_model(path))
-    if args.widths is not None:
+    if args.widths is not None and model.factory is None:
         model = dataclasses.replace(model, widths=parse_widths(args.widths))
     if args.dropout is not None:
         model = dataclasses.replace(model, dropout=args.dropout)
@@ -66,9 +79,50 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     return RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
 
 
+def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec],
+                    widths: Sequence[int] = ()) -> RunConfig:
+    """`config` with its model factory's model at each of `widths` (default: the config's own width) as a lane of
+    this machine built and counted it, the data checked to fit and the memory of the largest checked; the config
+    itself when it holds no factory."""
+    factory = config.model.factory
+    if factory is None:
+        return config
+    widths = tuple(widths) or config.model.widths
+    todo = [w for w in dict.fromkeys(widths) if factory.at(w) is None]
+    if not todo:
+        return config
+    remote = [lane.name for lane in lanes if lane.host]
+    if remote:
+        raise ConfigError(f"--model: {', '.join(remote)} run on another machine, and sending a Python file there is "
+                          "not built; choose lanes of this machine")
+    say(f"model factory {factory.path}:{factory.function} (sha256 {factory.sha256[:12]}…): {lanes[0].name} imports "
+        f"it (your code runs there) and builds width{'s' if len(todo) > 1 else ''} {', '.join(map(str, todo))}")
+    for lane in lanes[1:]:  # the other lanes import their frameworks meanwhile, not after
+        pool.get(lane).start()
+    factory = inspect_factory(pool, lanes[0], factory, widths)
+    config = with_factory(config, factory)
+    for width in todo:
+        found = factory.at(width)
+        if found is None:  # cancelled before this width was inspected
+            raise ConfigError(f"{factory.function}({width}) was not inspected: the command was stopped")
+        problem = found.data_problem(config.train.data)
+        if problem:
+            raise ConfigError(problem)
+        note = f"; FLOPs {found.flops_note}" if found.flops_note else ""
+        say(f"{factory.function}({width}): {found.name}, input {'x'.join(map(str, found.input_shape))}, "
+            f"{found.classes} classes, {found.params:,} parameters, {found.forward_flops / 1e6:,.3f} MFLOP per "
+            f"sample forward (a walk of its layers){note}")
+    check_memory([dataclasses.replace(config, model=dataclasses.replace(config.model, widths=(w,))) for w in widths],
+                 lanes)
+    return config
+
+
 def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) -> RunConfig:
     """`config` with its saved model as a lane of this machine found it (shapes, classes, FLOPs), and the memory it
-    needs checked; the config itself when it holds no saved model."""
+    needs checked; a model factory's model at the config's width likewise (resolve_factory); the config itself
+    when it holds neither."""
+    if config.model.factory is not None:
+        return resolve_factory(config, pool, lanes)
     saved = config.model.saved
     if saved is None or saved.inspected:
         return config
@@ -208,9 +262,11 @@ def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool 
     """The model, training and lane options that run, sweep (and the commands built on them) share; with `task`,
     --task and --serve too (the anatomy dissects a training step only)."""
     p.add_argument("--widths", help=widths_help)
-    p.add_argument("--model", metavar="FILE.keras", help="your own saved Keras 3 model instead of Crossover's "
-                   "(loaded with safe mode on: a Lambda layer is refused, never run); it has no width, so sweep it "
-                   "along --batch-sizes")
+    p.add_argument("--model", metavar="FILE.keras|FILE.py:FUNCTION", help="your own model instead of Crossover's: "
+                   "a saved Keras 3 model (loaded with safe mode on: a Lambda layer is refused, never run; it has no "
+                   "width, so sweep it along --batch-sizes), or FUNCTION(width) in your Python file returning a "
+                   "keras.Model (each lane imports the file and runs your code, as any script would; --widths are "
+                   "the widths passed to it)")
     p.add_argument("--lanes", default="cpu,cpu1", help="comma-separated lanes: cpu (all cores), cpu1 (one thread), "
                    "gpu/gpu0, gpu1…, optionally with a backend: jax:gpu, torch:cpu (default: cpu,cpu1)")
     p.add_argument("--family", choices=FAMILIES, help="the model: mlp (default), cnn (--widths are filters per "

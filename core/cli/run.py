@@ -12,7 +12,7 @@ import threading
 
 from ..files import autosave
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     check_memory, lanes_can_run, open_run_files, resolve_saved, report_safely, say, write_or_rescue)
+                     check_memory, lanes_can_run, open_run_files, resolve_factory, resolve_saved, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
 from ..config import ConfigError, parse_int_list, parse_lanes
 from ..engine.devices import host_info
@@ -22,6 +22,7 @@ from .printing import Progress, print_ramp, print_summary
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
 from ..results import RunResult, new_run_id
+from ..study.saved import with_factory
 from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan
 from .stopping import StopSignals
 from ..engine.tracking import RunTracker
@@ -63,6 +64,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.ramp is not None and args.ramp_batch_sizes is not None:
         raise ConfigError("--ramp and --ramp-batch-sizes: a ramp goes through widths or through batch sizes, "
                           "not both at once (a sweep takes both: sweep --widths … --batch-sizes …)")
+    if config.model.factory is not None and args.layers is not None:
+        raise ConfigError(f"--layers: {config.model.factory.function}(width) builds the whole model; it has no "
+                          "layers of Crossover's to set")
     if args.ramp is None and args.layers is not None:
         raise ConfigError("--layers sets a ramp's depth: add --ramp, or give --widths one width per layer")
     batches = parse_int_list(args.ramp_batch_sizes, "batch size") if args.ramp_batch_sizes is not None else ()
@@ -79,9 +83,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            config = resolve_saved(config, pool, lanes)
-            if config.model.saved is not None and plan:  # each step of the ramp trains the model as a lane found it
-                plan = tuple(dataclasses.replace(c, model=config.model) for c in plan)
+            if config.model.factory is not None:  # a lane builds and counts every width the run will time
+                config = resolve_factory(config, pool, lanes, [c.model.widths[0] for c in plan])
+                factory = config.model.factory
+                plan = tuple(with_factory(c, factory) for c in plan) if factory is not None else plan
+            else:
+                config = resolve_saved(config, pool, lanes)
+                if config.model.saved is not None and plan:  # each step of the ramp trains the model as found
+                    plan = tuple(dataclasses.replace(c, model=config.model) for c in plan)
             tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso(), plan)
             if files is not None:
                 files.begin([tracker.result])

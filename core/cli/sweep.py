@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     check_memory, check_rescue_folder, lanes_can_run, report_safely, resolve_saved, say,
+                     check_memory, check_rescue_folder, lanes_can_run, report_safely, resolve_factory, resolve_saved, say,
                      write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
 from ..config import ConfigError, LaneSpec, RunConfig, parse_int_list, parse_lanes
@@ -100,6 +100,11 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
         if len(set(batches)) < 2:
             raise ConfigError("--model: a saved model is swept along batch size: give --batch-sizes, e.g. 1,8,64,512")
         widths, layers = (NO_WIDTH,), 1
+    if config.model.factory is not None:  # FUNCTION(width): one model per width, whole
+        if args.preset or args.layers is not None:
+            raise ConfigError(f"--model: {config.model.factory.function}(width) builds the whole model from its "
+                              "width; --preset and --layers describe Crossover's own models")
+        layers = 1
     return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
                      batch_sizes=batches, base=config, steady_steps=args.steady_steps,
                      seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor)
@@ -143,12 +148,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if target is not None:
         check_refinable(lanes, specs)
     pool: LanePool | None = None  # made once what can be refused without a lane has been checked
-    if spec.base.model.saved is not None:  # a lane loads the file and counts it, before anything is claimed
+    user = spec.base.model.saved is not None or spec.base.model.factory is not None
+    if user:  # a lane loads the file (or builds every width) and counts it, before anything is claimed
+        if ladder and spec.base.model.factory is not None:
+            raise ConfigError("--ladder with a model factory is not built: sweep your model along --widths")
         pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            found = resolve_saved(spec.base, pool, lanes).model
+            found = resolve_factory(spec.base, pool, lanes, spec.widths).model if spec.base.model.factory \
+                else resolve_saved(spec.base, pool, lanes).model
         except BaseException:
             pool.close()
             raise

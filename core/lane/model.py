@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..config import CLASSES, INPUT_DIM, ModelSpec, TrainSpec
+from ..config import CLASSES, INPUT_DIM, ModelSpec, SavedModel, TrainSpec
 from ..families import MLP_RATIO, SIDE
-from . import saved
+from . import factory, saved
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -49,8 +49,12 @@ def build_model(keras: ModuleType, spec: ModelSpec, train: TrainSpec, *, jit: bo
     settings. `unroll`: an RNN's steps unrolled (a cost analysis needs them; training keeps Keras' loop)."""
     set_seed(keras, train.seed)
     optimizer = getattr(keras.optimizers, _OPTIMIZERS[train.optimizer])(learning_rate=train.learning_rate)
-    if spec.saved is not None:  # a user's own file (core/lane/saved.py)
-        model = saved.build(keras, spec.saved, train, jit=jit, optimizer=optimizer)
+    user = spec.saved or spec.factory
+    if user is not None:
+        # A user's own file (core/lane/saved.py), or their function of the width (core/lane/factory.py: it runs
+        # their code).
+        model = saved.build(keras, user, train, jit=jit, optimizer=optimizer) if isinstance(user, SavedModel) \
+            else factory.build(keras, user, spec.widths[0], train, jit=jit, optimizer=optimizer)
         if keras.backend.backend() == "tensorflow":
             _create_training_state(keras, model)
         return model

@@ -123,50 +123,66 @@ def load(keras: ModuleType, path: str) -> Model:
         raise ConfigError(f"{Path(path).name} could not be loaded as a Keras model: {text.splitlines()[0]}") from None
 
 
-def _softmax_classes(model: Model) -> int:
+def _softmax_classes(model: Model, what: str = "the saved model") -> int:
     layer = model.layers[-1]
     while hasattr(layer, "layers") and layer.layers:
         layer = layer.layers[-1]
     activation = getattr(getattr(layer, "activation", None), "__name__", "")
     if type(layer).__name__ != "Softmax" and activation != "softmax":
-        raise ConfigError("the saved model does not end in a softmax over classes: Crossover trains classifiers on "
+        raise ConfigError(f"{what} does not end in a softmax over classes: Crossover trains classifiers on "
                           "integer labels (a regression target is not built)")
     return int(_shape(model.outputs[0])[-1])
 
 
-def inspect(keras: ModuleType, path: str, sha256: str, size_bytes: int) -> SavedModel:
-    """What a lane found in the file: its shapes, classes, parameters and FLOPs."""
-    model = load(keras, path)
+def describe(model: Model, path: str, sha256: str, size_bytes: int, what: str = "the saved model") -> SavedModel:
+    """What a lane finds in a model (loaded from a file, or built by a user's function): one input of a fully
+    known shape, a softmax over its classes, its parameters and FLOPs; a ConfigError naming `what` otherwise."""
     if len(model.inputs) != 1 or len(model.outputs) != 1:
-        raise ConfigError(f"the saved model has {len(model.inputs)} inputs and {len(model.outputs)} outputs: "
+        raise ConfigError(f"{what} has {len(model.inputs)} inputs and {len(model.outputs)} outputs: "
                           "Crossover feeds one input and trains one output")
     dims = tuple(model.inputs[0].shape)[1:]
     if any(d is None for d in dims) or not dims:
-        raise ConfigError(f"the saved model's input shape {tuple(model.inputs[0].shape)} is not fully known: "
-                          "save it built on a keras.Input of a fixed shape")
-    classes = _softmax_classes(model)
+        raise ConfigError(f"{what}'s input shape {tuple(model.inputs[0].shape)} is not fully known: "
+                          "build it on a keras.Input of a fixed shape")
+    classes = _softmax_classes(model, what)
     flops, note = count_flops(model)
     return SavedModel(path=path, sha256=sha256, size_bytes=size_bytes, name=str(model.name),
                       input_shape=tuple(int(d) for d in dims), classes=classes, params=int(model.count_params()),
                       forward_flops=flops, flops_note=note, layers=len(_walk(model)))
 
 
-def build(keras: ModuleType, saved: SavedModel, train: TrainSpec, *, jit: bool, optimizer: Optimizer) -> Model:
-    """The saved model behind a reshape of flat rows, compiled with the run's settings; refused when the file is
-    no longer the one that was inspected (its SHA-256 differs): its figures would describe another model."""
+def inspect(keras: ModuleType, path: str, sha256: str, size_bytes: int) -> SavedModel:
+    """What a lane found in the file: its shapes, classes, parameters and FLOPs."""
+    return describe(load(keras, path), path, sha256, size_bytes)
+
+
+def file_sha256(path: str) -> str:
+    """The file's SHA-256 as it is now; a ConfigError when it cannot be read any more."""
     digest = hashlib.sha256()
     try:
-        with open(saved.path, "rb") as fh:
+        with open(path, "rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
     except OSError as exc:
-        raise ConfigError(f"{saved.path} cannot be read any more: {exc.strerror or exc}") from None
-    if digest.hexdigest() != saved.sha256:
-        raise ConfigError(f"{Path(saved.path).name} changed since it was opened (its SHA-256 differs): open it again")
-    inner = load(keras, saved.path)
-    inputs = keras.Input(shape=(saved.features,))
-    x = keras.layers.Reshape(saved.input_shape)(inputs) if len(saved.input_shape) > 1 else inputs
-    model = keras.Model(inputs, inner(x), name=f"saved_{inner.name}")
+        raise ConfigError(f"{path} cannot be read any more: {exc.strerror or exc}") from None
+    return digest.hexdigest()
+
+
+def wrap(keras: ModuleType, inner: Model, figures: SavedModel, train: TrainSpec, *, jit: bool, optimizer: Optimizer,
+         name: str) -> Model:
+    """`inner` behind a reshape of flat rows of `figures.features` values, compiled with the run's settings."""
+    inputs = keras.Input(shape=(figures.features,))
+    x = keras.layers.Reshape(figures.input_shape)(inputs) if len(figures.input_shape) > 1 else inputs
+    model = keras.Model(inputs, inner(x), name=name)
     model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
                   jit_compile=jit, steps_per_execution=train.steps_per_execution)
     return model
+
+
+def build(keras: ModuleType, saved: SavedModel, train: TrainSpec, *, jit: bool, optimizer: Optimizer) -> Model:
+    """The saved model behind a reshape of flat rows, compiled with the run's settings; refused when the file is
+    no longer the one that was inspected (its SHA-256 differs): its figures would describe another model."""
+    if file_sha256(saved.path) != saved.sha256:
+        raise ConfigError(f"{Path(saved.path).name} changed since it was opened (its SHA-256 differs): open it again")
+    inner = load(keras, saved.path)
+    return wrap(keras, inner, saved, train, jit=jit, optimizer=optimizer, name=f"saved_{inner.name}")

@@ -22,7 +22,7 @@ from .data import Dataset, load
 from .anatomy import measure_anatomy
 from .run import EventSink, Flag, describe_error, json_safe, run_job
 from .model import ModelShelf
-from . import saved
+from . import factory, saved
 from ..messages import (AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed, LaneStatus,
                         InspectJob, Inspected, ProbeJob, Probed, RunJob)
 from .steering import Count, Jobs, Steering
@@ -103,7 +103,9 @@ class LaneWorker:
                 stamp = (st.st_mtime_ns, st.st_size)
             except OSError:
                 stamp = None
-        saved = config.model.saved  # a saved model's own shapes, else MNIST's
+        saved = config.model.figures  # a saved model's (or a factory's at this width) own shapes, else MNIST's
+        if saved is None and config.model.factory is not None:  # never another shape's data
+            raise ConfigError(f"{config.model.label()} was not inspected at its width: its data's shape is not known")
         problem = saved.data_problem(t.data) if saved is not None else ""
         if problem:
             raise ConfigError(problem)
@@ -129,12 +131,15 @@ class LaneWorker:
     def inspect(self, job: InspectJob) -> Inspected:
         """A user's saved model, loaded in safe mode and counted (core/lane/saved.py); a sentence if it cannot be."""
         try:
+            if job.factory is not None:  # a user's function: this runs their code (core/lane/factory.py)
+                return Inspected(factory.inspect(self.keras, job.factory, job.width))
             return Inspected(saved.inspect(self.keras, job.path, job.sha256, job.size_bytes))
         except ConfigError as exc:
             return Inspected(None, str(exc))
         except Exception as exc:  # a damaged file is a sentence, and the lane lives on
             traceback.print_exc()
-            return Inspected(None, f"{os.path.basename(job.path)} could not be read as a Keras model: "
+            what = f"{job.factory.function}({job.width})" if job.factory is not None else "a Keras model"
+            return Inspected(None, f"{os.path.basename(job.path)} could not be read as {what}: "
                                    f"{describe_error(exc, self.spec.name)}")
         finally:
             self.keras.backend.clear_session()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..analysis.anatomy import AnatomyPoint
+from ..config import is_factory_kind
 from ..json_data import JsonValue, as_map, as_seq
 from ..paths import PROG
 
@@ -18,9 +19,13 @@ def _lanes_of(meta: Mapping[str, JsonValue]) -> list[str]:
 def _config_args(config: Mapping[str, JsonValue], with_widths: bool) -> list[str]:
     train, model = as_map(config.get("train")), as_map(config.get("model"))
     args = []
-    saved = as_map(model.get("saved"))
+    saved, factory = as_map(model.get("saved")), as_map(model.get("factory"))
     if saved.get("path"):  # a user's own model: its file, and none of Crossover's model options
         args += ["--model", str(saved["path"])]
+    elif factory.get("path"):  # a user's model factory: its file and function, and the width it was called with
+        args += ["--model", f"{factory['path']}:{factory.get('function')}"]
+        if with_widths and model.get("widths"):
+            args += ["--widths", ",".join(str(w) for w in as_seq(model.get("widths")))]
     else:
         if with_widths and model.get("widths"):
             args += ["--widths", ",".join(str(w) for w in as_seq(model.get("widths")))]
@@ -55,10 +60,12 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
         return f"{PROG} anatomy --json-file {shlex.quote(name)}"
     first = points[0]
     args = ["anatomy", "--lanes", ",".join(dict.fromkeys(p.lane for p in points))]
-    if first.widths:
-        args += ["--widths", ",".join(dict.fromkeys(str(p.width) for p in points)), "--layers", str(len(first.widths))]
     family = str(first.settings.get("family") or "mlp")
-    if family not in ("mlp", "saved"):
+    factory = is_factory_kind(family)  # a user's function: its file is not named in an anatomy's points
+    if first.widths:
+        args += ["--widths", ",".join(dict.fromkeys(str(p.width) for p in points))]
+        args += ["--model", f"FILE.py:{family.partition(' ')[2] or 'FUNCTION'}"] if factory else ["--layers", str(len(first.widths))]
+    if family not in ("mlp", "saved") and not factory:
         args += ["--family", family]
     if first.batch_size:
         args += ["--batch-size", str(first.batch_size)]
@@ -86,7 +93,7 @@ def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str) -> st
         widths = ",".join(str(w) for w in as_seq(sweep.get("widths")))
         saved = bool(as_map(as_map(config.get("model")).get("saved")))  # swept along batch size only: no widths
         args = ["sweep", "--lanes", lanes] + ([] if saved else ["--widths", widths])
-        if sweep.get("layers") and not saved:
+        if sweep.get("layers") and not saved and not as_map(as_map(config.get("model")).get("factory")):
             args += ["--layers", str(sweep["layers"])]
         args += _config_args(config, with_widths=False)
         batches = [str(b) for b in as_seq(sweep.get("batch_sizes"))]

@@ -17,6 +17,7 @@ from ..records import BatchTiming, LaneEvent, Status
 from .refine import refine
 from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
+from .saved import inspect_factory, with_factory
 from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_floors
 from ..files.sweep_rows import SweepRow, curve_point, runs_along_batch
 from ..words.verdict import width_unit
@@ -105,11 +106,18 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             elif not cancel.is_set():
                 result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
     kept: dict[tuple[str, int], list[BatchTiming]] = {}
+    current = [spec]  # a model factory's spec gains each width a lane inspects before it is measured
 
     def measure(x: int, level: int) -> list[SweepPoint]:
         if level == 0 and x in lent:
             return take(lent.pop(x))
-        (config,) = dataclasses.replace(spec, **({"batch_sizes": (x,)} if batch_axis else {"widths": (x,)})).points()
+        factory = current[0].base.model.factory
+        if factory is not None and not batch_axis and factory.at(x) is None:  # its figures are its own width's
+            factory = inspect_factory(pool, lanes[0], factory, [x], cancel)
+            current[0] = dataclasses.replace(current[0], base=with_factory(current[0].base, factory))
+            if factory.at(x) is None:  # cancelled
+                return []
+        (config,) = dataclasses.replace(current[0], **({"batch_sizes": (x,)} if batch_axis else {"widths": (x,)})).points()
         run, measured = measure_point(pool, lanes, config, result, on_event, cancel)
         rows = []
         for row in measured:

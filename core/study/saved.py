@@ -1,14 +1,25 @@
-"""A user's saved model, inspected by a lane before anything is timed: its shapes, classes, parameters and FLOPs."""
+"""A user's own model, inspected by a lane before anything is timed: its shapes, classes, parameters and FLOPs: a
+saved model's file, or a model factory's function at every width it will be timed at."""
 from __future__ import annotations
 
 import dataclasses
 import threading
+from typing import Sequence
 
-from ..config import ConfigError, LaneSpec, RunConfig, SavedModel
+from ..config import FACTORY, ConfigError, FactoryModel, FactoryWidth, LaneSpec, RunConfig, SavedModel
 from ..engine.pool import LanePool
 from ..messages import InspectJob, Inspected
 
 INSPECT_TIMEOUT_S = 300.0  # loading a big model file; the lane's own import is waited for before
+
+
+def _ask(pool: LanePool, spec: LaneSpec, job: InspectJob, cancel: threading.Event | None) -> SavedModel:
+    reply = pool.get(spec).request(job, Inspected, INSPECT_TIMEOUT_S, cancel)
+    if not isinstance(reply, Inspected):
+        raise ConfigError(f"{spec.name} could not inspect {job.path}: {reply.reason}")
+    if reply.saved is None:
+        raise ConfigError(reply.error)
+    return reply.saved
 
 
 def inspect_saved_model(pool: LanePool, spec: LaneSpec, saved: SavedModel,
@@ -17,14 +28,38 @@ def inspect_saved_model(pool: LanePool, spec: LaneSpec, saved: SavedModel,
     if spec.host:
         raise ConfigError(f"{spec.name}: a saved model is loaded by a lane on this machine (sending a model file to "
                           "another machine is not built): choose a local lane first")
-    reply = pool.get(spec).request(InspectJob(saved.path, saved.sha256, saved.size_bytes), Inspected,
-                                   INSPECT_TIMEOUT_S, cancel)
-    if not isinstance(reply, Inspected):
-        raise ConfigError(f"{spec.name} could not inspect {saved.path}: {reply.reason}")
-    if reply.saved is None:
-        raise ConfigError(reply.error)
-    return reply.saved
+    return _ask(pool, spec, InspectJob(saved.path, saved.sha256, saved.size_bytes), cancel)
+
+
+def inspect_factory(pool: LanePool, spec: LaneSpec, factory: FactoryModel, widths: Sequence[int],
+                    cancel: threading.Event | None = None) -> FactoryModel:
+    """`factory` with the model FUNCTION(width) builds at each of `widths` (those not inspected yet) as the lane
+    `spec` found it; a ConfigError with the lane's sentence for the first width that cannot be used, or when two
+    widths' models take different inputs or classes (every width of one factory is fed the same data)."""
+    if spec.host:
+        raise ConfigError(f"{spec.name}: a model factory is run by a lane on this machine (sending a Python file to "
+                          "another machine is not built): choose a local lane first")
+    found = []
+    for width in dict.fromkeys(widths):
+        if factory.at(width) is not None or (cancel is not None and cancel.is_set()):
+            continue
+        model = _ask(pool, spec, InspectJob(factory.path, factory.sha256, factory.size_bytes, factory, width), cancel)
+        found.append(FactoryWidth(width, model))
+    factory = factory.with_built(found)
+    first = factory.built[0] if factory.built else None
+    for other in factory.built[1:]:
+        if first is not None and (other.model.input_shape, other.model.classes) != \
+                (first.model.input_shape, first.model.classes):
+            shape = lambda b: f"{'x'.join(map(str, b.model.input_shape))} inputs and {b.model.classes} classes"  # noqa: E731
+            raise ConfigError(f"{factory.function}({first.width}) takes {shape(first)}, {factory.function}"
+                              f"({other.width}) {shape(other)}: every width of one factory must take the same input "
+                              "and classes (the width may change only what is inside)")
+    return factory
 
 
 def with_saved_model(config: RunConfig, saved: SavedModel) -> RunConfig:
     return dataclasses.replace(config, model=dataclasses.replace(config.model, family="saved", widths=(), saved=saved))
+
+
+def with_factory(config: RunConfig, factory: FactoryModel) -> RunConfig:
+    return dataclasses.replace(config, model=dataclasses.replace(config.model, family=FACTORY, factory=factory))

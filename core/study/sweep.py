@@ -109,6 +109,9 @@ class SweepSpec:
                 raise ConfigError(f"sweep width {width}: widths must be {MIN_WIDTH}-{MAX_WIDTH}")
         if not 1 <= self.layers <= 8:
             raise ConfigError(f"{self.layers} hidden layers: choose 1-8")
+        if self.base.model.factory is not None and self.layers != 1:
+            raise ConfigError(f"{self.layers} hidden layers: {self.base.model.factory.function}(width) builds the "
+                              "whole model from one width (layers 1)")
         if self.steady_steps < 3:
             raise ConfigError(f"steady batches per point {self.steady_steps}: choose at least 3")
         if not self.seconds_per_point > 0:

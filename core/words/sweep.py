@@ -12,7 +12,7 @@ from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
 from ..analysis.energy import energy_curves
 from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
-from ..config import SAVED, is_saved_kind
+from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
 from ..json_data import JsonValue
 from ..files.sweep_rows import SweepRow, group_rows
 from ..files.sweeps import run_rows
@@ -200,6 +200,9 @@ def picture_title(rows: Sequence[SweepRow], host: Mapping[str, JsonValue]) -> st
     kind = kinds[0] if len(kinds) == 1 else ""
     if is_saved_kind(kind):
         model = f"your model {kind[len(SAVED):].strip() or '(saved)'}"
+    elif is_factory_kind(kind) and widths:  # a user's function of the width
+        called = kind[len(FACTORY):].strip() or "FUNCTION"
+        model = f"your model {called}(width), width {widths[0]:,}" + (f"–{widths[-1]:,}" if len(widths) > 1 else "")
     else:
         name, layer = KIND_NAMES.get(kind.split(" ")[0], ("models of several kinds", "layer"))
         plural = "s" if layers != [1] else ""
