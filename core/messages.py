@@ -105,6 +105,18 @@ class InspectJob:
 
 
 @dataclass(frozen=True)
+class ModelChunk:
+    """Part of a user's model file, for a lane on another machine: sent as bytes, never named by a path there
+    (core/engine/remote/model_files.py)."""
+
+    sha256: str
+    suffix: str  # ".keras" (a saved model) or ".py" (a model factory)
+    index: int
+    total: int
+    data: str  # base64
+
+
+@dataclass(frozen=True)
 class CloseLane:
     """Leave once the job in progress (if any) has ended."""
 
@@ -213,7 +225,7 @@ _Registered = TypeVar("_Registered", bound=type)
 
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
     RunJob, SwitchModel, Proceed, Finish, Pause, Resume, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
-    AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime, InspectJob, Inspected, SavedModel, FactoryModel, FactoryWidth,
+    AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime, InspectJob, Inspected, ModelChunk, SavedModel, FactoryModel, FactoryWidth,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
     RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}

@@ -73,6 +73,11 @@ def compile_cache_dir() -> Path:
 COMPILE_CACHE_MAX_BYTES = 512 * 1024 * 1024  # JAX evicts the least recently used programs beyond this
 
 
+def received_models_dir() -> Path:
+    """Where a remote lane's end keeps the model files an app sent it, by SHA-256 (core/engine/remote/model_files.py)."""
+    return crossover_home() / "received-models"
+
+
 def settings_path() -> Path:
     return crossover_home() / "settings.ini"
 

@@ -19,7 +19,8 @@ from ..files.live import RunFiles, check_output_pair
 from ..files.npz_check import DataError, inspect_npz
 from ..files.model_factory import check_factory, is_factory_arg
 from ..files.saved_model import check_saved_model
-from ..study.saved import inspect_factory, inspect_saved_model, with_factory, with_saved_model
+from ..study.saved import (inspect_factory, inspect_saved_model, inspecting_lane, sending_problems, with_factory,
+                           with_saved_model)
 from ..paths import log_dir_problem
 from ..presets import PRESETS
 from ..engine.pool import LanePool
@@ -91,15 +92,16 @@ def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]
     todo = [w for w in dict.fromkeys(widths) if factory.at(w) is None]
     if not todo:
         return config
-    remote = [lane.name for lane in lanes if lane.host]
-    if remote:
-        raise ConfigError(f"--model: {', '.join(remote)} run on another machine, and sending a Python file there is "
-                          "not built; choose lanes of this machine")
-    say(f"model factory {factory.path}:{factory.function} (sha256 {factory.sha256[:12]}…): {lanes[0].name} imports "
+    problems = sending_problems(lanes, factory.path, factory.size_bytes)
+    if problems:
+        raise ConfigError("; ".join(problems))
+    first = inspecting_lane(lanes)
+    say(f"model factory {factory.path}:{factory.function} (sha256 {factory.sha256[:12]}…): {first.name} imports "
         f"it (your code runs there) and builds width{'s' if len(todo) > 1 else ''} {', '.join(map(str, todo))}")
-    for lane in lanes[1:]:  # the other lanes import their frameworks meanwhile, not after
-        pool.get(lane).start()
-    factory = inspect_factory(pool, lanes[0], factory, widths)
+    for lane in lanes:  # the other lanes import their frameworks meanwhile, not after
+        if lane != first:
+            pool.get(lane).start()
+    factory = inspect_factory(pool, first, factory, widths)
     config = with_factory(config, factory)
     for width in todo:
         found = factory.at(width)
@@ -126,14 +128,15 @@ def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) 
     saved = config.model.saved
     if saved is None or saved.inspected:
         return config
-    remote = [lane.name for lane in lanes if lane.host]
-    if remote:
-        raise ConfigError(f"--model: {', '.join(remote)} run on another machine, and sending a model file there is "
-                          "not built; choose lanes of this machine")
-    say(f"model file {saved.path} (sha256 {saved.sha256[:12]}…): loading it in {lanes[0].name}, safe mode on")
-    for lane in lanes[1:]:  # the other lanes import their frameworks meanwhile, not after
-        pool.get(lane).start()
-    found = inspect_saved_model(pool, lanes[0], saved)
+    problems = sending_problems(lanes, saved.path, saved.size_bytes)
+    if problems:
+        raise ConfigError("; ".join(problems))
+    first = inspecting_lane(lanes)
+    say(f"model file {saved.path} (sha256 {saved.sha256[:12]}…): loading it in {first.name}, safe mode on")
+    for lane in lanes:  # the other lanes import their frameworks meanwhile, not after
+        if lane != first:
+            pool.get(lane).start()
+    found = inspect_saved_model(pool, first, saved)
     problem = found.data_problem(config.train.data)
     if problem:
         raise ConfigError(problem)

@@ -17,7 +17,7 @@ from ..records import BatchTiming, LaneEvent, Status
 from .refine import refine
 from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
-from .saved import inspect_factory, with_factory
+from .saved import inspect_factory, inspecting_lane, with_factory
 from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_floors
 from ..files.sweep_rows import SweepRow, curve_point, runs_along_batch
 from ..words.verdict import width_unit
@@ -113,7 +113,7 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             return take(lent.pop(x))
         factory = current[0].base.model.factory
         if factory is not None and not batch_axis and factory.at(x) is None:  # its figures are its own width's
-            factory = inspect_factory(pool, lanes[0], factory, [x], cancel)
+            factory = inspect_factory(pool, inspecting_lane(lanes), factory, [x], cancel)
             current[0] = dataclasses.replace(current[0], base=with_factory(current[0].base, factory))
             if factory.at(x) is None:  # cancelled
                 return []

@@ -4,30 +4,43 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from pathlib import Path
 from typing import Sequence
 
 from ..config import FACTORY, ConfigError, FactoryModel, FactoryWidth, LaneSpec, RunConfig, SavedModel
 from ..engine.pool import LanePool
+from ..engine.remote.model_files import sending_problem
 from ..messages import InspectJob, Inspected
 
 INSPECT_TIMEOUT_S = 300.0  # loading a big model file; the lane's own import is waited for before
 
 
 def _ask(pool: LanePool, spec: LaneSpec, job: InspectJob, cancel: threading.Event | None) -> SavedModel:
+    """The lane's figures of the model, named by this machine's path (a remote lane inspects its own copy)."""
     reply = pool.get(spec).request(job, Inspected, INSPECT_TIMEOUT_S, cancel)
     if not isinstance(reply, Inspected):
         raise ConfigError(f"{spec.name} could not inspect {job.path}: {reply.reason}")
     if reply.saved is None:
         raise ConfigError(reply.error)
-    return reply.saved
+    return dataclasses.replace(reply.saved, path=job.path)
+
+
+def inspecting_lane(lanes: Sequence[LaneSpec]) -> LaneSpec:
+    """The lane that inspects a user's model: one of this machine's where there is one (its file is here), else
+    the first (a remote lane inspects the copy it was sent)."""
+    return next((lane for lane in lanes if not lane.host), lanes[0])
+
+
+def sending_problems(lanes: Sequence[LaneSpec], path: str, size_bytes: int) -> list[str]:
+    """Why the model file at `path` cannot be sent to the remote lanes among `lanes` (sentences; none: it can)."""
+    hosts = dict.fromkeys(lane.host for lane in lanes if lane.host)
+    return [p for p in (sending_problem(size_bytes, Path(path).name, host) for host in hosts) if p]
 
 
 def inspect_saved_model(pool: LanePool, spec: LaneSpec, saved: SavedModel,
                         cancel: threading.Event | None = None) -> SavedModel:
-    """The model as the lane `spec` found it in its file; a ConfigError with the lane's sentence if it cannot be used."""
-    if spec.host:
-        raise ConfigError(f"{spec.name}: a saved model is loaded by a lane on this machine (sending a model file to "
-                          "another machine is not built): choose a local lane first")
+    """The model as the lane `spec` found it in its file (a remote lane: in the copy it was sent); a ConfigError
+    with the lane's sentence if it cannot be used."""
     return _ask(pool, spec, InspectJob(saved.path, saved.sha256, saved.size_bytes), cancel)
 
 
@@ -36,9 +49,6 @@ def inspect_factory(pool: LanePool, spec: LaneSpec, factory: FactoryModel, width
     """`factory` with the model FUNCTION(width) builds at each of `widths` (those not inspected yet) as the lane
     `spec` found it; a ConfigError with the lane's sentence for the first width that cannot be used, or when two
     widths' models take different inputs or classes (every width of one factory is fed the same data)."""
-    if spec.host:
-        raise ConfigError(f"{spec.name}: a model factory is run by a lane on this machine (sending a Python file to "
-                          "another machine is not built): choose a local lane first")
     found = []
     for width in dict.fromkeys(widths):
         if factory.at(width) is not None or (cancel is not None and cancel.is_set()):

@@ -93,12 +93,13 @@ def test_a_factory_file_is_checked_without_running_it(tmp_path):
     assert is_factory_arg("a.py:build") and is_factory_arg("a.py") and not is_factory_arg("m.keras")
 
 
-def test_a_factory_is_refused_on_another_machines_lane_before_any_lane_is_asked():
+def test_a_factory_is_inspected_by_a_lane_of_this_machine_where_there_is_one():
     from crossover_lab.core.config import LaneSpec
-    from crossover_lab.core.study.saved import inspect_factory
+    from crossover_lab.core.study.saved import inspecting_lane
 
-    with pytest.raises(ConfigError, match="sending a Python file to another machine is not built"):
-        inspect_factory(None, LaneSpec.parse("ssh://lab-gpu/gpu0"), _factory(()), [8])  # type: ignore[arg-type]
+    remote, local = LaneSpec.parse("ssh://lab-gpu/gpu0"), LaneSpec.parse("cpu1")
+    assert inspecting_lane([remote, local]) == local  # its file is here: nothing to send for it
+    assert inspecting_lane([remote]) == remote  # a remote lane inspects the copy it was sent
 
 
 def _factory(widths: tuple[int, ...]) -> FactoryModel:

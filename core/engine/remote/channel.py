@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Mapping
 
-from ...config import LaneSpec
+from ...config import ConfigError, LaneSpec
 from ...version import APP_VERSION
 from ...messages import Bundle, Job, LaneStartFailed, Steer, Wirable
 from ...paths import lane_log_path
 from ...records import LaneEvent, RunStarted
 from .guard import FloodGate, printable
+from .model_files import chunks, model_file
 from .wire import (DEFAULT_PYTHON, HANDSHAKE_TIMEOUT_S, MAX_LINE_BYTES, PROTOCOL, ListDevices, OpenLane, Refused,
                    RemoteHello, SetCancel, SshTarget, decode, encode, ssh_argv, ssh_failure, version_problem)
 
@@ -54,6 +55,7 @@ class RemoteChannel:
         self._done = threading.Event()
         self._failure = ""
         self._gate = FloodGate()
+        self._sent_models: set[str] = set()  # the SHA-256 of each model file sent on this channel
         self._stderr: collections.deque[str] = collections.deque(maxlen=40)
         self._log: IO[str] | None = None
         if log_path is not None:
@@ -101,9 +103,21 @@ class RemoteChannel:
         return self._failure or f"the lane on {self.target.url} ended"
 
     def send(self, job: Job | Steer | SetCancel) -> bool:
-        """Queue a message for the remote (written by a thread: a slow network never blocks the caller)."""
+        """Queue a message for the remote (written by a thread: a slow network never blocks the caller). A user's
+        model file the message needs goes first, as bytes, once per channel (core/engine/remote/model_files.py);
+        one that cannot be sent ends the lane with the sentence why."""
         if self._done.is_set():
             return False
+        found = model_file(job)
+        if found is not None and found.sha256 not in self._sent_models:
+            try:
+                for chunk in chunks(found):
+                    self._outbox.put(encode(chunk))
+            except ConfigError as exc:
+                self._set_failure(f"{self.target.url}: {exc}")
+                self.kill()
+                return False
+            self._sent_models.add(found.sha256)
         self._outbox.put(encode(job))
         return True
 

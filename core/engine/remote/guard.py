@@ -49,7 +49,8 @@ MAX_EVENTS_PER_RUN = 5_000_000  # between two RunStarted: a run of five million 
 KEEP = frozenset("\n\t")
 # Fields that hold a time (ms or seconds), by name: finite where BatchTiming carries them, never negative.
 _TIME = re.compile(r"^(ms|.*_ms|.*_s|seconds.*|start_s)$")
-_FAMILY_TEXT = re.compile(r"^[a-z]{2,12}( \d{1,3} heads?)?$")  # BatchTiming.family: mlp, gru, transformer 4 heads
+# BatchTiming.family: mlp, gru, transformer 4 heads; a user's model by its name or its function: saved my_cnn
+_FAMILY_TEXT = re.compile(r"^(?:[a-z]{2,12}( \d{1,3} heads?)?|(?:saved|factory) [\w.\- ]{1,80})$")
 _WIDTHS_TEXT = re.compile(r"^(\d+(-\d+)*)?$")  # BatchTiming.widths: "750-150-50-50"
 # A lane's settings that the app reads as numbers (core/report, the sidecar): a count or None.
 _COUNT_SETTINGS = ("total_steps", "steps_per_epoch", "samples", "epochs", "warmup_steps", "steps_per_execution",

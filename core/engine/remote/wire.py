@@ -26,7 +26,7 @@ from .guard import checked
 
 _Checked = TypeVar("_Checked", bound=Wirable)
 
-PROTOCOL = 2  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured)
+PROTOCOL = 3  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory)
 WORKER_MODULE = "crossover_lab.core.engine.remote.worker"
 DEFAULT_PYTHON = "python3"
 SSH_COMMAND_ENV = "CROSSOVER_SSH_COMMAND"

@@ -20,7 +20,9 @@ from typing import BinaryIO
 from ...version import APP_VERSION
 from ..devices import discover, host_info
 from ...lane.worker import lane_main
-from ...messages import AnatomyJob, CalibrateJob, CloseLane, ProbeJob, RunJob, Wirable
+from ...messages import AnatomyJob, CalibrateJob, CloseLane, InspectJob, ModelChunk, ProbeJob, RunJob, Wirable
+from ...paths import received_models_dir
+from .model_files import ModelStore
 from .wire import (PROTOCOL, DevicesListed, ListDevices, OpenLane, Refused, RemoteHello, SetCancel, decode, encode,
                    version_problem)
 from ..pool import LanePool
@@ -57,24 +59,31 @@ class Wire:
         self._thread.join(timeout)
 
 
-def read_jobs(stdin: BinaryIO, jobs: queue.Queue, cancel: threading.Event, attention: Counter) -> None:
-    """Jobs from the app into the lane's queue, cancel into its flag, steering counted (core/lane/steering.py);
-    at EOF, stop and leave."""
+def read_jobs(stdin: BinaryIO, jobs: queue.Queue, cancel: threading.Event, attention: Counter,
+              store: ModelStore | None = None) -> None:
+    """Jobs from the app into the lane's queue, cancel into its flag, steering counted (core/lane/steering.py),
+    a user's model file kept in `store` and each job given this machine's copy of it; at EOF, stop and leave."""
+    store = store or ModelStore(received_models_dir())
     for line in iter(stdin.readline, b""):
         try:
             message = decode(line)
         except ValueError:
             break  # not our app: treat it as the end of the conversation
-        if isinstance(message, SetCancel):
+        if isinstance(message, ModelChunk):
+            store.take(message)
+            if store.error:
+                print(store.error, file=sys.stderr, flush=True)  # the app logs this end's stderr
+                store.error = ""
+        elif isinstance(message, SetCancel):
             if message.on:
                 cancel.set()
             else:
                 cancel.clear()
         elif isinstance(message, STEERS):
-            jobs.put(message)
+            jobs.put(store.localized(message))
             attention.value += 1
-        elif isinstance(message, (RunJob, ProbeJob, CalibrateJob, AnatomyJob, CloseLane)):
-            jobs.put(message)
+        elif isinstance(message, (RunJob, ProbeJob, CalibrateJob, AnatomyJob, InspectJob, CloseLane)):
+            jobs.put(store.localized(message))
     cancel.set()
     jobs.put(CloseLane())
     # A run stops at its next batch end; a framework still importing, or a stuck step, does not:

@@ -271,3 +271,56 @@ def test_the_anatomy_of_a_remote_lane_comes_back_under_its_full_name(ssh_env):
     assert outcome.point is not None, outcome.error
     assert outcome.point.lane == spec.name and outcome.point.device.startswith("CPU (")
     assert all(outcome.point.rung(name) is not None for name in RUNGS)
+
+
+MAKE_MODEL = """
+import os, sys
+os.environ["KERAS_BACKEND"] = "tensorflow"
+import keras
+inputs = keras.Input((12, 12, 1))
+x = keras.layers.Conv2D(4, 3, activation="relu")(inputs)
+x = keras.layers.Flatten()(x)
+keras.Model(inputs, keras.layers.Dense(3, activation="softmax")(x), name="remote_cnn").save(sys.argv[1])
+"""
+
+
+@pytest.mark.slow
+def test_your_own_model_is_sent_to_a_remote_lane_as_bytes_and_trained_from_its_copy_there(ssh_env, tmp_path):
+    """--model on a remote lane: the file goes over the lane's own channel (never a path there), the remote keeps
+    it under its SHA-256 in its own data folder, inspects and trains that copy; a local lane trains the original."""
+    import hashlib
+
+    model = tmp_path / "mine.keras"
+    made = subprocess.run([PY, "-c", MAKE_MODEL, str(model)], capture_output=True, text=True, timeout=240)
+    assert made.returncode == 0, made.stderr[-2000:]
+    sha = hashlib.sha256(model.read_bytes()).hexdigest()
+    lane = remote(ssh_env).name
+    out = tmp_path / "mine.csv"
+    r = cli("run", "--model", str(model), "--lanes", f"{lane},cpu1", "--samples", "512", "--batch-size", "32",
+            "--data", "synthetic", "--remote-python", PY, "--csv", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    assert "loading it in cpu1" in r.stderr  # this machine's lane inspects it: its file is here
+    kept = ssh_env.remote_home / "received-models" / f"{sha}.keras"
+    assert kept.read_bytes() == model.read_bytes()  # the remote's own copy, checked by its hash
+    meta = json.loads(out.with_suffix(".json").read_text())
+    lanes = meta["runs"][0]["lanes"]
+    assert lanes[lane]["status"] == lanes["cpu1"]["status"] == "completed"
+    assert meta["runs"][0]["config"]["model"]["saved"]["path"] == str(model)  # the app's path in the record
+    rows = [row.split(",") for row in out.read_text().splitlines()[1:]]
+    assert sum(row[1] == lane for row in rows) == 16  # 512 samples / 32 a batch
+    # Only a remote lane: it inspects its copy, and the figures come back under the app's path.
+    r = cli("run", "--model", str(model), "--lanes", lane, "--samples", "256", "--batch-size", "32",
+            "--data", "synthetic", "--remote-python", PY)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    assert f"loading it in {lane}" in r.stderr and "remote_cnn: input 12x12x1, 3 classes" in r.stderr
+    # A model factory likewise: its .py file is sent, imported there from the remote's copy, built at each width.
+    factory = tmp_path / "my_models.py"
+    factory.write_text("import keras\n\n\ndef build(width):\n    inputs = keras.Input((20,))\n"
+                       "    x = keras.layers.Dense(width, activation='relu')(inputs)\n"
+                       "    return keras.Model(inputs, keras.layers.Dense(4, activation='softmax')(x))\n")
+    r = cli("run", "--model", f"{factory}:build", "--widths", "16", "--lanes", lane, "--samples", "256",
+            "--batch-size", "32", "--data", "synthetic", "--remote-python", PY)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    assert f"{lane} imports it" in r.stderr and "build(16):" in r.stderr
+    assert (ssh_env.remote_home / "received-models" / f"{hashlib.sha256(factory.read_bytes()).hexdigest()}.py").is_file()
+    assert wait_for(lambda: not ssh_env.workers(), 5)
