@@ -53,7 +53,8 @@ class SavedModel:
 
     It has no width: its axis is batch size. A lane feeds it flat rows of `features` values (the data's own
     shape), reshaped to `input_shape` in front of the model, and trains it on integer labels below `classes`
-    (its softmax output). FLOPs are counted by a walk of its layers in the lane (core/lane/saved.py), forward
+    (its softmax output), or, a model whose output is no softmax, on `outputs` real-valued targets per sample
+    by mean squared error (a regression; `classes` 0). FLOPs are counted by a walk of its layers in the lane (core/lane/saved.py), forward
     per sample; a training step counts 3x the forward pass (forward, then gradients for the inputs and the
     weights). `flops_note` names layers whose work is not counted."""
 
@@ -67,9 +68,21 @@ class SavedModel:
     forward_flops: int = 0  # per sample; 0: not counted yet (before a lane inspected the file)
     flops_note: str = ""
     layers: int = 0
+    outputs: int = 0  # a regression's values per sample (its output is no softmax); 0 for a classifier
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "input_shape", tuple(int(d) for d in self.input_shape))
+
+    @property
+    def regression(self) -> bool:
+        return self.classes == 0 and self.outputs > 0
+
+    @property
+    def head_words(self) -> str:
+        """What it is trained to give: "5 classes", or "3 outputs (a regression, mean squared error)"."""
+        if self.regression:
+            return f"{self.outputs} output{'s' if self.outputs != 1 else ''} (a regression, mean squared error)"
+        return f"{self.classes} classes"
 
     @property
     def features(self) -> int:
@@ -81,13 +94,17 @@ class SavedModel:
 
     @property
     def inspected(self) -> bool:
-        return bool(self.input_shape) and self.classes > 0
+        return bool(self.input_shape) and (self.classes > 0 or self.outputs > 0)
 
     def data_problem(self, data: str) -> str:
         """Why `data` cannot feed this model (a sentence), or "": MNIST and a user's .npz hold rows of 784 values
-        with labels 0-9, which fit only a model of 784 inputs and at least 10 classes; auto and synthetic fit any."""
+        with labels 0-9, which fit only a classifier of 784 inputs and at least 10 classes (a regression needs
+        real-valued targets: synthetic ones); auto and synthetic fit any."""
         if data in ("auto", "synthetic") or (self.features == INPUT_DIM and self.classes >= CLASSES):
             return ""
+        if self.regression:
+            return (f"{'MNIST' if data == 'mnist' else data} holds class labels, and {self.name or 'the model'} is a "
+                    f"regression ({self.head_words}): use --data synthetic (real-valued targets of its own shape)")
         return (f"{'MNIST' if data == 'mnist' else data} holds rows of {INPUT_DIM} values (28x28) and labels "
                 f"0-{CLASSES - 1}; {self.name or 'the model'} takes {'x'.join(map(str, self.input_shape))} = "
                 f"{self.features} values and {self.classes} classes: use --data synthetic (data of the model's "

@@ -112,7 +112,7 @@ def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]
             raise ConfigError(problem)
         note = f"; FLOPs {found.flops_note}" if found.flops_note else ""
         say(f"{factory.function}({width}): {found.name}, input {'x'.join(map(str, found.input_shape))}, "
-            f"{found.classes} classes, {found.params:,} parameters, {found.forward_flops / 1e6:,.3f} MFLOP per "
+            f"{found.head_words}, {found.params:,} parameters, {found.forward_flops / 1e6:,.3f} MFLOP per "
             f"sample forward (a walk of its layers){note}")
     check_memory([dataclasses.replace(config, model=dataclasses.replace(config.model, widths=(w,))) for w in widths],
                  lanes)
@@ -143,7 +143,7 @@ def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) 
     config = with_saved_model(config, found)
     check_memory([config], lanes)
     note = f"; FLOPs {found.flops_note}" if found.flops_note else ""
-    say(f"{found.name}: input {'x'.join(map(str, found.input_shape))}, {found.classes} classes, {found.params:,} "
+    say(f"{found.name}: input {'x'.join(map(str, found.input_shape))}, {found.head_words}, {found.params:,} "
         f"parameters, {found.forward_flops / 1e6:,.2f} MFLOP per sample forward{note}")
     return config
 

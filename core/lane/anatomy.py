@@ -209,8 +209,8 @@ class Anatomy:
         """The loss on the first batch, in inference mode: equal weights give an equal loss."""
         ops, (x, y) = self.keras.ops, self.host_batches[0]
         pred = self.model(self.steps.place(x), training=False)
-        return float(ops.convert_to_numpy(ops.mean(self.keras.losses.sparse_categorical_crossentropy(
-            self.steps.place(y), pred))))
+        loss = self.keras.losses.get(self.model.loss)  # as compiled: cross-entropy, or a regression's squared error
+        return float(ops.convert_to_numpy(ops.mean(loss(self.steps.place(y), pred))))
 
 
 class CallAnatomy:

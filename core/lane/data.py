@@ -23,7 +23,8 @@ SYNTHETIC_BYTES, MIN_SYNTHETIC = 256 << 20, 2048  # synthetic data of a saved mo
 
 @dataclass(frozen=True)
 class Dataset:
-    """Flattened float32 inputs (N, 784), integer labels (N,), and where they came from."""
+    """Flattened float32 inputs (N, 784), integer labels (N,) (a regression's float32 targets (N, outputs)), and
+    where they came from."""
 
     x: np.ndarray
     y: np.ndarray
@@ -131,6 +132,17 @@ def synthetic(n: int, seed: int = 0, features: int = INPUT_DIM, classes: int = C
     return x, y
 
 
+def synthetic_regression(n: int, seed: int = 0, features: int = INPUT_DIM,
+                         outputs: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of `features` uint8 values and `outputs` real-valued targets per row that a model can learn: a fixed
+    random linear map of the scaled row, plus a little noise (float32, about unit variance)."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 256, size=(n, features), dtype=np.uint8)
+    w = rng.normal(0.0, 1.0, size=(features, outputs)).astype(np.float32) / np.float32(np.sqrt(features / 12.0))
+    y = (x.astype(np.float32) / 255.0 - 0.5) @ w + rng.normal(0.0, 0.1, size=(n, outputs)).astype(np.float32)
+    return x, y.astype(np.float32)
+
+
 def preprocess(x: np.ndarray, how: str) -> np.ndarray:
     """`scale`: /255 (the blog's seed); `l2`: each row to unit L2 norm (the Q&A's seed)."""
     x = x.astype(np.float32)
@@ -141,10 +153,20 @@ def preprocess(x: np.ndarray, how: str) -> np.ndarray:
 
 
 def load(data: str = "auto", samples: int | None = None, preprocessing: str = "scale",
-         seed: int = 0, features: int = INPUT_DIM, classes: int = CLASSES) -> Dataset:
+         seed: int = 0, features: int = INPUT_DIM, classes: int = CLASSES, outputs: int = 0) -> Dataset:
     """Load the named source; `auto` means MNIST if it can be had, else synthetic (and says why). A model of
     other shapes (a saved model's `features` values per sample, `classes` classes) takes MNIST and a user's
-    .npz only where they fit it, and synthetic data of its own shape for `auto`."""
+    .npz only where they fit it, and synthetic data of its own shape for `auto`; a regression (`classes` 0,
+    `outputs` targets per sample) takes synthetic real-valued targets only."""
+    if classes == 0 and outputs > 0:
+        if data not in ("auto", "synthetic"):
+            raise ConfigError(f"data source {data!r} holds class labels: a regression takes --data synthetic")
+        most = max(MIN_SYNTHETIC, SYNTHETIC_BYTES // (4 * (features + outputs)))
+        n = min(samples or MNIST_TRAIN_SIZE, most)
+        x, y = synthetic_regression(n, seed, features, outputs)
+        return Dataset(preprocess(x, preprocessing), y, "synthetic",
+                       f"synthetic regression data of the model's shape ({features} values, {outputs} real-valued "
+                       f"target{'s' if outputs != 1 else ''} a linear map of them, seed {seed})")
     if (features, classes) != (INPUT_DIM, CLASSES):
         # MNIST's 784 pixels and labels 0-9 fit this model or not (the caller refused other data that does not
         # fit: SavedModel.data_problem); auto falls back to synthetic data of the model's shape.

@@ -143,7 +143,8 @@ def _create_training_state(keras: ModuleType, model: Model) -> None:
     backends build them before their first step already. The steady steps run the same graph.
     """
     x = keras.ops.zeros((1, int(model.inputs[0].shape[-1])))  # a row of the model's features (784, or a file's)
-    y = keras.ops.zeros((1,), dtype="int32")
+    regression = getattr(model, "loss", None) == "mean_squared_error"  # a user's model with no softmax
+    y = keras.ops.zeros((1, *model.outputs[0].shape[1:])) if regression else keras.ops.zeros((1,), dtype="int32")
     model.compute_metrics(x, y, model(x), sample_weight=None)
     model.reset_metrics()  # the one-sample batch above is not part of any epoch's accuracy
     model.optimizer.build(model.trainable_variables)

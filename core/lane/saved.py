@@ -2,12 +2,13 @@
 
 `keras.saving.load_model(path, safe_mode=True)`: a file whose config holds code (a Lambda layer) is refused
 by Keras itself, and its sentence is the answer; nothing in the file runs. The model must take one input of a
-fully known shape and end in a softmax over its classes (a classifier: Crossover trains on integer labels).
+fully known shape; one that ends in a softmax is a classifier (trained on integer labels below its classes),
+any other a regression (trained on real-valued targets of its output's size, by mean squared error).
 
 The lane feeds every model flat rows (core/lane/data.py), so the saved model is wrapped: Input(features) →
 Reshape(input_shape) → the saved model. The reshape moves no data. It is compiled with the run's optimizer,
-learning rate, jit and steps per execution, and sparse categorical cross-entropy: the settings that change
-speed are the run's, recorded as for every model, not whatever the file was compiled with.
+learning rate, jit and steps per execution, and sparse categorical cross-entropy (mean squared error for a
+regression): the settings that change speed are the run's, recorded as for every model, not whatever the file was compiled with.
 
 FLOPs, forward, per sample, by a walk of the layers (nested models included), multiply-adds as 2:
 
@@ -123,15 +124,19 @@ def load(keras: ModuleType, path: str) -> Model:
         raise ConfigError(f"{Path(path).name} could not be loaded as a Keras model: {text.splitlines()[0]}") from None
 
 
-def _softmax_classes(model: Model, what: str = "the saved model") -> int:
+def _head(model: Model, what: str = "the saved model") -> tuple[int, int]:
+    """(classes, 0) for a model that ends in a softmax (a classifier, trained on integer labels), else (0, the
+    values it outputs per sample): a regression, trained on real-valued targets by mean squared error."""
     layer = model.layers[-1]
     while hasattr(layer, "layers") and layer.layers:
         layer = layer.layers[-1]
     activation = getattr(getattr(layer, "activation", None), "__name__", "")
-    if type(layer).__name__ != "Softmax" and activation != "softmax":
-        raise ConfigError(f"{what} does not end in a softmax over classes: Crossover trains classifiers on "
-                          "integer labels (a regression target is not built)")
-    return int(_shape(model.outputs[0])[-1])
+    dims = tuple(model.outputs[0].shape)[1:]
+    if not dims or any(d is None for d in dims):
+        raise ConfigError(f"{what}'s output shape {tuple(model.outputs[0].shape)} is not fully known")
+    if type(layer).__name__ == "Softmax" or activation == "softmax":
+        return int(dims[-1]), 0
+    return 0, _prod([int(d) for d in dims])
 
 
 def describe(model: Model, path: str, sha256: str, size_bytes: int, what: str = "the saved model") -> SavedModel:
@@ -144,11 +149,11 @@ def describe(model: Model, path: str, sha256: str, size_bytes: int, what: str = 
     if any(d is None for d in dims) or not dims:
         raise ConfigError(f"{what}'s input shape {tuple(model.inputs[0].shape)} is not fully known: "
                           "build it on a keras.Input of a fixed shape")
-    classes = _softmax_classes(model, what)
+    classes, outputs = _head(model, what)
     flops, note = count_flops(model)
     return SavedModel(path=path, sha256=sha256, size_bytes=size_bytes, name=str(model.name),
                       input_shape=tuple(int(d) for d in dims), classes=classes, params=int(model.count_params()),
-                      forward_flops=flops, flops_note=note, layers=len(_walk(model)))
+                      forward_flops=flops, flops_note=note, layers=len(_walk(model)), outputs=outputs)
 
 
 def inspect(keras: ModuleType, path: str, sha256: str, size_bytes: int) -> SavedModel:
@@ -173,7 +178,14 @@ def wrap(keras: ModuleType, inner: Model, figures: SavedModel, train: TrainSpec,
     """`inner` behind a reshape of flat rows of `figures.features` values, compiled with the run's settings."""
     inputs = keras.Input(shape=(figures.features,))
     x = keras.layers.Reshape(figures.input_shape)(inputs) if len(figures.input_shape) > 1 else inputs
-    model = keras.Model(inputs, inner(x), name=name)
+    out = inner(x)
+    if figures.regression:  # its targets come as flat rows of `outputs` values, as its inputs do
+        out = keras.layers.Reshape((figures.outputs,))(out) if len(tuple(out.shape)) > 2 else out
+        model = keras.Model(inputs, out, name=name)
+        model.compile(optimizer=optimizer, loss="mean_squared_error", metrics=["mean_absolute_error"],
+                      jit_compile=jit, steps_per_execution=train.steps_per_execution)
+        return model
+    model = keras.Model(inputs, out, name=name)
     model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", metrics=["accuracy"],
                   jit_compile=jit, steps_per_execution=train.steps_per_execution)
     return model

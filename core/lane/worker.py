@@ -109,7 +109,7 @@ class LaneWorker:
         problem = saved.data_problem(t.data) if saved is not None else ""
         if problem:
             raise ConfigError(problem)
-        shape = (saved.features, saved.classes) if saved is not None else (INPUT_DIM, CLASSES)
+        shape = (saved.features, saved.classes, saved.outputs) if saved is not None else (INPUT_DIM, CLASSES, 0)
         key = (t.data, t.samples, t.preprocessing, t.seed, stamp, shape)
         if key != self._data_key or self._data is None:
             self._data, self._data_key = load(t.data, t.samples, t.preprocessing, t.seed, *shape), key

@@ -172,8 +172,8 @@ def test_what_a_saved_model_cannot_be_used_with_is_a_sentence(saved, tmp_path):
     np.savez(tmp_path / "d.npz", x_train=np.zeros((64, 784), "uint8"), y_train=np.zeros(64, "int64"))
     out = cli("run", "--model", saved["tiny_cnn_path"], "--lanes", "cpu1", "--data", str(tmp_path / "d.npz"))
     assert out.returncode == 2 and "holds rows of 784 values" in out.stderr and "16x16x3 = 768 values" in out.stderr
-    out = cli("run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic")
-    assert out.returncode == 2 and "does not end in a softmax" in out.stderr
+    out = cli("run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", str(tmp_path / "d.npz"))
+    assert out.returncode == 2 and "is a regression (1 output" in out.stderr and "--data synthetic" in out.stderr
     out = cli("run", "--model", saved["with_lambda_path"], "--lanes", "cpu1")
     assert out.returncode == 2 and "holds code (Lambda layer)" in out.stderr
 
@@ -188,3 +188,26 @@ def test_a_file_changed_since_it_was_inspected_is_refused_by_the_lane_that_would
         fh.write(b"changed")
     with pytest.raises(ConfigError, match="changed since it was opened"):
         lane_saved.build(None, found, TrainSpec(), jit=False, optimizer=None)  # refused before Keras is touched
+
+
+@pytest.mark.slow
+def test_a_model_without_a_softmax_is_trained_as_a_regression_and_served(saved, tmp_path):
+    """No softmax: real-valued targets of its output's size, by mean squared error, on synthetic data of its shape;
+    its loss falls as it learns, and it can be served and dissected as a classifier can."""
+    out_csv = tmp_path / "reg.csv"
+    out = cli("run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic", "--samples",
+              "4096", "--batch-size", "64", "--epochs", "3", "--csv", str(out_csv))
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "1 output (a regression, mean squared error)" in out.stderr
+    assert "synthetic regression data of the model's shape (8 values, 1 real-valued target" in out.stdout + out.stderr
+    meta = json.loads(out_csv.with_suffix(".json").read_text())
+    assert meta["runs"][0]["config"]["model"]["saved"]["outputs"] == 1
+    losses = [float(row.split(",")[header.index("loss")]) for header in [out_csv.read_text().splitlines()[0].split(",")]
+              for row in out_csv.read_text().splitlines()[1:]]
+    assert all(np.isfinite(losses)) and np.mean(losses[-20:]) < np.mean(losses[:20])  # it learns
+    served = cli("run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic", "--samples",
+                 "512", "--batch-size", "8", "--task", "predict")
+    assert served.returncode == 0, served.stderr[-3000:]
+    anatomy = cli("anatomy", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic",
+                  "--samples", "512", "--check-loss", "--seconds-per-rung", "0.1")
+    assert anatomy.returncode == 0, anatomy.stderr[-3000:]
