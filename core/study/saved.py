@@ -58,9 +58,9 @@ def inspect_factory(pool: LanePool, spec: LaneSpec, factory: FactoryModel, width
     factory = factory.with_built(found)
     first = factory.built[0] if factory.built else None
     for other in factory.built[1:]:
-        if first is not None and (other.model.input_shape, other.model.classes) != \
-                (first.model.input_shape, first.model.classes):
-            shape = lambda b: f"{'x'.join(map(str, b.model.input_shape))} inputs and {b.model.classes} classes"  # noqa: E731
+        if first is not None and (other.model.input_shape, other.model.classes, other.model.outputs) != \
+                (first.model.input_shape, first.model.classes, first.model.outputs):
+            shape = lambda b: f"{'x'.join(map(str, b.model.input_shape))} inputs and {b.model.head_words}"  # noqa: E731
             raise ConfigError(f"{factory.function}({first.width}) takes {shape(first)}, {factory.function}"
                               f"({other.width}) {shape(other)}: every width of one factory must take the same input "
                               "and classes (the width may change only what is inside)")
