@@ -105,10 +105,43 @@ def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str) -> st
         if sweep.get("floor"):
             args.append("--floor")
     else:
-        args = ["run", "--lanes", lanes, *_config_args(config, with_widths=True)]
+        ramp = _ramp_args(first)
+        args = ["run", "--lanes", lanes, *_config_args(config, with_widths=not ramp or "--ramp" not in ramp)]
         train = as_map(config.get("train"))
-        if train.get("epochs") is not None:
+        if train.get("epochs") is not None and not ramp:
             args += ["--epochs", str(train["epochs"])]
+        args += ramp
         if first.get("schedule"):
             args += ["--schedule", str(first["schedule"])]
     return f"{PROG} {shlex.join([*args, '--csv', name])}"
+
+
+def _ramp_args(run: Mapping[str, JsonValue]) -> list[str]:
+    """A ramp's own options (--ramp WIDTHS or --ramp-batch-sizes SIZES, its layers and each point's budget), from
+    the segments its longest lane went through; none for a run of one model, or one whose model was dragged (a
+    segment ended "switched": no command replays a hand's drags)."""
+    lanes = [as_map(lane) for lane in as_map(run.get("lanes")).values()]
+    segments = max((as_seq(lane.get("segments")) for lane in lanes), key=len, default=[])
+    if len(segments) < 2:
+        return []
+    ended = [as_map(as_map(seg).get("summary")).get("status") for seg in segments]
+    if "switched" in ended:
+        return []
+    widths = [tuple(as_seq(as_map(seg).get("widths"))) for seg in segments]
+    batches = [str(as_map(seg).get("batch_size")) for seg in segments]
+    train = as_map(as_map(run.get("config")).get("train"))
+    args: list[str] = []
+    if len(set(widths)) > 1:
+        args += ["--ramp", ",".join(str(w[0]) for w in widths if w)]
+        if widths[0] and len(widths[0]) > 1:
+            args += ["--layers", str(len(widths[0]))]
+    elif len(set(batches)) > 1:
+        args += ["--ramp-batch-sizes", ",".join(batches)]
+    else:
+        return []
+    steps, warmup = train.get("max_steps"), train.get("warmup_steps")
+    if isinstance(steps, int) and isinstance(warmup, int):
+        args += ["--steady-steps", str(steps - warmup)]
+    if train.get("max_seconds") is not None:
+        args += ["--seconds-per-point", str(train["max_seconds"])]
+    return args

@@ -271,6 +271,28 @@ def test_a_report_of_a_calls_anatomy_is_titled_by_it_and_reproduces_it_with_its_
     assert "How soon does this lane answer one call of this model?" in md and "ms per call" in md
 
 
+def test_the_reproduce_command_of_a_ramp_replays_the_ramp_not_its_first_model():
+    from crossover_lab.core.report.reproduce import reproduce_command
+
+    def run(segments, status="completed"):
+        lanes = {"cpu": {"segments": [{"widths": list(w), "batch_size": b, "summary": {"status": status}}
+                                      for w, b in segments]}, "cpu1": {"segments": []}}
+        return {"runs": [{"lanes": lanes, "schedule": "interleaved", "config": {
+            "model": {"widths": list(segments[0][0]), "family": "mlp", "dropout": 0.2},
+            "train": {"batch_size": segments[0][1], "epochs": 1, "max_steps": 25, "warmup_steps": 5,
+                      "max_seconds": 2.0}}}]}
+
+    widths = reproduce_command("/x/r.csv", run([((16, 16), 64), ((256, 256), 64), ((2048, 2048), 64)]), "run")
+    assert "--ramp 16,256,2048 --layers 2 --steady-steps 20 --seconds-per-point 2.0" in widths
+    assert "--widths" not in widths and "--epochs" not in widths
+    batches = reproduce_command("/x/r.csv", run([((64,), 1), ((64,), 8), ((64,), 512)]), "run")
+    assert "--widths 64" in batches and "--ramp-batch-sizes 1,8,512 --steady-steps 20" in batches
+    dragged = reproduce_command("/x/r.csv", run([((16,), 64), ((256,), 64)], status="switched"), "run")
+    assert "--ramp" not in dragged and "--widths 16" in dragged  # a hand's drags are not replayed
+    one = reproduce_command("/x/r.csv", run([((16,), 64)]), "run")
+    assert "--ramp" not in one and "--epochs 1" in one
+
+
 def test_the_reproduce_command_names_a_saved_model_its_family_and_its_task():
     from crossover_lab.core.report.reproduce import reproduce_command
 
