@@ -158,6 +158,11 @@ def run_energy_lines(result: RunResult) -> list[str]:
 def refine_stop(r: Refinement) -> str:
     """Why a refinement stopped, as the end of a sentence."""
     tol = f"±{fmt_num(100 * r.target.tolerance)}%"
+    lo, hi = min(r.widths, default=0), max(r.widths, default=0)
+    whole = next((t for t in r.ties if t.width_lo <= lo and t.width_hi >= hi), None)
+    if r.stopped == "no crossover" and whole is not None:  # too close to call everywhere: that is the answer
+        return (f"{whole.lanes[0]} and {whole.lanes[1]} are too close to call from {lo:,} to {hi:,} {r.unit} "
+                "(equal within noise at every one measured), so there is no crossover to refine")
     return {"tight": f"every crossover is known within {tol}",
             "noise": f"the lanes are equal within noise over a range, so no single "
                      f"{'batch size' if r.unit == 'samples per batch' else 'width'} there is the crossover",

@@ -87,6 +87,18 @@ def test_no_crossing_measures_nothing_more():
                                "faster lane was measured between 16 and 2048 units, so there is nothing to refine."]
 
 
+def test_lanes_too_close_to_call_over_the_whole_range_stop_refinement_long_before_the_budget():
+    """Issue 21: every width a tie (the one rule's "too close to call") is an answer; refinement stops there, at
+    the coarse widths, not at its budget."""
+    fake = FakeLanes(lambda w: 0.0, seed=0)  # the lanes are the same speed at every width, within their noise
+    r = refine(COARSE, fake.measure, TARGET, clock=fake.clock)
+    assert r.stopped != "budget" and r.spent_s < TARGET.budget_s / 10
+    assert r.crossings == ()
+    assert {w for w, _level in fake.calls} == set(COARSE)  # nothing between them is measured
+    assert refine_lines(r)[-1].endswith("a and b are too close to call from 16 to 2,048 units (equal within noise "
+                                        "at every one measured), so there is no crossover to refine.")
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_lanes_equal_within_noise_over_a_range_give_a_range_not_a_point(seed):
     fake = FakeLanes(log_linear((), flat=(400, 700)), seed=seed)
