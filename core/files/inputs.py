@@ -8,6 +8,7 @@ through, so it cannot be swapped for a fifo between the check and the read.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from typing import BinaryIO
@@ -84,3 +85,12 @@ def read_text_bounded(path: str | os.PathLike, limit: int = MAX_SIDECAR_BYTES) -
         raise InputError(errno.EFBIG, f"{os.fspath(path)} is longer than {limit >> 20} MB: it is not a file "
                                       "Crossover wrote (or it is damaged)")
     return data.decode("utf-8")
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The SHA-256 of the file's bytes as they are now, read a MiB at a time (OSError when it cannot be read)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

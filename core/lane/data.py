@@ -1,7 +1,6 @@
 """Training data: MNIST from the Keras cache or a download, a user .npz, or a labelled synthetic stand-in."""
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import zipfile
@@ -12,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..config import CLASSES, INPUT_DIM, ConfigError
-from ..files.inputs import InputError, open_regular
+from ..files.inputs import InputError, file_sha256, open_regular
 from ..files.npz_check import DataError, check_arrays, check_shapes
 
 MNIST_SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
@@ -41,18 +40,10 @@ def keras_cache_file() -> Path:
     return Path(home) / "datasets" / "mnist.npz"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _load_mnist() -> tuple[np.ndarray, np.ndarray, str]:
     """MNIST through keras.datasets; raises DataError with the reason when unavailable."""
     cached = keras_cache_file()
-    if cached.exists() and _sha256(cached) != MNIST_SHA256:
+    if cached.exists() and file_sha256(cached) != MNIST_SHA256:
         # keras would delete a mismatching file; a user's file is never deleted here.
         raise DataError(f"the cached MNIST file {cached} does not match its checksum")
     import keras  # the lane process only: keras pulls in its backend

@@ -24,12 +24,12 @@ work says so.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..config import ConfigError, SavedModel, TrainSpec
+from ..files import inputs
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -163,14 +163,10 @@ def inspect(keras: ModuleType, path: str, sha256: str, size_bytes: int) -> Saved
 
 def file_sha256(path: str) -> str:
     """The file's SHA-256 as it is now; a ConfigError when it cannot be read any more."""
-    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
+        return inputs.file_sha256(path)
     except OSError as exc:
         raise ConfigError(f"{path} cannot be read any more: {exc.strerror or exc}") from None
-    return digest.hexdigest()
 
 
 def wrap(keras: ModuleType, inner: Model, figures: SavedModel, train: TrainSpec, *, jit: bool, optimizer: Optimizer,

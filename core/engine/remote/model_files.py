@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 from typing import Iterator, TypeVar
 
-from ...config import ConfigError, FactoryModel, RunConfig, SavedModel
+from ...config import ConfigError, FactoryModel, RunConfig
+from ...files.inputs import file_sha256
 from ...messages import AnatomyJob, InspectJob, ModelChunk, RunJob, SwitchModel, Wirable
 
 CHUNK_BYTES = 4 << 20  # 5.6 MB a line in base64: well within a line's bound (wire.MAX_LINE_BYTES)
@@ -113,7 +114,7 @@ class ModelStore:
             self._parts[chunk.sha256] = chunk.index + 1
             if chunk.index + 1 < chunk.total:
                 return
-            if _sha256(part) != chunk.sha256:
+            if file_sha256(part) != chunk.sha256:
                 raise ValueError("its SHA-256 differs from the one the app sent")
             os.replace(part, final)
             self._parts.pop(chunk.sha256, None)
@@ -147,16 +148,3 @@ def _config_at(config: RunConfig, path: str) -> RunConfig:
         built = tuple(dataclasses.replace(b, model=dataclasses.replace(b.model, path=path)) for b in factory.built)
         model = dataclasses.replace(model, factory=dataclasses.replace(factory, path=path, built=built))
     return dataclasses.replace(config, model=model)
-
-
-def at_path(found: SavedModel, path: str) -> SavedModel:
-    """A model's figures as a remote lane reported them, named by the app's own path again."""
-    return dataclasses.replace(found, path=path)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
