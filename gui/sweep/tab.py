@@ -256,5 +256,7 @@ class SweepTab(QWidget):
             return self.results
         if not self._specs:  # a sweep opened from a file: its rows, without per-batch records
             rows = self.view.rows
-            return [SweepResult(SweepSpec(widths=tuple(sorted({r.width for r in rows})) or (1,)), rows=list(rows))]
+            # A saved model's rows have no width (0, "as saved"): the spec names the widths there are, or none.
+            widths = tuple(sorted({r.width for r in rows if r.width >= 1})) or (1,)
+            return [SweepResult(SweepSpec(widths=widths), rows=list(rows))]
         return results_so_far(self._specs, self._measured)

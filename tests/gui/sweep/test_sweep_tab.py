@@ -144,6 +144,20 @@ def test_open_a_saved_sweep_csv(tab):
     assert [c.faster_above for c in tab.plot.crossovers] == ["jax:gpu0"]
 
 
+def test_a_saved_models_sweep_opened_from_a_file_or_shown_after_a_ramp_is_drawn_and_said(tab, tmp_path):
+    """Its rows have no width ("as saved", 0): opening its CSV raised in the view's redraw (a spec of width 0) and
+    left the plot empty under "No sweep yet", as did a ramp of it through batch sizes shown on this tab."""
+    from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+
+    rows = [SweepRow(lane, "", 0, 1, b * 10**6, b, ms, ms * 0.98, ms * 1.02, 60, family="saved mine")
+            for lane, b, ms in (("cpu", 1, 1.0), ("cpu", 512, 40.0), ("cpu1", 1, 2.0), ("cpu1", 512, 20.0))]
+    path = tmp_path / "mine.csv"
+    path.write_text(sweep_rows_text(rows))
+    assert tab.open_csv(str(path))
+    assert "samples per batch" in tab.verdict.text() and "No sweep yet" not in tab.verdict.text()
+    assert tab.show_rows(rows) and "samples per batch" in tab.verdict.text()
+
+
 def test_the_energy_axis_draws_joules_per_sample_where_a_counter_measured_them(tab, tmp_path):
     from helpers import H200_SWEEP_CSV
     from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
