@@ -155,6 +155,12 @@ class ModelFileOpener(QObject):
                 if job.then is not None:
                     job.then(factory, "")
                 continue
+            if job.then is None and self._busy():  # a run started meanwhile: a lane never builds beside a timed step
+                self._builds.pop(0)
+                for width in job.widths:
+                    self._panel.note_factory_width(width, f"{factory.function}({width}) ({factory.file}): not counted "
+                                                          "yet; a lane builds it when a run, ramp or sweep of it starts")
+                continue
             lane, pool = self._lane(), self._pool()
             todo = [w for w in job.widths if factory.at(w) is None]
             self._say(f"{lane.name} builds and counts {', '.join(f'{factory.function}({w})' for w in todo)} "

@@ -1,0 +1,115 @@
+"""A model factory's run, ramp and sweep from the window: every width they time is built and counted by a lane (a
+stand-in here, monkeypatched) off the GUI thread before the engine gets it, so each is timed with its own figures;
+a width that cannot be built is a sentence and nothing starts."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from crossover_lab.core.config import ConfigError, FactoryModel, FactoryWidth, SavedModel
+
+
+def figures(factory: FactoryModel, width: int) -> SavedModel:
+    return SavedModel(factory.path, factory.sha256, factory.size_bytes, f"dense_{width}", (784,), 10,
+                      37 * width + 4, 72 * width, "", 2)
+
+
+@pytest.fixture
+def factory_window(make_window, monkeypatch, tmp_path):
+    """A window whose Model panel holds build(width) of a file (opened at width 64 and counted), the widths the
+    stand-in lane was asked for, and what the run controller was asked to start."""
+    from crossover_lab.gui.sweep import tab
+    from crossover_lab.gui.window import model_file
+
+    asked: list[tuple[int, ...]] = []
+
+    def inspect(pool, lane, factory, widths, cancel=None):
+        todo = tuple(w for w in dict.fromkeys(widths) if factory.at(w) is None)
+        asked.append(todo)
+        if 13 in todo:
+            raise ConfigError("build(13) raised ValueError: no model of width 13")
+        return factory.with_built([FactoryWidth(w, figures(factory, w)) for w in todo])
+
+    monkeypatch.setattr(model_file, "inspect_factory", inspect)
+    monkeypatch.setattr(tab, "inspect_factory", inspect)
+    window = make_window()
+    started: list[tuple] = []
+    window.controller.start_run = lambda config, specs, schedule, plan=(): started.append((config, plan))
+    path = tmp_path / "my_models.py"
+    path.write_text("def build(width):\n    pass\n")
+    window.model_panel.widths.set_widths((64,))
+    window.model_panel.model_file_chosen.emit(str(path))
+    opener = window.desk.model_file
+    return window, opener, asked, started
+
+
+def test_a_run_of_a_width_not_counted_yet_builds_it_first_then_starts_with_its_figures(factory_window, qtbot):
+    window, opener, asked, started = factory_window
+    qtbot.waitUntil(lambda: not opener.running, timeout=5000)
+    assert asked == [(64,)]
+    window.model_panel.widths.spins[0].setValue(200)  # typed, then Start at once: before the panel's build came
+    assert window.desk.start_run() is None and started == []
+    assert not window.side.start_button.isEnabled()  # while the lane builds, nothing else starts
+    qtbot.waitUntil(lambda: len(started) == 1, timeout=5000)
+    config, plan = started[0]
+    assert plan == () and config.model.widths == (200,) and config.model.figures is not None
+    assert config.flops_per_batch == 3 * 72 * 200 * config.train.batch_size and asked == [(64,), (200,)]
+    qtbot.wait(400)  # the panel's own ask for 200 comes after: it was counted already
+    assert asked == [(64,), (200,)] and window.side.start_button.isEnabled()
+
+
+def test_a_ramp_through_widths_and_one_through_batch_sizes_time_only_counted_widths(factory_window, qtbot):
+    window, opener, asked, started = factory_window
+    side = window.side
+    side.ramp_widths.setText("16,64,256")
+    window.desk.start_ramp()
+    qtbot.waitUntil(lambda: len(started) == 1, timeout=5000)
+    _, plan = started[0]
+    assert [c.model.widths for c in plan] == [(16,), (64,), (256,)]
+    assert [c.flops_per_batch for c in plan] == [3 * 72 * w * c.train.batch_size for w, c in zip((16, 64, 256), plan)]
+    assert sorted(w for a in asked for w in a) == [16, 64, 256]  # 64 once, though the panel and the ramp want it
+    side.set_ramp_along("batch")
+    side.ramp_widths.setText("8,512")
+    window.desk.start_ramp()
+    qtbot.waitUntil(lambda: len(started) == 2, timeout=5000)
+    _, plan = started[1]
+    assert [(c.model.widths, c.train.batch_size, c.flops_per_batch) for c in plan] == \
+        [((64,), 8, 3 * 72 * 64 * 8), ((64,), 512, 3 * 72 * 64 * 512)]
+
+
+def test_a_width_that_cannot_be_built_is_a_sentence_and_nothing_starts(factory_window, qtbot):
+    window, opener, asked, started = factory_window
+    qtbot.waitUntil(lambda: not opener.running, timeout=5000)
+    window.side.ramp_widths.setText("16,13")
+    window.desk.start_ramp()
+    qtbot.waitUntil(lambda: not window.desk.preparing, timeout=5000)
+    assert started == [] and "Not started: build(13) raised ValueError" in window.status.message()
+    assert window.side.start_button.isEnabled()
+
+
+def test_a_sweep_of_a_factory_builds_every_width_before_its_first_point(factory_window, qtbot, monkeypatch):
+    from crossover_lab.gui.sweep import tab
+
+    window, opener, asked, _ = factory_window
+    qtbot.waitUntil(lambda: not opener.running, timeout=5000)
+    window.desk.update_controls()
+    sweep = window.sweep
+    assert not sweep.layers.isEnabled() and sweep.layers.value() == 1 and sweep.widths.isEnabled()
+    assert not sweep.preset.isEnabled() and "builds the whole model from one width" in sweep.layers.toolTip()
+    swept = []
+    monkeypatch.setattr(tab, "run_sweeps", lambda pool, lanes, specs, on_point, cancel: swept.append(specs) or [])
+    sweep.widths.setText("32,64,128")
+    sweep.start()
+    qtbot.waitUntil(lambda: not sweep.running, timeout=5000)
+    (specs,) = swept
+    points = [c for s in specs for c in s.points()]
+    assert [c.model.widths for c in points] == [(32,), (64,), (128,)]
+    assert all(c.flops_per_batch == 3 * 72 * c.model.widths[0] * c.train.batch_size for c in points)
+    assert asked == [(64,), (32, 128)]
+    sweep.widths.setText("32,13")
+    sweep.start()
+    qtbot.waitUntil(lambda: not sweep.running, timeout=5000)
+    assert len(swept) == 1 and "The sweep failed: build(13) raised ValueError" in sweep.progress_label.text()
+    sweep.start_ladder()
+    assert "ranking knobs with your model factory is not built" in sweep.progress_label.text()
