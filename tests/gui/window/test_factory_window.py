@@ -113,3 +113,42 @@ def test_a_sweep_of_a_factory_builds_every_width_before_its_first_point(factory_
     assert len(swept) == 1 and "The sweep failed: build(13) raised ValueError" in sweep.progress_label.text()
     sweep.start_ladder()
     assert "ranking knobs with your model factory is not built" in sweep.progress_label.text()
+
+
+def test_a_width_changed_during_a_factory_run_switches_only_to_a_width_counted_before(qtbot, gui_home, tmp_path):
+    from PySide6.QtCore import QObject, Signal
+
+    from crossover_lab.core.config import FACTORY, ModelSpec, RunConfig
+    from crossover_lab.gui.panels.model import ModelPanel
+    from crossover_lab.gui.window.live_switch import LiveSwitch
+
+    class Controller(QObject):
+        run_started = Signal(object)
+        running = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.sent: list[RunConfig] = []
+
+        def switch_model(self, config: RunConfig) -> bool:
+            self.sent.append(config)
+            return True
+
+    panel = ModelPanel()
+    qtbot.addWidget(panel)
+    factory = FactoryModel(str(tmp_path / "m.py"), hashlib.sha256(b"").hexdigest(), 0, "build")
+    factory = factory.with_built([FactoryWidth(w, figures(factory, w)) for w in (64, 256)])
+    panel.set_config(RunConfig(ModelSpec(widths=(64,), family=FACTORY, factory=factory)))
+    controller, said = Controller(), []
+    switch = LiveSwitch(panel, controller, lambda text, error=False: said.append(text))
+    controller.run_started.emit(type("Live", (), {"config": panel.config()})())
+    panel.widths.spins[0].setValue(100)  # never built: not sent, and the run goes on
+    switch.send()
+    assert controller.sent == [] and said[-1].startswith("build(100) has not been built yet: a lane builds the new "
+                                                         "width after this run")
+    assert "this run goes on with build(64) (m.py)" in said[-1]
+    panel.widths.spins[0].setValue(256)  # built before: sent with its own figures
+    switch.send()
+    (sent,) = controller.sent
+    assert sent.model.widths == (256,) and sent.flops_per_batch == 3 * 72 * 256 * sent.train.batch_size
+    assert said[-1].startswith("Switching every lane to build(256) (m.py)")
