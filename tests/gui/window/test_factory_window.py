@@ -152,3 +152,24 @@ def test_a_width_changed_during_a_factory_run_switches_only_to_a_width_counted_b
     (sent,) = controller.sent
     assert sent.model.widths == (256,) and sent.flops_per_batch == 3 * 72 * 256 * sent.train.batch_size
     assert said[-1].startswith("Switching every lane to build(256) (m.py)")
+
+
+@pytest.mark.slow
+def test_a_real_lane_builds_the_factory_the_window_opened_at_the_width_it_shows(make_window, qtbot, tmp_path):
+    """The whole path with a lane process: the file opened, build(64) imported and called by the cpu lane, its
+    figures in the cost line (Dense(64) on 32 inputs and a softmax of 4: 37·64 + 4 parameters, 72·64 FLOPs per
+    sample forward); the panel is grabbed as the user would see it."""
+    window = make_window()
+    path = tmp_path / "my_models.py"
+    path.write_text("import keras\n\n\ndef build(width):\n    inputs = keras.Input(shape=(32,))\n"
+                    "    x = keras.layers.Dense(width, activation='relu')(inputs)\n"
+                    "    return keras.Model(inputs, keras.layers.Dense(4, activation='softmax')(x))\n")
+    panel = window.model_panel
+    panel.widths.set_widths((64,))
+    panel.model_file_chosen.emit(str(path))
+    assert panel.cost.text() == "counting build(64)…"
+    qtbot.waitUntil(lambda: not window.desk.model_file.running, timeout=240_000)
+    figures = panel.config().model.figures
+    assert figures is not None and (figures.params, figures.forward_flops) == (37 * 64 + 4, 72 * 64)
+    assert panel.cost.text().startswith("build(64) (my_models.py)\n2,372 parameters · ")
+    assert panel.grab().save(str(tmp_path / "factory_panel.png"))
