@@ -92,6 +92,7 @@ class ModelPanel(QWidget):
         self._saved: SavedModel | None = None  # a user's own model, once a lane has inspected it
         self._factory: FactoryModel | None = None  # a user's function of the width, with the widths counted so far
         self._factory_notes: dict[int, str] = {}  # why a factory's width has no figures (while none came)
+        self._factory_waiting: set[int] = set()  # widths noted as waiting for the lanes (asked again once free)
         self._settle = QTimer(self)
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
@@ -361,7 +362,7 @@ class ModelPanel(QWidget):
         """Show a user's model factory (checked, perhaps not built yet) and choose it at the width the first slider
         shows; one config_changed follows, and factory_width_wanted if no lane has counted that width."""
         if self._factory is None or not same_factory(self._factory, factory):
-            self._factory_notes = {}
+            self._factory_notes, self._factory_waiting = {}, set()
         self._offer_factory(factory)
         index = self.family.findData(FACTORY)
         if self.family.currentIndex() == index:
@@ -377,16 +378,30 @@ class ModelPanel(QWidget):
             return
         for b in found.built:
             self._factory_notes.pop(b.width, None)
+            self._factory_waiting.discard(b.width)
         self._factory = self._factory.with_built(found.built)
         if self.family.currentData() == FACTORY:
             self._on_field_changed()
 
-    def note_factory_width(self, width: int, note: str) -> None:
-        """Why the factory's `width` has no figures (it could not be built, or waits for the lanes): the cost says
-        it in place of "counting…"."""
+    def note_factory_width(self, width: int, note: str, waiting: bool = False) -> None:
+        """Why the factory's `width` has no figures (it could not be built; with `waiting`, the lanes are busy
+        measuring and it is asked again by lanes_free): the cost says it in place of "counting…"."""
         self._factory_notes[width] = note
+        if waiting:
+            self._factory_waiting.add(width)
+        else:
+            self._factory_waiting.discard(width)
         if self.family.currentData() == FACTORY:
             self._on_field_changed()
+
+    def lanes_free(self) -> None:
+        """What measured has ended: a width that waited for the lanes is asked for now."""
+        for width in self._factory_waiting:
+            self._factory_notes.pop(width, None)
+        self._factory_waiting = set()
+        if self.family.currentData() == FACTORY:
+            self._on_field_changed()
+        self._ask_factory_width()
 
     def factory(self) -> FactoryModel | None:
         """The model factory the panel holds (chosen or not), with every width a lane counted for it."""

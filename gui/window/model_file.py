@@ -133,7 +133,7 @@ class ModelFileOpener(QObject):
             return  # asked already: it is being built, or waits its turn
         if self._busy():  # the lanes are measuring: a lane never builds beside a timed step
             self._panel.note_factory_width(width, f"{factory.function}({width}) ({factory.file}): not counted yet; "
-                                                  "a lane builds it when a run, ramp or sweep of it starts")
+                                                  "a lane builds it once what is measuring has ended", waiting=True)
             return
         self.build(factory, (width,))
 
@@ -159,12 +159,14 @@ class ModelFileOpener(QObject):
                 self._builds.pop(0)
                 for width in job.widths:
                     self._panel.note_factory_width(width, f"{factory.function}({width}) ({factory.file}): not counted "
-                                                          "yet; a lane builds it when a run, ramp or sweep of it starts")
+                                                          "yet; a lane builds it once what is measuring has ended",
+                                                   waiting=True)
                 continue
             lane, pool = self._lane(), self._pool()
             todo = [w for w in job.widths if factory.at(w) is None]
-            self._say(f"{lane.name} builds and counts {', '.join(f'{factory.function}({w})' for w in todo)} "
-                      f"({factory.file})…")
+            if job.then is not None:  # a run waits for them (the panel's own width says "counting…" in its cost)
+                self._say(f"{lane.name} builds and counts {', '.join(f'{factory.function}({w})' for w in todo)} "
+                          f"({factory.file}) before they are timed…")
 
             def work(cancel: threading.Event, _put: Callable[[object], None],
                      factory: FactoryModel = factory, widths: tuple[int, ...] = job.widths) -> FactoryModel:
@@ -188,11 +190,6 @@ class ModelFileOpener(QObject):
                 self._panel.note_factory_width(width, f"{job.factory.function}({width}) could not be built: {error}")
             if job.then is None:
                 self._say(f"Cannot use {job.factory.file}: {error}.", error=True)
-        elif job.then is None and found is not None:
-            built = [found.at(w) for w in job.widths]
-            self._say("Counted " + "; ".join(f"{found.function}({w}): {m.params:,} parameters, "
-                                             f"{m.forward_flops / 1e6:,.2f} MFLOP per sample forward"
-                                             for w, m in zip(job.widths, built) if m is not None) + ".")
         if job.then is not None:
             job.then(None if error else found, error)
         self._next_build()

@@ -243,6 +243,11 @@ class RunDesk(QObject):
                      "trains (Esc stops).")
         self.update_controls()
 
+    def _lanes_free(self) -> None:
+        """What measured has ended: the model factory's width that waited for the lanes is built now."""
+        if not (self.controller.running or self.sweep.running or self.why.running):
+            self.side.model_panel.lanes_free()
+
     @Slot(RunResult)
     def _on_controller_run_finished(self, result: RunResult) -> None:
         added = self.compare.run_ended(result)
@@ -251,12 +256,14 @@ class RunDesk(QObject):
         if any(len(lane.segments) > 1 for lane in result.lanes.values()):
             self.sweep.show_rows(run_rows(result))  # a ramp is a demo-sized sweep: there to export
         self.update_controls()
+        self._lanes_free()
 
     @Slot(str, str)
     def _on_controller_run_failed(self, run_id: str, reason: str) -> None:
         self.compare.run_ended(self.controller.run(run_id))
         self.say(f"The run failed: {reason}", error=True)
         self.update_controls()
+        self._lanes_free()
 
     @Slot(object)
     def _on_controller_devices_discovered(self, _options: list[LaneOption]) -> None:
@@ -285,3 +292,4 @@ class RunDesk(QObject):
         points = sum(len(r.rows) for r in results)
         self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
         self.update_controls()
+        self._lanes_free()

@@ -70,7 +70,8 @@ def test_a_py_with_one_function_opens_as_that_factory_and_its_width_is_built_onc
     assert config.model.family == FACTORY and config.model.widths == (64,) and config.model.figures is not None
     assert panel.cost.text() == (f"build(64) (my_models.py)\n{37 * 64 + 4:,} parameters · "
                                  f"{fmt_flops(3 * 72 * 64 * 128)} per step at batch 128")
-    assert "Counted build(64): 2,372 parameters" in said[-1][0] and not said[-1][1]
+    assert said == [("Opened my_models.py: build(width). cpu imports it (your code runs there) and builds and "
+                     "counts each width you settle on.", False)]  # the cost line says the rest
     # One width slider: the layer count, activation and dropout are the function's own business.
     assert panel.widths.isVisibleTo(panel) and len(panel.widths.widths()) == 1
     assert not panel.layers.isVisibleTo(panel) and not panel.dropout.isVisibleTo(panel)

@@ -173,3 +173,22 @@ def test_a_real_lane_builds_the_factory_the_window_opened_at_the_width_it_shows(
     assert figures is not None and (figures.params, figures.forward_flops) == (37 * 64 + 4, 72 * 64)
     assert panel.cost.text().startswith("build(64) (my_models.py)\n2,372 parameters · ")
     assert panel.grab().save(str(tmp_path / "factory_panel.png"))
+
+
+def test_a_width_settled_on_during_a_run_waits_for_the_lanes_and_is_built_when_the_run_ends(factory_window, qtbot):
+    window, opener, asked, _ = factory_window
+    qtbot.waitUntil(lambda: not opener.running, timeout=5000)
+    panel = window.model_panel
+    busy = {"on": True}
+    opener._busy = lambda: busy["on"]  # a run holds the lanes
+    panel.widths.spins[0].setValue(96)
+    qtbot.wait(400)
+    assert asked == [(64,)] and panel.cost.text() == ("build(96) (my_models.py): not counted yet; a lane builds it "
+                                                      "once what is measuring has ended")
+    busy["on"] = False
+    window.desk._lanes_free()  # the run ended: the width that waited is built now, once
+    qtbot.waitUntil(lambda: len(asked) == 2 and not opener.running, timeout=5000)
+    assert asked[-1] == (96,) and panel.cost.text().startswith("build(96) (my_models.py)\n3,556 parameters")
+    window.desk._lanes_free()
+    qtbot.wait(400)
+    assert len(asked) == 2
