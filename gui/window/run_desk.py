@@ -62,6 +62,7 @@ class RunDesk(QObject):
         sweep.sweep_ended.connect(self._on_sweep_ended)
         for signal in (why.measure_started, why.measure_ended):  # the Why tab's measurement holds the lanes too
             signal.connect(lambda *_: self.update_controls())
+        why.measure_ended.connect(lambda *_: self._lanes_free())
 
     def _ask(self, text: str) -> bool:
         window = self.side.window()

@@ -192,3 +192,21 @@ def test_a_width_settled_on_during_a_run_waits_for_the_lanes_and_is_built_when_t
     window.desk._lanes_free()
     qtbot.wait(400)
     assert len(asked) == 2
+
+
+def test_the_why_tab_dissects_a_factorys_width_with_its_own_figures(factory_window, qtbot, monkeypatch):
+    from crossover_lab.gui.why import tab as why_tab
+    from crossover_lab.gui.window import model_file
+
+    window, opener, asked, _ = factory_window
+    qtbot.waitUntil(lambda: not opener.running, timeout=5000)
+    monkeypatch.setattr(why_tab, "inspect_factory", model_file.inspect_factory)  # the stand-in lane
+    dissected = []
+    monkeypatch.setattr(why_tab, "measure_anatomies", lambda pool, lanes, configs, cancel, on_outcome:
+                        dissected.append(configs) or [])
+    window.model_panel.widths.spins[0].setValue(300)
+    window.why.start()  # before the panel's build of 300: the Why tab's own job builds it first
+    qtbot.waitUntil(lambda: not window.why.running, timeout=5000)
+    ((config,),) = dissected
+    assert config.model.widths == (300,) and config.flops_per_batch == 3 * 72 * 300 * config.train.batch_size
+    assert (300,) in asked
