@@ -166,7 +166,7 @@ class ModelFileOpener(QObject):
             todo = [w for w in job.widths if factory.at(w) is None]
             if job.then is not None:  # a run waits for them (the panel's own width says "counting…" in its cost)
                 self._say(f"{lane.name} builds and counts {', '.join(f'{factory.function}({w})' for w in todo)} "
-                          f"({factory.file}) before they are timed…")
+                          f"({factory.file}) before {'it is' if len(todo) == 1 else 'they are'} timed…")
 
             def work(cancel: threading.Event, _put: Callable[[object], None],
                      factory: FactoryModel = factory, widths: tuple[int, ...] = job.widths) -> FactoryModel:

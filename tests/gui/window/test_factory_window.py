@@ -51,6 +51,7 @@ def test_a_run_of_a_width_not_counted_yet_builds_it_first_then_starts_with_its_f
     window.model_panel.widths.spins[0].setValue(200)  # typed, then Start at once: before the panel's build came
     assert window.desk.start_run() is None and started == []
     assert not window.side.start_button.isEnabled()  # while the lane builds, nothing else starts
+    assert window.status.message() == "cpu builds and counts build(200) (my_models.py) before it is timed…"
     qtbot.waitUntil(lambda: len(started) == 1, timeout=5000)
     config, plan = started[0]
     assert plan == () and config.model.widths == (200,) and config.model.figures is not None
