@@ -185,7 +185,11 @@ class ModelFileOpener(QObject):
         error = outcome.error or (f"{job.factory.function}({missing[0]}) was not built: stopped" if missing else "")
         if found is not None:
             self._panel.add_factory_widths(found)
-        if error:
+        if error and outcome.cancelled:  # stopped, not refused: asked again once the lanes are free
+            for width in missing:
+                self._panel.note_factory_width(width, f"{job.factory.function}({width}) ({job.factory.file}): not "
+                                                      "counted yet (stopped)", waiting=True)
+        elif error:
             for width in missing:
                 self._panel.note_factory_width(width, f"{job.factory.function}({width}) could not be built: {error}")
             if job.then is None:
@@ -193,6 +197,10 @@ class ModelFileOpener(QObject):
         if job.then is not None:
             job.then(None if error else found, error)
         self._next_build()
+
+    def stop_builds(self) -> None:
+        """Stop the build in progress (Esc while a run waits for it): who waits hears a sentence."""
+        self._builder.cancel()
 
     def shutdown(self, timeout_ms: int = 1200) -> None:
         self._builds = []  # what waits its turn is never started, and the one in progress is heard by none

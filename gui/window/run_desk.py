@@ -182,6 +182,8 @@ class RunDesk(QObject):
             self.start_ramp(ramp)
 
     def stop(self) -> None:
+        if self.preparing:  # a lane builds what the run would time: the run does not start
+            self.model_file.stop_builds()
         self.why.stop()
         if self.sweep.running:
             self.sweep.stop()

@@ -211,3 +211,27 @@ def test_the_why_tab_dissects_a_factorys_width_with_its_own_figures(factory_wind
     ((config,),) = dissected
     assert config.model.widths == (300,) and config.flops_per_batch == 3 * 72 * 300 * config.train.batch_size
     assert (300,) in asked
+
+
+def test_stop_while_a_lane_builds_a_runs_width_starts_nothing(factory_window, qtbot, monkeypatch):
+    from crossover_lab.gui.window import model_file
+
+    window, opener, asked, started = factory_window
+    qtbot.waitUntil(lambda: not opener.running, timeout=5000)
+    building = []
+
+    def slow(pool, lane, factory, widths, cancel=None):  # a lane that takes its time, until it is stopped
+        building.append(tuple(widths))
+        assert cancel is not None and cancel.wait(5)
+        return factory
+
+    monkeypatch.setattr(model_file, "inspect_factory", slow)
+    window.model_panel.widths.spins[0].setValue(500)
+    window.desk.start_run()
+    qtbot.waitUntil(lambda: building == [(500,)], timeout=5000)
+    assert window.actions.stop.isEnabled()
+    window.desk.stop()
+    qtbot.waitUntil(lambda: not window.desk.preparing, timeout=5000)
+    assert started == [] and window.status.message() == "Not started: build(500) was not built: stopped."
+    assert window.side.start_button.isEnabled()
+    assert window.model_panel.cost.text() == "build(500) (my_models.py): not counted yet (stopped)"
