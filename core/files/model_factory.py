@@ -42,10 +42,9 @@ def _one_argument(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return kw_required == 0 and required <= 1 and (len(positional) >= 1 or a.vararg is not None)
 
 
-def check_factory(text: str) -> FactoryModel:
-    """`FILE.py:FUNCTION` as a FactoryModel no lane has inspected yet (its path, hash, size and function), or a
-    ConfigError that says why not. The file is read and parsed, not run."""
-    path, function = split_factory_arg(text)
+def _read_source(path: str) -> tuple[bytes, int, ast.Module]:
+    """The file's bytes, its size and its parse tree; a ConfigError that says why it is not a model factory's file.
+    The file is read and parsed, never run."""
     name = os.path.basename(path)
     try:
         with open_regular(path) as fh:
@@ -66,6 +65,32 @@ def check_factory(text: str) -> FactoryModel:
         raise ConfigError(f"{name} is not valid Python: {exc.msg} (line {exc.lineno})") from None
     except ValueError as exc:  # a NUL byte
         raise ConfigError(f"{name} is not a Python source file: {exc}") from None
+    return source, size, tree
+
+
+def factory_functions(path: str) -> list[str]:
+    """The top-level functions of the file at `path` that could be a model factory (not async, callable with one
+    argument, the width), in the order the file defines them (a name defined twice: its last definition decides);
+    a ConfigError that says why the file cannot be read, or none qualifies. Parsed with `ast`, never run."""
+    _, _, tree = _read_source(path)
+    last: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            last.pop(node.name, None)
+            last[node.name] = node
+    found = [name for name, node in last.items() if isinstance(node, ast.FunctionDef) and _one_argument(node)]
+    if not found:
+        raise ConfigError(f"{os.path.basename(path)} defines no top-level function of one argument, the width "
+                          "(def build(width) returning a keras.Model)")
+    return found
+
+
+def check_factory(text: str) -> FactoryModel:
+    """`FILE.py:FUNCTION` as a FactoryModel no lane has inspected yet (its path, hash, size and function), or a
+    ConfigError that says why not. The file is read and parsed, not run."""
+    path, function = split_factory_arg(text)
+    name = os.path.basename(path)
+    source, size, tree = _read_source(path)
     found = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
              and node.name == function]
     if not found:

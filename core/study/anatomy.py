@@ -36,9 +36,13 @@ class AnatomyOutcome:
 
 
 def anatomy_key(config: RunConfig) -> RunConfig:
-    """What an anatomy depends on: the model and how it trains, not how long a run lasts."""
+    """What an anatomy depends on: the model and how it trains, not how long a run lasts; a model factory by its
+    file (SHA-256), function and width, not by the widths a lane has counted so far (what it found of them)."""
     train = dataclasses.replace(config.train, epochs=1, max_steps=None, max_seconds=None, warmup_steps=5)
-    return RunConfig(config.model, train)
+    model, factory = config.model, config.model.factory
+    if factory is not None:
+        model = dataclasses.replace(model, factory=dataclasses.replace(factory, built=()))
+    return RunConfig(model, train)
 
 
 def anatomy_configs(base: RunConfig, widths: Sequence[int] | None, layers: int | None) -> list[RunConfig]:

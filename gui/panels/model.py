@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ...core.config import (ACTIVATIONS, OPTIMIZERS, SAVED, SERVE_WAYS, TASKS, ConfigError, ModelSpec, RunConfig,
-                             SavedModel)
+from ...core.config import (ACTIVATIONS, FACTORY, OPTIMIZERS, SAVED, SERVE_WAYS, TASKS, ConfigError, FactoryModel,
+                             ModelSpec, RunConfig, SavedModel)
 from ...core.families import CELLS, LAYER_LIMITS
 from ...core.presets import PRESETS
 from ...core.words.numbers import fmt_flops
@@ -29,13 +29,22 @@ FAMILY_TITLES = {"mlp": "MLP (dense layers)", "cnn": "CNN (convolutions)", "rnn"
 TASK_TITLES = {"train": "Train (time each step)", "predict": "Predict (time each call)"}
 SERVE_TITLES = {"keras": "Keras predict_on_batch", "compiled": "Compiled forward pass"}
 LAYER_LABELS = {"mlp": "Hidden layers", "cnn": "Conv blocks", "rnn": "RNN layers", "transformer": "Encoder blocks"}
+MODEL_FILTERS = "Your models (*.keras *.py);;Keras models (*.keras);;Model factories (*.py)"
+SETTLE_MS = 300  # a width typed or stepped is asked for this long after the last change; a released slider at once
+
+
+def same_factory(a: FactoryModel, b: FactoryModel) -> bool:
+    """Whether two factories are one file's one function (what a lane found of one holds for the other)."""
+    return (a.path, a.sha256, a.function) == (b.path, b.sha256, b.function)
 
 
 class ModelPanel(QWidget):
     """Edits one RunConfig; settings it has no control for (seed, XLA, feeding…) are kept as they were."""
 
     config_changed = Signal(object)  # RunConfig, or None while a setting is invalid (problem() says why)
-    model_file_chosen = Signal(str)  # the path of a .keras file to open: the window has a lane inspect it
+    model_file_chosen = Signal(str)  # the path of a .keras or .py file to open: the window has a lane inspect it
+    # A model factory's width the user settled on that no lane has counted yet: the window has a lane build it.
+    factory_width_wanted = Signal(int)
     input_adjusted = Signal(str)  # a typed number was out of range and was clamped: the sentence says how
 
     def __init__(self, dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
@@ -81,10 +90,19 @@ class ModelPanel(QWidget):
         self.family.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.family.setMinimumContentsLength(12)
         self._saved: SavedModel | None = None  # a user's own model, once a lane has inspected it
-        self.open_model = QPushButton("Open a .keras file…")
+        self._factory: FactoryModel | None = None  # a user's function of the width, with the widths counted so far
+        self._factory_notes: dict[int, str] = {}  # why a factory's width has no figures (while none came)
+        self._factory_waiting: set[int] = set()  # widths noted as waiting for the lanes (asked again once free)
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._ask_factory_width)
+        self.open_model = QPushButton("Open a model file…")
         self.open_model.setToolTip("Your own saved Keras 3 model (.keras): a lane loads it with safe mode on (a "
-                                   "Lambda layer is refused, never run) and counts its FLOPs. It has no width: "
-                                   "compare it along the batch size.")
+                                   "Lambda layer is refused, never run) and counts its FLOPs; it has no width: "
+                                   "compare it along the batch size. Or a Python file with a function of the width "
+                                   "that returns a keras.Model (.py): a lane imports it (your code runs there) and "
+                                   "builds and counts each width you settle on.")
         self.open_model.clicked.connect(self._on_open_model_clicked)
         self.cell = self._combo(CELLS, "The RNN's recurrent layer: LSTM or GRU (tanh and sigmoid, as Keras "
                                        "defaults them, so a GPU lane may use cuDNN).")
@@ -175,6 +193,7 @@ class ModelPanel(QWidget):
                            (self.samples, "Sample limit")):
             spin.clamped.connect(lambda text, name=name: self.input_adjusted.emit(f"{name}: {text}."))
         self.widths.value_clamped.connect(self.input_adjusted)
+        self.widths.sliders[0].sliderReleased.connect(self._ask_factory_width)
         self.set_config(RunConfig())
 
     # ------------------------------------------------------------------ building
@@ -216,6 +235,8 @@ class ModelPanel(QWidget):
                 raise ConfigError(problem)
         if self.family.currentData() == SAVED and self._saved is not None:
             model = ModelSpec(widths=(), family=SAVED, saved=self._saved)
+        elif self.family.currentData() == FACTORY and self._factory is not None:
+            model = ModelSpec(self.widths.widths()[:1], family=FACTORY, factory=self._factory)
         else:
             model = ModelSpec(self.widths.widths(), dropout=round(self.dropout.value(), 4),
                               activation=self.activation.currentText(), family=self.family.currentData(),
@@ -260,12 +281,15 @@ class ModelPanel(QWidget):
         self.serve.setCurrentIndex(max(self.serve.findData(config.train.serve), 0))
         if config.model.saved is not None:
             self._offer_saved(config.model.saved)
+        if config.model.factory is not None:
+            self._offer_factory(config.model.factory)
         self.family.setCurrentIndex(max(self.family.findData(config.model.family), 0))
         self.cell.setCurrentText(config.model.cell)
         self.heads.setValue(config.model.heads)
         self._show_family(config.model.family)
         if config.model.widths:  # a saved model has none: the sliders keep the last family's
-            self.layers.setValue(len(config.model.widths))
+            if config.model.factory is None:  # a factory has one width: the layer count stays the last family's
+                self.layers.setValue(len(config.model.widths))
             self.widths.set_widths(config.model.widths)
         self.activation.setCurrentText(config.model.activation)
         self.dropout.setValue(config.model.dropout)
@@ -279,6 +303,7 @@ class ModelPanel(QWidget):
         for control in controls:
             control.blockSignals(False)
         self._on_field_changed()
+        self._ask_factory_width()
 
     def apply_preset(self, name: str) -> None:
         """A preset's model and training settings, exactly; the data source and sample limit stay."""
@@ -313,6 +338,10 @@ class ModelPanel(QWidget):
     def _on_family_changed(self, _index: int) -> None:
         family = self.family.currentData()
         self._show_family(family)
+        if family != FACTORY and len(self.widths.widths()) != self.layers.value():  # back from a factory's one width
+            self.widths.blockSignals(True)
+            self.widths.set_count(self.layers.value())
+            self.widths.blockSignals(False)
         if family == "transformer":  # its blocks share one d_model: every slider to the first one's width
             widths = self.widths.widths()
             self.widths.blockSignals(True)
@@ -328,6 +357,81 @@ class ModelPanel(QWidget):
             self._on_field_changed()
         else:
             self.family.setCurrentIndex(index)  # _on_family_changed shows its rows
+
+    def set_factory(self, factory: FactoryModel) -> None:
+        """Show a user's model factory (checked, perhaps not built yet) and choose it at the width the first slider
+        shows; one config_changed follows, and factory_width_wanted if no lane has counted that width."""
+        if self._factory is None or not same_factory(self._factory, factory):
+            self._factory_notes, self._factory_waiting = {}, set()
+        self._offer_factory(factory)
+        index = self.family.findData(FACTORY)
+        if self.family.currentIndex() == index:
+            self._on_field_changed()
+        else:
+            self.family.setCurrentIndex(index)  # _on_family_changed shows its rows
+        self._ask_factory_width()
+
+    def add_factory_widths(self, found: FactoryModel) -> None:
+        """What a lane found of the factory shown (widths built and counted): kept, and the cost said; a factory
+        that is no longer the one shown (another file opened meanwhile) is ignored."""
+        if self._factory is None or not same_factory(self._factory, found):
+            return
+        for b in found.built:
+            self._factory_notes.pop(b.width, None)
+            self._factory_waiting.discard(b.width)
+        self._factory = self._factory.with_built(found.built)
+        if self.family.currentData() == FACTORY:
+            self._on_field_changed()
+
+    def note_factory_width(self, width: int, note: str, waiting: bool = False) -> None:
+        """Why the factory's `width` has no figures (it could not be built; with `waiting`, the lanes are busy
+        measuring and it is asked again by lanes_free): the cost says it in place of "counting…"."""
+        self._factory_notes[width] = note
+        if waiting:
+            self._factory_waiting.add(width)
+        else:
+            self._factory_waiting.discard(width)
+        if self.family.currentData() == FACTORY:
+            self._on_field_changed()
+
+    def lanes_free(self) -> None:
+        """What measured has ended: a width that waited for the lanes is asked for now."""
+        for width in self._factory_waiting:
+            self._factory_notes.pop(width, None)
+        self._factory_waiting = set()
+        if self.family.currentData() == FACTORY:
+            self._on_field_changed()
+        self._ask_factory_width()
+
+    def factory(self) -> FactoryModel | None:
+        """The model factory the panel holds (chosen or not), with every width a lane counted for it."""
+        return self._factory
+
+    @Slot()
+    def _ask_factory_width(self) -> None:
+        """The width the user settled on, asked for once it is let go (never each width a drag passes)."""
+        self._settle.stop()
+        if self.family.currentData() != FACTORY or self._factory is None or self.widths.sliders[0].isSliderDown():
+            return
+        width = self.widths.widths()[0]
+        if self._factory.at(width) is None and width not in self._factory_notes:
+            self.factory_width_wanted.emit(width)
+
+    def _offer_factory(self, factory: FactoryModel) -> None:
+        """The family box's entry for the model factory, added once and renamed for another function."""
+        if self._factory is not None and same_factory(self._factory, factory):
+            factory = self._factory.with_built(factory.built)
+        self._factory = factory
+        title = f"Your model: {factory.function}(width)"
+        index = self.family.findData(FACTORY)
+        if index < 0:
+            self.family.blockSignals(True)
+            self.family.addItem(title, FACTORY)
+            self.family.blockSignals(False)
+            index = self.family.count() - 1
+        self.family.setItemText(index, title)
+        self.family.setItemData(index, f"{factory.path}:{factory.function} · sha256 {factory.sha256[:12]}… · "
+                                       "a lane builds and counts each width", Qt.ItemDataRole.ToolTipRole)
 
     def _offer_saved(self, saved: SavedModel) -> None:
         """The family box's entry for the saved model, added once and renamed for another file."""
@@ -346,18 +450,25 @@ class ModelPanel(QWidget):
 
     @Slot()
     def _on_open_model_clicked(self) -> None:
-        path = self._dialogs.open_path(self, "Your model", "Keras models (*.keras)")
+        path = self._dialogs.open_path(self, "Your model", MODEL_FILTERS)
         if path:
             self.model_file_chosen.emit(path)
 
     def _show_family(self, family: str) -> None:
         """The rows this family has (an RNN's cell, a transformer's heads), its layers' name, and its limit; a
-        saved model has none of the layer rows (it is used as saved)."""
-        own = family == SAVED
-        for row in (self.layers, self.widths, self.activation, self.dropout):
+        saved model has none of the layer rows (it is used as saved), a model factory one width (the first
+        slider: its function builds the whole model from it)."""
+        own = family in (SAVED, FACTORY)
+        for row in (self.layers, self.activation, self.dropout):
             self._form.setRowVisible(row, not own)
+        self._form.setRowVisible(self.widths, family != SAVED)
         self._form.setRowVisible(self.cell, family == "rnn")
         self._form.setRowVisible(self.heads, family == "transformer")
+        self.widths.set_first_label("Width" if family == FACTORY else "Layer 1")
+        if family == FACTORY:
+            self.widths.blockSignals(True)
+            self.widths.set_count(1)
+            self.widths.blockSignals(False)
         if own:
             return
         label = self._form.labelForField(self.layers)
@@ -397,6 +508,14 @@ class ModelPanel(QWidget):
         batch = config.train.batch_size
         predict = config.train.task == "predict"
         self._form.setRowVisible(self.serve, predict)
-        self.cost.setText(f"{config.model.label()}\n{config.model.params:,} parameters · "
-                          f"{fmt_flops(config.flops_per_batch)} per {'call' if predict else 'step'} at batch {batch}")
+        factory = config.model.factory
+        if factory is not None and config.model.figures is None:  # not built by a lane yet: nothing to claim
+            width = config.model.widths[0]
+            self.cost.setText(self._factory_notes.get(width, f"counting {factory.function}({width})…"))
+        else:
+            self.cost.setText(f"{config.model.label()}\n{config.model.params:,} parameters · "
+                              f"{fmt_flops(config.flops_per_batch)} per {'call' if predict else 'step'} at batch "
+                              f"{batch}")
         self.config_changed.emit(config)
+        if factory is not None and not self.widths.sliders[0].isSliderDown():
+            self._settle.start()  # a width typed or stepped is asked once the edits pause

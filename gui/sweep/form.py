@@ -134,14 +134,16 @@ class SweepForm(QGroupBox):
         """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
         name = self.preset.currentData()
         # A preset brings its own model, but never in place of the user's saved one.
-        base = SWEEP_PRESETS[name].base if name and base_config.model.saved is None else base_config
+        user = base_config.model.saved is not None or base_config.model.factory is not None
+        base = SWEEP_PRESETS[name].base if name and not user else base_config
         batches = self.batches.text()
         sizes = parse_int_list(batches, "batch size") if batches.strip() else ()
         own = base.model.saved is not None  # a saved model has no width: it is swept along batch size only
         if own and len(set(sizes)) < 2:
             raise ConfigError("your model has no width: sweep it along batch size (Batch sizes, e.g. 1,8,64,512)")
         spec = SweepSpec(widths=(NO_WIDTH,) if own else parse_sweep_widths(self.widths.text()),
-                         layers=1 if own else self.layers.value(), batch_sizes=sizes,
+                         layers=1 if own or base.model.factory is not None else self.layers.value(),
+                         batch_sizes=sizes,
                          base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value(),
                          floor=self.floor.isChecked())
         spec.points()  # validates every point's model now, not halfway through the sweep

@@ -1,6 +1,7 @@
 """The Sweep tab: time growing widths on the chosen lanes, find the crossover, fit and compare the cost model."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from typing import Callable
@@ -13,6 +14,7 @@ from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladd
 from ...core.paths import autosave_dir
 from ...core.analysis.leads import RefineTarget
 from ...core.study.refined_sweep import check_refinable, reusable, run_refined_sweep
+from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
 from ...core.study.sweep import PointMeasured, SweepResult, SweepSpec, lane_points, results_so_far, run_sweeps
 from ...core.files.sweeps import SweepFiles
@@ -26,6 +28,26 @@ from ..settings import AppSettings
 from .form import PREFERRED_WIDTH, SweepForm
 from .view import NO_SWEEP_YET, SweepView
 from ..theme.scheme import status_style
+
+
+def with_factory_widths(pool: LanePool, lanes: list[LaneSpec], specs: list[SweepSpec],
+                        cancel: threading.Event) -> list[SweepSpec]:
+    """`specs` with their model factory built and counted by a lane at every width they sweep (as the CLI's
+    resolve_factory does before the first point): each point is timed with its own width's figures. A ConfigError
+    for a width that cannot be built, or data that does not fit it; `specs` as they are without a factory."""
+    factory = specs[0].base.model.factory
+    if factory is None:
+        return specs
+    widths = [w for s in specs for w in s.widths]
+    factory = inspect_factory(pool, inspecting_lane(lanes), factory, widths, cancel)
+    for width in dict.fromkeys(widths):
+        found = factory.at(width)
+        if found is None:
+            raise ConfigError(f"{factory.function}({width}) was not built: the sweep was stopped")
+        problem = found.data_problem(specs[0].base.train.data)
+        if problem:
+            raise ConfigError(problem)
+    return [dataclasses.replace(s, base=with_factory(s.base, factory)) for s in specs]
 
 
 class SweepTab(QWidget):
@@ -123,6 +145,8 @@ class SweepTab(QWidget):
             specs = self.specs()
             if target is not None:
                 check_refinable(lanes, specs)
+            if ladder and specs[0].base.model.factory is not None:
+                raise ConfigError("ranking knobs with your model factory is not built: sweep it along Widths")
             settings = ladder_settings(specs[0], lanes) if ladder else []
             specs = [s.spec for s in settings if not s.reason] or specs
         except ConfigError as exc:
@@ -149,9 +173,12 @@ class SweepTab(QWidget):
         def work(cancel: threading.Event, put: Callable[[PointMeasured], None]) -> list[SweepResult]:
             if settings:
                 return run_ladder(pool, settings, on_point=put, cancel=cancel)
+            built = with_factory_widths(pool, lanes, specs, cancel)  # a factory's every width, before any point
+            if cancel.is_set():
+                return [SweepResult(spec, cancelled=True) for spec in specs]
             if target is not None:
-                return [run_refined_sweep(pool, lanes, specs[0], target, reuse=previous, on_point=put, cancel=cancel)]
-            return run_sweeps(pool, lanes, specs, on_point=put, cancel=cancel)
+                return [run_refined_sweep(pool, lanes, built[0], target, reuse=previous, on_point=put, cancel=cancel)]
+            return run_sweeps(pool, lanes, built, on_point=put, cancel=cancel)
 
         self._ladder = settings
         self._t0 = time.monotonic()

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import AnatomyOutcome, anatomy_key, measure_anatomies
 from ...core.words.anatomy import CALL_CLOCKS, CLOCKS, anatomy_notes, clock_lines, clocks_of, floor_sentence, why_sentence
-from ...core.config import LaneSpec, RunConfig
+from ...core.config import ConfigError, LaneSpec, RunConfig
+from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
 from ..jobs import JobOutcome, JobRunner
 from ..theme.scheme import status_style
@@ -113,7 +114,14 @@ class WhyView(QWidget):
         pool = self._pool()
 
         def work(cancel: threading.Event, put: Callable[[AnatomyOutcome], None]) -> list[AnatomyOutcome]:
-            return measure_anatomies(pool, lanes, [config], cancel=cancel, on_outcome=put)
+            built = config
+            factory = config.model.factory
+            if factory is not None and config.model.figures is None:  # a lane builds and counts its width first
+                built = with_factory(config, inspect_factory(pool, inspecting_lane(lanes), factory,
+                                                             config.model.widths, cancel))
+                if built.model.figures is None:
+                    raise ConfigError(f"{factory.function}({config.model.widths[0]}) was not built: stopped")
+            return measure_anatomies(pool, lanes, [built], cancel=cancel, on_outcome=put)
 
         self._runner.start(work)
         self.measure_button.setEnabled(False)

@@ -89,6 +89,10 @@ class LayerWidths(QWidget):
         self._show_rows()
         self.widths_changed.emit()
 
+    def set_first_label(self, text: str) -> None:
+        """The first row's name ("Layer 1"; "Width" for a model built from one width)."""
+        self._labels[0].setText(text)
+
     def set_count(self, count: int) -> None:
         """Show `count` layers; a layer added copies the width of the last one shown, so adding
         layers never slips in a 1-unit bottleneck or a width left over from an earlier model."""

@@ -56,6 +56,13 @@ class LiveSwitch(QObject):
         if wanted is None or running is None or not self._controller.running:
             return
         config = live_part(wanted, running)
+        factory = config.model.factory
+        if factory is not None and config.model.figures is None and config.model != running.model:
+            # Its figures are not known, and the lanes are busy timing: a lane builds it only between runs.
+            self._say(f"{factory.function}({config.model.widths[0]}) has not been built yet: a lane builds the new "
+                      f"width after this run (never beside a timed step); this run goes on with "
+                      f"{running.model.label()}.")
+            return
         if config == running:
             if wanted != running:
                 self._say("Data, sample limit, epochs and seed apply to the next run.")

@@ -80,10 +80,12 @@ class MainWindow(QMainWindow):
         self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
                               lambda: self.desk.config or RunConfig(),
-                              lambda: self.controller.running or self.why.running,
+                              lambda: self.controller.running or self.why.running or self.desk.preparing
+                              or self.desk.model_file.running,
                               settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs)
         self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
-                           lambda: self.controller.running or self.sweep.running, self.summary.set_anatomy)
+                           lambda: self.controller.running or self.sweep.running or self.desk.preparing
+                           or self.desk.model_file.running, self.summary.set_anatomy)
         # The name hides QWidget.actions(), which the window never calls; tests and callers read window.actions,
         # so it stays until they move to another name.
         self.actions = build_actions(self, self.theme)  # pyright: ignore[reportIncompatibleMethodOverride]

@@ -5,12 +5,13 @@ lifecycle signals, what is allowed now and what the status bar says about it.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QMessageBox
 
-from ...core.config import ConfigError, LaneSpec, RunConfig, parse_int_list
+from ...core.config import ConfigError, FactoryModel, LaneSpec, RunConfig, parse_int_list
+from ...core.study.saved import with_factory
 from ...core.results import RunResult
 from ...core.study.sweep import SweepResult, parse_sweep_widths, ramp_plan
 from ...core.files.sweeps import run_rows
@@ -44,6 +45,7 @@ class RunDesk(QObject):
         self.config: RunConfig | None = side.model_panel.current()
         self.start_after_discovery = False
         self.ramp_after_discovery: str | None = None  # --ramp's widths, while discovery may change the lanes
+        self.preparing = False  # a lane builds the model factory's widths a run or ramp will time, before it starts
         self.live_switch = LiveSwitch(side.model_panel, controller, status.say, self)
         self.ask: Callable[[str], bool] = self._ask  # a question with Yes and No; tests answer it themselves
         self.model_file = ModelFileOpener(side.model_panel, lambda: controller.pool, side.lanes_panel.selected_specs,
@@ -60,6 +62,7 @@ class RunDesk(QObject):
         sweep.sweep_ended.connect(self._on_sweep_ended)
         for signal in (why.measure_started, why.measure_ended):  # the Why tab's measurement holds the lanes too
             signal.connect(lambda *_: self.update_controls())
+        why.measure_ended.connect(lambda *_: self._lanes_free())
 
     def _ask(self, text: str) -> bool:
         window = self.side.window()
@@ -72,7 +75,7 @@ class RunDesk(QObject):
 
     def _ready(self) -> tuple[RunConfig, list[LaneSpec]] | None:
         """The configuration and the chosen lanes, if a run can start now; else None, and the status bar says why."""
-        if self.controller.running or self.sweep.running or self.why.running:
+        if self.controller.running or self.sweep.running or self.why.running or self.preparing:
             return None
         specs = self.side.lanes_panel.selected_specs()
         if self.config is None:
@@ -104,10 +107,43 @@ class RunDesk(QObject):
         if ready is None:
             return None
         config, specs = ready
-        if not self._fits([config], specs):
+        return self._start(config, specs, ())
+
+    def _start(self, config: RunConfig, specs: list[LaneSpec], plan: Sequence[RunConfig]) -> LiveRun | None:
+        """Start `config` (or a ramp through `plan`) once it fits; a model factory's widths the run will time are
+        built and counted by a lane first, off the GUI thread (then the run starts, and None is returned now)."""
+        timed = list(plan) or [config]
+        factory = config.model.factory
+        if factory is not None and (self.model_file.running or any(c.model.figures is None for c in timed)):
+            self.preparing = True
+            self.update_controls()
+            self.model_file.build(factory, [c.model.widths[0] for c in timed],
+                                  lambda found, error: self._on_factory_built(config, specs, plan, found, error))
+            return None
+        if self.model_file.running:  # a lane builds a factory's width: a run beside it would share that lane
+            self.say("Wait a moment: a lane is building your model; start again once it has.", error=True)
+            return None
+        if not self._fits(timed, specs):
             return None
         self._save_state()
-        return self.controller.start_run(config, specs, self.side.lanes_panel.schedule())
+        return self.controller.start_run(config, specs, self.side.lanes_panel.schedule(), plan)
+
+    def _on_factory_built(self, config: RunConfig, specs: list[LaneSpec], plan: Sequence[RunConfig],
+                          found: FactoryModel | None, error: str) -> None:
+        """The widths a run or ramp will time are built (or could not be): start it with each one's own figures."""
+        self.preparing = False
+        self.update_controls()
+        if found is None:
+            self.say(f"Not started: {error}.", error=True, about="model")
+            return
+        config, plan = with_factory(config, found), tuple(with_factory(c, found) for c in plan)
+        for c in plan or (config,):
+            figures = c.model.figures
+            problem = "not built" if figures is None else figures.data_problem(c.train.data)
+            if problem:
+                self.say(f"Not started: {problem}.", error=True, about="model")
+                return
+        self._start(config, specs, plan)
 
     @Slot()
     def start_ramp(self, widths: str | bool | None = None) -> LiveRun | None:
@@ -128,10 +164,7 @@ class RunDesk(QObject):
         except ConfigError as exc:
             self.say(f"Cannot ramp: {exc}.", error=True)
             return None
-        if not self._fits(list(plan), specs):
-            return None
-        self._save_state()
-        return self.controller.start_run(config, specs, self.side.lanes_panel.schedule(), plan)
+        return self._start(config, specs, plan)
 
     def start_when_ready(self, ramp: str | None = None) -> None:
         """Start a run (or a ramp through `ramp`'s widths) now, or once discovery is done when it may change
@@ -149,6 +182,8 @@ class RunDesk(QObject):
             self.start_ramp(ramp)
 
     def stop(self) -> None:
+        if self.preparing:  # a lane builds what the run would time: the run does not start
+            self.model_file.stop_builds()
         self.why.stop()
         if self.sweep.running:
             self.sweep.stop()
@@ -159,7 +194,7 @@ class RunDesk(QObject):
 
     def update_controls(self) -> None:
         sweeping = self.sweep.running or self.why.running  # both hold the lanes; Stop ends either
-        running = self.controller.running or sweeping
+        running = self.controller.running or sweeping or self.preparing
         ready = self.config is not None and bool(self.side.lanes_panel.selected_specs())
         why_not = ("" if not running and ready else
                    "A run or a sweep is in progress: Stop (Esc) ends it." if running else
@@ -172,10 +207,15 @@ class RunDesk(QObject):
             own = self._tips.setdefault(id(widget), widget.toolTip())
             widget.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
         saved = self.config is not None and self.config.model.saved is not None
+        factory = self.config.model.factory if self.config is not None else None
         for field in (self.sweep.widths, self.sweep.layers, self.sweep.preset):  # a saved model has none of them
-            field.setEnabled(not saved)
+            field.setEnabled(not saved and (factory is None or field is self.sweep.widths))
             own = self._tips.setdefault(id(field), field.toolTip())
-            field.setToolTip(f"{own}\nYour model has no width: the sweep runs along Batch sizes." if saved else own)
+            field.setToolTip(f"{own}\nYour model has no width: the sweep runs along Batch sizes." if saved else
+                             f"{own}\n{factory.function}(width) builds the whole model from one width: the sweep "
+                             "runs along Widths." if factory is not None and field is not self.sweep.widths else own)
+        if factory is not None:
+            self.sweep.layers.setValue(1)
         if saved:  # a saved model has no width: it ramps through batch sizes (and the Sweep tab sweeps it there)
             self.side.set_ramp_along("batch")
         self.side.ramp_axis.setEnabled(not saved and not running)
@@ -206,6 +246,11 @@ class RunDesk(QObject):
                      "trains (Esc stops).")
         self.update_controls()
 
+    def _lanes_free(self) -> None:
+        """What measured has ended: the model factory's width that waited for the lanes is built now."""
+        if not (self.controller.running or self.sweep.running or self.why.running):
+            self.side.model_panel.lanes_free()
+
     @Slot(RunResult)
     def _on_controller_run_finished(self, result: RunResult) -> None:
         added = self.compare.run_ended(result)
@@ -214,12 +259,14 @@ class RunDesk(QObject):
         if any(len(lane.segments) > 1 for lane in result.lanes.values()):
             self.sweep.show_rows(run_rows(result))  # a ramp is a demo-sized sweep: there to export
         self.update_controls()
+        self._lanes_free()
 
     @Slot(str, str)
     def _on_controller_run_failed(self, run_id: str, reason: str) -> None:
         self.compare.run_ended(self.controller.run(run_id))
         self.say(f"The run failed: {reason}", error=True)
         self.update_controls()
+        self._lanes_free()
 
     @Slot(object)
     def _on_controller_devices_discovered(self, _options: list[LaneOption]) -> None:
@@ -248,3 +295,4 @@ class RunDesk(QObject):
         points = sum(len(r.rows) for r in results)
         self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
         self.update_controls()
+        self._lanes_free()

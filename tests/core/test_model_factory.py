@@ -15,7 +15,7 @@ from helpers import cli, cli_in_process
 
 from crossover_lab.core.config import (ConfigError, FactoryModel, FactoryWidth, ModelSpec, RunConfig, SavedModel,
                                        is_factory_kind)
-from crossover_lab.core.files.model_factory import MAX_FACTORY_BYTES, check_factory, is_factory_arg
+from crossover_lab.core.files.model_factory import MAX_FACTORY_BYTES, check_factory, factory_functions, is_factory_arg
 
 # Dense(width) on 32 inputs, then a softmax over 4 classes: forward FLOPs per sample 2·32·w + 2·w·4 = 72·w,
 # parameters 32·w + w + 4·w + 4 = 37·w + 4.
@@ -91,6 +91,33 @@ def test_a_factory_file_is_checked_without_running_it(tmp_path):
     with pytest.raises(ConfigError, match="zero.py"):  # not a regular file: refused before a byte is read
         check_factory(f"{tmp_path / 'zero.py'}:build")
     assert is_factory_arg("a.py:build") and is_factory_arg("a.py") and not is_factory_arg("m.keras")
+
+
+def test_the_functions_a_factory_file_offers_are_its_top_level_functions_of_one_argument(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(textwrap.dedent('''
+        raise SystemExit("this file ran")
+        def wide(width, depth=2): pass
+        def two(a, b): pass
+        async def later(width): pass
+        class Builder:
+            def method(self): pass
+        def _private(width): pass
+        def star(*args): pass
+        def redefined(width): pass
+        def redefined(a, b): pass
+        def again(a, b): pass
+        def again(width): pass
+    '''))
+    assert factory_functions(str(path)) == ["wide", "_private", "star", "again"]  # parsed, never run
+    (tmp_path / "none.py").write_text("def two(a, b): pass\nx = 1\n")
+    with pytest.raises(ConfigError, match="none.py defines no top-level function of one argument"):
+        factory_functions(str(tmp_path / "none.py"))
+    (tmp_path / "broken.py").write_text("def build(width):\n    return (\n")
+    with pytest.raises(ConfigError, match=r"broken.py is not valid Python"):
+        factory_functions(str(tmp_path / "broken.py"))
+    with pytest.raises(ConfigError, match="does not exist"):
+        factory_functions(str(tmp_path / "missing.py"))
 
 
 def test_a_factory_is_inspected_by_a_lane_of_this_machine_where_there_is_one():

@@ -353,3 +353,20 @@ def test_the_anatomy_table_of_calls_names_the_call_ladder_and_its_one_clock():
     assert "ms per call, median" in text and "predict_on_batch" in text and "answer_back" in text
     assert "fit_pipelined" not in text and "timing cost" not in text
     assert "per-call clock:" in text and "pipelined clock:" not in text
+
+
+def test_a_factorys_anatomy_is_keyed_by_its_file_function_and_width_not_by_the_widths_counted_so_far():
+    import dataclasses
+
+    from crossover_lab.core.config import FACTORY, FactoryModel, FactoryWidth, ModelSpec, RunConfig, SavedModel
+
+    factory = FactoryModel("/m/m.py", "ab" * 32, 10, "build")
+    model = lambda w: SavedModel("/m/m.py", "ab" * 32, 10, f"d{w}", (784,), 10, 37 * w, 72 * w, "", 2)  # noqa: E731
+    counted = factory.with_built([FactoryWidth(64, model(64))])
+    config = RunConfig(ModelSpec(widths=(64,), family=FACTORY, factory=factory))
+    at_64 = RunConfig(ModelSpec(widths=(64,), family=FACTORY, factory=counted))
+    more = RunConfig(ModelSpec(widths=(64,), family=FACTORY, factory=counted.with_built([FactoryWidth(8, model(8))])))
+    assert anatomy_key(config) == anatomy_key(at_64) == anatomy_key(more)
+    assert anatomy_key(RunConfig(ModelSpec(widths=(8,), family=FACTORY, factory=counted))) != anatomy_key(at_64)
+    other = dataclasses.replace(factory, sha256="cd" * 32)  # the file changed: another model
+    assert anatomy_key(RunConfig(ModelSpec(widths=(64,), family=FACTORY, factory=other))) != anatomy_key(at_64)
