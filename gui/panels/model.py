@@ -445,7 +445,7 @@ class ModelPanel(QWidget):
             index = self.family.count() - 1
         self.family.setItemText(index, title)
         self.family.setItemData(index, f"{saved.path} · sha256 {saved.sha256[:12]}… · input "
-                                       f"{'x'.join(map(str, saved.input_shape))}, {saved.classes} classes",
+                                       f"{'x'.join(map(str, saved.input_shape))}, {saved.head_words}",
                                 Qt.ItemDataRole.ToolTipRole)
 
     @Slot()

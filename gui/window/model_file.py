@@ -118,7 +118,7 @@ class ModelFileOpener(QObject):
         saved = outcome.result
         note = f" ({saved.flops_note})" if saved.flops_note else ""
         self._panel.set_saved_model(saved)
-        self._say(f"Opened {saved.name}: input {'x'.join(map(str, saved.input_shape))}, {saved.classes} classes, "
+        self._say(f"Opened {saved.name}: input {'x'.join(map(str, saved.input_shape))}, {saved.head_words}, "
                   f"{saved.params:,} parameters, {saved.forward_flops / 1e6:,.2f} MFLOP per sample forward{note}. "
                   "It has no width: change the batch size to move along its axis.")
 
