@@ -422,31 +422,26 @@ class ModelPanel(QWidget):
         if self._factory is not None and same_factory(self._factory, factory):
             factory = self._factory.with_built(factory.built)
         self._factory = factory
-        title = f"Your model: {factory.function}(width)"
-        index = self.family.findData(FACTORY)
-        if index < 0:
-            self.family.blockSignals(True)
-            self.family.addItem(title, FACTORY)
-            self.family.blockSignals(False)
-            index = self.family.count() - 1
-        self.family.setItemText(index, title)
-        self.family.setItemData(index, f"{factory.path}:{factory.function} · sha256 {factory.sha256[:12]}… · "
-                                       "a lane builds and counts each width", Qt.ItemDataRole.ToolTipRole)
+        self._offer(FACTORY, f"Your model: {factory.function}(width)",
+                    f"{factory.path}:{factory.function} · sha256 {factory.sha256[:12]}… · a lane builds and counts "
+                    "each width")
 
     def _offer_saved(self, saved: SavedModel) -> None:
         """The family box's entry for the saved model, added once and renamed for another file."""
         self._saved = saved
-        title = f"Your model: {saved.name}"
-        index = self.family.findData(SAVED)
+        self._offer(SAVED, f"Your model: {saved.name}", f"{saved.path} · sha256 {saved.sha256[:12]}… · input "
+                                                      f"{'x'.join(map(str, saved.input_shape))}, {saved.head_words}")
+
+    def _offer(self, kind: str, title: str, tip: str) -> None:
+        """The family box's one entry for a user's model of `kind` (saved, factory): added once, renamed after."""
+        index = self.family.findData(kind)
         if index < 0:
             self.family.blockSignals(True)
-            self.family.addItem(title, SAVED)
+            self.family.addItem(title, kind)
             self.family.blockSignals(False)
             index = self.family.count() - 1
         self.family.setItemText(index, title)
-        self.family.setItemData(index, f"{saved.path} · sha256 {saved.sha256[:12]}… · input "
-                                       f"{'x'.join(map(str, saved.input_shape))}, {saved.head_words}",
-                                Qt.ItemDataRole.ToolTipRole)
+        self.family.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
 
     @Slot()
     def _on_open_model_clicked(self) -> None:
