@@ -56,7 +56,9 @@ class SavedModel:
     (its softmax output), or, a model whose output is no softmax, on `outputs` real-valued targets per sample
     by mean squared error (a regression; `classes` 0). FLOPs are counted by a walk of its layers in the lane (core/lane/saved.py), forward
     per sample; a training step counts 3x the forward pass (forward, then gradients for the inputs and the
-    weights). `flops_note` names layers whose work is not counted."""
+    weights) less `input_flops` once: the first weighted layer reads the data, whose gradient no one needs (the
+    rule Crossover's own MLP is counted by, so a user's model of the same layers has the same FLOPs).
+    `flops_note` names layers whose work is not counted."""
 
     path: str  # absolute, on the machine that runs the lanes
     sha256: str
@@ -69,6 +71,7 @@ class SavedModel:
     flops_note: str = ""
     layers: int = 0
     outputs: int = 0  # a regression's values per sample (its output is no softmax); 0 for a classifier
+    input_flops: int = 0  # forward FLOPs per sample of its first weighted layer (no input gradient in training)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "input_shape", tuple(int(d) for d in self.input_shape))
@@ -254,7 +257,7 @@ class ModelSpec:
         """
         user = self._user_figures()
         if user is not None:
-            return user.forward_flops * (1 if forward else 3) * batch_size
+            return (user.forward_flops if forward else 3 * user.forward_flops - user.input_flops) * batch_size
         if self.family != "mlp":
             return families.flops_per_sample(self.family, self.widths, self.cell, self.heads, forward) * batch_size
         sizes = self.layer_sizes

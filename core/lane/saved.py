@@ -112,6 +112,15 @@ def count_flops(model: Model) -> tuple[int, str]:
     return total, note
 
 
+def first_weighted_flops(model: Model) -> int:
+    """Forward FLOPs per sample of the first layer with weights (in the model's order): it reads the data, so a
+    training step needs no gradient for its input, only for its weights (2x its forward pass, not 3x)."""
+    for layer in _walk(model):
+        if layer.weights:
+            return _layer_flops(layer) or 0
+    return 0
+
+
 def load(keras: ModuleType, path: str) -> Model:
     """The file's model, loaded with safe_mode (a Lambda layer or other code is refused, never run), uncompiled."""
     try:
@@ -153,7 +162,8 @@ def describe(model: Model, path: str, sha256: str, size_bytes: int, what: str = 
     flops, note = count_flops(model)
     return SavedModel(path=path, sha256=sha256, size_bytes=size_bytes, name=str(model.name),
                       input_shape=tuple(int(d) for d in dims), classes=classes, params=int(model.count_params()),
-                      forward_flops=flops, flops_note=note, layers=len(_walk(model)), outputs=outputs)
+                      forward_flops=flops, flops_note=note, layers=len(_walk(model)), outputs=outputs,
+                      input_flops=first_weighted_flops(model))
 
 
 def inspect(keras: ModuleType, path: str, sha256: str, size_bytes: int) -> SavedModel:

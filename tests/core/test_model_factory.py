@@ -52,6 +52,11 @@ def forward_flops(width: int) -> int:
     return 2 * 32 * width + 2 * width * 4
 
 
+def training_flops(width: int) -> int:
+    """Per sample: 3x the forward pass, less the first layer's input gradient (it reads the data), as the MLP's."""
+    return 3 * forward_flops(width) - 2 * 32 * width
+
+
 @pytest.fixture
 def factory_file(tmp_path):
     path = tmp_path / "my_models.py"
@@ -227,8 +232,8 @@ def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_
               "--batch-size", "32", "--steady-steps", "5", "--seconds-per-point", "0.5", "--data", "synthetic")
     assert out.returncode == 0, out.stderr[-2000:]
     assert "builds widths 8, 64" in out.stderr and "build(128)" not in out.stderr  # the ramp's widths only
-    for width, mflop in ((8, "0.0553"), (64, "0.442")):  # 3 x 32 x 72·w FLOPs per training step
-        assert f"{3 * 32 * forward_flops(width) / 1e6:.3g}" == mflop
+    for width, mflop in ((8, "0.0389"), (64, "0.311")):  # 32 x (3 x 72·w - 64·w) FLOPs per training step
+        assert f"{32 * training_flops(width) / 1e6:.3g}" == mflop
         assert re.search(rf"^cpu1\s+{width}\s+32\s+{mflop}\s", out.stdout, re.M), out.stdout
 
 
@@ -242,9 +247,9 @@ def test_a_factory_sweeps_its_widths_each_counted_at_its_own_width_and_analyze_r
     with open(sweep_csv, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 4 and {r["family"] for r in rows} == {"factory build"}
-    for row in rows:  # a training step counts 3x the forward pass, per sample of the batch
+    for row in rows:  # a training step counts 3x the forward pass less the first layer's input gradient
         width = int(row["width"])
-        assert int(row["flops_per_batch"]) == 3 * 32 * forward_flops(width), row
+        assert int(row["flops_per_batch"]) == 32 * training_flops(width), row
         assert int(row["params"]) == 37 * width + 4 and row["status"] == "completed"
     assert {int(r["width"]) for r in rows} == {8, 64}
     analyzed = cli("analyze", str(sweep_csv))
