@@ -35,6 +35,12 @@ class SweepForm(QGroupBox):
                                "Nadam, batch 128; blog, 2 layers of 32-2000 units, Adam, batch 32. "
                                "Custom uses the Model panel's settings.")
         self.preset.currentIndexChanged.connect(self._on_preset_changed)
+        self.along = QComboBox()  # the sweep's axis: what the user moves, and what its crossing is said in
+        self.along.addItem("widths", "width")
+        self.along.addItem("batch sizes", "batch")
+        self.along.setAccessibleName("Sweep along")
+        self.along.setToolTip("What the sweep moves: the hidden width (at each of the Batch sizes, or the Model "
+                              "panel's), or the batch size (its Batch sizes, at the Model panel's model)")
         self.widths = QLineEdit(",".join(map(str, log_widths(16, 4096, 6))))
         self.widths.setToolTip("Hidden widths to time, comma-separated (every hidden layer gets the same width)")
         self.layers = QSpinBox(minimum=1, maximum=8, value=2)
@@ -63,7 +69,8 @@ class SweepForm(QGroupBox):
         self.floor = QCheckBox("time it too")
         self.floor.setToolTip("Also time each point's floor, the hardware's own: its steps in one compiled on-device "
                               "loop (the Why tab's device_loop), drawn dashed, with the floor crossover")
-        for label, widget in (("Preset", self.preset), ("Widths", self.widths), ("Layers", self.layers),
+        for label, widget in (("Preset", self.preset), ("Along", self.along), ("Widths", self.widths),
+                              ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
                               ("Time per point", self.seconds), ("Compare with", self.compare), ("Floor", self.floor),
                               ("Refine to", self.tolerance), ("Refine budget", self.budget)):
@@ -104,6 +111,7 @@ class SweepForm(QGroupBox):
         self.widths.setText(s.text("sweep/widths", "") or self.widths.text())
         self.widths.setCursorPosition(0)  # a narrow field shows the first widths, not the last
         self.batches.setText(s.text("sweep/batches", ""))
+        self.along.setCurrentIndex(max(self.along.findData(s.text("sweep/along", "width")), 0))
         self.floor.setChecked(s.text("sweep/floor", "") == "on")
         try:
             self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
@@ -118,7 +126,8 @@ class SweepForm(QGroupBox):
         for key, value in (("widths", self.widths.text()), ("layers", self.layers.value()),
                            ("batches", self.batches.text()), ("steady", self.steady.value()),
                            ("seconds", self.seconds.value()), ("refine_percent", self.tolerance.value()),
-                           ("refine_budget", self.budget.value()), ("floor", "on" if self.floor.isChecked() else "")):
+                           ("refine_budget", self.budget.value()), ("floor", "on" if self.floor.isChecked() else ""),
+                           ("along", self.along_batch() and "batch" or "width")):
             self._settings.set_text(f"sweep/{key}", str(value))
 
     @Slot(int)
@@ -129,6 +138,10 @@ class SweepForm(QGroupBox):
             layers, widths = preset.layers, preset.widths
             self.layers.setValue(layers)
             self.widths.setText(",".join(map(str, widths)))
+
+    def along_batch(self) -> bool:
+        """Whether the sweep moves the batch size (at the Model panel's model) rather than the width."""
+        return self.along.currentData() == "batch"
 
     def specs(self, base_config: RunConfig) -> list[SweepSpec]:
         """The sweep(s) the controls describe; raises ConfigError with a sentence for the user."""
@@ -141,8 +154,17 @@ class SweepForm(QGroupBox):
         own = base.model.saved is not None  # a saved model has no width: it is swept along batch size only
         if own and len(set(sizes)) < 2:
             raise ConfigError("your model has no width: sweep it along batch size (Batch sizes, e.g. 1,8,64,512)")
-        spec = SweepSpec(widths=(NO_WIDTH,) if own else parse_sweep_widths(self.widths.text()),
-                         layers=1 if own or base.model.factory is not None else self.layers.value(),
+        widths, layers = ((NO_WIDTH,) if own else parse_sweep_widths(self.widths.text()),
+                          1 if own or base.model.factory is not None else self.layers.value())
+        if self.along_batch() and not own:  # the Model panel's model, at each of the batch sizes
+            if len(set(sizes)) < 2:
+                raise ConfigError("a sweep along batch size needs at least two Batch sizes, e.g. 1,8,64,512")
+            model = base.model.widths
+            if len(set(model)) > 1:
+                raise ConfigError(f"a sweep along batch size keeps the Model panel's model, and "
+                                  f"{base.model.label()} has layers of different widths: give every layer one width")
+            widths, layers = (model[0],), 1 if base.model.factory is not None else len(model)
+        spec = SweepSpec(widths=widths, layers=layers,
                          batch_sizes=sizes,
                          base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value(),
                          floor=self.floor.isChecked())

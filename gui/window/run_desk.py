@@ -62,6 +62,7 @@ class RunDesk(QObject):
         sweep.sweep_ended.connect(self._on_sweep_ended)
         for signal in (why.measure_started, why.measure_ended):  # the Why tab's measurement holds the lanes too
             signal.connect(lambda *_: self.update_controls())
+        sweep.sweep_form.along.currentIndexChanged.connect(lambda *_: self.update_controls())  # greys Widths, Layers
         why.measure_ended.connect(lambda *_: self._lanes_free())
 
     def _ask(self, text: str) -> bool:
@@ -208,8 +209,13 @@ class RunDesk(QObject):
             widget.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
         saved = self.config is not None and self.config.model.saved is not None
         factory = self.config.model.factory if self.config is not None else None
+        if saved:  # a saved model has no width: its sweep moves the batch size
+            self.sweep.sweep_form.along.setCurrentIndex(self.sweep.sweep_form.along.findData("batch"))
+        self.sweep.sweep_form.along.setEnabled(not saved)
+        along_batch = self.sweep.sweep_form.along_batch()  # the Model panel's model at each batch size
         for field in (self.sweep.widths, self.sweep.layers, self.sweep.preset):  # a saved model has none of them
-            field.setEnabled(not saved and (factory is None or field is self.sweep.widths))
+            field.setEnabled(not saved and (factory is None or field is self.sweep.widths)
+                             and not (along_batch and field is not self.sweep.preset))
             own = self._tips.setdefault(id(field), field.toolTip())
             field.setToolTip(f"{own}\nYour model has no width: the sweep runs along Batch sizes." if saved else
                              f"{own}\n{factory.function}(width) builds the whole model from one width: the sweep "
