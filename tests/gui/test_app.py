@@ -29,7 +29,10 @@ def test_screenshot_mode_saves_the_window_and_exits(gui_home, tmp_path):
     image = QImage(str(path))
     assert (image.width(), image.height()) == (1440, 900)
     shown = float(out.stderr.split("window shown ")[1].split(" s")[0])
-    assert shown < 2.0, out.stderr  # from the process's start, imports included
+    # From the process's start, imports included: 2 s on a machine with a core to spare; a machine loaded past its
+    # cores slows every process alike (as the other wall-clock bounds stretch).
+    limit = 2.0 * min(2.0, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))
+    assert shown < limit, f"{out.stderr} (limit {limit:.1f} s at load {os.getloadavg()[0]:.1f})"
 
 
 def test_bad_arguments_get_a_sentence_and_exit_code_2(gui_home, tmp_path):
