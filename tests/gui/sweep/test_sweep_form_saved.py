@@ -25,14 +25,15 @@ def test_a_saved_model_is_swept_along_the_forms_batch_sizes(qtbot, qsettings_tmp
     assert all(c.model == base.model for c in spec.points()) and along_batch(spec)
 
 
-def test_the_form_sweeps_along_batch_size_at_the_model_panels_model(qtbot, qsettings_tmp):
+def test_the_form_sweeps_along_batch_size_at_the_model_panels_model(qtbot, tmp_path):
     """Along: batch sizes: the Model panel's model (one width per layer) at each of the Batch sizes; its answer in
     samples per batch (a sweep of one width over several batch sizes); Widths and Layers are not used."""
     from crossover_lab.gui.settings import AppSettings
     from crossover_lab.gui.sweep.form import SweepForm
     from crossover_lab.core.study.refined_sweep import along_batch
 
-    form = SweepForm(AppSettings())
+    mine = str(tmp_path / "settings.ini")  # this test's own: what it saves must not reach another test's form
+    form = SweepForm(AppSettings(mine))
     qtbot.addWidget(form)
     base = RunConfig(ModelSpec((256, 256)), TrainSpec(data="synthetic"))
     form.along.setCurrentIndex(form.along.findData("batch"))
@@ -51,7 +52,7 @@ def test_the_form_sweeps_along_batch_size_at_the_model_panels_model(qtbot, qsett
     (spec,) = form.specs(base)
     assert spec.widths == (16, 64) and not along_batch(spec)  # along widths, at each batch size: two curves
     form.save()
-    again = SweepForm(AppSettings())
+    again = SweepForm(AppSettings(mine))
     qtbot.addWidget(again)
     assert not again.along_batch()
 
