@@ -364,7 +364,7 @@ def test_a_ramp_through_batch_sizes_is_named_by_its_batch_sizes_in_the_marks_his
     summary.refresh()
     assert "cpu1 is 2.0x faster than cpu on 784-64-10 at batch 512" in summary.verdict.text()
     assert "samples per batch" in summary.detail.text()
-    board = CrossoverMap()
-    qtbot.addWidget(board)
-    board.add_run(live.result)
-    assert "one model at several batch sizes" in board.description.text()
+    from crossover_lab.gui.compare.map_points import run_points
+
+    shown = run_points(live.result)  # the map's sentence for these points (no second map widget in this test)
+    assert "one model at several batch sizes" in CrossoverMap._describe(shown, [], lines(shown))
