@@ -29,13 +29,13 @@ class LocalChannel:
     """One lane process on this machine; starting it returns at once (it imports its backend meanwhile)."""
 
     def __init__(self, spec: LaneSpec, log_path: Path | None) -> None:
-        from ..lane.worker import lane_main
+        from ..lane.worker import local_lane_main
 
         self._jobs: Any = _ctx.Queue()
         self._events: Any = _ctx.Queue()
         self._cancel: Any = _ctx.Event()
         self._attention: Any = _ctx.RawValue("q", 0)  # steering messages sent (core/lane/steering.py)
-        self._proc = _ctx.Process(target=lane_main, name=f"crossover-lane-{spec.name}", daemon=True,
+        self._proc = _ctx.Process(target=local_lane_main, name=f"crossover-lane-{spec.name}", daemon=True,
                                   args=(spec, self._jobs, self._events, self._cancel,
                                         str(log_path) if log_path else None, self._attention))
         self._proc.start()
