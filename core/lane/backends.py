@@ -69,12 +69,25 @@ def configure_process(spec: LaneSpec) -> dict[str, Any]:
     return settings
 
 
+def _import_tensorflow() -> ModuleType:
+    """TensorFlow, without the JAX its TFLite converter imports when it can (0.4 s of a 4 s import, for a
+    converter a lane never uses); JAX can still be imported afterwards, by a user's model file say."""
+    blocked = "jax" not in sys.modules
+    if blocked:
+        sys.modules["jax"] = None  # pyright: ignore[reportArgumentType]  # Python's documented way to make an import fail
+    try:
+        import tensorflow as tf
+    finally:
+        if blocked:
+            del sys.modules["jax"]
+    return tf
+
+
 def import_keras(spec: LaneSpec, threads: int) -> tuple[ModuleType, dict[str, JsonValue]]:
     """Import Keras on the lane's backend and apply its thread budget; returns (keras, settings)."""
     settings: dict[str, JsonValue] = {}
     if spec.backend == "tensorflow":
-        import tensorflow as tf
-
+        tf = _import_tensorflow()
         if spec.kind == "cpu":
             tf.config.threading.set_intra_op_parallelism_threads(threads)
             tf.config.threading.set_inter_op_parallelism_threads(1 if threads == 1 else 2)

@@ -112,3 +112,23 @@ def test_a_model_is_seeded_as_keras_seeds_it_without_importing_tensorflow_into_a
                          env={**os.environ, "KERAS_BACKEND": backend})
     lines = out.stdout.splitlines()
     assert "tensorflow imported: False" in lines and "same first weights: True" in lines, out.stdout + out.stderr[-2000:]
+
+
+TF_WITHOUT_JAX = """
+import sys
+from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.lane.backends import configure_process, import_keras
+spec = LaneSpec.parse("cpu1")
+keras, _ = import_keras(spec, configure_process(spec)["threads"])
+print("jax imported:", "jax" in sys.modules, keras.backend.backend())
+import jax  # a user's model file may still
+print("jax after:", jax.__name__)
+"""
+
+
+@pytest.mark.skipif("jax" not in INSTALLED, reason="JAX is not installed")
+def test_a_tensorflow_lane_does_not_import_jax_but_its_user_still_can():
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", TF_WITHOUT_JAX], capture_output=True, text=True, timeout=180)
+    assert out.stdout.splitlines() == ["jax imported: False tensorflow", "jax after: jax"], out.stdout + out.stderr[-2000:]

@@ -60,14 +60,14 @@ def test_refine_crossover_runs_in_the_tab_and_answers_in_words(tab, qtbot):
     tab.widths.setText("16,256,2048")
     tab.layers.setValue(1)
     tab.sweep_form.tolerance.setValue(25)
-    tab.sweep_form.budget.setValue(30)
+    tab.sweep_form.budget.setValue(15)
     qtbot.mouseClick(tab.refine_button, Qt.MouseButton.LeftButton)
     assert tab.running and not tab.refine_button.isEnabled() and not tab.run_button.isEnabled()
-    assert (tab.progress.format(), tab.progress.maximum()) == ("%v / %m s", 30)
+    assert (tab.progress.format(), tab.progress.maximum()) == ("%v / %m s", 15)
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
     (result,) = tab.results
     refinement = result.refinement
-    assert refinement is not None and refinement.spent_s <= 30
+    assert refinement is not None and refinement.spent_s <= 15
     assert refinement.stopped in ("tight", "noise", "no crossover", "budget")
     assert "Refinement stopped after" in tab.verdict.text()
     assert tab.table.rowCount() == len(result.rows) >= 6
