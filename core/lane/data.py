@@ -118,9 +118,13 @@ def synthetic(n: int, seed: int = 0, features: int = INPUT_DIM, classes: int = C
     prototypes = rng.integers(0, 256, size=(classes, features)).astype(np.float32)
     y = (np.arange(n) % classes).astype(np.int64)
     rng.shuffle(y)
-    noise = rng.normal(0.0, 60.0, size=(n, features)).astype(np.float32)
-    x = np.clip(prototypes[y] + noise, 0, 255).astype(np.uint8)
-    return x, y
+    # Noise of standard deviation 60 drawn in float32 and worked on in place: 0.95 s for MNIST's 60,000 rows,
+    # not the 2.9 s of float64 draws and copies (a lane pays it before its first step).
+    x = rng.standard_normal(size=(n, features), dtype=np.float32)
+    x *= np.float32(60.0)
+    x += prototypes[y]
+    np.clip(x, 0, 255, out=x)
+    return x.astype(np.uint8), y
 
 
 def synthetic_regression(n: int, seed: int = 0, features: int = INPUT_DIM,
