@@ -75,6 +75,14 @@ class ProbeJob:
 
 
 @dataclass(frozen=True)
+class PrepareJob:
+    """Load (and keep) the data `config` trains on, before a study's first point is timed: every lane of a study
+    does this at once, where one lane after another would each load theirs when its turn came."""
+
+    config: RunConfig
+
+
+@dataclass(frozen=True)
 class CalibrateJob:
     """Time a size×size float32 matrix product for about `seconds`: the device's achievable GFLOP/s."""
 
@@ -121,7 +129,7 @@ class CloseLane:
     """Leave once the job in progress (if any) has ended."""
 
 
-Job = Union[RunJob, ProbeJob, CalibrateJob, AnatomyJob, InspectJob, CloseLane]
+Job = Union[RunJob, ProbeJob, PrepareJob, CalibrateJob, AnatomyJob, InspectJob, CloseLane]
 Steer = Union[SwitchModel, Proceed, Finish, Pause, Resume]  # sent while a run goes on
 
 # ---------------------------------------------------------------- lane → app
@@ -141,6 +149,14 @@ class Probed:
     cpu: str
     settings: dict[str, Any] = field(default_factory=dict)
     error: str = ""  # why the backend could not list GPUs, when it could not
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A lane's answer to PrepareJob: how long loading took, or why it could not (the run says so again)."""
+
+    seconds: float
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -190,7 +206,7 @@ class LaneAlive:
     phase: str  # preparing | finishing; "ready" once, when the lane has imported its framework
 
 
-Answer = Union[Bundle, Probed, Calibrated, AnatomyMeasured, LaneStartFailed, LaneStatus, LaneAlive]
+Answer = Union[Bundle, Probed, Prepared, Calibrated, AnatomyMeasured, LaneStartFailed, LaneStatus, LaneAlive]
 
 # ---------------------------------------------------------------- requests that got no answer
 
@@ -224,7 +240,7 @@ Wirable: TypeAlias = "DataclassInstance | str | int | float | bool | None | Sequ
 _Registered = TypeVar("_Registered", bound=type)
 
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
-    RunJob, SwitchModel, Proceed, Finish, Pause, Resume, ProbeJob, CalibrateJob, CloseLane, Bundle, Probed, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
+    RunJob, SwitchModel, Proceed, Finish, Pause, Resume, ProbeJob, PrepareJob, CalibrateJob, CloseLane, Bundle, Probed, Prepared, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
     AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime, InspectJob, Inspected, ModelChunk, SavedModel, FactoryModel, FactoryWidth,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
     RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed, RunFinished, RunFailed, RunSummary,

@@ -117,9 +117,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             failure = ""
             try:
                 def work(cancel: threading.Event) -> RunResult:
-                    # Every lane imports its framework at once, before the run: none is timed while another
-                    # imports, and lanes side by side start together.
-                    pool.ready(lanes, cancel)
+                    # Every lane imports its framework and makes its data at once, before the run: none is timed
+                    # while another imports, and lanes side by side start together.
+                    pool.ready(lanes, cancel, data_of=config)
                     return run_comparison(pool, lanes, config, schedule=schedule, tracker=tracker,
                                           on_event=on_event, cancel=cancel, plan=plan)
 

@@ -16,7 +16,8 @@ from typing import Any, Callable, Protocol
 from ..config import LaneSpec, RunConfig
 from .local_channel import LocalChannel
 from ..messages import (AnatomyMeasured, Bundle, Inspected, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
-                        LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, ProbeJob, Probed, Proceed,
+                        LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, PrepareJob, Prepared, ProbeJob, Probed,
+                        Proceed,
                         RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)
 from ..paths import lane_log_path
 from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished, SegmentEnded, Status, now_iso
@@ -232,7 +233,7 @@ class Lane:
                 self._answers.append(item)
                 if self._run is not None:
                     return [self._end_by_parent(self._run, Status.FAILED, f"the lane could not start: {reason}")]
-            case Probed() | Calibrated() | AnatomyMeasured() | Inspected():
+            case Probed() | Prepared() | Calibrated() | AnatomyMeasured() | Inspected():
                 self._answers.append(item)
             case LaneAlive():
                 pass  # heard: that is all a heartbeat says
@@ -304,6 +305,15 @@ class Lane:
 
     def probe(self, timeout: float = START_TIMEOUT_S, cancel: threading.Event | None = None) -> Probed | Unanswered:
         return self.request(ProbeJob(), Probed, timeout, cancel)
+
+    def prepare(self, config: RunConfig, cancel: threading.Event | None = None) -> Prepared:
+        """Have the lane load the data `config` trains on now (untimed, before a study's first point); a Prepared
+        with the reason when it could not."""
+        reply = self.request(PrepareJob(config), Prepared, cancel=cancel)
+        if isinstance(reply, Prepared):
+            return reply
+        self.close(timeout=0.5)  # as calibrate: a lane left mid-job would answer a later request with this one
+        return Prepared(math.nan, reply.reason)
 
     def calibrate(self, size: int = 2048, seconds: float = 1.0,
                   cancel: threading.Event | None = None) -> Calibrated:

@@ -37,10 +37,13 @@ class LanePool:
                 lane = self._lanes[spec.name] = Lane(spec, channel_factory=factory, watchdog_s=self.watchdog_s)
             return lane
 
-    def ready(self, specs: Sequence[LaneSpec], cancel: threading.Event | None = None) -> None:
+    def ready(self, specs: Sequence[LaneSpec], cancel: threading.Event | None = None,
+              data_of: RunConfig | None = None) -> None:
         """Start every lane of `specs` at once and wait until each answers: their framework imports overlap one
         another, and none of them overlaps a lane being timed (sweeps and anatomies time one lane at a time).
-        A lane that cannot start says so when it is given its job."""
+        With `data_of`, every lane then loads the data that config trains on, all at once: a study's first point
+        is not timed while another lane still makes its data set (each used to, when its first turn came).
+        A lane that cannot start, or load its data, says so when it is given its job."""
         lanes = [self.get(spec) for spec in specs]
         for lane in lanes:
             lane.start()
@@ -49,6 +52,15 @@ class LanePool:
                 return
             if not lane.busy and not lane.up:
                 lane.probe(cancel=cancel)
+        if data_of is None or (cancel is not None and cancel.is_set()):
+            return
+        # One thread a lane (each Lane is used from one thread at a time), so that their loading overlaps.
+        loaders = [threading.Thread(target=lane.prepare, args=(data_of, cancel), name=f"prepare-{lane.name}")
+                   for lane in lanes if lane.up and not lane.busy]
+        for thread in loaders:
+            thread.start()
+        for thread in loaders:
+            thread.join()
 
     def lanes(self) -> list[Lane]:
         with self._lock:

@@ -26,7 +26,7 @@ from .run import EventSink, Flag, describe_error, json_safe, run_job
 from .model import ModelShelf
 from . import factory, saved
 from ..messages import (AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed, LaneStatus,
-                        InspectJob, Inspected, ProbeJob, Probed, RunJob)
+                        InspectJob, Inspected, PrepareJob, Prepared, ProbeJob, Probed, RunJob)
 from .steering import Count, Jobs, Steering
 
 
@@ -100,6 +100,15 @@ class LaneWorker:
         else:
             error = ""
         return Probed(self.spec.backend, tuple(names), cpu_model(), json_safe(self.settings), error)
+
+    def prepare(self, job: PrepareJob) -> Prepared:
+        """The data `job.config` trains on, loaded now and kept for its runs (self.data)."""
+        t0 = time.perf_counter()
+        try:
+            self.data(job.config)
+        except Exception as exc:  # the run that needs it says so again, in its own words
+            return Prepared(time.perf_counter() - t0, describe_error(exc, self.spec.name))
+        return Prepared(time.perf_counter() - t0)
 
     def data(self, config: RunConfig) -> Dataset:
         t = config.train
@@ -242,6 +251,8 @@ def lane_main(spec: LaneSpec, jobs: Jobs, events: EventSink, cancel: Flag, log_p
                 worker.run(job)
             case ProbeJob():
                 events.put(worker.probe())
+            case PrepareJob() as job:
+                events.put(worker.prepare(job))
             case CalibrateJob(size=size, seconds=seconds):
                 events.put(worker.calibrate(size, seconds))
             case AnatomyJob() as job:

@@ -80,7 +80,8 @@ def measure_anatomies(pool: LanePool, lanes: Sequence[LaneSpec], configs: Sequen
     """Every model on every lane, lanes one after another (never side by side: they would share cores)."""
     cancel = cancel or threading.Event()
     out: list[AnatomyOutcome] = []
-    pool.ready(lanes, cancel)  # the lanes' imports overlap one another, and end before the first is timed
+    # The lanes' imports overlap one another, and so does the making of their data; both end before the first is timed.
+    pool.ready(lanes, cancel, data_of=configs[0] if configs else None)
     for spec in lanes:
         for config in configs:
             if cancel.is_set():

@@ -98,7 +98,8 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
     xs = tuple(spec.batch_sizes) if batch_axis else spec.widths
     lent = {} if batch_axis else reusable(reuse, lanes, spec)
     runs = {run.run_id: run for run in reuse.runs} if reuse is not None else {}
-    pool.ready(lanes, cancel)  # their framework imports overlap one another, and end before the first point
+    # Their framework imports overlap one another, and so does the making of their data, before the first point.
+    pool.ready(lanes, cancel, data_of=spec.points()[0])
     if spec.calibrate:
         for lane in lanes:
             if reuse is not None and lent and lane.name in reuse.calibration:

@@ -219,7 +219,8 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
     total = lane_points(lanes, specs)
     done = 0
     results: list[SweepResult] = []
-    pool.ready(lanes, cancel)  # the lanes' imports overlap one another, and end before the first point
+    # The lanes' imports overlap one another, and so does the making of their data; both end before the first point.
+    pool.ready(lanes, cancel, data_of=specs[0].points()[0] if specs else None)
     for spec in specs:
         if cancel.is_set():
             break

@@ -328,7 +328,7 @@ def test_a_refinement_inspects_each_width_it_adds_before_it_measures_it(monkeypa
         return run, [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
 
     class Pool:
-        def ready(self, lanes, cancel):
+        def ready(self, lanes, cancel, data_of=None):
             pass
 
     monkeypatch.setattr(refined_sweep, "measure_point", fake_point)

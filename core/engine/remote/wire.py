@@ -26,7 +26,8 @@ from .guard import checked
 
 _Checked = TypeVar("_Checked", bound=Wirable)
 
-PROTOCOL = 3  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory)
+PROTOCOL = 4  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory;
+# 4: PrepareJob, Prepared)
 WORKER_MODULE = "crossover_lab.core.engine.remote.worker"
 DEFAULT_PYTHON = "python3"
 SSH_COMMAND_ENV = "CROSSOVER_SSH_COMMAND"

@@ -20,7 +20,8 @@ from typing import BinaryIO
 from ...version import APP_VERSION
 from ..devices import discover, host_info
 from ...lane.worker import lane_main
-from ...messages import AnatomyJob, CalibrateJob, CloseLane, InspectJob, ModelChunk, ProbeJob, RunJob, Wirable
+from ...messages import (AnatomyJob, CalibrateJob, CloseLane, InspectJob, ModelChunk, PrepareJob, ProbeJob, RunJob,
+                         Wirable)
 from ...paths import received_models_dir
 from .model_files import ModelStore
 from .wire import (PROTOCOL, DevicesListed, ListDevices, OpenLane, Refused, RemoteHello, SetCancel, decode, encode,
@@ -82,7 +83,7 @@ def read_jobs(stdin: BinaryIO, jobs: queue.Queue, cancel: threading.Event, atten
         elif isinstance(message, STEERS):
             jobs.put(store.localized(message))
             attention.value += 1
-        elif isinstance(message, (RunJob, ProbeJob, CalibrateJob, AnatomyJob, InspectJob, CloseLane)):
+        elif isinstance(message, (RunJob, ProbeJob, PrepareJob, CalibrateJob, AnatomyJob, InspectJob, CloseLane)):
             jobs.put(store.localized(message))
     cancel.set()
     jobs.put(CloseLane())

@@ -157,6 +157,30 @@ def test_lane_reused_without_recycling(pool):
     assert first.started.settings["pid"] == second.started.settings["pid"]
 
 
+def test_every_lane_makes_its_data_at_once_before_a_study_and_its_runs_use_it(tmp_path):
+    """pool.ready(data_of=…): each lane loads the data that config trains on, all lanes at once, and keeps it for
+    its runs (asked again, it has it); data it cannot load is a sentence, and the lane lives on."""
+    config = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, samples=30_000, data="synthetic", max_steps=8))
+    lanes = [LaneSpec.parse("cpu1"), LaneSpec.parse("jax:cpu1")]
+    pool = LanePool()
+    try:
+        pool.ready(lanes, data_of=config)
+        for spec in lanes:
+            again = pool.get(spec).prepare(config)
+            assert not again.error and again.seconds < 0.05, (spec.name, again)  # made already, by ready()
+        lane = pool.get(lanes[0])
+        fresh = lane.prepare(config.replace(seed=1))  # another data set: made now
+        assert not fresh.error and fresh.seconds > 5 * lane.prepare(config.replace(seed=1)).seconds
+        missing = lane.prepare(config.replace(data=str(tmp_path / "none.npz")))
+        assert "none.npz" in missing.error and lane.up
+        result = run_comparison(pool, lanes, config)
+        for name, got in result.lanes.items():
+            assert got.status == "completed", (name, got.failure)
+            assert got.started.settings["samples"] == 30_000
+    finally:
+        pool.close()
+
+
 class SilentChannel:
     """A lane process that takes jobs and never answers; the test decides when it dies."""
 

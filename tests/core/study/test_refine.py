@@ -321,7 +321,7 @@ def test_refine_after_a_sweep_takes_its_points_and_times_only_new_widths(monkeyp
         return run, [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
 
     class Pool:
-        def ready(self, lanes, cancel):
+        def ready(self, lanes, cancel, data_of=None):
             pass
 
     monkeypatch.setattr(refined_sweep, "measure_point", fake_point)

@@ -137,7 +137,7 @@ def test_the_progress_counts_every_point_even_one_cut_short(monkeypatch):
         return run, rows
 
     class Pool:
-        def ready(self, lanes, cancel):
+        def ready(self, lanes, cancel, data_of=None):
             pass
 
     monkeypatch.setattr(sweep, "measure_point", fake_point)
