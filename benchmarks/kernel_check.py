@@ -106,7 +106,7 @@ def main() -> int:
         box = {"state": s.begin()}
 
         def run() -> None:
-            loss, box["state"] = loop(box["state"], xs, ys)
+            loss, box["state"] = loop(box["state"], xs, ys, k)
             s.read(loss)
 
         t0 = time.perf_counter()

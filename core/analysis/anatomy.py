@@ -263,6 +263,9 @@ def point_from_json(data: dict[str, Any]) -> AnatomyPoint:
         settings=dict(data.get("settings") or {}), seconds=num(data.get("seconds")), task=ladder.task)
 
 
+MAX_WINDOW_STEPS = 64  # the most steps a window (and the on-device loop) holds
+
+
 def window_plan(step_s: float, seconds: float) -> tuple[int, int]:
     """(K steps per window, windows) to time one turn of a rung in about `seconds` when a step takes `step_s`:
     at least 2 windows of at least 2 steps, so that a slow model still gets a median and a spread over its
@@ -272,7 +275,7 @@ def window_plan(step_s: float, seconds: float) -> tuple[int, int]:
     first step's time would be a new program each run, compiled again instead of read from the compilation
     cache (step times within about ±40% of each other get the same K)."""
     step_s = step_s if math.isfinite(step_s) and step_s > 0 else 1e-3
-    k = int(min(max(2 ** round(math.log2(max(seconds / step_s / 6, 1.0))), 2), 64))
+    k = int(min(max(2 ** round(math.log2(max(seconds / step_s / 6, 1.0))), 2), MAX_WINDOW_STEPS))
     windows = int(min(max(seconds / (k * step_s), 2), 20))
     return k, windows
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
 
-from ..analysis.anatomy import PREDICT_LADDER, TRAIN_LADDER, AnatomyPoint, RungTime, window_plan
+from ..analysis.anatomy import MAX_WINDOW_STEPS, PREDICT_LADDER, TRAIN_LADDER, AnatomyPoint, RungTime, window_plan
 from .run import LaneProcess
 from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
 from .backends import compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
@@ -89,6 +89,7 @@ class Anatomy:
         self.host_batches, self.lane, self.device = batches, lane, device
         self.on_device: list[Batch] = [(steps.place(x), steps.place(y)) for x, y in batches]
         self.k = 2  # steps per window, set once the step time is known
+        self.stack = MAX_WINDOW_STEPS  # batches the on-device loop's stack holds (any K up to it), fewer if big
         self._loop: DeviceLoop | None = None
         self._stacked: Batch | None = None
 
@@ -156,7 +157,7 @@ class Anatomy:
         try:
             for w in range(1 + windows):  # the first call compiles (or captures)
                 t0 = time.perf_counter()
-                loss, state = loop(state, xs, ys)
+                loss, state = loop(state, xs, ys, k)
                 s.read(loss)
                 if w:
                     out.append((time.perf_counter() - t0) * 1000.0 / k)
@@ -171,8 +172,10 @@ class Anatomy:
         return self._loop
 
     def stacked(self) -> Batch:
+        """The batches the on-device loop runs through, stacked: as many as any K may take (`stack`), so that the
+        stack's shape, and with it the loop's program, does not change with K."""
         if self._stacked is None:
-            picked = [self.host_batches[i % len(self.host_batches)] for i in range(self.k)]
+            picked = [self.host_batches[i % len(self.host_batches)] for i in range(max(self.stack, self.k))]
             self._stacked = (self.steps.place(np.stack([x for x, _ in picked])),
                              self.steps.place(np.stack([y for _, y in picked])))
         return self._stacked
@@ -195,7 +198,7 @@ class Anatomy:
             loss: Tensor | None = None
             try:
                 if rung == "device_loop":
-                    loss, state = self.loop()(state, *self.stacked())
+                    loss, state = self.loop()(state, *self.stacked(), k)
                 else:
                     for j in range(k):
                         loss, state = s.step(state, self.on_device[j % len(self.on_device)])
@@ -334,7 +337,7 @@ def _step_anatomy(worker: LaneProcess, job: AnatomyJob, describe: Callable[[Base
                           spec.name, device)
         first = anatomy.fit(2, warmup=max(train.warmup_steps, 1))  # compiles the step, and sizes the rungs
         k, windows = window_plan(float(np.median(first)) / 1000.0, job.seconds_per_rung / ROUNDS)
-        anatomy.k = min(k, fits)
+        anatomy.k, anatomy.stack = min(k, fits), min(MAX_WINDOW_STEPS, fits)
         saved = anatomy.steps.snapshot() if job.check_loss else None
         timers: dict[str, Callable[[], list[float]]] = {
             "fit": lambda: anatomy.fit(windows), "fit_pipelined": lambda: anatomy.fit_pipelined(windows),

@@ -29,8 +29,10 @@ Batch: TypeAlias = "tuple[Tensor, Tensor]"  # (x, y) on the device
 JaxState: TypeAlias = "tuple[list[jax.Array], list[jax.Array], list[jax.Array], list[jax.Array]]"
 State: TypeAlias = "JaxState | None"
 Logs: TypeAlias = "Mapping[str, Tensor]"  # what Keras' train step returns: metric name → value, "loss" among them
-# loop(state, xs, ys) → (loss of the last step, state): K steps in one call, xs stacked (K, batch, 784).
-DeviceLoop: TypeAlias = "Callable[[State, Tensor, Tensor], tuple[Tensor, State]]"
+# loop(state, xs, ys, k) → (loss of the last step, state): k steps in one call on xs[0..k-1], xs stacked
+# (N ≥ k, batch, 784). The count is an argument, not the stack's length: one program for every K, compiled once
+# (and read back from JAX's persistent cache), where a K that moved with the first step's time made a new one.
+DeviceLoop: TypeAlias = "Callable[[State, Tensor, Tensor, int], tuple[Tensor, State]]"
 # Keras declares `model.train_function` None until `make_train_function` has set it; what it then holds, by backend:
 JaxTrainFunction: TypeAlias = "Callable[[JaxState, Iterator[Batch]], tuple[Logs, JaxState]]"
 TrainFunction: TypeAlias = "Callable[[Iterator[Batch]], Logs]"  # TensorFlow
@@ -134,15 +136,18 @@ class JaxSteps(Steps):
             raise Unsupported("jit is off: with no compiled step there is no on-device loop (turn jit on)")
         model = self.model
 
-        def loop(state: JaxState, xs: jax.Array, ys: jax.Array) -> tuple[jax.Array, JaxState]:
-            def body(state: JaxState, batch: tuple[jax.Array, jax.Array]) -> tuple[JaxState, jax.Array]:
-                logs, state = model.train_step(state, batch)
-                return state, logs["loss"]
+        import jax.numpy as jnp
 
-            state, losses = jax.lax.scan(body, state, (xs, ys))
-            return losses[-1], state
+        def loop(state: JaxState, xs: jax.Array, ys: jax.Array, k: jax.Array) -> tuple[jax.Array, JaxState]:
+            def body(i: jax.Array, carry: tuple[JaxState, jax.Array]) -> tuple[JaxState, jax.Array]:
+                logs, state = model.train_step(carry[0], (xs[i], ys[i]))
+                return state, jnp.asarray(logs["loss"], jnp.float32)
 
-        return jax.jit(loop, donate_argnums=0)
+            state, loss = jax.lax.fori_loop(0, k, body, (state, jnp.zeros((), jnp.float32)))
+            return loss, state
+
+        compiled = jax.jit(loop, donate_argnums=0)
+        return lambda state, xs, ys, k: compiled(state, xs, ys, jnp.int32(k))
 
 
 class TensorFlowSteps(Steps):
@@ -161,16 +166,15 @@ class TensorFlowSteps(Steps):
 
         model = self.model
 
-        def loop(xs: tf.Tensor, ys: tf.Tensor) -> tf.Tensor:
+        def loop(xs: tf.Tensor, ys: tf.Tensor, k: tf.Tensor) -> tf.Tensor:
             def body(i: tf.Tensor, _loss: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
                 logs = model.train_step((xs[i], ys[i]))
                 return i + 1, tf.cast(logs["loss"], tf.float32)
 
-            return tf.while_loop(lambda i, _loss: i < tf.shape(xs)[0], body,
-                                 (tf.constant(0), tf.constant(0.0)))[1]
+            return tf.while_loop(lambda i, _loss: i < k, body, (tf.constant(0), tf.constant(0.0)))[1]
 
         compiled = tf.function(loop, jit_compile=bool(model.jit_compile), reduce_retracing=True)
-        return lambda state, xs, ys: (compiled(xs, ys), state)
+        return lambda state, xs, ys, k: (compiled(xs, ys, tf.constant(k, tf.int32)), state)
 
 
 class TorchSteps(Steps):
@@ -190,8 +194,8 @@ class TorchSteps(Steps):
         model = self.model
         graphs: dict[tuple[int, int, int], tuple[torch.cuda.CUDAGraph, torch.Tensor]] = {}
 
-        def loop(state: State, xs: torch.Tensor, ys: torch.Tensor) -> tuple[torch.Tensor, State]:
-            key = (xs.data_ptr(), ys.data_ptr(), xs.shape[0])
+        def loop(state: State, xs: torch.Tensor, ys: torch.Tensor, k: int) -> tuple[torch.Tensor, State]:
+            key = (xs.data_ptr(), ys.data_ptr(), k)
             if key not in graphs:
                 # The recipe of torch.cuda.graphs: warm up on a side stream, then capture K steps once.
                 side = torch.cuda.Stream()
@@ -203,7 +207,7 @@ class TorchSteps(Steps):
                 graph = torch.cuda.CUDAGraph()
                 last: torch.Tensor | None = None
                 with torch.cuda.graph(graph):
-                    for i in range(xs.shape[0]):
+                    for i in range(k):
                         last = model.train_step((xs[i], ys[i]))["loss"]
                 assert last is not None, "a window holds K >= 1 steps"
                 graphs[key] = (graph, last)

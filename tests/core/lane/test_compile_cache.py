@@ -1,6 +1,11 @@
 """JAX lanes keep their compiled programs between lane processes, and every segment says where its came from."""
 from __future__ import annotations
 
+import ast
+import os
+import subprocess
+import sys
+
 import pytest
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
@@ -41,3 +46,43 @@ def test_a_second_lane_process_reads_the_program_the_first_one_compiled(tmp_path
     finally:
         pool.close()
     assert lane.summary.compile_cache == "" and lane.started.settings["compile_cache_dir"] == ""
+
+
+ONE_LOOP_PROGRAM = """
+import numpy as np
+import jax.monitoring
+from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec
+from crossover_lab.core.lane.backends import configure_process, import_keras
+from crossover_lab.core.lane.model import build_model
+from crossover_lab.core.lane.steps import steps_for
+spec = LaneSpec.parse("jax:cpu1")
+keras, _ = import_keras(spec, configure_process(spec)["threads"])
+compiled = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda name, secs, **kw: compiled.append(name) if name == "/jax/core/compile/backend_compile_duration" else None)
+model = build_model(keras, ModelSpec((8,)), TrainSpec(batch_size=16), jit=True)
+model.fit(np.zeros((32, 784), "float32"), np.zeros((32,), "int32"), batch_size=16, epochs=1, verbose=0)
+steps = steps_for(keras, model, spec)
+loop = steps.device_loop()
+xs, ys = steps.place(np.zeros((8, 16, 784), "float32")), steps.place(np.zeros((8, 16), "int32"))
+counts = []
+for k in (2, 4, 8, 2):
+    state = steps.begin()
+    before = len(compiled)
+    loss, state = loop(state, xs, ys, k)
+    steps.read(loss)
+    steps.end(state)
+    counts.append(len(compiled) - before)
+print("compiles per K:", counts)
+"""
+
+
+def test_the_on_device_loop_is_one_program_for_every_window_of_k_steps():
+    """K follows the first step's time (a power of two): a program per K was compiled again, not read from the
+    cache, whenever a wobble moved K; the count of steps is an argument of one program now."""
+    out = subprocess.run([sys.executable, "-c", ONE_LOOP_PROGRAM], capture_output=True, text=True, timeout=240,
+                         env={**os.environ, "KERAS_BACKEND": "jax"})
+    line = [l for l in out.stdout.splitlines() if l.startswith("compiles per K:")]
+    assert line, out.stdout + out.stderr[-3000:]
+    counts = ast.literal_eval(line[0].split(":", 1)[1].strip())
+    assert counts[0] >= 1 and counts[1:] == [0, 0, 0], counts
