@@ -297,6 +297,9 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
         return AnatomyMeasured(measure(worker, job, describe))
     except Exception as exc:  # every failure becomes an answer
         traceback.print_exc()
+        if job.config.train.task != "predict":  # the shelf's model may be left mid-step: the next get builds anew
+            train = dataclasses.replace(job.config.train, steps_per_execution=1)
+            worker.models.forget(job.config.model, train, jit=resolve_jit(worker.spec, train)[0])
         return AnatomyMeasured(None, describe(exc, worker.spec.name))
     finally:  # the model and its rungs went with the measuring function's frame
         keras.mixed_precision.set_dtype_policy("float32")
@@ -329,7 +332,9 @@ def _step_anatomy(worker: LaneProcess, job: AnatomyJob, describe: Callable[[Base
     fits = max(2, RESIDENT_BYTES // max(data.x[:bs].nbytes + data.y[:bs].nbytes, 1))
     n = min(steps_per_epoch(len(data), bs), MAX_BATCHES, fits)
     with keras.device(keras_device(spec)):
-        model = build_model(keras, config.model, train, jit=jit)
+        # From the lane's shelf: a model a sweep point (or an earlier anatomy) built and traced is taken as it is,
+        # reset to its first weights, so a sweep's floor and the Why tab after a run skip its build and trace.
+        model, reused = worker.models.get(config.model, train, jit=jit)
         verify_placement(model, spec)
         source, feeding = input_factory(data.x, data.y, bs, spec, train.feeding)  # made once, each fit from 0
         anatomy = Anatomy(keras, model, steps_for(keras, model, spec), source,
@@ -357,7 +362,8 @@ def _step_anatomy(worker: LaneProcess, job: AnatomyJob, describe: Callable[[Base
         lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
         flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
         window_steps=anatomy.k, losses=losses, seconds=time.perf_counter() - t_start,
-        settings=_settings(worker, job, train, data, jit, jit_source, machine, cache, feeding=feeding))
+        settings=_settings(worker, job, train, data, jit, jit_source, machine, cache, feeding=feeding,
+                           model_reused=reused))
 
 
 def _call_anatomy(worker: LaneProcess, job: AnatomyJob, describe: Callable[[BaseException, str], str]) -> AnatomyPoint:

@@ -170,8 +170,7 @@ class ModelShelf:
 
     def get(self, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> tuple[Model, bool]:
         """A model for `spec` and `train`'s compile settings, and whether it came from the shelf."""
-        key = (spec, train.batch_size, train.optimizer, train.learning_rate, train.seed,
-               train.steps_per_execution, train.mixed_precision, jit)
+        key = self._key(spec, train, jit)
         if key in self._models:
             model, initial = self._models.pop(key)
             self._models[key] = (model, initial)  # the newest again
@@ -187,6 +186,15 @@ class ModelShelf:
         while len(self._models) > 1 and (len(self._models) > self.max_models or self._params() > self.max_params):
             del self._models[next(iter(self._models))]
         return model, False
+
+    def forget(self, spec: ModelSpec, train: TrainSpec, *, jit: bool) -> None:
+        """Take a model off the shelf (one a failure may have left mid-step): the next get builds it anew."""
+        self._models.pop(self._key(spec, train, jit), None)
+
+    @staticmethod
+    def _key(spec: ModelSpec, train: TrainSpec, jit: bool) -> tuple:
+        return (spec, train.batch_size, train.optimizer, train.learning_rate, train.seed,
+                train.steps_per_execution, train.mixed_precision, jit)
 
     def _params(self) -> int:
         return sum(model.count_params() for model, _ in self._models.values())

@@ -124,3 +124,25 @@ def test_the_anatomy_of_a_call_times_every_rung_of_the_call_ladder(pool, backend
     # K calls in one compiled call cost no more per call than K calls dispatched one by one, within noise.
     assert within_noise_at_most(p.rung("device_loop"), p.rung("call_pipelined"))
     assert p.settings["weights"].startswith("trained ") and p.settings["family"] == "mlp"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_anatomy_takes_the_model_a_run_built_from_the_lanes_shelf_and_dissects_it_as_a_new_one(pool, backend):
+    """A sweep's floor, or the Why tab after a run, dissects the model the run built and traced (reset to its first
+    weights): the same-loss check holds on it, its settings say so, and a model never built is built."""
+    from crossover_lab.core.engine.pool import run_comparison
+
+    spec = LaneSpec("cpu", threads=1, backend=backend)
+    config = RunConfig(ModelSpec((24,)), TrainSpec(data="synthetic", samples=1000, max_steps=8))
+    ran = run_comparison(pool, [spec], config).lanes[spec.name]
+    assert ran.status == "completed", ran.failure
+    for _ in range(2):  # the run's model, then the one the first anatomy left on the shelf
+        outcome = request_anatomy(pool, spec, config, seconds_per_rung=0.2, check_loss=True)
+        assert outcome.point is not None, outcome.error
+        assert outcome.point.settings["model_reused"] is True
+        losses = outcome.point.losses
+        assert set(losses) == set(RUNGS)
+        assert all(v == pytest.approx(losses["fit"], rel=1e-4) for v in losses.values()), losses
+    other = request_anatomy(pool, spec, RunConfig(ModelSpec((40,)), config.train), seconds_per_rung=0.2)
+    assert other.point is not None and other.point.settings["model_reused"] is False, other.error
