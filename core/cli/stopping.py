@@ -41,8 +41,12 @@ class StopSignals:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
+        # Once a stop signal came, the process is on its way out with 128 + its number: one more (the second
+        # Ctrl-C of an impatient user, landing while the last lines are printed) must not end it with a
+        # KeyboardInterrupt and another exit code, so the handlers stay.
+        if self.received is None:
+            for sig, handler in self._previous.items():
+                signal.signal(sig, handler)
         self._previous.clear()
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
