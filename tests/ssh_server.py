@@ -29,7 +29,7 @@ def sshd_missing() -> str:
             return f"{tool} is not installed (apt-get install openssh-client)"
     if not os.path.isdir("/run/sshd"):
         try:
-            os.makedirs("/run/sshd", mode=0o755)  # sshd's privilege separation directory
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privilege separation directory
         except OSError as exc:
             return f"sshd needs /run/sshd and it cannot be made: {exc}"
     return ""

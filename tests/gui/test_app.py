@@ -22,6 +22,7 @@ def run_main(*args: str, home: str, timeout: float = 60) -> subprocess.Completed
     return cli(*args, timeout=timeout, env={"CROSSOVER_HOME": home, "QT_QPA_PLATFORM": "offscreen"})
 
 
+@pytest.mark.timing
 def test_screenshot_mode_saves_the_window_and_exits(gui_home, tmp_path):
     path = tmp_path / "window.png"
     out = run_main("--screenshot", str(path), "--after", "0.5", home=gui_home)
@@ -46,6 +47,7 @@ def test_bad_arguments_get_a_sentence_and_exit_code_2(gui_home, tmp_path):
     assert out.returncode == 2 and "not allowed with argument" in out.stderr
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_screenshot_mid_ramp(gui_home, tmp_path):
     path = tmp_path / "ramp.png"
@@ -87,6 +89,7 @@ def test_ramp_waits_for_the_lanes_then_starts_on_them(qtbot, gui_home):
     assert [c.model.widths[0] for c in plan] == [16, 256, 2048]
 
 
+@pytest.mark.timing
 def test_the_window_appears_in_under_two_seconds(qtbot, gui_home):
     from crossover_lab.gui.window.main_window import MainWindow
 

@@ -63,6 +63,7 @@ def test_gpu_lane_without_gpu_fails_clearly(pool):
     assert result.lanes["gpu0"].records == []
 
 
+@pytest.mark.timing
 def test_cancel_returns_quickly_and_keeps_records(pool):
     cancel = threading.Event()
     seen: list[BatchTiming] = []
@@ -103,6 +104,7 @@ def test_a_killed_lane_fails_keeps_records_and_the_next_job_works(pool):
     assert again.status == "completed" and again.started.settings["pid"] != killed[0]
 
 
+@pytest.mark.timing
 def test_stuck_lane_is_killed_after_grace():
     # One step of this model takes well over the 0.2 s grace on a small machine.
     big = RunConfig(ModelSpec((4096, 4096)), TrainSpec(batch_size=2048, epochs=5, samples=8192, data="synthetic"))
@@ -131,6 +133,7 @@ def test_stuck_lane_is_killed_after_grace():
         lane.close()
 
 
+@pytest.mark.timing
 def test_lane_is_recycled_past_its_memory_bound():
     lane = Lane(LaneSpec.parse("cpu1"), memory_limit_mb=-1.0)  # any size after the first run is too much
     pool = LanePool()
@@ -157,6 +160,7 @@ def test_lane_reused_without_recycling(pool):
     assert first.started.settings["pid"] == second.started.settings["pid"]
 
 
+@pytest.mark.timing
 def test_every_lane_makes_its_data_at_once_before_a_study_and_its_runs_use_it(tmp_path):
     """pool.ready(data_of=…): each lane loads the data that config trains on, all lanes at once, and keeps it for
     its runs (asked again, it has it); data it cannot load is a sentence, and the lane lives on."""

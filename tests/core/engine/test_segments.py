@@ -27,6 +27,7 @@ BASE = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, epochs=400, samples=
 CPU, CPU1 = LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_a_width_changed_mid_run_starts_a_new_segment_on_the_same_lane(pool):
     control = RunControl()

@@ -36,6 +36,7 @@ def within_noise_at_most(a: RungTime, b: RungTime) -> bool:
     return a.median_ms <= b.median_ms + max(a.half_spread_ms, b.half_spread_ms) + 0.2 * b.median_ms
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_every_rung_runs_on_one_cpu_thread(anatomies):
     for p in anatomies.values():
@@ -47,6 +48,7 @@ def test_every_rung_runs_on_one_cpu_thread(anatomies):
         assert math.isfinite(p.timing_cost) and p.seconds > 0
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_the_rungs_do_the_same_arithmetic(anatomies):
     losses = anatomies[16].losses
@@ -55,6 +57,7 @@ def test_the_rungs_do_the_same_arithmetic(anatomies):
     assert math.isfinite(first) and all(v == pytest.approx(first, rel=1e-4) for v in losses.values()), losses
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies):
     for width, p in anatomies.items():
@@ -63,6 +66,7 @@ def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies):
         assert within_noise_at_most(piped, synced), (width, piped, synced)
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_the_floor_is_a_small_share_of_a_small_step_and_most_of_a_big_one(anatomies):
     share = {w: p.rung("device_loop").median_ms / p.rung("fit").median_ms for w, p in anatomies.items()}
@@ -107,6 +111,7 @@ def test_sweep_ladder_ranks_and_says_what_it_did_not_run():
     assert "not run: feeding=device: data on the device needs the jax or torch backend" in r.stdout
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_anatomy_of_a_call_times_every_rung_of_the_call_ladder(pool, backend):

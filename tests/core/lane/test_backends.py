@@ -68,6 +68,7 @@ def test_without_a_driver_no_backend_is_asked(monkeypatch):
     assert not options["gpu0"].available and "no NVIDIA driver" in options["gpu0"].reason
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_a_cancelled_probe_returns_at_once(monkeypatch):
     import threading

@@ -60,6 +60,7 @@ def test_compare_knobs():
         with_knob(spec, "feeding=disk")
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_sweep_end_to_end_and_csv_round_trip(tmp_path, pool):
     seen = []

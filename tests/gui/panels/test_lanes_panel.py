@@ -84,6 +84,7 @@ def test_unchecking_every_lane_leaves_start_disabled(make_window):
     assert "at least one lane" in window.status.message()
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_closing_during_discovery_stops_the_probes(qtbot, gui_home, monkeypatch):
     import crossover_lab.core.engine.devices

@@ -54,6 +54,7 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
     assert sorted(r.width for r in read_sweep_rows(tab.autosave_path)[0]) == [8, 8, 128, 128]
 
 
+@pytest.mark.timing
 def test_refine_crossover_runs_in_the_tab_and_answers_in_words(tab, qtbot):
     from PySide6.QtCore import Qt
 
@@ -100,6 +101,7 @@ def test_bad_widths_are_refused_with_a_sentence(tab):
     assert base.variant == "base" and changed.variant == "jit=on" and changed.base.train.jit is True
 
 
+@pytest.mark.timing
 def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window):
     import time
 

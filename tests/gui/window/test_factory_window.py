@@ -176,6 +176,7 @@ def test_a_real_lane_builds_the_factory_the_window_opened_at_the_width_it_shows(
     assert panel.grab().save(str(tmp_path / "factory_panel.png"))
 
 
+@pytest.mark.timing
 def test_a_width_settled_on_during_a_run_waits_for_the_lanes_and_is_built_when_the_run_ends(factory_window, qtbot):
     window, opener, asked, _ = factory_window
     qtbot.waitUntil(lambda: not opener.running, timeout=5000)

@@ -182,6 +182,7 @@ def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, wind
     assert window.actions.start.isEnabled()  # the window keeps working
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("schedule", ["side-by-side", "sequential", "interleaved"])
 def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     window.model_panel.set_config(LONG)
@@ -212,6 +213,7 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     assert window.model_panel.isEnabled() and window.actions.start.isEnabled()
 
 
+@pytest.mark.timing
 def test_closing_mid_run_leaves_no_thread_and_no_lane_process(qtbot, window):
     window.model_panel.set_config(LONG)
     live = window.start_run()

@@ -56,6 +56,7 @@ def distinct_colours(image: QImage, step: int = 3) -> int:
     return len({image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)})
 
 
+@pytest.mark.timing
 def test_real_window_screenshot_mid_run(xvfb_display, tmp_path):
     path = tmp_path / "window.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": xvfb_display,

@@ -242,6 +242,7 @@ def test_the_server_killed_mid_run_fails_the_lane_and_keeps_its_records(tmp_path
     assert wait_for(lambda: not srv.workers(), 5), "a remote worker outlived its connection"
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_cancel_stops_the_remote_run_and_close_leaves_no_remote_worker(ssh_env):
     pool = LanePool(RemoteSettings(python=PY))
