@@ -97,17 +97,47 @@ def finished(run_id: str, lane: str, device: str, events: list) -> RunFinished:
                                                flops_per_batch=CONFIG.flops_per_batch, wall_s=1.0))
 
 
-def two_lane_result(run_id: str, width: int, cpu_ms: float, gpu_ms: float) -> RunResult:
-    """A completed run of one hidden layer of `width` on cpu and gpu0, at about these ms per batch."""
-    config = RunConfig(ModelSpec((width,)), TrainSpec(batch_size=64))
-    lanes = {}
-    for lane, ms in (("cpu", cpu_ms), ("gpu0", gpu_ms)):
+def two_lane_result(run_id: str, width: int, cpu_ms: float, gpu_ms: float, config: RunConfig | None = None,
+                    started_at: str = "2026-01-01T00:00:00+00:00", lanes: tuple[str, str] = ("cpu", "gpu0")
+                    ) -> RunResult:
+    """A completed run of one hidden layer of `width` on cpu and gpu0 (or `lanes`), at about these ms per batch
+    (`config`: the point's whole config, a sweep's say; its width is `width`)."""
+    config = config or RunConfig(ModelSpec((width,)), TrainSpec(batch_size=64))
+    names, lanes = lanes, {}
+    for lane, ms in zip(names, (cpu_ms, gpu_ms)):
         events = lane_events(run_id, lane, lane.upper(), ms)
         records = [e for e in events if isinstance(e, BatchTiming)]
         s = summarize(records, run_id=run_id, lane=lane, device=lane.upper(), status="completed",
                       flops_per_batch=config.flops_per_batch, wall_s=1.0)
         lanes[lane] = LaneResult(lane, events[0], records, s)
-    return RunResult(run_id, config, "sequential", "2026-01-01T00:00:00+00:00", lanes)
+    return RunResult(run_id, config, "sequential", started_at, lanes)
+
+
+def fake_refined_points(monkeypatch, ms: Callable[[int], tuple[float, float]],
+                        lanes: tuple[str, str] = ("cpu", "gpu0")) -> list[RunConfig]:
+    """core/study/refined_sweep.py measures each point as a canned run of `lanes` at `ms(width)` ms per batch,
+    without lanes; returns the list of configs it timed, in order. Pass ReadyPool() as the pool."""
+    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.study import refined_sweep
+
+    timed: list[RunConfig] = []
+
+    def fake_point(pool, specs, config, result, on_event, cancel):
+        timed.append(config)
+        width = config.model.widths[0]
+        run = two_lane_result(f"refine-{width}-{len(timed)}", width, *ms(width), config=config, lanes=lanes)
+        result.runs.append(run)
+        return run, [SweepRow.from_result(run, lane) for lane in lanes]
+
+    monkeypatch.setattr(refined_sweep, "measure_point", fake_point)
+    return timed
+
+
+class ReadyPool:
+    """A lane pool whose lanes are ready at once (its points come from fake_refined_points)."""
+
+    def ready(self, lanes, cancel, data_of=None) -> None:
+        pass
 
 
 # ---------------------------------------------------------------- an anatomy point

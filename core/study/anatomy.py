@@ -14,6 +14,7 @@ from ..analysis.anatomy import AnatomyPoint
 from ..config import ConfigError, LaneSpec, RunConfig
 from ..messages import AnatomyJob, AnatomyMeasured
 from ..engine.pool import LanePool
+from .measured import point_key
 
 DEFAULT_SECONDS_PER_RUNG = 0.4
 # A lane's start-up, compiling three programs and ten turns of timed steps: a big model on one
@@ -39,10 +40,7 @@ def anatomy_key(config: RunConfig) -> RunConfig:
     """What an anatomy depends on: the model and how it trains, not how long a run lasts; a model factory by its
     file (SHA-256), function and width, not by the widths a lane has counted so far (what it found of them)."""
     train = dataclasses.replace(config.train, epochs=1, max_steps=None, max_seconds=None, warmup_steps=5)
-    model, factory = config.model, config.model.factory
-    if factory is not None:
-        model = dataclasses.replace(model, factory=dataclasses.replace(factory, built=()))
-    return RunConfig(model, train)
+    return point_key(RunConfig(config.model, train))
 
 
 def anatomy_configs(base: RunConfig, widths: Sequence[int] | None, layers: int | None) -> list[RunConfig]:

@@ -1,7 +1,8 @@
 """A refined sweep on real lanes: the coarse widths, then the widths core/study/refine.py asks for, measured through the
 lane pool like any sweep point; rows are marked coarse or refine, and a width measured again adds its batches.
-A sweep just measured on the same lanes and settings lends its points (and its calibration): a width it measured
-on every lane is not measured again unless refinement asks that width for more batches."""
+Points measured before on the same lanes with the same settings (a sweep, a ramp, a sweep file of this session:
+core/study/measured.py) are lent, with their lanes' calibration: a width measured on every lane is not measured
+again unless refinement asks that width for more batches."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,12 +13,14 @@ from typing import Callable, Sequence
 
 from ..analysis.points import SweepPoint
 from ..analysis.stats import summarize
-from ..config import ConfigError, LaneSpec
+from ..config import ConfigError, LaneSpec, RunConfig
 from ..records import BatchTiming, LaneEvent, Status
+from ..results import RunResult
 from .refine import refine
 from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
 from .saved import inspect_factory, inspecting_lane, with_factory
+from .measured import Ledger, Measured, trimmed
 from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_floors
 from ..files.sweep_rows import SweepRow, curve_point, runs_along_batch
 from ..words.verdict import width_unit
@@ -59,26 +62,15 @@ def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
         peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan)
 
 
-def reusable(previous: SweepResult | None, lanes: Sequence[LaneSpec], spec: SweepSpec) -> dict[int, list[SweepRow]]:
-    """The widths of `previous` (a sweep measured on these `lanes`: the caller knows) that `spec` may take as
-    measured: same settings but the widths, one batch size, and a completed row on every lane. Width → rows."""
-    if previous is None or previous.cancelled and not previous.rows:
-        return {}
-    same = dataclasses.replace(previous.spec, widths=spec.widths, calibrate=spec.calibrate) == spec
-    if not same or len(previous.spec.batch_sizes) > 1:
-        return {}
-    names, measured_in = {lane.name for lane in lanes}, {run.run_id: run for run in previous.runs}
-    by_width: dict[int, list[SweepRow]] = {}
-    for row in previous.rows:
-        run = measured_in.get(row.run_id)
-        if row.status == Status.COMPLETED and row.lane in names and row.usable and run is not None \
-                and row.lane in run.lanes:
-            by_width.setdefault(row.width, []).append(row)
-    return {w: rows for w, rows in by_width.items() if {r.lane for r in rows} == names and w in spec.widths}
+def point_configs(spec: SweepSpec) -> dict[int, RunConfig]:
+    """x → the config its point trains with, for each of `spec`'s coarse widths (batch sizes, along batch size)."""
+    axis = along_batch(spec)
+    return {x: dataclasses.replace(spec, **({"batch_sizes": (x,)} if axis else {"widths": (x,)})).points()[0]
+            for x in (spec.batch_sizes if axis else spec.widths)}
 
 
 def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, target: RefineTarget, *,
-                      reuse: SweepResult | None = None,
+                      reuse: Ledger | None = None,
                       on_point: Callable[[PointMeasured], None] | None = None,
                       on_event: Callable[[LaneEvent], None] | None = None,
                       cancel: threading.Event | None = None,
@@ -87,17 +79,17 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
     width over several batch sizes is refined along batch size: the batch sizes are its x (along_batch).
 
     The budget counts from the first point (calibration, if asked for, comes before it). Each
-    PointMeasured reports `total` 0: how many points refinement will take is not known ahead. `reuse`: a sweep
-    measured just before on the same lanes (the caller's word); its points at the coarse widths are taken as they
-    are (their rows keep the run_id of the run that measured them) — see `reusable`.
+    PointMeasured reports `total` 0: how many points refinement will take is not known ahead. `reuse`: points
+    measured before on these lanes (core/study/measured.py); a coarse width measured there with the config its
+    point trains with is taken as it is (its rows keep the run that measured them), and gets more batches only
+    when refinement asks that width for them.
     """
     check_refinable(lanes, [spec])
     cancel = cancel or threading.Event()
     result = SweepResult(spec)
     batch_axis = along_batch(spec)
     xs = tuple(spec.batch_sizes) if batch_axis else spec.widths
-    lent = {} if batch_axis else reusable(reuse, lanes, spec)
-    runs = {run.run_id: run for run in reuse.runs} if reuse is not None else {}
+    lent = reuse.lend(lanes, point_configs(spec)) if reuse is not None else {}
     # Their framework imports overlap one another, and so does the making of their data, before the first point.
     pool.ready(lanes, cancel, data_of=spec.points()[0])
     if spec.calibrate:
@@ -111,7 +103,7 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
 
     def measure(x: int, level: int) -> list[SweepPoint]:
         if level == 0 and x in lent:
-            return take(lent.pop(x))
+            return take(x, lent.pop(x))
         factory = current[0].base.model.factory
         if factory is not None and not batch_axis and factory.at(x) is None:  # its figures are its own width's
             factory = inspect_factory(pool, inspecting_lane(lanes), factory, [x], cancel)
@@ -135,23 +127,39 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             on_point(PointMeasured(spec.variant, tuple(rows), run, len(result.rows), 0))
         return [curve_point(row, batch_axis) for row in rows if row.usable]
 
-    def take(rows: list[SweepRow]) -> list[SweepPoint]:
-        """A point measured before: its rows as they are, its batches kept in case refinement asks for more."""
-        taken = []
-        for row in rows:
-            run = runs[row.run_id]  # reusable() lends only rows whose run it holds
-            kept.setdefault((row.lane, row.width), []).extend(r for r in run.lanes[row.lane].records if not r.warmup)
-            if run not in result.runs:
-                result.runs.append(run)
-            taken.append(dataclasses.replace(row, stage="coarse"))
-        result.rows.extend(taken)
+    def take(x: int, points: list[Measured]) -> list[SweepPoint]:
+        """A point measured before: each lane's row over every batch measured there, kept in case refinement
+        asks for more; its run (a ramp's: trimmed to the widths taken) goes into the result's files."""
+        rows = []
+        for lane in lanes:
+            mine = [m for m in points if m.lane == lane.name]
+            records = kept.setdefault((lane.name, x), [])
+            records.extend(r for m in mine for r in m.records)
+            cal = result.calibration.get(lane.name)
+            row = dataclasses.replace(mine[-1].row, stage="coarse", variant=spec.variant,
+                                      peak_gflops=cal.gflops if cal else math.nan)
+            rows.append(with_batches(row, records))
+        runs = _as_kept(points)
+        result.runs.extend(run for run in runs if run not in result.runs)
+        if spec.floor and any(math.isnan(row.floor_ms) for row in rows):  # lent by a point measured without one
+            rows = with_floors(pool, lanes, points[0].config, rows, cancel)
+        result.rows.extend(rows)
         if on_point is not None:
-            on_point(PointMeasured(spec.variant, tuple(taken), runs[taken[0].run_id], len(result.rows), 0,
-                                   reused=True))
-        return [row.point() for row in taken if row.usable]
+            on_point(PointMeasured(spec.variant, tuple(rows), runs[-1], len(result.rows), 0, reused=True))
+        return [curve_point(row, batch_axis) for row in rows if row.usable]
 
     refined = refine(xs, measure, target, clock=clock, cancel=cancel)
     unit = "samples per batch" if batch_axis else width_unit(spec.base.model.kind)
     result.refinement = dataclasses.replace(refined, unit=unit)
     result.cancelled = cancel.is_set()
     return result
+
+
+def _as_kept(points: Sequence[Measured]) -> list[RunResult]:
+    """The runs a lent width's rows name, as the refinement's files keep them: a sweep point's run whole, a ramp's
+    (several segments on a lane) trimmed to this width's segments, so no batch is written twice."""
+    out: list[RunResult] = []
+    for run in {id(m.run): m.run for m in points}.values():
+        whole = all(len(lane.segments) <= 1 for lane in run.lanes.values())
+        out.append(run if whole else trimmed(run, {(m.lane, m.segment) for m in points if m.run is run}))
+    return out

@@ -10,14 +10,16 @@ from PySide6.QtCore import QThread, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core.config import ConfigError, LaneSpec, RunConfig
+from ...core.results import RunResult
 from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ...core.paths import autosave_dir
 from ...core.analysis.leads import RefineTarget
-from ...core.study.refined_sweep import check_refinable, reusable, run_refined_sweep
+from ...core.study.measured import Ledger, measured_here_since
+from ...core.study.refined_sweep import along_batch, check_refinable, point_configs, run_refined_sweep
 from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
 from ...core.study.sweep import PointMeasured, SweepResult, SweepSpec, lane_points, results_so_far, run_sweeps
-from ...core.files.sweeps import SweepFiles
+from ...core.files.sweeps import SweepFiles, run_rows, runs_behind
 from ...core.files.sweep_rows import SweepRow
 from ...core.words.numbers import fmt_duration
 from ..controller import cached_host_info
@@ -76,7 +78,10 @@ class SweepTab(QWidget):
         self.autosave_path = ""
         self._t0 = 0.0
         self.results: list[SweepResult] = []
-        self._measured_on: list[LaneSpec] = []  # the lanes `results` were measured on
+        # Every point measured since the window opened (sweeps, ramps, sweep files written since), with its batches:
+        # Refine takes a width measured before on the same lanes and settings instead of timing it again.
+        self.ledger = Ledger()
+        self._opened_at = time.time()
         self._ladder: list[KnobSetting] = []
         self._build()
 
@@ -153,19 +158,18 @@ class SweepTab(QWidget):
             self._say(f"Cannot start the sweep: {exc}.", error=True)
             return
         self.save_state()
-        # Refine after a sweep on the same lanes and settings: that sweep's points are taken, not timed again.
-        previous = self.results[0] if target is not None and len(self.results) == 1 and lanes == self._measured_on \
-            else None
-        lent = len(reusable(previous, lanes, specs[0])) if previous is not None else 0
-        self._measured, self.results, self._specs, self._measured_on = [], [], specs, list(lanes)
+        lent = len(self.ledger.lend(lanes, point_configs(specs[0]))) if target is not None else 0
+        ledger = self.ledger.copy()  # the job thread's own: the window may add to this one meanwhile
+        self._measured, self.results, self._specs = [], [], specs
         self._start_autosave(specs)
         self.view.empty_text = "Waiting for the first point…"
         self.view.set_rows([])
         total = lane_points(lanes, specs)
         self.sweep_form.start_progress(total, target)
         if lent:
-            self._say(f"Refining from the {lent} widths the last sweep measured on these lanes (taken as they are, "
-                      "not timed again)…")
+            xs = "batch sizes" if along_batch(specs[0]) else "widths"
+            self._say(f"Refining: {lent} of the {len(point_configs(specs[0]))} {xs} were measured before on these "
+                      "lanes with these settings and are taken as they are, not timed again…")
         else:
             self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
         pool = self._pool()
@@ -177,7 +181,7 @@ class SweepTab(QWidget):
             if cancel.is_set():
                 return [SweepResult(spec, cancelled=True) for spec in specs]
             if target is not None:
-                return [run_refined_sweep(pool, lanes, built[0], target, reuse=previous, on_point=put, cancel=cancel)]
+                return [run_refined_sweep(pool, lanes, built[0], target, reuse=ledger, on_point=put, cancel=cancel)]
             return run_sweeps(pool, lanes, built, on_point=put, cancel=cancel)
 
         self._ladder = settings
@@ -232,6 +236,8 @@ class SweepTab(QWidget):
     @Slot(JobOutcome)
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
         self.results = list(outcome.result or self._as_results())
+        for result in self.results:
+            self.ledger.add(result.runs, result.calibration)
         if self._ladder:  # the answer to "what would make the GPU win sooner", under the verdict
             ranks = rank_ladder(self.results)
             self.view.notes = [ladder_heading(self._lanes(), ranks)] + ladder_lines(ranks, self._ladder)
@@ -259,10 +265,21 @@ class SweepTab(QWidget):
         if opened:
             self._forget_sweep()
             self.view.redraw()  # without the forgotten sweep's refinement
+            # Its points are lent to a refinement only if this machine measured them since the window opened.
+            runs, host = runs_behind(path)
+            self.ledger.add(measured_here_since(runs, host, cached_host_info(), self._opened_at))
         return opened
 
+    def show_run(self, run: RunResult) -> bool:
+        """Show a run measured in the window (a ramp) as the tab's sweep, to export or refine; not while a sweep
+        runs. Its points are lent to a refinement on the same lanes and settings."""
+        if not self.show_rows(run_rows(run)):
+            return False
+        self.ledger.add([run])
+        return True
+
     def show_rows(self, rows: list[SweepRow]) -> bool:
-        """Show points measured elsewhere (a ramp's) as the tab's sweep, to export; not while a sweep runs."""
+        """Show points (a ramp's, read elsewhere) as the tab's sweep, to export; not while a sweep runs."""
         if self.running:
             return False
         self._forget_sweep()
@@ -272,7 +289,6 @@ class SweepTab(QWidget):
     def _forget_sweep(self) -> None:
         """The tab shows other points now: the last sweep's results, specs and autosave are not theirs."""
         self._measured, self.results, self._specs, self.autosave_path = [], [], [], ""
-        self._measured_on = []
 
     def export_csv(self, path: str) -> list[str]:
         return self.view.export_csv(path)

@@ -14,7 +14,6 @@ from ...core.config import ConfigError, FactoryModel, LaneSpec, RunConfig, parse
 from ...core.study.saved import with_factory
 from ...core.results import RunResult
 from ...core.study.sweep import SweepResult, parse_sweep_widths, ramp_plan
-from ...core.files.sweeps import run_rows
 from ...core.engine.devices import LaneOption, memory_problem
 from ...core.words.run import run_outcome
 from .actions import Actions
@@ -263,7 +262,7 @@ class RunDesk(QObject):
         self.say(*run_outcome({name: lane.status for name, lane in result.lanes.items()},
                               {name: lane.failure for name, lane in result.lanes.items()}, added))
         if any(len(lane.segments) > 1 for lane in result.lanes.values()):
-            self.sweep.show_rows(run_rows(result))  # a ramp is a demo-sized sweep: there to export
+            self.sweep.show_run(result)  # a ramp is a demo-sized sweep: there to export, or to refine from
         self.update_controls()
         self._lanes_free()
 

@@ -297,11 +297,10 @@ def test_a_lane_whose_factory_raised_inspects_the_next_width_as_if_nothing_had_h
 def test_a_refinement_inspects_each_width_it_adds_before_it_measures_it(monkeypatch):
     """The widths refinement adds are built and counted by a lane first: each point it times carries the figures
     of its own width, never a neighbour's."""
-    from helpers import two_lane_result
+    from helpers import ReadyPool, fake_refined_points
 
     from crossover_lab.core.analysis.leads import RefineTarget
     from crossover_lab.core.config import LaneSpec, TrainSpec
-    from crossover_lab.core.files.sweep_rows import SweepRow
     from crossover_lab.core.study import refined_sweep
     from crossover_lab.core.study.sweep import SweepSpec
 
@@ -313,27 +312,16 @@ def test_a_refinement_inspects_each_width_it_adds_before_it_measures_it(monkeypa
     spec = SweepSpec(widths=coarse, layers=1, base=base, calibrate=False)
     lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
     inspected: list[int] = []
-    timed: list[tuple[int, int]] = []
 
     def fake_inspect(pool, lane, factory, widths, cancel=None):
         assert lane == lanes[0]
         inspected.extend(widths)
         return factory.with_built(_factory(tuple(widths)).built)
 
-    def fake_point(pool, lanes, config, result, on_event, cancel):
-        width = config.model.widths[0]
-        timed.append((width, config.flops_per_batch))  # raises for a width no lane inspected
-        run = two_lane_result(f"refine-{width}-{len(timed)}", width, *ms(width))
-        result.runs.append(run)
-        return run, [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
-
-    class Pool:
-        def ready(self, lanes, cancel, data_of=None):
-            pass
-
-    monkeypatch.setattr(refined_sweep, "measure_point", fake_point)
+    configs = fake_refined_points(monkeypatch, ms)  # each point's FLOPs: it raises for a width no lane inspected
     monkeypatch.setattr(refined_sweep, "inspect_factory", fake_inspect)
-    result = refined_sweep.run_refined_sweep(Pool(), lanes, spec, RefineTarget(0.25, 60.0))
+    result = refined_sweep.run_refined_sweep(ReadyPool(), lanes, spec, RefineTarget(0.25, 60.0))
+    timed = [(c.model.widths[0], c.flops_per_batch) for c in configs]
     added = [w for w, _ in timed if w not in coarse]
     assert added and sorted(inspected) == sorted(set(added)), (inspected, timed)  # the coarse widths were known
     assert all(flops == 3 * 64 * forward_flops(w) for w, flops in timed), timed

@@ -2,6 +2,8 @@
 one real refinement on cpu and cpu1."""
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import json
 import math
 import threading
@@ -9,6 +11,7 @@ import threading
 import pytest
 
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.records import BatchTiming
 from crossover_lab.core.study.refine import refine
 from crossover_lab.core.analysis.leads import RefineTarget, with_refinement
 from crossover_lab.core.study.sweep import SweepSpec
@@ -251,6 +254,7 @@ def test_window_refine_action_takes_its_settings_and_refuses_one_lane(qtbot, qse
     assert (again.tolerance.value(), again.budget.value()) == (20, 30)
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_real_refinement_on_cpu_and_cpu1_ends_within_its_budget(tmp_path):
     from crossover_lab.core.study.refined_sweep import run_refined_sweep
@@ -296,9 +300,9 @@ def test_real_refinement_on_cpu_and_cpu1_ends_within_its_budget(tmp_path):
 def test_refine_after_a_sweep_takes_its_points_and_times_only_new_widths(monkeypatch):
     """Refine in the Sweep tab after a sweep on the same lanes and settings: the sweep's widths are not timed
     again (their rows keep the run that measured them), only the widths refinement adds."""
-    from helpers import two_lane_result
+    from helpers import ReadyPool, fake_refined_points, two_lane_result
     from crossover_lab.core.study import refined_sweep
-    from crossover_lab.core.study.sweep import SweepResult
+    from crossover_lab.core.study.measured import Ledger
 
     def ms(width: int) -> tuple[float, float]:  # cpu leads below about 1,000 units, gpu0 above
         return 1 + width / 100, 5 + width / 1000
@@ -306,38 +310,97 @@ def test_refine_after_a_sweep_takes_its_points_and_times_only_new_widths(monkeyp
     base = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=64))
     spec = SweepSpec(widths=(16, 256, 2048), layers=1, base=base, calibrate=False)
     lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
-    previous = SweepResult(spec)
-    for width in spec.widths:
-        run = two_lane_result(f"sweep-{width}", width, *ms(width))
-        previous.runs.append(run)
-        previous.rows += [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
-    timed: list[int] = []
-
-    def fake_point(pool, lanes, config, result, on_event, cancel):
-        width = config.model.widths[0]
-        timed.append(width)
-        run = two_lane_result(f"refine-{width}-{len(timed)}", width, *ms(width))
-        result.runs.append(run)
-        return run, [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0")]
-
-    class Pool:
-        def ready(self, lanes, cancel, data_of=None):
-            pass
-
-    monkeypatch.setattr(refined_sweep, "measure_point", fake_point)
+    configs = refined_sweep.point_configs(spec)
+    ledger = Ledger()
+    assert ledger.add(two_lane_result(f"sweep-{w}", w, *ms(w), config=configs[w]) for w in spec.widths) == 6
+    timed = fake_refined_points(monkeypatch, ms)
     seen = []
-    result = refined_sweep.run_refined_sweep(Pool(), lanes, spec, RefineTarget(0.25, 60.0), reuse=previous,
+    result = refined_sweep.run_refined_sweep(ReadyPool(), lanes, spec, RefineTarget(0.25, 60.0), reuse=ledger,
                                              on_point=seen.append)
-    assert timed and not set(timed) & set(spec.widths), timed  # the new widths only
+    widths = [c.model.widths[0] for c in timed]
+    assert widths and not set(widths) & set(spec.widths), widths  # the new widths only
     assert [p.reused for p in seen[:3]] == [True] * 3 and not any(p.reused for p in seen[3:])
     coarse = [row for row in result.rows if row.stage == "coarse"]
     assert sorted({row.run_id for row in coarse}) == [f"sweep-{w}" for w in (16, 2048, 256)]
+    assert {row.n_batches for row in coarse} == {seen[0].run.lanes["cpu"].summary.n_batches}  # as measured
+    assert {f"sweep-{w}" for w in spec.widths} <= {run.run_id for run in result.runs}  # in the refinement's files
     assert result.refinement is not None and result.refinement.crossings
-    # Only a sweep of the same settings on the same lanes lends its points.
-    assert set(refined_sweep.reusable(previous, lanes, spec)) == {16, 256, 2048}
+    # Only points of the same settings on the same lanes are lent.
+    assert set(ledger.lend(lanes, configs)) == {16, 256, 2048}
     slower = SweepSpec(widths=spec.widths, layers=1, base=base, calibrate=False, seconds_per_point=9.0)
-    assert refined_sweep.reusable(previous, lanes, slower) == {}
-    assert refined_sweep.reusable(previous, [lanes[0], LaneSpec.parse("cpu1")], spec) == {}
+    assert ledger.lend(lanes, refined_sweep.point_configs(slower)) == {}
+    assert ledger.lend([lanes[0], LaneSpec.parse("cpu1")], configs) == {}
+    # A sweep given twice (the window adds every result it ends with) lends each batch once.
+    ledger.add(result.runs)
+    assert [len(ledger.lend(lanes, configs)[w]) for w in spec.widths] == [2, 2, 2]
+
+
+def test_a_ramps_widths_are_lent_to_a_refinement_and_only_its_uncontended_segments(monkeypatch):
+    """A ramp shown in the Sweep tab, then Refine: the widths it measured alone on each lane with the sweep's
+    settings are taken, their batches only (not the ramp's other widths); a segment that overlapped another
+    lane on shared cores is timed again."""
+    from helpers import ReadyPool, fake_refined_points, lane_events
+    from crossover_lab.core.records import SegmentEnded, SegmentStarted
+    from crossover_lab.core.results import LaneResult, RunResult, Segment
+    from crossover_lab.core.study import refined_sweep
+    from crossover_lab.core.study.measured import Ledger
+    from crossover_lab.core.study.sweep import ramp_plan
+    from crossover_lab.core.analysis.stats import summarize
+
+    base = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=64))
+    plan = ramp_plan(base, (16, 256, 2048), layers=1)
+    spec = SweepSpec(widths=(16, 256, 2048), layers=1, base=base, calibrate=False)
+    assert list(refined_sweep.point_configs(spec).values()) == list(plan)  # a ramp times each width as a sweep does
+
+    def ramp(overlap_at: int | None) -> RunResult:
+        lanes = {}
+        for lane, offset, slower in (("cpu", 0.0, 1.0), ("cpu1", 100.0, 2.0)):  # cpu faster at every width
+            result = LaneResult(lane, lane_events("ramp", lane, lane.upper(), 1.0)[0])
+            for index, config in enumerate(plan, start=1):
+                width = config.model.widths[0]
+                records = [dataclasses.replace(r, segment=index, widths=str(width))
+                           for r in lane_events("ramp", lane, lane.upper(), slower * width / 100)
+                           if isinstance(r, BatchTiming)]
+                s = summarize(records, run_id="ramp", lane=lane, device=lane.upper(), status="completed",
+                              flops_per_batch=config.flops_per_batch, wall_s=1.0)
+                at = index * 10.0 + (0.0 if overlap_at == width else offset)  # cpu1 alone, or beside cpu
+                started = SegmentStarted("ramp", lane, index, config.model.widths, 64, config.flops_per_batch, 0, at)
+                result.segments.append(Segment(started, SegmentEnded("ramp", lane, index, s, at + 5.0)))
+                result.records += records
+            lanes[lane] = result
+        return RunResult("ramp", plan[0], "interleaved", "2026-01-01T00:00:00+00:00", lanes)
+
+    lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
+    ledger = Ledger()
+    ledger.add([ramp(overlap_at=256)])
+    lent = ledger.lend(lanes, refined_sweep.point_configs(spec))
+    assert sorted(lent) == [16, 2048]  # 256 ran on both lanes at once: contended, not lent
+    assert {m.segment for m in lent[2048]} == {3} and all(r.segment == 3 for m in lent[2048] for r in m.records)
+
+    timed = fake_refined_points(monkeypatch, lambda width: (1.0, 2.0), lanes=("cpu", "cpu1"))
+    result = refined_sweep.run_refined_sweep(ReadyPool(), lanes, spec, RefineTarget(0.25, 5.0), reuse=ledger)
+    assert [c.model.widths[0] for c in timed] == [256]  # the leads are clear: nothing lent is in doubt
+    kept = [run for run in result.runs if run.run_id == "ramp"]
+    # The refinement's files keep the ramp's batches at the widths it took, each once, and none at 256.
+    segments = [r.segment for run in kept for lane in run.lanes.values() for r in lane.records]
+    assert sorted(set(segments)) == [1, 3] and len(segments) == len({(r.lane, r.step, r.segment) for run in kept
+                                                                    for lane in run.lanes.values()
+                                                                    for r in lane.records})
+    assert sorted(s.index for run in kept for lane in run.lanes.values() for s in lane.segments) == [1, 1, 3, 3]
+
+
+def test_a_sweep_file_lends_its_points_only_when_this_machine_measured_it_since_the_window_opened():
+    from helpers import two_lane_result
+    from crossover_lab.core.study.measured import measured_here_since
+
+    here = {"machine": "vm", "cpu": "AMD EPYC", "backends": {"tensorflow": "2.21.0"}}
+    run = two_lane_result("r", 64, 1.0, 2.0, started_at="2026-12-02T10:00:00+00:00")
+    opened = datetime.datetime(2026, 12, 2, 9, 0, tzinfo=datetime.timezone.utc).timestamp()
+    assert measured_here_since([run], here, dict(here), opened) == [run]
+    assert measured_here_since([run], here, dict(here), opened + 2 * 3600) == []  # measured before it opened
+    elsewhere = {**here, "backends": {"tensorflow": "2.20.0"}}
+    assert measured_here_since([run], elsewhere, here, opened) == []
+    assert measured_here_since([run], {}, here, opened) == []  # a file without its host
 
 
 def test_a_refinement_along_batch_size_says_its_unit_and_keeps_it_in_the_file():

@@ -76,6 +76,36 @@ def test_refine_crossover_runs_in_the_tab_and_answers_in_words(tab, qtbot):
     assert tab.run_button.isEnabled() and tab.refine_button.isEnabled() and not tab.stop_button.isEnabled()
 
 
+def test_refine_after_reopening_this_sessions_sweep_file_times_no_coarse_width_again(tab, qtbot, tmp_path):
+    """A sweep exported, opened again (the tab forgets its results), then Refine on the same lanes and settings:
+    the file's widths are taken with the batches behind them; a width is timed again only at a level above 0,
+    when refinement doubts its lead. The H200's file, measured elsewhere, lends nothing."""
+    from helpers import H200_SWEEP_CSV
+
+    tab.widths.setText("16,2048")
+    tab.layers.setValue(1)
+    tab.start()
+    qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
+    swept = {row.run_id for row in tab.results[0].rows}
+    path = tmp_path / "s.csv"
+    assert len(tab.export_csv(str(path))) == 3
+    assert tab.open_csv(str(H200_SWEEP_CSV))
+    before = len(tab.ledger)
+    assert tab.open_csv(str(path)) and tab.results == []  # shown from the file
+    assert len(tab.ledger) == before  # the same points, given again: each batch counts once
+    tab.sweep_form.tolerance.setValue(30)
+    tab.sweep_form.budget.setValue(8)
+    tab.start_refine()
+    assert "Refining: 2 of the 2 widths were measured before on these lanes" in tab.progress_label.text()
+    qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
+    (result,) = tab.results
+    coarse = [row for row in result.rows if row.stage == "coarse"]
+    assert {row.run_id for row in coarse} == swept and {row.width for row in coarse} == {16, 2048}
+    assert result.refinement is not None and result.refinement.widths[:2] == (16, 2048)
+    again = [run for run in result.runs if run.run_id not in swept and run.config.model.widths[0] in (16, 2048)]
+    assert len(again) == result.refinement.widths.count(16) + result.refinement.widths.count(2048) - 2
+
+
 def test_stop_keeps_finished_points(tab, qtbot):
     tab.widths.setText("8,16,32,64,128")
     tab.start()
