@@ -41,12 +41,13 @@ class StopSignals:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        # Once a stop signal came, the process is on its way out with 128 + its number: one more (the second
-        # Ctrl-C of an impatient user, landing while the last lines are printed) must not end it with a
-        # KeyboardInterrupt and another exit code, so the handlers stay.
-        if self.received is None:
-            for sig, handler in self._previous.items():
-                signal.signal(sig, handler)
+        # Once a stop signal came, the work is stopped, its files written and its lanes closed: the process is on
+        # its way out with 128 + that signal's number. One more (an impatient second Ctrl-C, landing while the last
+        # lines print or the interpreter shuts down) must not end it with another exit code, so stop signals are
+        # ignored from here on: ignored, not handled, since the interpreter's shutdown puts Python handlers back
+        # to the default, which a signal in its last milliseconds would meet.
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler if self.received is None else signal.SIG_IGN)
         self._previous.clear()
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:

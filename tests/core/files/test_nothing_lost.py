@@ -91,6 +91,7 @@ def test_kill_9_of_the_app_leaves_readable_files_and_no_lane(tmp_path):
     assert meta["runs"][0]["ended_at"] in ("", None)  # the sidecar says the run never ended
 
 
+@pytest.mark.timing  # the run must still be going when its lane is frozen: 2,560 short steps
 def test_a_frozen_lane_is_killed_by_the_watchdog_and_the_other_goes_on(tmp_path):
     out = tmp_path / "x.csv"
     args = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "64", "--data", "synthetic",
