@@ -7,6 +7,7 @@ never from one another. Fixtures live in gui_fixtures and ssh_server, registered
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import subprocess
@@ -14,7 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import psutil
@@ -111,6 +112,31 @@ def two_lane_result(run_id: str, width: int, cpu_ms: float, gpu_ms: float, confi
                       flops_per_batch=config.flops_per_batch, wall_s=1.0)
         lanes[lane] = LaneResult(lane, events[0], records, s)
     return RunResult(run_id, config, "sequential", started_at, lanes)
+
+
+def canned_ramp(plan: Sequence[RunConfig], overlap_at: int | None = None) -> RunResult:
+    """A finished ramp through `plan` (core/study/sweep.py ramp_plan) on cpu and cpu1 taking turns, cpu1 twice as
+    slow at every width; at width `overlap_at` both lanes' segments ran at once (contended)."""
+    from crossover_lab.core.records import SegmentEnded, SegmentStarted
+    from crossover_lab.core.results import Segment
+
+    lanes = {}
+    for lane, offset, slower in (("cpu", 0.0, 1.0), ("cpu1", 100.0, 2.0)):
+        result = LaneResult(lane, lane_events("ramp", lane, lane.upper(), 1.0)[0])
+        for index, config in enumerate(plan, start=1):
+            width = config.model.widths[0]
+            records = [dataclasses.replace(r, segment=index, widths=str(width))
+                       for r in lane_events("ramp", lane, lane.upper(), slower * width / 100)
+                       if isinstance(r, BatchTiming)]
+            s = summarize(records, run_id="ramp", lane=lane, device=lane.upper(), status="completed",
+                          flops_per_batch=config.flops_per_batch, wall_s=1.0)
+            at = index * 10.0 + (0.0 if overlap_at == width else offset)  # cpu1 alone, or beside cpu
+            started = SegmentStarted("ramp", lane, index, config.model.widths, config.train.batch_size,
+                                     config.flops_per_batch, 0, at)
+            result.segments.append(Segment(started, SegmentEnded("ramp", lane, index, s, at + 5.0)))
+            result.records += records
+        lanes[lane] = result
+    return RunResult("ramp", plan[0], "interleaved", "2026-01-01T00:00:00+00:00", lanes)
 
 
 def fake_refined_points(monkeypatch, ms: Callable[[int], tuple[float, float]],

@@ -130,6 +130,25 @@ class SweepForm(QGroupBox):
                            ("along", self.along_batch() and "batch" or "width")):
             self._settings.set_text(f"sweep/{key}", str(value))
 
+    def follow(self, xs: tuple[int, ...], along_batch: bool, layers: int, steady: int | None,
+               seconds: float | None) -> None:
+        """Describe a ramp the tab now shows: its widths (or batch sizes), layers and budget per point, on the Model
+        panel's model, so that Refine crossover refines from its points (they are lent, not timed again)."""
+        self.preset.setCurrentIndex(0)  # Custom: the Model panel's model, which the ramp trained
+        self.compare.setCurrentText("none")
+        self.along.setCurrentIndex(max(self.along.findData("batch" if along_batch else "width"), 0))
+        if along_batch:
+            self.batches.setText(",".join(map(str, xs)))
+        else:
+            self.widths.setText(",".join(map(str, xs)))
+            self.widths.setCursorPosition(0)
+            self.batches.setText("")
+            self.layers.setValue(layers)
+        if steady is not None:
+            self.steady.setValue(steady)
+        if seconds is not None:
+            self.seconds.setValue(seconds)
+
     @Slot(int)
     def _on_preset_changed(self, _index: int) -> None:
         name = self.preset.currentData()

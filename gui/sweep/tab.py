@@ -10,7 +10,7 @@ from PySide6.QtCore import QThread, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core.config import ConfigError, LaneSpec, RunConfig
-from ...core.results import RunResult
+from ...core.results import RunResult, by_batch_size
 from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ...core.paths import autosave_dir
 from ...core.analysis.leads import RefineTarget
@@ -250,8 +250,10 @@ class SweepTab(QWidget):
             self._say(f"The sweep failed: {outcome.error}. {len(self.view.rows)} points measured are "
                       f"kept{saved}.", error=True)
         else:
+            taken = sum(len(point.rows) for point in self._measured if point.reused)
+            before = f" ({taken} of them taken as measured before, not timed again)" if taken else ""
             self._say(f"{'Stopped' if outcome.cancelled else 'Done'} after {took}: {len(self.view.rows)} points "
-                      f"measured{saved}.")
+                      f"measured{before}{saved}.")
         self.view.redraw()
         self.sweep_ended.emit(self.results)
 
@@ -272,10 +274,22 @@ class SweepTab(QWidget):
 
     def show_run(self, run: RunResult) -> bool:
         """Show a run measured in the window (a ramp) as the tab's sweep, to export or refine; not while a sweep
-        runs. Its points are lent to a refinement on the same lanes and settings."""
-        if not self.show_rows(run_rows(run)):
+        runs. The form then describes it, and its points are lent to a refinement on the same lanes."""
+        rows = run_rows(run)
+        if not self.show_rows(rows):
             return False
         self.ledger.add([run])
+        segments = [s for lane in run.lanes.values() for s in lane.segments]
+        along = by_batch_size(segments)
+        xs = tuple(dict.fromkeys(s.started.batch_size if along else s.started.widths[0]
+                                 for s in sorted(segments, key=lambda s: s.index) if s.started.widths or along))
+        train = run.config.train
+        if len(xs) > 1:
+            self.sweep_form.follow(xs, along, max(len(run.config.model.widths), 1),
+                                   train.max_steps - train.warmup_steps if train.max_steps else None,
+                                   train.max_seconds)
+            self._say(f"Showing the ramp's {len(rows)} points; the form now describes it: Refine crossover refines "
+                      "from them without timing them again.")
         return True
 
     def show_rows(self, rows: list[SweepRow]) -> bool:

@@ -339,40 +339,19 @@ def test_a_ramps_widths_are_lent_to_a_refinement_and_only_its_uncontended_segmen
     """A ramp shown in the Sweep tab, then Refine: the widths it measured alone on each lane with the sweep's
     settings are taken, their batches only (not the ramp's other widths); a segment that overlapped another
     lane on shared cores is timed again."""
-    from helpers import ReadyPool, fake_refined_points, lane_events
-    from crossover_lab.core.records import SegmentEnded, SegmentStarted
-    from crossover_lab.core.results import LaneResult, RunResult, Segment
+    from helpers import ReadyPool, canned_ramp, fake_refined_points
     from crossover_lab.core.study import refined_sweep
     from crossover_lab.core.study.measured import Ledger
     from crossover_lab.core.study.sweep import ramp_plan
-    from crossover_lab.core.analysis.stats import summarize
 
     base = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=64))
     plan = ramp_plan(base, (16, 256, 2048), layers=1)
     spec = SweepSpec(widths=(16, 256, 2048), layers=1, base=base, calibrate=False)
     assert list(refined_sweep.point_configs(spec).values()) == list(plan)  # a ramp times each width as a sweep does
 
-    def ramp(overlap_at: int | None) -> RunResult:
-        lanes = {}
-        for lane, offset, slower in (("cpu", 0.0, 1.0), ("cpu1", 100.0, 2.0)):  # cpu faster at every width
-            result = LaneResult(lane, lane_events("ramp", lane, lane.upper(), 1.0)[0])
-            for index, config in enumerate(plan, start=1):
-                width = config.model.widths[0]
-                records = [dataclasses.replace(r, segment=index, widths=str(width))
-                           for r in lane_events("ramp", lane, lane.upper(), slower * width / 100)
-                           if isinstance(r, BatchTiming)]
-                s = summarize(records, run_id="ramp", lane=lane, device=lane.upper(), status="completed",
-                              flops_per_batch=config.flops_per_batch, wall_s=1.0)
-                at = index * 10.0 + (0.0 if overlap_at == width else offset)  # cpu1 alone, or beside cpu
-                started = SegmentStarted("ramp", lane, index, config.model.widths, 64, config.flops_per_batch, 0, at)
-                result.segments.append(Segment(started, SegmentEnded("ramp", lane, index, s, at + 5.0)))
-                result.records += records
-            lanes[lane] = result
-        return RunResult("ramp", plan[0], "interleaved", "2026-01-01T00:00:00+00:00", lanes)
-
     lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
     ledger = Ledger()
-    ledger.add([ramp(overlap_at=256)])
+    ledger.add([canned_ramp(plan, overlap_at=256)])
     lent = ledger.lend(lanes, refined_sweep.point_configs(spec))
     assert sorted(lent) == [16, 2048]  # 256 ran on both lanes at once: contended, not lent
     assert {m.segment for m in lent[2048]} == {3} and all(r.segment == 3 for m in lent[2048] for r in m.records)

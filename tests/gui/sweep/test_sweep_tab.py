@@ -101,9 +101,26 @@ def test_refine_after_reopening_this_sessions_sweep_file_times_no_coarse_width_a
     (result,) = tab.results
     coarse = [row for row in result.rows if row.stage == "coarse"]
     assert {row.run_id for row in coarse} == swept and {row.width for row in coarse} == {16, 2048}
+    assert "(4 of them taken as measured before, not timed again)" in tab.progress_label.text()
     assert result.refinement is not None and result.refinement.widths[:2] == (16, 2048)
     again = [run for run in result.runs if run.run_id not in swept and run.config.model.widths[0] in (16, 2048)]
     assert len(again) == result.refinement.widths.count(16) + result.refinement.widths.count(2048) - 2
+
+
+def test_a_ramp_shown_in_the_tab_sets_the_form_to_it_and_lends_its_points(tab):
+    """The window shows a finished ramp here: the form now describes it (its widths, layers and budget per point),
+    so Refine crossover refines from its points; the ledger holds each lane's widths."""
+    from helpers import canned_ramp
+    from crossover_lab.core.study.refined_sweep import point_configs
+    from crossover_lab.core.study.sweep import ramp_plan
+
+    plan = ramp_plan(BASE, (16, 256, 2048), layers=1, steady_steps=20, seconds=1.5)
+    assert tab.show_run(canned_ramp(plan))
+    assert (tab.widths.text(), tab.layers.value(), tab.steady.value(), tab.seconds.value()) == \
+        ("16,256,2048", 1, 20, 1.5)
+    assert "Refine crossover refines from them" in tab.progress_label.text()
+    (spec,) = tab.specs()
+    assert sorted(tab.ledger.lend(LANES, point_configs(spec))) == [16, 256, 2048]
 
 
 def test_stop_keeps_finished_points(tab, qtbot):
