@@ -5,7 +5,8 @@ start-up counts: a user waits for it too):
 - refined: `sweep --widths 16,256,2048 --refine 0.15`, timed until refinement returns;
 - fixed: log-spaced widths from 16 to 2048, close enough together that neighbouring widths are
   within the tolerance of each other, timed to its end (a fixed sweep knows nothing before).
-Both answers are judged by the same rule (core/analysis/leads.py). Prints both times, what a
+Both answers are judged by the same rule (core/analysis/leads.py); "too close to call over the range" is an
+answer (cpu and cpu1 often are, on 2 cores). Prints both times, what a
 point added by refinement costs against a fixed sweep's point at the same width (median; it
 must be no more), and the ratio fixed / refined last. Targets on the 2-core dev machine: refined < 25 s, ratio ≥ 2.
 Run: .venv/bin/python benchmarks/crossover_time.py [--lanes cpu,cpu1] [--tolerance 0.15]
@@ -94,7 +95,11 @@ def main() -> None:
     print(f"an added point costs {added_point_cost(r_runs[3:], f_runs):.2f}x a fixed sweep's point at the same "
           "width (median)")
     for name, judged in (("refined", r_answer), ("fixed", f_answer)):
-        if not judged.crossings or any(c.stopped != "tight" for c in judged.crossings):
+        # An answer is known when every crossing is tight, or the lanes are too close to call over a range (noise),
+        # or no change of the faster lane was measured at all: the one rule's answers, each said in full above.
+        known = judged.stopped in ("tight", "noise", "no crossover") and \
+            all(c.stopped in ("tight", "noise") for c in judged.crossings)
+        if not known:
             print(f"warning: the {name} sweep did not place every crossover within ±{100 * args.tolerance:g}%: "
                   "its time is not the time to that precision")
     print(f"refined_s={r_wall:.1f} fixed_s={f_wall:.1f}")

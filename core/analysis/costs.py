@@ -67,7 +67,8 @@ def cost_curves(points: Sequence[SweepPoint], prices: Prices) -> list[CurvePoint
             continue
         out.append(CurvePoint(p.lane, p.width, dollars_per_million(p.median_ms, p.batch_size, price),
                               dollars_per_million(p.p10_ms, p.batch_size, price),
-                              dollars_per_million(p.p90_ms, p.batch_size, price), p.n_batches, p.flops_per_batch))
+                              dollars_per_million(p.p90_ms, p.batch_size, price), p.n_batches, p.flops_per_batch,
+                              p.runs, p.between_runs))  # a price scales every run's time alike
     return out
 
 

@@ -3,7 +3,8 @@ each change of the faster lane, and the answer (intervals, ties, why it stopped)
 
 A lead counts only where the interval of the two medians' ratio leaves out 1: the interval comes
 from each point's timing spread (p10-p90) and its number of steady batches, so more batches make
-it narrower, and a width where it still holds 1 is a tie "within noise". A crossing's interval is
+it narrower, but never narrower than the lane's run-to-run noise where a width measured in two runs
+shows it (run_noise), and a width where it still holds 1 is a tie "within noise". A crossing's interval is
 the pair of nearest widths either side where one lane is measurably faster: no curve is assumed
 between them. Nothing here measures.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -73,21 +74,32 @@ class Site:
         return self.sign != 0 and abs(self.d) <= 2 * self.half
 
 
-def _log_se(p: CurvePoint) -> float:
-    """Relative standard error of a point's median, from its p10-p90 spread and batch count."""
+def run_noise(points: Iterable[CurvePoint]) -> float:
+    """A lane's run-to-run noise, where it has measured a width in more than one run: the root mean square of the
+    spreads between those runs' medians (log units). One run's median may be off by that much however many batches
+    it has (a run of its own meets the machine in another state); NaN where no width was measured twice."""
+    spreads = [p.between_runs for p in points if p.runs > 1 and math.isfinite(p.between_runs)]
+    return math.sqrt(sum(s * s for s in spreads) / len(spreads)) if spreads else math.nan
+
+
+def _log_se(p: CurvePoint, between: float = math.nan) -> float:
+    """Relative standard error of a point's median, from its p10-p90 spread and batch count, and no less than its
+    lane's run-to-run noise `between` over the runs it pools."""
     if not (p.n > 0 and 0 < p.lo <= p.hi and math.isfinite(p.hi)):
         return MIN_REL_SE * 3  # no spread recorded: assume a wide one rather than a false lead
     sigma = math.log(p.hi / p.lo) / P10_P90_SIGMAS
-    return max(MEDIAN_SE * sigma / math.sqrt(p.n), MIN_REL_SE)
+    se = max(MEDIAN_SE * sigma / math.sqrt(p.n), MIN_REL_SE)
+    return max(se, between / math.sqrt(max(p.runs, 1))) if math.isfinite(between) else se
 
 
 def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
                levels: Mapping[int, int]) -> list[Site]:
     """The widths both lanes have, in order, each with its lead and the lead's interval."""
     out = []
+    noise = {lane: run_noise(lanes.get(lane, {}).values()) for lane in (a, b)}
     for w in sorted(set(lanes.get(a, {})) & set(lanes.get(b, {}))):
         pa, pb = lanes[a][w], lanes[b][w]
-        half = Z * math.hypot(_log_se(pa), _log_se(pb))
+        half = Z * math.hypot(_log_se(pa, noise[a]), _log_se(pb, noise[b]))
         flops = math.sqrt(max(pa.flops_per_batch, 1.0) * max(pb.flops_per_batch, 1.0))
         out.append(Site(w, flops, math.log(pa.value / pb.value), half, levels.get(w, 0)))
     return out

@@ -23,11 +23,13 @@ class SweepPoint:
     energy_j_per_msample: float = NAN  # joules per million samples over the steady stretch; NaN unmeasured
     axis: str = "width"  # what `width` holds: the model's width, or ("batch") the batch size of a batch-size sweep
     kind: str = "mlp"  # the kind of model (core/families.py kind_word): what its width counts (units, filters…)
+    runs: int = 1  # separate runs pooled in the median (a width measured again by a refinement)
+    between_runs: float = NAN  # the spread of those runs' medians (SD of their logs); NaN with one run
 
     def curve_point(self) -> CurvePoint:
         """The point as the crossing rule reads it: its median ms per step, with its spread."""
         return CurvePoint(self.lane, self.width, self.median_ms, self.p10_ms, self.p90_ms, self.n_batches,
-                          self.flops_per_batch)
+                          self.flops_per_batch, self.runs, self.between_runs)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,8 @@ class CurvePoint:
     hi: float = NAN
     n: int = 0
     flops_per_batch: float = NAN
+    runs: int = 1  # separate runs behind `value`, and the spread between their figures (SD of logs; NaN with one)
+    between_runs: float = NAN
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from ..json_data import JsonObject
 from .points import Crossover, CurvePoint, SweepPoint, curves
-from .leads import Bracket, Site, pair_sites
+from .leads import Bracket, Site, pair_sites, run_noise
 
 
 class State(str, Enum):
@@ -67,6 +67,9 @@ class PairVerdict:
     changes: tuple[Change, ...]  # in width order
     widths: tuple[int, ...]  # the common widths
     max_gap: float  # the largest ratio of the medians either way, anywhere (1.09: "within 9%")
+    # Each lane's run-to-run noise (leads.run_noise, log units) where a width measured twice showed it, else NaN:
+    # it bounds every interval of the lane, and the words say it where it made leads ties.
+    run_noise: tuple[float, float] = (math.nan, math.nan)
 
     @property
     def leader(self) -> str | None:
@@ -75,7 +78,7 @@ class PairVerdict:
 
     def to_json(self) -> JsonObject:
         return {"lanes": list(self.lanes), "state": self.state.value, "widths": list(self.widths),
-                "max_gap": self.max_gap,
+                "max_gap": self.max_gap, "run_noise": [None if math.isnan(x) else x for x in self.run_noise],
                 "stretches": [{"leader": s.leader, "width_lo": s.width_lo, "width_hi": s.width_hi,
                                "ratio_lo": s.ratio_lo, "ratio_hi": s.ratio_hi} for s in self.stretches],
                 "changes": [{"faster_below": c.faster_below, "faster_above": c.faster_above, "width": c.width,
@@ -111,7 +114,9 @@ def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[i
 def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[int, int] | None = None) -> PairVerdict:
     """The verdict on two lanes' curves of any figure (ms per step, dollars per million samples)."""
     lanes = (a, b) if a <= b else (b, a)
-    sites = pair_sites(curves([p for p in points if p.lane in lanes]), *lanes, levels or {})
+    by_lane = curves([p for p in points if p.lane in lanes])
+    sites = pair_sites(by_lane, *lanes, levels or {})
+    noise = (run_noise(by_lane.get(lanes[0], {}).values()), run_noise(by_lane.get(lanes[1], {}).values()))
     widths = tuple(s.width for s in sites)
     if not sites:
         return PairVerdict(lanes, State.NOT_ENOUGH, (), (), widths, math.nan)
@@ -134,7 +139,7 @@ def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[
     else:
         state = State.TOO_CLOSE
     return PairVerdict(lanes, state, tuple(stretches), tuple(changes), widths,
-                       max(math.exp(abs(s.d)) for s in sites))
+                       max(math.exp(abs(s.d)) for s in sites), noise)
 
 
 def verdicts(points: Sequence[SweepPoint], levels: Mapping[int, int] | None = None) -> list[PairVerdict]:

@@ -83,6 +83,11 @@ class SweepRow:
     family: str = "mlp"  # the kind of model (core/families.py: mlp, cnn, lstm, gru, transformer 4 heads)
     task: str = "train"  # train: ms per training step; predict: ms per forward call (latency), p99 beside it
     p99_ms: float = NAN
+    # The separate runs whose steady batches the row pools (more than one where a refinement measured the width
+    # again), and the spread between their medians (the standard deviation of their logs; NaN with one run): the
+    # run-to-run noise that one run's batches, however many, cannot show (core/analysis/leads.py run_noise).
+    runs: int = 1
+    between_runs: float = NAN
 
     @classmethod
     def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:
@@ -137,7 +142,7 @@ class SweepRow:
         """What the analysis needs of this row."""
         return SweepPoint(self.lane, self.width, self.flops_per_batch, self.median_ms, self.p10_ms, self.p90_ms,
                           self.device, self.batch_size, self.n_batches, self.floor_ms, self.energy_j_per_msample,
-                          kind=self.family)
+                          kind=self.family, runs=self.runs, between_runs=self.between_runs)
 
     @property
     def width_label(self) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 import threading
 import time
 from typing import Callable, Sequence
@@ -51,15 +52,31 @@ def along_batch(spec: SweepSpec) -> bool:
 
 def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
     """The row with its timing statistics over `records`: every steady batch measured at its width so far, summed
-    up as a run's are (analysis.summarize)."""
+    up as a run's are (analysis.summarize), with how many runs they came from and how far those runs' medians
+    lie apart (what the one rule takes as the lane's run-to-run noise)."""
     s = summarize(records, run_id=row.run_id, lane=row.lane, device=row.device, status=row.status,
                   flops_per_batch=row.flops_per_batch, wall_s=0.0)
     if s.n_batches == 0:
         return row
+    runs, between = run_spread(records)
     return dataclasses.replace(
         row, median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, mad_ms=s.mad_ms, n_batches=s.n_batches,
         gflops=s.gflops, samples_per_s=s.samples_per_s,
-        peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan)
+        peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan, runs=runs, between_runs=between)
+
+
+def run_spread(records: Sequence[BatchTiming]) -> tuple[int, float]:
+    """How many separate runs (a run's segment, for a ramp) `records` come from, and the standard deviation of the
+    logs of their steady medians (NaN with one run, or with a run of fewer than 3 steady steps)."""
+    by_run: dict[tuple[str, int], list[BatchTiming]] = {}
+    for r in records:
+        by_run.setdefault((r.run_id, r.segment), []).append(r)
+    medians = []
+    for run in by_run.values():
+        s = summarize(run, run_id="", lane="", device="", status=Status.COMPLETED, flops_per_batch=1, wall_s=0.0)
+        if s.n_batches >= 3 and s.median_ms > 0:
+            medians.append(math.log(s.median_ms))
+    return len(by_run), (statistics.stdev(medians) if len(medians) > 1 else math.nan)
 
 
 def point_configs(spec: SweepSpec) -> dict[int, RunConfig]:

@@ -3,6 +3,7 @@ view shows — the CLI, the Sweep tab, the summary of a ramp, the map's caption 
 units the user moves, with FLOPs per batch in brackets."""
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 from ..analysis.points import SweepPoint
@@ -65,7 +66,8 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
         return f"{a} and {b} have no width measured on both: nothing to compare"
     lo, hi = v.widths[0], v.widths[-1]
     if v.state is State.TOO_CLOSE:
-        return f"{a} and {b} are too close to call {machine} (within {_percent(v.max_gap)} everywhere {_at(lo, hi, unit)})"
+        return (f"{a} and {b} are too close to call {machine} (within {_percent(v.max_gap)} everywhere "
+                f"{_at(lo, hi, unit)}){_noise_words(v)}")
     if v.state is State.LEADS:
         return _with_subject("; ".join(stretch_words(s, unit) for s in v.stretches), a, b)
     # CROSSES: each change, in width order with every stretch it does not describe: a lead or a tie before or
@@ -78,6 +80,16 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
                 if not (s.width_lo in ends or s.width_hi in ends)
                 and not any(lo < s.width_lo and s.width_hi < hi for lo, hi in inside)]
     return _with_subject("; then ".join(text for _, text in sorted(clauses)), a, b)
+
+
+def _noise_words(v: PairVerdict) -> str:
+    """Why a gap that wide is still a tie, where a lane's own runs of one width disagreed by more than 2%: ": runs
+    of one width on cpu differed by about 31% from one another", the run-to-run noise its batches cannot show."""
+    noisy = [(lane, noise) for lane, noise in zip(v.lanes, v.run_noise) if math.isfinite(noise) and noise > 0.02]
+    if not noisy:
+        return ""
+    said = " and ".join(f"on {lane} by about {_percent(math.exp(noise))}" for lane, noise in noisy)
+    return f": runs of one width differed {said} from one another"
 
 
 def _with_subject(text: str, a: str, b: str) -> str:

@@ -142,3 +142,34 @@ def test_a_lead_and_a_tie_before_a_crossing_are_said_in_width_order_with_who_is_
                          "within noise"), said
     ties_first = pair_verdict([p for p in points if p.width != 16], "cpu", "cpu1")
     assert pair_words(ties_first).startswith("cpu and cpu1 are equal within noise at 64 units")
+
+
+def test_a_lead_inside_the_lanes_run_to_run_noise_is_a_tie_however_many_batches():
+    """Batches of one run are correlated: a second run of the same width may land 20% away, which 200 batches'
+    spread cannot show. Where a lane measured a width in two runs and they disagreed, that disagreement bounds
+    every one of its medians (fewer for a width pooled from more runs); where they agreed, the leads stand."""
+    import dataclasses
+    import math
+
+    from crossover_lab.core.analysis.leads import pair_sites, run_noise
+    from crossover_lab.core.analysis.points import time_curves
+
+    def lanes(between: float) -> list[SweepPoint]:
+        cpu = [point("cpu", w, 1.0, spread=0.05, n=200) for w in WIDTHS]
+        cpu[4] = dataclasses.replace(cpu[4], runs=2, between_runs=between, n_batches=400)  # 256, measured twice
+        return cpu + [point("cpu1", w, 1.1 if w < 300 else 0.9, spread=0.05, n=200) for w in WIDTHS]
+
+    steady = pair_verdict(lanes(0.005), "cpu", "cpu1")
+    assert steady.state is State.CROSSES and len(steady.changes) == 1  # 10% leads, outside a 1% noise
+    noisy = pair_verdict(lanes(0.2), "cpu", "cpu1")
+    assert noisy.state is State.TOO_CLOSE and not noisy.changes, pair_words(noisy)
+    assert pair_words(noisy).endswith("(within 11% everywhere from 16 to 4,096 units): runs of one width differed "
+                                      "on cpu by about 22% from one another")
+    assert "runs of one width" not in pair_words(steady)
+    assert math.isclose(run_noise(time_curves(lanes(0.2))["cpu"].values()), 0.2)
+    assert math.isnan(run_noise(time_curves(lanes(0.2))["cpu1"].values()))  # no width measured twice
+    sites = {s.width: s for s in pair_sites(time_curves(lanes(0.2)), "cpu", "cpu1", {})}
+    # The width pooled from two runs is bounded by the noise over √2; a single run by the whole noise.
+    assert sites[256].half < sites[512].half
+    assert math.isclose(sites[512].half, 1.96 * math.hypot(0.2, max(1.2533 * math.log(1.05 / 0.95) / 2.563 /
+                                                                    math.sqrt(200), 0.01)), rel_tol=1e-6)

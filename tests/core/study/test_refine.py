@@ -186,13 +186,14 @@ def test_the_stage_column_comes_after_the_older_ones_and_older_files_read_as_coa
     text = sweep_rows_text([row])
     # Columns are only ever added at the end: floor_ms (sweep --floor) came after stage, then the mean wall
     # time per step and the machine's load, then energy (core/lane/energy.py), the model's family, then the task
-    # (train or predict) and a predict call's p99.
+    # (train or predict) and a predict call's p99, then the runs a row pools and the spread between them.
     header, values = text.splitlines()[0].split(","), text.splitlines()[1].split(",")
     order = ["reason", "stage", "floor_ms", "mean_wall_ms", "others_cpu", "load_avg", "energy_j_per_step",
-             "energy_j_per_msample", "mean_w", "idle_w", "energy_counter", "family", "task", "p99_ms"]
+             "energy_j_per_msample", "mean_w", "idle_w", "energy_counter", "family", "task", "p99_ms", "runs",
+             "between_runs"]
     assert header[-len(order):] == order
     assert values[-len(order) + 1:] == ["refine", "nan", "nan", "nan", "nan", "nan", "nan", "nan", "nan", "", "mlp",
-                                        "train", "nan"]
+                                        "train", "nan", "1", "nan"]
     path = tmp_path / "new.csv"
     path.write_text(text)
     assert read_sweep_rows(str(path))[0][0].stage == "refine"
@@ -202,7 +203,7 @@ def test_the_stage_column_comes_after_the_older_ones_and_older_files_read_as_coa
     assert read_sweep_rows(str(old))[0][0].stage == "coarse"
 
 
-def test_a_width_measured_again_adds_its_batches_to_the_row():
+def test_a_width_measured_again_adds_its_batches_to_the_row(tmp_path):
     from crossover_lab.core.records import BatchTiming
     from crossover_lab.core.study.refined_sweep import with_batches
 
@@ -213,7 +214,17 @@ def test_a_width_measured_again_adds_its_batches_to_the_row():
     assert (merged.median_ms, merged.n_batches, merged.p10_ms, merged.p90_ms) == (3.0, 5, 1.4, 4.6)
     assert merged.gflops == pytest.approx(2e8 / 3e-3 / 1e9) and merged.peak_share == pytest.approx(merged.gflops / 100)
     assert merged.samples_per_s == pytest.approx(5 * 128 / 0.015)
+    assert (merged.runs, math.isnan(merged.between_runs)) == (1, True)
     assert with_batches(row, []) is row
+    # A second run of the width whose batches run 20% slower: two runs, and the spread of their medians.
+    again = [dataclasses.replace(r, run_id="r2", ms=r.ms * 1.2) for r in records]
+    both = with_batches(row, records + again)
+    assert both.runs == 2 and both.between_runs == pytest.approx(math.log(1.2) / math.sqrt(2))
+    path = tmp_path / "s.csv"
+    path.write_text(sweep_rows_text([both]))
+    back = read_sweep_rows(str(path))[0][0]
+    assert back.runs == 2 and back.between_runs == pytest.approx(both.between_runs, rel=1e-5)
+    assert back.point().curve_point().between_runs == back.between_runs  # what the one rule reads
 
 
 @pytest.mark.parametrize("args, sentence", [
