@@ -138,7 +138,7 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             stage = "coarse" if x in xs and level == 0 else "refine"
             rows.append(dataclasses.replace(row, stage=stage))
         if spec.floor:
-            rows = with_floors(pool, lanes, config, rows, cancel)
+            rows = floors(x, config, rows)
         result.rows.extend(rows)
         if on_point is not None:
             on_point(PointMeasured(spec.variant, tuple(rows), run, len(result.rows), 0))
@@ -158,12 +158,22 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             rows.append(with_batches(row, records))
         runs = _as_kept(points)
         result.runs.extend(run for run in runs if run not in result.runs)
-        if spec.floor and any(math.isnan(row.floor_ms) for row in rows):  # lent by a point measured without one
-            rows = with_floors(pool, lanes, points[0].config, rows, cancel)
+        if spec.floor:
+            rows = floors(x, points[0].config, rows)
         result.rows.extend(rows)
         if on_point is not None:
             on_point(PointMeasured(spec.variant, tuple(rows), runs[-1], len(result.rows), 0, reused=True))
         return [curve_point(row, batch_axis) for row in rows if row.usable]
+
+    def floors(x: int, config: RunConfig, rows: list[SweepRow]) -> list[SweepRow]:
+        """Each row with its lane's floor at x: the one measured there before (a width measured again for its
+        lead, or a lent point that had one), else timed now (the anatomy's device_loop rung)."""
+        had = {row.lane: row.floor_ms for row in result.rows + rows
+               if (row.batch_size if batch_axis else row.width) == x and math.isfinite(row.floor_ms)}
+        rows = [dataclasses.replace(row, floor_ms=had[row.lane]) if row.lane in had else row for row in rows]
+        missing = [row for row in rows if row.lane not in had]
+        timed = {row.lane: row for row in with_floors(pool, lanes, config, missing, cancel)} if missing else {}
+        return [timed.get(row.lane, row) for row in rows]
 
     refined = refine(xs, measure, target, clock=clock, cancel=cancel)
     unit = "samples per batch" if batch_axis else width_unit(spec.base.model.kind)

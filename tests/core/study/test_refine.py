@@ -410,3 +410,34 @@ def test_a_refinement_along_batch_size_says_its_unit_and_keeps_it_in_the_file():
     assert along_batch(by_batch) and check_refinable(lanes, [by_batch]) is by_batch
     with pytest.raises(ConfigError, match="or a single width, to refine along batch size"):
         check_refinable(lanes, [SweepSpec(widths=(16, 256), layers=1, batch_sizes=(1, 64), base=base)])
+
+
+def test_a_width_measured_again_keeps_its_floor_and_a_lent_floor_is_not_timed_again(monkeypatch):
+    """sweep --refine --floor: the floor (the on-device loop) is timed once per lane and width; a width measured
+    again for its lead keeps it, and so does a lent point that had one."""
+    from helpers import ReadyPool, fake_refined_points, two_lane_result
+    from crossover_lab.core.study import refined_sweep
+    from crossover_lab.core.study.measured import Ledger
+
+    def ms(width: int) -> tuple[float, float]:  # equal at 300-1,500 units: ties there are measured again
+        return (1.0, 1.0) if 300 <= width <= 1500 else (1 + width / 400, 2 + width / 1000)
+
+    timed_floors: list[tuple[str, int]] = []
+
+    def fake_floors(pool, lanes, config, rows, cancel):
+        timed_floors.extend((row.lane, row.width) for row in rows)
+        return [dataclasses.replace(row, floor_ms=0.5) for row in rows]
+
+    base = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=64))
+    spec = SweepSpec(widths=(16, 256, 2048), layers=1, base=base, calibrate=False, floor=True)
+    lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
+    ledger = Ledger()
+    ledger.add([two_lane_result("swept-16", 16, *ms(16), config=refined_sweep.point_configs(spec)[16])])
+    monkeypatch.setattr(refined_sweep, "with_floors", fake_floors)
+    timed = fake_refined_points(monkeypatch, ms)
+    result = refined_sweep.run_refined_sweep(ReadyPool(), lanes, spec, RefineTarget(0.15, 60.0), reuse=ledger)
+    widths = result.refinement.widths
+    assert len(widths) > len(set(widths)), widths  # some width was measured again
+    assert sorted(timed_floors) == sorted(set(timed_floors))  # never twice for one lane and width
+    assert {w for _, w in timed_floors} == set(widths)  # the lent width's too: its point had none
+    assert all(row.floor_ms == 0.5 for row in result.rows) and len(timed) == len(widths) - 1
