@@ -83,13 +83,14 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
 
 
 def _noise_words(v: PairVerdict) -> str:
-    """Why a gap that wide is still a tie, where a lane's own runs of one width disagreed by more than 2%: ": runs
-    of one width on cpu differed by about 31% from one another", the run-to-run noise its batches cannot show."""
+    """Why a gap that wide is still a tie, where a lane's own runs of one width scattered by more than 2% (the
+    standard deviation of their logs): ": one width's runs on cpu scattered by about ±31%", the run-to-run noise
+    its batches cannot show."""
     noisy = [(lane, noise) for lane, noise in zip(v.lanes, v.run_noise) if math.isfinite(noise) and noise > 0.02]
     if not noisy:
         return ""
-    said = " and ".join(f"on {lane} by about {_percent(math.exp(noise))}" for lane, noise in noisy)
-    return f": runs of one width differed {said} from one another"
+    said = " and ".join(f"on {lane} by about ±{_percent(math.exp(noise))}" for lane, noise in noisy)
+    return f": one width's runs scattered {said}"
 
 
 def _with_subject(text: str, a: str, b: str) -> str:

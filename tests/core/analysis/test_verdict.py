@@ -163,9 +163,9 @@ def test_a_lead_inside_the_lanes_run_to_run_noise_is_a_tie_however_many_batches(
     assert steady.state is State.CROSSES and len(steady.changes) == 1  # 10% leads, outside a 1% noise
     noisy = pair_verdict(lanes(0.2), "cpu", "cpu1")
     assert noisy.state is State.TOO_CLOSE and not noisy.changes, pair_words(noisy)
-    assert pair_words(noisy).endswith("(within 11% everywhere from 16 to 4,096 units): runs of one width differed "
-                                      "on cpu by about 22% from one another")
-    assert "runs of one width" not in pair_words(steady)
+    assert pair_words(noisy).endswith("(within 11% everywhere from 16 to 4,096 units): one width's runs scattered "
+                                      "on cpu by about ±22%")
+    assert "runs scattered" not in pair_words(steady)
     assert math.isclose(run_noise(time_curves(lanes(0.2))["cpu"].values()), 0.2)
     assert math.isnan(run_noise(time_curves(lanes(0.2))["cpu1"].values()))  # no width measured twice
     sites = {s.width: s for s in pair_sites(time_curves(lanes(0.2)), "cpu", "cpu1", {})}
