@@ -4,8 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 # Test files run in this many processes at once. Most of a test's time is a lane importing its framework, waiting
-# for a turn or a watchdog, or a window waiting for a lane: on 2 cores three processes fill the idle time (9.9 min
-# against 16 min one by one). Tests marked `timing` (wall-clock bounds, measured speeds) then run alone.
+# for a turn or a watchdog, or a window waiting for a lane: on 2 cores three processes fill the idle time (9.3-9.5 min
+# against 16-17.6 min one by one). Tests marked `timing` (wall-clock bounds, measured speeds) then run alone.
 TEST_JOBS ?= 3
 PYTEST := $(VENV)/bin/python -m pytest -q -p no:cacheprovider
 
