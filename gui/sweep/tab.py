@@ -158,7 +158,8 @@ class SweepTab(QWidget):
             self._say(f"Cannot start the sweep: {exc}.", error=True)
             return
         self.save_state()
-        lent = len(self.ledger.lend(lanes, point_configs(specs[0]))) if target is not None else 0
+        coarse = point_configs(specs[0]) if target is not None else {}
+        lent = len(self.ledger.lend(lanes, coarse))
         ledger = self.ledger.copy()  # the job thread's own: the window may add to this one meanwhile
         self._measured, self.results, self._specs = [], [], specs
         self._start_autosave(specs)
@@ -168,7 +169,7 @@ class SweepTab(QWidget):
         self.sweep_form.start_progress(total, target)
         if lent:
             xs = "batch sizes" if along_batch(specs[0]) else "widths"
-            self._say(f"Refining: {lent} of the {len(point_configs(specs[0]))} {xs} were measured before on these "
+            self._say(f"Refining: {lent} of the {len(coarse)} {xs} were measured before on these "
                       "lanes with these settings and are taken as they are, not timed again…")
         else:
             self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
