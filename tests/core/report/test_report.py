@@ -311,3 +311,22 @@ def test_the_reproduce_command_names_a_saved_model_its_family_and_its_task():
     command = reproduce_command("/x/r.csv", lstm, "run")
     assert "--widths 64,64 --family rnn --cell gru --dropout 0.2" in command
     assert "--heads" not in command and "--task" not in command
+
+
+def test_a_tie_widened_by_run_to_run_noise_reads_the_same_in_the_report(tmp_path):
+    """A sentence with an apostrophe ("one width's runs scattered ...") is the same sentence on the page, however
+    the page escapes it (the CI once compared it against Python's escaping, not the page's)."""
+    import html as html_lib
+    rows = [SweepRow(lane, "CPU", w, 0, 1000 * w, 128, ms, ms * 0.97, ms * 1.03, 200, layers=1, runs=2,
+                     between_runs=spread)
+            for lane, series, spread in (("cpu", [1.0, 2.0], 0.08), ("cpu1", [1.2, 1.6], 0.5))
+            for w, ms in zip((16, 2048), series)]
+    said = describe_pair([r.point() for r in rows], "cpu", "cpu1")
+    assert "too close to call" in said and "one width's runs scattered" in said
+    path = tmp_path / "noisy.csv"
+    path.write_text(sweep_rows_text(rows))
+    page = write_report([str(path)], tmp_path / "noisy.html").read_text()
+    parsed = parse(page)
+    assert said in " ".join(" ".join(parsed.text).split())
+    answer_div = page[page.index('<div class="answer">'):page.index("</div>", page.index('<div class="answer">'))]
+    assert said in html_lib.unescape(answer_div)
