@@ -27,11 +27,12 @@ from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool
 from .stopping import StopSignals
 from ..study.sweep import (NO_WIDTH, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
-                           SweepSpec, log_widths, parse_sweep_widths, results_so_far, run_sweeps, with_knob)
+                           SweepSpec, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
 from ..files.sweeps import SweepFiles, export_sweep, sweep_paths
 from ..files.sweep_rows import group_rows
 from ..words.numbers import fmt_num
 from ..words.sweep import refine_lines
+from ..words.verdict import scatter
 from ..records import Status
 
 
@@ -58,6 +59,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     p.add_argument("--floor", action="store_true", help="also time each point's on-device loop (the anatomy's "
                    "device_loop rung): column floor_ms, and where the faster lane would change with one")
+    p.add_argument("--no-recheck", action="store_true", help="measure each point once; by default the point where "
+                   "the lanes lie closest is measured a second time, to learn each lane's run-to-run noise (what one "
+                   "run's batches cannot show), which the verdict then counts as noise")
     p.add_argument("--ladder", action="store_true", help="what would make the GPU win sooner: the sweep once per "
                    "knob that moves the fixed cost (steps per execution 1/8/64, data on the device, jit on/off, "
                    "mixed precision, each installed backend), ranked by the slower lane's step time")
@@ -107,7 +111,8 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
         layers = 1
     return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
                      batch_sizes=batches, base=config, steady_steps=args.steady_steps,
-                     seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor)
+                     seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor,
+                     recheck=not args.no_recheck)
 
 
 def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: list[SweepSpec],
@@ -185,6 +190,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 f"{f' × {len(specs)} knob settings' if ladder else ''}, "
                 f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
                 f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
+            if target is None and not ladder and rechecks(spec, lanes):
+                say("then the point where the lanes lie closest, again: its two runs show each lane's run-to-run "
+                    "noise (--no-recheck: each point once)")
             if target is not None:
                 say(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "
                     f"or {target.budget_s:g} s have passed")
@@ -195,8 +203,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                     files.add_point(point.rows, point.run)
                 done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
                 for row in point.rows:
-                    say(f"[{done}] {row.variant if target is None else row.stage:>8} {row.lane:>10} width "
-                        f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == 'predict' else 'batch'} ({row.status})")
+                    label = "again" if point.again else row.variant if target is None else row.stage
+                    say(f"[{done}] {label:>8} {row.lane:>10} width "
+                        f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == 'predict' else 'batch'} ({row.status})"
+                        + (f" over both runs, which scatter by {scatter(row.between_runs)}" if point.again else ""))
 
             def work(cancel: threading.Event) -> list[SweepResult]:
                 if ladder:

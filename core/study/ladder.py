@@ -52,7 +52,9 @@ def _why_not(train_changes: dict, lanes: Sequence[LaneSpec]) -> str:
 def ladder_settings(base: SweepSpec, lanes: Sequence[LaneSpec],
                     installed: Callable[[str], bool] = lambda b: backend_version(b) is not None) -> list[KnobSetting]:
     """Every setting of the ladder, base first; those that cannot apply carry their reason."""
-    spec = dataclasses.replace(base, calibrate=False, variant="base")
+    # Each setting measures its points once: the ladder ranks settings by step time, and a second run per setting
+    # would add one point to each of up to eight sweeps.
+    spec = dataclasses.replace(base, calibrate=False, variant="base", recheck=False)
     lanes = tuple(lanes)
     out = [KnobSetting("base", spec, lanes)]
     t = spec.base.train

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import statistics
 import threading
 import time
 from typing import Callable, Sequence
 
 from ..analysis.points import SweepPoint
-from ..analysis.stats import summarize
 from ..config import ConfigError, LaneSpec, RunConfig
 from ..records import BatchTiming, LaneEvent, Status
 from ..results import RunResult
@@ -22,7 +20,7 @@ from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
 from .saved import inspect_factory, inspecting_lane, with_factory
 from .measured import Ledger, Measured, trimmed
-from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_floors
+from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_batches, with_floors
 from ..files.sweep_rows import SweepRow, curve_point, runs_along_batch
 from ..words.verdict import width_unit
 
@@ -48,35 +46,6 @@ def along_batch(spec: SweepSpec) -> bool:
     """A sweep of one width over several batch sizes: its x, and what refinement adds, is the batch size (the rule
     rows follow too: runs_along_batch). A refinement needs two batch sizes to look between, a saved model too."""
     return runs_along_batch(spec.widths, spec.batch_sizes, spec.base.model.kind) and len(set(spec.batch_sizes)) > 1
-
-
-def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
-    """The row with its timing statistics over `records`: every steady batch measured at its width so far, summed
-    up as a run's are (analysis.summarize), with how many runs they came from and how far those runs' medians
-    lie apart (what the one rule takes as the lane's run-to-run noise)."""
-    s = summarize(records, run_id=row.run_id, lane=row.lane, device=row.device, status=row.status,
-                  flops_per_batch=row.flops_per_batch, wall_s=0.0)
-    if s.n_batches == 0:
-        return row
-    runs, between = run_spread(records)
-    return dataclasses.replace(
-        row, median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, mad_ms=s.mad_ms, n_batches=s.n_batches,
-        gflops=s.gflops, samples_per_s=s.samples_per_s,
-        peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan, runs=runs, between_runs=between)
-
-
-def run_spread(records: Sequence[BatchTiming]) -> tuple[int, float]:
-    """How many separate runs (a run's segment, for a ramp) `records` come from, and the standard deviation of the
-    logs of their steady medians (NaN with one run, or with a run of fewer than 3 steady steps)."""
-    by_run: dict[tuple[str, int], list[BatchTiming]] = {}
-    for r in records:
-        by_run.setdefault((r.run_id, r.segment), []).append(r)
-    medians = []
-    for run in by_run.values():
-        s = summarize(run, run_id="", lane="", device="", status=Status.COMPLETED, flops_per_batch=1, wall_s=0.0)
-        if s.n_batches >= 3 and s.median_ms > 0:
-            medians.append(math.log(s.median_ms))
-    return len(by_run), (statistics.stdev(medians) if len(medians) > 1 else math.nan)
 
 
 def point_configs(spec: SweepSpec) -> dict[int, RunConfig]:

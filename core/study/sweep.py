@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -16,8 +17,9 @@ import numpy as np
 from .anatomy import measure_floor
 from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, LaneSpec, RunConfig, parse_int_list
 from ..messages import Calibrated
-from ..records import LaneEvent, Status
+from ..records import BatchTiming, LaneEvent, Status
 from ..analysis.leads import Refinement
+from ..analysis.stats import summarize
 from ..engine.pool import LanePool, run_comparison
 from ..results import RunResult, new_run_id
 from ..files.sweep_rows import SweepRow
@@ -97,6 +99,9 @@ class SweepSpec:
     calibrate: bool = True  # time a large matrix product per lane: the GFLOP/s each point is a share of
     variant: str = "base"  # in compare mode, the knob setting this sweep ran with ("jit=on")
     floor: bool = False  # also time each point's on-device loop (the anatomy's device_loop): column floor_ms
+    # Measure the point in most doubt a second time (rechecks): what each lane's runs of one point scatter by,
+    # the run-to-run noise that one run's batches cannot show and the one rule widens every interval by.
+    recheck: bool = True
 
     def __post_init__(self) -> None:
         if self.base.model.saved is not None:  # a saved model has no width: one x per batch size, width 0 in rows
@@ -176,6 +181,7 @@ class PointMeasured:
     done: int  # lane-points done so far (measured, failed or cut short), over every variant
     total: int
     reused: bool = False  # taken from a sweep measured just before on the same lanes and settings, not timed again
+    again: bool = False  # a point measured a second time for the run-to-run noise (rechecks): rows pool both runs
 
 
 def calibration_size(lane: LaneSpec) -> int:
@@ -203,7 +209,85 @@ def measure_point(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, 
 
 def lane_points(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> int:
     """How many (lane, point) measurements the sweeps `specs` make: what their progress counts to."""
-    return sum(len(s.points()) for s in specs) * len(lanes)
+    return sum(len(s.points()) + rechecks(s, lanes) for s in specs) * len(lanes)
+
+
+def rechecks(spec: SweepSpec, lanes: Sequence[LaneSpec]) -> bool:
+    """Whether the sweep measures one of its points a second time, for the run-to-run noise: asked for, with two
+    lanes or more to compare and two points or more (one more point then costs at most a third of the sweep)."""
+    return spec.recheck and len(lanes) > 1 and len(spec.points()) > 1
+
+
+def in_most_doubt(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]],
+                  lanes: Sequence[str]) -> tuple[RunConfig, RunResult, list[SweepRow]] | None:
+    """The point whose lanes' medians lie closest together (the smallest ratio between any two lanes), among those
+    every lane completed: where a lead is most in doubt, so where a second run tells most. None if there is none."""
+    best, best_gap = None, math.inf
+    for point in points:
+        medians = {r.lane: r.median_ms for r in point[2] if r.status == Status.COMPLETED and r.median_ms > 0}
+        if set(lanes) - set(medians):
+            continue
+        logs = sorted(math.log(m) for m in medians.values())
+        gap = min(b - a for a, b in zip(logs, logs[1:]))
+        if gap < best_gap:
+            best, best_gap = point, gap
+    return best
+
+
+def steady_records(run: RunResult, lane: str) -> list[BatchTiming]:
+    """The steady batches `lane` measured in `run` (its warm-up apart)."""
+    got = run.lanes.get(lane)
+    return [r for r in got.records if not r.warmup] if got is not None else []
+
+
+def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
+    """The row with its timing statistics over `records`: every steady batch measured at its width so far, summed
+    up as a run's are (analysis.summarize), with how many runs they came from and how far those runs' medians
+    lie apart (what the one rule takes as the lane's run-to-run noise)."""
+    s = summarize(records, run_id=row.run_id, lane=row.lane, device=row.device, status=row.status,
+                  flops_per_batch=row.flops_per_batch, wall_s=0.0)
+    if s.n_batches == 0:
+        return row
+    runs, between = run_spread(records)
+    return dataclasses.replace(
+        row, median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, mad_ms=s.mad_ms, n_batches=s.n_batches,
+        gflops=s.gflops, samples_per_s=s.samples_per_s,
+        peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan, runs=runs, between_runs=between)
+
+
+def run_spread(records: Sequence[BatchTiming]) -> tuple[int, float]:
+    """How many separate runs (a run's segment, for a ramp) `records` come from, and the standard deviation of the
+    logs of their steady medians (NaN with one run, or with a run of fewer than 3 steady steps)."""
+    by_run: dict[tuple[str, int], list[BatchTiming]] = {}
+    for r in records:
+        by_run.setdefault((r.run_id, r.segment), []).append(r)
+    medians = []
+    for run in by_run.values():
+        s = summarize(run, run_id="", lane="", device="", status=Status.COMPLETED, flops_per_batch=1, wall_s=0.0)
+        if s.n_batches >= 3 and s.median_ms > 0:
+            medians.append(math.log(s.median_ms))
+    return len(by_run), (statistics.stdev(medians) if len(medians) > 1 else math.nan)
+
+
+def measure_again(pool: LanePool, lanes: Sequence[LaneSpec], point: tuple[RunConfig, RunResult, list[SweepRow]],
+                  result: SweepResult, on_event: Callable[[LaneEvent], None] | None,
+                  cancel: threading.Event) -> tuple[RunResult, list[SweepRow]]:
+    """Measure a point a second time: each lane that completed it again gets a row over both runs' batches, with
+    the runs' scatter (runs 2, between_runs), in place of its first row in `result`; a lane that did not keeps
+    its first row. The rows returned are the pooled ones (a floor measured the first time is kept)."""
+    config, first, before = point
+    run, rows = measure_point(pool, lanes, config, result, on_event, cancel)
+    had = {r.lane: r for r in before}
+    pooled = []
+    for row in rows:
+        old = had.get(row.lane)
+        if row.status != Status.COMPLETED or old is None:
+            continue
+        new = with_batches(row, steady_records(first, row.lane) + steady_records(run, row.lane))
+        pooled.append(dataclasses.replace(new, floor_ms=old.floor_ms, stage=old.stage))
+    swap = {id(had[r.lane]): r for r in pooled}
+    result.rows[:] = [swap.get(id(r), r) for r in result.rows]
+    return run, pooled
 
 
 def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec], *,
@@ -231,6 +315,7 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
                 if cancel.is_set():
                     break
                 result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
+        measured: list[tuple[RunConfig, RunResult, list[SweepRow]]] = []
         for config in spec.points():
             if cancel.is_set():
                 break
@@ -238,9 +323,16 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
             if spec.floor:
                 rows = with_floors(pool, lanes, config, rows, cancel)
             result.rows.extend(rows)
+            measured.append((config, run, rows))
             done += len(lanes)  # every lane's turn at the point, measured or cut short: the estimate counts it
             if on_point is not None:
                 on_point(PointMeasured(spec.variant, tuple(rows), run, done, total))
+        doubt = in_most_doubt(measured, [lane.name for lane in lanes]) if rechecks(spec, lanes) else None
+        if doubt is not None and not cancel.is_set():
+            run, rows = measure_again(pool, lanes, doubt, result, on_event, cancel)
+            done += len(lanes)
+            if on_point is not None:
+                on_point(PointMeasured(spec.variant, tuple(rows), run, done, total, again=True))
         result.cancelled = cancel.is_set()
     return results
 

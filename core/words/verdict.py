@@ -59,6 +59,11 @@ def _percent(ratio: float) -> str:
     return f"{fmt_num(100 * (ratio - 1), 2)}%"
 
 
+def scatter(noise: float) -> str:
+    """A scatter in log units (a standard deviation of logs) as a reader takes it: "±22%"; "–" where unknown."""
+    return f"±{_percent(math.exp(noise))}" if math.isfinite(noise) else "–"
+
+
 def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this machine") -> str:
     """One sentence for a pair of lanes; its clauses in width order."""
     a, b = v.lanes
@@ -89,7 +94,7 @@ def _noise_words(v: PairVerdict) -> str:
     noisy = [(lane, noise) for lane, noise in zip(v.lanes, v.run_noise) if math.isfinite(noise) and noise > 0.02]
     if not noisy:
         return ""
-    said = " and ".join(f"on {lane} by about ±{_percent(math.exp(noise))}" for lane, noise in noisy)
+    said = " and ".join(f"on {lane} by about {scatter(noise)}" for lane, noise in noisy)
     return f": one width's runs scattered {said}"
 
 

@@ -69,10 +69,16 @@ class SweepForm(QGroupBox):
         self.floor = QCheckBox("time it too")
         self.floor.setToolTip("Also time each point's floor, the hardware's own: its steps in one compiled on-device "
                               "loop (the Why tab's device_loop), drawn dashed, with the floor crossover")
+        self.recheck = QCheckBox("measure the closest point twice")
+        self.recheck.setChecked(True)
+        self.recheck.setToolTip("After the sweep, measure once more the point where the lanes lie closest: its two "
+                                "runs show each lane's run-to-run noise, which one run's batches cannot show, and the "
+                                "verdict counts a lead inside it as noise (one more point)")
         for label, widget in (("Preset", self.preset), ("Along", self.along), ("Widths", self.widths),
                               ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
                               ("Time per point", self.seconds), ("Compare with", self.compare), ("Floor", self.floor),
+                              ("Noise check", self.recheck),
                               ("Refine to", self.tolerance), ("Refine budget", self.budget)):
             self.form.addRow(label, widget)
         self.run_button = QPushButton("Run sweep")
@@ -113,6 +119,7 @@ class SweepForm(QGroupBox):
         self.batches.setText(s.text("sweep/batches", ""))
         self.along.setCurrentIndex(max(self.along.findData(s.text("sweep/along", "width")), 0))
         self.floor.setChecked(s.text("sweep/floor", "") == "on")
+        self.recheck.setChecked(s.text("sweep/recheck", "on") == "on")
         try:
             self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
             self.steady.setValue(int(s.text("sweep/steady", str(self.steady.value()))))
@@ -127,6 +134,7 @@ class SweepForm(QGroupBox):
                            ("batches", self.batches.text()), ("steady", self.steady.value()),
                            ("seconds", self.seconds.value()), ("refine_percent", self.tolerance.value()),
                            ("refine_budget", self.budget.value()), ("floor", "on" if self.floor.isChecked() else ""),
+                           ("recheck", "on" if self.recheck.isChecked() else "off"),
                            ("along", self.along_batch() and "batch" or "width")):
             self._settings.set_text(f"sweep/{key}", str(value))
 
@@ -186,7 +194,7 @@ class SweepForm(QGroupBox):
         spec = SweepSpec(widths=widths, layers=layers,
                          batch_sizes=sizes,
                          base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value(),
-                         floor=self.floor.isChecked())
+                         floor=self.floor.isChecked(), recheck=self.recheck.isChecked())
         spec.points()  # validates every point's model now, not halfway through the sweep
         choice = self.compare.currentText()
         return [spec] + ([with_knob(spec, choice)] if choice != "none" else [])

@@ -18,7 +18,8 @@ from ...core.study.measured import Ledger, measured_here_since
 from ...core.study.refined_sweep import along_batch, check_refinable, point_configs, run_refined_sweep
 from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
-from ...core.study.sweep import PointMeasured, SweepResult, SweepSpec, lane_points, results_so_far, run_sweeps
+from ...core.study.sweep import (PointMeasured, SweepResult, SweepSpec, lane_points, rechecks, results_so_far,
+                                 run_sweeps)
 from ...core.files.sweeps import SweepFiles, run_rows, runs_behind
 from ...core.files.sweep_rows import SweepRow
 from ...core.words.numbers import fmt_duration
@@ -172,7 +173,9 @@ class SweepTab(QWidget):
             self._say(f"Refining: {lent} of the {len(coarse)} {xs} were measured before on these "
                       "lanes with these settings and are taken as they are, not timed again…")
         else:
-            self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}…")
+            again = target is None and not settings and any(rechecks(spec, lanes) for spec in specs)
+            self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}"
+                      f"{' (the last: where the lanes lie closest, again, for the run-to-run noise)' if again else ''}…")
         pool = self._pool()
 
         def work(cancel: threading.Event, put: Callable[[PointMeasured], None]) -> list[SweepResult]:

@@ -205,7 +205,7 @@ def test_the_stage_column_comes_after_the_older_ones_and_older_files_read_as_coa
 
 def test_a_width_measured_again_adds_its_batches_to_the_row(tmp_path):
     from crossover_lab.core.records import BatchTiming
-    from crossover_lab.core.study.refined_sweep import with_batches
+    from crossover_lab.core.study.sweep import with_batches
 
     row = SweepRow(lane="cpu", device="", width=700, params=0, flops_per_batch=2e8, batch_size=128,
                    median_ms=9.0, p10_ms=9.0, p90_ms=9.0, n_batches=2, peak_gflops=100.0)

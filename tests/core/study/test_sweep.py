@@ -1,7 +1,9 @@
 """Sweeps: points, presets, compare knobs, cancellation, and the sweep CSV."""
 from __future__ import annotations
 
+import dataclasses
 import math
+import statistics
 import threading
 
 import pytest
@@ -69,11 +71,14 @@ def test_sweep_end_to_end_and_csv_round_trip(tmp_path, pool):
     spec = SweepSpec(widths=(8, 2048), layers=1, base=BASE, steady_steps=8, seconds_per_point=1.0)
     (result,) = run_sweeps(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], [spec],
                            on_point=lambda point: seen.append((point.done, point.total)))
-    assert seen == [(2, 4), (4, 4)]  # one report per point, counting lane-points
+    assert seen == [(2, 6), (4, 6), (6, 6)]  # one report per point, counting lane-points, and the one measured again
     assert [(r.lane, r.width) for r in result.rows] == [("cpu", 8), ("cpu1", 8), ("cpu", 2048), ("cpu1", 2048)]
+    again = {r.width for r in result.rows if r.runs == 2}
+    assert len(again) == 1 and len(result.runs) == 3  # one point's rows hold its two runs
     for row in result.rows:
         assert row.status == "completed"
-        assert row.n_batches == 8 and 0 < row.p10_ms <= row.median_ms <= row.p90_ms
+        assert row.n_batches == 8 * row.runs and 0 < row.p10_ms <= row.median_ms <= row.p90_ms
+        assert math.isfinite(row.between_runs) == (row.runs == 2)
         assert row.flops_per_batch == ModelSpec((row.width,)).flops_per_batch(32)
         assert row.peak_gflops > 0 and 0 < row.peak_share < 1.5
         assert row.jit is False and row.steps_per_execution == 1  # typed from the lane's settings
@@ -146,8 +151,113 @@ def test_the_progress_counts_every_point_even_one_cut_short(monkeypatch):
     spec = SweepSpec(widths=(16, 64, 256), layers=1, base=BASE, calibrate=False)
     seen = []
     run_sweeps(Pool(), lanes, [spec], on_point=seen.append)
+    # Three points and the one measured again for the run-to-run noise: four lane-points per lane.
+    assert [(p.done, p.total, p.again) for p in seen] == [(2, 8, False), (4, 8, False), (6, 8, False), (8, 8, True)]
+    seen.clear()
+    run_sweeps(Pool(), lanes, [dataclasses.replace(spec, recheck=False)], on_point=seen.append)
     assert [(p.done, p.total) for p in seen] == [(2, 6), (4, 6), (6, 6)]
-    settings = [ladder.KnobSetting("base", spec, tuple(lanes)), ladder.KnobSetting("jit=on", spec, tuple(lanes))]
+    once = dataclasses.replace(spec, recheck=False)  # as the ladder's settings are: each of its points once
+    assert not any(k.spec.recheck for k in ladder.ladder_settings(spec, lanes))
+    settings = [ladder.KnobSetting("base", once, tuple(lanes)), ladder.KnobSetting("jit=on", once, tuple(lanes))]
     seen.clear()
     ladder.run_ladder(Pool(), settings, on_point=seen.append)
     assert [(p.done, p.total) for p in seen] == [(2, 12), (4, 12), (6, 12), (8, 12), (10, 12), (12, 12)]
+
+
+class _Timings:
+    """A fake measure_point: each call a run of its own (run ids r1, r2, …) at the ms per batch `ms(lane, width,
+    call)` gives, every lane completed unless `fail` names the call and lane."""
+
+    def __init__(self, ms, fail=()):
+        self.ms, self.fail, self.calls = ms, set(fail), []
+
+    def __call__(self, pool, lanes, config, result, on_event, cancel):
+        from helpers import two_lane_result
+        from crossover_lab.core.files.sweep_rows import SweepRow
+        width, n = config.model.widths[0], len(self.calls) + 1
+        self.calls.append(width)
+        run = two_lane_result(f"r{n}", width, self.ms("cpu", width, n), self.ms("gpu0", width, n), config=config)
+        result.runs.append(run)
+        rows = [SweepRow.from_result(run, lane) for lane in ("cpu", "gpu0") if (n, lane) not in self.fail]
+        return run, rows
+
+
+class _Ready:
+    def ready(self, lanes, cancel, data_of=None):
+        pass
+
+
+LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
+
+
+def test_a_sweep_measures_the_point_in_most_doubt_again_and_its_rows_pool_both_runs(monkeypatch):
+    """The point where the lanes lie closest (256: 1.6 against 2.0 ms) is measured a second time; each lane's row
+    there then holds both runs' batches, says 2 runs and how far their medians lie apart, and the one rule widens
+    the lane's every interval by it: a lead that one run called is noise once the runs disagree by more."""
+    from crossover_lab.core.study import sweep
+    from crossover_lab.core.words.sweep import describe_pair
+    cpu = {16: 1.0, 256: 1.6, 4096: 8.0}
+    gpu = {16: 3.0, 256: 2.0, 4096: 2.5}
+    timings = _Timings(lambda lane, w, n: (cpu if lane == "cpu" else gpu)[w] * (1.25 if n == 4 else 1.0))
+    monkeypatch.setattr(sweep, "measure_point", timings)
+    spec = SweepSpec(widths=(16, 256, 4096), layers=1, base=BASE, calibrate=False)
+    seen = []
+    (result,) = run_sweeps(_Ready(), LANES, [spec], on_point=seen.append)
+    assert timings.calls == [16, 256, 4096, 256]
+    assert len(result.runs) == 4 and not result.cancelled
+    # One row per lane and point, as before; the point measured again holds both runs.
+    assert [(r.lane, r.width, r.runs) for r in result.rows] == [
+        ("cpu", 16, 1), ("gpu0", 16, 1), ("cpu", 256, 2), ("gpu0", 256, 2), ("cpu", 4096, 1), ("gpu0", 4096, 1)]
+    again = {r.lane: r for r in seen[-1].rows}
+    assert seen[-1].again and set(again) == {"cpu", "gpu0"}
+    for lane, first in (("cpu", 1.6), ("gpu0", 2.0)):
+        row = again[lane]
+        assert row.runs == 2 and row.run_id == "r4" and row.n_batches == 2 * result.rows[0].n_batches
+        one, two = (summarize_ms(result.runs[i], lane) for i in (1, 3))
+        assert two / one == pytest.approx(1.25, rel=0.02) and one == pytest.approx(first, rel=0.05)
+        assert row.between_runs == pytest.approx(statistics.stdev([math.log(one), math.log(two)]))
+        assert one < row.median_ms < two
+    # The rule reads the scatter from the rows: the same medians measured once say more than they may.
+    said = describe_pair([r.point() for r in result.rows], "cpu", "gpu0")
+    once = describe_pair([dataclasses.replace(r, runs=1, between_runs=math.nan).point() for r in result.rows],
+                         "cpu", "gpu0")
+    assert once.startswith("gpu0 is faster above about 400 units") and "cpu below" in once
+    assert said == "cpu is faster up to 16 units and gpu0 from 4,096 units; between, they are equal within noise"
+
+
+def summarize_ms(run, lane):
+    from crossover_lab.core.analysis.stats import summarize
+    records = [r for r in run.lanes[lane].records if not r.warmup]
+    return summarize(records, run_id="", lane=lane, device="", status="completed", flops_per_batch=1,
+                     wall_s=0.0).median_ms
+
+
+def test_a_point_measured_again_that_fails_on_a_lane_keeps_that_lanes_first_row(monkeypatch):
+    from crossover_lab.core.study import sweep
+    timings = _Timings(lambda lane, w, n: w / (8 if lane == "gpu0" else 16) + 1, fail={(3, "gpu0")})
+    monkeypatch.setattr(sweep, "measure_point", timings)
+    spec = SweepSpec(widths=(16, 4096), layers=1, base=BASE, calibrate=False)
+    seen = []
+    (result,) = run_sweeps(_Ready(), LANES, [spec], on_point=seen.append)
+    assert timings.calls == [16, 4096, 16]  # 16: 2 against 3 ms, closer than 257 against 513
+    assert [(r.lane, r.width, r.runs) for r in result.rows] == [
+        ("cpu", 16, 2), ("gpu0", 16, 1), ("cpu", 4096, 1), ("gpu0", 4096, 1)]
+    assert [r.lane for r in seen[-1].rows] == ["cpu"]
+
+
+def test_no_point_is_measured_again_with_one_lane_one_point_when_asked_not_to_or_once_stopped(monkeypatch):
+    from crossover_lab.core.study import sweep
+    two = SweepSpec(widths=(16, 4096), layers=1, base=BASE, calibrate=False)
+    for lanes, spec, calls in ((LANES[:1], two, [16, 4096]),
+                               (LANES, dataclasses.replace(two, widths=(16,)), [16]),
+                               (LANES, dataclasses.replace(two, recheck=False), [16, 4096])):
+        timings = _Timings(lambda lane, w, n: 1.0)
+        monkeypatch.setattr(sweep, "measure_point", timings)
+        run_sweeps(_Ready(), lanes, [spec])
+        assert timings.calls == calls
+    cancel = threading.Event()
+    timings = _Timings(lambda lane, w, n: 1.0)
+    monkeypatch.setattr(sweep, "measure_point", timings)
+    (result,) = run_sweeps(_Ready(), LANES, [two], on_point=lambda p: cancel.set() if p.done == 4 else None,
+                           cancel=cancel)
+    assert timings.calls == [16, 4096] and result.cancelled and all(r.runs == 1 for r in result.rows)
