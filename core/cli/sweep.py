@@ -205,8 +205,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 for row in point.rows:
                     label = "again" if point.again else row.variant if target is None else row.stage
                     say(f"[{done}] {label:>8} {row.lane:>10} width "
-                        f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == 'predict' else 'batch'} ({row.status})"
-                        + (f" over both runs, which scatter by {scatter(row.between_runs)}" if point.again else ""))
+                        f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == 'predict' else 'batch'}"
+                        + (f" over both runs, which scatter by {scatter(row.between_runs)}" if point.again else "")
+                        + f" ({row.status})")
 
             def work(cancel: threading.Event) -> list[SweepResult]:
                 if ladder:

@@ -1,4 +1,5 @@
-"""The Sweep tab's table: one row per point and lane, as the sweep CSV has them."""
+"""The Sweep tab's table: one row per point and lane, as the sweep CSV has them; a point measured again (a sweep's
+recheck, a refinement's doubtful width) appears again, over every run's batches, and says how many runs it pools."""
 from __future__ import annotations
 
 import math
@@ -8,6 +9,7 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidg
 from ...core.analysis.costs import Prices, dollars_per_million, price_for
 from ...core.files.sweep_rows import SweepRow
 from ...core.words.numbers import fmt_dollars, fmt_joules, fmt_num, fmt_range
+from ...core.words.verdict import scatter
 from ...core.records import Status
 
 COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLOP/s", "of peak", "status",
@@ -16,6 +18,7 @@ COLUMNS = ("variant", "lane", "width", "batch", "median ms", "p10-p90 ms", "GFLO
 # panel's $/h, or the price an added sweep recorded); joules per million samples: as the lane's energy counter read
 # them over the steady stretch (RAPL, NVML). Each is "–" when not measured or not priced.
 COST_COLUMN = COLUMNS.index("$ per M samples")
+STATUS_COLUMN = COLUMNS.index("status")
 ENERGY_COLUMN = COLUMNS.index("J per M samples")
 
 
@@ -35,7 +38,8 @@ class SweepTable(QTableWidget):
     def add_row(self, row: SweepRow) -> None:
         values = (row.variant, row.lane, row.width_label, row.batch_size, fmt_num(row.median_ms),
                   fmt_range(row.p10_ms, row.p90_ms, 3), fmt_num(row.gflops),
-                  f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–", row.status,
+                  f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–",
+                  f"{row.status}, {row.runs} runs" if row.runs > 1 else row.status,
                   fmt_num(row.floor_ms), "–", fmt_joules(row.energy_j_per_msample))
         r = self.rowCount()
         self.insertRow(r)
@@ -43,6 +47,10 @@ class SweepTable(QTableWidget):
             item = QTableWidgetItem(str(value))
             if row.status == Status.FAILED:
                 item.setToolTip(row.reason)
+            elif c == STATUS_COLUMN and row.runs > 1:
+                item.setToolTip(f"Measured in {row.runs} separate runs, their steady batches pooled; the runs' medians "
+                                f"scatter by {scatter(row.between_runs)}, the lane's run-to-run noise, which the verdict "
+                                "counts as noise")
             elif c == ENERGY_COLUMN:
                 item.setToolTip(energy_tip(row))
             self.setItem(r, c, item)

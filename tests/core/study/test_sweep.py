@@ -261,3 +261,14 @@ def test_no_point_is_measured_again_with_one_lane_one_point_when_asked_not_to_or
     (result,) = run_sweeps(_Ready(), LANES, [two], on_point=lambda p: cancel.set() if p.done == 4 else None,
                            cancel=cancel)
     assert timings.calls == [16, 4096] and result.cancelled and all(r.runs == 1 for r in result.rows)
+
+
+def test_the_command_line_measures_the_closest_point_again_unless_told_not_to():
+    from crossover_lab.core.cli.main import build_parser
+    from crossover_lab.core.cli.sweep import sweep_spec
+    from crossover_lab.core.files.sweeps import sweep_info
+    parser = build_parser()
+    asked = sweep_spec(parser.parse_args(["sweep", "--widths", "16,256"]))
+    once = sweep_spec(parser.parse_args(["sweep", "--widths", "16,256", "--no-recheck"]))
+    assert asked.recheck and not once.recheck
+    assert sweep_info([asked])["recheck"] is True and sweep_info([once])["recheck"] is False  # the sidecar says it

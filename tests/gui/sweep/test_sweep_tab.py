@@ -32,15 +32,19 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
     tab.start()
     assert tab.running and not tab.run_button.isEnabled()
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
-    assert tab.table.rowCount() == 4
-    assert [tab.table.item(r, 1).text() for r in range(4)] == ["cpu", "cpu1", "cpu", "cpu1"]
+    # Two widths on two lanes, then the one where the lanes lie closest again, its rows over both runs.
+    assert tab.table.rowCount() == 6
+    assert [tab.table.item(r, 1).text() for r in range(6)] == ["cpu", "cpu1", "cpu", "cpu1", "cpu", "cpu1"]
+    again = tab.table.item(4, 2).text()
+    assert again in ("8", "128") and [tab.table.item(r, 8).text() for r in (4, 5)] == ["completed, 2 runs"] * 2
+    assert "scatter by ±" in tab.table.item(4, 8).toolTip()
     # Both lanes are drawn; a fit needs the times to grow with FLOPs, which noise may hide on 2 points.
     assert {p.lane for p in tab.plot.points} == {"cpu", "cpu1"} and set(tab.plot.fits) <= {"cpu", "cpu1"}
     # The one rule's answer, whichever the noise allows: a lead, a crossing, or too close to call.
     verdict = tab.verdict.text()
     assert "cpu" in verdict and "cpu1" in verdict, verdict
     assert " is faster " in verdict or " too close to call " in verdict or " equal within noise" in verdict, verdict
-    assert tab.progress.value() == tab.progress.maximum() == 4
+    assert tab.progress.value() == tab.progress.maximum() == 6
     path = tmp_path / "s.csv"
     written = tab.export_csv(str(path))
     assert written == [str(path), str(tmp_path / "s-batches.csv"), str(tmp_path / "s-batches.json")]
@@ -49,9 +53,16 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
 
     meta = json.loads((tmp_path / "s-batches.json").read_text())
     assert set(meta["sweep"]["variants"]["base"]["calibration"]) == {"cpu", "cpu1"}
-    assert len(meta["runs"]) == 2  # one per width, each with both lanes' per-batch records
-    # Every point was autosaved as it arrived.
-    assert sorted(r.width for r in read_sweep_rows(tab.autosave_path)[0]) == [8, 8, 128, 128]
+    assert len(meta["runs"]) == 3  # one per width and the one again, each with both lanes' per-batch records
+    assert meta["sweep"]["recheck"] is True
+    # The file holds one row per point and lane, the one measured again over both runs.
+    twice = int(again)
+    assert sorted((r.width, r.runs) for r in read_sweep_rows(str(path))[0]) == \
+        sorted((w, 2 if w == twice else 1) for w in (8, 8, 128, 128))
+    # Every point was autosaved as it arrived: the one measured again twice, its later rows over both runs.
+    saved = read_sweep_rows(tab.autosave_path)[0]
+    assert sorted(r.width for r in saved) == sorted([8, 8, 128, 128, twice, twice])
+    assert [r.runs for r in saved if r.width == twice] == [1, 1, 2, 2]
 
 
 @pytest.mark.timing
@@ -86,7 +97,7 @@ def test_refine_after_reopening_this_sessions_sweep_file_times_no_coarse_width_a
     tab.layers.setValue(1)
     tab.start()
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
-    swept = {row.run_id for row in tab.results[0].rows}
+    swept = {run.run_id for run in tab.results[0].runs}  # a run per width, and one width's again
     path = tmp_path / "s.csv"
     assert len(tab.export_csv(str(path))) == 3
     assert tab.open_csv(str(H200_SWEEP_CSV))
@@ -100,7 +111,7 @@ def test_refine_after_reopening_this_sessions_sweep_file_times_no_coarse_width_a
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
     (result,) = tab.results
     coarse = [row for row in result.rows if row.stage == "coarse"]
-    assert {row.run_id for row in coarse} == swept and {row.width for row in coarse} == {16, 2048}
+    assert {row.run_id for row in coarse} <= swept and {row.width for row in coarse} == {16, 2048}
     assert "(4 of them taken as measured before, not timed again)" in tab.progress_label.text()
     assert result.refinement is not None and result.refinement.widths[:2] == (16, 2048)
     again = [run for run in result.runs if run.run_id not in swept and run.config.model.widths[0] in (16, 2048)]
