@@ -69,7 +69,7 @@ class SweepForm(QGroupBox):
         self.floor = QCheckBox("time it too")
         self.floor.setToolTip("Also time each point's floor, the hardware's own: its steps in one compiled on-device "
                               "loop (the Why tab's device_loop), drawn dashed, with the floor crossover")
-        self.recheck = QCheckBox("measure the closest point twice")
+        self.recheck = QCheckBox("closest point")
         self.recheck.setChecked(True)
         self.recheck.setToolTip("After the sweep, measure once more the point where the lanes lie closest: its two "
                                 "runs show each lane's run-to-run noise, which one run's batches cannot show, and the "
@@ -78,7 +78,7 @@ class SweepForm(QGroupBox):
                               ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
                               ("Time per point", self.seconds), ("Compare with", self.compare), ("Floor", self.floor),
-                              ("Noise check", self.recheck),
+                              ("Measure twice", self.recheck),
                               ("Refine to", self.tolerance), ("Refine budget", self.budget)):
             self.form.addRow(label, widget)
         self.run_button = QPushButton("Run sweep")
