@@ -237,6 +237,7 @@ def test_a_request_says_why_no_answer_came_cancel_close_death_or_time():
     assert isinstance(died, LaneDied) and died.reason == "killed by signal 9"
 
 
+@pytest.mark.timing
 @pytest.mark.slow
 def test_a_lane_that_freezes_while_it_starts_is_killed_by_the_watchdog_not_waited_for():
     """A lane stopped (SIGSTOP) while it imports its framework sends no heartbeat: a request to it ends after
@@ -257,7 +258,11 @@ def test_a_lane_that_freezes_while_it_starts_is_killed_by_the_watchdog_not_waite
         took = time.monotonic() - t0
         assert isinstance(reply, LaneDied) and "stopped responding while it started" in reply.reason, reply
         assert took < 15, took
-        assert isinstance(lane.probe(), Probed)  # a new process, which starts and answers
+        # A new process, which starts and answers. Its import may hold the interpreter for more than 4 s on a busy
+        # machine (the suite runs three files at once on two cores: CI once saw it killed so), so it gets the
+        # default watchdog: what is tested here is the frozen lane's end, and that the lane starts again.
+        lane.watchdog_s = 60.0
+        assert isinstance(lane.probe(), Probed)
         assert lane.up
     finally:
         lane.close()
