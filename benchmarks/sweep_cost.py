@@ -7,10 +7,9 @@ Run: .venv/bin/python benchmarks/sweep_cost.py [--lanes cpu,cpu1]
 """
 from __future__ import annotations
 
-import math
 import argparse
+import math
 import time
-
 
 from crossover_lab.core.analysis.crossings import analyze_points
 from crossover_lab.core.config import RunConfig, parse_lanes
@@ -35,13 +34,16 @@ def main() -> None:
             fits.append(analyze_points(next(iter(group_rows(result.rows).values()), [])).lanes)
     finally:
         pool.close()
-    print(f"widths {spec.widths}, {spec.layers} layers, lanes {args.lanes}; walls {walls[0]:.1f} s, {walls[1]:.1f} s")
-    for lane in fits[0]:
-        a, b = fits[0][lane], fits[1].get(lane, {})
-        print(f"{lane}: overhead {a['overhead_ms']:.3f} → {b.get('overhead_ms', float('nan')):.3f} ms, "
-              f"{a['gflops']:.0f} → {b.get('gflops', float('nan')):.0f} GFLOP/s")
-    ratios = {lane: (fits[1][lane].overhead_ms or math.nan) / (fits[0][lane].overhead_ms or math.nan)
-              for lane in fits[0] if lane in fits[1]}
+    print(f"widths {spec.widths}, {spec.layers} layers, lanes {args.lanes}; walls {walls[0]:.1f} s, {walls[1]:.1f} s "
+          f"(each with its closest point measured twice)")
+    ratios = {}
+    for lane, first in fits[0].items():
+        a, b = first.fit, fits[1][lane].fit if lane in fits[1] else None
+        if a is None or b is None:
+            print(f"{lane}: no cost model in both sweeps")
+            continue
+        print(f"{lane}: overhead {a.overhead_ms:.3f} → {b.overhead_ms:.3f} ms, {a.gflops:.0f} → {b.gflops:.0f} GFLOP/s")
+        ratios[lane] = b.overhead_ms / a.overhead_ms if a.overhead_ms else math.nan
     print("overhead_ratio_repeat=" + ",".join(f"{lane}:{r:.2f}" for lane, r in ratios.items()))
     print(f"sweep_wall_s={walls[0]:.1f}")
 
