@@ -21,8 +21,10 @@ from helpers import (MAIN, check_files, cli, group_gone, record_counts, wait_for
                      wait_for_records)
 
 pytestmark = pytest.mark.slow
+# Long enough that no lane ends its plan before the test stops it: at 300 epochs (9,600 steps) cpu1 once finished
+# in 15 s, before a busy CI's test had sent its signal, and was rightly "completed". 1,000 epochs take it 50 s.
 LONG_RUN = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "256", "--data", "synthetic",
-            "--samples", "4096", "--epochs", "300")
+            "--samples", "4096", "--epochs", "1000")
 
 
 def start(tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
