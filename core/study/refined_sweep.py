@@ -20,7 +20,8 @@ from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
 from .saved import inspect_factory, inspecting_lane, with_factory
 from .measured import Ledger, Measured, trimmed
-from .sweep import PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, with_batches, with_floors
+from .sweep import (PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, steady_records,
+                    with_batches, with_floors)
 from ..files.sweep_rows import SweepRow, curve_point, runs_along_batch
 from ..words.verdict import width_unit
 
@@ -48,11 +49,15 @@ def along_batch(spec: SweepSpec) -> bool:
     return runs_along_batch(spec.widths, spec.batch_sizes, spec.base.model.kind) and len(set(spec.batch_sizes)) > 1
 
 
+def point_config(spec: SweepSpec, x: int) -> RunConfig:
+    """The config the point at x trains with: `spec` at that width (at that batch size, along batch size)."""
+    (config,) = dataclasses.replace(spec, **({"batch_sizes": (x,)} if along_batch(spec) else {"widths": (x,)})).points()
+    return config
+
+
 def point_configs(spec: SweepSpec) -> dict[int, RunConfig]:
     """x → the config its point trains with, for each of `spec`'s coarse widths (batch sizes, along batch size)."""
-    axis = along_batch(spec)
-    return {x: dataclasses.replace(spec, **({"batch_sizes": (x,)} if axis else {"widths": (x,)})).points()[0]
-            for x in (spec.batch_sizes if axis else spec.widths)}
+    return {x: point_config(spec, x) for x in (spec.batch_sizes if along_batch(spec) else spec.widths)}
 
 
 def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, target: RefineTarget, *,
@@ -96,13 +101,13 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             current[0] = dataclasses.replace(current[0], base=with_factory(current[0].base, factory))
             if factory.at(x) is None:  # cancelled
                 return []
-        (config,) = dataclasses.replace(current[0], **({"batch_sizes": (x,)} if batch_axis else {"widths": (x,)})).points()
+        config = point_config(current[0], x)
         run, measured = measure_point(pool, lanes, config, result, on_event, cancel)
         rows = []
         for row in measured:
             records = kept.setdefault((row.lane, x), [])
             if row.status == Status.COMPLETED:
-                records.extend(r for r in run.lanes[row.lane].records if not r.warmup)
+                records.extend(steady_records(run, row.lane))
                 row = with_batches(row, records)
             stage = "coarse" if x in xs and level == 0 else "refine"
             rows.append(dataclasses.replace(row, stage=stage))
