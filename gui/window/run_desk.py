@@ -297,7 +297,9 @@ class RunDesk(QObject):
 
     @Slot(object)
     def _on_sweep_ended(self, results: list[SweepResult]) -> None:
-        points = sum(len(r.rows) for r in results)
+        # What the tab's table, progress and last sentence count: every measurement, a point measured again once
+        # more (a sweep's results keep one pooled row for it, a refinement's a row per measurement).
+        points = len(self.sweep.view.rows)
         self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
         self.update_controls()
         self._lanes_free()

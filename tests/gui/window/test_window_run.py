@@ -151,6 +151,33 @@ def test_export_report_reports_what_the_current_tab_shows(window, tmp_path):
     window.sweep.show_rows([])
 
 
+def test_the_status_bar_counts_a_sweeps_points_as_its_tab_does(qtbot, window, monkeypatch):
+    """A sweep whose closest point was measured again keeps one pooled row for it in its results; the status bar's
+    count is the tab's (its table, progress and last sentence): every measurement, that point's twice."""
+    import dataclasses
+
+    from helpers import two_lane_result
+    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.study.sweep import PointMeasured, SweepResult
+    from crossover_lab.gui.sweep import tab
+
+    def fake_sweeps(pool, lanes, specs, on_point, cancel):
+        runs = [two_lane_result(f"r{w}", w, 1.0, 2.0, lanes=("cpu", "cpu1")) for w in (16, 256, 16)]
+        rows = [[SweepRow.from_result(run, lane) for lane in ("cpu", "cpu1")] for run in runs]
+        pooled = [dataclasses.replace(r, runs=2, between_runs=0.1) for r in rows[2]]
+        for i, (run, got) in enumerate(zip(runs, rows[:2] + [pooled])):
+            on_point(PointMeasured("base", tuple(got), run, 2 * (i + 1), 6, again=i == 2))
+        return [SweepResult(specs[0], rows=pooled + rows[1], runs=runs)]
+
+    monkeypatch.setattr(tab, "run_sweeps", fake_sweeps)
+    window.sweep.widths.setText("16,256")
+    window.sweep.start()
+    qtbot.waitUntil(lambda: not window.sweep.running, timeout=30_000)
+    assert "6 points measured" in window.sweep.progress_label.text()
+    assert window.status.message() == "Sweep ended: 6 points measured."
+    window.sweep.show_rows([])
+
+
 def test_export_to_an_unwritable_place_says_why(window, tmp_path):
     problem = window.exports.export_timings(str(tmp_path / "no-such-folder" / "t.csv"))
     assert "cannot write" in problem
