@@ -23,6 +23,32 @@ pytest_plugins = ["gui_fixtures", "ssh_server"]
 pytest.register_assert_rewrite("helpers")
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test that asks for the SSH server (tests/ssh_server.py) talks to another machine's lanes: a test of
+    realness, as the `lanes` mark says, wherever it stands."""
+    for item in items:
+        if "server" in getattr(item, "fixturenames", ()) or "ssh_env" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.lanes)
+
+
+@pytest.fixture(autouse=True)
+def _real_lanes_only_where_marked(request, monkeypatch):
+    """A test without the `lanes` mark tests logic: it may not start a lane process (nor the app's CLI as a
+    process, tests/helpers.py cli), so the fast set stays fast and says which test broke that."""
+    import helpers
+
+    allowed = request.node.get_closest_marker("lanes") is not None or \
+        request.node.get_closest_marker("xvfb") is not None
+    monkeypatch.setitem(helpers.REAL_LANES, "allowed", allowed)
+    if not allowed:
+        from crossover_lab.core.engine import local_channel
+
+        def refuse(self, *args, **kwargs):
+            helpers.refuse_unless_lanes("a real lane process")
+
+        monkeypatch.setattr(local_channel.LocalChannel, "__init__", refuse)
+
+
 @pytest.fixture(autouse=True)
 def _no_qthread_left_behind(request):
     """Fail any test that leaves a QThread running (napari's habit)."""

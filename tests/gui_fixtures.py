@@ -69,3 +69,18 @@ def make_window(qtbot, gui_home):
         return window
 
     return make
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    """Scripted lanes (tests/scripted_lanes.py) for every pool made during the test, the CLI's and the window's
+    included: `scripted.scripts["gpu0"] = gpu_like()` sets a lane's script before its first job; GPU lanes are
+    probed as on a machine with a driver, and answer with the GPUs their script names."""
+    from crossover_lab.core.engine import devices, pool
+    from scripted_lanes import ScriptedMachine
+
+    machine = ScriptedMachine()
+    monkeypatch.setattr(pool, "default_channels", machine.channel)
+    monkeypatch.setattr(devices, "nvidia_driver_present", lambda: True)
+    yield machine
+    machine.close()

@@ -38,10 +38,22 @@ CLI_TIMEOUT_S = 240  # below pytest's own 300 s per test, so a hung CLI fails wi
 # ---------------------------------------------------------------- the CLI, polling
 
 
+# Whether the test running now may start real lanes and processes of the app: conftest.py sets it from the test's
+# `lanes` mark, so a logic test that starts one by mistake fails, naming the mark, instead of slowing the fast set.
+REAL_LANES = {"allowed": True}
+
+
+def refuse_unless_lanes(what: str) -> None:
+    if not REAL_LANES["allowed"]:
+        raise AssertionError(f"this test starts {what}: give it the `lanes` mark (a test of realness), or run "
+                             "it on scripted lanes (the `scripted` fixture, tests/scripted_lanes.py)")
+
+
 def cli(*args: str, timeout: float = CLI_TIMEOUT_S, cwd: Path | str | None = None,
         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """`python main.py ARGS` in a process of its own, as a user runs it; `env` adds to (or replaces in) this
     process's environment."""
+    refuse_unless_lanes("the app as a process of its own")
     return subprocess.run([sys.executable, str(MAIN), *args], capture_output=True, text=True, timeout=timeout,
                           cwd=cwd or ROOT, env={**os.environ, **(env or {})})
 
@@ -60,6 +72,17 @@ def cli_in_process(capsys, *args: str) -> subprocess.CompletedProcess:
         extra = "" if exc.code is None or isinstance(exc.code, int) else f"{exc.code}\n"
     out = capsys.readouterr()
     return subprocess.CompletedProcess(["main.py", *args], code, out.out, out.err + extra)
+
+
+def wall_limit(seconds: float) -> float:
+    """A wall-clock bound a user relies on (a stop, a close, a watchdog), stretched by how far this machine is loaded
+    past its cores: another process on every core halves every process's speed alike. The bound itself is set with
+    room for a quiet machine's jitter; the stretch is for CI and a busy workstation."""
+    return seconds * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+def load_words() -> str:
+    return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, interval: float = 0.05) -> bool:

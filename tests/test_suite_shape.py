@@ -7,7 +7,7 @@ import collections
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-SUPPORT = {"conftest", "helpers", "gui_fixtures", "ssh_server", "refine_fakes", "drag_target"}
+SUPPORT = {"conftest", "helpers", "gui_fixtures", "ssh_server", "refine_fakes", "drag_target", "scripted_lanes"}
 FIXTURE_MODULES = ("gui_fixtures", "ssh_server")
 
 

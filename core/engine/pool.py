@@ -10,31 +10,42 @@ from typing import Callable, Sequence
 
 from .conductor import Conductor, RunControl, schedule_named
 from ..config import LaneSpec, RunConfig
-from .lanes import WATCHDOG_S, Lane, local_channel
+from .lanes import WATCHDOG_S, Channel, ChannelFactory, Lane, local_channel
 from ..records import LaneEvent, now_iso
 from .remote.channel import RemoteSettings, remote_lane_channel
 from .tracking import RunTracker
 from ..results import RunResult, new_run_id
 
+# How every new pool reaches its lanes when it is given no `channels`: None, real processes (local, or over SSH).
+# The one seam for a whole program run on scripted lanes (the CLI's and the window's tests set it), since the
+# CLI and the window make their pools themselves.
+default_channels: ChannelFactory | None = None
+
 class LanePool:
     """Keeps one Lane per profile alive between runs, so a run does not pay a framework import.
 
     A lane on another machine (`ssh://host/LANE`) is reached as `remote` says when its process
-    starts, so a changed remote Python applies from the next start.
+    starts, so a changed remote Python applies from the next start. `channels` replaces how every lane's
+    process is reached: a scripted lane that answers the same messages on a clock of its own (the tests'
+    tests/scripted_lanes.py), where the default (`default_channels`) starts real processes.
     """
 
-    def __init__(self, remote: RemoteSettings | None = None, watchdog_s: float = WATCHDOG_S) -> None:
+    def __init__(self, remote: RemoteSettings | None = None, watchdog_s: float = WATCHDOG_S,
+                 channels: ChannelFactory | None = None) -> None:
         self._lanes: dict[str, Lane] = {}
         self._lock = threading.Lock()
         self.remote = remote or RemoteSettings()
         self.watchdog_s = watchdog_s  # see core/engine/lanes.py: silence after which a running lane is killed
+        self._channels = channels or default_channels or self._real_channel
+
+    def _real_channel(self, spec: LaneSpec) -> Channel:
+        return remote_lane_channel(spec, self.remote) if spec.host else local_channel(spec)
 
     def get(self, spec: LaneSpec) -> Lane:
         with self._lock:
             lane = self._lanes.get(spec.name)
             if lane is None:
-                factory = (lambda s: remote_lane_channel(s, self.remote)) if spec.host else local_channel
-                lane = self._lanes[spec.name] = Lane(spec, channel_factory=factory, watchdog_s=self.watchdog_s)
+                lane = self._lanes[spec.name] = Lane(spec, channel_factory=self._channels, watchdog_s=self.watchdog_s)
             return lane
 
     def ready(self, specs: Sequence[LaneSpec], cancel: threading.Event | None = None,

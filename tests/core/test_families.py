@@ -61,7 +61,7 @@ COST_ANALYSIS = textwrap.dedent("""
 """)
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_flops_and_parameters_agree_with_xla_and_keras():
     """Our FLOPs per training step within 15% of XLA's cost analysis of the compiled JAX gradient (elementwise
     work included there, left out here); parameters exactly as Keras counts them."""
@@ -76,7 +76,7 @@ def test_flops_and_parameters_agree_with_xla_and_keras():
         assert 0.85 <= got["ours"] / got["xla"] <= 1.15, (spec.label(), got["ours"] / got["xla"])
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_every_family_trains_on_tensorflow_and_jax_lanes(pool):
     lanes = [LaneSpec.parse("cpu1"), LaneSpec.parse("jax:cpu1")]
     for model in FAMILY_MODELS:

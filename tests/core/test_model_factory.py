@@ -211,7 +211,7 @@ def test_the_users_function_is_called_in_the_lane_and_what_it_raises_is_a_senten
 # ---------------------------------------------------------------- on real lanes
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_path):
     run_csv = tmp_path / "run.csv"
     out = cli("run", "--model", f"{factory_file}:build", "--widths", "16", "--lanes", "cpu1", "--samples", "256",
@@ -237,7 +237,7 @@ def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_
         assert re.search(rf"^cpu1\s+{width}\s+32\s+{mflop}\s", out.stdout, re.M), out.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_factory_sweeps_its_widths_each_counted_at_its_own_width_and_analyze_reads_it_back(factory_file, tmp_path):
     sweep_csv = tmp_path / "sweep.csv"
     out = cli("sweep", "--model", f"{factory_file}:build", "--widths", "8,64", "--lanes", "cpu1,cpu",
@@ -258,7 +258,7 @@ def test_a_factory_sweeps_its_widths_each_counted_at_its_own_width_and_analyze_r
         assert re.search(rf"^{lane}\s+[\d.]+\s+\S+\s+2\s", analyzed.stdout, re.M), analyzed.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_what_the_users_function_does_wrong_is_a_sentence_never_a_traceback(factory_file):
     out = cli("run", "--model", f"{factory_file}:boom", "--widths", "16", "--lanes", "cpu1", "--data", "synthetic")
     assert out.returncode == 2 and "boom(16) in my_models.py raised ValueError: second line" in out.stderr
@@ -270,7 +270,7 @@ def test_what_the_users_function_does_wrong_is_a_sentence_never_a_traceback(fact
     assert "Traceback" not in out.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_lane_whose_factory_raised_inspects_the_next_width_as_if_nothing_had_happened(factory_file):
     from crossover_lab.core.config import LaneSpec
     from crossover_lab.core.engine.pool import LanePool
@@ -345,7 +345,7 @@ def test_a_factorys_reproduce_command_and_picture_title_name_its_file_function_a
     assert picture_title(rows, {}).startswith("your model build(width), width 8–64 · batch 32")
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_the_anatomy_of_a_factorys_model_dissects_it_at_its_width(factory_file, capsys):
     out = cli_in_process(capsys, "anatomy", "--model", f"{factory_file}:build", "--widths", "16", "--layers", "2")
     assert out.returncode == 2 and "build(width) builds the whole model from its width" in out.stderr

@@ -136,14 +136,14 @@ def test_options_of_crossovers_own_models_are_refused_beside_a_saved_one(tmp_pat
 # ---------------------------------------------------------------- on real lanes
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_the_lanes_flop_count_agrees_with_xla_for_convolutions_recurrence_and_attention(saved):
     for name in ("tiny_cnn", "lstm_attention"):
         got = saved[name]
         assert got["note"] == "" and 0.85 <= got["ours"] / got["xla"] <= 1.15, (name, got)
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_saved_model_runs_and_sweeps_along_batch_size_and_analyze_reads_it_back(saved, tmp_path):
     path = saved["tiny_cnn_path"]
     run_csv = tmp_path / "run.csv"
@@ -167,7 +167,7 @@ def test_a_saved_model_runs_and_sweeps_along_batch_size_and_analyze_reads_it_bac
     assert analyzed.returncode == 0 and "samples per batch" in analyzed.stdout, analyzed.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_what_a_saved_model_cannot_be_used_with_is_a_sentence(saved, tmp_path):
     np.savez(tmp_path / "d.npz", x_train=np.zeros((64, 784), "uint8"), y_train=np.zeros(64, "int64"))
     out = cli("run", "--model", saved["tiny_cnn_path"], "--lanes", "cpu1", "--data", str(tmp_path / "d.npz"))
@@ -190,7 +190,7 @@ def test_a_file_changed_since_it_was_inspected_is_refused_by_the_lane_that_would
         lane_saved.build(None, found, TrainSpec(), jit=False, optimizer=None)  # refused before Keras is touched
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_model_without_a_softmax_is_trained_as_a_regression_and_served(saved, tmp_path):
     """No softmax: real-valued targets of its output's size, by mean squared error, on synthetic data of its shape;
     its loss falls as it learns, and it can be served and dissected as a classifier can."""

@@ -46,6 +46,7 @@ def test_bad_output_paths_are_refused_before_any_lane_starts(tmp_path, capsys, c
     refused(r, words)
 
 
+@pytest.mark.lanes
 def test_a_path_being_written_by_another_run_is_refused(tmp_path):
     target = tmp_path / "t.csv"
     claim = OutputClaim(target)
@@ -142,6 +143,7 @@ def test_analyze_bad_files_exit_2_with_a_sentence(tmp_path, capsys, content, wor
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
+@pytest.mark.lanes
 def test_analyze_drops_absurd_rows_and_says_how_many_and_why(tmp_path):
     path = tmp_path / "s.csv"
     rows = ["lane,width,flops_per_batch,median_ms,p10_ms,p90_ms"]
@@ -181,7 +183,7 @@ def test_an_unwritable_log_folder_is_named_and_lanes_log_to_the_terminal(monkeyp
     assert lane_log_path("cpu") is None
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_run_with_an_unwritable_home_still_trains_and_says_where_logs_go(tmp_path):
     r = cli(*RUN, env={"CROSSOVER_HOME": "/proc/nope"}, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]

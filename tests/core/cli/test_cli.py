@@ -9,30 +9,30 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import MAIN, ROOT, cli, wait_for_records
+from helpers import MAIN, ROOT, cli, cli_in_process, wait_for_records
 
 
-def test_bad_width_exits_2_with_a_sentence():
-    r = cli("run", "--widths", "64,0")
+def test_bad_width_exits_2_with_a_sentence(capsys):
+    r = cli_in_process(capsys, "run", "--widths", "64,0")
     assert r.returncode == 2
     assert "error: width 0 in layer 2: widths must be 1-16384" in r.stderr
 
 
-def test_gpu_lane_without_gpu_exits_2_with_the_reason():
-    r = cli("run", "--widths", "16", "--lanes", "cpu,gpu", "--samples", "500")
+def test_gpu_lane_without_gpu_exits_2_with_the_reason(capsys):
+    r = cli_in_process(capsys, "run", "--widths", "16", "--lanes", "cpu,gpu", "--samples", "500")
     assert r.returncode == 2
     assert "gpu0: No GPU is visible to TensorFlow" in r.stderr
 
 
-def test_missing_backend_is_named_with_its_install_command(monkeypatch):
-    r = cli("run", "--lanes", "torch:cpu", "--samples", "500")
+def test_missing_backend_is_named_with_its_install_command(monkeypatch, capsys):
+    r = cli_in_process(capsys, "run", "--lanes", "torch:cpu", "--samples", "500")
     if r.returncode == 2 and "not installed" in r.stderr:
         assert "PyTorch is not installed: pip install -e '.[torch]'" in r.stderr
     else:
         pytest.skip("torch is installed here")
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_run_writes_csv_and_sidecar(tmp_path):
     out = tmp_path / "out.csv"
     r = cli("run", "--widths", "32", "--lanes", "cpu,cpu1", "--samples", "1500", "--batch-size", "50",
@@ -52,7 +52,7 @@ def test_run_writes_csv_and_sidecar(tmp_path):
     assert lanes["cpu"]["summary"]["n_batches"] == 25
 
 
-def test_analyze_json_on_a_hand_written_csv(tmp_path):
+def test_analyze_json_on_a_hand_written_csv(tmp_path, capsys):
     rows = ["lane,device,width,params,flops_per_batch,batch_size,median_ms,p10_ms,p90_ms,n_batches"]
     # cpu: 0.1 ms fixed + 1e-9 ms/FLOP; gpu0: 2 ms fixed + 1e-11 ms/FLOP → they cross near 1.92e9 FLOPs.
     for width, flops in ((16, 1e7), (64, 1e8), (256, 1e9), (1024, 1e10), (4096, 1e11)):
@@ -60,7 +60,7 @@ def test_analyze_json_on_a_hand_written_csv(tmp_path):
         rows.append(f"gpu0,g,{width},0,{flops},128,{2 + flops * 1e-11},,,50")
     path = tmp_path / "s.csv"
     path.write_text("\n".join(rows) + "\n")
-    r = cli("analyze", str(path), "--json")
+    r = cli_in_process(capsys, "analyze", str(path), "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["lanes"]["cpu"]["overhead_ms"] == pytest.approx(0.1, rel=0.05)
@@ -70,10 +70,10 @@ def test_analyze_json_on_a_hand_written_csv(tmp_path):
     assert 256 < cross["width"] < 1024
 
 
-def test_analyze_rejects_a_non_sweep_csv(tmp_path):
+def test_analyze_rejects_a_non_sweep_csv(tmp_path, capsys):
     path = tmp_path / "x.csv"
     path.write_text("a,b\n1,2\n")
-    r = cli("analyze", str(path))
+    r = cli_in_process(capsys, "analyze", str(path))
     assert r.returncode == 2 and "is not a sweep CSV" in r.stderr
 
 
@@ -86,7 +86,7 @@ def test_core_never_imports_qt_and_cli_never_imports_a_framework():
     assert r.stdout.strip() == "[]", r.stdout + r.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_ctrl_c_stops_writes_what_was_measured_and_exits_130(tmp_path):
     import signal
     import time

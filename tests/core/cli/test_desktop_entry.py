@@ -111,6 +111,7 @@ def test_without_an_installed_gui_script_the_entry_runs_main_py(tmp_path, monkey
     assert launcher_command() == [sys.executable, str(MAIN)]
 
 
+@pytest.mark.lanes
 def test_the_command_line_installs_and_uninstalls(tmp_path):
     env = {"XDG_DATA_HOME": str(tmp_path)}
     out = cli("--install-desktop", env=env, timeout=60)

@@ -1,9 +1,13 @@
 """One answer: `analyze FILE` says what the command that wrote FILE said — the same crossings, ranges and ties,
-by the one rule — for a constructed sweep, a real sweep, a refined sweep and a ramp."""
+by the one rule — for a constructed sweep, a sweep, a refined sweep and a ramp (on scripted lanes whose cost
+models cross at a known width: the logic, not the lanes, is what is tested here)."""
 from __future__ import annotations
 
+import html
+
 import pytest
-from helpers import cli
+from helpers import cli_in_process
+from scripted_lanes import cpu_like
 
 from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
 from crossover_lab.core.words.sweep import describe_pair
@@ -16,7 +20,7 @@ def answer_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if any(k in line for k in keys)]
 
 
-def test_analyze_of_a_constructed_sweep_says_what_the_rule_says_of_its_rows(tmp_path):
+def test_analyze_of_a_constructed_sweep_says_what_the_rule_says_of_its_rows(tmp_path, capsys):
     cpu1 = [0.5, 0.6, 0.7, 1.0, 1.0, 1.0, 1.4, 1.8, 2.2]
     widths = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
     rows = [SweepRow(lane, "CPU", w, 0, 1000 * w, 128, ms, ms * 0.95, ms * 1.05, 200)
@@ -25,30 +29,33 @@ def test_analyze_of_a_constructed_sweep_says_what_the_rule_says_of_its_rows(tmp_
     path.write_text(sweep_rows_text(rows))
     said = describe_pair([r.point() for r in rows], "cpu", "cpu1")
     assert said == "cpu1 is faster up to 64 units and cpu from 1,024 units; between, they are equal within noise"
-    out = cli("analyze", str(path))
+    out = cli_in_process(capsys, "analyze", str(path))
     assert out.returncode == 0, out.stderr
     assert answer_lines(out.stdout) == [said + "."]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     ["sweep", "--widths", "16,2048", "--layers", "1", "--seconds-per-point", "0.5"],
     ["sweep", "--widths", "16,2048", "--layers", "1", "--seconds-per-point", "0.5", "--refine", "0.3",
      "--budget-s", "15"],
     ["run", "--ramp", "16,2048", "--layers", "1", "--samples", "4096"],
 ], ids=["sweep", "refined sweep", "ramp"])
-def test_analyze_of_a_file_says_what_the_command_that_wrote_it_said(tmp_path, command):
+def test_analyze_of_a_file_says_what_the_command_that_wrote_it_said(tmp_path, capsys, scripted, command):
+    # cpu: a small fixed cost and a low throughput; cpu1 the opposite: their costs meet at about 21 MFLOP per
+    # batch (width 50-60 with one hidden layer), so cpu leads at width 16 and cpu1 at 2,048.
+    scripted.scripts.update(cpu=cpu_like(fixed_ms=0.3, gflops=20, noise=0.02),
+                            cpu1=cpu_like(fixed_ms=1.0, gflops=60, noise=0.02, seed=1))
     path = tmp_path / "out.csv"
-    wrote = cli(*command, "--lanes", "cpu,cpu1", "--data", "synthetic", "--csv", str(path))
+    wrote = cli_in_process(capsys, *command, "--lanes", "cpu,cpu1", "--data", "synthetic", "--csv", str(path))
     assert wrote.returncode == 0, wrote.stderr[-2000:]
     said = answer_lines(wrote.stdout)
     assert said, wrote.stdout  # the command gave an answer in words
-    read = cli("analyze", str(path))
+    assert any("cpu1 is faster above about" in line and "cpu below" in line for line in said), said
+    read = cli_in_process(capsys, "analyze", str(path))
     assert read.returncode == 0, read.stderr[-2000:]
     assert answer_lines(read.stdout) == said
     # The report of a fresh sweep, a refined sweep and a ramp (a run whose width changed) gives the same answer.
-    import html
-    report = cli("report", str(path), "-o", str(tmp_path / "report.html"))
+    report = cli_in_process(capsys, "report", str(path), "-o", str(tmp_path / "report.html"))
     assert report.returncode == 0, report.stderr[-2000:]
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     answer = page[page.index('<div class="answer">'):page.index("</div>", page.index('<div class="answer">'))]

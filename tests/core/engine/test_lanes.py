@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+from helpers import load_words, wall_limit
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.engine.lanes import Lane
@@ -15,7 +16,7 @@ from crossover_lab.core.records import BatchTiming, LaneEnded
 from crossover_lab.core.results import LaneResult
 from crossover_lab.core.engine.pool import LanePool, run_comparison
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.lanes
 TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, samples=2000, data="synthetic"))
 LONG = TINY.replace(epochs=200)
 
@@ -63,7 +64,6 @@ def test_gpu_lane_without_gpu_fails_clearly(pool):
     assert result.lanes["gpu0"].records == []
 
 
-@pytest.mark.timing
 def test_cancel_returns_quickly_and_keeps_records(pool):
     cancel = threading.Event()
     seen: list[BatchTiming] = []
@@ -104,7 +104,6 @@ def test_a_killed_lane_fails_keeps_records_and_the_next_job_works(pool):
     assert again.status == "completed" and again.started.settings["pid"] != killed[0]
 
 
-@pytest.mark.timing
 def test_stuck_lane_is_killed_after_grace():
     # One step of this model takes well over the 0.2 s grace on a small machine.
     big = RunConfig(ModelSpec((4096, 4096)), TrainSpec(batch_size=2048, epochs=5, samples=8192, data="synthetic"))
@@ -133,7 +132,6 @@ def test_stuck_lane_is_killed_after_grace():
         lane.close()
 
 
-@pytest.mark.timing
 def test_lane_is_recycled_past_its_memory_bound():
     lane = Lane(LaneSpec.parse("cpu1"), memory_limit_mb=-1.0)  # any size after the first run is too much
     pool = LanePool()
@@ -160,7 +158,6 @@ def test_lane_reused_without_recycling(pool):
     assert first.started.settings["pid"] == second.started.settings["pid"]
 
 
-@pytest.mark.timing
 def test_every_lane_makes_its_data_at_once_before_a_study_and_its_runs_use_it(tmp_path):
     """pool.ready(data_of=…): each lane loads the data that config trains on, all lanes at once, and keeps it for
     its runs (asked again, it has it); data it cannot load is a sentence, and the lane lives on."""
@@ -237,8 +234,7 @@ def test_a_request_says_why_no_answer_came_cancel_close_death_or_time():
     assert isinstance(died, LaneDied) and died.reason == "killed by signal 9"
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_lane_that_freezes_while_it_starts_is_killed_by_the_watchdog_not_waited_for():
     """A lane stopped (SIGSTOP) while it imports its framework sends no heartbeat: a request to it ends after
     the watchdog's silence with a sentence, not after the request's own two minutes; a fresh one then answers."""
@@ -257,7 +253,7 @@ def test_a_lane_that_freezes_while_it_starts_is_killed_by_the_watchdog_not_waite
         reply = lane.probe()
         took = time.monotonic() - t0
         assert isinstance(reply, LaneDied) and "stopped responding while it started" in reply.reason, reply
-        assert took < 15, took
+        assert took < wall_limit(15), (took, load_words())
         # A new process, which starts and answers. Its import may hold the interpreter for more than 4 s on a busy
         # machine (the suite runs three files at once on two cores: CI once saw it killed so), so it gets the
         # default watchdog: what is tested here is the frozen lane's end, and that the lane starts again.

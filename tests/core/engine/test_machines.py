@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
-from helpers import cli
+from helpers import cli, cli_in_process
 
 from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.config import ConfigError
@@ -40,9 +40,9 @@ def laptop_and_server(folder: Path, **kw) -> tuple[Path, Path]:
             write_sweep(folder / "b.csv", "cpu", "GPU:0 (server)", lambda w: 2.0, "server"))
 
 
-def test_analyze_two_files_finds_the_crossing_between_same_named_lanes(tmp_path):
+def test_analyze_two_files_finds_the_crossing_between_same_named_lanes(tmp_path, capsys):
     a, b = laptop_and_server(tmp_path)
-    r = cli("analyze", str(a), str(b), "--json")
+    r = cli_in_process(capsys, "analyze", str(a), str(b), "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert set(out["lanes"]) == {"laptop/cpu", "server/cpu"}
@@ -50,7 +50,7 @@ def test_analyze_two_files_finds_the_crossing_between_same_named_lanes(tmp_path)
     assert cross["lanes"] == ["laptop/cpu", "server/cpu"] and cross["faster_above"] == "server/cpu"
     assert cross["width"] == pytest.approx(200, rel=1e-6)
     assert out["files"]["laptop"] == {"path": str(a), "machine": "laptop", "devices": ["CPU (laptop)"], "points": 5}
-    text = cli("analyze", str(a), str(b), "--label", "b.csv=lab").stdout
+    text = cli_in_process(capsys, "analyze", str(a), str(b), "--label", "b.csv=lab").stdout
     assert "lab: " in text and "lab/cpu is faster above about 200 units" in text and "laptop/cpu below" in text
 
 
@@ -78,9 +78,9 @@ def test_a_sweep_file_keeps_one_point_per_lane_and_width_however_often_it_was_me
     assert [(r.width, r.median_ms) for r in only.rows] == [(w, 3.0) for w in WIDTHS]
 
 
-def test_single_file_output_is_unchanged(tmp_path):
+def test_single_file_output_is_unchanged(tmp_path, capsys):
     a, _ = laptop_and_server(tmp_path)
-    out = json.loads(cli("analyze", str(a), "--json").stdout)
+    out = json.loads(cli_in_process(capsys, "analyze", str(a), "--json").stdout)
     assert set(out) == {"lanes", "crossovers", "predicted_crossovers"} and set(out["lanes"]) == {"cpu"}
 
 
@@ -116,7 +116,7 @@ def test_the_cost_crossover_sits_where_price_times_time_crosses():
     assert cost_lines({"all": pts}, {"cpu": 1.0}) == []  # one priced lane: nothing to compare
 
 
-def test_prices_parse_match_lanes_and_reach_the_analysis(tmp_path):
+def test_prices_parse_match_lanes_and_reach_the_analysis(tmp_path, capsys):
     assert parse_prices("gpu0=2.50, ssh://me@lab:22/cpu=$0.40") == {"gpu0": 2.5, "ssh://me@lab:22/cpu": 0.4}
     for bad in ("gpu0", "gpu0=free", "gpu0=-1", ""):
         with pytest.raises(ConfigError, match="DOLLARS_PER_HOUR"):
@@ -125,13 +125,13 @@ def test_prices_parse_match_lanes_and_reach_the_analysis(tmp_path):
     assert price_for("jax:cpu", {"cpu": 1.0}) is None
     # Prices recorded in a file's sidecar apply to its lanes; --price adds to them.
     a, b = laptop_and_server(tmp_path, prices={"cpu": 1.0})
-    r = cli("analyze", str(a), str(b), "--price", "server/cpu=4")
+    r = cli_in_process(capsys, "analyze", str(a), str(b), "--price", "server/cpu=4")
     assert r.returncode == 0, r.stderr
     assert "server/cpu is faster than laptop/cpu above about 200 units and cheaper above about 800." in r.stdout
     assert "dollars per million samples" in r.stdout
-    out = json.loads(cli("analyze", str(a), str(b), "--json", "--price", "server/cpu=4").stdout)
+    out = json.loads(cli_in_process(capsys, "analyze", str(a), str(b), "--json", "--price", "server/cpu=4").stdout)
     assert out["cost"]["prices"] == {"laptop/cpu": 1.0, "server/cpu": 4.0}
-    assert cli("analyze", str(a), "--price", "cpu=x").returncode == 2
+    assert cli_in_process(capsys, "analyze", str(a), "--price", "cpu=x").returncode == 2
 
 
 def test_a_sweeps_prices_are_recorded_in_its_sidecar_and_read_back(tmp_path):

@@ -17,7 +17,7 @@ PREDICT = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=32, epochs=400, sampl
 CPU1 = LaneSpec.parse("cpu1")
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_predict_run_times_each_call_and_switches_model_mid_run(pool):
     control = RunControl()
     seen: list[BatchTiming] = []
@@ -54,7 +54,7 @@ def test_a_predict_run_times_each_call_and_switches_model_mid_run(pool):
     assert second.median_ms > first.median_ms  # 2.4 GFLOP-class calls against 50 kFLOP ones
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_predict_from_the_cli_says_latency_and_its_tail_and_writes_the_task(tmp_path):
     path = tmp_path / "p.csv"
     out = cli("run", "--task", "predict", "--serve", "compiled", "--lanes", "cpu,cpu1", "--widths", "64",
@@ -70,7 +70,7 @@ def test_predict_from_the_cli_says_latency_and_its_tail_and_writes_the_task(tmp_
     assert refused.returncode != 0 and "a predict call takes its input from host memory" in refused.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 @pytest.mark.parametrize("family, kind", [("cnn", "cnn"), ("rnn", "lstm")])
 def test_a_compiled_call_serves_every_family_on_tensorflow(pool, family, kind):
     """TensorFlow's compiled call is a tf.function with a fixed input signature, taken from the model's own

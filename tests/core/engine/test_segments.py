@@ -27,8 +27,7 @@ BASE = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, epochs=400, samples=
 CPU, CPU1 = LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_width_changed_mid_run_starts_a_new_segment_on_the_same_lane(pool):
     control = RunControl()
     seen: list[BatchTiming] = []
@@ -81,7 +80,7 @@ print("traced", len(traced))
 """
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_new_model_traces_its_training_step_once():
     # Variables made while tracing (Keras' optimizer slots and metric totals, left to the first step
     # on TensorFlow) make tf.function trace the step again: a switched width's first batch waited for both.
@@ -116,7 +115,7 @@ print("shelf", reused_a, reused_b, a is b, loss_a == loss_b, len(traced), reused
 """
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_model_from_the_shelf_trains_as_a_new_one_without_tracing_again():
     out = subprocess.run([sys.executable, "-c", SHELF], text=True, capture_output=True, timeout=120,
                          env={**os.environ, "KERAS_BACKEND": "tensorflow"})
@@ -125,7 +124,7 @@ def test_a_model_from_the_shelf_trains_as_a_new_one_without_tracing_again():
     assert "shelf False True True True 1 False 2" in out.stdout.splitlines(), out.stdout + out.stderr[-2000:]
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_an_interleaved_ramp_takes_turns_and_no_two_cpu_segments_overlap(pool):
     plan = ramp_plan(BASE, (8, 256), layers=1, steady_steps=10, seconds=1.0)
     result = run_comparison(pool, [CPU, CPU1], BASE, schedule="interleaved", plan=plan)
@@ -144,7 +143,7 @@ def test_an_interleaved_ramp_takes_turns_and_no_two_cpu_segments_overlap(pool):
     assert len(group_rows(rows)["all"]) == 4  # a ramp reads as a sweep
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_side_by_side_cpu_lanes_are_contended_and_the_verdict_says_so(pool):
     config = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=40, samples=2048, data="synthetic"))
     result = run_comparison(pool, [CPU, CPU1], config, schedule="side-by-side")
@@ -206,7 +205,7 @@ def test_contention_is_about_overlap_in_time_on_shared_cores():
     assert contended(overlapping) == {("cpu", 1), ("cpu1", 1)}  # the GPU lane's work is on the GPU
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_cancel_while_a_paced_lane_waits_for_its_turn_ends_it_at_once(pool):
     plan = ramp_plan(BASE, (8, 16, 32), layers=1, steady_steps=10, seconds=5.0)
     control = RunControl()
@@ -227,7 +226,7 @@ def test_cancel_while_a_paced_lane_waits_for_its_turn_ends_it_at_once(pool):
     assert len(result.lanes["cpu"].segments) == 1
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_run_of_a_model_the_lane_has_trained_reuses_it_and_says_so(pool):
     config = dataclasses.replace(BASE, model=ModelSpec((24,)),
                                  train=dataclasses.replace(BASE.train, epochs=1, samples=640))
@@ -253,7 +252,7 @@ def test_a_ramp_through_batch_sizes_keeps_the_model_and_refuses_what_it_cannot_r
         ramp_plan(RunConfig(ModelSpec((64, 32)), BASE.train), (), batch_sizes=(8, 16))
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_ramp_through_batch_sizes_reads_as_a_sweep_along_batch_size(tmp_path):
     """`run --ramp-batch-sizes`: one run, each lane through the batch sizes at one width, its answer in samples
     per batch, and `analyze` of its per-batch CSV says the same (a sweep's old sidecar of that name is not read)."""

@@ -27,8 +27,7 @@ def load_factor() -> float:
     return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_both_lanes_have_steady_batches_within_5_s_and_a_drag_reaches_both_within_one_turn(pool):
     pool.ready([CPU, CPU1])  # the frameworks are imported: the run's own time is what is measured
     control = RunControl()

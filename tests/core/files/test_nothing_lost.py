@@ -20,7 +20,7 @@ import pytest
 from helpers import (MAIN, check_files, cli, group_gone, record_counts, wait_for, wait_for_more_records,
                      wait_for_records)
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.lanes
 # Long enough that no lane ends its plan before the test stops it: at 300 epochs (9,600 steps) cpu1 once finished
 # in 15 s, before a busy CI's test had sent its signal, and was rightly "completed". 1,000 epochs take it 50 s.
 LONG_RUN = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "256", "--data", "synthetic",
@@ -93,7 +93,6 @@ def test_kill_9_of_the_app_leaves_readable_files_and_no_lane(tmp_path):
     assert meta["runs"][0]["ended_at"] in ("", None)  # the sidecar says the run never ended
 
 
-@pytest.mark.timing  # the run must still be going when its lane is frozen: 2,560 short steps
 def test_a_frozen_lane_is_killed_by_the_watchdog_and_the_other_goes_on(tmp_path):
     out = tmp_path / "x.csv"
     args = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "64", "--data", "synthetic",

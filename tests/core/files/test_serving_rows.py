@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import cli
+from helpers import cli, cli_in_process
 
 from crossover_lab.core.files.sweep_rows import SweepRow, group_rows, sweep_rows_text
 from crossover_lab.core.files.sweeps import read_sweep_rows
@@ -27,7 +27,7 @@ def test_a_sweep_along_batch_size_crosses_in_samples_per_batch():
     assert said.startswith("cpu is faster above about ") and " samples per batch (" in said and "cpu1 below" in said
 
 
-def test_training_and_predict_points_are_never_crossed(tmp_path):
+def test_training_and_predict_points_are_never_crossed(tmp_path, capsys):
     trained = [row(lane, 128, ms, task="train", width=w) for lane, series in (("cpu", [3.0, 30.0]), ("cpu1", [2.0, 60.0]))
                for w, ms in zip((16, 2048), series)]
     groups = group_rows(CURVE + trained)
@@ -36,7 +36,7 @@ def test_training_and_predict_points_are_never_crossed(tmp_path):
     assert {p.axis for p in groups["predict · width 512"]} == {"batch"}
     path = tmp_path / "both.csv"
     path.write_text(sweep_rows_text(CURVE + trained))
-    out = cli("analyze", str(path)).stdout
+    out = cli_in_process(capsys, "analyze", str(path)).stdout
     predict_part, train_part = out[out.index("predict · width 512:"):out.index("train · batch 128:")], \
         out[out.index("train · batch 128:"):]
     assert "samples per batch" in predict_part and " units" not in predict_part
@@ -46,7 +46,7 @@ def test_training_and_predict_points_are_never_crossed(tmp_path):
     assert back.task == "predict" and back.p99_ms == pytest.approx(2.25)
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_real_predict_sweep_along_batch_size_says_what_analyze_of_its_file_says(tmp_path):
     path = tmp_path / "serve.csv"
     wrote = cli("sweep", "--task", "predict", "--lanes", "cpu,cpu1", "--widths", "256", "--layers", "1",
@@ -59,7 +59,7 @@ def test_a_real_predict_sweep_along_batch_size_says_what_analyze_of_its_file_say
     assert read.returncode == 0 and [x for x in read.stdout.splitlines() if x in said] == said
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_predict_sweep_along_batch_size_is_refined_in_batch_sizes(tmp_path):
     """--refine on one width and several batch sizes adds batch sizes, not widths, and says its answer in
     samples per batch; analyze of the file says the same."""

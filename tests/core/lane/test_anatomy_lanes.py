@@ -36,8 +36,7 @@ def within_noise_at_most(a: RungTime, b: RungTime) -> bool:
     return a.median_ms <= b.median_ms + max(a.half_spread_ms, b.half_spread_ms) + 0.2 * b.median_ms
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_every_rung_runs_on_one_cpu_thread(anatomies):
     for p in anatomies.values():
         assert p.reasons == {} and p.device.startswith("CPU (") and "1 thread" in p.device
@@ -48,8 +47,7 @@ def test_every_rung_runs_on_one_cpu_thread(anatomies):
         assert math.isfinite(p.timing_cost) and p.seconds > 0
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_the_rungs_do_the_same_arithmetic(anatomies):
     losses = anatomies[16].losses
     assert set(losses) == set(RUNGS)
@@ -57,8 +55,7 @@ def test_the_rungs_do_the_same_arithmetic(anatomies):
     assert math.isfinite(first) and all(v == pytest.approx(first, rel=1e-4) for v in losses.values()), losses
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies):
     for width, p in anatomies.items():
         floor, piped, synced = (p.rung(n) for n in ("device_loop", "step_loop_pipelined", "step_loop"))
@@ -66,15 +63,14 @@ def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies):
         assert within_noise_at_most(piped, synced), (width, piped, synced)
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_the_floor_is_a_small_share_of_a_small_step_and_most_of_a_big_one(anatomies):
     share = {w: p.rung("device_loop").median_ms / p.rung("fit").median_ms for w, p in anatomies.items()}
     assert share[2048] >= 0.7, share
     assert share[16] <= share[2048] - 0.15, share
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_anatomy_cli_json(tmp_path):
     r = cli("anatomy", "--widths", "16", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic",
             "--samples", "1000", "--seconds-per-rung", "0.1", "--json")
@@ -86,7 +82,7 @@ def test_anatomy_cli_json(tmp_path):
     assert p["reasons"] == {} and data["failures"] == []
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_sweep_floor_fills_the_floor_column(tmp_path):
     out = tmp_path / "floor.csv"
     r = cli("sweep", "--widths", "16,256", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
@@ -99,7 +95,7 @@ def test_sweep_floor_fills_the_floor_column(tmp_path):
     assert sidecar["sweep"]["floor"] is True
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_sweep_ladder_ranks_and_says_what_it_did_not_run():
     # One width: a ladder on one lane ranks by the step at the smallest width and has nothing to cross.
     r = cli("sweep", "--widths", "16", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
@@ -111,8 +107,7 @@ def test_sweep_ladder_ranks_and_says_what_it_did_not_run():
     assert "not run: feeding=device: data on the device needs the jax or torch backend" in r.stdout
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_anatomy_of_a_call_times_every_rung_of_the_call_ladder(pool, backend):
     from crossover_lab.core.analysis.anatomy import PREDICT_LADDER
@@ -131,7 +126,7 @@ def test_the_anatomy_of_a_call_times_every_rung_of_the_call_ladder(pool, backend
     assert p.settings["weights"].startswith("trained ") and p.settings["family"] == "mlp"
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_anatomy_takes_the_model_a_run_built_from_the_lanes_shelf_and_dissects_it_as_a_new_one(pool, backend):
     """A sweep's floor, or the Why tab after a run, dissects the model the run built and traced (reset to its first

@@ -24,7 +24,7 @@ def test_the_word_for_a_segment_is_what_the_counts_say():
     assert compile_cache_word((0, 0), (2, 1)) == "both"
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_second_lane_process_reads_the_program_the_first_one_compiled(tmp_path, monkeypatch):
     monkeypatch.setenv("CROSSOVER_HOME", str(tmp_path / "home"))  # the lanes inherit it: a cache of their own
     seen = []

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from helpers import FakePowercap, cli
+from helpers import FakePowercap, cli, wall_limit
 from crossover_lab.core.lane import energy
 from crossover_lab.core.lane.energy import (NVML_HINT, SHARED_NOTE, NvmlEnergyMeter, PowerSampleMeter, RaplMeter,
                                             Unmeasured, idle_watts, nvml_meter, nvml_target, rapl_meter,
@@ -63,7 +63,6 @@ def test_without_dram_the_counter_says_package_only(tmp_path, monkeypatch):
     assert isinstance(meter, RaplMeter) and meter.counter == "rapl-package"
 
 
-@pytest.mark.timing
 def test_no_counter_is_the_sentence_and_no_sleep(tmp_path, monkeypatch):
     monkeypatch.setenv(energy.POWERCAP_ROOT_ENV, str(tmp_path / "empty"))
     meter = rapl_meter()
@@ -72,7 +71,7 @@ def test_no_counter_is_the_sentence_and_no_sleep(tmp_path, monkeypatch):
                           "(a VM, or a CPU without RAPL)")
     start = time.perf_counter()
     assert math.isnan(idle_watts(meter, 1.0))
-    assert time.perf_counter() - start < 0.1  # no idle second where nothing reads
+    assert time.perf_counter() - start < wall_limit(0.5)  # no idle second where nothing reads
 
 
 def test_an_energy_file_only_root_reads_gives_the_chmod_sentence(tree, monkeypatch):
@@ -90,7 +89,6 @@ def test_an_energy_file_only_root_reads_gives_the_chmod_sentence(tree, monkeypat
                           f"{tree.root}/intel-rapl:*/energy_uj (until reboot)")
 
 
-@pytest.mark.timing
 def test_idle_power_is_the_counter_over_the_idle_stretch(tree):
     meter = rapl_meter(cores=[])
     tree.tick(5.0)  # each of 4 domains: 20 W in all
@@ -131,7 +129,6 @@ class FakeNvml:
         return 100_000  # 100 W
 
 
-@pytest.mark.timing
 def test_nvml_energy_counter_or_power_samples_and_the_record_says_which(monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,1")
     fake = FakeNvml()
@@ -174,8 +171,7 @@ def test_nvml_on_a_real_gpu():
 # ---------------------------------------------------------------- a real lane, end to end
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_lanes_joules_travel_to_the_summary_the_sweep_csv_and_analyze(tree, tmp_path, monkeypatch):
     from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
     from crossover_lab.core.engine.pool import LanePool, run_comparison

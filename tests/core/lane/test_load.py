@@ -43,9 +43,8 @@ def test_a_cpu_bound_process_on_the_lanes_core_is_seen_as_other_work():
     assert load_average() >= 0
 
 
-@pytest.mark.timing
 @linux
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_point_measured_beside_a_cpu_bound_process_is_marked_and_the_verdict_says_so(pool):
     from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
     from crossover_lab.core.engine.pool import run_comparison

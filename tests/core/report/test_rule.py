@@ -24,7 +24,7 @@ def test_choose_agrees_with_analyze_on_the_h200_sweep(tmp_path, capsys):
     assert choose(str(tmp_path / "rule.json"), x) == "jax:gpu0"  # "≥ X": the crossing itself is the GPU's
     (line,) = [l for l in out.stdout.splitlines() if l.startswith("2 hidden layers · batch 128: use jax:gpu0 when")]
     assert "(2 hidden layers of ≥ 110 units at batch 128), else jax:cpu" in line
-    analyze = cli("analyze", str(H200_SWEEP_CSV))  # a process of its own: its printing binds its own stdout
+    analyze = cli_in_process(capsys, "analyze", str(H200_SWEEP_CSV))  # a process of its own: its printing binds its own stdout
     kind = load_rule(rule).kinds[0]
     assert kind.pairs[0].verdict + "." in analyze.stdout  # the verdict in the rule is analyze's sentence
     assert kind.pairs[0].fits["jax:gpu0"]["gflops"] == analysis.lanes["jax:gpu0"].gflops

@@ -265,8 +265,7 @@ def test_window_refine_action_takes_its_settings_and_refuses_one_lane(qtbot, qse
     assert (again.tolerance.value(), again.budget.value()) == (20, 30)
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_real_refinement_on_cpu_and_cpu1_ends_within_its_budget(tmp_path):
     from crossover_lab.core.study.refined_sweep import run_refined_sweep
     from crossover_lab.core.engine.pool import LanePool

@@ -62,8 +62,7 @@ def test_compare_knobs():
         with_knob(spec, "feeding=disk")
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_sweep_end_to_end_and_csv_round_trip(tmp_path, pool):
     seen = []
     # 8 against 2,048 units: 256 times the FLOPs, so the bigger model is slower beyond this machine's noise (256
@@ -95,7 +94,7 @@ def test_sweep_end_to_end_and_csv_round_trip(tmp_path, pool):
     find_crossovers([r.point() for r in back])  # analysable as written
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_cancelled_sweep_keeps_finished_points(pool):  # the module's lanes, as a window's next sweep has them
     cancel = threading.Event()
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 from gui_fixtures import lane_processes, no_gpu_options, one_gpu_options
-from helpers import wait_for
+from helpers import load_words, wait_for, wall_limit
 
 from crossover_lab.core.engine.devices import host_info
 from crossover_lab.gui.panels.lanes import LanesPanel, default_selection
@@ -84,8 +84,7 @@ def test_unchecking_every_lane_leaves_start_disabled(make_window):
     assert "at least one lane" in window.status.message()
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_closing_during_discovery_stops_the_probes(qtbot, gui_home, monkeypatch):
     import crossover_lab.core.engine.devices
     from crossover_lab.gui.window.main_window import MainWindow
@@ -98,12 +97,12 @@ def test_closing_during_discovery_stops_the_probes(qtbot, gui_home, monkeypatch)
     qtbot.waitUntil(lambda: len(lane_processes()) >= 1, timeout=10_000)
     qtbot.wait(500)  # the probe is importing its framework now
     window.close()
-    assert window.close_seconds < 3.0, f"close took {window.close_seconds:.2f} s"
+    assert window.close_seconds < wall_limit(3.0), f"close took {window.close_seconds:.2f} s at {load_words()}"
     assert window.controller.threads() == []
     assert wait_for(lambda: not lane_processes(), 2.0), [p.cmdline() for p in lane_processes()]
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_real_discovery_fills_the_lanes_panel(qtbot, gui_home):
     from crossover_lab.gui.window.main_window import MainWindow
 

@@ -167,7 +167,7 @@ def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab)
             assert text == "–"
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_window_run_on_a_remote_lane_beside_a_local_one_and_a_close_that_leaves_no_remote_worker(
         server, qtbot, make_window, monkeypatch):
     from crossover_lab.core.config import ModelSpec, TrainSpec

@@ -9,7 +9,7 @@ import pytest
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.files.sweeps import read_sweep_rows
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.lanes
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
 LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
 
@@ -65,7 +65,6 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
     assert [r.runs for r in saved if r.width == twice] == [1, 1, 2, 2]
 
 
-@pytest.mark.timing
 def test_refine_crossover_runs_in_the_tab_and_answers_in_words(tab, qtbot):
     from PySide6.QtCore import Qt
 
@@ -159,7 +158,6 @@ def test_bad_widths_are_refused_with_a_sentence(tab):
     assert base.variant == "base" and changed.variant == "jit=on" and changed.base.train.jit is True
 
 
-@pytest.mark.timing
 def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window):
     import time
 

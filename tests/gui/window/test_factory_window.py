@@ -155,7 +155,7 @@ def test_a_width_changed_during_a_factory_run_switches_only_to_a_width_counted_b
     assert said[-1].startswith("Switching every lane to build(256) (m.py)")
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_a_real_lane_builds_the_factory_the_window_opened_at_the_width_it_shows(make_window, qtbot, tmp_path):
     """The whole path with a lane process: the file opened, build(64) imported and called by the cpu lane, its
     figures in the cost line (Dense(64) on 32 inputs and a softmax of 4: 37·64 + 4 parameters, 72·64 FLOPs per
@@ -176,7 +176,6 @@ def test_a_real_lane_builds_the_factory_the_window_opened_at_the_width_it_shows(
     assert panel.grab().save(str(tmp_path / "factory_panel.png"))
 
 
-@pytest.mark.timing
 def test_a_width_settled_on_during_a_run_waits_for_the_lanes_and_is_built_when_the_run_ends(factory_window, qtbot):
     window, opener, asked, _ = factory_window
     qtbot.waitUntil(lambda: not opener.running, timeout=5000)

@@ -125,7 +125,7 @@ def test_no_button_or_label_is_cut_short_at_the_default_size(shown_window):
         assert not clipped, clipped
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_nothing_is_cut_short_at_twice_the_scale_either():
     # High DPI: Qt reads the scale when the application starts, so the check runs again in a process of its own.
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{__file__}::"

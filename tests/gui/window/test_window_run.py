@@ -12,7 +12,7 @@ import time
 
 import pytest
 from gui_fixtures import lane_processes, no_gpu_options
-from helpers import wait_for
+from helpers import load_words, wait_for, wall_limit
 from PySide6.QtCore import Qt
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
@@ -21,7 +21,7 @@ from crossover_lab.core.files.run_files import read_batches_csv
 from crossover_lab.core.files import autosave
 from crossover_lab.gui.compare.summary import ROWS
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.lanes
 TINY = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=2000))
 LONG = RunConfig(ModelSpec((512, 512)), TrainSpec(batch_size=64, epochs=200, data="synthetic", samples=2000))
 RUN_TIMEOUT_MS = 120_000
@@ -209,7 +209,6 @@ def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, wind
     assert window.actions.start.isEnabled()  # the window keeps working
 
 
-@pytest.mark.timing
 @pytest.mark.parametrize("schedule", ["side-by-side", "sequential", "interleaved"])
 def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     window.model_panel.set_config(LONG)
@@ -228,9 +227,9 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     qtbot.waitUntil(lambda: not window.controller.running, timeout=5000)
     took = time.monotonic() - started
     window.lanes_panel.set_schedule("auto")
-    # About a second on a machine with a core to spare; a machine loaded past its cores slows every process alike.
-    limit = 2.0 * min(2.0, max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1)))
-    assert took < limit, f"stop took {took:.2f} s (limit {limit:.1f} s at load {os.getloadavg()[0]:.1f})"
+    # About a second (the lanes' cancel grace is 1 s, then a kill), with room for a busy machine.
+    limit = wall_limit(3.0)
+    assert took < limit, f"stop took {took:.2f} s (limit {limit:.1f} s at {load_words()})"
     result = window.controller.runs[-1]
     assert {lane.status for lane in result.lanes.values()} == {"cancelled"}
     assert len(result.lanes["cpu"].records) >= 8  # what was measured is kept
@@ -240,14 +239,13 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     assert window.model_panel.isEnabled() and window.actions.start.isEnabled()
 
 
-@pytest.mark.timing
 def test_closing_mid_run_leaves_no_thread_and_no_lane_process(qtbot, window):
     window.model_panel.set_config(LONG)
     live = window.start_run()
     qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in live.series.values()), timeout=RUN_TIMEOUT_MS)
     assert len(lane_processes()) >= 2
     window.close()
-    assert window.close_seconds < 3.0, f"close took {window.close_seconds:.2f} s"
+    assert window.close_seconds < wall_limit(3.0), f"close took {window.close_seconds:.2f} s at {load_words()}"
     assert window.controller.threads() == []
     assert wait_for(lambda: not lane_processes(), 2.0), [p.cmdline() for p in lane_processes()]
     saved = autosave.load_run(live.run_id)  # what was measured before the close was saved

@@ -19,7 +19,7 @@ import pytest
 from helpers import ROOT, check_files, group_gone, record_counts, wait_for, wait_for_more_records, wait_for_records
 from PySide6.QtGui import QImage
 
-pytestmark = [pytest.mark.xvfb, pytest.mark.slow]
+pytestmark = [pytest.mark.xvfb, pytest.mark.lanes]
 
 
 def _free_display() -> int:
@@ -56,7 +56,6 @@ def distinct_colours(image: QImage, step: int = 3) -> int:
     return len({image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)})
 
 
-@pytest.mark.timing
 def test_real_window_screenshot_mid_run(xvfb_display, tmp_path):
     path = tmp_path / "window.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": xvfb_display,
@@ -70,10 +69,7 @@ def test_real_window_screenshot_mid_run(xvfb_display, tmp_path):
     assert not image.isNull()
     assert (image.width(), image.height()) == (1440, 900)
     assert distinct_colours(image) > 200, "the window looks blank"
-    shown = float(out.stderr.split("window shown ")[1].split(" s")[0])
-    # Under 2 s on a quiet machine; other work on the cores (CI, a busy workstation) stretches the bound.
-    slack = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
-    assert shown < 2.0 * slack, (shown, slack)
+    assert "window shown " in out.stderr  # how soon: benchmarks/window_start.py
     autosaved = list((tmp_path / "home" / "autosave").glob("*.csv"))
     assert autosaved, "the run's records were not autosaved"
     artifacts = ROOT / "artifacts"

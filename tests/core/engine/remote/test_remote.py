@@ -165,7 +165,7 @@ def test_devices_host_lists_the_remote_lanes(ssh_env):
 # ---------------------------------------------------------------- runs
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_local_cpu1_against_remote_cpu1(ssh_env, tmp_path):
     out = tmp_path / "two.csv"
     lane = remote(ssh_env).name
@@ -187,7 +187,7 @@ def test_local_cpu1_against_remote_cpu1(ssh_env, tmp_path):
     assert wait_for(lambda: not ssh_env.workers(), 5)
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 @pytest.mark.skipif(shutil.which("ssh") is None, reason="no ssh client (apt-get install openssh-client)")
 def test_an_unreachable_host_fails_its_lane_and_the_local_lane_goes_on(tmp_path):
     pool = LanePool()
@@ -223,7 +223,7 @@ def run_until_records(pool: LanePool, spec: LaneSpec, n: int, action) -> tuple:
     return result, time.monotonic() - acted[0] if acted else None
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_the_server_killed_mid_run_fails_the_lane_and_keeps_its_records(tmp_path):
     if sshd_missing():
         pytest.skip(sshd_missing())
@@ -242,8 +242,7 @@ def test_the_server_killed_mid_run_fails_the_lane_and_keeps_its_records(tmp_path
     assert wait_for(lambda: not srv.workers(), 5), "a remote worker outlived its connection"
 
 
-@pytest.mark.timing
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_cancel_stops_the_remote_run_and_close_leaves_no_remote_worker(ssh_env):
     pool = LanePool(RemoteSettings(python=PY))
     spec = remote(ssh_env)
@@ -258,7 +257,7 @@ def test_cancel_stops_the_remote_run_and_close_leaves_no_remote_worker(ssh_env):
     assert wait_for(lambda: not ssh_env.workers(), 5), "a remote worker outlived close()"
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_the_anatomy_of_a_remote_lane_comes_back_under_its_full_name(ssh_env):
     from crossover_lab.core.analysis.anatomy import RUNGS
     from crossover_lab.core.study.anatomy import request_anatomy
@@ -285,7 +284,7 @@ keras.Model(inputs, keras.layers.Dense(3, activation="softmax")(x), name="remote
 """
 
 
-@pytest.mark.slow
+@pytest.mark.lanes
 def test_your_own_model_is_sent_to_a_remote_lane_as_bytes_and_trained_from_its_copy_there(ssh_env, tmp_path):
     """--model on a remote lane: the file goes over the lane's own channel (never a path there), the remote keeps
     it under its SHA-256 in its own data folder, inspects and trains that copy; a local lane trains the original."""
