@@ -3,23 +3,29 @@
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
-# Test files run in this many processes at once. Most of a test's time is a lane importing its framework, waiting
-# for a turn or a watchdog, or a window waiting for a lane: on 2 cores three processes fill the idle time (9.3-9.5 min
-# against 16-17.6 min one by one). Tests marked `timing` (wall-clock bounds, measured speeds) then run alone.
+# Test files run in this many processes at once: the fast set is CPU-bound, the lanes set mostly waits for a lane's
+# framework import, a watchdog or a window, so three processes fill two cores in both.
 TEST_JOBS ?= 3
 PYTEST := $(VENV)/bin/python -m pytest -q -p no:cacheprovider
+FAST := -m "not lanes and not xvfb"
+LANES := -m "lanes or xvfb"
 
-.PHONY: run test check venv clean
+.PHONY: run test test-fast test-lanes check venv clean
 
 run: $(STAMP)
 	$(VENV)/bin/python main.py
 
-# The layer contracts and the type checker (pyproject.toml: [tool.importlinter], [tool.pyright]) first, then every
-# test: all but the timing tests in TEST_JOBS processes, then the timing tests on a machine the suite leaves quiet.
-# (pytest exits 5 when PYTEST_ARGS select no test of a phase: that phase then has nothing to run.)
-test: check
-	$(PYTEST) -n $(TEST_JOBS) --dist loadfile -m "not timing" $(PYTEST_ARGS) || [ $$? -eq 5 ]
-	$(PYTEST) -m timing $(PYTEST_ARGS) || [ $$? -eq 5 ]
+# Every test, in two sets: the logic on scripted lanes first (tests/scripted_lanes.py: most failures show within a
+# minute), then the layer contracts and the types, then the tests of realness (marked `lanes`: real lane
+# processes, the CLI and the window as processes of their own, SSH, a real window under Xvfb).
+# (pytest exits 5 when PYTEST_ARGS select no test of a set: that set then has nothing to run.)
+test: test-fast check test-lanes
+
+test-fast: $(STAMP)
+	$(PYTEST) -n $(TEST_JOBS) $(FAST) $(PYTEST_ARGS) || [ $$? -eq 5 ]
+
+test-lanes: $(STAMP)
+	$(PYTEST) -n $(TEST_JOBS) --dist loadfile $(LANES) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 check: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache

@@ -84,3 +84,17 @@ def scripted(monkeypatch):
     monkeypatch.setattr(devices, "nvidia_driver_present", lambda: True)
     yield machine
     machine.close()
+
+
+@pytest.fixture
+def scripted_pool(scripted):
+    """A LanePool of scripted lanes (the `scripted` machine): cpu with a CPU's shape (a small fixed cost, a low
+    throughput), cpu1 slower per step but faster per FLOP, so they cross at about 21 MFLOP per batch."""
+    from crossover_lab.core.engine.pool import LanePool
+    from scripted_lanes import cpu_like
+
+    scripted.scripts.setdefault("cpu", cpu_like(fixed_ms=0.3, gflops=20, noise=0.02))
+    scripted.scripts.setdefault("cpu1", cpu_like(fixed_ms=1.0, gflops=60, noise=0.02, seed=1))
+    lanes = LanePool()
+    yield lanes
+    lanes.close()

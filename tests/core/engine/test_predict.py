@@ -5,7 +5,7 @@ import csv
 import math
 
 import pytest
-from helpers import cli
+from helpers import cli_in_process
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.engine.conductor import RunControl
@@ -54,10 +54,9 @@ def test_a_predict_run_times_each_call_and_switches_model_mid_run(pool):
     assert second.median_ms > first.median_ms  # 2.4 GFLOP-class calls against 50 kFLOP ones
 
 
-@pytest.mark.lanes
-def test_predict_from_the_cli_says_latency_and_its_tail_and_writes_the_task(tmp_path):
+def test_predict_from_the_cli_says_latency_and_its_tail_and_writes_the_task(tmp_path, capsys, scripted_pool):
     path = tmp_path / "p.csv"
-    out = cli("run", "--task", "predict", "--serve", "compiled", "--lanes", "cpu,cpu1", "--widths", "64",
+    out = cli_in_process(capsys, "run", "--task", "predict", "--serve", "compiled", "--lanes", "cpu,cpu1", "--widths", "64",
               "--batch-size", "16", "--samples", "1024", "--data", "synthetic", "--csv", str(path))
     assert out.returncode == 0, out.stderr[-2000:]
     assert "p99 ms" in out.stdout and "calls/s" in out.stdout
@@ -66,7 +65,7 @@ def test_predict_from_the_cli_says_latency_and_its_tail_and_writes_the_task(tmp_
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert rows and {r["task"] for r in rows} == {"predict"}
-    refused = cli("run", "--task", "predict", "--feeding", "device", "--lanes", "cpu", "--data", "synthetic")
+    refused = cli_in_process(capsys, "run", "--task", "predict", "--feeding", "device", "--lanes", "cpu", "--data", "synthetic")
     assert refused.returncode != 0 and "a predict call takes its input from host memory" in refused.stderr
 
 

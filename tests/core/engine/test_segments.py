@@ -124,8 +124,8 @@ def test_a_model_from_the_shelf_trains_as_a_new_one_without_tracing_again():
     assert "shelf False True True True 1 False 2" in out.stdout.splitlines(), out.stdout + out.stderr[-2000:]
 
 
-@pytest.mark.lanes
-def test_an_interleaved_ramp_takes_turns_and_no_two_cpu_segments_overlap(pool):
+def test_an_interleaved_ramp_takes_turns_and_no_two_cpu_segments_overlap(scripted_pool):
+    pool = scripted_pool
     plan = ramp_plan(BASE, (8, 256), layers=1, steady_steps=10, seconds=1.0)
     result = run_comparison(pool, [CPU, CPU1], BASE, schedule="interleaved", plan=plan)
     for name in ("cpu", "cpu1"):
@@ -143,8 +143,10 @@ def test_an_interleaved_ramp_takes_turns_and_no_two_cpu_segments_overlap(pool):
     assert len(group_rows(rows)["all"]) == 4  # a ramp reads as a sweep
 
 
-@pytest.mark.lanes
-def test_side_by_side_cpu_lanes_are_contended_and_the_verdict_says_so(pool):
+def test_side_by_side_cpu_lanes_are_contended_and_the_verdict_says_so(scripted, scripted_pool):
+    pool = scripted_pool
+    for name, script in scripted.scripts.items():  # each lane trains for a second or so: long enough to overlap
+        scripted.scripts[name] = dataclasses.replace(script, min_sleep_s=0.001)
     config = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=40, samples=2048, data="synthetic"))
     result = run_comparison(pool, [CPU, CPU1], config, schedule="side-by-side")
     assert contended(result) == {("cpu", 1), ("cpu1", 1)}, [(n, [(s.started.at, s.ended.at if s.ended else None) for s in lane.segments]) for n, lane in result.lanes.items()]
@@ -205,8 +207,8 @@ def test_contention_is_about_overlap_in_time_on_shared_cores():
     assert contended(overlapping) == {("cpu", 1), ("cpu1", 1)}  # the GPU lane's work is on the GPU
 
 
-@pytest.mark.lanes
-def test_cancel_while_a_paced_lane_waits_for_its_turn_ends_it_at_once(pool):
+def test_cancel_while_a_paced_lane_waits_for_its_turn_ends_it_at_once(scripted_pool):
+    pool = scripted_pool
     plan = ramp_plan(BASE, (8, 16, 32), layers=1, steady_steps=10, seconds=5.0)
     control = RunControl()
     ends: list[str] = []
@@ -252,11 +254,10 @@ def test_a_ramp_through_batch_sizes_keeps_the_model_and_refuses_what_it_cannot_r
         ramp_plan(RunConfig(ModelSpec((64, 32)), BASE.train), (), batch_sizes=(8, 16))
 
 
-@pytest.mark.lanes
-def test_a_ramp_through_batch_sizes_reads_as_a_sweep_along_batch_size(tmp_path):
+def test_a_ramp_through_batch_sizes_reads_as_a_sweep_along_batch_size(tmp_path, capsys, scripted_pool):
     """`run --ramp-batch-sizes`: one run, each lane through the batch sizes at one width, its answer in samples
     per batch, and `analyze` of its per-batch CSV says the same (a sweep's old sidecar of that name is not read)."""
-    from helpers import cli
+    from helpers import cli_in_process
 
     csv_path = tmp_path / "ramp.csv"
     stale = {"refinement": {"tolerance": 0.3, "budget_s": 30.0, "stopped": "tight", "spent_s": 14.9,
@@ -266,7 +267,7 @@ def test_a_ramp_through_batch_sizes_reads_as_a_sweep_along_batch_size(tmp_path):
     (tmp_path / "ramp-batches.json").write_text(json.dumps({"sweep": {"variants": {"base": {"analysis": stale}}}}))
     from crossover_lab.core.analysis.leads import refinement_of_sidecar
     assert refinement_of_sidecar(json.loads((tmp_path / "ramp-batches.json").read_text())) is not None  # it reads
-    r = cli("run", "--widths", "64", "--ramp-batch-sizes", "4,256", "--lanes", "cpu,cpu1", "--data", "synthetic",
+    r = cli_in_process(capsys, "run", "--widths", "64", "--ramp-batch-sizes", "4,256", "--lanes", "cpu,cpu1", "--data", "synthetic",
             "--samples", "1024", "--steady-steps", "10", "--seconds-per-point", "1", "--csv", str(csv_path))
     assert r.returncode == 0, r.stderr[-3000:]
     assert "through batch sizes 4, 256" in r.stderr
@@ -275,6 +276,6 @@ def test_a_ramp_through_batch_sizes_reads_as_a_sweep_along_batch_size(tmp_path):
     rows = list(csv.DictReader(open(csv_path)))
     assert {(row["lane"], row["batch_size"]) for row in rows} >= {("cpu", "4"), ("cpu", "256"), ("cpu1", "4"),
                                                                    ("cpu1", "256")}
-    again = cli("analyze", str(csv_path))
+    again = cli_in_process(capsys, "analyze", str(csv_path))
     assert again.returncode == 0 and answer[0] in again.stdout, again.stdout
     assert "Refinement" not in again.stdout  # the stale sweep sidecar beside it is not this run's

@@ -94,8 +94,8 @@ def test_sweep_end_to_end_and_csv_round_trip(tmp_path, pool):
     find_crossovers([r.point() for r in back])  # analysable as written
 
 
-@pytest.mark.lanes
-def test_cancelled_sweep_keeps_finished_points(pool):  # the module's lanes, as a window's next sweep has them
+def test_cancelled_sweep_keeps_finished_points(scripted_pool):
+    pool = scripted_pool
     cancel = threading.Event()
 
     def on_point(point):
