@@ -137,7 +137,8 @@ class RunSummary:
     # (core/lane/backends.py): "cache" (every program read back), "compiled" (compiled and stored), "both", or
     # "" (nothing compiled: another backend, the cache off, or a model the lane kept from before).
     compile_cache: str = ""
-    # The 99th percentile of the steady steps' ms: for a predict run, the tail of one call's latency.
+    # The 99th percentile of the steady steps' ms: for a predict run, the tail of one call's latency. NaN below the
+    # calls the tail rule needs (core/analysis/tails.py: 662), whose words say so from n_batches.
     p99_ms: float = float("nan")
 
     def as_dict(self) -> JsonObject:
@@ -145,8 +146,9 @@ class RunSummary:
 
     @property
     def requests_per_s(self) -> float:
-        """Calls answered per second at the median latency (a predict run's timed step is one call)."""
-        return 1000.0 / self.median_ms if self.median_ms > 0 else float("nan")
+        """Calls answered per second, measured: the steady calls over the wall time they took, the gaps between them
+        included (one client, one call at a time, no queue: MLPerf's SingleStream). Not 1000 / median."""
+        return 1000.0 / self.mean_wall_ms if self.mean_wall_ms > 0 else float("nan")
 
     @property
     def energy_measured(self) -> bool:

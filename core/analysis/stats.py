@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ..records import BatchTiming, RunSummary
+from .tails import tail_or_nan
 
 NAN = float("nan")
 
@@ -88,7 +89,7 @@ def summarize(records: Sequence[BatchTiming], *, run_id: str, lane: str, device:
         run_id=run_id, lane=lane, device=device, status=status, reason=reason,
         n_batches=sum(max(r.batches, 1) for r in steady), n_warmup=sum(max(r.batches, 1) for r in warm),
         median_ms=stats.median, p10_ms=stats.p10,
-        p90_ms=stats.p90, p99_ms=stats.p99, mad_ms=stats.mad, samples_per_s=samples_per_s,
+        p90_ms=stats.p90, p99_ms=tail_or_nan(99, stats.p99, stats.n), mad_ms=stats.mad, samples_per_s=samples_per_s,
         flops_per_batch=flops_per_batch, gflops=gflops, warmup_s=sum(r.ms for r in warm) / 1000.0,
         wall_s=wall_s, final_loss=final_loss, final_accuracy=final_accuracy,
         batches_per_record=records[0].batches if records else 1,

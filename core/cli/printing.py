@@ -11,6 +11,7 @@ from rich.progress import Progress as RichProgress
 
 from ..words import sweep as sweep_words
 from ..analysis.crossings import LaneFit, analyze_points
+from ..analysis import tails
 from ..analysis.points import SweepPoint, curves
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..analysis.contention import common_stretch, contended
@@ -97,6 +98,24 @@ class Progress:
             self._bar = None
 
 
+def tail_cell(q: int, value: float, calls: int) -> str:
+    """A tail in a table: its figure where the tail rule gives it, else "–" (the sentence under the table says
+    how many calls it needs)."""
+    return fmt_num(value) if tails.known(q, calls) and math.isfinite(value) else "–"
+
+
+def withheld_tails(calls_by_lane: Sequence[tuple[str, int]]) -> list[str]:
+    """Under a table: each tail a lane's calls are too few for, once per percentile ("p99 needs ≥ 662 calls (have
+    59 on cpu, 61 on cpu1)")."""
+    lines = []
+    for q in (90, 99):
+        short = [(lane, n) for lane, n in calls_by_lane if not tails.known(q, n)]
+        if short:
+            have = ", ".join(f"{n:,} on {lane}" for lane, n in short)
+            lines.append(f"p{q} not given: p{q} needs ≥ {tails.MIN_CALLS[q]:,} calls (have {have})")
+    return lines
+
+
 def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
     """A run's table and verdict; a predict run's in latency, its tail (p90, p99) beside the median."""
     predict = result.config.train.task == "predict"
@@ -108,16 +127,21 @@ def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
             rows.append([name, device, lane.status, "–", "–", "–", "–", "–", "–"])
             continue
         if predict:
-            rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms), fmt_num(s.p90_ms),
-                         fmt_num(s.p99_ms), fmt_num(s.requests_per_s, 3), fmt_num(s.warmup_s)])
+            rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms),
+                         tail_cell(90, s.p90_ms, s.n_batches), tail_cell(99, s.p99_ms, s.n_batches),
+                         fmt_num(s.requests_per_s, 3), fmt_num(s.warmup_s)])
             continue
         rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms),
                      fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else "–",
                      fmt_num(s.samples_per_s), fmt_num(s.gflops), fmt_num(s.warmup_s)])
-    header = (["lane", "device", "status", "calls", "median ms", "p90 ms", "p99 ms", "calls/s", "warm-up s"]
+    header = (["lane", "device", "status", "calls", "median ms", "p90 ms", "p99 ms", "calls/s measured", "warm-up s"]
               if predict else ["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s",
                                "GFLOP/s", "warm-up s"])
     print(table(header, rows), file=out)
+    if predict:
+        for line in withheld_tails([(name, lane.summary.n_batches) for name, lane in result.lanes.items()
+                                    if lane.summary is not None and lane.summary.n_batches]):
+            print(line, file=out)
     for name, lane in result.lanes.items():
         if lane.failure:
             print(f"{name} {lane.status}: {lane.failure}", file=out)
@@ -203,12 +227,20 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
             print(f"{lane}: a {cal.size}x{cal.size} float32 matrix product runs at {fmt_num(cal.gflops)} GFLOP/s",
                   file=out)
     tail = any(r.task == "predict" for r in rows)  # a predict point's latency has its p99 beside it
+    # The p10-p90 spread (and a p99) rest on the steady batches (calls) beside them.
     print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", *(["p99 ms"] if tail else []),
-                 "GFLOP/s", "of peak", "status"],
+                 "steady", "GFLOP/s", "of peak", "status"],
                 [[r.lane, r.width_label, r.batch_size, fmt_num(r.flops_per_batch / 1e6), fmt_num(r.median_ms),
-                  fmt_range(r.p10_ms, r.p90_ms, 3), *([fmt_num(r.p99_ms)] if tail else []), fmt_num(r.gflops),
+                  fmt_range(r.p10_ms, r.p90_ms, 3), *([tail_cell(99, r.p99_ms, r.n_batches)] if tail else []),
+                  r.n_batches, fmt_num(r.gflops),
                   f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
                  for r in rows]), file=out)
+    if tail:
+        short = [r for r in rows if r.task == "predict" and r.n_batches and not tails.known(99, r.n_batches)]
+        if short:
+            print(f"p99 not given for {len(short)} of {len(rows)} points: p99 needs ≥ {tails.MIN_CALLS[99]:,} calls "
+                  f"(have {min(r.n_batches for r in short):,}-{max(r.n_batches for r in short):,}); a point's time "
+                  "limit ended them first: raise --seconds-per-point for a p99", file=out)
     for r in rows:
         if r.status == Status.FAILED:
             print(f"{r.lane} width {r.width_label} failed: {r.reason}", file=out)

@@ -23,7 +23,7 @@ from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
 from ..results import RunResult, new_run_id
 from ..study.saved import with_factory
-from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan
+from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan, steady_steps_for
 from .stopping import StopSignals
 from ..engine.tracking import RunTracker
 from ..words.run import contention_lines
@@ -44,8 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "--model's ramp), and names the batch size where the faster lane changes")
     p.add_argument("--layers", type=int, help="with --ramp: hidden layers, each of the ramp's width "
                    "(default: as many as --widths has)")
-    p.add_argument("--steady-steps", type=int, default=DEFAULT_STEADY_STEPS,
-                   help=f"with --ramp: steady batches per width at most (default {DEFAULT_STEADY_STEPS})")
+    p.add_argument("--steady-steps", type=int, default=None,
+                   help=f"with --ramp: steady batches per width at most (default {DEFAULT_STEADY_STEPS}; with --task "
+                        "predict the calls a p99 needs, 662)")
     p.add_argument("--seconds-per-point", type=float, default=DEFAULT_POINT_SECONDS,
                    help=f"with --ramp: steady time per width at most (default {DEFAULT_POINT_SECONDS:g})")
     add_config_args(p, widths_help="hidden layer widths, e.g. 750,150,50,50 (default 128)")
@@ -71,7 +72,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ConfigError("--layers sets a ramp's depth: add --ramp, or give --widths one width per layer")
     batches = parse_int_list(args.ramp_batch_sizes, "batch size") if args.ramp_batch_sizes is not None else ()
     plan = ramp_plan(config, parse_sweep_widths(args.ramp) if args.ramp is not None else (), args.layers,
-                     args.steady_steps, args.seconds_per_point, batch_sizes=batches) \
+                     steady_steps_for(args.steady_steps, config), args.seconds_per_point, batch_sizes=batches) \
         if args.ramp is not None or batches else ()
     check_memory(plan or (config,), lanes)
     schedule = schedule_named(args.schedule) if args.schedule else default_schedule(lanes)

@@ -17,6 +17,7 @@ from ..config import ConfigError, LaneSpec, RunConfig, parse_int_list, parse_lan
 from ..json_data import JsonValue
 from ..engine.devices import host_info
 from ..files.atomic import ExportError
+from ..analysis.tails import calls_for_tail
 from ..study.ladder import ladder_heading, KnobSetting, check_ladder, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ..files.live import OutputClaim, check_output_path
 from ..paths import autosave_dir
@@ -26,7 +27,7 @@ from ..study.refined_sweep import check_refinable, run_refined_sweep
 from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool
 from .stopping import StopSignals
-from ..study.sweep import (NO_WIDTH, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
+from ..study.sweep import (NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
                            SweepSpec, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
 from ..files.sweeps import SweepFiles, export_sweep, sweep_paths
 from ..files.sweep_rows import group_rows
@@ -49,8 +50,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-width", type=int, default=4096)
     p.add_argument("--points", type=int, default=6)
     p.add_argument("--batch-sizes", help="also sweep these batch sizes, e.g. 32,128,512")
-    p.add_argument("--steady-steps", type=int, default=DEFAULT_STEADY_STEPS,
-                   help=f"steady batches per point at most (default {DEFAULT_STEADY_STEPS})")
+    p.add_argument("--steady-steps", type=int, default=None,
+                   help=f"steady batches per point at most (default {DEFAULT_STEADY_STEPS}; with --task predict "
+                        f"{calls_for_tail(99)}, the calls a p99 needs, core/analysis/tails.py)")
     p.add_argument("--seconds-per-point", type=float, default=DEFAULT_POINT_SECONDS,
                    help=f"steady time per point at most (default {DEFAULT_POINT_SECONDS:g})")
     p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and show "
@@ -110,7 +112,7 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
                               "width; --preset and --layers describe Crossover's own models")
         layers = 1
     return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
-                     batch_sizes=batches, base=config, steady_steps=args.steady_steps,
+                     batch_sizes=batches, base=config, steady_steps=steady_steps_for(args.steady_steps, config),
                      seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor,
                      recheck=not args.no_recheck)
 

@@ -110,7 +110,7 @@ class SweepRow:
             mixed_precision=settings.mixed_precision, variant=variant, run_id=run.run_id,
             reason=result.failure, mean_wall_ms=s.mean_wall_ms if s else NAN,
             others_cpu=s.others_cpu if s else NAN, load_avg=s.load_avg if s else NAN, family=cfg.model.kind,
-            task=cfg.train.task, p99_ms=s.p99_ms if s else NAN, **_energy(s))
+            task=cfg.train.task, p99_ms=s.p99_ms if s else NAN, **energy_columns(s))
 
     @classmethod
     def from_segment(cls, run: RunResult, lane: str, segment: Segment) -> SweepRow:
@@ -136,7 +136,7 @@ class SweepRow:
             run_id=run.run_id, stage="ramp", mean_wall_ms=s.mean_wall_ms if s else nan,
             others_cpu=s.others_cpu if s else nan, load_avg=s.load_avg if s else nan,
             family=run.config.model.kind, task=run.config.train.task, p99_ms=s.p99_ms if s else nan,
-            **_energy(s))
+            **energy_columns(s))
 
     def point(self) -> SweepPoint:
         """What the analysis needs of this row."""
@@ -205,10 +205,11 @@ class _EnergyColumns(TypedDict, total=False):
     energy_counter: str
 
 
-def _energy(s: RunSummary | None) -> _EnergyColumns:
-    """A summary's energy columns: none filled (NaN, no counter) where it measured none."""
+def energy_columns(s: RunSummary | None) -> _EnergyColumns:
+    """A summary's energy columns: each NaN, and no counter, where it measured none."""
     if s is None or not s.energy_measured:
-        return {}
+        return {"energy_j_per_step": NAN, "energy_j_per_msample": NAN, "mean_w": NAN, "idle_w": NAN,
+                "energy_counter": ""}
     return {"energy_j_per_step": s.joules_per_step, "energy_j_per_msample": s.joules_per_msample,
             "mean_w": s.mean_w, "idle_w": s.idle_w, "energy_counter": s.energy_counter}
 

@@ -13,14 +13,14 @@ from typing import Callable, Sequence
 
 from ..analysis.points import SweepPoint
 from ..config import ConfigError, LaneSpec, RunConfig
-from ..records import BatchTiming, LaneEvent, Status
+from ..records import BatchTiming, LaneEvent, RunSummary, Status
 from ..results import RunResult
 from .refine import refine
 from ..analysis.leads import RefineTarget
 from ..engine.pool import LanePool
 from .saved import inspect_factory, inspecting_lane, with_factory
 from .measured import Ledger, Measured, trimmed
-from .sweep import (PointMeasured, SweepResult, SweepSpec, calibration_size, measure_point, steady_records,
+from .sweep import (PointMeasured, SweepResult, SweepSpec, calibration_size, lane_summary, measure_point, steady_records,
                     with_batches, with_floors)
 from ..files.sweep_rows import SweepRow, curve_point, runs_along_batch
 from ..words.verdict import width_unit
@@ -90,6 +90,9 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             elif not cancel.is_set():
                 result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
     kept: dict[tuple[str, int], list[BatchTiming]] = {}
+    # Each kept point's runs, for its pooled energy: a point lent from before holds a run whose energy is not known
+    # here (a summary without a reading), which leaves the pooled figure unknown rather than one run's.
+    kept_summaries: dict[tuple[str, int], list[RunSummary]] = {}
     current = [spec]  # a model factory's spec gains each width a lane inspects before it is measured
 
     def measure(x: int, level: int) -> list[SweepPoint]:
@@ -108,7 +111,10 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             records = kept.setdefault((row.lane, x), [])
             if row.status == Status.COMPLETED:
                 records.extend(steady_records(run, row.lane))
-                row = with_batches(row, records)
+                summary = lane_summary(run, row.lane)
+                runs = kept_summaries.setdefault((row.lane, x), [])
+                runs.extend([summary] if summary is not None else [])
+                row = with_batches(row, records, runs)
             stage = "coarse" if x in xs and level == 0 else "refine"
             rows.append(dataclasses.replace(row, stage=stage))
         if spec.floor:
@@ -126,6 +132,7 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
             mine = [m for m in points if m.lane == lane.name]
             records = kept.setdefault((lane.name, x), [])
             records.extend(r for m in mine for r in m.records)
+            kept_summaries.setdefault((lane.name, x), []).append(RunSummary("", lane.name, "", Status.COMPLETED))
             cal = result.calibration.get(lane.name)
             row = dataclasses.replace(mine[-1].row, stage="coarse", variant=spec.variant,
                                       peak_gflops=cal.gflops if cal else math.nan)

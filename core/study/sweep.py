@@ -17,12 +17,13 @@ import numpy as np
 from .anatomy import measure_floor
 from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, LaneSpec, RunConfig, parse_int_list
 from ..messages import Calibrated
-from ..records import BatchTiming, LaneEvent, Status
+from ..records import BatchTiming, LaneEvent, RunSummary, Status
 from ..analysis.leads import Refinement
 from ..analysis.stats import summarize
+from ..analysis.tails import calls_for_tail
 from ..engine.pool import LanePool, run_comparison
 from ..results import RunResult, new_run_id
-from ..files.sweep_rows import SweepRow
+from ..files.sweep_rows import SweepRow, energy_columns
 
 DEFAULT_STEADY_STEPS = 60
 DEFAULT_POINT_SECONDS = 3.0
@@ -77,6 +78,14 @@ def log_widths(lo: int = 16, hi: int = 4096, n: int = 6) -> tuple[int, ...]:
         raise ConfigError(f"width range {lo}-{hi} with {n} points: need 1 ≤ low < high and at least 2 points")
     inner = {_round_width(w) for w in np.geomspace(lo, hi, n)[1:-1]}
     return tuple(sorted({lo, hi} | {w for w in inner if lo < w < hi}))
+
+
+def steady_steps_for(asked: int | None, config: RunConfig) -> int:
+    """A point's steady batches: as asked, else 60 for training and, for the predict task, the calls its p99 needs
+    (662, core/analysis/tails.py), the point's time limit still ending it first where calls are slow."""
+    if asked is not None:
+        return asked
+    return calls_for_tail(99) if config.train.task == "predict" else DEFAULT_STEADY_STEPS
 
 
 def parse_sweep_widths(text: str) -> tuple[int, ...]:
@@ -234,25 +243,48 @@ def in_most_doubt(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]],
     return best
 
 
+def lane_summary(run: RunResult, lane: str) -> RunSummary | None:
+    got = run.lanes.get(lane)
+    return got.summary if got is not None else None
+
+
 def steady_records(run: RunResult, lane: str) -> list[BatchTiming]:
     """The steady batches `lane` measured in `run` (its warm-up apart)."""
     got = run.lanes.get(lane)
     return [r for r in got.records if not r.warmup] if got is not None else []
 
 
-def with_batches(row: SweepRow, records: Sequence[BatchTiming]) -> SweepRow:
-    """The row with its timing statistics over `records`: every steady batch measured at its width so far, summed
-    up as a run's are (analysis.summarize), with how many runs they came from and how far those runs' medians
-    lie apart (what the one rule takes as the lane's run-to-run noise)."""
+def with_batches(row: SweepRow, records: Sequence[BatchTiming], summaries: Sequence[RunSummary] = ()) -> SweepRow:
+    """The row with every statistic over what was pooled: its timing (median, spread, tail by the tail rule) over
+    `records`, every steady batch measured at its width so far, summed up as a run's are (analysis.summarize), with
+    how many runs they came from and how far those runs' medians lie apart (what the one rule takes as the lane's
+    run-to-run noise); and its energy over the runs' `summaries` (their joules, steps, samples and seconds added,
+    never one run's figure kept for both)."""
     s = summarize(records, run_id=row.run_id, lane=row.lane, device=row.device, status=row.status,
                   flops_per_batch=row.flops_per_batch, wall_s=0.0)
     if s.n_batches == 0:
         return row
     runs, between = run_spread(records)
+    energy = pooled_energy(summaries)
     return dataclasses.replace(
         row, median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, mad_ms=s.mad_ms, n_batches=s.n_batches,
-        gflops=s.gflops, samples_per_s=s.samples_per_s,
-        peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan, runs=runs, between_runs=between)
+        gflops=s.gflops, samples_per_s=s.samples_per_s, p99_ms=s.p99_ms,
+        peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan, runs=runs, between_runs=between,
+        **(energy_columns(energy) if summaries else {}))
+
+
+def pooled_energy(summaries: Sequence[RunSummary]) -> RunSummary | None:
+    """One summary holding the energy of several runs' steady stretches, added up; None unless every run read the
+    same counter (a run without a reading leaves the pooled figure unknown, not one run's)."""
+    measured = [s for s in summaries if s.energy_measured]
+    if not summaries or len(measured) != len(summaries) or len({s.energy_counter for s in measured}) != 1:
+        return None
+    first = measured[0]
+    idle = [s.idle_w for s in measured if math.isfinite(s.idle_w)]
+    return dataclasses.replace(
+        first, energy_j=sum(s.energy_j for s in measured), energy_steps=sum(s.energy_steps for s in measured),
+        energy_samples=sum(s.energy_samples for s in measured), energy_s=sum(s.energy_s for s in measured),
+        idle_w=statistics.fmean(idle) if idle else math.nan)
 
 
 def run_spread(records: Sequence[BatchTiming]) -> tuple[int, float]:
@@ -283,7 +315,8 @@ def measure_again(pool: LanePool, lanes: Sequence[LaneSpec], point: tuple[RunCon
         old = had.get(row.lane)
         if row.status != Status.COMPLETED or old is None:
             continue
-        new = with_batches(row, steady_records(first, row.lane) + steady_records(run, row.lane))
+        new = with_batches(row, steady_records(first, row.lane) + steady_records(run, row.lane),
+                           [s for s in (lane_summary(first, row.lane), lane_summary(run, row.lane)) if s is not None])
         pooled.append(dataclasses.replace(new, floor_ms=old.floor_ms, stage=old.stage))
     swap = {id(had[r.lane]): r for r in pooled}
     result.rows[:] = [swap.get(id(r), r) for r in result.rows]

@@ -9,6 +9,7 @@ import math
 from typing import Mapping, Sequence
 
 from ..analysis.fits import CostFit, predicted_crossover
+from ..analysis import tails
 from ..analysis.stats import has_steady
 from ..config import LaneSpec
 from ..engine.conductor import schedule_named
@@ -53,21 +54,31 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str =
     return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}"
 
 
+def tail_words(q: int, value: float, calls: int) -> str:
+    """"p99 3.20 ms", or why it is not given: "p99 needs ≥ 662 calls (have 59)" (core/analysis/tails.py)."""
+    if tails.known(q, calls) and math.isfinite(value):
+        return f"p{q} {fmt_num(value)} ms"
+    return tails.withheld(q, calls)
+
+
 def latency_words(s: RunSummary, batch: int = 0) -> str:
-    """One lane's latency, the tail beside the median: "cpu answers a batch of 8 in 1.37 ms (p90 2.58 ms,
-    p99 3.20 ms; 730 calls/s)"."""
+    """One lane's latency, the tail beside the median, over how many calls, and the calls it held per second
+    (one client, one call at a time): "cpu answers a batch of 8 in 1.37 ms (p90 2.58 ms, p99 3.20 ms, from 700
+    calls; 730 calls/s measured, one call at a time)"."""
     size = f"a batch of {batch:,}" if batch > 0 else "a call"
-    return (f"{s.lane} answers {size} in {fmt_num(s.median_ms)} ms (p90 {fmt_num(s.p90_ms)} ms, "
-            f"p99 {fmt_num(s.p99_ms)} ms; {fmt_num(s.requests_per_s, 3)} calls/s)")
+    return (f"{s.lane} answers {size} in {fmt_num(s.median_ms)} ms ({tail_words(90, s.p90_ms, s.n_batches)}, "
+            f"{tail_words(99, s.p99_ms, s.n_batches)}, from {s.n_batches:,} calls; "
+            f"{fmt_num(s.requests_per_s, 3)} calls/s measured, one call at a time)")
 
 
 def latency_lines(summaries: Sequence[RunSummary], batch: int = 0) -> list[str]:
     """Each measured lane's latency, median and tail, and where the tail says what the median does not: a p99
-    more than twice the median (a slow call in a hundred that a server's users feel)."""
+    more than twice the median (a slow call in a hundred that a server's users feel), where the tail rule gives
+    a p99 at all."""
     usable = [s for s in summaries if has_steady(s)]
     lines = [latency_words(s, batch) for s in usable]
     for s in usable:
-        if math.isfinite(s.p99_ms) and s.p99_ms > 2 * s.median_ms:
+        if tails.known(99, s.n_batches) and math.isfinite(s.p99_ms) and s.p99_ms > 2 * s.median_ms:
             lines.append(f"the slowest call in a hundred on {s.lane} takes {fmt_num(s.p99_ms / s.median_ms, 2)}x its "
                          "median: the tail, not the median, is what a server's users wait for")
     return lines

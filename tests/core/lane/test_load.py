@@ -53,7 +53,7 @@ def test_a_point_measured_beside_a_cpu_bound_process_is_marked_and_the_verdict_s
     config = RunConfig(ModelSpec((64,)), TrainSpec(batch_size=64, epochs=1, samples=4096, max_steps=150,
                                                     data="synthetic"))
     specs = [LaneSpec.parse("cpu1"), LaneSpec.parse("cpu")]
-    quiet = run_comparison(pool, specs, config, schedule="sequential")
+    pool.ready(specs)  # imported before the burner starts: the point is measured beside it, not the import
     core = sorted(os.sched_getaffinity(0))[-1]  # cpu1's core (one thread, pinned to the last)
     burner = subprocess.Popen([sys.executable, "-c", "import os, time\nos.sched_setaffinity(0, {%d})\n"
                                "end = time.time() + 120\nwhile time.time() < end: pass" % core])
@@ -67,4 +67,5 @@ def test_a_point_measured_beside_a_cpu_bound_process_is_marked_and_the_verdict_s
     assert cpu1.load_avg > 0
     lines = verdict_lines([lane.summary for lane in busy.lanes.values()])
     assert any("other work used" in line.lower() and "cpu1's" in line and "may not hold" in line for line in lines), lines
-    assert quiet.lanes["cpu1"].summary.others_cpu < cpu1.others_cpu
+    # (No quiet run to compare with: the suite runs its test files side by side, so no run here is quiet. That a
+    # quiet core reads near 0 is test_a_cpu_bound_process_on_the_lanes_core_is_seen_as_other_work's.)

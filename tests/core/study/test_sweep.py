@@ -271,3 +271,32 @@ def test_the_command_line_measures_the_closest_point_again_unless_told_not_to():
     once = sweep_spec(parser.parse_args(["sweep", "--widths", "16,256", "--no-recheck"]))
     assert asked.recheck and not once.recheck
     assert sweep_info([asked])["recheck"] is True and sweep_info([once])["recheck"] is False  # the sidecar says it
+
+
+def test_a_row_pooled_over_two_runs_recomputes_its_tail_and_its_energy_from_both():
+    """Pooled means pooled: a point measured twice gets the p99 of both runs' calls together (5% slow calls in the
+    first, none in the second: 2.5% slow over both, so the pooled p99 is a slow call, where the second run's own p99
+    is a fast one), and joules over both runs' steady stretches, not the second run's."""
+    from crossover_lab.core.records import BatchTiming, RunSummary
+    from crossover_lab.core.study.sweep import with_batches
+
+    def run(run_id, slow):
+        return [BatchTiming(run_id, "cpu", "CPU", 1, i + 1, i + 1, i / 1000, 50.0 if i < slow else 1.0, 8, False,
+                            math.nan, task="predict") for i in range(700)]
+
+    first, second = run("a", 35), run("b", 0)
+    row = _row("cpu", 64, 8, 1.0)
+    energy = [RunSummary("a", "cpu", "CPU", "completed", energy_j=70.0, energy_steps=700, energy_samples=5600,
+                         energy_s=7.0, energy_counter="rapl-package"),
+              RunSummary("b", "cpu", "CPU", "completed", energy_j=14.0, energy_steps=700, energy_samples=5600,
+                         energy_s=1.4, energy_counter="rapl-package")]
+    alone = with_batches(row, second, energy[1:])
+    pooled = with_batches(row, first + second, energy)
+    assert alone.p99_ms == 1.0 and pooled.p99_ms == 50.0 and pooled.n_batches == 1400 and pooled.runs == 2
+    assert pooled.energy_j_per_msample == pytest.approx(1e6 * 84.0 / 11200)
+    assert pooled.mean_w == pytest.approx(84.0 / 8.4)
+    # A run without a reading leaves the pooled energy unknown, never one run's figure for both.
+    unknown = with_batches(row, first + second, [energy[0], RunSummary("b", "cpu", "CPU", "completed")])
+    assert math.isnan(unknown.energy_j_per_msample) and unknown.energy_counter == ""
+    # Too few calls for a p99 (the tail rule, core/analysis/tails.py): none is given.
+    assert math.isnan(with_batches(row, second[:600]).p99_ms)
