@@ -78,9 +78,11 @@ def lane_of(spec: LaneSpec) -> str:
 
 
 class ScriptedMachine:
-    """The scripted lanes of one test: a script per lane name (a default for the rest) and every channel made."""
+    """The scripted lanes of one test: a script per lane name (a default for the rest) and every channel made. A
+    lane's script may be a list: its first process follows the first, the next process the next, the last on."""
 
-    def __init__(self, scripts: dict[str, LaneScript] | None = None, default: LaneScript | None = None) -> None:
+    def __init__(self, scripts: dict[str, LaneScript | list[LaneScript]] | None = None,
+                 default: LaneScript | None = None) -> None:
         self.scripts = dict(scripts or {})
         self.default = default or LaneScript()
         self.channels: list[ScriptedChannel] = []
@@ -88,7 +90,10 @@ class ScriptedMachine:
         self._pids = itertools.count(900_001)
 
     def script(self, name: str) -> LaneScript:
-        return self.scripts.get(name, self.default)
+        got = self.scripts.get(name, self.default)
+        if isinstance(got, list):
+            return got[min(self.started(name), len(got) - 1)]
+        return got
 
     def channel(self, spec: LaneSpec) -> ScriptedChannel:
         channel = ScriptedChannel(spec, self.script(spec.name), self, next(self._pids))
@@ -276,6 +281,7 @@ class ScriptedChannel:
         if s.data_error:
             return Bundle((RunFailed(job.run_id, lane, s.data_error, None, now_iso()),))
         settings = {"backend": spec.backend, "threads": spec.threads or 2, "scripted": True, "paced": job.paced,
+                    "pid": self._pid,
                     "task": config.train.task, "samples": self._samples(config), "data_source": "synthetic",
                     "warmup_steps": config.train.warmup_steps, **s.settings}
         self._put(Bundle((RunStarted(job.run_id, lane, lane, settings, now_iso()),)))

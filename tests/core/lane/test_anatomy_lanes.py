@@ -1,5 +1,6 @@
 """The anatomy measured in real lanes (one CPU thread, TensorFlow and JAX): every rung runs, the rungs do the same
-arithmetic, their order holds within noise, and the floor's share of a step grows with the model."""
+arithmetic, their order holds within noise, and the floor's share of a step grows with the model. What the CLI
+makes of anatomies (its JSON, a sweep's floor column, the knob ladder's ranking) runs on scripted lanes."""
 from __future__ import annotations
 
 import csv
@@ -7,7 +8,7 @@ import json
 import math
 
 import pytest
-from helpers import cli
+from helpers import cli_in_process
 
 from crossover_lab.core.analysis.anatomy import RUNGS, AnatomyPoint, RungTime
 from crossover_lab.core.study.anatomy import request_anatomy
@@ -70,9 +71,8 @@ def test_the_floor_is_a_small_share_of_a_small_step_and_most_of_a_big_one(anatom
     assert share[16] <= share[2048] - 0.15, share
 
 
-@pytest.mark.lanes
-def test_anatomy_cli_json(tmp_path):
-    r = cli("anatomy", "--widths", "16", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic",
+def test_anatomy_cli_json(tmp_path, capsys, scripted_pool):
+    r = cli_in_process(capsys, "anatomy", "--widths", "16", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic",
             "--samples", "1000", "--seconds-per-rung", "0.1", "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
@@ -82,10 +82,9 @@ def test_anatomy_cli_json(tmp_path):
     assert p["reasons"] == {} and data["failures"] == []
 
 
-@pytest.mark.lanes
-def test_sweep_floor_fills_the_floor_column(tmp_path):
+def test_sweep_floor_fills_the_floor_column(tmp_path, capsys, scripted_pool):
     out = tmp_path / "floor.csv"
-    r = cli("sweep", "--widths", "16,256", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
+    r = cli_in_process(capsys, "sweep", "--widths", "16,256", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
             "1000", "--steady-steps", "5", "--seconds-per-point", "0.3", "--no-calibrate", "--floor", "--csv", str(out))
     assert r.returncode == 0, r.stderr
     with out.open(newline="") as fh:
@@ -95,10 +94,9 @@ def test_sweep_floor_fills_the_floor_column(tmp_path):
     assert sidecar["sweep"]["floor"] is True
 
 
-@pytest.mark.lanes
-def test_sweep_ladder_ranks_and_says_what_it_did_not_run():
+def test_sweep_ladder_ranks_and_says_what_it_did_not_run(capsys, scripted_pool):
     # One width: a ladder on one lane ranks by the step at the smallest width and has nothing to cross.
-    r = cli("sweep", "--widths", "16", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
+    r = cli_in_process(capsys, "sweep", "--widths", "16", "--layers", "1", "--lanes", "cpu1", "--data", "synthetic", "--samples",
             "1000", "--steady-steps", "3", "--seconds-per-point", "0.2", "--ladder")
     assert r.returncode == 0, r.stderr
     assert "No GPU lane here: what would make cpu1's step cheaper" in r.stdout  # the heading names the lane
