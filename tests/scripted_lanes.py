@@ -39,6 +39,7 @@ from crossover_lab.core.messages import (AnatomyJob, AnatomyMeasured, Bundle, Ca
 from crossover_lab.core.records import (BatchTiming, EpochEnded, RunFailed, RunFinished, RunStarted, RunSummary,
                                         SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed, now_iso)
 
+FLUSH_S = 0.05  # records go out in bundles at least this often, as a lane's (core/lane/timing.py)
 HEARTBEAT_S = 0.5  # a scripted lane waiting (for its turn, a Proceed) says it is alive this often
 SYNTHETIC_SAMPLES = 60_000  # what a lane's synthetic MNIST stand-in holds when no sample limit is set
 
@@ -347,7 +348,7 @@ class ScriptedChannel:
         records: list[BatchTiming] = []
         pending: list = []
         stopped_by, switch_to, resumed, steady_s = "budget", None, False, 0.0
-        started = time.perf_counter()
+        started = flushed = time.perf_counter()
         base = s.step_ms(config)
         for i in range(budget):
             step = first_step + i + 1
@@ -381,8 +382,9 @@ class ScriptedChannel:
                 steady_s += ms / 1000.0
             if batch == per_epoch:
                 pending.append(EpochEnded(job.run_id, lane, epoch, record.loss, 0.9))
-            if len(pending) >= 16:
+            if len(pending) >= 64 or time.perf_counter() - flushed >= FLUSH_S:
                 self._flush(pending)
+                flushed = time.perf_counter()
             if i + 1 >= budget or (t.max_seconds is not None and steady_s >= t.max_seconds):
                 break
             if self._cancel.is_set() and not s.ignore_cancel:

@@ -99,6 +99,9 @@ class _LaneTurns:
     turns_taken: int = 0
     switched: bool = False  # held (or pausing) when the model changed: its next turn starts on `next`
     switch_sent: bool = False  # told to switch while it trained, and not yet heard to have done it
+    # Steady seconds after which this turn ends, where a model changed mid-run shortens it (None: the usual limit):
+    # the other lanes want the new model too.
+    limit_s: float | None = None
 
 
 class Conductor:
@@ -147,6 +150,7 @@ class Conductor:
             if config is None:  # `ready` holds only lanes with a next model
                 continue
             lane = self.pool.get(turns.spec)
+            short = turns.switched  # its turn starts on a model changed mid-run: a first turn's length
             if turns.state == Turn.WAITING:
                 lane.submit(self.run_id, config, paced=self.paced)
             elif turns.state == Turn.HELD:
@@ -154,6 +158,7 @@ class Conductor:
             else:
                 lane.steer(Proceed(config))
             turns.state, turns.turn_s, turns.switched = Turn.TRAINING, 0.0, False
+            turns.limit_s = FIRST_TURN_S if short else None
             turns.turns_taken += 1
 
     def _interleaved_turn(self) -> list[_LaneTurns]:
@@ -174,6 +179,10 @@ class Conductor:
             if turns.state == Turn.TRAINING:
                 self.pool.get(turns.spec).steer(SwitchModel(config))
                 turns.switch_sent = True
+                # At most a first turn's length more, on the new model: a dragged width reaches the waiting lanes
+                # within about a second and a half, not after a whole turn on this one.
+                usual = turns.limit_s if turns.limit_s is not None else self._usual_limit(turns)
+                turns.limit_s = min(usual, turns.turn_s + FIRST_TURN_S)
             elif turns.state in (Turn.PAUSING, Turn.HELD):
                 # It switches when its turn comes back, within one turn. A pausing lane is not told now: it
                 # would hear the pause, then the switch, and train the new model while another lane has the turn.
@@ -188,7 +197,7 @@ class Conductor:
             self.on_event(event)
             if isinstance(event, BatchTiming) and not event.warmup and turns.state == Turn.TRAINING:
                 turns.turn_s += event.ms / 1000.0
-                limit = FIRST_TURN_S if turns.turns_taken == 1 else TURN_S
+                limit = turns.limit_s if turns.limit_s is not None else self._usual_limit(turns)
                 if turns.turn_s >= limit and self._others_wait(turns):
                     lane.steer(Pause())
                     turns.state = Turn.PAUSING
@@ -209,6 +218,10 @@ class Conductor:
             turns.state = Turn.DONE
             self.on_event(LaneInterrupted(self.run_id, turns.spec.name,
                                           "interrupted: the lane was closed before the run ended"))
+
+    @staticmethod
+    def _usual_limit(turns: _LaneTurns) -> float:
+        return FIRST_TURN_S if turns.turns_taken == 1 else TURN_S
 
     def _others_wait(self, turns: _LaneTurns) -> bool:
         """Lanes taking turns, and another lane waits for one."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QCloseEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ...core.files import autosave
 from ...core.files.atomic import ExportError, atomic_write_text
@@ -36,6 +36,7 @@ from ..resources import icon
 from ..settings import AppSettings
 from ..panels.side import SidePanel
 from ..widgets.status_line import StatusLine
+from ..widgets import wheel_guard
 from ..sweep.tab import SweepTab
 from ..theme.scheme import Theme
 from ..why.tab import WhyView
@@ -63,6 +64,9 @@ class MainWindow(QMainWindow):
     def __init__(self, *, discover_fn: DiscoverFn | None = None, prestart: bool = True,
                  offer_recovery: bool | None = None, settings: AppSettings | None = None) -> None:
         super().__init__()
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            wheel_guard.install(app)  # before the panels are polished: a wheel over a setting scrolls the column
         self.setWindowTitle("Crossover — where a GPU starts to beat a CPU")
         self.setWindowIcon(icon("crossover"))
         self.settings = settings or AppSettings()

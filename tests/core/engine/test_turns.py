@@ -86,3 +86,44 @@ def test_a_resumed_step_slower_than_the_steady_median_is_left_out_and_the_wait_i
     records[10] = rec(11, 5.0, 0.9, resumed=True)  # as fast as the rest: it counts
     s = summarize(records, run_id="r", lane="cpu", device="CPU", status="completed", flops_per_batch=1, wall_s=6)
     assert s.n_batches == 21
+
+
+def test_a_model_changed_mid_turn_reaches_the_waiting_lane_after_a_short_turn(scripted, scripted_pool):
+    """On scripted lanes (10 ms a step on their own clock): the lane training when the width moves switches at its
+    next step and trains a short turn on the new model (FIRST_TURN_S of steady steps, not TURN_S), so the lane
+    waiting for its turn starts on the new model soon: about a second and a half from the drag on the defaults."""
+    from crossover_lab.core.engine.conductor import FIRST_TURN_S
+
+    from scripted_lanes import LaneScript
+
+    pool = scripted_pool
+    # Each step takes its 10 ms in real time too: the app hears of steps about as a lane's process tells them.
+    scripted.scripts.update(cpu=LaneScript(fixed_ms=10.0, gflops=1e9, pace=1.0),
+                            cpu1=LaneScript(fixed_ms=10.0, gflops=1e9, pace=1.0))
+    control = RunControl()
+    wide = dataclasses.replace(BLOG, model=dataclasses.replace(BLOG.model, widths=(512,)))
+    steady_after_switch: dict[str, float] = {}
+    started_new: list[str] = []
+    turns_seen: list[str] = []
+
+    def on_event(event):
+        if isinstance(event, TurnEnded):
+            turns_seen.append(event.lane)
+            if len(turns_seen) == 3 and not control_switched:
+                control.switch(wide)
+                control_switched.append(True)
+        if isinstance(event, SegmentStarted) and event.widths == (512,):
+            started_new.append(event.lane)
+            if len(started_new) == 2:
+                control.cancel.set()
+        if isinstance(event, BatchTiming) and not event.warmup and event.widths == "512" and len(started_new) == 1:
+            steady_after_switch[event.lane] = steady_after_switch.get(event.lane, 0.0) + event.ms / 1000
+
+    control_switched: list[bool] = []
+    run_comparison(pool, [CPU, CPU1], BLOG, schedule="interleaved", control=control, on_event=on_event)
+    assert len(started_new) == 2, started_new
+    first = started_new[0]
+    # The first lane on the new model trained a short turn on it (one step past the limit at most), then the other
+    # lane had its turn: not a whole TURN_S.
+    assert steady_after_switch.get(first, 0.0) <= FIRST_TURN_S + 0.05, steady_after_switch
+    assert FIRST_TURN_S < TURN_S
