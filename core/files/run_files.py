@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from typing_extensions import NotRequired  # typing's own from Python 3.11
 
 from ..config import RunConfig
-from ..json_data import JsonValue
+from ..json_data import JsonValue, parse_json
 from .atomic import ExportError, atomic_write_files, complete_lines, csv_text
 from .inputs import open_regular, read_text_bounded
 from ..records import (CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming, RunStarted, RunSummary, SegmentEnded,
@@ -165,7 +165,8 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
     Raises OSError or ValueError (KeyError, TypeError included) on a damaged or foreign file.
     A lane that had not ended when the file was written reads as stopped.
     """
-    meta = json.loads(read_text_bounded(sidecar_path(csv_path)))
+    # Read by key below, every wrong shape a KeyError or TypeError the callers turn into a sentence.
+    meta: Any = parse_json(read_text_bounded(sidecar_path(csv_path)), "a sidecar")
     if not isinstance(meta, dict):
         raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar (not a JSON object)")
     if meta.get("format") != FORMAT:

@@ -7,24 +7,43 @@ says so earlier, with the layer's name, before a lane is asked.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import zipfile
 
 from ..config import ConfigError, SavedModel
+from ..json_data import JsonError, parse_json
 from .inputs import InputError, open_regular
 
 MAX_MODEL_BYTES = 4 << 30  # a model file this big would not fit a lane on the machines Crossover is for
 CODE_LAYERS = ("Lambda", "TFOpLambda", "SlicingOpLambda")  # layers whose config is code
 
 
+MAX_CONFIG_BYTES = 16 << 20  # a model's config.json: a few KB for a few layers; tens of MB is no model
+
+
+def read_member(archive: zipfile.ZipFile, name: str, path: str, limit: int = MAX_CONFIG_BYTES) -> bytes:
+    """One member of the archive, never more than `limit` bytes of it, whatever its header declares (a 645 KB file
+    can hold 600 MB of spaces): ConfigError past the bound."""
+    with archive.open(name) as member:
+        data = member.read(limit + 1)
+    if len(data) > limit:
+        raise ConfigError(f"{path}: its {name} is longer than {limit >> 20} MB, more than any model's description; "
+                          "it is damaged or not a model Keras saved")
+    return data
+
+
 def _class_names(node: object) -> list[str]:
-    if isinstance(node, dict):
-        found = [str(node["class_name"])] if "class_name" in node else []
-        return found + [name for value in node.values() for name in _class_names(value)]
-    if isinstance(node, list):
-        return [name for value in node for name in _class_names(value)]
-    return []
+    """Every class_name in the config, walked without recursion (its depth is bounded by parse_json anyway)."""
+    found, todo = [], [node]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            if "class_name" in item:
+                found.append(str(item["class_name"]))
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return found
 
 
 def check_saved_model(path: str) -> SavedModel:
@@ -43,7 +62,9 @@ def check_saved_model(path: str) -> SavedModel:
             fh.seek(0)
             try:
                 with zipfile.ZipFile(fh) as archive:
-                    config = json.loads(archive.read("config.json"))
+                    config = parse_json(read_member(archive, "config.json", path), f"{path}'s config.json")
+            except JsonError as exc:
+                raise ConfigError(str(exc)) from None
             except (zipfile.BadZipFile, KeyError, ValueError, UnicodeDecodeError) as exc:
                 raise ConfigError(f"{path} is not a saved Keras 3 model (a .keras zip holding config.json): "
                                   f"{exc}") from None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence, cast
 
 from ..config import ConfigError
-from ..json_data import JsonValue
+from ..json_data import JsonValue, parse_json
 from .inputs import InputError, check_input_file, open_regular, read_text_bounded
 from .sweeps import SweepReading, batches_path, iter_sweep_rows
 from .sweep_rows import SweepRow, latest_rows
@@ -27,7 +27,7 @@ def sidecar_of(csv_path: str | os.PathLike) -> dict[str, JsonValue]:
     if is_run_csv(csv_path):
         return {}
     try:
-        meta = json.loads(read_text_bounded(batches_path(csv_path).with_suffix(".json")))  # a regular file, bounded
+        meta = parse_json(read_text_bounded(batches_path(csv_path).with_suffix(".json")), "a sidecar")  # a regular file, bounded
     except (OSError, ValueError):
         return {}
     return meta if isinstance(meta, dict) else {}

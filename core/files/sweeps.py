@@ -21,7 +21,7 @@ from ..analysis.crossings import analyze_groups
 from ..analysis.anatomy import floor_crossovers
 from ..analysis.energy import energy_analysis
 from ..config import ConfigError
-from ..json_data import JsonValue
+from ..json_data import JsonValue, parse_json
 from .run_files import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_path, sidecar_text
 from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, split_lines
 from .inputs import open_regular, read_text_bounded
@@ -130,7 +130,7 @@ def runs_behind(path: str) -> tuple[list[RunResult], dict[str, JsonValue]]:
         batches = Path(path) if {"run_id", "step", "ms"} <= set(header.strip().split(",")) else batches_path(path)
         if not batches.exists():
             return [], {}
-        meta = json.loads(read_text_bounded(sidecar_path(batches)))
+        meta = parse_json(read_text_bounded(sidecar_path(batches)), "a sidecar")
         host = meta.get("host") if isinstance(meta, dict) else None
         return read_runs(batches), host if isinstance(host, dict) else {}
     except (OSError, ValueError, KeyError, TypeError, ConfigError):

@@ -13,7 +13,8 @@ from typing import Mapping, Sequence
 
 from ..analysis.anatomy import AnatomyPoint, point_from_json
 from ..config import ConfigError
-from ..json_data import JsonValue
+from ..json_data import JsonValue, as_map, as_seq, parse_json
+from ..files.inputs import read_text_bounded
 from ..files.run_files import FORMAT as RUN_FORMAT, read_runs, sidecar_path
 from ..files.sweep_rows import SweepRow, latest_rows
 from ..files.sweep_sets import file_prices, load_sets, sidecar_of
@@ -97,7 +98,7 @@ def kind_of(path: str) -> str:
         raise ConfigError(f"{path}: no such file")
     if p.suffix.lower() == ".json":
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = parse_json(read_text_bounded(p), str(p))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{path} is not JSON that reads ({exc})") from None
         if isinstance(data, dict) and "points" in data and "clocks" in data:
@@ -165,7 +166,7 @@ def read_inputs(paths: Sequence[str], labels: Mapping[str, str] | None = None) -
 
 def _read_run(path: str) -> RunInput:
     try:
-        meta = json.loads(sidecar_path(path).read_text(encoding="utf-8"))
+        meta = parse_json(read_text_bounded(sidecar_path(path)), str(sidecar_path(path)))
         if not isinstance(meta, dict) or meta.get("format") != RUN_FORMAT:
             raise ValueError(f"not a Crossover sidecar ({RUN_FORMAT})")
         runs = read_runs(path)
@@ -176,11 +177,14 @@ def _read_run(path: str) -> RunInput:
 
 
 def _read_anatomy(path: str) -> AnatomyInput:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
     try:
-        points = tuple(point_from_json(p) for p in data.get("points") or [])
+        data = as_map(parse_json(read_text_bounded(path), path))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path} cannot be read as an anatomy JSON ({exc})") from None
+    try:
+        points = tuple(point_from_json(dict(as_map(p))) for p in as_seq(data.get("points")))
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: an anatomy point cannot be read ({type(exc).__name__}: {exc})") from None
-    failures = tuple(f for f in data.get("failures") or [] if isinstance(f, dict))
-    clocks = {str(k): str(v) for k, v in (data.get("clocks") or {}).items()}
+    failures = tuple(f for f in as_seq(data.get("failures")) if isinstance(f, dict))
+    clocks = {str(k): str(v) for k, v in as_map(data.get("clocks")).items()}
     return AnatomyInput(path, points, failures, clocks)

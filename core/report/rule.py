@@ -22,7 +22,8 @@ from ..analysis.crossings import analyze_points
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import PairVerdict, State, Stretch, pair_verdict
 from ..config import ConfigError
-from ..json_data import JsonObject, JsonValue, as_map, as_seq
+from ..json_data import JsonObject, JsonValue, as_map, as_seq, parse_json
+from ..files.inputs import read_text_bounded
 from ..files.atomic import atomic_write_text
 from ..files.sweep_rows import SweepRow, curve_point, row_groups
 from ..version import APP_VERSION
@@ -199,6 +200,7 @@ class Rule:
 
 
 RuleSource = Union[Rule, Mapping[str, JsonValue], str, os.PathLike]
+MAX_RULE_BYTES = 16 << 20  # a rule of many kinds and lanes is a few hundred KB
 
 
 def load_rule(source: RuleSource) -> Rule:
@@ -207,7 +209,11 @@ def load_rule(source: RuleSource) -> Rule:
         return source
     if isinstance(source, Mapping):
         return Rule.from_json(source)
-    return Rule.from_json(json.loads(Path(source).read_text(encoding="utf-8")))
+    try:
+        data = parse_json(read_text_bounded(source, MAX_RULE_BYTES), os.fspath(source))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"the rule {os.fspath(source)} cannot be read: {exc}") from None
+    return Rule.from_json(as_map(data))
 
 
 def decide(rule: RuleSource, flops_per_batch: float, *, batch_size: int | None = None,

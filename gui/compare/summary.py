@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, QHeaderView, QLabel, QScrollArea,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from ...core.analysis import tails
 from ...core.analysis.fits import CostFit
 from ...core.analysis.stats import has_steady
 from ...core.analysis.contention import common_stretch, contended
@@ -36,7 +37,10 @@ ROW_TIPS = {"Mean ms/step, your fit": "Wall time per step over the steady stretc
                                       "included (the median leaves them out): what multiplies into how long a "
                                       "plain model.fit of this model takes.",
             "p99 ms, the tail": "The 99th percentile of the steady steps (of the calls, for the predict task): "
-                                "the slowest one in a hundred, which a server's users feel and a median hides.",
+                                "the slowest one in a hundred, which a server's users feel and a median hides. "
+                                f"Given from {tails.MIN_CALLS[99]:,} steady steps on (MLPerf's early-stopping "
+                                "minimum for a p99): with fewer it shows –, since the slowest one or two steps "
+                                "would decide it.",
             "Other work on its cores": "The share of this lane's CPU cores that other processes used while it "
                                        "was measured (from /proc), and the load average. Above 10% the lead "
                                        "may not hold."}

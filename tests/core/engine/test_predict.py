@@ -48,7 +48,8 @@ def test_a_predict_run_times_each_call_and_switches_model_mid_run(pool):
         assert a.start_s + a.ms / 1000 <= b.start_s + 1e-6
     first, second = (s.ended.summary for s in lane.segments)
     assert first.status == "switched" and second.n_batches >= 30
-    assert first.median_ms <= first.p90_ms <= first.p99_ms
+    assert first.median_ms <= first.p90_ms
+    assert math.isnan(first.p99_ms) or first.n_batches >= 662  # a p99 only from the calls it needs
     # A forward call's FLOPs: 2·a·b per sample per layer, a third of a training step's past the first layer.
     assert lane.segments[1].started.flops_per_batch == 32 * 2 * (784 * 1024 + 1024 * 1024 + 1024 * 10)
     assert second.median_ms > first.median_ms  # 2.4 GFLOP-class calls against 50 kFLOP ones

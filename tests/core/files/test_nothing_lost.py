@@ -96,7 +96,7 @@ def test_kill_9_of_the_app_leaves_readable_files_and_no_lane(tmp_path):
 def test_a_frozen_lane_is_killed_by_the_watchdog_and_the_other_goes_on(tmp_path):
     out = tmp_path / "x.csv"
     args = ("run", "--lanes", "cpu,cpu1", "--schedule", "concurrent", "--widths", "64", "--data", "synthetic",
-            "--samples", "4096", "--epochs", "400", "--watchdog-s", "4")
+            "--samples", "4096", "--epochs", "1500", "--watchdog-s", "4")
     proc = start(tmp_path, *args, "--csv", str(out))
     wait_for_records(out, {"cpu", "cpu1"}, proc=proc)
     pids = {p.pid for p in lanes_of(proc)}

@@ -71,7 +71,8 @@ def test_real_run_draws_the_plot_fills_the_summary_and_the_map(qtbot, window):
     for col in range(2):
         assert table.item(1, col).text() == "completed"
         assert float(table.item(2, col).text()) > 0  # median ms per batch
-        assert float(table.item(4, col).text().replace(",", "")) > 0  # samples/s
+        assert table.item(4, col).text() == "–"  # p99: 26 steady steps are far too few (core/analysis/tails.py)
+        assert float(table.item(5, col).text().replace(",", "")) > 0  # samples/s
         data = table.item(ROWS.index("Data"), col)
         assert data.text() == "synthetic" and "synthetic MNIST-shaped data" in data.toolTip()
     verdict = window.summary.verdict.text()
