@@ -30,6 +30,11 @@ def now_iso() -> str:
 
 # A figure is measured on a busy machine when other processes took this share of its lane's cores.
 BUSY_SHARE = 0.10
+# The shortest stretch an energy counter is read over to give joules: 2 s is 20 updates of NVML's energy counter
+# (it updates about every 100 ms; RAPL's every millisecond or so), so one update more or less moves the figure by
+# 5% at most. A shorter stretch is "too short to read", never joules (Zeus's measurement windows; SC24, "Part-time
+# power measurements", on how coarsely a GPU's power is sampled).
+MIN_ENERGY_WINDOW_S = 2.0
 
 # The per-batch CSV's leading columns, in this order (see core/files/run_files.py).
 CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms",
@@ -152,7 +157,10 @@ class RunSummary:
 
     @property
     def energy_measured(self) -> bool:
-        return bool(self.energy_counter) and self.energy_steps > 0 and 0 <= self.energy_j < float("inf")
+        """A counter read the steady stretch over a window long enough to read (MIN_ENERGY_WINDOW_S): every energy
+        figure of every view is given from this, or not at all."""
+        return (bool(self.energy_counter) and self.energy_steps > 0 and 0 <= self.energy_j < float("inf")
+                and self.energy_s >= MIN_ENERGY_WINDOW_S)
 
     @property
     def joules_per_step(self) -> float:

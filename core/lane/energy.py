@@ -86,16 +86,30 @@ class RaplDomain:
     max_range_uj: float  # NaN where unreadable: a wrap-around then gives NaN, never a guess
 
 
+COUNTER_MAX = 2**64  # a counter's reading is a 64-bit number; more digits are no reading (ValueError)
+
+
 def _read_int(path: Path) -> int:
-    with open(path, encoding="ascii") as fh:
-        return int(fh.read().strip())
+    """A counter file's number: at most 32 bytes are read (a counter that is /dev/zero is read no further), and a
+    number outside 0..2^64 is no reading (ValueError)."""
+    with open(path, "rb") as fh:
+        text = fh.read(32)
+    value = int(text.decode("ascii").strip())
+    if not 0 <= value < COUNTER_MAX:
+        raise ValueError(f"{path}: {value} is no counter reading")
+    return value
 
 
 def wrapped_delta(a: int, b: int, max_range: float) -> float:
-    """Microjoules from reading `a` to reading `b` of a counter that wraps at `max_range`."""
+    """Microjoules from reading `a` to reading `b` of a counter that wraps at `max_range`. A reading below the last
+    is a wrap only where the range added makes a step shorter than half the range (a counter that wrapped once);
+    otherwise the counter went backwards, and the figure is unknown (NaN), never the range counted again."""
     if b >= a:
         return float(b - a)
-    return b + max_range - a if math.isfinite(max_range) and max_range > 0 else math.nan
+    if not (math.isfinite(max_range) and max_range > 0 and a <= max_range):
+        return math.nan
+    step = b + max_range - a
+    return step if step < max_range / 2 else math.nan
 
 
 def package_ids(cores: Sequence[int], cpu_root: str | os.PathLike = CPU_ROOT) -> set[int] | None:

@@ -30,7 +30,8 @@ from .load import load_average, others_share
 from .load import sample as cpu_sample
 from ..messages import Bundle, Finish, Proceed, RunJob, SwitchModel
 from ..config import ConfigError, LaneSpec, RunConfig
-from ..records import RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded, SegmentStarted, Status, now_iso
+from ..records import (MIN_ENERGY_WINDOW_S, RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded,
+                       SegmentStarted, Status, now_iso)
 from .data import Dataset, DataError
 from .energy import LANE_ENERGY
 from .model import ModelShelf
@@ -264,6 +265,9 @@ def energy_fields(span: EnergySpan, counter: str, note: str, idle_w: float) -> d
     if span.failed or not span.pieces:
         why = "a counter read failed" if span.failed else "no steady step was measured"
         return {"energy_counter": counter, "energy_note": f"{NOT_READ}: {why}", "idle_w": idle_w}
+    if span.seconds < MIN_ENERGY_WINDOW_S:  # the reading is kept in the file; no view gives joules from it
+        note = (f"too short to read: the counter was read over {span.seconds:.2f} s of steady steps, and a reading "
+                f"needs {MIN_ENERGY_WINDOW_S:g} s (more steady steps, or a longer time per point)")
     return {"energy_j": span.joules, "energy_steps": span.steps, "energy_samples": span.samples,
             "energy_s": span.seconds, "energy_counter": counter, "energy_note": note, "idle_w": idle_w}
 

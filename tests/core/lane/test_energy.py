@@ -6,6 +6,7 @@ import builtins
 import math
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -45,7 +46,8 @@ def test_a_wrap_around_adds_the_counters_range(tree):
     meter.begin()
     tree.set("package-0", 1_000_000)  # wrapped: 2 J to the top, 1 J after
     assert meter.end() == pytest.approx(3.0)
-    assert wrapped_delta(10, 4, 20) == 14 and math.isnan(wrapped_delta(10, 4, math.nan))
+    assert wrapped_delta(16, 4, 20) == 8 and math.isnan(wrapped_delta(16, 4, math.nan))
+    assert math.isnan(wrapped_delta(10, 4, 20))  # 14 of a range of 20: a counter that went backwards, not a wrap
 
 
 def test_the_lanes_package_only_where_its_cores_topology_reads(tree, tmp_path):
@@ -179,7 +181,9 @@ def test_a_lanes_joules_travel_to_the_summary_the_sweep_csv_and_analyze(tree, tm
     from crossover_lab.core.files.sweeps import read_sweep_rows
 
     monkeypatch.setenv(energy.IDLE_ENV, "0.2")
-    config = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=50, epochs=1, samples=1000, data="synthetic"))
+    # Steady steps for 2.5 s: a counter is read over at least 2 s (MIN_ENERGY_WINDOW_S), else no joules are given.
+    config = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=50, epochs=1000, samples=1000, data="synthetic",
+                                                    max_seconds=2.5))
     tree.tick(2.5)  # each of 4 domains: 10 W in all
     pool = LanePool()  # its lanes start now, with this environment
     try:
@@ -190,7 +194,7 @@ def test_a_lanes_joules_travel_to_the_summary_the_sweep_csv_and_analyze(tree, tm
     s = result.lanes["cpu1"].summary
     assert s is not None and s.status == "completed", result.lanes["cpu1"].failure
     assert s.energy_counter == "rapl-package+dram" and s.energy_note == SHARED_NOTE
-    assert s.energy_steps == 20 - config.train.warmup_steps and s.energy_samples == s.energy_steps * 50
+    assert s.energy_steps == s.n_batches and s.energy_samples == s.energy_steps * 50 and s.energy_s >= 2.0
     assert 4 < s.mean_w < 25, s  # the tree advanced at 10 W
     assert 4 < s.idle_w < 25, s
     assert s.joules_per_msample == pytest.approx(1e6 * s.energy_j / s.energy_samples)
@@ -218,3 +222,52 @@ def test_a_lanes_joules_travel_to_the_summary_the_sweep_csv_and_analyze(tree, tm
     assert out.returncode == 0, out.stderr
     assert "joules per million samples, by width" in out.stdout
     assert "cpu1 uses less energy per sample above about" in out.stdout, out.stdout
+
+
+def test_a_counter_read_over_too_short_a_stretch_gives_no_joules_and_says_why(tree):
+    """The fake tree at 10 W in all (4 domains at 2.5 W), read by the lane's meter over 0.1 s and over 2.2 s: the
+    short reading is kept in the summary but every view withholds it ("too short to read"); the long one is
+    about 10 W."""
+    from crossover_lab.core.lane.run import energy_fields
+    from crossover_lab.core.lane.timing import EnergySpan
+
+    meter = rapl_meter(cores=[], root=tree.root)
+    tree.tick(2.5)
+    try:
+        spans = []
+        for seconds in (0.1, 2.2):
+            meter.begin()
+            t0 = time.perf_counter()
+            time.sleep(seconds)
+            joules = meter.end()
+            spans.append(EnergySpan(joules, steps=100, samples=800, seconds=time.perf_counter() - t0, pieces=1))
+    finally:
+        tree.stop()
+    short, long = (RunSummary("r", "cpu", "CPU", "completed", **energy_fields(s, meter.counter, meter.note, 5.0))
+                   for s in spans)
+    assert short.energy_j > 0 and not short.energy_measured and math.isnan(short.mean_w)
+    assert math.isnan(short.joules_per_msample) and short.energy_note.startswith("too short to read: ")
+    assert "needs 2 s" in short.energy_note
+    assert long.energy_measured and long.mean_w == pytest.approx(10.0, rel=0.25)
+    assert energy_lines_of(short) == [f"energy {short.energy_note}"]
+
+
+def energy_lines_of(s):
+    from crossover_lab.core.words.run import energy_lines
+
+    return [line for line in energy_lines([s]) if "energy" in line]
+
+
+def test_a_counter_that_goes_backwards_or_holds_no_number_is_no_reading(tmp_path):
+    from crossover_lab.core.lane.energy import _read_int, wrapped_delta
+
+    assert wrapped_delta(100, 300, 1000.0) == 200.0
+    assert wrapped_delta(900, 100, 1000.0) == 200.0  # it wrapped once
+    assert math.isnan(wrapped_delta(500, 400, 1000.0))  # it went backwards: never the range counted again
+    assert math.isnan(wrapped_delta(500, 400, math.nan))
+    huge = tmp_path / "energy_uj"
+    huge.write_text("9" * 400 + "\n")
+    with pytest.raises(ValueError):
+        _read_int(huge)
+    with pytest.raises(ValueError):
+        _read_int(Path("/dev/zero"))  # read 32 bytes, not forever
