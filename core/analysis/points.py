@@ -25,6 +25,8 @@ class SweepPoint:
     kind: str = "mlp"  # the kind of model (core/families.py kind_word): what its width counts (units, filters…)
     runs: int = 1  # separate runs pooled in the median (a width measured again by a refinement)
     between_runs: float = NAN  # the spread of those runs' medians (SD of their logs); NaN with one run
+    others_cpu: float = NAN  # the share of the lane's cores other processes used while it was measured
+    load_avg: float = NAN  # the 1-minute load average then
 
     def curve_point(self) -> CurvePoint:
         """The point as the crossing rule reads it: its median ms per step, with its spread."""

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -23,7 +26,9 @@ from ..study.saved import (inspect_factory, inspect_saved_model, inspecting_lane
                            with_saved_model)
 from ..paths import log_dir_problem
 from ..presets import PRESETS
+from ..engine.machine_load import LoadWatch
 from ..engine.pool import LanePool
+from ..records import BUSY_SHARE
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -157,14 +162,35 @@ def check_memory(configs: Sequence[RunConfig], lanes: Sequence[LaneSpec], free: 
 
 
 def lanes_can_run(lanes: Sequence[LaneSpec], pool: LanePool) -> bool:
-    """Print why any lane cannot run here (no GPU, backend missing); True when all can."""
+    """Print why any lane cannot run here (no GPU, backend missing); True when all can. Where all can, and other
+    work already keeps this machine's cores busy, say so before anything is measured."""
     problems = lane_problems(list(lanes), pool)
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     note = log_dir_problem()
     if note and not problems:
         print(f"note: {note}", file=sys.stderr)
+    if not problems:
+        busy = busy_before_start()
+        if busy:
+            print(f"note: {busy}", file=sys.stderr)
     return not problems
+
+
+BUSY_LOOK_S = 0.3  # how long the machine is watched before a study starts
+
+
+def busy_before_start(seconds: float = BUSY_LOOK_S) -> str:
+    """"other work uses 48% of this machine's CPU now (load 2.9): …", or "" on a quiet machine: what other
+    processes took of the cores over `seconds`, before any lane of this command runs."""
+    watch = LoadWatch()
+    watch.share()
+    time.sleep(seconds)
+    share = watch.share()
+    if not (math.isfinite(share) and share > BUSY_SHARE):
+        return ""
+    return (f"other work uses {100 * share:.0f}% of this machine's CPU now (load {os.getloadavg()[0]:.1f}): figures "
+            "measured beside it may not hold, and each point says how busy its lane's cores were")
 
 
 def open_run_files(path: str | None, host: Mapping[str, JsonValue],

@@ -180,6 +180,8 @@ def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = 
         print_sweep_analysis(points, out)
     for line in floor_crossover_lines(groups) + floor_notes(groups):  # sweep --floor: the floor's lines
         print(line + ".", file=out)
+    for line in sweep_words.busy_lines(groups):  # "Other work used 46% of cpu's cores while …"
+        print(line + ".", file=out)
     print_energy(groups, out)
 
 

@@ -142,7 +142,8 @@ class SweepRow:
         """What the analysis needs of this row."""
         return SweepPoint(self.lane, self.width, self.flops_per_batch, self.median_ms, self.p10_ms, self.p90_ms,
                           self.device, self.batch_size, self.n_batches, self.floor_ms, self.energy_j_per_msample,
-                          kind=self.family, runs=self.runs, between_runs=self.between_runs)
+                          kind=self.family, runs=self.runs, between_runs=self.between_runs,
+                          others_cpu=self.others_cpu, load_avg=self.load_avg)
 
     @property
     def width_label(self) -> str:

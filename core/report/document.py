@@ -26,7 +26,7 @@ from ..words.anatomy import (CALL_CLOCKS, CLOCKS, PART_LABELS, PER_CALL_CLOCK, S
                              why_sentence)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..words.run import busy_lines, explain, latency_lines, verdict_lines
-from ..words.sweep import (cost_lines, energy_lines, picture_title, refine_lines, run_crossing_lines,
+from ..words.sweep import (cost_lines, busy_lines as sweep_busy_lines, energy_lines, picture_title, refine_lines, run_crossing_lines,
                            sweep_lines)
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..words.verdict import pair_words, unit_of
@@ -197,7 +197,8 @@ def sweep_section(sweeps: Sequence[SweepInput], n0: int) -> Section:
     rows = [r for s in sweeps for r in s.rows]
     groups = group_rows(rows)
     prices = {k: v for s in sweeps for k, v in s.prices.items()}
-    lines = [_sentence(x) for x in sweep_lines(groups) + floor_crossover_lines(groups) + floor_notes(groups)]
+    lines = [_sentence(x) for x in sweep_lines(groups) + floor_crossover_lines(groups) + floor_notes(groups)
+             + sweep_busy_lines(groups)]
     lines += [_sentence(x) for x in cost_lines(groups, prices)] if prices else []
     lines += [_sentence(x) for x in energy_lines(groups)]  # where a counter measured energy (core/lane/energy.py)
     figures = tuple(sweep_figure(label, points, n0 + i) for i, (label, points) in enumerate(groups.items()))

@@ -4,6 +4,7 @@ Numbers are formatted by core/words/, so a figure reads the same here as everywh
 """
 from __future__ import annotations
 
+import math
 from typing import Mapping, Sequence
 
 from ..analysis.crossings import analyze_points
@@ -16,7 +17,7 @@ from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
 from ..json_data import JsonValue
 from ..files.sweep_rows import SweepRow, group_rows
 from ..files.sweeps import run_rows
-from ..records import Status
+from ..records import BUSY_SHARE, Status
 from ..results import RunResult
 from .numbers import fmt_duration, fmt_flops, fmt_num
 from .verdict import change_words, pair_words, unit_of, width_unit
@@ -52,6 +53,29 @@ def run_crossing_lines(result: RunResult) -> list[str]:
     lanes = sorted({p.lane for p in points})
     return [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]
             if len({p.width for p in points if p.lane == a} & {p.width for p in points if p.lane == b}) >= 2]
+
+
+def busy_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
+    """Where other work shared a lane's cores while its points were measured (more than BUSY_SHARE of them): "Other
+    work used 46-51% of cpu's cores while 5 of its 6 points were measured (load up to 3.2): its figures, and any
+    lead or crossing they show, may not hold". Said by every view of a sweep, as a run's verdict says it."""
+    by_lane: dict[str, list[SweepPoint]] = {}
+    for points in groups.values():
+        for p in points:
+            by_lane.setdefault(p.lane, []).append(p)
+    lines = []
+    for lane, points in sorted(by_lane.items()):
+        busy = [p for p in points if math.isfinite(p.others_cpu) and p.others_cpu > BUSY_SHARE]
+        if not busy:
+            continue
+        shares = sorted(100 * p.others_cpu for p in busy)
+        share = f"{shares[0]:.0f}%" if round(shares[0]) == round(shares[-1]) else f"{shares[0]:.0f}-{shares[-1]:.0f}%"
+        loads = [p.load_avg for p in busy if math.isfinite(p.load_avg)]
+        load = f" (load up to {fmt_num(max(loads), 2)})" if loads else ""
+        which = "all of its points" if len(busy) == len(points) else f"{len(busy)} of its {len(points)} points"
+        lines.append(f"Other work used {share} of {lane}'s cores while {which} were measured{load}: its figures, "
+                     "and any lead or crossing they show, may not hold")
+    return lines
 
 
 def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:

@@ -15,7 +15,7 @@ from ...core.study.sweep import SweepResult
 from ...core.files.sweeps import export_sweep, read_sweep_rows
 from ...core.files.sweep_rows import SweepRow, group_rows
 from ...core.paths import PROG
-from ...core.words.sweep import cost_lines, picture_title, refine_lines, sweep_lines
+from ...core.words.sweep import busy_lines, cost_lines, picture_title, refine_lines, sweep_lines
 from ..controller import cached_host_info
 from ..widgets.file_dialogs import FileDialogs
 from ..panels.lane_prices import LanePrices
@@ -127,7 +127,8 @@ class SweepView(QSplitter):
         self.table.show_costs(self.rows, prices)
         # The one rule's sentence, then what a refinement left open and why it stopped: as `sweep` and `analyze` say it.
         lines = (sweep_lines(groups) + (refine_lines(refined) if refined else [])
-                 + cost_lines(groups, prices) + floor_crossover_lines(groups) + floor_notes(groups) + self.notes)
+                 + cost_lines(groups, prices) + floor_crossover_lines(groups) + floor_notes(groups)
+                 + busy_lines(groups) + self.notes)
         failed = [r for r in self.rows if r.status == Status.FAILED]
         if failed:
             lines.append(f"{len(failed)} point(s) failed, e.g. {failed[0].lane} width {failed[0].width_label}: "

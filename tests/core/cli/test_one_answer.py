@@ -91,3 +91,31 @@ def test_run_progress_is_a_bar_on_a_terminal_and_plain_lines_elsewhere():
         progress(event)
     progress.done()
     assert "━" in terminal.getvalue() and "100%" in terminal.getvalue() and "completed" in terminal.getvalue()
+
+
+def test_a_busy_machine_is_said_by_analyze_the_report_and_the_sweep_tab_alike(tmp_path, capsys, qtbot):
+    """Every cpu point of a sweep was measured while other work used 46-51% of its cores (as a busy class machine
+    showed): analyze, the report and the Sweep tab each say so, in the same words; cpu1's quiet points say nothing."""
+    rows = [SweepRow(lane, "CPU", w, 0, 1000 * w, 128, ms, ms * 0.95, ms * 1.05, 200,
+                     others_cpu=(0.46 + 0.01 * i if lane == "cpu" else 0.02), load_avg=3.2)
+            for lane, series in (("cpu", [1.0] * 6), ("cpu1", [0.5, 0.7, 1.0, 1.4, 2.0, 3.0]))
+            for i, (w, ms) in enumerate(zip([16, 64, 256, 1024, 2048, 4096], series))]
+    path = tmp_path / "busy.csv"
+    path.write_text(sweep_rows_text(rows))
+    expected = ("Other work used 46-51% of cpu's cores while all of its points were measured (load up to 3.2): its "
+                "figures, and any lead or crossing they show, may not hold")
+    out = cli_in_process(capsys, "analyze", str(path))
+    assert out.returncode == 0 and expected + "." in out.stdout.splitlines(), out.stdout
+    assert "cpu1's cores" not in out.stdout
+    report = cli_in_process(capsys, "report", str(path), "-o", str(tmp_path / "r.html"))
+    assert report.returncode == 0, report.stderr
+    assert expected in html.unescape((tmp_path / "r.html").read_text(encoding="utf-8"))
+
+    from crossover_lab.gui.sweep.tab import SweepTab
+    from crossover_lab.core.config import RunConfig
+
+    tab = SweepTab(lambda: None, lambda: [], lambda: RunConfig(), lambda: False)
+    qtbot.addWidget(tab)
+    assert tab.open_csv(str(path))
+    assert expected in tab.verdict.text().splitlines(), tab.verdict.text()
+    tab.shutdown()

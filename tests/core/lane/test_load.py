@@ -69,3 +69,20 @@ def test_a_point_measured_beside_a_cpu_bound_process_is_marked_and_the_verdict_s
     assert any("other work used" in line.lower() and "cpu1's" in line and "may not hold" in line for line in lines), lines
     # (No quiet run to compare with: the suite runs its test files side by side, so no run here is quiet. That a
     # quiet core reads near 0 is test_a_cpu_bound_process_on_the_lanes_core_is_seen_as_other_work's.)
+
+
+@linux
+def test_a_study_started_on_a_busy_machine_says_so_before_it_measures():
+    from crossover_lab.core.cli.common import busy_before_start
+
+    burners = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 20\n"
+                                 "while time.time() < end: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        time.sleep(0.3)
+        words = busy_before_start(0.6)
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    assert words.startswith("other work uses ") and "of this machine's CPU now (load " in words, words
+    assert "may not hold" in words
