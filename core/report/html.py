@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -21,9 +22,25 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = ("html", "md")
 
 
+_MD_SPECIAL = re.compile(r"([\\`\[\]|])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _md_cell(value: str | int | float) -> str:
-    """A Markdown table cell: pipes and line breaks would end it, and `<` would start markup."""
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    """Text in Markdown (a table cell, a line, a title) that stays text in any viewer: pipes and line breaks would
+    end a cell, `<` and `&` start markup, brackets a link or (after `!`) a remote image, backticks code; each is
+    escaped, and control characters (a terminal's escapes among them) are dropped."""
+    text = _CONTROL.sub(" ", str(value))
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _md_code(command: str) -> str:
+    """A command as a fenced code block that no text inside it can close: the fence is longer than any run of
+    backticks in it, and a line break or another control character is written as its escape (a command is one line)."""
+    text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], command)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
 
 
 def _environment() -> Environment:
@@ -31,6 +48,7 @@ def _environment() -> Environment:
                       autoescape=select_autoescape(enabled_extensions=("html", "j2"), default=True),
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["md"] = _md_cell
+    env.filters["md_code"] = _md_code
     return env
 
 

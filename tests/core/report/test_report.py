@@ -330,3 +330,29 @@ def test_a_tie_widened_by_run_to_run_noise_reads_the_same_in_the_report(tmp_path
     assert said in " ".join(" ".join(parsed.text).split())
     answer_div = page[page.index('<div class="answer">'):page.index("</div>", page.index('<div class="answer">'))]
     assert said in html_lib.unescape(answer_div)
+
+
+def test_markdown_keeps_whatever_a_file_names_as_text_and_no_command_closes_its_fence(tmp_path, capsys):
+    """A lane, a file or a data path named with Markdown or HTML in it (a newline and ``` to close the reproduce
+    fence, <img onerror>, <script>, ![x](http://…) to fetch a remote image) stays text in the Markdown report."""
+    from helpers import cli_in_process
+
+    from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+    from crossover_lab.core.report.html import _md_cell, _md_code
+
+    hostile = "![x](http://evil.example/a.png)<img src=x onerror=alert(1)>"
+    rows = [SweepRow(lane, "CPU " + hostile, w, 0, 1000 * w, 128, ms, ms * 0.95, ms * 1.05, 200)
+            for lane, series in (("cpu", [1.0, 1.0, 1.0]), ("cpu1", [0.5, 1.0, 3.0]))
+            for w, ms in zip([16, 256, 4096], series)]
+    path = tmp_path / "sweep ```\n<script>alert(1).csv"
+    path.write_text(sweep_rows_text(rows))
+    out = cli_in_process(capsys, "report", str(path), "-o", str(tmp_path / "r.md"))
+    assert out.returncode == 0, out.stderr
+    text = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "<script" not in text and "<img" not in text and "](http" not in text.replace("\\](http", "")
+    fences = [line for line in text.splitlines() if line.startswith("```")]
+    assert len(fences) % 2 == 0 and all(len(f) == len(fences[0]) and set(f) == {"`"} for f in fences)
+    assert "alert(1)" in text  # kept, as text
+    # The filters themselves.
+    assert _md_cell("a|b\n`c`[d]") == "a\\|b \\`c\\`\\[d\\]"
+    assert _md_code("run\n```\nx").splitlines() == ["````", "run\\n```\\nx", "````"]
