@@ -325,6 +325,8 @@ class TrainSpec:
         _check(self.optimizer in OPTIMIZERS,
                f"optimizer {self.optimizer!r}: choose one of {', '.join(OPTIMIZERS)}")
         _check(0 < self.learning_rate <= 10, f"learning rate {self.learning_rate}: choose above 0, at most 10")
+        _check(isinstance(self.seed, int) and 0 <= self.seed < 2**32,
+               f"seed {self.seed}: choose a whole number from 0 to {2**32 - 1:,} (what NumPy and Keras take)")
         _check(isinstance(self.steps_per_execution, int) and 1 <= self.steps_per_execution <= 10000,
                f"steps per execution {self.steps_per_execution}: choose 1-10000")
         _check(self.preprocessing in PREPROCESSING,

@@ -28,6 +28,9 @@ from ..study.sweep import parse_sweep_widths
 from ..words.numbers import fmt_num
 
 
+MAX_SECONDS_PER_RUNG = 600.0  # ten minutes a rung: more is a mistake, not a measurement
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("anatomy", help="time the parts of a training step (fit, its pipelined twin, a bare step "
                        "loop synced and pipelined, an on-device loop) or, with --task predict, of a served call "
@@ -57,8 +60,9 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
     if args.serve:
         raise ConfigError("--serve: the anatomy of a call times both ways (predict_on_batch and the compiled "
                           "forward pass) as rungs of one ladder")
-    if not args.seconds_per_rung > 0:
-        raise ConfigError(f"--seconds-per-rung {args.seconds_per_rung}: choose more than 0")
+    if not (math.isfinite(args.seconds_per_rung) and 0 < args.seconds_per_rung <= MAX_SECONDS_PER_RUNG):
+        raise ConfigError(f"--seconds-per-rung {args.seconds_per_rung}: choose more than 0 and at most "
+                          f"{MAX_SECONDS_PER_RUNG:g}")
     lanes = parse_lanes(args.lanes)
     widths = parse_sweep_widths(args.widths) if args.widths is not None else None
     base = config_from_args(argparse.Namespace(**{**vars(args), "widths": None}))

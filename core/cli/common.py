@@ -82,7 +82,29 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
             inspect_npz(data, loaders)  # every lane on this machine loads the whole file
         except DataError as exc:
             raise ConfigError(str(exc)) from None
-    return RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
+    config = RunConfig(ModelSpec(**dataclasses.asdict(model)), TrainSpec(**{**dataclasses.asdict(base.train), **changes}))
+    check_steps(config)
+    return config
+
+
+MNIST_SAMPLES = 60_000  # MNIST's training set, and its synthetic stand-in (core/lane/data.py MNIST_TRAIN_SIZE)
+
+
+def check_steps(config: RunConfig) -> None:
+    """Refuse, before any lane starts, what the data cannot give: a batch larger than MNIST (or its stand-in)
+    holds, or more steps per execution than an epoch has (a run would 'complete' with no steady batch)."""
+    t = config.train
+    if t.data.endswith(".npz") or config.model.saved is not None:
+        return  # a file's size was checked with the file (inspect_npz); a saved model's data is its own
+    samples = min(t.samples or MNIST_SAMPLES, MNIST_SAMPLES)
+    if t.batch_size > samples:
+        raise ConfigError(f"batch size {t.batch_size:,} is more than the {samples:,} samples "
+                          f"{'the sample limit allows' if t.samples and t.samples < MNIST_SAMPLES else 'MNIST holds'}: "
+                          "lower the batch size")
+    steps = samples // t.batch_size
+    if t.steps_per_execution > steps:
+        raise ConfigError(f"steps per execution {t.steps_per_execution:,}: an epoch of {samples:,} samples in batches "
+                          f"of {t.batch_size:,} has {steps:,} steps; choose at most {steps:,} (or more samples)")
 
 
 def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec],

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Mapping, TextIO
+from typing import Mapping, Sequence, TextIO
 
 from ..analysis.costs import cost_analysis, dollars_per_million, parse_prices, price_for
 from ..analysis.points import SweepPoint
+from ..config import ConfigError
 from ..engine.remote.channel import RemoteSettings
 from ..engine.remote.wire import DEFAULT_PYTHON, SSH_COMMAND_ENV
 from .printing import table
@@ -32,10 +33,17 @@ def remote_settings(args: argparse.Namespace) -> RemoteSettings:
     return RemoteSettings(python=getattr(args, "remote_python", None) or DEFAULT_PYTHON)
 
 
-def prices_from(args: argparse.Namespace) -> dict[str, float]:
-    """The --price option as lane → dollars per hour ({} without it); ConfigError on a bad one."""
+def prices_from(args: argparse.Namespace, lanes: Sequence[str] = ()) -> dict[str, float]:
+    """The --price option as lane → dollars per hour ({} without it); ConfigError on a bad one, or (given the
+    command's `lanes`) on one that prices none of them."""
     text = getattr(args, "price", None)
-    return parse_prices(text) if text else {}
+    prices = parse_prices(text) if text else {}
+    if lanes:
+        for name in prices:
+            if not any(price_for(lane, {name: 1.0}) is not None for lane in lanes):
+                raise ConfigError(f"--price {name}=…: no lane of this command is {name} (its lanes: "
+                                  f"{', '.join(lanes)})")
+    return prices
 
 
 def print_costs(groups: Mapping[str, list[SweepPoint]], prices: Mapping[str, float], out: TextIO = STDOUT) -> None:

@@ -76,7 +76,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.ramp is not None or batches else ()
     check_memory(plan or (config,), lanes)
     schedule = schedule_named(args.schedule) if args.schedule else default_schedule(lanes)
-    prices = prices_from(args)
+    prices = prices_from(args, [lane.name for lane in lanes])
     host = host_info()
     files = open_run_files(args.csv, host, {"prices": prices} if prices else None)
     pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)

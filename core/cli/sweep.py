@@ -174,7 +174,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         spec = specs[0]
     try:
         check_memory([c for sp in specs for c in sp.points()], lanes)
-        prices = prices_from(args)
+        prices = prices_from(args, [lane.name for lane in lanes])
         host = host_info()
         files, claim = open_sweep_files(args.csv, host, specs, prices)
     except BaseException:  # refused before any point: no lane is left behind

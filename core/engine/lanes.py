@@ -41,6 +41,9 @@ def watchdog_problem(seconds: float) -> str:
     if not math.isfinite(seconds) or seconds <= 0:
         return (f"{seconds:g} s is not a time to wait: choose a number of seconds above 0 (default 60; the "
                 "limit grows with the steps a lane reports)")
+    if seconds > WATCHDOG_CEILING_S:
+        return (f"{seconds:g} s is longer than the {WATCHDOG_CEILING_S / 3600:g} hours a silent lane is ever waited "
+                "for: choose at most that")
     return ""
 
 

@@ -165,7 +165,9 @@ def ramp_plan(base: RunConfig, widths: Sequence[int], layers: int | None = None,
                          batch_sizes=tuple(batch_sizes), base=base, steady_steps=steady_steps,
                          seconds_per_point=seconds)
         return tuple(spec.points())
-    spec = SweepSpec(widths=tuple(widths), layers=layers or len(base.model.widths), base=base,
+    if layers is not None and not 1 <= layers <= 8:
+        raise ConfigError(f"--layers {layers}: a ramp's model has 1-8 hidden layers")
+    spec = SweepSpec(widths=tuple(widths), layers=layers if layers is not None else len(base.model.widths), base=base,
                      steady_steps=steady_steps, seconds_per_point=seconds)
     return tuple(spec.points())
 
