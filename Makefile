@@ -25,7 +25,7 @@ test-fast: $(STAMP)
 	$(PYTEST) -n $(TEST_JOBS) $(FAST) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 test-lanes: $(STAMP)
-	$(PYTEST) -n $(TEST_JOBS) --dist loadfile $(LANES) $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(PYTEST) -n $(TEST_JOBS) --dist loadfile --durations=25 $(LANES) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 check: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache

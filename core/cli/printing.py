@@ -22,7 +22,7 @@ from ..study.sweep import SweepResult
 from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
 from ..words.run import energy_lines as run_energy_lines
-from ..words.run import explain, latency_lines, verdict_lines
+from ..words.run import cold_start_lines, explain, latency_lines, one_run_line, verdict_lines
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..analysis.energy import energy_curves
 from .streams import STDERR, STDOUT
@@ -159,6 +159,10 @@ def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
         print(f"Not compared on the same time: {stretch.reason}; the verdict compares whole runs.", file=out)
     if len(summaries) == 2:
         print(explain(summaries[0], summaries[1], task=task), file=out)
+    if len(summaries) >= 2:
+        print(one_run_line(result) + ".", file=out)
+    for line in cold_start_lines(result):
+        print(line + ".", file=out)
     for line in run_energy_lines([lane.summary for lane in result.lanes.values() if lane.summary]):
         print(line + ".", file=out)  # it starts with a lane's name, or "energy": as the verdict's lines
 

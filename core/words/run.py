@@ -149,6 +149,40 @@ def contention_lines(result: RunResult, now: float | None = None) -> list[str]:
     return out
 
 
+def cold_start_lines(result: RunResult) -> list[str]:
+    """Beside the steady answer, the time to the first answer: each lane's first step (or call) of the run, from a
+    lane process already started (its framework imported), which traces and compiles the model; and, where the lane
+    that is first to answer is not the one that wins the steady steps, that it differs cold and warm (a GPU often
+    loses the first call and wins every later one)."""
+    firsts: dict[str, float] = {}
+    for name, lane in result.lanes.items():
+        first = next((r for r in lane.records if r.segment == 1), None)
+        if first is not None and math.isfinite(first.ms):
+            firsts[name] = first.ms
+    if len(firsts) < 2:
+        return []
+    step = "call" if result.config.train.task == "predict" else "step"
+    parts = ", ".join(f"{fmt_num(ms)} ms on {name}" for name, ms in firsts.items())
+    lines = [f"Cold start: the first {step} took {parts} (one {step} each, from a lane already started: it traces "
+             "and compiles the model, and is kept apart as warm-up)"]
+    summaries = [lane.summary for name, lane in result.lanes.items() if name in firsts and lane.summary is not None
+                 and has_steady(lane.summary)]
+    if len(summaries) >= 2:
+        cold = min(firsts, key=lambda name: firsts[name])
+        warm = min(summaries, key=lambda s: s.median_ms).lane
+        if cold != warm:
+            lines.append(f"{cold} answers first, and {warm} is faster at every {step} after: which lane to use "
+                         f"depends on how many {step}s you run")
+    return lines
+
+
+def one_run_line(result: RunResult) -> str:
+    """What a run's verdict rests on: one run, so the lane's run-to-run noise is not in it (a sweep measures it)."""
+    return ("This verdict rests on one run of each lane: its interval is that run's own step-to-step spread. Runs "
+            "of one model can differ by more on a busy machine; a sweep measures one point twice to know by how "
+            "much, and bounds its leads by it")
+
+
 def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None, task: str = "train") -> str:
     """2-4 sentences on fixed per-step cost versus throughput, with the runs' own figures (per call, for the
     predict task)."""

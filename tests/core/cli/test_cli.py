@@ -111,3 +111,21 @@ def test_ctrl_c_stops_writes_what_was_measured_and_exits_130(tmp_path):
     rows = out.read_text().splitlines()
     assert len(rows) > 20 and rows[0].startswith("run_id,lane,device")
     assert log.exists()
+
+
+def test_a_run_names_its_cold_start_and_says_it_rests_on_one_run(capsys, scripted):
+    """Scripted lanes: gpu0's first step (its trace and compile) takes 100 times a step, cpu's 2 times; gpu0 is
+    faster at every step after. The run says both: the cold start per lane, and that which lane to use depends on
+    how many steps are run; and that its verdict rests on one run."""
+    from scripted_lanes import cpu_like, gpu_like
+
+    scripted.scripts.update(cpu=cpu_like(fixed_ms=3.0, gflops=5.0, warmup_factor=2.0),
+                            gpu0=gpu_like(fixed_ms=1.0, gflops=5000.0, warmup_factor=100.0))
+    out = cli_in_process(capsys, "run", "--lanes", "cpu,gpu0", "--widths", "64", "--samples", "6400",
+                         "--data", "synthetic", "--schedule", "sequential")
+    assert out.returncode == 0, out.stderr
+    assert "gpu0 is " in out.stdout and "x faster than cpu" in out.stdout
+    cold = next(line for line in out.stdout.splitlines() if line.startswith("Cold start: the first step took "))
+    assert " ms on cpu, " in cold and " ms on gpu0 " in cold
+    assert "cpu answers first, and gpu0 is faster at every step after" in out.stdout
+    assert "This verdict rests on one run of each lane" in out.stdout
