@@ -25,6 +25,7 @@ work says so.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -160,7 +161,7 @@ def describe(model: Model, path: str, sha256: str, size_bytes: int, what: str = 
                           "build it on a keras.Input of a fixed shape")
     classes, outputs = _head(model, what)
     flops, note = count_flops(model)
-    return SavedModel(path=path, sha256=sha256, size_bytes=size_bytes, name=str(model.name),
+    return SavedModel(path=path, sha256=sha256, size_bytes=size_bytes, name=printable(str(model.name)),
                       input_shape=tuple(int(d) for d in dims), classes=classes, params=int(model.count_params()),
                       forward_flops=flops, flops_note=note, layers=len(_walk(model)), outputs=outputs,
                       input_flops=first_weighted_flops(model))
@@ -203,4 +204,16 @@ def build(keras: ModuleType, saved: SavedModel, train: TrainSpec, *, jit: bool, 
     if file_sha256(saved.path) != saved.sha256:
         raise ConfigError(f"{Path(saved.path).name} changed since it was opened (its SHA-256 differs): open it again")
     inner = load(keras, saved.path)
-    return wrap(keras, inner, saved, train, jit=jit, optimizer=optimizer, name=f"saved_{inner.name}")
+    return wrap(keras, inner, saved, train, jit=jit, optimizer=optimizer, name=scope_name(inner.name))
+
+
+def printable(name: str) -> str:
+    """A model's own name as Crossover shows it: control characters (a terminal's escapes) as "?", 128 at most."""
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", name)[:128]
+
+
+def scope_name(name: str) -> str:
+    """A name TensorFlow takes as a root scope for the wrapping model: the saved model's own name in ASCII letters,
+    digits and underscores ("my model" and "modèle_1" are names Keras saves, and TensorFlow's scopes refuse)."""
+    safe = re.sub(r"[^A-Za-z0-9_]", "_", str(name))[:64]
+    return f"saved_{safe or 'model'}"

@@ -211,3 +211,16 @@ def test_a_model_without_a_softmax_is_trained_as_a_regression_and_served(saved, 
     anatomy = cli("anatomy", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic",
                   "--samples", "512", "--check-loss", "--seconds-per-rung", "0.1")
     assert anatomy.returncode == 0, anatomy.stderr[-3000:]
+
+
+def test_a_models_own_name_becomes_a_scope_tensorflow_takes_and_is_shown_without_terminal_escapes():
+    # "my model" and "modèle_1" are names Keras saves; TensorFlow's root scopes take [A-Za-z0-9_.\-/] only.
+    import re
+
+    from crossover_lab.core.lane.saved import printable, scope_name
+
+    for name in ("my model", "modèle_1", "a/b\\c", "", "x" * 300):
+        scope = scope_name(name)
+        assert re.fullmatch(r"saved_[A-Za-z0-9_]{1,64}", scope), scope
+    assert scope_name("my model") == "saved_my_model"
+    assert printable("evil\x1b[2J\x1b]0;title\x07") == "evil?[2J?]0;title?"
