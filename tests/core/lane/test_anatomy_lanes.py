@@ -1,5 +1,6 @@
 """The anatomy measured in real lanes (one CPU thread, TensorFlow and JAX): every rung runs, the rungs do the same
-arithmetic, their order holds within noise, and the floor's share of a step grows with the model. What the CLI
+arithmetic, and their order holds within noise. (How large the floor's share of a step is, small model against big,
+is a measurement: benchmarks/cpu_results.sh's anatomy, not a test a busy machine could fail.) What the CLI
 makes of anatomies (its JSON, a sweep's floor column, the knob ladder's ranking) runs on scripted lanes."""
 from __future__ import annotations
 
@@ -62,13 +63,6 @@ def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies):
         floor, piped, synced = (p.rung(n) for n in ("device_loop", "step_loop_pipelined", "step_loop"))
         assert within_noise_at_most(floor, piped), (width, floor, piped)
         assert within_noise_at_most(piped, synced), (width, piped, synced)
-
-
-@pytest.mark.lanes
-def test_the_floor_is_a_small_share_of_a_small_step_and_most_of_a_big_one(anatomies):
-    share = {w: p.rung("device_loop").median_ms / p.rung("fit").median_ms for w, p in anatomies.items()}
-    assert share[2048] >= 0.7, share
-    assert share[16] <= share[2048] - 0.15, share
 
 
 def test_anatomy_cli_json(tmp_path, capsys, scripted_pool):
