@@ -73,14 +73,43 @@ def _is_running(thread) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def pool():
-    """Lanes kept for one test module (each module its own, so counts of processes started stay its own)."""
+@pytest.fixture(scope="session")
+def session_lanes():
+    """Real lanes kept for every test of this process (an xdist worker's): a framework is imported once per lane
+    and worker, not once per test file; `close()` leaves them running, the session's end closes them."""
     from crossover_lab.core.engine.pool import LanePool
 
-    lanes = LanePool()
+    class KeptPool(LanePool):
+        def close(self, timeout: float = 2.0) -> None:
+            """A command run in-process closes its pool at its end: these lanes stay for the next test."""
+
+        def close_for_good(self) -> None:
+            LanePool.close(self)
+
+    from gui_fixtures import KEPT_POOLS
+
+    lanes = KeptPool()
+    KEPT_POOLS.append(lanes)
     yield lanes
-    lanes.close()
+    KEPT_POOLS.remove(lanes)
+    lanes.close_for_good()
+
+
+@pytest.fixture(scope="module")
+def pool(session_lanes):
+    """Real lanes for a test module: the session's (started once per process)."""
+    return session_lanes
+
+
+@pytest.fixture
+def cli_lanes(session_lanes, monkeypatch):
+    """The CLI's commands, run in-process (helpers.cli_in_process), on the session's real lanes instead of a pool
+    of their own: a command pays no framework import where another test already started its lanes."""
+    from crossover_lab.core.cli import anatomy, main, run, sweep
+
+    for module in (anatomy, main, run, sweep):
+        monkeypatch.setattr(module, "LanePool", lambda *args, **kwargs: session_lanes)
+    return session_lanes
 
 
 @pytest.fixture

@@ -41,12 +41,18 @@ def gui_home(tmp_path, monkeypatch) -> str:
     return str(home)
 
 
+# Pools whose lanes outlive a test on purpose (conftest.py's session_lanes): not a test's leftovers.
+KEPT_POOLS: list = []
+
+
 def lane_processes() -> list[psutil.Process]:
-    """Lane processes (multiprocessing spawn children) of this process that are still alive."""
+    """Lane processes (multiprocessing spawn children) of this process that are still alive, but for the lanes the
+    session keeps for every test (conftest.py session_lanes)."""
+    kept = {lane.pid for pool in KEPT_POOLS for lane in pool.lanes() if lane.pid is not None}
     alive = []
     for child in psutil.Process().children(recursive=True):
         try:
-            if child.status() == psutil.STATUS_ZOMBIE:
+            if child.status() == psutil.STATUS_ZOMBIE or child.pid in kept:
                 continue
             cmdline = " ".join(child.cmdline())
         except psutil.NoSuchProcess:

@@ -23,7 +23,7 @@ from ..json_data import JsonValue
 from .run_files import HEADER, batches_text, sidecar_path, sidecar_text
 from .atomic import (NO_FOLLOW, ExportError, append_lines, atomic_write_files, atomic_write_text, csv_text,
                      kind_of, name_problem, split_lines, target_problem)
-from ..records import BatchTiming, LaneEvent, RunFailed, RunFinished, RunStarted
+from ..records import LANE_ENDS, BatchTiming, LaneEvent, RunStarted
 from ..results import RunResult
 
 FLUSH_INTERVAL_S = 1.0  # records reach the disk at most this late: what a kill -9 can lose
@@ -261,7 +261,7 @@ class RunFiles:
         for event in events:
             if isinstance(event, BatchTiming):
                 self._pending.append(event)
-            elif isinstance(event, (RunStarted, RunFinished, RunFailed)):
+            elif isinstance(event, (RunStarted, *LANE_ENDS)):  # a lane the app ended (a watchdog, a kill) too
                 lifecycle = True
         if lifecycle:
             self.update_sidecar(results)

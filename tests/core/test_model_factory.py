@@ -11,7 +11,7 @@ import textwrap
 import types
 
 import pytest
-from helpers import cli, cli_in_process
+from helpers import cli_in_process
 
 from crossover_lab.core.config import (ConfigError, FactoryModel, FactoryWidth, ModelSpec, RunConfig, SavedModel,
                                        is_factory_kind)
@@ -212,9 +212,9 @@ def test_the_users_function_is_called_in_the_lane_and_what_it_raises_is_a_senten
 
 
 @pytest.mark.lanes
-def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_path):
+def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_path, capsys, cli_lanes):
     run_csv = tmp_path / "run.csv"
-    out = cli("run", "--model", f"{factory_file}:build", "--widths", "16", "--lanes", "cpu1", "--samples", "256",
+    out = cli_in_process(capsys, "run", "--model", f"{factory_file}:build", "--widths", "16", "--lanes", "cpu1", "--samples", "256",
               "--batch-size", "32", "--data", "synthetic", "--csv", str(run_csv))
     assert out.returncode == 0, out.stderr[-2000:]
     assert "cpu1 imports it (your code runs there) and builds width 16" in out.stderr
@@ -228,7 +228,7 @@ def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_
     assert built["width"] == 16 and built["model"]["forward_flops"] == forward_flops(16) == 1152
     assert model["factory"]["sha256"] == hashlib.sha256(factory_file.read_bytes()).hexdigest()
     # A ramp: every width built and counted before the run, each segment timed with its own width's FLOPs.
-    out = cli("run", "--model", f"{factory_file}:build", "--ramp", "8,64", "--lanes", "cpu1", "--samples", "512",
+    out = cli_in_process(capsys, "run", "--model", f"{factory_file}:build", "--ramp", "8,64", "--lanes", "cpu1", "--samples", "512",
               "--batch-size", "32", "--steady-steps", "5", "--seconds-per-point", "0.5", "--data", "synthetic")
     assert out.returncode == 0, out.stderr[-2000:]
     assert "builds widths 8, 64" in out.stderr and "build(128)" not in out.stderr  # the ramp's widths only
@@ -238,9 +238,9 @@ def test_a_factory_runs_at_its_width_with_that_widths_figures(factory_file, tmp_
 
 
 @pytest.mark.lanes
-def test_a_factory_sweeps_its_widths_each_counted_at_its_own_width_and_analyze_reads_it_back(factory_file, tmp_path):
+def test_a_factory_sweeps_its_widths_each_counted_at_its_own_width_and_analyze_reads_it_back(factory_file, tmp_path, capsys, cli_lanes):
     sweep_csv = tmp_path / "sweep.csv"
-    out = cli("sweep", "--model", f"{factory_file}:build", "--widths", "8,64", "--lanes", "cpu1,cpu",
+    out = cli_in_process(capsys, "sweep", "--model", f"{factory_file}:build", "--widths", "8,64", "--lanes", "cpu1,cpu",
               "--samples", "512", "--batch-size", "32", "--steady-steps", "5", "--seconds-per-point", "0.5",
               "--no-calibrate", "--data", "synthetic", "--csv", str(sweep_csv))
     assert out.returncode == 0, out.stderr[-2000:]
@@ -252,18 +252,18 @@ def test_a_factory_sweeps_its_widths_each_counted_at_its_own_width_and_analyze_r
         assert int(row["flops_per_batch"]) == 32 * training_flops(width), row
         assert int(row["params"]) == 37 * width + 4 and row["status"] == "completed"
     assert {int(r["width"]) for r in rows} == {8, 64}
-    analyzed = cli("analyze", str(sweep_csv))
+    analyzed = cli_in_process(capsys, "analyze", str(sweep_csv))
     assert analyzed.returncode == 0, analyzed.stderr[-2000:]
     for lane in ("cpu", "cpu1"):  # each lane's cost model, fitted over its two widths as read back
         assert re.search(rf"^{lane}\s+[\d.]+\s+\S+\s+2\s", analyzed.stdout, re.M), analyzed.stdout
 
 
 @pytest.mark.lanes
-def test_what_the_users_function_does_wrong_is_a_sentence_never_a_traceback(factory_file):
-    out = cli("run", "--model", f"{factory_file}:boom", "--widths", "16", "--lanes", "cpu1", "--data", "synthetic")
+def test_what_the_users_function_does_wrong_is_a_sentence_never_a_traceback(factory_file, capsys, cli_lanes):
+    out = cli_in_process(capsys, "run", "--model", f"{factory_file}:boom", "--widths", "16", "--lanes", "cpu1", "--data", "synthetic")
     assert out.returncode == 2 and "boom(16) in my_models.py raised ValueError: second line" in out.stderr
     assert "Traceback" not in out.stderr
-    out = cli("sweep", "--model", f"{factory_file}:grows", "--widths", "8,16", "--lanes", "cpu1",
+    out = cli_in_process(capsys, "sweep", "--model", f"{factory_file}:grows", "--widths", "8,16", "--lanes", "cpu1",
               "--data", "synthetic")
     assert out.returncode == 2 and "every width of one factory must take the same input" in out.stderr
     assert "grows(8) takes 8 inputs and 4 classes, grows(16) 16 inputs and 4 classes" in out.stderr
@@ -346,10 +346,10 @@ def test_a_factorys_reproduce_command_and_picture_title_name_its_file_function_a
 
 
 @pytest.mark.lanes
-def test_the_anatomy_of_a_factorys_model_dissects_it_at_its_width(factory_file, capsys):
+def test_the_anatomy_of_a_factorys_model_dissects_it_at_its_width(factory_file, capsys, cli_lanes):
     out = cli_in_process(capsys, "anatomy", "--model", f"{factory_file}:build", "--widths", "16", "--layers", "2")
     assert out.returncode == 2 and "build(width) builds the whole model from its width" in out.stderr
-    out = cli("anatomy", "--model", f"{factory_file}:build", "--widths", "16", "--lanes", "cpu1", "--samples", "512",
+    out = cli_in_process(capsys, "anatomy", "--model", f"{factory_file}:build", "--widths", "16", "--lanes", "cpu1", "--samples", "512",
               "--batch-size", "32", "--data", "synthetic", "--seconds-per-rung", "0.1", "--json")
     assert out.returncode == 0, out.stderr[-2000:]
     (point,) = json.loads(out.stdout)["points"]

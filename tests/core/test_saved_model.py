@@ -12,7 +12,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from helpers import cli, cli_in_process
+from helpers import cli_in_process
 
 from crossover_lab.core.config import ConfigError, ModelSpec, RunConfig, SavedModel, is_saved_kind
 from crossover_lab.core.files.saved_model import check_saved_model
@@ -144,10 +144,10 @@ def test_the_lanes_flop_count_agrees_with_xla_for_convolutions_recurrence_and_at
 
 
 @pytest.mark.lanes
-def test_a_saved_model_runs_and_sweeps_along_batch_size_and_analyze_reads_it_back(saved, tmp_path):
+def test_a_saved_model_runs_and_sweeps_along_batch_size_and_analyze_reads_it_back(saved, tmp_path, capsys, cli_lanes):
     path = saved["tiny_cnn_path"]
     run_csv = tmp_path / "run.csv"
-    out = cli("run", "--model", path, "--lanes", "cpu1", "--samples", "512", "--batch-size", "16",
+    out = cli_in_process(capsys, "run", "--model", path, "--lanes", "cpu1", "--samples", "512", "--batch-size", "16",
               "--data", "synthetic", "--csv", str(run_csv))
     assert out.returncode == 0, out.stderr[-2000:]
     assert "tiny_cnn: input 16x16x3, 5 classes" in out.stderr and "loading it in cpu1, safe mode on" in out.stderr
@@ -159,22 +159,22 @@ def test_a_saved_model_runs_and_sweeps_along_batch_size_and_analyze_reads_it_bac
     assert model["saved"]["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
     assert model["saved"]["input_shape"] == [16, 16, 3] and model["saved"]["classes"] == 5
     sweep_csv = tmp_path / "sweep.csv"
-    out = cli("sweep", "--model", path, "--lanes", "cpu,cpu1", "--batch-sizes", "1,64", "--samples", "1024",
+    out = cli_in_process(capsys, "sweep", "--model", path, "--lanes", "cpu,cpu1", "--batch-sizes", "1,64", "--samples", "1024",
               "--seconds-per-point", "0.3", "--data", "synthetic", "--csv", str(sweep_csv))
     assert out.returncode == 0, out.stderr[-2000:]
     assert "as saved" in out.stdout and "samples per batch" in out.stdout
-    analyzed = cli("analyze", str(sweep_csv))
+    analyzed = cli_in_process(capsys, "analyze", str(sweep_csv))
     assert analyzed.returncode == 0 and "samples per batch" in analyzed.stdout, analyzed.stdout
 
 
 @pytest.mark.lanes
-def test_what_a_saved_model_cannot_be_used_with_is_a_sentence(saved, tmp_path):
+def test_what_a_saved_model_cannot_be_used_with_is_a_sentence(saved, tmp_path, capsys, cli_lanes):
     np.savez(tmp_path / "d.npz", x_train=np.zeros((64, 784), "uint8"), y_train=np.zeros(64, "int64"))
-    out = cli("run", "--model", saved["tiny_cnn_path"], "--lanes", "cpu1", "--data", str(tmp_path / "d.npz"))
+    out = cli_in_process(capsys, "run", "--model", saved["tiny_cnn_path"], "--lanes", "cpu1", "--data", str(tmp_path / "d.npz"))
     assert out.returncode == 2 and "holds rows of 784 values" in out.stderr and "16x16x3 = 768 values" in out.stderr
-    out = cli("run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", str(tmp_path / "d.npz"))
+    out = cli_in_process(capsys, "run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", str(tmp_path / "d.npz"))
     assert out.returncode == 2 and "is a regression (1 output" in out.stderr and "--data synthetic" in out.stderr
-    out = cli("run", "--model", saved["with_lambda_path"], "--lanes", "cpu1")
+    out = cli_in_process(capsys, "run", "--model", saved["with_lambda_path"], "--lanes", "cpu1")
     assert out.returncode == 2 and "holds code (Lambda layer)" in out.stderr
 
 
@@ -191,11 +191,11 @@ def test_a_file_changed_since_it_was_inspected_is_refused_by_the_lane_that_would
 
 
 @pytest.mark.lanes
-def test_a_model_without_a_softmax_is_trained_as_a_regression_and_served(saved, tmp_path):
+def test_a_model_without_a_softmax_is_trained_as_a_regression_and_served(saved, tmp_path, capsys, cli_lanes):
     """No softmax: real-valued targets of its output's size, by mean squared error, on synthetic data of its shape;
     its loss falls as it learns, and it can be served and dissected as a classifier can."""
     out_csv = tmp_path / "reg.csv"
-    out = cli("run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic", "--samples",
+    out = cli_in_process(capsys, "run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic", "--samples",
               "4096", "--batch-size", "64", "--epochs", "3", "--csv", str(out_csv))
     assert out.returncode == 0, out.stderr[-3000:]
     assert "1 output (a regression, mean squared error)" in out.stderr
@@ -205,10 +205,10 @@ def test_a_model_without_a_softmax_is_trained_as_a_regression_and_served(saved, 
     losses = [float(row.split(",")[header.index("loss")]) for header in [out_csv.read_text().splitlines()[0].split(",")]
               for row in out_csv.read_text().splitlines()[1:]]
     assert all(np.isfinite(losses)) and np.mean(losses[-20:]) < np.mean(losses[:20])  # it learns
-    served = cli("run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic", "--samples",
+    served = cli_in_process(capsys, "run", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic", "--samples",
                  "512", "--batch-size", "8", "--task", "predict")
     assert served.returncode == 0, served.stderr[-3000:]
-    anatomy = cli("anatomy", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic",
+    anatomy = cli_in_process(capsys, "anatomy", "--model", saved["regression_path"], "--lanes", "cpu1", "--data", "synthetic",
                   "--samples", "512", "--check-loss", "--seconds-per-rung", "0.1")
     assert anatomy.returncode == 0, anatomy.stderr[-3000:]
 
