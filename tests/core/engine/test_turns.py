@@ -3,7 +3,6 @@ the start, and a model changed mid-run reaching every lane within one turn."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import threading
 import time
 
@@ -22,13 +21,8 @@ CPU, CPU1 = LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")
 BLOG = PRESETS["blog-small"].config.replace(samples=6000, data="synthetic")
 
 
-def load_factor() -> float:
-    """Bounds on wall time stretch when other work shares the cores (CI, a busy machine)."""
-    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
-
-
 @pytest.mark.lanes
-def test_both_lanes_have_steady_batches_within_5_s_and_a_drag_reaches_both_within_one_turn(pool):
+def test_real_lanes_take_turns_and_a_drag_reaches_both(pool):
     pool.ready([CPU, CPU1])  # the frameworks are imported: the run's own time is what is measured
     control = RunControl()
     t0 = time.monotonic()
@@ -53,13 +47,11 @@ def test_both_lanes_have_steady_batches_within_5_s_and_a_drag_reaches_both_withi
             order.append((event.lane, type(event).__name__))
 
     result = run_comparison(pool, [CPU, CPU1], BLOG, schedule="interleaved", control=control, on_event=on_event)
-    slack = load_factor()
+    # How soon both lines show and a drag reaches both lanes is the demo's speed (benchmarks/segment_switch.py);
+    # that a switch reaches the waiting lane after a short turn is test_a_model_changed_mid_turn_…'s, on scripted
+    # lanes. Here, on real lanes: both trained, both switched, turns were taken and nothing overlapped.
     assert set(first_steady) == {"cpu", "cpu1"}
-    assert max(first_steady.values()) - t0 < 5.0 * slack, first_steady
     assert switched_at and set(new_model_at) == {"cpu", "cpu1"}, (switched_at, new_model_at)
-    # The lane training when the width moved switches at its next batch; the one waiting for its turn
-    # switches when its turn comes, within one turn (its build and trace of the new model included).
-    assert max(new_model_at.values()) - switched_at[0] < (TURN_S + 3.0) * slack, (switched_at, new_model_at)
     for name in ("cpu", "cpu1"):
         lane = result.lanes[name]
         assert [s.label for s in lane.segments] == ["128", "512"], lane.segments
