@@ -82,6 +82,19 @@ def others_share(start: CpuSample | None, end: CpuSample | None) -> float:
     return min(max(others / capacity, 0.0), 1.0) if capacity > 0 else math.nan
 
 
+def others_share_of(pieces: list[tuple[CpuSample | None, CpuSample | None]]) -> float:
+    """others_share over several stretches taken together (a segment's training, its turns waited out left out:
+    while a lane waits, the lane whose turn it is uses the cores, and that is no other work on this one's)."""
+    others = capacity = 0.0
+    for start, end in pieces:
+        if start is None or end is None or end.at <= start.at or start.cores != end.cores:
+            return math.nan
+        capacity += (end.at - start.at) * _TICKS * end.cores
+        app = (end.app_ticks - start.app_ticks) * end.cores / max(end.all_cores, 1)
+        others += (end.busy_ticks - start.busy_ticks) - (end.own_ticks - start.own_ticks) - app
+    return min(max(others / capacity, 0.0), 1.0) if capacity > 0 else math.nan
+
+
 def load_average() -> float:
     """The 1-minute load average; NaN where the system has none."""
     try:

@@ -26,8 +26,7 @@ from ..analysis.stats import summarize
 from ..json_data import JsonObject
 from .backends import PlacementError, compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
 from .feeding import make_input, steps_per_epoch
-from .load import load_average, others_share
-from .load import sample as cpu_sample
+from .load import load_average, others_share_of
 from ..messages import Bundle, Finish, Proceed, RunJob, SwitchModel
 from ..config import ConfigError, LaneSpec, RunConfig
 from ..records import (MIN_ENERGY_WINDOW_S, RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded,
@@ -231,7 +230,7 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
     predict = t.task == "predict"
     timer = make_batch_timer(w.keras, clock, emit=w.events.put, should_stop=w.cancel.is_set, steering=w.steering,
                              on_phase=w.on_phase, meter=meter if meter.counter else None, per_call=predict)
-    started, machine, cache = time.perf_counter(), cpu_sample(), compile_cache_counts()
+    started, cache = time.perf_counter(), compile_cache_counts()
     try:
         if predict:  # one forward call at a time, host to host (core/lane/serving.py)
             call = make_call(w.keras, model, spec, t, jit)
@@ -250,7 +249,7 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
         summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device, status=status,
                   flops_per_batch=config.flops_per_batch, wall_s=time.perf_counter() - started,
                   final_loss=logs.get("loss", math.nan), final_accuracy=logs.get("accuracy", math.nan)),
-        others_cpu=others_share(machine, cpu_sample()), load_avg=load_average(),
+        others_cpu=others_share_of(timer.load_pieces), load_avg=load_average(),
         compile_cache=compile_cache_word(cache, compile_cache_counts()),
         **energy_fields(timer.energy, meter.counter, meter.note, idle_w))
     w.events.put(Bundle((SegmentEnded(clock.run_id, clock.lane, clock.segment, summary, time.time()),)))

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Callable, Mapping, Protocol, SupportsFloat, Ty
 from ..config import RunConfig
 from ..messages import Bundle, Pause, Resume, Steer, SwitchModel
 from ..records import BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed
+from .load import CpuSample
+from .load import sample as cpu_sample
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -83,6 +85,7 @@ class StepTimer(Protocol):
     stopped_by: str
     switch_to: RunConfig | None
     energy: EnergySpan
+    load_pieces: list[tuple[CpuSample | None, CpuSample | None]]
 
     @property
     def steps(self) -> int: ...
@@ -119,6 +122,10 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             self._steady_s = 0.0
             self._resumed = False
             self.energy = EnergySpan()
+            # The machine's load over the segment's training, a stretch per turn: the turns waited out are left
+            # out (the other lane trains on the cores then, which is no other work on this lane's figures).
+            self.load_pieces: list[tuple[CpuSample | None, CpuSample | None]] = []
+            self._load_start: CpuSample | None = cpu_sample()
             self._metering: tuple[int, float] | None = None  # (steps, perf_counter) at the piece's begin
 
         def _meter_begin(self) -> None:
@@ -205,6 +212,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             model changes (SwitchModel) or a stop. The wait is no step's time: the next record starts
             at its own batch's beginning, and is marked resumed."""
             self._meter_end()  # the wait is no step's energy either
+            self._close_load_piece()  # nor the machine's load this lane's figures meet
             self._pending.append(TurnEnded(c.run_id, c.lane, c.segment, last.step, time.time()))
             self.flush()
             phase("waiting")
@@ -212,6 +220,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                 message = steering.steer(TURN_POLL_S)
                 if isinstance(message, (Resume, SwitchModel)):
                     phase("training")
+                    self._load_start = cpu_sample()
                     self._prev_end, self._resumed = None, True
                     self._pending.append(TurnResumed(c.run_id, c.lane, c.segment, time.time()))
                     if isinstance(message, Resume) and self._steps >= c.warmup_steps:
@@ -225,8 +234,14 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                                             self.epoch_logs.get("accuracy", float("nan"))))
             self.flush()
 
+        def _close_load_piece(self) -> None:
+            if self._load_start is not None:
+                self.load_pieces.append((self._load_start, cpu_sample()))
+                self._load_start = None
+
         def on_train_end(self, logs: Logs | None = None) -> None:
             self._meter_end()  # a fit that ended by itself (its epochs ran out) ends the span here
+            self._close_load_piece()
             phase("finishing")
             self.flush()
 

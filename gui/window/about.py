@@ -13,6 +13,10 @@ from ...core.engine.devices import LaneOption
 from ...core.paths import autosave_dir, log_dir, settings_path
 
 
+# The guide's pages ship with the source (docs/guide/), not the wheel: named where a reader finds them.
+GUIDE_URL = "docs/guide/ in Crossover's source (README.md, then \"Where to go next\")"
+
+
 def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
     """The About box's text (HTML): what a bug report needs."""
     backends = ", ".join(f"{name} {version}" if version else f"{name} (not installed)"
@@ -39,7 +43,11 @@ def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
     table = "".join(f"<tr><td><b>{html.escape(k)}</b>&nbsp;&nbsp;</td><td>{html.escape(str(v))}</td></tr>"
                     for k, v in rows)
     return (f"<h3>Crossover {html.escape(str(host.get('app_version', '')))}</h3>"
-            "<p>Shows, with honest numbers, where a GPU starts to train an MLP faster than a CPU.</p>"
+            "<p>Shows, with honest numbers, where a GPU starts to beat a CPU, and why: training or serving an MLP, "
+            "a CNN, an RNN, a transformer or your own Keras model, on lanes of this machine or others over SSH. "
+            "A sweep finds the size where the faster lane changes, the Why tab splits a step into its parts, "
+            "and a report and a rule carry the answer away.</p>"
+            f"<p>The guide: {GUIDE_URL}</p>"
             f"<table>{table}</table><p><b>Lanes</b></p><ul>{lanes}</ul>")
 
 

@@ -86,3 +86,21 @@ def test_a_study_started_on_a_busy_machine_says_so_before_it_measures():
             burner.wait()
     assert words.startswith("other work uses ") and "of this machine's CPU now (load " in words, words
     assert "may not hold" in words
+
+
+def test_the_load_a_lane_meets_leaves_out_the_turns_it_waited_out():
+    """Two stretches of training with a turn waited out between them, during which the other lane kept both cores
+    busy: the share of other work is that of the stretches alone (a quiet machine read 27-28% busy on every
+    interleaved run when the wait was counted)."""
+    from crossover_lab.core.lane.load import CpuSample, _TICKS, others_share_of
+
+    def at(t: float, busy: float, own: float) -> CpuSample:
+        return CpuSample(t, int(busy * _TICKS), int(own * _TICKS), 2, 0, 2)
+
+    # Training 0-1 s and 3-4 s: the lane itself used 1.9 of its 2 core-seconds each time, other work 0.1.
+    # Waiting 1-3 s: the other lane used 2 core-seconds a second.
+    first = (at(0.0, 0.0, 0.0), at(1.0, 2.0, 1.9))
+    second = (at(3.0, 6.0, 1.9), at(4.0, 8.0, 3.8))
+    assert others_share_of([first, second]) == pytest.approx(0.05, abs=0.01)
+    assert others_share(first[0], second[1]) > 0.5  # the old reading: the wait counted as other work
+    assert math.isnan(others_share_of([(None, first[1])]))
