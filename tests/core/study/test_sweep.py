@@ -295,6 +295,8 @@ def test_a_row_pooled_over_two_runs_recomputes_its_tail_and_its_energy_from_both
     assert alone.p99_ms == 1.0 and pooled.p99_ms == 50.0 and pooled.n_batches == 1400 and pooled.runs == 2
     assert pooled.energy_j_per_msample == pytest.approx(1e6 * 84.0 / 11200)
     assert pooled.mean_w == pytest.approx(84.0 / 8.4)
+    # The second run's 1.4 s alone is too short a window to give joules; pooled with the first, it counts.
+    assert math.isnan(alone.energy_j_per_msample)
     # A run without a reading leaves the pooled energy unknown, never one run's figure for both.
     unknown = with_batches(row, first + second, [energy[0], RunSummary("b", "cpu", "CPU", "completed")])
     assert math.isnan(unknown.energy_j_per_msample) and unknown.energy_counter == ""
