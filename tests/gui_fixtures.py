@@ -31,6 +31,14 @@ def one_gpu_options(pool: object = None, stop: threading.Event | None = None) ->
     return cpu_options("tensorflow", True) + [LaneOption(LaneSpec("gpu", 0), "GPU:0 (NVIDIA H200)", True)]
 
 
+def held_discovery(found: threading.Event):
+    """A discover_fn that answers no_gpu_options only once `found` is set (at most 30 s): lanes still probed."""
+    def discover(pool: object = None, stop: threading.Event | None = None) -> list[LaneOption]:
+        found.wait(30)
+        return no_gpu_options()
+    return discover
+
+
 @pytest.fixture
 def gui_home(tmp_path, monkeypatch) -> str:
     """A fresh CROSSOVER_HOME (settings, autosaves, lane logs) and KERAS_HOME for one test."""

@@ -320,22 +320,8 @@ class ScriptedChannel:
 
     def _wait_next(self) -> RunConfig | None:
         """A paced run between segments: the next segment's config (Proceed, SwitchModel), or None (Finish, a stop)."""
-        beat = time.monotonic()
-        while not (self._cancel.is_set() and not self.script.ignore_cancel):
-            try:
-                message = self._steers.get(timeout=0.01)
-            except queue.Empty:
-                if self._killed.is_set():
-                    raise _Killed from None
-                if time.monotonic() - beat > HEARTBEAT_S:
-                    self._put(LaneAlive("waiting"))
-                    beat = time.monotonic()
-                continue
-            if isinstance(message, Finish):
-                return None
-            if isinstance(message, (Proceed, SwitchModel)):
-                return message.config
-        return None
+        message = self._wait_for((Finish, Proceed, SwitchModel))
+        return message.config if isinstance(message, (Proceed, SwitchModel)) else None
 
     def _segment(self, job: RunJob, config: RunConfig, segment: int, first_step: int, budget: int, t0: float,
                  t0_at: float) -> tuple[int, str, RunConfig | None, RunSummary]:
@@ -425,6 +411,11 @@ class ScriptedChannel:
 
     def _wait_turn(self):
         """Paused mid-segment: Resume or SwitchModel, or None on a stop."""
+        return self._wait_for((Resume, SwitchModel))
+
+    def _wait_for(self, kinds: tuple[type, ...]):
+        """The next steering message of `kinds` (others are dropped, as a lane that waits ignores them), saying the
+        lane is alive meanwhile; None on a stop."""
         beat = time.monotonic()
         while not (self._cancel.is_set() and not self.script.ignore_cancel):
             try:
@@ -436,7 +427,7 @@ class ScriptedChannel:
                     self._put(LaneAlive("waiting"))
                     beat = time.monotonic()
                 continue
-            if isinstance(message, (Resume, SwitchModel)):
+            if isinstance(message, kinds):
                 return message
         return None
 

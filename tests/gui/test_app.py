@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from gui_fixtures import no_gpu_options
+from gui_fixtures import held_discovery
 from helpers import MAIN, ROOT, cli
 from PySide6.QtGui import QImage, QKeySequence
 
@@ -69,12 +69,7 @@ def test_ramp_waits_for_the_lanes_then_starts_on_them(qtbot, gui_home):
     from crossover_lab.gui.window.main_window import MainWindow
 
     found = threading.Event()
-
-    def slow_discovery(pool, stop):
-        found.wait(10)
-        return no_gpu_options()
-
-    window = MainWindow(discover_fn=slow_discovery, prestart=False, offer_recovery=False)
+    window = MainWindow(discover_fn=held_discovery(found), prestart=False, offer_recovery=False)
     qtbot.addWidget(window)
     started = []
     window.controller.start_run = lambda config, specs, schedule, plan=(): started.append((specs, plan))
@@ -93,12 +88,7 @@ def test_the_window_appears_while_the_lanes_are_still_probed(qtbot, gui_home):
     from crossover_lab.gui.window.main_window import MainWindow
 
     found = threading.Event()
-
-    def slow_discovery(pool, stop):
-        found.wait(30)
-        return no_gpu_options()
-
-    window = MainWindow(discover_fn=slow_discovery, prestart=False, offer_recovery=False)
+    window = MainWindow(discover_fn=held_discovery(found), prestart=False, offer_recovery=False)
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
