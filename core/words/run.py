@@ -47,7 +47,8 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str =
     fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
     ratio = slow.median_ms / fast.median_ms
     if pair_verdict([_point(a), _point(b)], a.lane, b.lane).state is not State.LEADS:
-        return f"{a.lane} and {b.lane} are too close to call on {model} (within {fmt_num(100 * (ratio - 1), 2)}%)"
+        return (f"{a.lane} and {b.lane} are too close to call on {model} (medians {fmt_num(100 * (ratio - 1), 2)}% "
+                "apart, inside the noise)")
     shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
     if task == "predict":
         return f"{fast.lane} answers {shown}x faster than {slow.lane} on {model} (median latency of one call)"

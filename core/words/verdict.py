@@ -42,7 +42,8 @@ def _times(lo: float, hi: float) -> str:
 
 def stretch_words(s: Stretch, unit: str = "units") -> str:
     if s.leader is None:
-        return f"equal within noise {_at(s.width_lo, s.width_hi, unit)} (within {_percent(s.ratio_hi)})"
+        return (f"equal within noise {_at(s.width_lo, s.width_hi, unit)} (medians up to {_percent(s.ratio_hi)} apart, "
+                "inside the noise)")
     return f"{s.leader} is faster {_at(s.width_lo, s.width_hi, unit)} ({_times(s.ratio_lo, s.ratio_hi)})"
 
 
@@ -71,8 +72,8 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
         return f"{a} and {b} have no width measured on both: nothing to compare"
     lo, hi = v.widths[0], v.widths[-1]
     if v.state is State.TOO_CLOSE:
-        return (f"{a} and {b} are too close to call {machine} (within {_percent(v.max_gap)} everywhere "
-                f"{_at(lo, hi, unit)}){_noise_words(v)}")
+        return (f"{a} and {b} are too close to call {machine} (medians up to {_percent(v.max_gap)} apart "
+                f"{_at(lo, hi, unit)}, inside the noise){_noise_words(v)}")
     if v.state is State.LEADS:
         return _with_subject("; ".join(stretch_words(s, unit) for s in v.stretches), a, b)
     # CROSSES: each change, in width order with every stretch it does not describe: a lead or a tie before or

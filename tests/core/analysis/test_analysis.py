@@ -288,7 +288,7 @@ def summary(lane, median_ms, flops=12_345_678):
 def test_verdict():
     assert verdict(summary("cpu", 3.1), summary("gpu0", 1.0)) == "gpu0 is 3.1x faster than cpu on this model"
     assert verdict(summary("gpu0", 1.0), summary("cpu", 0.25)) == "cpu is 4.0x faster than gpu0 on this model"
-    assert verdict(summary("cpu", 1.02), summary("gpu0", 1.0)) == "cpu and gpu0 are too close to call on this model (within 2%)"
+    assert verdict(summary("cpu", 1.02), summary("gpu0", 1.0)) == "cpu and gpu0 are too close to call on this model (medians 2% apart, inside the noise)"
     assert "not enough steady batches" in verdict(summary("cpu", math.nan), summary("gpu0", 1.0))
 
 

@@ -22,8 +22,8 @@ def test_pure_noise_is_too_close_to_call_and_has_no_crossing():
     assert v.state is State.TOO_CLOSE and v.changes == () and v.lanes == ("cpu", "cpu1")
     assert len(v.stretches) == 1 and v.stretches[0].leader is None
     words = pair_words(v)
-    assert words.startswith("cpu and cpu1 are too close to call on this machine (within ")
-    assert "everywhere from 16 to 4,096 units" in words
+    assert words.startswith("cpu and cpu1 are too close to call on this machine (medians up to ")
+    assert "apart from 16 to 4,096 units, inside the noise" in words
 
 
 def test_a_nine_percent_difference_inside_the_spread_is_noise_not_a_crossing():
@@ -163,7 +163,8 @@ def test_a_lead_inside_the_lanes_run_to_run_noise_is_a_tie_however_many_batches(
     assert steady.state is State.CROSSES and len(steady.changes) == 1  # 10% leads, outside a 1% noise
     noisy = pair_verdict(lanes(0.2), "cpu", "cpu1")
     assert noisy.state is State.TOO_CLOSE and not noisy.changes, pair_words(noisy)
-    assert pair_words(noisy).endswith("(within 11% everywhere from 16 to 4,096 units): one width's runs scattered "
+    assert pair_words(noisy).endswith("(medians up to 11% apart from 16 to 4,096 units, inside the noise): one "
+                                      "width's runs scattered "
                                       "on cpu by about ±22%")
     assert "runs scattered" not in pair_words(steady)
     assert math.isclose(run_noise(time_curves(lanes(0.2))["cpu"].values()), 0.2)

@@ -234,7 +234,7 @@ def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    assert "cpu and cpu1 are too close to call on model 16 (within 1%)" in summary.verdict.text()
+    assert "cpu and cpu1 are too close to call on model 16 (medians 1% apart, inside the noise)" in summary.verdict.text()
 
 
 def test_a_lane_whose_last_batch_is_in_says_finishing(qtbot):
