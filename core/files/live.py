@@ -23,7 +23,7 @@ from ..json_data import JsonValue
 from .run_files import HEADER, batches_text, sidecar_path, sidecar_text
 from .atomic import (NO_FOLLOW, ExportError, append_lines, atomic_write_files, atomic_write_text, csv_text,
                      kind_of, name_problem, split_lines, target_problem)
-from ..records import LANE_ENDS, BatchTiming, LaneEvent, RunStarted
+from ..records import LANE_ENDS, BatchTiming, LaneEvent, RunStarted, SegmentEnded
 from ..results import RunResult
 
 FLUSH_INTERVAL_S = 1.0  # records reach the disk at most this late: what a kill -9 can lose
@@ -256,12 +256,14 @@ class RunFiles:
 
     def take(self, events: Iterable[LaneEvent], results: Sequence[RunResult]) -> None:
         """Fold new lane events in: records appended at most FLUSH_INTERVAL_S late, the sidecar
-        replaced when a lane starts or ends. `results` already hold the events (a RunTracker's)."""
+        replaced when a lane starts, ends a segment or ends. `results` already hold the events (a RunTracker's)."""
         lifecycle = False
         for event in events:
             if isinstance(event, BatchTiming):
                 self._pending.append(event)
-            elif isinstance(event, (RunStarted, *LANE_ENDS)):  # a lane the app ended (a watchdog, a kill) too
+            elif isinstance(event, (RunStarted, SegmentEnded, *LANE_ENDS)):
+                # A lane the app ended (a watchdog, a kill) too; and each segment's end, so that a run killed
+                # mid-ramp (kill -9) leaves a sidecar holding every width it completed.
                 lifecycle = True
         if lifecycle:
             self.update_sidecar(results)

@@ -194,3 +194,59 @@ def test_a_sweeps_files_never_have_a_hole_and_say_when_they_are_not_whole(tmp_pa
     files.close()
     rows, _ = read_sweep_rows(str(tmp_path / "s.csv"))
     assert sorted({r.width for r in rows}) == [16]  # the first point only: no hole where the second failed
+
+
+def test_a_ramp_cut_off_without_a_word_leaves_files_that_read_as_the_widths_it_completed(tmp_path, capsys,
+                                                                                        scripted_pool):
+    """What kill -9 leaves: the growing pair as it stood when the process vanished mid-ramp. Every width each lane
+    completed is in the sidecar (it is rewritten at each segment's end), so `analyze` reads those points; a kill
+    after three widths gave 0 points when the sidecar waited for a lane's end."""
+    import shutil
+    import threading
+
+    from helpers import cli_in_process
+
+    from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.engine.conductor import RunControl
+    from crossover_lab.core.engine.pool import run_comparison
+    from crossover_lab.core.engine.tracking import RunTracker
+    from crossover_lab.core.files.live import RunFiles
+    from crossover_lab.core.records import SegmentEnded, now_iso
+    from crossover_lab.core.results import new_run_id
+    from crossover_lab.core.study.sweep import ramp_plan
+
+    base = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, samples=2048, data="synthetic"))
+    plan = ramp_plan(base, (16, 64, 256, 1024, 4096), layers=1, steady_steps=10, seconds=1.0)
+    lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
+    tracker = RunTracker(new_run_id(), plan[0], lanes, "interleaved", now_iso(), plan)
+    files = RunFiles(tmp_path / "ramp.csv", {"cpu": "test"})
+    control = RunControl()
+    snapshot = tmp_path / "killed"
+    ended: list[str] = []
+    taken = threading.Event()
+
+    def on_event(event):
+        files.take([event], [tracker.result])
+        if isinstance(event, SegmentEnded):
+            ended.append(event.lane)
+            if len(ended) == 6 and not taken.is_set():  # three widths on each lane
+                files.writer.flush(10)
+                snapshot.mkdir()
+                for name in ("ramp.csv", "ramp.json"):  # the files as kill -9 would leave them now
+                    shutil.copy(tmp_path / name, snapshot / name)
+                taken.set()
+                control.cancel.set()
+
+    try:
+        files.begin([tracker.result])
+        run_comparison(scripted_pool, lanes, plan[0], schedule="interleaved", plan=plan, control=control,
+                       tracker=tracker, on_event=on_event)
+    finally:
+        files.close()
+    assert taken.is_set()
+    out = cli_in_process(capsys, "analyze", str(snapshot / "ramp.csv"))
+    assert out.returncode == 0, out.stderr
+    fits = {line.split()[0]: line.split()[3] for line in out.stdout.splitlines()
+            if line.startswith(("cpu ", "cpu1 ")) and len(line.split()) == 5}  # the fits' table
+    assert fits == {"cpu": "3", "cpu1": "3"}, out.stdout  # each lane's three completed widths, fitted
+    assert "64–256 within the noise" in out.stdout  # the scripted costs cross at about 21 MFLOP per batch
