@@ -13,6 +13,7 @@ from .json_data import JsonValue
 MIN_WIDTH, MAX_WIDTH = 1, 16384
 MAX_LAYERS = 8
 INPUT_DIM, CLASSES = 784, 10
+MNIST_TRAIN_SIZE = 60_000  # MNIST's training set, and its synthetic stand-in: a run's samples unless limited
 OPTIMIZERS = ("adam", "nadam", "sgd", "rmsprop")
 OPTIMIZER_SLOTS = {"adam": 2, "nadam": 2, "rmsprop": 1, "sgd": 0}  # state kept per weight (SGD without momentum)
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu")

@@ -156,11 +156,16 @@ class RunSummary:
         return 1000.0 / self.mean_wall_ms if self.mean_wall_ms > 0 else float("nan")
 
     @property
+    def energy_read(self) -> bool:
+        """A counter read the steady stretch, over however short a window (runs pooled add such readings up)."""
+        return (bool(self.energy_counter) and self.energy_steps > 0 and 0 <= self.energy_j < float("inf")
+                and self.energy_s == self.energy_s)
+
+    @property
     def energy_measured(self) -> bool:
         """A counter read the steady stretch over a window long enough to read (MIN_ENERGY_WINDOW_S): every energy
         figure of every view is given from this, or not at all."""
-        return (bool(self.energy_counter) and self.energy_steps > 0 and 0 <= self.energy_j < float("inf")
-                and self.energy_s >= MIN_ENERGY_WINDOW_S)
+        return self.energy_read and self.energy_s >= MIN_ENERGY_WINDOW_S
 
     @property
     def joules_per_step(self) -> float:

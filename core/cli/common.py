@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (FACTORY, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (FACTORY, MNIST_TRAIN_SIZE, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
@@ -87,19 +87,16 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
     return config
 
 
-MNIST_SAMPLES = 60_000  # MNIST's training set, and its synthetic stand-in (core/lane/data.py MNIST_TRAIN_SIZE)
-
-
 def check_steps(config: RunConfig) -> None:
     """Refuse, before any lane starts, what the data cannot give: a batch larger than MNIST (or its stand-in)
     holds, or more steps per execution than an epoch has (a run would 'complete' with no steady batch)."""
     t = config.train
     if t.data.endswith(".npz") or config.model.saved is not None:
         return  # a file's size was checked with the file (inspect_npz); a saved model's data is its own
-    samples = min(t.samples or MNIST_SAMPLES, MNIST_SAMPLES)
+    samples = min(t.samples or MNIST_TRAIN_SIZE, MNIST_TRAIN_SIZE)
     if t.batch_size > samples:
         raise ConfigError(f"batch size {t.batch_size:,} is more than the {samples:,} samples "
-                          f"{'the sample limit allows' if t.samples and t.samples < MNIST_SAMPLES else 'MNIST holds'}: "
+                          f"{'the sample limit allows' if t.samples and t.samples < MNIST_TRAIN_SIZE else 'MNIST holds'}: "
                           "lower the batch size")
     steps = samples // t.batch_size
     if t.steps_per_execution > steps:

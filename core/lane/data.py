@@ -10,12 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..config import CLASSES, INPUT_DIM, ConfigError
+from ..config import CLASSES, INPUT_DIM, MNIST_TRAIN_SIZE, ConfigError
 from ..files.inputs import InputError, file_sha256, open_regular
 from ..files.npz_check import DataError, check_arrays, check_shapes
 
 MNIST_SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
-MNIST_TRAIN_SIZE = 60_000
 DOWNLOAD_TIMEOUT_S = 10.0
 SYNTHETIC_BYTES, MIN_SYNTHETIC = 256 << 20, 2048  # synthetic data of a saved model's own shape: at most this much
 

@@ -279,8 +279,7 @@ def pooled_energy(summaries: Sequence[RunSummary]) -> RunSummary | None:
     """One summary holding the energy of several runs' steady stretches, added up; None unless every run read the
     same counter (a run without a reading leaves the pooled figure unknown, not one run's). Readings too short to
     give joules alone count: added up, the window may be long enough (RunSummary.energy_measured decides)."""
-    measured = [s for s in summaries if s.energy_counter and s.energy_steps > 0 and 0 <= s.energy_j < math.inf
-                and math.isfinite(s.energy_s)]
+    measured = [s for s in summaries if s.energy_read]
     if not summaries or len(measured) != len(summaries) or len({s.energy_counter for s in measured}) != 1:
         return None
     first = measured[0]
