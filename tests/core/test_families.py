@@ -83,7 +83,8 @@ def test_every_family_trains_on_tensorflow_and_jax_lanes(pool):
     lanes = [LaneSpec.parse("cpu1"), LaneSpec.parse("jax:cpu1")]
     for model in FAMILY_MODELS:
         config = RunConfig(model, TrainSpec(batch_size=32, samples=320, data="synthetic"))
-        result = run_comparison(pool, lanes, config, schedule="sequential")
+        # side by side: each lane's tracing and compiling (one thread, most of a run here) on a core of its own
+        result = run_comparison(pool, lanes, config, schedule="side-by-side")
         for name, lane in result.lanes.items():
             assert lane.status == "completed", (model.label(), name, lane.failure)
             assert lane.summary is not None and lane.summary.n_batches == 10 - 5, (model.label(), name)
