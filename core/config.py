@@ -23,6 +23,12 @@ FEEDINGS = ("host", "device")
 # What a run times: a training step (fit), or one forward call as a server makes it (input from host memory,
 # the answer back on the host). A predict call is timed one of two ways, each named in the records:
 TASKS = ("train", "predict")
+# An open-loop load (predict --arrival-rate, core/lane/arrivals.py): how requests arrive, and the bounds asked of it.
+ARRIVALS = ("poisson", "constant")
+MAX_RATE = 100_000.0  # requests per second a schedule may ask for
+MAX_BATCH = 4096  # requests one call may answer (dynamic batching)
+BEHIND_S = 2.0  # the oldest waiting request has waited this long: the lane does not hold the rate
+LOAD_REQUESTS = 1000  # requests per load point by default: more than the 662 a p99 needs (core/analysis/tails.py)
 SERVE_WAYS = ("keras", "compiled")  # Keras predict_on_batch | the backend's compiled forward pass called directly
 DEFAULT_WARMUP_STEPS = 5
 
@@ -317,6 +323,20 @@ class TrainSpec:
     mixed_precision: bool = False
     task: str = "train"  # train | predict (TASKS)
     serve: str = "keras"  # how a predict call is made (SERVE_WAYS); ignored for training
+    # predict under load: requests per second arriving on their own schedule (None: one call after another),
+    # how they arrive (ARRIVALS), and how many waiting requests one call may answer (1: one at a time).
+    # With a rate, max_steps counts requests (LOAD_REQUESTS when None), and max_seconds bounds the schedule.
+    arrival_rate: float | None = None
+    arrivals: str = "poisson"
+    max_batch: int = 1
+
+    @property
+    def load_requests(self) -> int:
+        """Under a load: the requests its schedule holds (its step budget, bounded by its time limit)."""
+        asked = self.max_steps if self.max_steps is not None else LOAD_REQUESTS
+        if self.arrival_rate is None or self.max_seconds is None:
+            return asked
+        return max(1, min(asked, int(self.arrival_rate * self.max_seconds)))
 
     def __post_init__(self) -> None:
         _check(isinstance(self.batch_size, int) and 1 <= self.batch_size <= 65536,
@@ -347,6 +367,16 @@ class TrainSpec:
                "feeding=device is for training: a predict call takes its input from host memory, as a server does")
         _check(self.task == "train" or self.steps_per_execution == 1,
                f"steps per execution {self.steps_per_execution} is for training: a predict call is one call (use 1)")
+        rate = self.arrival_rate
+        _check(rate is None or (isinstance(rate, (int, float)) and 0 < rate <= MAX_RATE),
+               f"arrival rate {rate}: choose above 0, at most {MAX_RATE:,.0f} requests per second")
+        _check(rate is None or self.task == "predict",
+               "an arrival rate is for the predict task: requests arrive at a server (add --task predict)")
+        _check(self.arrivals in ARRIVALS, f"arrivals {self.arrivals!r}: choose one of {', '.join(ARRIVALS)}")
+        _check(isinstance(self.max_batch, int) and 1 <= self.max_batch <= MAX_BATCH,
+               f"max batch {self.max_batch}: choose 1-{MAX_BATCH}")
+        _check(self.max_batch == 1 or rate is not None,
+               f"max batch {self.max_batch} batches requests that queued: give an arrival rate too (--arrival-rate)")
 
 
 _LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<device>cpu|gpu)(?P<num>\d*)$")

@@ -41,7 +41,8 @@ CSV_COLUMNS = ("run_id", "lane", "device", "epoch", "batch", "step", "start_s", 
                "samples", "warmup", "loss")
 # After the leading ones: what a record covers, and the model it trained, so that a run whose model
 # changed mid-way (a ramp, a dragged width) reads without its sidecar.
-CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment", "resumed", "task", "family")
+CSV_EXTRA_COLUMNS = ("batches", "backend", "widths", "batch_size", "segment", "resumed", "task", "family",
+                     "requests", "queued", "backlog", "waits_ms")
 
 
 @dataclass(frozen=True)
@@ -72,12 +73,25 @@ class BatchTiming:
     resumed: bool = False  # the first step after the lane's turn came back (lanes taking turns)
     task: str = "train"  # train: a training step; predict: one forward call, timed begin to end (its latency)
     family: str = "mlp"  # the kind of model `widths` belongs to (core/families.py kind_word: mlp, cnn, lstm, …)
+    # A call under an open-loop load (core/lane/arrivals.py; 0 and () for a closed loop): how many requests it
+    # answered, how many of those arrived while the server was busy, how many still waited behind them when it
+    # began, and each one's wait from its intended arrival to the call's beginning (its latency: wait + ms).
+    requests: int = 0
+    queued: int = 0
+    backlog: int = 0
+    waits_ms: tuple[float, ...] = ()
 
     def row(self) -> list[str | int | float]:
         return [self.run_id, self.lane, self.device, self.epoch, self.batch, self.step,
                 f"{self.start_s:.6f}", f"{self.ms:.4f}", self.samples, int(self.warmup),
                 f"{self.loss:.6g}", self.batches, self.backend, self.widths, self.batch_size, self.segment,
-                int(self.resumed), self.task, self.family]
+                int(self.resumed), self.task, self.family, self.requests, self.queued, self.backlog,
+                ";".join(f"{w:.4f}" for w in self.waits_ms)]
+
+    @property
+    def latencies_ms(self) -> tuple[float, ...]:
+        """Under a load: each answered request's latency, intended arrival to answer on the host."""
+        return tuple(w + self.ms for w in self.waits_ms)
 
     @classmethod
     def from_csv_row(cls, row: dict[str, str | None]) -> BatchTiming:
@@ -89,7 +103,8 @@ class BatchTiming:
             if text is None or text == "":
                 continue
             values[name] = text == "1" if kind == "bool" else int(text) if kind == "int" else \
-                float(text) if kind == "float" else text
+                float(text) if kind == "float" else \
+                tuple(float(w) for w in text.split(";")) if kind == "tuple[float, ...]" else text
         return cls(**values)
 
 
@@ -145,6 +160,10 @@ class RunSummary:
     # The 99th percentile of the steady steps' ms: for a predict run, the tail of one call's latency. NaN below the
     # calls the tail rule needs (core/analysis/tails.py: 662), whose words say so from n_batches.
     p99_ms: float = float("nan")
+    # Under an open-loop load (predict --arrival-rate): how its schedule ended: "done" (every request answered),
+    # "behind" (the oldest waiting request had waited arrivals.BEHIND_S: the lane does not hold the rate), or
+    # "stopped" (a stop or a new model). "" for a closed loop.
+    load_ended: str = ""
 
     def as_dict(self) -> JsonObject:
         return asdict(self)

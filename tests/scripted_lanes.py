@@ -32,6 +32,7 @@ from crossover_lab.core.analysis.anatomy import AnatomyPoint, RungTime, ladder_o
 from crossover_lab.core.analysis.stats import summarize
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.engine.local_channel import exit_reason
+from crossover_lab.core.lane.arrivals import OpenLoop, arrival_times
 from crossover_lab.core.messages import (AnatomyJob, AnatomyMeasured, Bundle, CalibrateJob, Calibrated, CloseLane,
                                          Finish, InspectJob, Inspected, LaneAlive, LaneStartFailed, LaneStatus,
                                          Pause, PrepareJob, Prepared, ProbeJob, Probed, Proceed, Resume, RunJob,
@@ -330,6 +331,8 @@ class ScriptedChannel:
         widths = "-".join(map(str, config.model.widths))
         self._put(Bundle((SegmentStarted(job.run_id, lane, segment, config.model.widths, t.batch_size,
                                          config.flops_per_batch, first_step, time.time(), t0_at),)))
+        if t.arrival_rate is not None:
+            return self._load_segment(job, config, segment, first_step, t0)
         per_epoch = max(1, self._samples(config) // t.batch_size)
         records: list[BatchTiming] = []
         pending: list = []
@@ -397,6 +400,53 @@ class ScriptedChannel:
                           others_cpu=0.0, load_avg=0.0)
         self._put(Bundle((SegmentEnded(job.run_id, lane, segment, summary, time.time()),)))
         return len(records), stopped_by, switch_to, summary
+
+    def _load_segment(self, job: RunJob, config: RunConfig, segment: int, first_step: int,
+                      t0: float) -> tuple[int, str, RunConfig | None, RunSummary]:
+        """Predict under a load (core/lane/arrivals.py's OpenLoop, as the real lane drives it) on a virtual clock
+        that each call advances by its cost: a call of k requests costs fixed_ms + k × a request's FLOPs at
+        `gflops`. Warm-up calls first, one after another; then the schedule."""
+        s, lane, t = self.script, self.spec.name, config.train
+        widths, family = "-".join(map(str, config.model.widths)), config.model.kind
+        now = [time.perf_counter() - t0]  # the virtual clock, in the records' seconds since the run's start
+        records: list[BatchTiming] = []
+
+        def cost(k: int) -> float:
+            ms = s.fixed_ms + k * config.flops_per_batch / (s.gflops * 1e6)
+            return ms * math.exp(self._rng.normal(0.0, s.noise)) if s.noise else ms
+
+        def record(i: int, ms: float, warmup: bool, **load) -> None:
+            records.append(BatchTiming(run_id=job.run_id, lane=lane, device=lane, epoch=1, batch=i + 1,
+                                       step=first_step + i + 1, start_s=now[0], ms=ms,
+                                       samples=max(1, load.get("requests", 1)) * t.batch_size, warmup=warmup,
+                                       loss=0.5, backend=self.spec.backend, widths=widths, batch_size=t.batch_size,
+                                       segment=segment, task=t.task, family=family, **load))
+            now[0] += ms / 1000.0
+            time.sleep(s.min_sleep_s)
+
+        for i in range(t.warmup_steps):
+            record(i, cost(1) * (s.warmup_factor if i == 0 else 1.0), True)
+
+        def advance(dt: float) -> None:
+            now[0] += dt
+
+        loop = OpenLoop(arrival_times(t.arrival_rate or 1.0, t.load_requests, t.arrivals, t.seed),
+                        max_batch=t.max_batch, clock=lambda: now[0], sleep=advance,
+                        stop=lambda: self._cancel.is_set() and not s.ignore_cancel)
+        i = t.warmup_steps
+        while (take := loop.take()) is not None:
+            k = len(take.arrivals)
+            record(i, cost(k), False, requests=k, queued=take.queued, backlog=take.backlog,
+                   waits_ms=tuple(max(0.0, (now[0] - a) * 1000.0) for a in take.arrivals))
+            loop.answered(now[0])
+            i += 1
+        self._flush(list(records))
+        status = Status.CANCELLED if loop.ended == "stopped" else Status.COMPLETED
+        summary = replace(summarize(records, run_id=job.run_id, lane=lane, device=lane, status=status,
+                                    flops_per_batch=config.flops_per_batch, wall_s=now[0]),
+                          others_cpu=0.0, load_avg=0.0, load_ended=loop.ended)
+        self._put(Bundle((SegmentEnded(job.run_id, lane, segment, summary, time.time()),)))
+        return len(records), "cancel" if loop.ended == "stopped" else "budget", None, summary
 
     def _flush(self, pending: list) -> None:
         if pending:

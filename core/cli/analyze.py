@@ -6,7 +6,16 @@ import json
 import sys
 from typing import Mapping, cast
 
+import dataclasses
+
 from ..analysis.crossings import analyze_groups
+from ..analysis.serving_load import LoadPoint, rates_of
+from ..config import ConfigError
+from ..files.run_files import read_runs
+from ..results import RunResult
+from ..words.load import sweep_lines
+from .load_sweep import check_bound, results_points
+from .printing import print_load
 from ..analysis.points import SweepPoint
 from ..json_data import JsonValue
 from .common import EXIT_BAD_INPUT, EXIT_OK
@@ -27,6 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
                    help="name a file's machine (default: the machine in its sidecar, else the file name)")
+    p.add_argument("--p99-ms", type=float, metavar="MS", help="a load sweep's file (sweep --arrival-rates): the "
+                   "highest rate each lane holds with its p99 at most MS")
     add_price_arg(p)
     p.set_defaults(func=cmd_analyze)
 
@@ -88,9 +99,48 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def load_runs(path: str) -> list[RunResult] | None:
+    """The runs of a load sweep's file (the per-call CSV and sidecar of `sweep --arrival-rates` or `run
+    --arrival-rate`), or None when the file is no such file (a sweep CSV, another run)."""
+    try:
+        results = read_runs(path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return results if any(r.config.train.arrival_rate is not None for r in results) else None
+
+
+def analyze_load(args: argparse.Namespace, results: list[RunResult]) -> int:
+    """A load sweep's file, in the words the sweep said when it ended (core/words/load.py)."""
+    bound = check_bound(args.p99_ms)
+    points = results_points(results)
+    prices = {**file_prices(sidecar_of(args.files[0])), **prices_from(args)}
+    if args.json:
+        print(json.dumps({"load": [load_json(p) for p in points],
+                          "answer": sweep_lines(points, bound, prices)}, indent=2))
+        return EXIT_OK
+    for rate in rates_of(points):
+        print_load([p for p in points if p.rate == rate])
+        print()
+    for line in sweep_lines(points, bound, prices):
+        print(line + ".")
+    return EXIT_OK
+
+
+def load_json(p: LoadPoint) -> dict[str, JsonValue]:
+    """A LoadPoint as JSON: its fields (NaN as null) and what is derived from them."""
+    fields = {k: (None if isinstance(v, float) and v != v else v) for k, v in dataclasses.asdict(p).items()}
+    achieved = p.achieved
+    return {**fields, "achieved": None if achieved != achieved else achieved, "held": p.held}
+
+
 def analyze_one(args: argparse.Namespace) -> int:
     """One file: lanes keep their own names (the output of earlier versions, plus costs when priced)."""
     path = args.files[0]
+    results = load_runs(path)
+    if results is not None:
+        return analyze_load(args, results)
+    if args.p99_ms is not None:
+        raise ConfigError(f"--p99-ms: {path} is not a load sweep's file (sweep --task predict --arrival-rates …)")
     reading = SweepReading(path)
     groups = group_rows(iter_sweep_rows(path, reading))
     if reading.dropped:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (FACTORY, MNIST_TRAIN_SIZE, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (ARRIVALS, FACTORY, LOAD_REQUESTS, MNIST_TRAIN_SIZE, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
@@ -66,10 +66,19 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         model = dataclasses.replace(model, **family)
     changes: dict[str, Any] = {}
     for key in ("batch_size", "epochs", "optimizer", "learning_rate", "seed", "steps_per_execution",
-                "samples", "data", "preprocessing", "feeding", "warmup_steps", "task", "serve"):
+                "samples", "data", "preprocessing", "feeding", "warmup_steps", "task", "serve", "arrival_rate",
+                "arrivals", "max_batch"):
         value = getattr(args, key, None)
         if value is not None:
             changes[key] = value
+    if changes.get("arrival_rate") is not None and "batch_size" not in changes:
+        changes["batch_size"] = 1  # a request under load is one sample unless --batch-size says more
+    if getattr(args, "requests", None) is not None:
+        if getattr(args, "arrival_rate", None) is None and not getattr(args, "arrival_rates", None):
+            raise ConfigError("--requests counts the requests of a load: give --arrival-rate too")
+        if not 1 <= args.requests <= 10**7:
+            raise ConfigError(f"--requests {args.requests}: choose 1-10,000,000")
+        changes["max_steps"] = args.requests
     if args.jit is not None:
         changes["jit"] = args.jit == "on"
     if getattr(args, "mixed_precision", False):
@@ -304,6 +313,16 @@ def add_task_args(p: argparse.ArgumentParser) -> None:
                    "and p99 latency")
     p.add_argument("--serve", choices=SERVE_WAYS, help="how a predict call is made: keras (default: "
                    "model.predict_on_batch) or compiled (the backend's compiled forward pass, called directly)")
+    p.add_argument("--arrival-rate", type=float, metavar="R", help="with --task predict: requests arrive on their "
+                   "own schedule, R per second, whatever the lane is doing (an open loop); each is timed from when "
+                   "it should have arrived to its answer, so waiting in the queue counts. Without it: one call after "
+                   "another (one client, no queue)")
+    p.add_argument("--arrivals", choices=ARRIVALS, help="with --arrival-rate: poisson (default: random gaps of mean "
+                   "1/R, as independent users send) or constant (one every 1/R s)")
+    p.add_argument("--max-batch", type=int, metavar="N", help="with --arrival-rate: each call answers up to N "
+                   "requests that queued (dynamic batching, as TF Serving and Triton do); default 1, one at a time")
+    p.add_argument("--requests", type=int, metavar="N", help=f"with --arrival-rate: requests per lane and rate "
+                   f"(default {LOAD_REQUESTS:,}: a p99 needs 662)")
 
 
 def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool = True) -> None:

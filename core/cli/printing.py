@@ -25,6 +25,8 @@ from ..words.run import energy_lines as run_energy_lines
 from ..words.run import cold_start_lines, explain, latency_lines, one_run_line, verdict_lines
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..analysis.energy import energy_curves
+from ..analysis.serving_load import LoadPoint, load_point
+from ..words.load import LOAD_HEADER, compare_words, load_row, point_words, schedule_words
 from .streams import STDERR, STDOUT
 
 
@@ -269,3 +271,21 @@ def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = STDO
         crossings = ", ".join(f"{c.faster_above} faster above width {fmt_num(c.width)}"
                               for c in res.crossovers)
         print(f"{label}: {crossings or 'no crossover in this range'}", file=out)
+
+
+def load_points(result: RunResult) -> list[LoadPoint]:
+    """Each lane's LoadPoint of a run under load (core/analysis/serving_load.py)."""
+    return [load_point(name, lane.records, lane.summary, result.config.train) for name, lane in result.lanes.items()]
+
+
+def print_load(points: Sequence[LoadPoint], out: TextIO = STDOUT) -> None:
+    """A run (or one rate of a sweep) under load: the table, each lane in words, and which answers sooner."""
+    if not points:
+        return
+    print(schedule_words(points[0]) + ":", file=out)
+    print(table(LOAD_HEADER, [load_row(p) for p in points]), file=out)
+    for p in points:
+        print(point_words(p) + ".", file=out)
+    line = compare_words(points, points[0].rate)
+    if line:
+        print(line + ".", file=out)

@@ -18,7 +18,7 @@ from ..config import ConfigError, parse_int_list, parse_lanes
 from ..engine.devices import host_info
 from ..presets import PRESETS
 from ..records import LaneEvent, Status, now_iso
-from .printing import Progress, print_ramp, print_summary
+from .printing import Progress, load_points, print_load, print_ramp, print_summary
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
 from ..results import RunResult, new_run_id
@@ -76,6 +76,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.ramp is not None or batches else ()
     check_memory(plan or (config,), lanes)
     schedule = schedule_named(args.schedule) if args.schedule else default_schedule(lanes)
+    if config.train.arrival_rate is not None:
+        schedule = load_schedule(args.schedule, plan)
     prices = prices_from(args, [lane.name for lane in lanes])
     host = host_info()
     files = open_run_files(args.csv, host, {"prices": prices} if prices else None)
@@ -151,8 +153,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
+def load_schedule(asked: str | None, plan: tuple = ()) -> str:
+    """A load runs one lane after another: a lane's requests keep arriving while it waits for its turn (so the
+    turn would be charged to them as queueing), and lanes side by side would share the cores they serve on."""
+    if asked is not None and schedule_named(asked) != "sequential":
+        raise ConfigError(f"--schedule {asked}: a load is served by one lane at a time (sequential), or a lane's "
+                          "requests would queue while another lane has its turn")
+    if plan:
+        raise ConfigError("--arrival-rate with a ramp: sweep the rates instead (sweep --task predict "
+                          "--arrival-rates 50,100,200)")
+    return "sequential"
+
+
 def _report(schedule: str, lanes: list, result: RunResult, prices: dict[str, float]) -> None:
-    if any(len(lane.segments) > 1 for lane in result.lanes.values()):
+    if result.config.train.arrival_rate is not None:
+        print_load(load_points(result))
+    elif any(len(lane.segments) > 1 for lane in result.lanes.values()):
         print_ramp(result)
     else:
         print_summary(result)

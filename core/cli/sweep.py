@@ -26,6 +26,7 @@ from ..analysis.leads import DEFAULT_BUDGET_S, RefineTarget
 from ..study.refined_sweep import check_refinable, run_refined_sweep
 from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool
+from .load_sweep import cmd_load_sweep
 from .stopping import StopSignals
 from ..study.sweep import (NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
                            SweepSpec, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
@@ -58,6 +59,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and show "
                    f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
                    "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
+    p.add_argument("--arrival-rates", metavar="RATES", help="with --task predict: serve under load at each of these "
+                   "rates, e.g. 50,100,200 requests per second (an open loop: see run --arrival-rate), each lane "
+                   "in turn; says where the faster lane changes, in requests per second, and the highest rate each "
+                   "lane holds")
+    p.add_argument("--p99-ms", type=float, metavar="MS", help="with --arrival-rates: the highest rate each lane "
+                   "holds with its p99 latency at most MS (and, with --price, which lane serves it more cheaply)")
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     p.add_argument("--floor", action="store_true", help="also time each point's on-device loop (the anatomy's "
                    "device_loop rung): column floor_ms, and where the faster lane would change with one")
@@ -143,6 +150,12 @@ def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: lis
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    if args.arrival_rates is not None:  # serving under load, along arrival rate (core/cli/load_sweep.py)
+        return cmd_load_sweep(args)
+    if args.arrival_rate is not None:
+        raise ConfigError("--arrival-rate in a sweep: sweep the load along rates with --arrival-rates 50,100,200")
+    if args.p99_ms is not None:
+        raise ConfigError("--p99-ms bounds a load's tail: add --task predict --arrival-rates 50,100,200")
     lanes = parse_lanes(args.lanes)
     spec = sweep_spec(args)
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])

@@ -23,10 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-ARRIVALS = ("poisson", "constant")
-BEHIND_S = 2.0  # the oldest waiting request has waited this long: the lane does not hold the rate
-MAX_RATE = 100_000.0  # requests per second a schedule may ask for
-MAX_BATCH = 4096  # requests one call may answer (dynamic batching)
+from ..config import ARRIVALS, BEHIND_S, MAX_BATCH, MAX_RATE
 
 
 def arrival_times(rate: float, count: int, kind: str = "poisson", seed: int = 0) -> np.ndarray:
@@ -38,6 +35,13 @@ def arrival_times(rate: float, count: int, kind: str = "poisson", seed: int = 0)
         return np.arange(count, dtype=float) / rate
     gaps = np.random.default_rng(seed).exponential(1.0 / rate, count - 1)
     return np.concatenate(([0.0], np.cumsum(gaps)))
+
+
+def load_server_words(max_batch: int) -> str:
+    """What the lane's server does with requests that queued, as the sidecar and every view say it."""
+    if max_batch == 1:
+        return "one request per call, the rest wait in order"
+    return f"dynamic batching: each call answers up to {max_batch} waiting requests at once"
 
 
 def fell_behind(oldest_wait_s: float) -> bool:

@@ -18,11 +18,13 @@ earlier run or segment keeps its weights.
 """
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Callable, TypeAlias, cast
 
 import numpy as np
 
 from ..config import LaneSpec, TrainSpec
+from .arrivals import OpenLoop, arrival_times
 from .steps import Tensor, Unsupported
 
 if TYPE_CHECKING:
@@ -203,3 +205,44 @@ def serve(model: Model, call: Call, x: np.ndarray, batch_size: int, timer: StepT
         i += 1
     hooks.on_epoch_end(epoch, {})
     hooks.on_train_end()
+
+
+def serve_under_load(model: Model, call: Call, x: np.ndarray, train: TrainSpec, timer: StepTimer) -> str:
+    """Serve requests arriving on their own schedule (core/lane/arrivals.py) until it is done, the lane falls
+    behind, or the timer stops it; returns which ("done", "behind", "stopped"). The warm-up calls come first,
+    one after another (flagged warm-up, as for every task); the schedule starts after the last of them. Each
+    request is `train.batch_size` samples; a call answers one request, or up to `train.max_batch` that queued."""
+    assert train.arrival_rate is not None
+    hooks: Any = timer
+    hooks.set_model(model)
+    model.stop_training = False
+    size = train.batch_size
+    rows = max(1, len(x) // size)
+    hooks.on_train_begin()
+    hooks.on_epoch_begin(0)
+    i = 0
+    while i < train.warmup_steps and not model.stop_training:
+        hooks.on_train_batch_begin(i)
+        call(x[(i % rows) * size:(i % rows + 1) * size])
+        hooks.on_train_batch_end(i, {})
+        i += 1
+    loop = OpenLoop(arrival_times(train.arrival_rate, train.load_requests, train.arrivals, train.seed),
+                    max_batch=train.max_batch, clock=time.perf_counter, sleep=time.sleep,
+                    stop=lambda: bool(model.stop_training))
+    while (take := loop.take()) is not None:
+        k = len(take.arrivals)
+        first = (loop.answered_count - k) % rows
+        batch = x[first * size:(first + k) * size] if first + k <= rows else \
+            np.concatenate([x[((first + j) % rows) * size:((first + j) % rows + 1) * size] for j in range(k)])
+        timer.take(take)
+        hooks.on_train_batch_begin(i)
+        call(batch)
+        hooks.on_train_batch_end(i, {})
+        loop.answered(time.perf_counter())
+        i += 1
+        if model.stop_training:
+            loop.ended = "stopped"
+            break
+    hooks.on_epoch_end(0, {})
+    hooks.on_train_end()
+    return loop.ended

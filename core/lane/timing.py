@@ -35,6 +35,7 @@ from .load import sample as cpu_sample
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from .arrivals import Take
     from .energy import Meter
     from .steering import Steering
 
@@ -90,6 +91,9 @@ class StepTimer(Protocol):
     @property
     def steps(self) -> int: ...
 
+    def take(self, take: Take) -> None:
+        """Under a load: the next call answers these requests (its record says which, and how long each waited)."""
+
 
 def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[Bundle], None],
                      should_stop: Callable[[], bool], steering: Steering | None = None,
@@ -127,6 +131,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             self.load_pieces: list[tuple[CpuSample | None, CpuSample | None]] = []
             self._load_start: CpuSample | None = cpu_sample()
             self._metering: tuple[int, float] | None = None  # (steps, perf_counter) at the piece's begin
+            self._take: Take | None = None  # under a load: the requests the next call answers
 
         def _meter_begin(self) -> None:
             """Read the meter now; the read's time is taken off the next step's clock."""
@@ -172,12 +177,17 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             self._prev_end = end
             n = max(1, batch - self._begin_batch + 1)
             warmup = self._steps < c.warmup_steps
+            take, self._take = self._take, None
+            load = {} if take is None else {
+                "requests": len(take.arrivals), "queued": take.queued, "backlog": take.backlog,
+                "waits_ms": tuple(max(0.0, (self._begin - a) * 1000.0) for a in take.arrivals)}
             record = BatchTiming(run_id=c.run_id, lane=c.lane, device=c.device, epoch=self._epoch + 1,
                                  batch=batch + 1, step=c.first_step + self._steps + n, start_s=start - c.t0,
-                                 ms=(end - start) * 1000.0, samples=n * c.batch_size, warmup=warmup,
-                                 loss=loss, batches=n, backend=c.backend, widths=c.widths,
+                                 ms=(end - start) * 1000.0,
+                                 samples=(n if take is None else len(take.arrivals)) * c.batch_size,
+                                 warmup=warmup, loss=loss, batches=n, backend=c.backend, widths=c.widths,
                                  batch_size=c.batch_size, segment=c.segment, resumed=self._resumed, task=c.task,
-                                 family=c.family)
+                                 family=c.family, **load)
             self._resumed = False
             if self._steps == 0:
                 phase("training")
@@ -248,6 +258,9 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
         @property
         def steps(self) -> int:
             return self._steps
+
+        def take(self, take: Take) -> None:
+            self._take = take
 
         def flush(self) -> None:
             if self._pending:

@@ -1,0 +1,155 @@
+"""What a lane did under an open-loop load (predict --arrival-rate, core/lane/arrivals.py), from its records.
+
+One `LoadPoint` per lane and rate, computed once from the calls' records (each call's requests, their waits
+from their intended arrivals, the call's own time) and the summary's `load_ended`; every view (the CLI's run and
+sweep, `analyze` of a load sweep's CSV) renders these fields and computes none of its own.
+
+- **Latency** is each request's, intended arrival to answer on the host (wait + call): median, p90 and p99 by
+  the tail rule (core/analysis/tails.py: p99 from ≥ 662 requests, else withheld and said).
+- **Achieved rate**: requests answered over the time from the first intended arrival to the last answer.
+- **Waited**: the share of requests that arrived while the server was busy with an earlier call (they queued).
+- **Held**: every scheduled request answered without the oldest waiting BEHIND_S, at HOLD_SHARE of the rate the
+  requests arrived at (or more): a lane whose queue only grew is reported as not holding the rate, never with
+  a p99 of its growing queue, however short the schedule that ended before the wait reached BEHIND_S.
+- **Noise**: latencies under a load are correlated (one slow call delays every request behind it), so their
+  count overstates certainty. The interval of a median is the spread of the medians of BLOCKS consecutive
+  blocks of requests (lowest to highest), and two lanes whose intervals overlap at a rate are "inside the noise".
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..config import BEHIND_S, TrainSpec
+from ..records import BatchTiming, RunSummary
+from . import tails
+
+HOLD_SHARE = 0.95  # a lane holds a rate when it answers at least this share of the rate requests arrived at
+BLOCKS = 8  # consecutive blocks of requests whose medians bound a point's median
+MIN_BLOCK = 16  # requests per block, at least: fewer requests give no interval
+
+
+@dataclass(frozen=True)
+class LoadPoint:
+    """One lane at one arrival rate."""
+
+    lane: str
+    rate: float  # requests per second asked (the schedule's mean rate)
+    arrivals: str  # poisson | constant
+    max_batch: int  # 1: one request per call; more: dynamic batching up to that many
+    batch_size: int  # samples per request
+    scheduled: int  # requests the schedule held
+    answered: int  # requests answered (steady: after the warm-up calls)
+    span_s: float  # first intended arrival to last answer
+    arrivals_s: float  # first intended arrival to last: the schedule's own length
+    median_ms: float
+    p90_ms: float  # NaN where the tail rule withholds it
+    p99_ms: float
+    low_ms: float  # the median's interval: lowest and highest median of BLOCKS consecutive blocks (NaN: too few)
+    high_ms: float
+    service_ms: float  # median time of one call (its own clock, no wait)
+    mean_wait_ms: float
+    waited: float  # share of requests that arrived while the server was busy
+    max_backlog: int  # most requests waiting behind a call as it began
+    busy: float  # share of the span the server spent in calls (its utilisation)
+    ended: str  # done | behind | stopped (RunSummary.load_ended)
+    status: str  # the lane's run status
+
+    @property
+    def achieved(self) -> float:
+        """Requests answered per second, measured over the span."""
+        return self.answered / self.span_s if self.span_s > 0 else math.nan
+
+    @property
+    def offered(self) -> float:
+        """Requests per second as they arrived (the schedule's own rate, which a Poisson schedule draws near `rate`)."""
+        return (self.answered - 1) / self.arrivals_s if self.arrivals_s > 0 and self.answered > 1 else math.nan
+
+    @property
+    def kept_pace(self) -> bool:
+        """It answered at HOLD_SHARE of the rate requests arrived at, or more: its queue did not only grow."""
+        return self.achieved >= HOLD_SHARE * self.offered
+
+    @property
+    def held(self) -> bool:
+        """The lane kept up: it answered every scheduled request, without falling behind, at the rate they came."""
+        return self.ended == "done" and self.answered >= self.scheduled and self.kept_pace
+
+    def p99_within(self, bound_ms: float) -> bool | None:
+        """Whether the p99 is at most `bound_ms`: None where the p99 is withheld (too few requests)."""
+        if not self.held:
+            return False
+        return None if math.isnan(self.p99_ms) else self.p99_ms <= bound_ms
+
+
+def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | None, train: TrainSpec) -> LoadPoint:
+    """A lane's LoadPoint from its records of one load (its steady calls: warm-up calls are no request's)."""
+    calls = [r for r in records if r.requests > 0 and not r.warmup]
+    latencies = np.array([lat for r in calls for lat in r.latencies_ms], dtype=float)
+    waits = np.array([w for r in calls for w in r.waits_ms], dtype=float)
+    n = len(latencies)
+    if calls:
+        arrived = [r.start_s - w / 1000.0 for r in calls for w in r.waits_ms]
+        first = min(arrived)
+        last = max(r.start_s + r.ms / 1000.0 for r in calls)
+        span, arrivals_span = max(0.0, last - first), max(arrived) - first
+    else:
+        span = arrivals_span = 0.0
+    median = float(np.median(latencies)) if n else math.nan
+    low, high = block_interval(latencies)
+    return LoadPoint(
+        lane=lane, rate=float(train.arrival_rate or 0.0), arrivals=train.arrivals, max_batch=train.max_batch,
+        batch_size=train.batch_size, scheduled=train.load_requests, answered=n, span_s=span,
+        arrivals_s=arrivals_span, median_ms=median,
+        p90_ms=tails.tail_or_nan(90, float(np.percentile(latencies, 90)) if n else math.nan, n),
+        p99_ms=tails.tail_or_nan(99, float(np.percentile(latencies, 99)) if n else math.nan, n),
+        low_ms=low, high_ms=high,
+        service_ms=float(np.median([r.ms for r in calls])) if calls else math.nan,
+        mean_wait_ms=float(waits.mean()) if n else math.nan,
+        waited=sum(r.queued for r in calls) / n if n else math.nan,
+        max_backlog=max((r.backlog for r in calls), default=0),
+        busy=sum(r.ms for r in calls) / 1000.0 / span if span > 0 else math.nan,
+        ended=summary.load_ended if summary is not None else "",
+        status=summary.status if summary is not None else "")
+
+
+def block_interval(latencies: np.ndarray) -> tuple[float, float]:
+    """The lowest and highest median of BLOCKS consecutive blocks of requests; NaN where a block would hold fewer
+    than MIN_BLOCK requests."""
+    if len(latencies) < BLOCKS * MIN_BLOCK:
+        return math.nan, math.nan
+    medians = [float(np.median(b)) for b in np.array_split(latencies, BLOCKS)]
+    return min(medians), max(medians)
+
+
+def faster_at(a: LoadPoint, b: LoadPoint) -> str | None:
+    """Which lane answers requests at this rate sooner: a lane that holds the rate beats one that does not; of two
+    that hold it, the lower median latency where their intervals do not overlap. None: both fell behind, or the
+    difference is inside the noise (or not known)."""
+    if a.held != b.held:
+        return a.lane if a.held else b.lane
+    if not a.held:
+        return None
+    if any(math.isnan(v) for v in (a.low_ms, a.high_ms, b.low_ms, b.high_ms)):
+        return None
+    if a.high_ms < b.low_ms:
+        return a.lane
+    if b.high_ms < a.low_ms:
+        return b.lane
+    return None
+
+
+def highest_held(points: Sequence[LoadPoint], lane: str, bound_ms: float | None = None) -> LoadPoint | None:
+    """The highest rate `lane` held (with its p99 at most `bound_ms`, where given and known)."""
+    ok = [p for p in points if p.lane == lane and p.held and (bound_ms is None or p.p99_within(bound_ms))]
+    return max(ok, key=lambda p: p.rate, default=None)
+
+
+def rates_of(points: Sequence[LoadPoint]) -> list[float]:
+    return sorted({p.rate for p in points})
+
+
+__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "LoadPoint", "block_interval", "faster_at", "highest_held", "load_point", "rates_of"]

@@ -1,0 +1,144 @@
+"""`main.py sweep --task predict --arrival-rates 50,100,200`: serving under load along arrival rate.
+
+Each rate is one run of every lane, one lane after another (a lane's requests would queue while another had
+its turn), under the same schedule of requests (core/lane/arrivals.py). The file is the per-call CSV and its
+sidecar that `run --csv` writes, one run per rate, growing as calls arrive: `analyze` reads it back into the
+same LoadPoints (core/analysis/serving_load.py) and says the same words (core/words/load.py).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+import threading
+
+from ..analysis.serving_load import LoadPoint, load_point
+from ..config import MAX_RATE, ConfigError, RunConfig, parse_lanes
+from ..engine.devices import host_info
+from ..engine.pool import LanePool, run_comparison
+from ..engine.tracking import RunTracker
+from ..files import autosave
+from ..records import LaneEvent, Status, now_iso
+from ..results import RunResult, new_run_id
+from ..words.load import sweep_lines
+from ..words.numbers import fmt_num
+from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, check_memory, config_from_args, lanes_can_run,
+                     open_run_files, report_safely, say, write_or_rescue)
+from .machines import prices_from, remote_settings
+from .printing import Progress, load_points, print_load
+from .stopping import StopSignals
+
+MAX_RATES = 32
+
+
+def parse_rates(text: str) -> tuple[float, ...]:
+    """"50,100,200" → (50.0, 100.0, 200.0), ascending and distinct; ConfigError with the reason otherwise."""
+    try:
+        rates = tuple(float(t) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise ConfigError(f"--arrival-rates {text!r}: give requests per second, e.g. 50,100,200") from None
+    if not rates or len(rates) > MAX_RATES:
+        raise ConfigError(f"--arrival-rates {text!r}: give 1 to {MAX_RATES} rates")
+    bad = [r for r in rates if not (0 < r <= MAX_RATE) or not math.isfinite(r)]
+    if bad:
+        raise ConfigError(f"--arrival-rates: {bad[0]:g} is not a rate; choose above 0, at most {MAX_RATE:,.0f} "
+                          "requests per second")
+    return tuple(sorted(set(rates)))
+
+
+def check_bound(p99_ms: float | None) -> float | None:
+    if p99_ms is not None and not (0 < p99_ms < 3.6e6 and math.isfinite(p99_ms)):
+        raise ConfigError(f"--p99-ms {p99_ms}: choose a bound above 0 ms, below an hour")
+    return p99_ms
+
+
+def rate_configs(base: RunConfig, rates: tuple[float, ...]) -> list[RunConfig]:
+    return [dataclasses.replace(base, train=dataclasses.replace(base.train, arrival_rate=r)) for r in rates]
+
+
+def cmd_load_sweep(args: argparse.Namespace) -> int:
+    rates = parse_rates(args.arrival_rates)
+    if getattr(args, "arrival_rate", None) is not None:
+        raise ConfigError("--arrival-rate and --arrival-rates: a sweep takes the rates (--arrival-rates)")
+    args.arrival_rate = rates[0]  # so the config is checked as a load's (and takes a load's defaults)
+    base = config_from_args(args)
+    bound = check_bound(args.p99_ms)
+    if base.model.saved is not None or base.model.factory is not None:
+        raise ConfigError("--arrival-rates with --model: not built yet; time your model under one load with "
+                          "`run --task predict --arrival-rate R --model FILE`")
+    lanes = list(parse_lanes(args.lanes))
+    configs = rate_configs(base, rates)
+    check_memory(configs[:1], lanes)
+    prices = prices_from(args, [lane.name for lane in lanes])
+    host = host_info()
+    files = open_run_files(args.csv, host, {"prices": prices} if prices else None)
+    pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+    results: list[RunResult] = []
+    points: list[LoadPoint] = []
+    code, written = EXIT_OK, ""
+    progress = Progress()
+    with StopSignals() as stop:
+        try:
+            if not lanes_can_run(lanes, pool):
+                return EXIT_BAD_INPUT
+            say(f"load sweep: model {base.model.label()}, requests of {base.train.batch_size:,} sample(s), "
+                f"{base.train.load_requests:,} per lane and rate, {base.train.arrivals} arrivals at "
+                f"{', '.join(fmt_num(r, 3) for r in rates)} requests/s; lanes {', '.join(l.name for l in lanes)}, "
+                "one after another")
+
+            def work(cancel: threading.Event) -> None:
+                pool.ready(lanes, cancel, data_of=base)
+                for config in configs:
+                    if cancel.is_set():
+                        return
+                    tracker = RunTracker(new_run_id(), config, lanes, "sequential", now_iso())
+                    results.append(tracker.result)
+                    if files is not None:
+                        files.begin(list(results))
+
+                    def on_event(event: LaneEvent) -> None:
+                        progress(event)
+                        if files is not None:
+                            files.take([event], list(results))
+
+                    done = run_comparison(pool, lanes, config, schedule="sequential", tracker=tracker,
+                                          on_event=on_event, cancel=cancel)
+                    results[-1] = done
+                    at = [load_point(name, lane.records, lane.summary, config.train) for name, lane in done.lanes.items()]
+                    points.extend(at)
+                    report_safely(lambda: print_load(at))
+
+            stop.run(work, on_hurry=lambda: pool.close(0.2))
+        finally:
+            report_safely(progress.done)
+            pool.close(0.2 if stop.hurry.is_set() else 2.0)
+            if files is not None:
+                if results:
+                    code, written = write_or_rescue(lambda: list(files.finish(results)),
+                                                    lambda: [autosave.save_run(r, host) for r in results],
+                                                    "the load sweep's records")
+                files.close()
+            pool.close()
+    report_safely(lambda: _report(points, bound, prices))
+    if written:
+        report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
+    if stop.exit_code is not None:
+        return stop.exit_code
+    if code != EXIT_OK or any(lane.status == Status.FAILED for r in results for lane in r.lanes.values()):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _report(points: list[LoadPoint], bound: float | None, prices: dict[str, float]) -> None:
+    if not points:
+        return
+    print()
+    for line in sweep_lines(points, bound, prices):
+        print(line + ".")
+    sys.stdout.flush()
+
+
+def results_points(results: list[RunResult]) -> list[LoadPoint]:
+    """Every lane's LoadPoint of every run under load in `results` (a load sweep's file, read back)."""
+    return [p for r in results if r.config.train.arrival_rate is not None for p in load_points(r)]

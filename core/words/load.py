@@ -1,0 +1,152 @@
+"""Sentences about serving under load (core/analysis/serving_load.py): what each lane held, and which answers
+sooner at each rate. The CLI's run and sweep and `analyze` of a load sweep's CSV all say it in these words."""
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+from ..analysis import tails
+from ..analysis.serving_load import BLOCKS, HOLD_SHARE, LoadPoint, faster_at, highest_held, rates_of
+from ..config import BEHIND_S
+from .numbers import fmt_dollars, fmt_num
+
+LOAD_HEADER = ["lane", "asked /s", "answered /s", "requests", "median ms", "p90 ms", "p99 ms", "queued",
+               "left waiting", "server busy", "held"]
+
+
+def rate_words(rate: float) -> str:
+    return f"{fmt_num(rate, 3)} requests/s"
+
+
+def tail_cell(q: int, value: float, n: int) -> str:
+    return fmt_num(value) if tails.known(q, n) and math.isfinite(value) else "–"
+
+
+def held_cell(p: LoadPoint) -> str:
+    if p.held:
+        return "yes"
+    if p.ended == "done" and not p.kept_pace:
+        return "no: queue grew"
+    return {"behind": "no: fell behind", "stopped": "stopped"}.get(p.ended, p.status or "–")
+
+
+def load_row(p: LoadPoint) -> list[str]:
+    pct = (lambda x: f"{100 * x:.0f}%" if math.isfinite(x) else "–")
+    held = p.held  # a queue that only grew has no latency to give: its length is the schedule's
+    return [p.lane, fmt_num(p.rate, 3), fmt_num(p.achieved, 3), f"{p.answered:,}/{p.scheduled:,}",
+            fmt_num(p.median_ms) if held else "–", tail_cell(90, p.p90_ms, p.answered) if held else "–",
+            tail_cell(99, p.p99_ms, p.answered) if held else "–",
+            pct(p.waited), f"{p.max_backlog:,}", pct(p.busy), held_cell(p)]
+
+
+def schedule_words(p: LoadPoint) -> str:
+    """"Poisson arrivals at 200 requests/s, a request of 1 sample, one request per call"."""
+    server = ("one request per call" if p.max_batch == 1 else f"each call answers up to {p.max_batch} that queued")
+    return (f"{'Poisson' if p.arrivals == 'poisson' else 'constant'} arrivals at {rate_words(p.rate)}, a request "
+            f"of {p.batch_size:,} sample{'s' if p.batch_size != 1 else ''}, {server}")
+
+
+def point_words(p: LoadPoint) -> str:
+    """One lane at one rate, with what its figures rest on."""
+    if p.ended == "behind":
+        return (f"{p.lane} does not hold {rate_words(p.rate)}: after {p.answered:,} of {p.scheduled:,} requests the "
+                f"oldest waiting one had waited {BEHIND_S:g} s, so the load stopped (it answered "
+                f"{fmt_num(p.achieved, 3)} per second; a call took {fmt_num(p.service_ms)} ms)")
+    if p.ended == "done" and not p.kept_pace:
+        return (f"{p.lane} does not hold {rate_words(p.rate)}: requests arrived at {fmt_num(p.offered, 3)} per second "
+                f"and it answered {fmt_num(p.achieved, 3)} per second (under {100 * HOLD_SHARE:.0f}%), so its queue "
+                f"only grew, to {p.max_backlog:,} waiting; its latencies (median {fmt_num(p.median_ms)} ms) are the "
+                f"length of that queue, which a longer schedule makes longer, not a tail (a call took "
+                f"{fmt_num(p.service_ms)} ms)")
+    if p.answered == 0:
+        return f"{p.lane} answered no request at {rate_words(p.rate)} ({p.status or 'not run'})"
+    tail = [tails.withheld(q, p.answered) if not tails.known(q, p.answered) else f"p{q} {fmt_num(v)} ms"
+            for q, v in ((90, p.p90_ms), (99, p.p99_ms))]
+    held = "holds" if p.held else f"was {p.ended or p.status} at"
+    return (f"{p.lane} {held} {rate_words(p.rate)}: a request waits and is answered in {fmt_num(p.median_ms)} ms "
+            f"at the median ({', '.join(tail)}; from {p.answered:,} requests), {100 * p.waited:.0f}% of requests "
+            f"queued behind another call, the server busy {100 * p.busy:.0f}% of the time "
+            f"(a call {fmt_num(p.service_ms)} ms)")
+
+
+def compare_words(points: Sequence[LoadPoint], rate: float) -> str:
+    """Which lane answers sooner at `rate` (two lanes), by held rate first, then median latency beyond the noise."""
+    at = [p for p in points if p.rate == rate]
+    if len(at) != 2:
+        return ""
+    a, b = at
+    winner = faster_at(a, b)
+    if winner is None:
+        if not a.held and not b.held:
+            return f"at {rate_words(rate)} neither lane keeps up"
+        if math.isnan(a.low_ms) or math.isnan(b.low_ms):
+            return (f"at {rate_words(rate)} too few requests to compare ({BLOCKS} blocks of consecutive requests "
+                    "bound each median)")
+        return (f"at {rate_words(rate)} {a.lane} and {b.lane} are equal within noise (medians {fmt_num(a.median_ms)} "
+                f"and {fmt_num(b.median_ms)} ms; the medians of {BLOCKS} blocks of consecutive requests overlap)")
+    win, lose = (a, b) if winner == a.lane else (b, a)
+    if not lose.held:
+        return f"at {rate_words(rate)} {win.lane} serves and {lose.lane} falls behind"
+    return (f"at {rate_words(rate)} {win.lane} answers sooner: median {fmt_num(win.median_ms)} ms against "
+            f"{fmt_num(lose.median_ms)} ms ({fmt_num(lose.median_ms / win.median_ms, 2)}x), beyond the noise")
+
+
+def sweep_lines(points: Sequence[LoadPoint], p99_ms: float | None = None,
+                prices: Mapping[str, float] | None = None) -> list[str]:
+    """A load sweep's answer: which lane is faster at each rate, where that changes (in requests per second), the
+    highest rate each lane holds (with its p99 under the bound, where given), and the cheaper one where priced."""
+    lanes = list(dict.fromkeys(p.lane for p in points))
+    rates = rates_of(points)
+    lines: list[str] = []
+    winners: list[tuple[float, str | None]] = []
+    if len(lanes) == 2:
+        for rate in rates:
+            at = {p.lane: p for p in points if p.rate == rate}
+            if len(at) == 2:
+                winners.append((rate, faster_at(at[lanes[0]], at[lanes[1]])))
+        known = [(r, w) for r, w in winners if w is not None]
+        changes = [(r0, w0, r1, w1) for (r0, w0), (r1, w1) in zip(known, known[1:]) if w0 != w1]
+        for r0, w0, r1, w1 in changes:
+            lines.append(f"the faster lane changes between {rate_words(r0)} ({w0}) and {rate_words(r1)} ({w1})")
+        if known and not changes:
+            lines.append(f"{known[0][1]} answers sooner at every rate where the two differ beyond the noise "
+                         f"({', '.join(fmt_num(r, 3) for r, _ in known)} requests/s)")
+        ties = [r for r, w in winners if w is None]
+        if ties:
+            lines.append(f"no faster lane at {', '.join(fmt_num(r, 3) for r in ties)} requests/s (inside the noise, "
+                         "too few requests, or neither keeps up)")
+    for lane in lanes:
+        best = highest_held(points, lane)
+        bounded = highest_held(points, lane, p99_ms) if p99_ms is not None else None
+        if best is None:
+            lines.append(f"{lane} held none of the rates asked ({', '.join(fmt_num(r, 3) for r in rates)} requests/s)")
+            continue
+        line = f"{lane} holds up to {rate_words(best.rate)} of those asked"
+        if p99_ms is not None:
+            unknown = [p for p in points if p.lane == lane and p.held and p.p99_within(p99_ms) is None]
+            if bounded is not None:
+                line += f", and {rate_words(bounded.rate)} with its p99 at most {fmt_num(p99_ms)} ms " \
+                        f"(p99 {fmt_num(bounded.p99_ms)} ms)"
+            else:
+                line += f", none of them with its p99 at most {fmt_num(p99_ms)} ms"
+            if unknown:
+                line += f" ({tails.withheld(99, min(p.answered for p in unknown))} at some rates)"
+        lines.append(line)
+    if p99_ms is not None and prices and len(lanes) >= 2:
+        lines += _cheaper(points, lanes, p99_ms, prices)
+    return lines
+
+
+def _cheaper(points: Sequence[LoadPoint], lanes: Sequence[str], p99_ms: float,
+             prices: Mapping[str, float]) -> list[str]:
+    """At each rate that two priced lanes both serve within the p99 bound: which one costs less per million
+    requests (its price per hour over the requests an hour at that rate)."""
+    lines = []
+    for rate in rates_of(points):
+        ok = [p for p in points if p.rate == rate and p.lane in prices and p.p99_within(p99_ms)]
+        if len(ok) >= 2:
+            cost = {p.lane: prices[p.lane] / (3600 * p.rate) * 1e6 for p in ok}
+            cheap = min(cost, key=lambda lane: cost[lane])
+            lines.append(f"at {rate_words(rate)} within p99 {fmt_num(p99_ms)} ms, {cheap} serves more cheaply: "
+                         + ", ".join(f"{lane} {fmt_dollars(c)} per million requests" for lane, c in cost.items()))
+    return lines
