@@ -11,6 +11,7 @@ data, so a message can never make the receiver run code.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import typing
 from dataclasses import dataclass, field
@@ -270,6 +271,17 @@ def to_wire(obj: Wirable) -> JsonValue:
     return str(obj)  # a framework's own str or version type: its text is what was meant
 
 
+@functools.lru_cache(maxsize=None)
+def _hints(cls: type) -> dict[str, Any]:
+    """A class's field types, evaluated once: typing.get_type_hints per event was most of a remote lane's decode."""
+    return typing.get_type_hints(cls)
+
+
+@functools.lru_cache(maxsize=None)
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
 def from_wire(data: JsonValue) -> Wirable:
     """The inverse of to_wire; raises ValueError on anything but registered classes and plain data."""
     if isinstance(data, list):
@@ -284,8 +296,8 @@ def from_wire(data: JsonValue) -> Wirable:
     cls = _REGISTRY.get(tag) if isinstance(tag, str) else None
     if cls is None:
         raise ValueError(f"unknown message type {tag!r}")
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
+    hints = _hints(cls)
+    names = _field_names(cls)
     kwargs: dict[str, Wirable] = {}
     for key, value in data.items():
         if key == TAG:

@@ -122,8 +122,29 @@ def first_weighted_flops(model: Model) -> int:
     return 0
 
 
+SAFE_KERAS = (3, 11, 3)  # safe mode could be bypassed below (CVE-2025-1550, -8747, -9906, -9905)
+
+
+def keras_too_old(version: str) -> str:
+    """Why this Keras must not load a user's model file ("" when it may): a lane on another machine may run an
+    older Keras than the one pyproject.toml asks for here."""
+    try:
+        parts = tuple(int(p) for p in version.split("+")[0].split(".")[:3])
+    except ValueError:
+        return ""  # a development build names itself otherwise: its own safe mode is the one in its source
+    if parts < SAFE_KERAS:
+        return (f"this lane's Keras is {version}, whose safe mode a model file can get around (CVE-2025-1550, "
+                f"CVE-2025-8747, CVE-2025-9906): Crossover loads a saved model only with Keras "
+                f"{'.'.join(map(str, SAFE_KERAS))} or later (pip install -U keras there)")
+    return ""
+
+
 def load(keras: ModuleType, path: str) -> Model:
-    """The file's model, loaded with safe_mode (a Lambda layer or other code is refused, never run), uncompiled."""
+    """The file's model, loaded with safe_mode (a Lambda layer or other code is refused, never run), uncompiled,
+    and only by a Keras whose safe mode holds."""
+    old = keras_too_old(str(getattr(keras, "__version__", "")))
+    if old:
+        raise ConfigError(old)
     try:
         return keras.saving.load_model(path, compile=False, safe_mode=True)
     except ValueError as exc:

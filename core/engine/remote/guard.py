@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import json
 import math
 import re
@@ -86,8 +87,9 @@ def _refuse(where: str, what: str) -> WireRefused:
     return WireRefused(f"{where} {what}")
 
 
+@functools.lru_cache(maxsize=None)
 def _hints(cls: type) -> Mapping[str, Hint]:
-    return typing.get_type_hints(cls)
+    return typing.get_type_hints(cls)  # once per class: per event it was most of a remote lane's decode time
 
 
 def _value(value: Wirable, hint: Hint, where: str, depth: int) -> Wirable:

@@ -21,7 +21,9 @@ from ...config import ConfigError, FactoryModel, RunConfig
 from ...files.inputs import file_sha256
 from ...messages import AnatomyJob, InspectJob, ModelChunk, RunJob, SwitchModel, Wirable
 
-CHUNK_BYTES = 4 << 20  # 5.6 MB a line in base64: well within a line's bound (wire.MAX_LINE_BYTES)
+# 45 KiB a chunk: 61,440 characters of base64, within the wire guard's text bound (guard.MAX_TEXT, 64 Ki); a 4 MiB
+# chunk was refused by the remote's guard, so every saved model over about 48 KB failed on a remote lane.
+CHUNK_BYTES = 45 << 10
 MAX_SENT_BYTES = 256 << 20  # sent over SSH before a run; a bigger model is better copied there by hand
 
 _Message = TypeVar("_Message", bound=Wirable)
@@ -103,14 +105,23 @@ class ModelStore:
             return
         final, part = self.path_of(chunk.sha256, chunk.suffix), self.folder / f"{chunk.sha256}.part"
         try:
+            if not 0 < chunk.total <= -(-MAX_SENT_BYTES // CHUNK_BYTES):
+                raise ValueError(f"it declares {chunk.total:,} chunks: a model file sent here is at most "
+                                 f"{MAX_SENT_BYTES >> 20} MiB")
             if chunk.index == 0:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 part.unlink(missing_ok=True)
                 self._parts[chunk.sha256] = 0
             if self._parts.get(chunk.sha256) != chunk.index:
                 raise ValueError(f"chunk {chunk.index} of {chunk.total} came out of order")
-            with open(part, "ab") as fh:
-                fh.write(base64.b64decode(chunk.data, validate=True))
+            data = base64.b64decode(chunk.data, validate=True)
+            if len(data) > CHUNK_BYTES:
+                raise ValueError(f"a chunk of {len(data):,} bytes is more than the {CHUNK_BYTES:,} sent at once")
+            # Never through a link planted at the part's name mid-transfer: the first chunk makes the file anew
+            # (O_EXCL), the others append to that file only (O_NOFOLLOW).
+            flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | (os.O_CREAT | os.O_EXCL if chunk.index == 0 else 0)
+            with os.fdopen(os.open(part, flags, 0o600), "ab") as fh:
+                fh.write(data)
             self._parts[chunk.sha256] = chunk.index + 1
             if chunk.index + 1 < chunk.total:
                 return

@@ -94,3 +94,53 @@ def test_a_file_too_big_to_send_or_changed_since_it_was_checked_is_a_sentence(tm
     assert found is not None
     with pytest.raises(ConfigError, match="changed since it was checked"):
         list(chunks(found))
+
+
+def test_a_model_file_of_hundreds_of_kilobytes_passes_the_remote_guard_chunk_by_chunk(tmp_path):
+    """Issue 35 #2: a 4 MiB chunk was a 5.6 MB text, and the remote's guard (64 Ki characters a text) ended the
+    conversation for every saved model over about 48 KB. Each chunk now fits the guard; the file arrives whole."""
+    from crossover_lab.core.engine.remote.guard import MAX_TEXT, checked
+
+    path, sha = _file(tmp_path, 300_000)
+    found = model_file(InspectJob(path, sha, 300_000))
+    assert found is not None
+    store = ModelStore(tmp_path / "there")
+    sent = list(chunks(found))
+    assert len(sent) == -(-300_000 // model_files.CHUNK_BYTES) > 1
+    for chunk in sent:
+        got = checked(decode(encode(chunk)))  # what the remote worker does with every line it reads
+        assert isinstance(got, ModelChunk) and len(got.data) <= MAX_TEXT
+        store.take(got)
+    assert not store.error and store.path_of(sha, ".keras").read_bytes() == open(path, "rb").read()
+
+
+def test_the_store_never_writes_through_a_link_planted_mid_transfer_nor_past_its_bound(tmp_path, monkeypatch):
+    """Issue 35 #15: a `.part` replaced by a symlink between chunks is refused (the link's target untouched), and a
+    transfer that declares more chunks than 256 MiB holds is refused before a byte is written."""
+    monkeypatch.setattr(model_files, "CHUNK_BYTES", 1000)
+    path, sha = _file(tmp_path, 2500)
+    sent = list(chunks(model_file(InspectJob(path, sha, 2500))))
+    store = ModelStore(tmp_path / "there")
+    store.take(sent[0])
+    target = tmp_path / "victim"
+    target.write_bytes(b"keep")
+    part = tmp_path / "there" / f"{sha}.part"
+    part.unlink()
+    part.symlink_to(target)
+    store.take(sent[1])
+    assert store.error and target.read_bytes() == b"keep"
+    store.error = ""
+    huge = ModelChunk(sha, ".keras", 0, 10**9, sent[0].data)
+    store.take(huge)
+    assert "at most 256 MiB" in store.error
+
+
+@pytest.mark.parametrize("version, refused", [("3.10.0", True), ("3.11.2", True), ("3.11.3", False),
+                                              ("3.15.0", False), ("3.16.0.dev2026", False)])
+def test_a_lane_whose_keras_safe_mode_can_be_bypassed_refuses_to_load_a_model_file(version, refused):
+    from crossover_lab.core.lane.saved import keras_too_old
+
+    said = keras_too_old(version)
+    assert bool(said) is refused
+    if refused:
+        assert version in said and "CVE-2025-9906" in said and "3.11.3 or later" in said

@@ -280,6 +280,7 @@ import keras
 inputs = keras.Input((12, 12, 1))
 x = keras.layers.Conv2D(4, 3, activation="relu")(inputs)
 x = keras.layers.Flatten()(x)
+x = keras.layers.Dense(64, activation="relu")(x)  # 25,600 weights: a file of about 100 KB, sent in several chunks
 keras.Model(inputs, keras.layers.Dense(3, activation="softmax")(x), name="remote_cnn").save(sys.argv[1])
 """
 
@@ -294,6 +295,7 @@ def test_your_own_model_is_sent_to_a_remote_lane_as_bytes_and_trained_from_its_c
     made = subprocess.run([PY, "-c", MAKE_MODEL, str(model)], capture_output=True, text=True, timeout=240)
     assert made.returncode == 0, made.stderr[-2000:]
     sha = hashlib.sha256(model.read_bytes()).hexdigest()
+    assert model.stat().st_size > 2 * 48_000  # a file over 48 KB failed on every remote lane (issue 35 #2)
     lane = remote(ssh_env).name
     out = tmp_path / "mine.csv"
     r = cli("run", "--model", str(model), "--lanes", f"{lane},cpu1", "--samples", "512", "--batch-size", "32",
