@@ -40,6 +40,8 @@ MAX_KEYS = 512  # keys in one dict (a lane's settings, a machine's description)
 MAX_DICT_BYTES = 256 << 10  # one dict as JSON: a hello's `machine` of 15 MB would be copied into every point
 MAX_DEPTH = 24  # nesting of plain data inside a field
 MAX_INT = 2 ** 53  # a count, a size, an index: beyond this it is no longer a count
+MAX_WIRE_WIDTH = 2 ** 31  # a layer's width: far beyond any a lane can build, within what a file's JSON keeps exact
+_WALL_CLOCK = ("at", "clock_at")  # fields that hold time.time()
 MAX_MS = 1e12  # about 31 years: a time beyond it is damage, not a measurement
 # What a remote lane may send over time (per message is bounded above). A lane reports at most one record per
 # training step or call, bundled; the fastest steps are tens of microseconds. Beyond these it is a flood, and
@@ -224,7 +226,8 @@ def _time(value: int | float, where: str, finite: bool) -> None:
 def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
     """The rules of particular fields, beyond their types."""
     if isinstance(value, BatchTiming):
-        for name in ("epoch", "batch", "step", "samples", "batches", "batch_size", "segment"):
+        for name in ("epoch", "batch", "step", "samples", "batches", "batch_size", "segment", "requests", "queued",
+                     "backlog"):
             number = fields[name]
             if isinstance(number, int) and number < 0:
                 raise _refuse(f"BatchTiming.{name}", f"is {number}: it counts, and is never negative")
@@ -234,9 +237,17 @@ def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
             raise _refuse("BatchTiming.task", f"is not one of {', '.join(TASKS)}")
         if not _FAMILY_TEXT.match(str(fields["family"])):
             raise _refuse("BatchTiming.family", "is not the name of a kind of model (such as lstm or cnn)")
+        waits = fields["waits_ms"]
+        if isinstance(waits, tuple):
+            for wait in waits:
+                _time(wait, "BatchTiming.waits_ms", finite=True)
     widths = fields.get("widths")
-    if isinstance(widths, tuple) and any(isinstance(w, int) and w <= 0 for w in widths):
-        raise _refuse(f"{type(value).__name__}.widths", "holds a width below 1")
+    if isinstance(widths, tuple) and any(isinstance(w, int) and not 1 <= w <= MAX_WIRE_WIDTH for w in widths):
+        raise _refuse(f"{type(value).__name__}.widths", f"holds a width below 1 or above {MAX_WIRE_WIDTH:,}")
+    for name in _WALL_CLOCK:  # time.time() stamps the files keep and overlaps compare: never NaN, inf or negative
+        stamp = fields.get(name)
+        if isinstance(stamp, float) and not (math.isfinite(stamp) and 0 <= stamp < 1e11):
+            raise _refuse(f"{type(value).__name__}.{name}", f"is {stamp!r}, not a time of day")
     settings = fields.get("settings")
     if isinstance(settings, dict):
         for key in _COUNT_SETTINGS:

@@ -40,9 +40,25 @@ def refused(data: dict, *words: str) -> None:
     ({"lane": "x" * 100_000}, ("BatchTiming.lane", "characters")),
     ({"loss": float("inf")}, ("BatchTiming.loss", "finite")),
     ({"epoch": 1.5}, ("BatchTiming.epoch", "float")),
+    ({"requests": -1}, ("BatchTiming.requests", "never negative")),
+    ({"waits_ms": [1.0, float("nan")]}, ("BatchTiming.waits_ms", "NaN")),
+    ({"waits_ms": [-3.0]}, ("BatchTiming.waits_ms", "never negative")),
 ])
 def test_a_record_out_of_range_is_refused_naming_its_field(changes, words):
     refused(record(**changes), *words)
+
+
+@pytest.mark.parametrize("changes, words", [
+    ({"at": float("nan")}, ("SegmentStarted.at", "not a time of day")),
+    ({"clock_at": -1.0}, ("SegmentStarted.clock_at", "not a time of day")),
+    ({"widths": [2 ** 53]}, ("SegmentStarted.widths", "above")),
+])
+def test_values_that_would_break_the_files_are_refused_at_the_wire(changes, words):
+    """Issue 35 #11: a remote SegmentStarted with `at` NaN or a width of 2^53 passed the wire and left a pair of files
+    that analyze and report could not read, the local lane's records included."""
+    event = to_wire(Bundle((SegmentStarted("r1", "cpu1", 1, (64,), 32, 1000, 0, 1.7e9, 1.7e9),)))
+    event["events"][0].update(changes)
+    refused(event, *words)
 
 
 def test_lists_and_dicts_are_typed_to_their_items_and_bounded():
