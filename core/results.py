@@ -140,6 +140,10 @@ class RunResult:
     started_at: str
     lanes: dict[str, LaneResult]
     ended_at: str = ""
+    # This machine's run-to-run noise per lane when the run began (core/files/noise.py: SD of logs, as the latest
+    # sweep here measured it), and which sweep that was: what the run's verdict is bounded by. Empty: none known.
+    run_noise: dict[str, float] = field(default_factory=dict)
+    run_noise_from: str = ""
 
 
 def by_batch_size(segments: Iterable[Segment]) -> bool:

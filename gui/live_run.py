@@ -10,6 +10,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..core.files.noise import bound_by_noise
 from ..core.config import LaneSpec, RunConfig
 from ..core.records import BatchTiming
 from ..core.engine.tracking import RunTracker
@@ -89,6 +90,7 @@ class LiveRun(RunTracker):
     def __init__(self, run_id: str, config: RunConfig, specs: list[LaneSpec], schedule: str,
                  started_at: str, plan: Sequence[RunConfig] = ()) -> None:
         super().__init__(run_id, config, specs, schedule, started_at, plan)
+        bound_by_noise(self.result)  # this machine's run-to-run noise, where a sweep here measured it
         self.series = {name: LaneSeries() for name in self.result.lanes}
 
     def records_added(self, lane: str, records: list[BatchTiming]) -> None:

@@ -50,6 +50,16 @@ def _real_lanes_only_where_marked(request, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _own_noise_file(tmp_path_factory, monkeypatch):
+    """Each test its own run-noise file (core/files/noise.py): a sweep one test ran never bounds another's run."""
+    from crossover_lab.core.files import noise
+
+    path = tmp_path_factory.mktemp("noise") / noise.NOISE_FILE
+    monkeypatch.setattr(noise, "noise_path", lambda: path)
+    yield path
+
+
+@pytest.fixture(autouse=True)
 def _no_qthread_left_behind(request):
     """Fail any test that leaves a QThread running (napari's habit)."""
     yield

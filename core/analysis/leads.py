@@ -93,10 +93,15 @@ def _log_se(p: CurvePoint, between: float = math.nan) -> float:
 
 
 def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
-               levels: Mapping[int, int]) -> list[Site]:
-    """The widths both lanes have, in order, each with its lead and the lead's interval."""
+               levels: Mapping[int, int], known_noise: Mapping[str, float] | None = None) -> list[Site]:
+    """The widths both lanes have, in order, each with its lead and the lead's interval. A lane whose points show no
+    run-to-run noise of their own (one run each) takes `known_noise`'s figure for it, where given: what an earlier
+    sweep on this machine measured (core/files/noise.py), so one run's lead is bounded as a sweep's is."""
     out = []
     noise = {lane: run_noise(lanes.get(lane, {}).values()) for lane in (a, b)}
+    for lane in (a, b):
+        if not math.isfinite(noise[lane]) and known_noise and math.isfinite(known_noise.get(lane, math.nan)):
+            noise[lane] = known_noise[lane]
     for w in sorted(set(lanes.get(a, {})) & set(lanes.get(b, {}))):
         pa, pb = lanes[a][w], lanes[b][w]
         half = Z * math.hypot(_log_se(pa, noise[a]), _log_se(pb, noise[b]))

@@ -106,16 +106,19 @@ def _stretch(run: Sequence[Site], lanes: tuple[str, str]) -> Stretch:
     return Stretch(leader, run[0].width, run[-1].width, min(ratios), max(ratios))
 
 
-def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[int, int] | None = None) -> PairVerdict:
-    """The verdict on lanes `a` and `b` from `points` (any lanes; others are ignored): by ms per step."""
-    return curve_verdict([p.curve_point() for p in points if p.lane in (a, b)], a, b, levels)
+def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[int, int] | None = None,
+                 known_noise: Mapping[str, float] | None = None) -> PairVerdict:
+    """The verdict on lanes `a` and `b` from `points` (any lanes; others are ignored): by ms per step; `known_noise`
+    bounds lanes whose points show no run-to-run noise of their own (leads.pair_sites)."""
+    return curve_verdict([p.curve_point() for p in points if p.lane in (a, b)], a, b, levels, known_noise)
 
 
-def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[int, int] | None = None) -> PairVerdict:
+def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[int, int] | None = None,
+                  known_noise: Mapping[str, float] | None = None) -> PairVerdict:
     """The verdict on two lanes' curves of any figure (ms per step, dollars per million samples)."""
     lanes = (a, b) if a <= b else (b, a)
     by_lane = curves([p for p in points if p.lane in lanes])
-    sites = pair_sites(by_lane, *lanes, levels or {})
+    sites = pair_sites(by_lane, *lanes, levels or {}, known_noise)
     noise = (run_noise(by_lane.get(lanes[0], {}).values()), run_noise(by_lane.get(lanes[1], {}).values()))
     widths = tuple(s.width for s in sites)
     if not sites:

@@ -151,7 +151,7 @@ def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
     stretch = common_stretch(result)  # lanes side by side: compared on the time all of them trained
     compared = list(stretch.summaries.values()) if stretch and stretch.summaries else summaries
     task = result.config.train.task
-    for line in verdict_lines(compared, {lane for lane, _ in contended(result)}, task=task):
+    for line in verdict_lines(compared, {lane for lane, _ in contended(result)}, task=task, noise=result.run_noise):
         print(line + ".", file=out)
     for line in latency_lines(compared, result.config.train.batch_size) if predict else []:
         print(line + ".", file=out)

@@ -11,6 +11,7 @@ import sys
 import threading
 
 from ..files import autosave
+from ..files.noise import bound_by_noise
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
                      check_memory, lanes_can_run, open_run_files, resolve_factory, resolve_saved, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
@@ -95,6 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if config.model.saved is not None and plan:  # each step of the ramp trains the model as found
                     plan = tuple(dataclasses.replace(c, model=config.model) for c in plan)
             tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso(), plan)
+            bound_by_noise(tracker.result)  # this machine's run-to-run noise, where a sweep here measured it
             if files is not None:
                 files.begin([tracker.result])
             progress = Progress()

@@ -27,6 +27,7 @@ from ..study.refined_sweep import check_refinable, run_refined_sweep
 from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool
 from .load_sweep import cmd_load_sweep
+from ..files.noise import measured_noise, record_noise
 from .stopping import StopSignals
 from ..study.sweep import (NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
                            SweepSpec, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
@@ -35,7 +36,7 @@ from ..files.sweep_rows import group_rows
 from ..words.numbers import fmt_num
 from ..words.sweep import refine_lines
 from ..words.verdict import scatter
-from ..records import Status
+from ..records import Status, now_iso
 
 
 MAX_POINTS = 1000  # widths of one sweep: a minute each would already take most of a day
@@ -252,6 +253,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             if claim is not None:
                 claim.release()
             pool.close()
+        if results and not results[0].cancelled and not ladder:  # what later runs here are bounded by
+            base = results[0]
+            record_noise(measured_noise([r.point() for r in base.rows], now_iso(), args.csv or "",
+                                        base.spec.base.train.task))
         report_safely(lambda: _report(results, prices, ladder, lanes))
         if written:
             report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))

@@ -71,7 +71,8 @@ def run_metadata(result: RunResult) -> dict[str, JsonValue]:
                           "summary": seg.ended.summary.as_dict() if seg.ended else None} for seg in lane.segments],
         }
     return {"run_id": result.run_id, "config": result.config.to_dict(), "schedule": result.schedule,
-            "started_at": result.started_at, "ended_at": result.ended_at, "lanes": lanes}
+            "started_at": result.started_at, "ended_at": result.ended_at, "lanes": lanes,
+            "run_noise": dict(result.run_noise), "run_noise_from": result.run_noise_from}
 
 
 def batches_text(results: Sequence[RunResult]) -> str:
@@ -188,6 +189,10 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
                                           info.get("started_at") or "")
             lane.segments = [_segment(run_id, name, seg) for seg in info.get("segments") or []]
             lanes[name] = lane
+        noise = run.get("run_noise") or {}
         runs.append(RunResult(run_id, RunConfig.from_dict(run["config"]), run["schedule"], run["started_at"],
-                              lanes, run.get("ended_at") or ""))
+                              lanes, run.get("ended_at") or "",
+                              {str(k): float(v) for k, v in noise.items()
+                               if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 5},
+                              str(run.get("run_noise_from") or "")))
     return runs

@@ -270,7 +270,8 @@ def run_answer(run: RunResult) -> list[str]:
         return [_sentence(x) for x in run_crossing_lines(run) + busy_lines(summaries)] or \
             [_sentence("the lanes have not both completed two of the run's widths: no crossing can be stated")]
     task = run.config.train.task
-    return [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label(), task=task)
+    return [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label(), task=task,
+                                                noise=run.run_noise)
             + (latency_lines(summaries, run.config.train.batch_size) if task == "predict" else [])]
 
 
@@ -286,7 +287,7 @@ def run_section(item: RunInput, n0: int) -> Section:
         summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
         model = _last_model(run) if len(_segment_widths(run)) > 1 else run.config.model.label()
         task = run.config.train.task
-        lines += [_sentence(x) for x in verdict_lines(summaries, model=model, task=task)]
+        lines += [_sentence(x) for x in verdict_lines(summaries, model=model, task=task, noise=run.run_noise)]
         if len(summaries) == 2:
             lines.append(explain(summaries[0], summaries[1], task=task))
         figures.append(run_figure(run, n0 + len(figures)))

@@ -38,21 +38,36 @@ def busy_note(summaries: Sequence[RunSummary]) -> str:
             f"(load {fmt_num(worst.load_avg, 2)}): the lead may not hold")
 
 
-def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str = "train") -> str:
+def _noise_words(lanes: Sequence[str], noise: Mapping[str, float]) -> str:
+    """"cpu ±12%, cpu1 ±20%": each lane's run-to-run noise as this machine's sweep measured it."""
+    return ", ".join(f"{lane} ±{fmt_num(100 * (math.exp(noise[lane]) - 1), 2)}%" for lane in lanes)
+
+
+def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str = "train",
+            noise: Mapping[str, float] | None = None) -> str:
     """Which lane trains `model` faster (for the predict task: answers one call faster), by the one rule
     (core/analysis/verdict.py): a lead only where the interval of the two medians' ratio leaves out 1, else too
-    close to call."""
+    close to call. With `noise` (this machine's run-to-run noise per lane, RunResult.run_noise) for both lanes, the
+    interval is widened by it, as a sweep's is, and the words say so."""
     if not (has_steady(a) and has_steady(b)):
         return f"not enough steady batches yet to compare {a.lane} and {b.lane}"
     fast, slow = (a, b) if a.median_ms <= b.median_ms else (b, a)
     ratio = slow.median_ms / fast.median_ms
-    if pair_verdict([_point(a), _point(b)], a.lane, b.lane).state is not State.LEADS:
-        return (f"{a.lane} and {b.lane} are too close to call on {model} (medians {fmt_num(100 * (ratio - 1), 2)}% "
-                "apart, inside the noise)")
+    bounded = noise is not None and all(math.isfinite(noise.get(s.lane, math.nan)) for s in (a, b))
+    known = dict(noise or {}) if bounded else None
+    apart = f"medians {fmt_num(100 * (ratio - 1), 2)}% apart"
+    if pair_verdict([_point(a), _point(b)], a.lane, b.lane, known_noise=known).state is not State.LEADS:
+        if bounded and known is not None:
+            return (f"{a.lane} and {b.lane} are too close to call on {model} from one run ({apart}, inside this "
+                    f"machine's run-to-run noise: {_noise_words((a.lane, b.lane), known)})")
+        return f"{a.lane} and {b.lane} are too close to call on {model} ({apart}, inside the noise)"
     shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
+    beyond = (f", beyond this machine's run-to-run noise ({_noise_words((fast.lane, slow.lane), known)})"
+              if bounded and known is not None else "")
     if task == "predict":
-        return f"{fast.lane} answers {shown}x faster than {slow.lane} on {model} (median latency of one call)"
-    return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}"
+        return (f"{fast.lane} answers {shown}x faster than {slow.lane} on {model} (median latency of one call)"
+                f"{beyond}")
+    return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}{beyond}"
 
 
 def tail_words(q: int, value: float, calls: int) -> str:
@@ -86,7 +101,8 @@ def latency_lines(summaries: Sequence[RunSummary], batch: int = 0) -> list[str]:
 
 
 def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset = frozenset(),
-                  model: str = "this model", task: str = "train") -> list[str]:
+                  model: str = "this model", task: str = "train",
+                  noise: Mapping[str, float] | None = None) -> list[str]:
     """"A is N× faster than B on this model", the fastest lane against each other lane, by median synced
     step time; a pair measured at the same time on shared CPU cores (`contended` lanes) is said to be."""
     usable = [s for s in summaries if has_steady(s)]
@@ -97,7 +113,7 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
     for other in usable:
         if other is fastest:
             continue
-        line = verdict(fastest, other, model, task)
+        line = verdict(fastest, other, model, task, noise)
         if fastest.lane in contended and other.lane in contended:
             line += " (contended: both trained at once on the same CPU cores)"
         lines.append(line)
@@ -184,10 +200,16 @@ def cold_start_lines(result: RunResult) -> list[str]:
 
 
 def one_run_line(result: RunResult) -> str:
-    """What a run's verdict rests on: one run, so the lane's run-to-run noise is not in it (a sweep measures it)."""
+    """What a run's verdict rests on: one run, bounded by this machine's run-to-run noise where a sweep here measured
+    it (RunResult.run_noise), else by that run's own spread only, said as such."""
+    lanes = [name for name, lane in result.lanes.items() if lane.summary is not None and has_steady(lane.summary)]
+    if lanes and all(name in result.run_noise for name in lanes):
+        return (f"This verdict rests on one run of each lane, its interval widened by this machine's run-to-run "
+                f"noise ({_noise_words(lanes, result.run_noise)}) as {result.run_noise_from or 'a sweep here'} "
+                "measured it")
     return ("This verdict rests on one run of each lane: its interval is that run's own step-to-step spread. Runs "
-            "of one model can differ by more on a busy machine; a sweep measures one point twice to know by how "
-            "much, and bounds its leads by it")
+            "of one model can differ by more on a busy machine, and no sweep on this machine has measured by how "
+            "much for these lanes yet (a sweep measures one point twice, and later runs are bounded by it)")
 
 
 def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None, task: str = "train") -> str:

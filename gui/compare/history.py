@@ -30,7 +30,7 @@ def run_summary_text(result: RunResult) -> str:
     parts = [f"{name} {fmt_num(lane.summary.median_ms)} ms" for name, lane in result.lanes.items()
              if lane.summary is not None and lane.summary.n_batches]
     lines = verdict_lines([lane.summary for lane in result.lanes.values() if lane.summary is not None],
-                          task=result.config.train.task)
+                          task=result.config.train.task, noise=result.run_noise)
     return " · ".join(parts + lines) or next((lane.failure for lane in result.lanes.values() if lane.failure), "")
 
 

@@ -284,10 +284,10 @@ class SummaryPanel(QWidget):
                 details.append(f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained")
             elif stretch and stretch.reason:
                 details.append(f"Not compared on the same time: {stretch.reason}")
-            lines = verdict_lines(compared, crowded, model or "this model", task)
+            lines = verdict_lines(compared, crowded, model or "this model", task, live.result.run_noise)
         else:
             compared = summaries
-            lines = verdict_lines(summaries, task=task)
+            lines = verdict_lines(summaries, task=task, noise=live.result.run_noise)
         if task == "predict":  # a server's figures: each lane's latency, its tail beside its median
             details += latency_lines(compared, live.result.config.train.batch_size)
         states = [lane.status for lane in live.lanes.values()]

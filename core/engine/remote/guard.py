@@ -240,7 +240,8 @@ def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
         waits = fields["waits_ms"]
         if isinstance(waits, tuple):
             for wait in waits:
-                _time(wait, "BatchTiming.waits_ms", finite=True)
+                if isinstance(wait, (int, float)):
+                    _time(wait, "BatchTiming.waits_ms", finite=True)
     widths = fields.get("widths")
     if isinstance(widths, tuple) and any(isinstance(w, int) and not 1 <= w <= MAX_WIRE_WIDTH for w in widths):
         raise _refuse(f"{type(value).__name__}.widths", f"holds a width below 1 or above {MAX_WIRE_WIDTH:,}")

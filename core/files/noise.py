@@ -1,0 +1,150 @@
+"""This machine's run-to-run noise per lane, as its latest sweep measured it: what one run's verdict is bounded by.
+
+A run's own batches give the spread of its steps, not how far a second run of the same model would land: a busy
+machine moves whole runs (cpu's runs of one width differed by 10–60% on a 2-core machine). A sweep measures that,
+where it times a point twice (its recheck, a refinement); at its end it writes each lane's figure here
+(`run-noise.json` in Crossover's home folder), and a later `run` (or the window's run) records the figures it was
+bounded by in its own sidecar (RunResult.run_noise), so every view of that run's file says the same.
+
+One frozen type per entry that writes and reads itself (`as_json`, `from_json`), in one file with a format name.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from ..analysis.leads import run_noise
+from ..analysis.points import SweepPoint
+from ..json_data import JsonError, JsonValue, parse_json
+from ..paths import crossover_home
+from ..results import RunResult
+from .atomic import atomic_write_text
+from .inputs import InputError, read_text_bounded
+
+FORMAT = "crossover-run-noise/1"
+NOISE_FILE = "run-noise.json"
+MAX_NOISE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class LaneNoise:
+    """One lane's run-to-run noise: the spread between runs of one point (SD of the logs of their medians), over how
+    many points measured more than once, when, by which sweep (its file, or "" when it wrote none), and the load."""
+
+    lane: str
+    log_sd: float
+    points: int
+    measured_at: str
+    source: str = ""
+    load_avg: float = math.nan
+    task: str = "train"  # what the sweep timed: training steps, or predict calls
+
+    @property
+    def key(self) -> str:
+        return f"{self.task}:{self.lane}"
+
+    def as_json(self) -> dict[str, JsonValue]:
+        return {"lane": self.lane, "task": self.task, "log_sd": self.log_sd, "points": self.points,
+                "measured_at": self.measured_at, "source": self.source,
+                "load_avg": None if math.isnan(self.load_avg) else self.load_avg}
+
+    @classmethod
+    def from_json(cls, data: JsonValue) -> LaneNoise:
+        """An entry back; ValueError naming what is wrong with a damaged one."""
+        if not isinstance(data, dict):
+            raise ValueError("an entry is not an object")
+        lane, sd, points, at = data.get("lane"), data.get("log_sd"), data.get("points"), data.get("measured_at")
+        if not isinstance(lane, str) or not lane or len(lane) > 200:
+            raise ValueError("an entry's lane is not a lane's name")
+        if isinstance(sd, bool) or not isinstance(sd, (int, float)) or not (0 <= sd < 5):
+            raise ValueError(f"{lane}'s log_sd is not a spread")
+        if isinstance(points, bool) or not isinstance(points, int) or points < 1:
+            raise ValueError(f"{lane}'s points is not a count")
+        load = data.get("load_avg")
+        source = data.get("source")
+        task = data.get("task", "train")
+        if task not in ("train", "predict"):
+            raise ValueError(f"{lane}'s task is not train or predict")
+        return cls(lane, float(sd), points, str(at or ""), source if isinstance(source, str) else "",
+                   float(load) if isinstance(load, (int, float)) and not isinstance(load, bool) else math.nan,
+                   str(task))
+
+
+def noise_path() -> Path:
+    return crossover_home() / NOISE_FILE
+
+
+def measured_noise(points: Sequence[SweepPoint], measured_at: str, source: str = "",
+                   task: str = "train") -> list[LaneNoise]:
+    """Each lane's run-to-run noise from a sweep's points (leads.run_noise, the figure its own verdict used), where
+    it measured a point more than once."""
+    out = []
+    for lane in dict.fromkeys(p.lane for p in points):
+        mine = [p for p in points if p.lane == lane]
+        twice = [p for p in mine if p.runs > 1 and math.isfinite(p.between_runs)]
+        sd = run_noise(p.curve_point() for p in mine)
+        if twice and math.isfinite(sd):
+            loads = [p.load_avg for p in mine if math.isfinite(p.load_avg)]
+            out.append(LaneNoise(lane, sd, len(twice), measured_at, source, max(loads) if loads else math.nan, task))
+    return out
+
+
+def read_noise(path: Path | None = None) -> dict[str, LaneNoise]:
+    """The noise each lane's latest sweep measured here; {} where none did (or the file is damaged: a bound that
+    cannot be read is no bound, and the run says its verdict rests on its own spread only)."""
+    try:
+        data = parse_json(read_text_bounded(path or noise_path(), MAX_NOISE_BYTES), "the run-noise file")
+    except (OSError, InputError, JsonError, ValueError):
+        return {}
+    entries = data.get("lanes") if isinstance(data, dict) and data.get("format") == FORMAT else None
+    if not isinstance(entries, list):
+        return {}
+    out = {}
+    for entry in entries:
+        try:
+            noise = LaneNoise.from_json(entry)
+        except ValueError:
+            continue
+        out[noise.key] = noise
+    return out
+
+
+def record_noise(measured: Sequence[LaneNoise], path: Path | None = None) -> Path | None:
+    """Keep these lanes' figures (replacing their earlier ones, keeping other lanes'); None when nothing was
+    measured or the home folder cannot be written (the sweep's own files hold its figures either way)."""
+    if not measured:
+        return None
+    path = path or noise_path()
+    kept = {**read_noise(path), **{n.key: n for n in measured}}
+    text = _text(kept)
+    try:
+        os.makedirs(path.parent, exist_ok=True)
+        return atomic_write_text(path, text)
+    except OSError:
+        return None
+
+
+def _text(lanes: Mapping[str, LaneNoise]) -> str:
+    import json
+
+    return json.dumps({"format": FORMAT, "lanes": [n.as_json() for n in lanes.values()]}, indent=1) + "\n"
+
+
+def bound_by_noise(result: RunResult, known: Mapping[str, LaneNoise] | None = None) -> RunResult:
+    """`result` (a run about to start) with this machine's run-to-run noise for its lanes, where a sweep here
+    measured it: what its verdict is bounded by, kept in its sidecar so every view of it says the same."""
+    known = read_noise() if known is None else known
+    task = result.config.train.task
+    if result.config.train.arrival_rate is not None:
+        return result  # a load's verdict is its own (core/analysis/serving_load.py), by blocks of its requests
+    mine = {lane: known[f"{task}:{lane}"] for lane in result.lanes if f"{task}:{lane}" in known}
+    result.run_noise = {lane: n.log_sd for lane, n in mine.items()}
+    if mine:
+        dates = sorted({n.measured_at[:10] for n in mine.values() if n.measured_at})
+        sources = sorted({os.path.basename(n.source) for n in mine.values() if n.source})
+        result.run_noise_from = (f"the sweep{'s' if len(dates) > 1 else ''} of {', '.join(dates) or 'an earlier day'}"
+                                 + (f" ({', '.join(sources)})" if sources else ""))
+    return result
