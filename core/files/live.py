@@ -23,7 +23,7 @@ from ..json_data import JsonValue
 from .run_files import HEADER, batches_text, sidecar_path, sidecar_text
 from .atomic import (NO_FOLLOW, ExportError, append_lines, atomic_write_files, atomic_write_text, csv_text,
                      kind_of, name_problem, split_lines, target_problem)
-from ..records import LANE_ENDS, BatchTiming, LaneEvent, RunStarted, SegmentEnded
+from ..records import LANE_ENDS, BatchTiming, LaneEvent, RunStarted, SegmentEnded, SegmentStarted
 from ..results import RunResult
 
 FLUSH_INTERVAL_S = 1.0  # records reach the disk at most this late: what a kill -9 can lose
@@ -261,9 +261,10 @@ class RunFiles:
         for event in events:
             if isinstance(event, BatchTiming):
                 self._pending.append(event)
-            elif isinstance(event, (RunStarted, SegmentEnded, *LANE_ENDS)):
-                # A lane the app ended (a watchdog, a kill) too; and each segment's end, so that a run killed
-                # mid-ramp (kill -9) leaves a sidecar holding every width it completed.
+            elif isinstance(event, (RunStarted, SegmentStarted, SegmentEnded, *LANE_ENDS)):
+                # A lane the app ended (a watchdog, a kill) too; and each segment's start and end, so that a run
+                # killed mid-segment (kill -9) leaves a sidecar naming the model its records trained (analyze
+                # reads them as a point cut short), and one killed mid-ramp every width it completed.
                 lifecycle = True
         if lifecycle:
             self.update_sidecar(results)

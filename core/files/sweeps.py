@@ -28,7 +28,9 @@ from .inputs import open_regular, read_text_bounded
 from .live import BackgroundWriter, OutputClaim
 from ..analysis.leads import Refinement, with_refinement
 from ..messages import Calibrated
-from ..results import RunResult
+from ..analysis.stats import summarize
+from ..records import BatchTiming, SegmentEnded, Status
+from ..results import RunResult, Segment
 from .sweep_rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
 
 csv.field_size_limit(1 << 20)  # a sweep cell is short; a 1 MB one is a broken file, reported as such
@@ -100,10 +102,26 @@ def run_rows(run: RunResult) -> list[SweepRow]:
     rows = []
     for name, lane in run.lanes.items():
         if lane.segments:
-            rows += [SweepRow.from_segment(run, name, seg) for seg in lane.segments if seg.ended is not None]
+            rows += [SweepRow.from_segment(run, name, _cut_short(run, name, seg) if seg.ended is None else seg)
+                     for seg in lane.segments if seg.ended is not None or _records_of(run, name, seg)]
         elif lane.summary is not None:
             rows.append(SweepRow.from_result(run, name))
     return rows
+
+
+def _records_of(run: RunResult, lane: str, seg: Segment) -> list[BatchTiming]:
+    return [r for r in run.lanes[lane].records if r.segment == seg.index]
+
+
+def _cut_short(run: RunResult, lane: str, seg: Segment) -> Segment:
+    """A segment that never ended (the app was killed mid-segment, kill -9): ended here from the records the file
+    kept, as a stop would have ended it, so its steady steps are a point (cancelled, with as many batches as it
+    had) rather than nothing."""
+    records = _records_of(run, lane, seg)
+    summary = summarize(records, run_id=run.run_id, lane=lane, device=records[0].device if records else lane,
+                        status=Status.CANCELLED, reason="interrupted mid-segment: the records the file kept",
+                        flops_per_batch=seg.started.flops_per_batch, wall_s=math.nan)
+    return dataclasses.replace(seg, ended=SegmentEnded(run.run_id, lane, seg.index, summary, seg.started.at))
 
 
 def _run_file_rows(path: str, reading: SweepReading) -> Iterator[SweepRow]:

@@ -250,3 +250,57 @@ def test_a_ramp_cut_off_without_a_word_leaves_files_that_read_as_the_widths_it_c
             if line.startswith(("cpu ", "cpu1 ")) and len(line.split()) == 5}  # the fits' table
     assert fits == {"cpu": "3", "cpu1": "3"}, out.stdout  # each lane's three completed widths, fitted
     assert "64–256 within the noise" in out.stdout  # the scripted costs cross at about 21 MFLOP per batch
+
+
+def test_a_plain_run_cut_off_mid_segment_reads_as_points_cut_short(tmp_path, capsys, scripted_pool):
+    """Issue 35 #5: kill -9 during a plain run left thousands of records and a sidecar without the segment's end:
+    analyze said "holds no points". The sidecar now names each segment when it starts, and analyze ends a segment
+    that never ended from the records the file kept: a point per lane, cancelled, with its batches."""
+    import shutil
+    import threading
+
+    from helpers import cli_in_process
+
+    from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.engine.conductor import RunControl
+    from crossover_lab.core.engine.pool import run_comparison
+    from crossover_lab.core.engine.tracking import RunTracker
+    from crossover_lab.core.files.live import RunFiles
+    from crossover_lab.core.files.sweeps import read_sweep_rows
+    from crossover_lab.core.records import BatchTiming, now_iso
+    from crossover_lab.core.results import new_run_id
+
+    config = RunConfig(ModelSpec((64,)), TrainSpec(batch_size=32, samples=60_000, data="synthetic"))
+    lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
+    tracker = RunTracker(new_run_id(), config, lanes, "side-by-side", now_iso())
+    files = RunFiles(tmp_path / "run.csv", {"cpu": "test"})
+    control = RunControl()
+    snapshot = tmp_path / "killed"
+    seen: dict[str, int] = {}
+    taken = threading.Event()
+
+    def on_event(event):
+        files.take([event], [tracker.result])
+        if isinstance(event, BatchTiming):
+            seen[event.lane] = seen.get(event.lane, 0) + 1
+            if min(seen.get("cpu", 0), seen.get("cpu1", 0)) >= 300 and not taken.is_set():
+                files.flush_records()
+                files.writer.flush(10)
+                snapshot.mkdir()
+                for name in ("run.csv", "run.json"):  # the files as kill -9 would leave them now
+                    shutil.copy(tmp_path / name, snapshot / name)
+                taken.set()
+                control.cancel.set()
+
+    try:
+        files.begin([tracker.result])
+        run_comparison(scripted_pool, lanes, config, schedule="side-by-side", control=control, tracker=tracker,
+                       on_event=on_event)
+    finally:
+        files.close()
+    assert taken.is_set()
+    rows, _ = read_sweep_rows(str(snapshot / "run.csv"))
+    assert {r.lane for r in rows} == {"cpu", "cpu1"}
+    assert all(r.status == "cancelled" and r.n_batches >= 250 and r.median_ms > 0 for r in rows)
+    out = cli_in_process(capsys, "analyze", str(snapshot / "run.csv"))
+    assert out.returncode == 0 and "holds no points" not in out.stderr, out.stderr
