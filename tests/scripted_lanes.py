@@ -65,6 +65,7 @@ class LaneScript:
     die_at_step: int | None = None  # the process dies at this step, of signal `die_signal`
     die_signal: int = 11
     hang_at_step: int | None = None  # from this step on the lane sends nothing, and hears nothing but a kill
+    inspect_hangs: bool = False  # an inspection never ends (a factory that never returns), its heartbeat beating on
     ignore_cancel: bool = False  # the cancel flag is never read (a stop must kill it)
     data_error: str = ""  # PrepareJob and every run: the data cannot be loaded
     rss_mb: float = 500.0  # what LaneStatus says after a job
@@ -241,6 +242,9 @@ class ScriptedChannel:
             case CalibrateJob(size=size):
                 return Calibrated(size, s.gflops)
             case InspectJob():
+                while s.inspect_hangs:  # alive, beating, and never done
+                    self._put(LaneAlive("inspecting"))
+                    self._sleep(HEARTBEAT_S)
                 return Inspected(None, "a scripted lane inspects no model")
             case AnatomyJob(config=config):
                 return AnatomyMeasured(self._anatomy(config, job.rungs))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import threading
 import math
 import os
 import sys
@@ -114,7 +115,7 @@ def check_steps(config: RunConfig) -> None:
 
 
 def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec],
-                    widths: Sequence[int] = ()) -> RunConfig:
+                    widths: Sequence[int] = (), cancel: threading.Event | None = None) -> RunConfig:
     """`config` with its model factory's model at each of `widths` (default: the config's own width) as a lane of
     this machine built and counted it, the data checked to fit and the memory of the largest checked; the config
     itself when it holds no factory."""
@@ -134,7 +135,7 @@ def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]
     for lane in lanes:  # the other lanes import their frameworks meanwhile, not after
         if lane != first:
             pool.get(lane).start()
-    factory = inspect_factory(pool, first, factory, widths)
+    factory = inspect_factory(pool, first, factory, widths, cancel)
     config = with_factory(config, factory)
     for width in todo:
         found = factory.at(width)
@@ -152,12 +153,13 @@ def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]
     return config
 
 
-def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) -> RunConfig:
+def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec],
+                  cancel: threading.Event | None = None) -> RunConfig:
     """`config` with its saved model as a lane of this machine found it (shapes, classes, FLOPs), and the memory it
     needs checked; a model factory's model at the config's width likewise (resolve_factory); the config itself
     when it holds neither."""
     if config.model.factory is not None:
-        return resolve_factory(config, pool, lanes)
+        return resolve_factory(config, pool, lanes, cancel=cancel)
     saved = config.model.saved
     if saved is None or saved.inspected:
         return config
@@ -169,7 +171,7 @@ def resolve_saved(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]) 
     for lane in lanes:  # the other lanes import their frameworks meanwhile, not after
         if lane != first:
             pool.get(lane).start()
-    found = inspect_saved_model(pool, first, saved)
+    found = inspect_saved_model(pool, first, saved, cancel)
     problem = found.data_problem(config.train.data)
     if problem:
         raise ConfigError(problem)

@@ -23,7 +23,7 @@ from .printing import Progress, load_points, print_load, print_ramp, print_summa
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
 from ..results import RunResult, new_run_id
-from ..study.saved import with_factory
+from ..study.saved import Stopped, with_factory
 from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan, steady_steps_for
 from .stopping import StopSignals
 from ..engine.tracking import RunTracker
@@ -87,14 +87,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            if config.model.factory is not None:  # a lane builds and counts every width the run will time
-                config = resolve_factory(config, pool, lanes, [c.model.widths[0] for c in plan])
-                factory = config.model.factory
-                plan = tuple(with_factory(c, factory) for c in plan) if factory is not None else plan
-            else:
-                config = resolve_saved(config, pool, lanes)
-                if config.model.saved is not None and plan:  # each step of the ramp trains the model as found
-                    plan = tuple(dataclasses.replace(c, model=config.model) for c in plan)
+            try:
+                if config.model.factory is not None:  # a lane builds and counts every width the run will time
+                    config = resolve_factory(config, pool, lanes, [c.model.widths[0] for c in plan], stop.cancel)
+                    factory = config.model.factory
+                    plan = tuple(with_factory(c, factory) for c in plan) if factory is not None else plan
+                else:
+                    config = resolve_saved(config, pool, lanes, stop.cancel)
+            except Stopped as stopped:  # nothing measured yet: the lanes go at once
+                say(f"{stopped}: nothing was measured")
+                pool.close(0.2)
+                return stop.exit_code or EXIT_FAILED
+            if config.model.saved is not None and plan:  # each step of the ramp trains the model as found
+                plan = tuple(dataclasses.replace(c, model=config.model) for c in plan)
             tracker = RunTracker(new_run_id(), plan[0] if plan else config, lanes, schedule, now_iso(), plan)
             bound_by_noise(tracker.result)  # this machine's run-to-run noise, where a sweep here measured it
             if files is not None:

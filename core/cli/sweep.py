@@ -27,6 +27,7 @@ from ..study.refined_sweep import check_refinable, run_refined_sweep
 from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool
 from .load_sweep import cmd_load_sweep
+from ..study.saved import Stopped
 from ..files.noise import measured_noise, record_noise
 from .stopping import StopSignals
 from ..study.sweep import (NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
@@ -174,11 +175,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if ladder and spec.base.model.factory is not None:
             raise ConfigError("--ladder with a model factory is not built: sweep your model along --widths")
         pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+        early = StopSignals()
         try:
-            if not lanes_can_run(lanes, pool):
-                return EXIT_BAD_INPUT
-            found = resolve_factory(spec.base, pool, lanes, spec.widths).model if spec.base.model.factory \
-                else resolve_saved(spec.base, pool, lanes).model
+            with early:  # a stop reaches a lane stuck inspecting: nothing is measured yet
+                if not lanes_can_run(lanes, pool):
+                    return EXIT_BAD_INPUT
+                found = resolve_factory(spec.base, pool, lanes, spec.widths, early.cancel).model \
+                    if spec.base.model.factory else resolve_saved(spec.base, pool, lanes, early.cancel).model
+        except Stopped as stopped:
+            say(f"{stopped}: nothing was measured")
+            pool.close(0.2)
+            return early.exit_code or EXIT_FAILED
         except BaseException:
             pool.close()
             raise

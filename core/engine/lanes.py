@@ -276,18 +276,28 @@ class Lane:
         return event
 
     def request(self, job: Job, answer: type, timeout: float = START_TIMEOUT_S,
-                cancel: threading.Event | None = None) -> Any:
-        """Send a job to an idle lane and wait for its answer (an instance of `answer`), or say why none came."""
+                cancel: threading.Event | None = None, work_limit_s: float | None = None) -> Any:
+        """Send a job to an idle lane and wait for its answer (an instance of `answer`), or say why none came.
+        `work_limit_s`: once the lane is up, it answers within this long or is killed (a lane stuck in the job
+        beats its heartbeat all the same: a factory that never returns, a model file that never ends)."""
         if self.busy:
             raise RuntimeError(f"lane {self.name} is busy")
         channel = self.start()
         channel.send(job)
         sent = time.monotonic()
         deadline = sent + timeout
+        up_at: float | None = None
         while time.monotonic() < deadline:
             if cancel is not None and cancel.is_set():
                 return RequestCancelled()
             self.poll(0.1)
+            if self.up and up_at is None:
+                up_at = time.monotonic()
+            if work_limit_s is not None and up_at is not None and time.monotonic() - up_at > work_limit_s \
+                    and self._channel is channel:
+                self._kill()
+                return LaneDied(f"the lane was still at it {work_limit_s:g} s after it was ready, alive but with no "
+                                "answer (the watchdog's limit), and was killed")
             # While it starts, a lane beats every few seconds (core/lane/worker.py): silence beyond the watchdog
             # is a lane that froze (stopped, or stuck in an import), not one that is slow.
             silent = time.monotonic() - max(sent, self._last_heard)

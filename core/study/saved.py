@@ -10,14 +10,24 @@ from typing import Sequence
 from ..config import FACTORY, ConfigError, FactoryModel, FactoryWidth, LaneSpec, RunConfig, SavedModel
 from ..engine.pool import LanePool
 from ..engine.remote.model_files import sending_problem
-from ..messages import InspectJob, Inspected
+from ..messages import InspectJob, Inspected, RequestCancelled
+
+
+class Stopped(ConfigError):
+    """A stop signal (or the window's Stop) came while a lane inspected a user's model: nothing was measured. A
+    ConfigError, so that a view that says why a model cannot be used says this too."""
 
 INSPECT_TIMEOUT_S = 300.0  # loading a big model file; the lane's own import is waited for before
 
 
 def _ask(pool: LanePool, spec: LaneSpec, job: InspectJob, cancel: threading.Event | None) -> SavedModel:
     """The lane's figures of the model, named by this machine's path (a remote lane inspects its own copy)."""
-    reply = pool.get(spec).request(job, Inspected, INSPECT_TIMEOUT_S, cancel)
+    lane = pool.get(spec)
+    # The import is waited for as any lane's start is; the inspection itself within the watchdog's limit (a lane
+    # stuck in a factory that never returns beats its heartbeat all the same, and would never be stopped).
+    reply = lane.request(job, Inspected, INSPECT_TIMEOUT_S, cancel, work_limit_s=lane.watchdog_s)
+    if isinstance(reply, RequestCancelled):
+        raise Stopped(f"stopped while {spec.name} inspected {Path(job.path).name}")
     if not isinstance(reply, Inspected):
         raise ConfigError(f"{spec.name} could not inspect {job.path}: {reply.reason}")
     if reply.saved is None:
