@@ -344,19 +344,23 @@ def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool 
     p.add_argument("--heads", type=int, help="the transformer's attention heads; they must divide d_model (default 4)")
     if task:
         add_task_args(p)
-    p.add_argument("--batch-size", type=int)
-    p.add_argument("--epochs", type=int)
-    p.add_argument("--optimizer", choices=OPTIMIZERS)
-    p.add_argument("--learning-rate", type=float)
-    p.add_argument("--dropout", type=float)
-    p.add_argument("--seed", type=int)
+    p.add_argument("--batch-size", type=int, help="samples per training step (or per predict call; a request's "
+                   "samples under --arrival-rate). Default 128 (1 under a load)")
+    p.add_argument("--epochs", type=int, help="passes over the data (default 1; a sweep point stops at its steady "
+                   "steps or seconds first)")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, help="the training step's optimizer (default adam)")
+    p.add_argument("--learning-rate", type=float, help="the optimizer's learning rate (default 0.001)")
+    p.add_argument("--dropout", type=float, help="dropout after each hidden layer, 0 to below 1 (default 0.2)")
+    p.add_argument("--seed", type=int, help="seeds the data, the weights and Poisson arrivals: 0 to 4,294,967,295 "
+                   "(default 0)")
     p.add_argument("--samples", type=int, help="use at most N training samples (quick runs)")
     p.add_argument("--data", help="auto (MNIST if cached or downloadable, else synthetic), mnist, synthetic, "
                    "or a .npz path")
     p.add_argument("--preprocessing", choices=PREPROCESSING, help="scale: x/255; l2: unit L2 norm per row")
     p.add_argument("--jit", choices=("on", "off"), help="XLA / jit compilation (default: the backend's default, "
                    "recorded: off for tensorflow and torch, on for jax)")
-    p.add_argument("--steps-per-execution", type=int)
+    p.add_argument("--steps-per-execution", type=int, help="training steps Keras runs per call of its compiled "
+                   "step (default 1); a record then covers that many steps")
     p.add_argument("--feeding", choices=FEEDINGS, help="host: batches copied from host memory each step; "
                    "device: whole set resident on the device (jax, torch)")
     p.add_argument("--mixed-precision", action="store_true", help="float16 compute on GPU lanes")

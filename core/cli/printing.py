@@ -23,7 +23,7 @@ from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
 from ..words.run import energy_lines as run_energy_lines
 from ..words.run import cold_start_lines, explain, latency_lines, one_run_line, verdict_lines
-from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
+from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_spread
 from ..analysis.energy import energy_curves
 from ..analysis.serving_load import LoadPoint, load_point
 from ..words.load import LOAD_HEADER, compare_words, load_row, point_words, schedule_words
@@ -134,7 +134,7 @@ def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
                          fmt_num(s.requests_per_s, 3), fmt_num(s.warmup_s)])
             continue
         rows.append([name, device or s.device, s.status, s.n_batches, fmt_num(s.median_ms),
-                     fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else "–",
+                     fmt_spread(s.p10_ms, s.p90_ms, s.n_batches),
                      fmt_num(s.samples_per_s), fmt_num(s.gflops), fmt_num(s.warmup_s)])
     header = (["lane", "device", "status", "calls", "median ms", "p90 ms", "p99 ms", "calls/s measured", "warm-up s"]
               if predict else ["lane", "device", "status", "steady", "median ms", "p10-p90 ms", "samples/s",
@@ -239,7 +239,7 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
     print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", *(["p99 ms"] if tail else []),
                  "steady", "GFLOP/s", "of peak", "status"],
                 [[r.lane, r.width_label, r.batch_size, fmt_num(r.flops_per_batch / 1e6), fmt_num(r.median_ms),
-                  fmt_range(r.p10_ms, r.p90_ms, 3), *([tail_cell(99, r.p99_ms, r.n_batches)] if tail else []),
+                  fmt_spread(r.p10_ms, r.p90_ms, r.n_batches), *([tail_cell(99, r.p99_ms, r.n_batches)] if tail else []),
                   r.n_batches, fmt_num(r.gflops),
                   f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
                  for r in rows]), file=out)

@@ -49,9 +49,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_config_args(p, widths_help="widths to sweep, e.g. 16,64,256,1024 "
                     "(default: log-spaced --min-width..--max-width)")
     p.add_argument("--layers", type=int, help="hidden layers, each of the swept width (default 2)")
-    p.add_argument("--min-width", type=int, default=16)
-    p.add_argument("--max-width", type=int, default=4096)
-    p.add_argument("--points", type=int, default=6)
+    p.add_argument("--min-width", type=int, default=16, help="without --widths: the smallest width (default 16)")
+    p.add_argument("--max-width", type=int, default=4096, help="without --widths: the largest width (default 4096)")
+    p.add_argument("--points", type=int, default=6, help="without --widths: how many widths, evenly spaced in log "
+                   "scale and rounded (default 6)")
     p.add_argument("--batch-sizes", help="also sweep these batch sizes, e.g. 32,128,512")
     p.add_argument("--steady-steps", type=int, default=None,
                    help=f"steady batches per point at most (default {DEFAULT_STEADY_STEPS}; with --task predict "

@@ -35,6 +35,17 @@ def fmt_range(lo: float, hi: float, sig: int = 2) -> str:
     return f"{fmt_num(lo, sig)}–{fmt_num(hi, sig)}"
 
 
+MIN_SPREAD_BATCHES = 10  # a p10–p90 from fewer batches is one or two of them: a table shows "–" and the count beside
+
+
+def fmt_spread(lo: float, hi: float, n: int, sig: int = 3) -> str:
+    """A p10–p90 spread where it rests on enough batches (MIN_SPREAD_BATCHES), else "–": "1,120–1,120" from one
+    batch read as a measured spread."""
+    if n < MIN_SPREAD_BATCHES or not (math.isfinite(lo) and math.isfinite(hi)):
+        return "–"
+    return fmt_range(lo, hi, sig)
+
+
 def fmt_duration(seconds: float | None) -> str:
     """A time left or taken: 42 s, 3 min 5 s, 1 h 2 min."""
     if seconds is None or not math.isfinite(seconds):

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidg
 
 from ...core.analysis.costs import Prices, dollars_per_million, price_for
 from ...core.files.sweep_rows import SweepRow
-from ...core.words.numbers import fmt_dollars, fmt_joules, fmt_num, fmt_range
+from ...core.words.numbers import fmt_dollars, fmt_joules, fmt_num, fmt_spread
 from ...core.words.verdict import scatter
 from ...core.records import Status
 
@@ -37,7 +37,7 @@ class SweepTable(QTableWidget):
 
     def add_row(self, row: SweepRow) -> None:
         values = (row.variant, row.lane, row.width_label, row.batch_size, fmt_num(row.median_ms),
-                  fmt_range(row.p10_ms, row.p90_ms, 3), fmt_num(row.gflops),
+                  fmt_spread(row.p10_ms, row.p90_ms, row.n_batches), fmt_num(row.gflops),
                   f"{100 * row.peak_share:.0f}%" if math.isfinite(row.peak_share) else "–",
                   f"{row.status}, {row.runs} runs" if row.runs > 1 else row.status,
                   fmt_num(row.floor_ms), "–", fmt_joules(row.energy_j_per_msample))

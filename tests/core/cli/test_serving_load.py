@@ -141,3 +141,14 @@ def test_a_train_spec_under_load_counts_requests_within_its_time_limit() -> None
     assert TrainSpec(task="predict", arrival_rate=100.0, max_steps=5000, max_seconds=3.0).load_requests == 300
     with pytest.raises(ConfigError):
         TrainSpec(task="predict", arrival_rate=100.0, arrivals="bursty")
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    """Issue 36: `run --help` left seven options without a word."""
+    from crossover_lab.core.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if type(a).__name__ == "_SubParsersAction")
+    silent = {name: [a.option_strings[-1] for a in p._actions if a.option_strings and not a.help]
+              for name, p in sub.choices.items()}
+    assert {name: options for name, options in silent.items() if options} == {}
