@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from pathlib import Path
 from dataclasses import dataclass, field
@@ -249,6 +250,28 @@ class ModelSpec:
             return families.params(self.family, self.widths, self.cell, self.heads)
         sizes = self.layer_sizes
         return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+
+    def in_family(self, family: str) -> ModelSpec:
+        """This model as another family of about the same cost: the same layers (within the family's limit), every
+        layer of the one width whose training FLOPs per sample come nearest to this model's, so a switch keeps the
+        run's length, not a number that means filters in one family and units in another (a 512-wide MLP's width
+        made a CNN that trained for 7 minutes). Itself when the family is its own, or not one of Crossover's."""
+        if family == self.family or family not in families.FAMILIES or self.family not in families.FAMILIES:
+            return self
+        target = self.flops_per_batch(1)
+        layers = min(len(self.widths), families.LAYER_LIMITS[family])
+        step = self.heads if family == "transformer" else 1  # a transformer's d_model is a multiple of its heads
+        top = families.WIDTH_LIMITS[family] // step
+
+        def cost(k: int) -> int:
+            return dataclasses.replace(self, family=family, widths=(k * step,) * layers).flops_per_batch(1)
+
+        lo, hi = 1, max(1, top)
+        while lo < hi:  # the smallest width that costs at least the target (cost grows with width)
+            mid = (lo + hi) // 2
+            lo, hi = (mid + 1, hi) if cost(mid) < target else (lo, mid)
+        best = min((k for k in (lo - 1, lo) if k >= 1), key=lambda k: abs(math.log(cost(k) / target)))
+        return dataclasses.replace(self, family=family, widths=(best * step,) * layers)
 
     def flops_per_batch(self, batch_size: int, forward: bool = False) -> int:
         """Floating-point operations of one training step (forward + backward), or with `forward` of one

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayo
 
 from ...core.config import (ACTIVATIONS, FACTORY, OPTIMIZERS, SAVED, SERVE_WAYS, TASKS, ConfigError, FactoryModel,
                              ModelSpec, RunConfig, SavedModel)
-from ...core.families import CELLS, LAYER_LIMITS
+from ...core.families import CELLS, FAMILIES, LAYER_LIMITS
 from ...core.presets import PRESETS
 from ...core.words.numbers import fmt_flops
 from ...core.files.npz_check import data_file_problem
@@ -337,7 +337,24 @@ class ModelPanel(QWidget):
     @Slot(int)
     def _on_family_changed(self, _index: int) -> None:
         family = self.family.currentData()
+        before = getattr(self, "_family_shown", "mlp")
+        self._family_shown = family
+        was = None
+        if before in FAMILIES and family in FAMILIES and before != family:
+            try:  # the model it was, at about the same cost in the new family (ModelSpec.in_family)
+                was = ModelSpec(self.widths.widths(), family=before, cell=self.cell.currentText(),
+                                heads=self.heads.value()).in_family(family)
+            except ConfigError:
+                was = None
         self._show_family(family)
+        if was is not None:
+            self.layers.blockSignals(True)
+            self.layers.setValue(len(was.widths))
+            self.layers.blockSignals(False)
+            self.widths.blockSignals(True)
+            self.widths.set_count(len(was.widths))
+            self.widths.set_widths(was.widths)
+            self.widths.blockSignals(False)
         if family != FACTORY and len(self.widths.widths()) != self.layers.value():  # back from a factory's one width
             self.widths.blockSignals(True)
             self.widths.set_count(self.layers.value())

@@ -129,3 +129,16 @@ def test_each_family_crosses_in_what_its_width_counts():
         assert f" {unit} (" in said and said.startswith("cpu is faster above about "), said
         (rule,) = kind_rules(rows(family))
         assert f" {unit} at batch 64" in rule.pairs[0].statement, rule.pairs[0].statement
+
+
+@pytest.mark.parametrize("family", ["cnn", "rnn", "transformer"])
+def test_a_model_in_another_family_keeps_its_cost_not_its_width(family):
+    """A family switch in the Model panel keeps the run's length: the widths whose FLOPs per sample come nearest."""
+    from crossover_lab.core.config import ModelSpec
+
+    mlp = ModelSpec((512, 512))
+    other = mlp.in_family(family)
+    assert other.family == family and len(other.widths) == 2 and len(set(other.widths)) == 1
+    assert 0.7 < other.flops_per_batch(1) / mlp.flops_per_batch(1) < 1.4
+    assert other.in_family("mlp").flops_per_batch(1) == pytest.approx(mlp.flops_per_batch(1), rel=0.3)
+    assert mlp.in_family("mlp") is mlp

@@ -179,18 +179,27 @@ def test_the_preset_box_shows_the_preset_loaded_until_a_setting_differs(gui_home
 
 
 def test_the_family_chooser_shows_its_own_settings_and_keeps_a_transformer_one_width(panel):
+    """A family switch keeps the model's cost, not its width: a width means filters in one family and units in
+    another (a 1000-wide MLP's widths made a CNN that trained for minutes)."""
     panel.apply_preset("blog-wide")  # 784-1000-1000-10
     form = panel._form
+    mlp_flops = panel.config().model.flops_per_batch(1)
     assert not form.isRowVisible(panel.cell) and not form.isRowVisible(panel.heads)
     panel.family.setCurrentIndex(panel.family.findData("rnn"))
     assert form.isRowVisible(panel.cell) and form.labelForField(panel.layers).text() == "RNN layers"
-    assert panel.config().model.label() == "lstm 1000-1000" and panel.cell.currentText() == "lstm"
+    rnn = panel.config().model
+    assert rnn.family == "rnn" and len(rnn.widths) == 2 and rnn.widths[0] == rnn.widths[1] < 1000
+    assert 0.8 < rnn.flops_per_batch(1) / mlp_flops < 1.25 and panel.cell.currentText() == "lstm"
     panel.cell.setCurrentText("gru")
-    assert panel.config().model.label() == "gru 1000-1000"
-    panel.widths.spins[0].setValue(256)
+    assert panel.config().model.label() == f"gru {rnn.widths[0]}-{rnn.widths[0]}"
+    gru_flops = panel.config().model.flops_per_batch(1)  # three gates to the LSTM's four: less
+    panel.family.setCurrentIndex(panel.family.findData("cnn"))
+    cnn = panel.config().model
+    assert 0.75 < cnn.flops_per_batch(1) / gru_flops < 1.33 and cnn.widths[0] <= 64
     panel.family.setCurrentIndex(panel.family.findData("transformer"))
     assert form.isRowVisible(panel.heads) and not form.isRowVisible(panel.cell)
-    assert panel.config().model.widths == (256, 256)  # one d_model for every block
+    widths = panel.config().model.widths
+    assert widths[0] == widths[1] and widths[0] % panel.heads.value() == 0  # one d_model for every block
     panel.widths.spins[1].setValue(128)  # a slider moved: every block follows it
     assert panel.config().model.widths == (128, 128) and panel.config().model.family == "transformer"
     panel.heads.setValue(3)
