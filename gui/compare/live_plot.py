@@ -148,7 +148,9 @@ class LivePlot(QWidget):
         self._live = live
         self._range.reset()
         self._axes = PREDICT_X_AXES if live.result.config.train.task == "predict" else X_AXES
-        self.plot.setLabel("left", "ms per call" if self._axes is PREDICT_X_AXES else "ms per batch")
+        load = live.result.config.train.arrival_rate is not None
+        self.plot.setLabel("left", "ms from a request's arrival to its answer" if load else
+                           "ms per call" if self._axes is PREDICT_X_AXES else "ms per batch")
         self.plot.setLabel("bottom", self._axes[self.x_axis.currentData()])
         # The warm-up's legend key first: turning log y on below redraws the lanes (a finished ramp shown from
         # the history has them all), and their legend holds the key.

@@ -22,6 +22,8 @@ from ...core.config import RunConfig
 from ...core.records import RunSummary, Status
 from ...core.results import Segment
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
+from ...core.analysis.serving_load import load_point
+from ...core.words.load import compare_words, point_words, schedule_words
 from ...core.words.run import energy_lines, explain, latency_lines, verdict_lines
 from ..theme.lane_colours import lane_color
 from ...core.words.run import contention_note
@@ -288,7 +290,14 @@ class SummaryPanel(QWidget):
         else:
             compared = summaries
             lines = verdict_lines(summaries, task=task, noise=live.result.run_noise)
-        if task == "predict":  # a server's figures: each lane's latency, its tail beside its median
+        train = live.result.config.train
+        if train.arrival_rate is not None:  # under load: what each lane held, per request (core/words/load.py)
+            points = [load_point(name, lane.records, lane.summary, train) for name, lane in live.lanes.items()
+                      if lane.records]
+            compare = compare_words(points, train.arrival_rate) if len(points) == 2 else ""
+            lines = [compare] if compare and live.finished else []
+            details = [schedule_words(points[0])] + [point_words(p) for p in points] if points else []
+        elif task == "predict":  # a server's figures: each lane's latency, its tail beside its median
             details += latency_lines(compared, live.result.config.train.batch_size)
         states = [lane.status for lane in live.lanes.values()]
         if states and all(state == Status.FAILED for state in states):

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ...core.config import (ACTIVATIONS, FACTORY, OPTIMIZERS, SAVED, SERVE_WAYS, TASKS, ConfigError, FactoryModel,
+from ...core.config import (ACTIVATIONS, FACTORY, MAX_BATCH, MAX_RATE, OPTIMIZERS, SAVED, SERVE_WAYS, TASKS, ConfigError, FactoryModel,
                              ModelSpec, RunConfig, SavedModel)
 from ...core.families import CELLS, FAMILIES, LAYER_LIMITS
 from ...core.presets import PRESETS
@@ -26,7 +26,10 @@ DATA_TIP = ("Training data. auto: MNIST from the Keras cache (downloaded once), 
 
 FAMILY_TITLES = {"mlp": "MLP (dense layers)", "cnn": "CNN (convolutions)", "rnn": "RNN (LSTM or GRU)",
                  "transformer": "Transformer (encoder)"}
-TASK_TITLES = {"train": "Train (time each step)", "predict": "Predict (time each call)"}
+TASK_TITLES = {"train": "Train (time each step)", "predict": "Predict (time each call)",
+               "load": "Predict under load"}
+LOAD = "load"  # the Task chooser's third entry: the predict task with requests on their own schedule
+DEFAULT_RATE = 200  # requests per second the load task starts at
 SERVE_TITLES = {"keras": "Keras predict_on_batch", "compiled": "Compiled forward pass"}
 LAYER_LABELS = {"mlp": "Hidden layers", "cnn": "Conv blocks", "rnn": "RNN layers", "transformer": "Encoder blocks"}
 MODEL_FILTERS = "Your models (*.keras *.py);;Keras models (*.keras);;Model factories (*.py)"
@@ -65,12 +68,24 @@ class ModelPanel(QWidget):
                                "The data source and sample limit stay as you set them.")
         self.preset.setAccessibleName("Model preset")
         self.task = QComboBox()
-        for name in TASKS:
+        for name in (*TASKS, LOAD):
             self.task.addItem(TASK_TITLES[name], name)
         self.task.setToolTip("What is timed. Train: one training step (forward, backward, update). Predict: one "
                              "forward call per batch as a server makes it, input from host memory and the answer "
                              "back on the host; the weights are trained a few steps first, never timed. A "
-                             "predict run's verdict speaks in latency, its p90 and p99 beside the median.")
+                             "predict run's verdict speaks in latency, its p90 and p99 beside the median. Predict "
+                             "under load: requests arrive on their own clock (Poisson, at the Rate), queue while "
+                             "the lane is busy, and each is timed from its arrival to its answer; lanes serve one "
+                             "after another, and each says whether it held the rate.")
+        self.rate = self._int(1, int(MAX_RATE), "Requests per second arriving at the lane's server, whatever it is "
+                              "doing (Poisson arrivals). Above what a lane can answer, its queue only grows: it "
+                              "says it does not hold the rate.")
+        self.rate.setValue(DEFAULT_RATE)
+        self.rate.setSuffix(" requests/s")
+        self.rate.setAccessibleName("Arrival rate")
+        self.max_batch = self._int(1, MAX_BATCH, "Requests one call may answer: 1 serves them one at a time; more "
+                                   "batches those that queued (dynamic batching, as TF Serving and Triton do).")
+        self.max_batch.setAccessibleName("Max batch")
         self.task.setAccessibleName("Task")
         self.serve = QComboBox()
         for name in SERVE_WAYS:
@@ -153,7 +168,11 @@ class ModelPanel(QWidget):
         form.addRow("Preset", self.preset)
         form.addRow("Task", self.task)
         form.addRow("Call", self.serve)
+        form.addRow("Rate", self.rate)
+        form.addRow("Max batch", self.max_batch)
         form.setRowVisible(self.serve, False)  # a predict run's setting: shown with the predict task
+        form.setRowVisible(self.rate, False)  # a load's: shown with the load task
+        form.setRowVisible(self.max_batch, False)
         form.addRow("Family", self.family)
         form.addRow("Your model", self.open_model)
         form.addRow("Cell", self.cell)
@@ -184,8 +203,10 @@ class ModelPanel(QWidget):
         self.heads.valueChanged.connect(self._on_field_changed)
         self.layers.valueChanged.connect(self._on_layers_changed)
         self.widths.widths_changed.connect(self._on_field_changed)
-        for spin in (self.dropout, self.batch, self.epochs, self.learning_rate, self.samples):
+        for spin in (self.dropout, self.batch, self.epochs, self.learning_rate, self.samples, self.rate,
+                     self.max_batch):
             spin.valueChanged.connect(self._on_field_changed)
+        self.task.currentIndexChanged.connect(self._on_task_changed)
         for combo in (self.activation, self.optimizer, self.task, self.serve):
             combo.currentIndexChanged.connect(self._on_field_changed)
         self.data.currentTextChanged.connect(self._on_field_changed)
@@ -241,10 +262,13 @@ class ModelPanel(QWidget):
             model = ModelSpec(self.widths.widths(), dropout=round(self.dropout.value(), 4),
                               activation=self.activation.currentText(), family=self.family.currentData(),
                               cell=self.cell.currentText(), heads=self.heads.value())
+        load = self.task.currentData() == LOAD
         train = dataclasses.replace(
             self._base.train, batch_size=self.batch.value(), epochs=self.epochs.value(),
             optimizer=self.optimizer.currentText(), learning_rate=self.learning_rate.value(), data=data,
-            samples=self.samples.value() or None, task=self.task.currentData(), serve=self.serve.currentData())
+            samples=self.samples.value() or None, task="predict" if load else self.task.currentData(),
+            serve=self.serve.currentData(), arrival_rate=float(self.rate.value()) if load else None,
+            max_batch=self.max_batch.value() if load else 1)
         return RunConfig(model, train)
 
     def config(self) -> RunConfig:
@@ -273,12 +297,16 @@ class ModelPanel(QWidget):
     def set_config(self, config: RunConfig) -> None:
         """Show `config` in every control; one config_changed follows."""
         self._base = config
-        controls = (self.task, self.serve, self.family, self.cell, self.heads, self.layers, self.widths, self.activation, self.dropout,
+        controls = (self.task, self.serve, self.rate, self.max_batch, self.family, self.cell, self.heads, self.layers, self.widths, self.activation, self.dropout,
                     self.batch, self.epochs, self.optimizer, self.learning_rate, self.data, self.samples)
         for control in controls:
             control.blockSignals(True)
-        self.task.setCurrentIndex(max(self.task.findData(config.train.task), 0))
+        load = config.train.arrival_rate is not None
+        self.task.setCurrentIndex(max(self.task.findData(LOAD if load else config.train.task), 0))
         self.serve.setCurrentIndex(max(self.serve.findData(config.train.serve), 0))
+        if load:
+            self.rate.setValue(int(round(config.train.arrival_rate or DEFAULT_RATE)))
+            self.max_batch.setValue(config.train.max_batch)
         if config.model.saved is not None:
             self._offer_saved(config.model.saved)
         if config.model.factory is not None:
@@ -333,6 +361,12 @@ class ModelPanel(QWidget):
     @Slot(int)
     def _on_layers_changed(self, count: int) -> None:
         self.widths.set_count(count)
+
+    @Slot(int)
+    def _on_task_changed(self, _index: int) -> None:
+        """Under load a request is one sample by default (a server's request), as the CLI's --arrival-rate has it."""
+        if self.task.currentData() == LOAD and self.batch.value() == self._base.train.batch_size:
+            self.batch.setValue(1)
 
     @Slot(int)
     def _on_family_changed(self, _index: int) -> None:
@@ -520,6 +554,8 @@ class ModelPanel(QWidget):
         batch = config.train.batch_size
         predict = config.train.task == "predict"
         self._form.setRowVisible(self.serve, predict)
+        self._form.setRowVisible(self.rate, config.train.arrival_rate is not None)
+        self._form.setRowVisible(self.max_batch, config.train.arrival_rate is not None)
         factory = config.model.factory
         if factory is not None and config.model.figures is None:  # not built by a lane yet: nothing to claim
             width = config.model.widths[0]

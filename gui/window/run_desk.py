@@ -125,8 +125,14 @@ class RunDesk(QObject):
             return None
         if not self._fits(timed, specs):
             return None
+        if config.train.arrival_rate is not None and plan:
+            self.say("A ramp under load is not built: sweep the rates with `sweep --task predict --arrival-rates …`, "
+                     "or run one rate.", error=True)
+            return None
         self._save_state()
-        return self.controller.start_run(config, specs, self.side.lanes_panel.schedule(), plan)
+        # A load is served by one lane at a time: a lane's requests would queue while another had its turn.
+        schedule = "sequential" if config.train.arrival_rate is not None else self.side.lanes_panel.schedule()
+        return self.controller.start_run(config, specs, schedule, plan)
 
     def _on_factory_built(self, config: RunConfig, specs: list[LaneSpec], plan: Sequence[RunConfig],
                           found: FactoryModel | None, error: str) -> None:
