@@ -23,6 +23,8 @@ from ..theme.scheme import PlotTheme, SchemeColors
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
 PREDICT_X_AXES = {"batch": "call (one predict call per batch)", "elapsed": "seconds since the lane started"}
+LOAD_X_AXES = {"batch": "call, in order (drawn at the oldest request it answered)",
+               "elapsed": "seconds since the lane started"}
 LEGEND_GAP_PX = 24  # between a legend entry and the next, and its sample's own margin
 LEGEND_MARGIN_PX = 90  # the y axis and the plot's edges: what the legend row cannot use
 SCHEDULE_WORDS = {"interleaved": "taking turns", "side-by-side": "side by side", "concurrent": "side by side",
@@ -147,9 +149,9 @@ class LivePlot(QWidget):
         self._items = {}
         self._live = live
         self._range.reset()
-        self._axes = PREDICT_X_AXES if live.result.config.train.task == "predict" else X_AXES
         load = live.result.config.train.arrival_rate is not None
-        self.plot.setLabel("left", "ms from a request's arrival to its answer" if load else
+        self._axes = LOAD_X_AXES if load else PREDICT_X_AXES if live.result.config.train.task == "predict" else X_AXES
+        self.plot.setLabel("left", "ms, arrival to answer" if load else
                            "ms per call" if self._axes is PREDICT_X_AXES else "ms per batch")
         self.plot.setLabel("bottom", self._axes[self.x_axis.currentData()])
         # The warm-up's legend key first: turning log y on below redraws the lanes (a finished ramp shown from

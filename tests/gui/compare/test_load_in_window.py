@@ -37,7 +37,7 @@ def test_a_load_run_in_the_window_says_which_lane_held_the_rate(qtbot, make_wind
     detail = summary.detail.text()
     assert "cpu holds 200 requests/s" in detail and "cpu1 does not hold 200 requests/s" in detail
     plot = window.compare.plot
-    assert "arrival to its answer" in plot.plot.getAxis("left").labelText
+    assert "arrival to answer" in plot.plot.getAxis("left").labelText
     series = live.series["cpu1"].steady
     assert series.ms.values.max() > 100  # cpu1's queue grew: its requests' latencies climbed
     # the task comes back with the config (a saved window state, the history)
