@@ -27,12 +27,13 @@ from ..words.sweep import refine_lines
 from .printing import print_groups_analysis
 from ..files.sweeps import SweepReading, iter_sweep_rows
 from ..files.sweep_rows import group_rows
-from ..files.sweep_sets import file_prices, load_sets, parse_labels, sidecar_of
+from ..files.sweep_sets import file_prices, parse_labels, sidecar_of
+from ..report.inputs import read_sweeps
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("analyze", help="fit the cost model and find crossovers in sweep CSVs (one or several machines)")
-    p.add_argument("files", nargs="+", metavar="file", help="sweep CSVs; with several, lanes are named LABEL/LANE")
+    p.add_argument("files", nargs="+", metavar="file", help="sweep CSVs; files of one machine keep their lanes' names, of several machines lanes are named MACHINE/LANE")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
                    help="name a file's machine (default: the machine in its sidecar, else the file name)")
@@ -73,21 +74,22 @@ def with_energy(result: dict[str, JsonValue], groups: dict[str, list[SweepPoint]
 def cmd_analyze(args: argparse.Namespace) -> int:
     if len(args.files) == 1 and not args.label:
         return analyze_one(args)
-    sets = load_sets(args.files, parse_labels(args.label))
+    # Named as the report and the rule name them (core/report/inputs.py read_sweeps): files of one machine are one
+    # machine, its lanes named once; lanes of several machines MACHINE/LANE.
+    sets = read_sweeps(args.files, parse_labels(args.label))
     for s in sets:
-        if s.reading.dropped:
-            print(s.reading.drop_note(), file=sys.stderr)
-    empty = [s.path for s in sets if not s.rows]
-    if empty:
-        print(f"error: {', '.join(empty)} hold(s) no points that can be used", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        if s.dropped:
+            print(s.dropped, file=sys.stderr)
     prices = {k: v for s in sets for k, v in s.prices.items()}
     prices.update(prices_from(args))
     groups = group_rows(row for s in sets for row in s.rows)
     if args.json:
         result = with_energy(with_costs(analyze_groups(groups).to_json(), groups, prices), groups)
-        result["files"] = {s.label: {"path": s.path, "machine": s.machine or None, "devices": s.devices,
-                                     "points": len(s.rows)} for s in sets}
+        files: dict[str, JsonValue] = {}
+        for s in sets:  # keyed by machine label; a second file of one machine under its own path
+            key = s.label if s.label not in files else s.path
+            files[key] = {"path": s.path, "machine": s.machine or None, "devices": s.devices, "points": len(s.rows)}
+        result["files"] = files
         print(json.dumps(result, indent=2))
         return EXIT_OK
     for s in sets:

@@ -16,7 +16,7 @@ from .common import EXIT_FAILED, EXIT_OK
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rule", help="the decision rule from sweep CSVs: which lane to use at a number of FLOPs "
                        "per batch, per kind of model (as analyze finds the crossover)")
-    p.add_argument("files", nargs="+", metavar="file", help="sweep CSVs; with several, lanes are named LABEL/LANE")
+    p.add_argument("files", nargs="+", metavar="file", help="sweep CSVs; files of one machine keep their lanes' names, of several machines lanes are named MACHINE/LANE")
     p.add_argument("--json", metavar="PATH", help="also write the rule here as JSON (what choose() reads)")
     p.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
                    help="name a file's machine (default: the machine in its sidecar, else the file name)")

@@ -17,7 +17,8 @@ from ..analysis.leads import refinement_of_sidecar
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import pair_verdict
 from ..json_data import JsonValue, as_map, as_seq
-from ..files.sweep_rows import group_rows
+from ..config import is_saved_kind
+from ..files.sweep_rows import SweepRow, curve_point, group_rows
 from ..files.sweeps import run_rows
 from ..records import BatchTiming
 from ..results import RunResult
@@ -31,6 +32,7 @@ from ..words.sweep import (cost_lines, busy_lines as sweep_busy_lines, energy_li
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..words.verdict import pair_words, unit_of
 from .inputs import AnatomyInput, Inputs, RunInput, SweepInput
+from .kinds import saved_model_words, worded_groups, worded_points
 from .reproduce import anatomy_command, reproduce_command
 from .rule import Rule, rule_of
 from .svg import Bar, Plot, Series, bars_svg, plot_svg
@@ -195,7 +197,7 @@ def _settings_table(meta: Mapping[str, JsonValue]) -> Table:
 
 def sweep_section(sweeps: Sequence[SweepInput], n0: int) -> Section:
     rows = [r for s in sweeps for r in s.rows]
-    groups = group_rows(rows)
+    groups = worded_points(rows)
     prices = {k: v for s in sweeps for k, v in s.prices.items()}
     lines = [_sentence(x) for x in sweep_lines(groups) + floor_crossover_lines(groups) + floor_notes(groups)
              + sweep_busy_lines(groups)]
@@ -204,11 +206,16 @@ def sweep_section(sweeps: Sequence[SweepInput], n0: int) -> Section:
     figures = tuple(sweep_figure(label, points, n0 + i) for i, (label, points) in enumerate(groups.items()))
     tables: list[tuple[str, Table]] = [(f"Fitted cost models ({label}): ms per step = fixed + FLOPs / throughput",
                                         fits_table(points)) for label, points in groups.items()]
-    energy = [(r.lane, f"{r.width:,}", fmt_joules(r.energy_j_per_msample), fmt_num(r.mean_w), fmt_num(r.idle_w),
-               r.energy_counter) for r in rows if math.isfinite(r.energy_j_per_msample)]
+    # x as the sweep's tables have it: the batch size along batch size (a saved model's one width, 0, is none)
+    curves = list(worded_groups(rows).values())
+    energy = [(r.lane, f"{curve_point(r, axis).width:,}", fmt_joules(r.energy_j_per_msample), fmt_num(r.mean_w),
+               fmt_num(r.idle_w), r.energy_counter)
+              for mine, axis in curves for r in mine if math.isfinite(r.energy_j_per_msample)]
+    axes = {axis for _, axis in curves}
     if energy:
+        x = "batch size" if axes == {True} else "width" if axes == {False} else "width (batch size along batch size)"
         tables.append(("Energy per point (joules per million samples, mean and idle watts, the counter read)",
-                       _table(["lane", "width", "J per M samples", "mean W", "idle W", "counter"], energy)))
+                       _table(["lane", x, "J per M samples", "mean W", "idle W", "counter"], energy)))
     if prices:
         tables.append(("Prices (dollars per hour)", _table(["lane", "$/h"],
                                                            [(k, f"${v:,.2f}") for k, v in sorted(prices.items())])))
@@ -338,6 +345,41 @@ def anatomy_section(item: AnatomyInput, n0: int) -> Section:
 # ---------------------------------------------------------------- the whole report
 
 
+def sweep_model_words(rows: Sequence[SweepRow]) -> str:
+    """What the sweeps measured, per kind of model: picture_title's words ("MLP, 2 hidden layers of 16–4,096 units ·
+    batch 128"), and a saved model by its name, along batch size ("your saved model mine.keras (6 layers), along
+    batch size 1–1,024"): it has no width (its sweep writes 0) and no hidden layers of one."""
+    kinds = list(dict.fromkeys(r.family for r in rows))
+    words = []
+    for kind in kinds:
+        mine = [r for r in rows if r.family == kind]
+        words.append(saved_model_words(mine) if is_saved_kind(kind) else picture_title(mine, {}).partition("\n")[0])
+    return "; ".join(words)
+
+
+def machines_words(sweeps: Sequence[SweepInput]) -> str:
+    """Each machine once, with the devices of all its files: "vm: vm (CPU)"; "lab: lab (GPU0 of lab; …)"."""
+    said = []
+    for label in dict.fromkeys(s.label for s in sweeps):
+        mine = [s for s in sweeps if s.label == label]
+        machine = next((s.machine for s in mine if s.machine), "") or "machine not named"
+        devices = sorted({d for s in mine for d in s.devices})
+        said.append(f"{label}: {machine} ({'; '.join(devices) or 'no device named'})")
+    return "; ".join(said)
+
+
+def run_lane_prefix(item: RunInput, sweeps: Sequence[SweepInput]) -> str:
+    """How the lanes list names a run's lanes beside the sweeps': as they are where the sweeps' lanes keep their
+    names (one machine); where the sweeps name theirs MACHINE/LANE, by the run's machine (the sweeps' label for
+    it when one of them ran there, so its "cpu" is theirs), and as they are when its sidecar names no machine."""
+    if not any(s.lane_prefix for s in sweeps):
+        return ""
+    machine = str(as_map(item.meta.get("host")).get("machine") or "")
+    if not machine:
+        return ""
+    return next((s.lane_prefix for s in sweeps if s.machine == machine and s.lane_prefix), f"{machine}/")
+
+
 def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str]]]:
     """The question, the answer in the app's words, and the facts the answer rests on."""
     facts: list[tuple[str, str]] = []
@@ -345,25 +387,26 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
     lanes: list[str] = []
     if inputs.sweeps:
         rows = [r for s in inputs.sweeps for r in s.rows]
-        title = picture_title(rows, {})
-        model, _, devices = title.partition("\n")
-        facts += [("model", model), ("devices", devices)]
-        groups = group_rows(rows)
+        _, _, devices = picture_title(rows, {}).partition("\n")
+        facts += [("model", sweep_model_words(rows)), ("devices", devices)]
+        groups = worded_points(rows)
         for label, points in groups.items():
             names = sorted({p.lane for p in points})
             lanes += names
             prefix = f"{label}: " if len(groups) > 1 else ""
             answer += [_sentence(prefix + pair_words(pair_verdict(points, a, b), unit_of(points)))
                        for i, a in enumerate(names) for b in names[i + 1:]]
+        labels = [s.label for s in inputs.sweeps]
         for s in inputs.sweeps:  # a refined sweep's open crossings and why it stopped, as `analyze` says them
             refined = refinement_of_sidecar(s.meta)
-            prefix = f"{s.label}: " if len(inputs.sweeps) > 1 else ""
+            name = s.label if labels.count(s.label) == 1 else f"{s.label} ({Path(s.path).name})"
+            prefix = f"{name}: " if len(inputs.sweeps) > 1 else ""
             answer += [_sentence(prefix + line) for line in (refine_lines(refined) if refined else [])]
-        facts.append(("machines", "; ".join(f"{s.label}: {s.machine or 'machine not named'} "
-                                            f"({'; '.join(s.devices) or 'no device named'})" for s in inputs.sweeps)))
+        facts.append(("machines", machines_words(inputs.sweeps)))
     for item in inputs.runs:
+        prefix = run_lane_prefix(item, inputs.sweeps)
         for run in item.runs:
-            lanes += list(run.lanes)
+            lanes += [prefix + lane for lane in run.lanes]
             facts.append(("model", run_model_words(run)))
             answer += run_answer(run)
     for item in inputs.anatomies:

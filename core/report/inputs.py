@@ -1,9 +1,10 @@
 """The files a report or a rule is made from, read as `analyze` reads them: sweep CSVs (one machine or several,
-lanes named LABEL/LANE when several), a run's per-batch CSV with its sidecar, an anatomy JSON (`anatomy
---json-file`); and each file's name, size and SHA-256, so a reader can tell it is the same file."""
+lanes named MACHINE/LANE when several machines), a run's per-batch CSV with its sidecar, an anatomy JSON
+(`anatomy --json-file`); and each file's name, size and SHA-256, so a reader can tell it is the same file."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 import os
@@ -17,7 +18,7 @@ from ..json_data import JsonValue, as_map, as_seq, parse_json
 from ..files.inputs import read_text_bounded
 from ..files.run_files import FORMAT as RUN_FORMAT, read_runs, sidecar_path
 from ..files.sweep_rows import SweepRow, latest_rows
-from ..files.sweep_sets import file_prices, load_sets, sidecar_of
+from ..files.sweep_sets import SweepSet, file_prices, load_sets, sidecar_of
 from ..files.sweeps import SweepReading, batches_path, iter_sweep_rows
 from ..results import RunResult
 
@@ -49,7 +50,8 @@ def file_facts(path: str | os.PathLike, role: str) -> FileFacts:
 
 @dataclass(frozen=True)
 class SweepInput:
-    """One sweep file's usable rows (lanes renamed LABEL/LANE when several files are read), and its sidecar."""
+    """One sweep file's usable rows (lanes renamed LABEL/LANE when the files come from several machines), and its
+    sidecar. `label` names the file's machine: files of one machine share it."""
 
     path: str
     label: str
@@ -58,6 +60,7 @@ class SweepInput:
     machine: str = ""
     prices: Mapping[str, float] = field(default_factory=dict)
     dropped: str = ""  # the reading's drop note, "" when no row was dropped
+    lane_prefix: str = ""  # "LABEL/" where the lanes are renamed so (several machines), "" where they keep their names
 
     @property
     def devices(self) -> list[str]:
@@ -116,23 +119,72 @@ def kind_of(path: str) -> str:
 
 
 def read_sweeps(paths: Sequence[str], labels: Mapping[str, str] | None = None) -> list[SweepInput]:
-    """Sweep files as `analyze` reads them: one file without labels keeps its lanes' names; several (or
-    labelled ones) name each lane LABEL/LANE. ConfigError for a file that is not a sweep or holds no points."""
+    """Sweep files as `analyze` reads them, each file's lanes named by the machine it ran on. ConfigError for a
+    file that is not a sweep or holds no points.
+
+    A file's machine is the name `--label FILE=NAME` gives it, else the machine name in its sidecar's host info;
+    a file that names neither is a machine of its own (called by its file's stem). Files that name the same
+    machine are one machine: its label once (never "vm" and "vm#2"), and its lanes one set of lanes.
+
+    - All files from one machine: every lane keeps its own name ("cpu", "cpu1"), as with a single file. Two of
+      the files that both hold lane "cpu" hold points of one lane, as one file that measured it twice does: where
+      both measured the same point (kind of model, task, variant, batch size and width), the file named later
+      on the command line gives it, as a width measured again replaces the earlier one in a single file
+      (latest_rows).
+    - Files from several machines: every lane is named MACHINE/LANE (machine labels that would repeat get #2,
+      #3…), for a lane's name ("cpu", "gpu0") means another device on each machine, and a rule must say which.
+    """
     if len(paths) == 1 and not labels:
         path = paths[0]
         reading = SweepReading(path)
         rows = tuple(latest_rows(iter_sweep_rows(path, reading)))
         meta = sidecar_of(path)
-        host = meta.get("host")
-        machine = str(host.get("machine") or "") if isinstance(host, Mapping) else ""
+        machine = _machine_of(meta)
         out = [SweepInput(path, machine or Path(path).stem, rows, meta, machine, file_prices(meta),
                           reading.drop_note())]
     else:
-        out = [SweepInput(s.path, s.label, s.rows, sidecar_of(s.path), s.machine, dict(s.prices),
-                          s.reading.drop_note()) for s in load_sets(paths, labels)]
+        out = _by_machine(load_sets(paths, labels), dict(labels or {}))
     empty = [s.path for s in out if not s.rows]
     if empty:
         raise ConfigError(f"{', '.join(empty)} hold(s) no points that can be used")
+    return out
+
+
+def _machine_of(meta: Mapping[str, JsonValue]) -> str:
+    host = meta.get("host")
+    return str(host.get("machine") or "") if isinstance(host, Mapping) else ""
+
+
+def _label_given(path: str, labels: Mapping[str, str]) -> str:
+    """The --label given for `path` (by its path, its name, or a path to the same file), as load_sets takes it."""
+    for key, label in labels.items():
+        if key in (path, os.path.basename(path)) or Path(key).resolve() == Path(path).resolve():
+            return label
+    return ""
+
+
+def _by_machine(sets: Sequence[SweepSet], labels: Mapping[str, str]) -> list[SweepInput]:
+    """load_sets' files (each labelled apart, its lanes LABEL/LANE) named again by machine, as read_sweeps says."""
+    named = {s.path: _label_given(s.path, labels) or s.machine for s in sets}
+    machine_of = {s.path: named[s.path] or f"file {s.path}" for s in sets}  # a file naming no machine: its own
+    machines = list(dict.fromkeys(machine_of.values()))
+    label_of: dict[str, str] = {}
+    for machine in machines:
+        base = next(named[s.path] or Path(s.path).stem for s in sets if machine_of[s.path] == machine)
+        label, n = base, 1
+        while label in label_of.values():
+            n += 1
+            label = f"{base}#{n}"
+        label_of[machine] = label
+    out = []
+    for s in sets:
+        meta = sidecar_of(s.path)
+        label = label_of[machine_of[s.path]]
+        prefix = f"{label}/" if len(machines) > 1 else ""
+        own = len(s.label) + 1  # load_sets named each lane f"{s.label}/{lane}"
+        rows = tuple(dataclasses.replace(r, lane=prefix + r.lane[own:]) for r in s.rows)
+        prices = {prefix + lane: price for lane, price in file_prices(meta).items()}
+        out.append(SweepInput(s.path, label, rows, meta, s.machine, prices, s.reading.drop_note(), prefix))
     return out
 
 

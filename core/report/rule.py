@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence, Union
 
 from ..analysis.crossings import analyze_points
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import PairVerdict, State, Stretch, pair_verdict
-from ..config import ConfigError
+from ..config import ConfigError, is_saved_kind
 from ..json_data import JsonObject, JsonValue, as_map, as_seq, parse_json
 from ..files.inputs import read_text_bounded
 from ..files.atomic import atomic_write_text
@@ -30,6 +30,9 @@ from ..version import APP_VERSION
 from ..words.numbers import fmt_flops, fmt_num
 from ..words.verdict import pair_words, unit_of, stretch_words
 from .inputs import SweepInput, file_facts, read_sweeps, sweep_sidecar
+from .kinds import ALONG_BATCH, saved_words
+
+SAMPLES_PER_BATCH = "samples per batch"  # unit_of's unit along batch size
 
 FORMAT = "crossover-rule/1"
 TOO_CLOSE = "too close to call"
@@ -83,6 +86,7 @@ class PairRule:
     changes: tuple[JsonObject, ...]  # the verdict's changes, each with the FLOPs at its spread's ends
     fits: Mapping[str, JsonObject]  # each lane's fitted cost model (LaneFit.to_json)
     predicted_flops: float | None  # where the two fitted lines meet
+    unit: str = "units"  # what its x counts (unit_of): "samples per batch" along batch size, else the width's unit
 
     @property
     def flops_lo(self) -> float:
@@ -98,7 +102,7 @@ class PairRule:
         if not self.flops_lo <= flops <= self.flops_hi:
             return Decision(None, f"{fmt_flops(flops)} per batch is outside the measured range of {self.lanes[0]} "
                                   f"and {self.lanes[1]} ({fmt_flops(self.flops_lo)}–{fmt_flops(self.flops_hi)}, "
-                                  f"{_w(self.segments[0].width_lo)}–{_w(self.segments[-1].width_hi)} units): "
+                                  f"{_w(self.segments[0].width_lo)}–{_w(self.segments[-1].width_hi)} {self.unit}): "
                                   "the rule does not extrapolate")
         segment = next((s for s in self.segments if s.holds(flops)), self.segments[-1])
         return Decision(segment.lane, segment.reason)
@@ -106,7 +110,8 @@ class PairRule:
     def to_json(self) -> JsonObject:
         return {"lanes": list(self.lanes), "state": self.state, "verdict": self.verdict,
                 "statement": self.statement, "segments": [s.to_json() for s in self.segments],
-                "changes": list(self.changes), "fits": dict(self.fits), "predicted_flops": self.predicted_flops}
+                "changes": list(self.changes), "fits": dict(self.fits), "predicted_flops": self.predicted_flops,
+                "unit": self.unit}
 
     @classmethod
     def from_json(cls, d: Mapping[str, JsonValue]) -> PairRule:
@@ -118,7 +123,7 @@ class PairRule:
                    str(d.get("statement") or ""), tuple(Segment.from_json(as_map(s)) for s in as_seq(d.get("segments"))),
                    tuple(dict(as_map(c)) for c in as_seq(d.get("changes"))),
                    {str(k): dict(as_map(v)) for k, v in as_map(d.get("fits")).items()},
-                   None if predicted is None else _num(predicted))
+                   None if predicted is None else _num(predicted), str(d.get("unit") or "units"))
 
 
 @dataclass(frozen=True)
@@ -132,16 +137,30 @@ class KindRule:
     lanes: tuple[str, ...]
     devices: Mapping[str, str]  # lane → the device it ran on
     pairs: tuple[PairRule, ...]
+    family: str = ""  # the kind of model (SweepRow.family: "mlp", "saved mine.keras"); "" in rules made before it
 
     def describe(self) -> str:
         """"2 hidden layers · batch 128" (and the variant when it is not the base one), "… · along batch size";
-        the group's own label first where a file holds several (a task, a kind of model)."""
+        the group's own label first where a file holds several (a task, a kind of model). A saved model has no
+        width and no hidden layers of one: "your saved model mine.keras (6 layers) · along batch size"."""
+        if is_saved_kind(self.family):
+            return self._describe_saved()
         depth = "/".join(map(str, self.layers)) or "?"
         plural = "" if self.layers == (1,) else "s"
         variant = f" · {self.variant}" if self.variant and self.variant != "base" else ""
         size = f"batch {self.batch_size}" if self.batch_size else "along batch size"
         group = f"{self.group}: " if self.group != "all" else ""
         return f"{group}{depth} hidden layer{plural} · {size}{variant}"
+
+    def _describe_saved(self) -> str:
+        # The group's label less what is said here (its kind, "saved NAME", and its one width, "width 0"): a task
+        # or a variant that tells it from the file's other groups.
+        others = [part for part in (self.group.split(" · ") if self.group != "all" else [])
+                  if part != self.family and not part.startswith("width ")]
+        depth = "/".join(map(str, self.layers))
+        layers = f" ({depth} layer{'' if self.layers == (1,) else 's'})" if depth else ""
+        variant = ([self.variant] if self.variant and self.variant != "base" and self.variant not in others else [])
+        return " · ".join([*others, f"{saved_words(self.family)}{layers}", ALONG_BATCH, *variant])
 
     def decide(self, flops: float) -> Decision:
         """The lane every pair prefers over each other lane; None with the reasons when no lane is."""
@@ -159,14 +178,19 @@ class KindRule:
     def to_json(self) -> JsonObject:
         return {"group": self.group, "variant": self.variant, "batch_size": self.batch_size,
                 "layers": list(self.layers), "lanes": list(self.lanes), "devices": dict(self.devices),
-                "describe": self.describe(), "pairs": [p.to_json() for p in self.pairs]}
+                "describe": self.describe(), "pairs": [p.to_json() for p in self.pairs], "family": self.family}
 
     @classmethod
     def from_json(cls, d: Mapping[str, JsonValue]) -> KindRule:
-        return cls(str(d.get("group") or ""), str(d.get("variant") or ""), int(_num(d.get("batch_size") or 0)),
+        batch = int(_num(d.get("batch_size") or 0))
+        pairs = []
+        for p in (as_map(p) for p in as_seq(d.get("pairs"))):
+            pair = PairRule.from_json(p)  # a rule written before pairs kept their unit: along batch size, batches
+            pairs.append(replace(pair, unit=SAMPLES_PER_BATCH) if not batch and "unit" not in p else pair)
+        return cls(str(d.get("group") or ""), str(d.get("variant") or ""), batch,
                    tuple(int(_num(x)) for x in as_seq(d.get("layers"))), tuple(str(x) for x in as_seq(d.get("lanes"))),
-                   {str(k): str(v) for k, v in as_map(d.get("devices")).items()},
-                   tuple(PairRule.from_json(as_map(p)) for p in as_seq(d.get("pairs"))))
+                   {str(k): str(v) for k, v in as_map(d.get("devices")).items()}, tuple(pairs),
+                   str(d.get("family") or ""))
 
 
 @dataclass(frozen=True)
@@ -258,13 +282,14 @@ def _flops_by_width(points: Sequence[SweepPoint], lanes: tuple[str, str]) -> dic
     return {w: math.sqrt(max(a[w], 1.0) * max(b[w], 1.0)) for w in sorted(set(a) & set(b))}
 
 
-def _stretch_reason(s: Stretch) -> str:
-    said = stretch_words(s)
+def _stretch_reason(s: Stretch, unit: str = "units") -> str:
+    said = stretch_words(s, unit)
     return said if s.leader else f"{TOO_CLOSE}: {said}"
 
 
-def pair_segments(v: PairVerdict, flops: Mapping[int, float]) -> list[Segment]:
-    """The verdict's stretches as ranges of FLOPs per batch, split where `analyze` places each change."""
+def pair_segments(v: PairVerdict, flops: Mapping[int, float], unit: str = "units") -> list[Segment]:
+    """The verdict's stretches as ranges of FLOPs per batch, split where `analyze` places each change; each
+    reason in `unit` (unit_of: "samples per batch" along batch size)."""
     segments: list[Segment] = []
     stretches = v.stretches
     split = {(c.width_lo, c.width_hi): c for c in v.changes if c.width is not None and c.flops_per_batch}
@@ -273,14 +298,14 @@ def pair_segments(v: PairVerdict, flops: Mapping[int, float]) -> list[Segment]:
         nxt = stretches[i + 1] if i + 1 < len(stretches) else None
         change = split.get((s.width_hi, nxt.width_lo)) if nxt is not None else None
         if change is not None and change.width is not None and change.flops_per_batch:
-            segments.append(Segment(lo_f, change.flops_per_batch, False, s.leader, _stretch_reason(s), lo_w,
+            segments.append(Segment(lo_f, change.flops_per_batch, False, s.leader, _stretch_reason(s, unit), lo_w,
                                     change.width))
             lo_f, lo_w = change.flops_per_batch, change.width
             continue
-        segments.append(Segment(lo_f, flops[s.width_hi], True, s.leader, _stretch_reason(s), lo_w, s.width_hi))
+        segments.append(Segment(lo_f, flops[s.width_hi], True, s.leader, _stretch_reason(s, unit), lo_w, s.width_hi))
         if nxt is not None:
-            gap = (f"not measured between {_w(s.width_hi)} and {_w(nxt.width_lo)} units, where the verdict goes "
-                   f"from \"{stretch_words(s)}\" to \"{stretch_words(nxt)}\"")
+            gap = (f"not measured between {_w(s.width_hi)} and {_w(nxt.width_lo)} {unit}, where the verdict goes "
+                   f"from \"{stretch_words(s, unit)}\" to \"{stretch_words(nxt, unit)}\"")
             segments.append(Segment(flops[s.width_hi], flops[nxt.width_lo], False, None, gap, s.width_hi,
                                     nxt.width_lo))
             lo_f, lo_w = flops[nxt.width_lo], float(nxt.width_lo)
@@ -308,12 +333,13 @@ def pair_statement(v: PairVerdict, segments: Sequence[Segment], flops: Mapping[i
         spread = (f"the change lies between {_w(c.width_lo)} and {_w(c.width_hi)} {unit} within the noise"
                   + (f" ({fmt_flops(flops[c.width_lo])}–{fmt_flops(flops[c.width_hi])} per batch)"
                      if c.width_lo in flops and c.width_hi in flops else ""))
-        where = (f"batch ≥ {fmt_num(c.width, 2)}" if unit == "samples per batch"
+        where = (f"batch ≥ {fmt_num(c.width, 2)}" if unit == SAMPLES_PER_BATCH
                  else f"{_depth(layers)} of ≥ {fmt_num(c.width, 2)} {unit} at batch {batch}")
         return (f"use {c.faster_above} when FLOPs per batch ≥ {fmt_flops(c.flops_per_batch or math.nan)} "
                 f"({where}), else {c.faster_below}; {spread}; {measured}")
     if v.state is State.LEADS and len(segments) == 1:
-        return f"use {v.leader} (faster at every measured width); {measured}"
+        every = "batch size" if unit == SAMPLES_PER_BATCH else "width"
+        return f"use {v.leader} (faster at every measured {every}); {measured}"
     parts = []
     for s in segments:
         where = f"{fmt_flops(s.flops_lo)}–{fmt_flops(s.flops_hi)}"
@@ -324,16 +350,16 @@ def pair_statement(v: PairVerdict, segments: Sequence[Segment], flops: Mapping[i
 def pair_rule(points: Sequence[SweepPoint], a: str, b: str, layers: Sequence[int], batch: int) -> PairRule:
     v = pair_verdict(points, a, b)
     flops = _flops_by_width(points, v.lanes)
-    segments = pair_segments(v, flops)
+    unit = unit_of(points)
+    segments = pair_segments(v, flops, unit)
     analysis = analyze_points([p for p in points if p.lane in v.lanes])
     changes = tuple({**change, "flops_lo": flops.get(int(_num(change.get("width_lo")))),
                      "flops_hi": flops.get(int(_num(change.get("width_hi"))))}
                     for change in (dict(as_map(c)) for c in as_seq(v.to_json().get("changes"))))
     predicted = next((p.flops_per_batch for p in analysis.predicted), None)
-    unit = unit_of(points)
     return PairRule(v.lanes, v.state.value, pair_words(v, unit), pair_statement(v, segments, flops, layers, batch, unit),
                     tuple(segments), changes, {lane: fit.to_json() for lane, fit in analysis.lanes.items()},
-                    predicted)
+                    predicted, unit)
 
 
 def kind_rules(rows: Sequence[SweepRow]) -> list[KindRule]:
@@ -346,7 +372,7 @@ def kind_rules(rows: Sequence[SweepRow]) -> list[KindRule]:
         lanes = tuple(sorted({p.lane for p in points}))
         devices = {r.lane: r.device for r in mine if r.device}
         pairs = tuple(pair_rule(points, a, b, layers, batch) for i, a in enumerate(lanes) for b in lanes[i + 1:])
-        out.append(KindRule(label, variant, batch, layers, lanes, devices, pairs))
+        out.append(KindRule(label, variant, batch, layers, lanes, devices, pairs, mine[0].family))
     return out
 
 

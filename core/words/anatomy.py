@@ -195,6 +195,7 @@ def floor_notes(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
     lines = []
     for label, points in groups.items():
         prefix = f"{label}: " if len(groups) > 1 else ""
+        unit = unit_of(points)  # along batch size the x is a batch size, not a width in units
         for p in points:
             if not (math.isfinite(p.floor_ms) and math.isfinite(p.median_ms) and p.floor_ms > p.median_ms):
                 continue
@@ -202,7 +203,8 @@ def floor_notes(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
             why = ("within the step's spread (its p90 is " + fmt_num(p.p90_ms) + " ms)" if within else
                    "beyond the step's spread: the loop was timed at another moment, on a machine that was busier "
                    "then; measure again on a quiet machine")
-            lines.append(f"{prefix}{p.lane} at {p.width:,} units: the floor ({fmt_num(p.floor_ms)} ms) came out above "
+            at = ("1 sample per batch" if p.width == 1 and unit == "samples per batch" else f"{p.width:,} {unit}")
+            lines.append(f"{prefix}{p.lane} at {at}: the floor ({fmt_num(p.floor_ms)} ms) came out above "
                          f"the step ({fmt_num(p.median_ms)} ms), {why}")
     return lines
 

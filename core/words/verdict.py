@@ -30,9 +30,14 @@ def _w(width: float) -> str:
     return f"{int(width):,}"
 
 
+def _of(x: float, unit: str) -> str:
+    """A measured x in its unit: "4,096 units", "16 samples per batch", "1 sample per batch"."""
+    return "1 sample per batch" if x == 1 and unit == "samples per batch" else f"{_w(x)} {unit}"
+
+
 def _at(lo: float, hi: float, unit: str) -> str:
     if lo == hi:
-        return "at 1 sample per batch" if lo == 1 and unit == "samples per batch" else f"at {_w(lo)} {unit}"
+        return f"at {_of(lo, unit)}"
     return f"from {_w(lo)} to {_w(hi)} {unit}"
 
 
@@ -49,8 +54,8 @@ def stretch_words(s: Stretch, unit: str = "units") -> str:
 
 def change_words(c: Change, unit: str = "units") -> str:
     if c.width is None:
-        return (f"{c.faster_below} is faster up to {_w(c.width_lo)} {unit} and {c.faster_above} from "
-                f"{_w(c.width_hi)} {unit}; between, they are equal within noise")
+        return (f"{c.faster_below} is faster up to {_of(c.width_lo, unit)} and {c.faster_above} from "
+                f"{_of(c.width_hi, unit)}; between, they are equal within noise")
     flops = f"≈{fmt_flops(c.flops_per_batch)} per batch; " if c.flops_per_batch else ""
     return (f"{c.faster_above} is faster above about {fmt_num(c.width, 2)} {unit} ({flops}"
             f"{_w(c.width_lo)}–{_w(c.width_hi)} within the noise), {c.faster_below} below")
