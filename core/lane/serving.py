@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from .timing import StepTimer
 
+SPIN_S = 0.0005  # under a load, the last half millisecond before a request arrives is waited out on the clock
 WEIGHT_STEPS = 3  # training steps before the first timed call (not timed)
 PREDICT_FEEDING = "host: each call takes a NumPy slice of the data set in host memory; its answer comes back as NumPy"
 Call = Callable[[np.ndarray], np.ndarray]
@@ -228,7 +229,7 @@ def serve_under_load(model: Model, call: Call, x: np.ndarray, train: TrainSpec, 
         i += 1
     loop = OpenLoop(arrival_times(train.arrival_rate, train.load_requests, train.arrivals, train.seed),
                     max_batch=train.max_batch, clock=time.perf_counter, sleep=time.sleep,
-                    stop=lambda: bool(model.stop_training))
+                    stop=lambda: bool(model.stop_training), spin_s=SPIN_S)
     while (take := loop.take()) is not None:
         k = len(take.arrivals)
         first = (loop.answered_count - k) % rows
