@@ -6,6 +6,7 @@ import math
 import re
 from pathlib import Path
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Mapping
 
 from . import families
@@ -40,6 +41,33 @@ DEFAULT_WARMUP_STEPS = 5
 
 class ConfigError(ValueError):
     """A setting a user chose is invalid; the message says which and what is allowed."""
+
+
+class Schedule(str, Enum):
+    """How the lanes of one run share the machine: taking turns (each measured uncontended), all at once (a demo;
+    lanes on shared cores slow each other), or one after another. A str, so that files and the wire carry the word
+    ("side-by-side") and one read back compares equal to its member."""
+
+    INTERLEAVED = "interleaved"
+    SIDE_BY_SIDE = "side-by-side"
+    SEQUENTIAL = "sequential"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def named(cls, name: str) -> Schedule:
+        """A schedule by its name as a user or a file gives it ("concurrent", the old name, is side-by-side);
+        ConfigError with the choices for any other."""
+        name = _SCHEDULE_ALIASES.get(name, name)
+        try:
+            return cls(name)
+        except ValueError:
+            raise ConfigError(f"schedule {name!r}: choose one of {', '.join(SCHEDULES)}") from None
+
+
+SCHEDULES = tuple(s.value for s in Schedule)
+_SCHEDULE_ALIASES = {"concurrent": "side-by-side", "side_by_side": "side-by-side"}
 
 
 def _check(condition: bool, message: str) -> None:

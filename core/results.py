@@ -10,7 +10,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .config import RunConfig
+from .config import RunConfig, Schedule
 from .analysis.stats import summarize
 from .records import (BatchTiming, LaneEnded, LaneEvent, LaneInterrupted, RunFailed, RunFinished, RunStarted,
                       RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed)
@@ -136,7 +136,7 @@ class RunResult:
 
     run_id: str
     config: RunConfig
-    schedule: str
+    schedule: Schedule
     started_at: str
     lanes: dict[str, LaneResult]
     ended_at: str = ""
@@ -144,6 +144,9 @@ class RunResult:
     # sweep here measured it), and which sweep that was: what the run's verdict is bounded by. Empty: none known.
     run_noise: dict[str, float] = field(default_factory=dict)
     run_noise_from: str = ""
+
+    def __post_init__(self) -> None:
+        self.schedule = Schedule.named(self.schedule)  # a file's word, or an old name ("concurrent"), as the type
 
 
 def by_batch_size(segments: Iterable[Segment]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ..config import ConfigError, LaneSpec
+from ..config import ConfigError, LaneSpec, Schedule
 from ..records import BatchTiming, RunSummary
 from ..results import LaneResult, RunResult
 from .stats import summarize
@@ -43,7 +43,7 @@ def contended(result: RunResult, now: float | None = None) -> set[tuple[str, int
             if not share_cores(a, b):
                 continue
             if not (result.lanes[a].segments and result.lanes[b].segments):
-                if result.schedule == "side-by-side":  # a run saved before segments were: both ran at once
+                if result.schedule is Schedule.SIDE_BY_SIDE:  # a run saved before segments were: both ran at once
                     found |= {(a, 1), (b, 1)}
                 continue
             for sa in result.lanes[a].segments:
@@ -56,7 +56,7 @@ def contended(result: RunResult, now: float | None = None) -> set[tuple[str, int
 def host_cores_shared(result: RunResult) -> bool:
     """A GPU lane trained at the same time as a CPU lane of this machine (the GPU's host thread needs a core)."""
     specs = [s for s in (_spec(name) for name in result.lanes) if s is not None and not s.host]
-    if result.schedule != "side-by-side":
+    if result.schedule is not Schedule.SIDE_BY_SIDE:
         return False
     return any(s.kind == "gpu" for s in specs) and any(s.kind == "cpu" for s in specs)
 
@@ -91,7 +91,7 @@ def _wall_records(lane: LaneResult) -> list[tuple[float, float, BatchTiming]]:
 def common_stretch(result: RunResult) -> CommonStretch | None:
     """For lanes trained side by side: each lane summarised over the stretch when every lane trained (warm-up
     left out, as always), or the reason it cannot be (None: not a side-by-side run of two lanes or more)."""
-    if result.schedule != "side-by-side" or len(result.lanes) < 2:
+    if result.schedule is not Schedule.SIDE_BY_SIDE or len(result.lanes) < 2:
         return None
     walls = {name: _wall_records(lane) for name, lane in result.lanes.items()}
     if any(not w for w in walls.values()):

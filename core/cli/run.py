@@ -15,7 +15,7 @@ from ..files.noise import bound_by_noise
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
                      check_memory, lanes_can_run, open_run_files, resolve_factory, resolve_saved, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
-from ..config import ConfigError, parse_int_list, parse_lanes
+from ..config import ConfigError, Schedule, parse_int_list, parse_lanes
 from ..engine.devices import host_info
 from ..presets import PRESETS
 from ..records import LaneEvent, Status, now_iso
@@ -163,13 +163,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def load_schedule(asked: str | None, plan: tuple = ()) -> str:
     """A load runs one lane after another: a lane's requests keep arriving while it waits for its turn (so the
     turn would be charged to them as queueing), and lanes side by side would share the cores they serve on."""
-    if asked is not None and schedule_named(asked) != "sequential":
+    if asked is not None and schedule_named(asked) is not Schedule.SEQUENTIAL:
         raise ConfigError(f"--schedule {asked}: a load is served by one lane at a time (sequential), or a lane's "
                           "requests would queue while another lane has its turn")
     if plan:
         raise ConfigError("--arrival-rate with a ramp: sweep the rates instead (sweep --task predict "
                           "--arrival-rates 50,100,200)")
-    return "sequential"
+    return Schedule.SEQUENTIAL
 
 
 def _report(schedule: str, lanes: list, result: RunResult, prices: dict[str, float]) -> None:

@@ -20,7 +20,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from ..analysis.contention import shares_cores
-from ..config import ConfigError, LaneSpec, RunConfig
+from ..config import SCHEDULES, ConfigError, LaneSpec, RunConfig, Schedule
 from ..messages import Finish, Pause, Proceed, Resume, SwitchModel
 from ..records import LANE_ENDS, BatchTiming, LaneEvent, LaneInterrupted, SegmentEnded, Status, TurnEnded
 
@@ -40,23 +40,16 @@ class Lanes(Protocol):
 
     def get(self, spec: LaneSpec) -> Lane: ...
 
-SCHEDULES = ("interleaved", "side-by-side", "sequential")
-_ALIASES = {"concurrent": "side-by-side", "side_by_side": "side-by-side"}
+def schedule_named(name: str) -> Schedule:
+    """A schedule by its name as a user or a file gives it (core/config.py Schedule.named)."""
+    return Schedule.named(name)
 
 
-def schedule_named(name: str) -> str:
-    """A schedule's name as recorded ("concurrent", the old name, is side-by-side)."""
-    name = _ALIASES.get(name, name)
-    if name not in SCHEDULES:
-        raise ConfigError(f"schedule {name!r}: choose one of {', '.join(SCHEDULES)}")
-    return name
-
-
-def default_schedule(specs: Sequence[LaneSpec]) -> str:
+def default_schedule(specs: Sequence[LaneSpec]) -> Schedule:
     """Interleaved when some lanes share CPU cores (figures must be uncontended), else side by side."""
     specs = list(specs)
     shared = any(shares_cores(a, b) for i, a in enumerate(specs) for b in specs[i + 1:])
-    return "interleaved" if shared else "side-by-side"
+    return Schedule.INTERLEAVED if shared else Schedule.SIDE_BY_SIDE
 
 
 class RunControl:
@@ -137,9 +130,9 @@ class Conductor:
         """Let the lanes whose turn it is train their next segment."""
         if self._cancelled:
             return
-        if self.schedule == "side-by-side":
+        if self.schedule is Schedule.SIDE_BY_SIDE:
             ready = [t for t in self.turns if t.state in (Turn.WAITING, Turn.PAUSED) and t.next is not None]
-        elif self.schedule == "sequential":
+        elif self.schedule is Schedule.SEQUENTIAL:
             first = next((t for t in self.turns if t.state != Turn.DONE), None)
             ready = [first] if first is not None and first.state in (Turn.WAITING, Turn.PAUSED) else []
         else:
@@ -225,7 +218,7 @@ class Conductor:
 
     def _others_wait(self, turns: _LaneTurns) -> bool:
         """Lanes taking turns, and another lane waits for one."""
-        return self.schedule == "interleaved" and any(
+        return self.schedule is Schedule.INTERLEAVED and any(
             t is not turns and t.state in (Turn.WAITING, Turn.PAUSED, Turn.HELD) and t.next is not None
             for t in self.turns)
 

@@ -13,7 +13,7 @@ import math
 from typing import Iterable, Sequence
 
 from ..analysis.stats import summarize
-from ..config import ConfigError, LaneSpec, RunConfig
+from ..config import ConfigError, LaneSpec, RunConfig, Schedule
 from ..records import LANE_ENDS, LANE_EVENTS, BatchTiming, RunSummary, Status, TurnEnded, now_iso
 from ..results import LaneResult, RunResult, Segment
 
@@ -37,7 +37,8 @@ class RunTracker:
         self.config = config
         self.plan = tuple(plan) or (config,)  # a ramp's models, in order
         self.specs = list(specs)
-        self.result = RunResult(run_id, config, schedule, started_at, {s.name: LaneResult(s.name) for s in specs})
+        self.result = RunResult(run_id, config, Schedule.named(schedule), started_at,
+                                {s.name: LaneResult(s.name) for s in specs})
         self.finished = False
         self.failure = ""  # the whole run could not be carried out (a lane's own failure is in its result)
         self.versions = {name: 0 for name in self.result.lanes}  # bumped on every change to a lane

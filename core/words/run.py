@@ -11,8 +11,7 @@ from typing import Mapping, Sequence
 from ..analysis.fits import CostFit, predicted_crossover
 from ..analysis import tails
 from ..analysis.stats import has_steady
-from ..config import LaneSpec
-from ..engine.conductor import schedule_named
+from ..config import LaneSpec, Schedule
 from ..machine import usable_cores
 from ..analysis.contention import contended, host_cores_shared
 from ..analysis.points import SweepPoint
@@ -262,7 +261,7 @@ def contention_note(specs: list[LaneSpec], schedule: str) -> str:
     are uncontended. Lanes on other machines share none of this machine's cores."""
     specs = [s for s in specs if not s.host]
     cpu = [s for s in specs if s.kind == "cpu"]
-    if schedule_named(schedule) != "side-by-side" or len(specs) < 2:
+    if Schedule.named(schedule) is not Schedule.SIDE_BY_SIDE or len(specs) < 2:
         return ""
     names = ", ".join(s.name for s in specs)
     if len(cpu) >= 2:

@@ -18,7 +18,7 @@ from ...core.analysis.costs import dollars_per_million, price_for
 from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import anatomy_key
 from ...core.words.anatomy import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_parts
-from ...core.config import RunConfig
+from ...core.config import RunConfig, Schedule
 from ...core.records import RunSummary, Status
 from ...core.results import Segment
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
@@ -252,7 +252,8 @@ class SummaryPanel(QWidget):
         lane = live.lanes[name]
         total, last = live.total_steps(name), (lane.records[-1] if lane.records else None)
         if state == Status.WAITING:
-            return "waiting for its turn" if live.result.schedule != "side-by-side" else "starting the lane…"
+            return ("waiting for its turn" if live.result.schedule is not Schedule.SIDE_BY_SIDE
+                    else "starting the lane…")
         if state == "finishing":
             return f"all {last.step} batches measured" if last is not None else "finishing…"
         segment = live.current_segment(name)
