@@ -25,18 +25,19 @@ from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plots import plot_item
 from ...core.families import axis_words
-from .map_points import Line, MapPoint, Shape, apart, crossing_points, lines, run_points, shape_words
+from .map_points import Line, MapPoint, PointKind, Shape, apart, crossing_points, lines, run_points, shape_words
 from ..resources import icon
 from ..theme.scheme import PlotTheme, SchemeColors
 
 MIN_SIZES_FOR_FIT = 3
 LIVE_INTERVAL_MS = 500  # provisional points move at 2 Hz: a median over a few batches changes no faster
 # How each kind of point is drawn: (symbol, filled). Completed points are filled circles.
-KIND_SYMBOLS = {"completed": ("o", True), "provisional": ("o", False), "cut short": ("s", False),
-                "contended": ("t", True)}
-KIND_WORDS = {"provisional": "provisional (still measuring)", "cut short": "cut short (stopped or switched early)",
-              "contended": "contended (trained at once on shared CPU cores)"}
-KIND_GLYPHS = {"provisional": "○", "cut short": "□", "contended": "▲"}
+KIND_SYMBOLS = {PointKind.COMPLETED: ("o", True), PointKind.PROVISIONAL: ("o", False),
+                PointKind.CUT_SHORT: ("s", False), PointKind.CONTENDED: ("t", True)}
+KIND_WORDS = {PointKind.PROVISIONAL: "provisional (still measuring)",
+              PointKind.CUT_SHORT: "cut short (stopped or switched early)",
+              PointKind.CONTENDED: "contended (trained at once on shared CPU cores)"}
+KIND_GLYPHS = {PointKind.PROVISIONAL: "○", PointKind.CUT_SHORT: "□", PointKind.CONTENDED: "▲"}
 
 
 def _ms_at(points: list[tuple[float, float]], key: float) -> float:
@@ -160,7 +161,7 @@ class CrossoverMap(QWidget):
         fits = {}
         by_lane: dict[str, list[SweepPoint]] = {}
         for (lane, _shape), pts in lines(self._points).items():
-            by_lane.setdefault(lane, []).extend(p.point for p in pts if p.kind == "completed")
+            by_lane.setdefault(lane, []).extend(p.point for p in pts if p.kind is PointKind.COMPLETED)
         for lane, pts in by_lane.items():
             if len({p.flops_per_batch for p in pts}) < MIN_SIZES_FOR_FIT:
                 continue
@@ -251,7 +252,7 @@ class CrossoverMap(QWidget):
             ms = []
             for name in c.lanes:
                 along = sorted((self._x(p), p.point.median_ms) for (lane, _), pts in drawn.items() if lane == name
-                               for p in pts if p.kind == "completed" and p.uniform and p.point.width > 0)
+                               for p in pts if p.kind is PointKind.COMPLETED and p.uniform and p.point.width > 0)
                 ms.append(_ms_at(along, at))
             if all(math.isfinite(v) for v in ms):
                 stars.append((c, x, sum(math.log10(v) for v in ms) / 2))
@@ -295,8 +296,8 @@ class CrossoverMap(QWidget):
             device = next((p.point.device for p in reversed(shown) if p.lane == lane and p.point.device), "")
             parts.append(f"<span style='color:{lane_color(lane, colors.dark).name()}'>━●</span>&nbsp;{lane}")
             whole.append(f"{lane}: {device}" if device else lane)
-        kinds = {p.kind for p in shown} - {"completed"}
-        for kind in ("provisional", "cut short", "contended"):
+        kinds = {p.kind for p in shown} - {PointKind.COMPLETED}
+        for kind in (PointKind.PROVISIONAL, PointKind.CUT_SHORT, PointKind.CONTENDED):
             if kind in kinds:
                 parts.append(f"{KIND_GLYPHS[kind]}&nbsp;{kind.replace(' ', '&nbsp;')}")
                 whole.append(f"{KIND_GLYPHS[kind]} {KIND_WORDS[kind]}")
@@ -314,7 +315,7 @@ class CrossoverMap(QWidget):
             text = " ".join(
                 (f"{shape_words(shape)}: " if several else "") + pair_words(v, width_unit(shape[2])) + "."
                 for shape, v in found if v in said)
-            provisional = any(p.kind == "provisional" for pts in drawn.values() for p in pts)
+            provisional = any(p.kind is PointKind.PROVISIONAL for pts in drawn.values() for p in pts)
             return text + (" (Completed points only; the run in progress is still measuring.)" if provisional else "")
         sizes = {p.point.flops_per_batch for p in shown}
         if len({p.lane for p in shown}) < 2 or len(sizes) < 2:

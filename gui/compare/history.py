@@ -20,9 +20,9 @@ def run_status(result: RunResult) -> str:
     failed = sum(state == Status.FAILED for state in states)  # a Status is a str enum: it equals its word
     if failed:
         return "failed" if failed == len(states) else f"{failed} of {len(states)} lanes failed"
-    if "cancelled" in states or "running" in states:
-        return "cancelled"
-    return "completed"
+    if Status.CANCELLED in states or Status.RUNNING in states:
+        return str(Status.CANCELLED)
+    return str(Status.COMPLETED)
 
 
 def run_summary_text(result: RunResult) -> str:

@@ -16,6 +16,7 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass
+from enum import Enum
 from typing import Callable, Iterable
 
 from ...core.families import axis_words
@@ -26,19 +27,36 @@ from ...core.results import RunResult, Segment
 
 Shape = tuple[int, int, str, str]  # hidden layers, batch size, kind of model, task (train or predict)
 MIN_STEADY_BATCHES = 10  # a segment that is not complete adds its point only with at least this many steady batches
-KINDS = ("completed", "provisional", "cut short", "contended")
-_RANK = {"completed": 3, "contended": 2, "provisional": 1, "cut short": 1}
+class PointKind(str, Enum):
+    """What a map point rests on: a finished stretch, one still measuring, one stopped early, or one measured while
+    another lane trained on the same cores. Only completed points are crossed; completed and provisional ones are
+    joined on their lane's line."""
+
+    COMPLETED = "completed"
+    PROVISIONAL = "provisional"
+    CUT_SHORT = "cut short"
+    CONTENDED = "contended"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+KINDS = tuple(PointKind)
+_RANK = {PointKind.COMPLETED: 3, PointKind.CONTENDED: 2, PointKind.PROVISIONAL: 1, PointKind.CUT_SHORT: 1}
 
 
 @dataclass(frozen=True)
 class MapPoint:
     point: SweepPoint  # its width is the model's hidden width (its first layer's), its FLOPs per batch beside
     run_id: str
-    kind: str  # one of KINDS
+    kind: PointKind
     order: int = 0  # later points win among points of the same kind
     widths: tuple[int, ...] = ()
     family: str = "mlp"  # the kind of model (core/families.py kind_word): mlp, cnn, lstm, gru, transformer 4 heads
     task: str = "train"  # a training step's ms, or ("predict") one call's: never joined or crossed with each other
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", PointKind(self.kind))  # its word ("completed") as the member
 
     @property
     def lane(self) -> str:
@@ -62,7 +80,7 @@ class MapPoint:
     @property
     def joined(self) -> bool:
         """Drawn on its lane's line (completed or provisional); cut-short and contended points stand apart."""
-        return self.kind in ("completed", "provisional")
+        return self.kind in (PointKind.COMPLETED, PointKind.PROVISIONAL)
 
 
 SummaryOf = Callable[[str, Segment], RunSummary]
@@ -83,31 +101,31 @@ def run_points(result: RunResult, summary_of: SummaryOf | None = None, now: floa
                 summary = segment.ended.summary if segment.ended is not None else (
                     summary_of(name, segment) if summary_of is not None else None)
                 kind = _kind(summary, (name, segment.index) in crowded, firm=segment.ended is not None)
-                if kind and summary is not None:  # _kind gives "" for no summary
+                if kind is not None and summary is not None:
                     points.append(_point(name, summary, segment.started.widths, segment.started.flops_per_batch,
                                          segment.started.batch_size, result.run_id, kind, cfg.model.kind,
                                          cfg.train.task))
         elif lane.summary is not None:
             kind = _kind(lane.summary, (name, 1) in crowded, firm=True)
-            if kind:
+            if kind is not None:
                 points.append(_point(name, lane.summary, cfg.model.widths, cfg.flops_per_batch,
                                      cfg.train.batch_size, result.run_id, kind, cfg.model.kind, cfg.train.task))
     return points
 
 
-def _kind(s: RunSummary | None, crowded: bool, firm: bool) -> str:
+def _kind(s: RunSummary | None, crowded: bool, firm: bool) -> PointKind | None:
     if s is None or not (math.isfinite(s.median_ms) and s.median_ms > 0) or s.n_batches < 1 or s.status == Status.FAILED:
-        return ""
+        return None
     complete = firm and s.status == Status.COMPLETED
     if not complete and s.n_batches < MIN_STEADY_BATCHES:
-        return ""
+        return None
     if crowded:
-        return "contended"
-    return "completed" if complete else ("provisional" if not firm else "cut short")
+        return PointKind.CONTENDED
+    return PointKind.COMPLETED if complete else (PointKind.PROVISIONAL if not firm else PointKind.CUT_SHORT)
 
 
 def _point(lane: str, s: RunSummary, widths: tuple[int, ...], flops: int, batch_size: int, run_id: str,
-           kind: str, family: str, task: str) -> MapPoint:
+           kind: PointKind, family: str, task: str) -> MapPoint:
     return MapPoint(SweepPoint(lane=lane, width=widths[0] if widths else 0, flops_per_batch=flops,
                                median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, device=s.device,
                                batch_size=batch_size, n_batches=s.n_batches, kind=family), run_id, kind,
@@ -144,7 +162,7 @@ def crossing_points(drawn: dict[Line, list[MapPoint]]) -> dict[Shape, list[Sweep
     """Per shape, the completed points of uniform width, the one rule's input: like with like only."""
     out: dict[Shape, list[SweepPoint]] = {}
     for (_lane, shape), pts in drawn.items():
-        out.setdefault(shape, []).extend(p.point for p in pts if p.kind == "completed" and p.uniform)
+        out.setdefault(shape, []).extend(p.point for p in pts if p.kind is PointKind.COMPLETED and p.uniform)
     return out
 
 
