@@ -15,6 +15,25 @@ from .points import Crossover, CurvePoint, SweepPoint, curves
 from .verdict import crossovers_of, curve_verdicts
 
 
+# What a counter's joules cover. A CPU lane is charged its whole package (every core, whatever else ran on them:
+# shared with other work), with its memory where DRAM is counted; a GPU lane its board alone, not the CPU that
+# feeds it. Two scopes compared are unlike things, and every view that compares them says so.
+SCOPES = {"rapl-package": "package", "rapl-package+dram": "package+dram", "nvml-energy": "board",
+          "nvml-power-samples": "board"}
+
+
+def energy_scope(counter: str) -> str:
+    """The scope of a counter's readings (SCOPES), "" for none or one not known."""
+    return SCOPES.get(counter, "")
+
+
+def unlike_scopes(points: Sequence[SweepPoint], a: str, b: str) -> tuple[str, str] | None:
+    """The two lanes' scopes where their measured energies cover unlike things, else None."""
+    scope = {lane: {p.energy_scope for p in points if p.lane == lane and p.energy_scope} for lane in (a, b)}
+    sa, sb = "+".join(sorted(scope[a])), "+".join(sorted(scope[b]))
+    return (sa, sb) if sa and sb and sa != sb else None
+
+
 def energy_curves(points: Sequence[SweepPoint]) -> list[CurvePoint]:
     """Joules per million samples per lane and width, where measured, with a spread for the one rule.
 
@@ -49,6 +68,8 @@ def energy_analysis(points: Sequence[SweepPoint]) -> JsonObject:
     return {
         "joules_per_million_samples": {lane: {str(w): _json(p.value) for w, p in sorted(measured[lane].items())}
                                        for lane in sorted(measured)},
+        "scope": {lane: "+".join(sorted({p.energy_scope for p in points if p.lane == lane and p.energy_scope}))
+                  for lane in sorted(measured)},
         "crossovers": [{**asdict(c), "lanes": list(c.lanes), "less_energy_above": c.faster_above}
                        for c in energy_crossovers(points)],
     }

@@ -27,6 +27,7 @@ class SweepPoint:
     between_runs: float = NAN  # the spread of those runs' medians (SD of their logs); NaN with one run
     others_cpu: float = NAN  # the share of the lane's cores other processes used while it was measured
     load_avg: float = NAN  # the 1-minute load average then
+    energy_scope: str = ""  # what its joules cover (analysis/energy.py SCOPES: package, package+dram, board), "" none
 
     def curve_point(self) -> CurvePoint:
         """The point as the crossing rule reads it: its median ms per step, with its spread."""

@@ -12,6 +12,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TypedDict
 
+from ..analysis.energy import energy_scope
 from ..analysis.points import SweepPoint
 from ..config import LaneSpec, is_saved_kind
 from .run_files import csv_text
@@ -143,7 +144,8 @@ class SweepRow:
         return SweepPoint(self.lane, self.width, self.flops_per_batch, self.median_ms, self.p10_ms, self.p90_ms,
                           self.device, self.batch_size, self.n_batches, self.floor_ms, self.energy_j_per_msample,
                           kind=self.family, runs=self.runs, between_runs=self.between_runs,
-                          others_cpu=self.others_cpu, load_avg=self.load_avg)
+                          others_cpu=self.others_cpu, load_avg=self.load_avg,
+                          energy_scope=energy_scope(self.energy_counter))
 
     @property
     def width_label(self) -> str:

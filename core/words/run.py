@@ -14,11 +14,13 @@ from ..analysis.stats import has_steady
 from ..config import LaneSpec, Schedule
 from ..machine import usable_cores
 from ..analysis.contention import contended, host_cores_shared
+from ..analysis.energy import energy_scope
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, pair_verdict
 from ..records import BUSY_SHARE, RunSummary, Status
 from ..results import RunResult
 from .numbers import fmt_flops, fmt_joules, fmt_num
+from .sweep import scope_caveat
 
 
 def _point(s: RunSummary) -> SweepPoint:
@@ -143,6 +145,10 @@ def energy_words(s: RunSummary) -> str:
 def energy_lines(summaries: Sequence[RunSummary]) -> list[str]:
     """Each lane's energy_words; lanes that share one reason it was not measured say it once."""
     measured = [energy_words(s) for s in summaries if s.energy_measured]
+    read = [s for s in summaries if s.energy_measured and energy_scope(s.energy_counter)]
+    if len({energy_scope(s.energy_counter) for s in read}) > 1:  # a package beside a board: unlike things
+        points = [SweepPoint(s.lane, 1, 1.0, 1.0, energy_scope=energy_scope(s.energy_counter)) for s in read]
+        measured.append(scope_caveat(points, read[0].lane, read[1].lane))
     notes: dict[str, list[str]] = {}
     for s in summaries:
         if not s.energy_measured and s.energy_note:

@@ -10,7 +10,7 @@ from typing import Mapping, Sequence
 from ..analysis.crossings import analyze_points
 from ..analysis.points import Crossover, SweepPoint
 from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
-from ..analysis.energy import energy_curves
+from ..analysis.energy import energy_curves, unlike_scopes
 from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
@@ -154,13 +154,34 @@ def describe_energy_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str)
     return "; then ".join(_energy_change(c, unit_of(points)) for c in v.changes)
 
 
+SCOPE_WORDS = {"package": "its whole CPU package (every core, other work's included)",
+               "package+dram": "its whole CPU package and memory (other work's included)",
+               "board": "its GPU board alone (not the CPU that feeds it)"}
+
+
+def scope_caveat(points: Sequence[SweepPoint], a: str, b: str) -> str:
+    """Where two lanes' joules cover unlike things, the sentence that says so; "" where they are alike."""
+    unlike = unlike_scopes(points, a, b)
+    if unlike is None:
+        return ""
+    words = [" and ".join(SCOPE_WORDS.get(part, part) for part in scope.split("+") if part) for scope in unlike]
+    return (f"unlike things: {a} is charged {words[0]}, {b} {words[1]}; the comparison is of what each counter "
+            "covers, not of the whole machine")
+
+
 def energy_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
-    """Per group, for each pair of lanes with energy measured: where the one using less energy per sample changes."""
+    """Per group, for each pair of lanes with energy measured: where the one using less energy per sample changes,
+    and what each lane's joules cover where the two differ."""
     lines = []
     for label, points in groups.items():
         lanes = sorted({p.lane for p in energy_curves(points)})
         prefix = f"{label}: " if len(groups) > 1 else ""
-        lines += [prefix + describe_energy_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
+        for i, a in enumerate(lanes):
+            for b in lanes[i + 1:]:
+                lines.append(prefix + describe_energy_pair(points, a, b))
+                caveat = scope_caveat(points, a, b)
+                if caveat:
+                    lines.append(prefix + caveat)
     return lines
 
 

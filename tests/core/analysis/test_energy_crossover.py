@@ -114,3 +114,43 @@ def test_sweep_csv_round_trip_and_an_older_file_without_the_columns(tmp_path):
     assert old_row.energy_counter == "" and math.isnan(old_row.energy_j_per_msample) and math.isnan(old_row.idle_w)
     assert old_row.point().energy_j_per_msample != old_row.point().energy_j_per_msample  # NaN: not on a curve
     assert energy_info([old_row]) == {}
+
+
+def test_two_lanes_whose_joules_cover_unlike_things_are_said_to(tmp_path):
+    """Issue 34: a CPU lane is charged its whole package (other work's included), a GPU lane its board alone. The
+    sweep CSV carries each reading's counter; analyze's words and its JSON say the scope wherever two differ."""
+    import dataclasses
+    import json
+
+    from crossover_lab.core.analysis.energy import energy_scope
+    from crossover_lab.core.words.sweep import energy_lines
+
+    assert energy_scope("rapl-package") == "package" and energy_scope("nvml-power-samples") == "board"
+    rows = [SweepRow(p.lane, "", p.width, 0, p.flops_per_batch, 128, p.median_ms, p.p10_ms, p.p90_ms, 200,
+                     energy_j_per_msample=p.energy_j_per_msample,
+                     energy_counter="rapl-package" if p.lane == "cpu" else "nvml-energy") for p in points()]
+    path = tmp_path / "e.csv"
+    path.write_text(sweep_rows_text(rows))
+    back = [r.point() for r in read_sweep_rows(str(path))[0]]
+    assert {p.lane: p.energy_scope for p in back} == {"cpu": "package", "gpu0": "board"}
+    lines = energy_lines({"all": back})
+    assert lines[0].startswith("gpu0 uses less energy per sample above about 200 units")
+    assert lines[1] == ("unlike things: cpu is charged its whole CPU package (every core, other work's included), "
+                        "gpu0 its GPU board alone (not the CPU that feeds it); the comparison is of what each counter "
+                        "covers, not of the whole machine")
+    assert energy_analysis(back)["scope"] == {"cpu": "package", "gpu0": "board"}
+    alike = [dataclasses.replace(p, energy_scope="package") for p in back]
+    assert len(energy_lines({"all": alike})) == 1  # like things: no caveat
+    out = io.StringIO()
+    print_groups_analysis({"all": back}, out)
+    assert "unlike things: cpu is charged its whole CPU package" in out.getvalue()
+    assert json.dumps(energy_analysis(back))  # plain data
+
+
+def test_a_runs_energy_of_a_package_beside_a_board_says_they_are_unlike():
+    import dataclasses
+
+    gpu = dataclasses.replace(_measured("gpu0"), energy_counter="nvml-energy", energy_note="")
+    lines = energy_lines([_measured("cpu"), gpu])
+    assert lines[-1].startswith("unlike things: cpu is charged its whole CPU package") and "gpu0 its GPU board" in lines[-1]
+    assert not any(line.startswith("unlike") for line in energy_lines([_measured("cpu"), _measured("cpu1")]))

@@ -218,8 +218,10 @@ def test_energy_measured_per_point_is_in_the_report_and_absent_where_none_was(tm
     path = tmp_path / "energy.csv"
     path.write_text(sweep_rows_text(rows))
     page = write_report([str(path)], tmp_path / "energy.html").read_text(encoding="utf-8")
-    (said,) = energy_lines(group_rows(rows))
+    said, unlike = energy_lines(group_rows(rows))  # the crossing, and that a package and a board are unlike things
+    assert unlike.startswith("unlike things: cpu is charged its whole CPU package")
     assert said in page.replace("&#39;", "'") and "nvml-energy" in page and "rapl-package" in page
+    assert unlike in page.replace("&#39;", "'")
     assert "Energy per point" in page
     plain = [SweepRow(r.lane, r.device, r.width, 0, r.flops_per_batch, 128, r.median_ms, r.p10_ms, r.p90_ms, 200,
                       layers=1) for r in rows]
