@@ -81,6 +81,9 @@ class PrepareJob:
     does this at once, where one lane after another would each load theirs when its turn came."""
 
     config: RunConfig
+    # Then read the device's idle power (its energy counter over a second of doing nothing): asked of one lane
+    # after another once every lane has its data, so that no lane of the study trains while another reads it.
+    idle: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,7 @@ class Prepared:
 
     seconds: float
     error: str = ""
+    idle_w: float = math.nan  # the idle power read (PrepareJob.idle), NaN where not asked or no counter reads
 
 
 @dataclass(frozen=True)

@@ -319,10 +319,10 @@ class Lane:
     def probe(self, timeout: float = START_TIMEOUT_S, cancel: threading.Event | None = None) -> Probed | Unanswered:
         return self.request(ProbeJob(), Probed, timeout, cancel)
 
-    def prepare(self, config: RunConfig, cancel: threading.Event | None = None) -> Prepared:
-        """Have the lane load the data `config` trains on now (untimed, before a study's first point); a Prepared
-        with the reason when it could not."""
-        reply = self.request(PrepareJob(config), Prepared, cancel=cancel)
+    def prepare(self, config: RunConfig, cancel: threading.Event | None = None, idle: bool = False) -> Prepared:
+        """Have the lane load the data `config` trains on now (untimed, before a study's first point), and with
+        `idle` read its device's idle power; a Prepared with the reason when it could not."""
+        reply = self.request(PrepareJob(config, idle), Prepared, cancel=cancel)
         if isinstance(reply, Prepared):
             return reply
         self.close(timeout=0.5)  # as calibrate: a lane left mid-job would answer a later request with this one

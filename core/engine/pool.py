@@ -72,6 +72,13 @@ class LanePool:
             thread.start()
         for thread in loaders:
             thread.join()
+        # Each lane's idle power, one lane after another with every lane's data made: none of the study's lanes
+        # trains (or makes data) while a counter reads the idle baseline (at once, where no counter reads).
+        for lane in lanes:
+            if cancel is not None and cancel.is_set():
+                return
+            if lane.up and not lane.busy:
+                lane.prepare(data_of, cancel, idle=True)
 
     def lanes(self) -> list[Lane]:
         with self._lock:

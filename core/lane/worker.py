@@ -22,6 +22,7 @@ from ..machine import cpu_model
 from ..config import CLASSES, INPUT_DIM, ConfigError, LaneSpec, RunConfig
 from .data import Dataset, load
 from .anatomy import measure_anatomy
+from .energy import LANE_ENERGY
 from .run import EventSink, Flag, describe_error, json_safe, run_job
 from .model import ModelShelf
 from . import factory, saved
@@ -108,7 +109,9 @@ class LaneWorker:
             self.data(job.config)
         except Exception as exc:  # the run that needs it says so again, in its own words
             return Prepared(time.perf_counter() - t0, describe_error(exc, self.spec.name))
-        return Prepared(time.perf_counter() - t0)
+        # The idle baseline, read now while no lane of the study trains (kept: the first segment takes it).
+        idle = LANE_ENERGY.idle_w(self.spec) if job.idle else math.nan
+        return Prepared(time.perf_counter() - t0, idle_w=idle)
 
     def data(self, config: RunConfig) -> Dataset:
         t = config.train
