@@ -40,6 +40,9 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         base = PRESETS[args.preset].config if getattr(args, "preset", None) else RunConfig()
     model = base.model
     path = getattr(args, "model", None)
+    if path and getattr(args, "preset", None):
+        raise ConfigError(f"--preset {args.preset} and --model {path}: a preset is one of Crossover's models, --model "
+                          "your own; give one of them")
     if path and is_factory_arg(path):  # a user's function of the width: checked here (never imported), run by lanes
         given = [f"--{key}" for key in ("family", "cell", "heads", "dropout") if getattr(args, key, None) is not None]
         if given:

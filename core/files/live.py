@@ -34,16 +34,21 @@ except ImportError:  # Windows: no advisory locks; two writers of one path are n
     fcntl = None  # type: ignore[assignment]
 
 
+# What each option writes, as its refusals' examples name it ("-o DIR" suggested DIR/timings.csv for a report).
+EXAMPLES = {"--csv": "timings.csv", "-o": "report.html", "--json": "rule.json", "--json-file": "anatomy.json"}
+
+
 def check_output_path(path: str, what: str = "--csv") -> Path:
     """Refuse, before anything is measured, a path that cannot be written: a ConfigError saying why."""
+    example = EXAMPLES.get(what, "timings.csv")
     if not path or not path.strip():
-        raise ConfigError(f"{what} is empty: name the file to write, e.g. {what} timings.csv")
+        raise ConfigError(f"{what} is empty: name the file to write, e.g. {what} {example}")
     target = Path(path).expanduser()
     problem = name_problem(target)
     if problem:
         raise ConfigError(f"{what} {path}: {problem}; choose a shorter name")
     if _is_dir(target):
-        raise ConfigError(f"{what} {path} is a folder: name a file in it, e.g. {target / 'timings.csv'}")
+        raise ConfigError(f"{what} {path} is a folder: name a file in it, e.g. {target / example}")
     problem = target_problem(target)
     if problem:
         raise ConfigError(f"{what} {path}: {problem}; choose another name")

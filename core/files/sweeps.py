@@ -84,7 +84,7 @@ def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[
                     return
                 except csv.Error:
                     reading.lines += 1
-                    reading.dropped["the line is not CSV"] += 1
+                    reading.dropped["line is not CSV (a broken quote, or a field longer than a CSV reader takes)"] += 1
                     continue
                 reading.lines += 1
                 try:

@@ -126,7 +126,10 @@ class TensorFlowForward(Forward):
 
         # The input's own shape (a row of pixels, a 28x28 image, a sequence of rows), any batch size.
         signature = [tf.TensorSpec((None, *model.inputs[0].shape[1:]), tf.float32)]
-        self._fn = tf.function(lambda x: model(x, training=False), input_signature=signature, jit_compile=jit)
+        # autograph off: the call has no Python control flow to convert, and autograph leaves its converted source
+        # behind as /tmp/__autograph_generated_file*.py, one per trace, never removed.
+        self._fn = tf.function(lambda x: model(x, training=False), input_signature=signature, jit_compile=jit,
+                               autograph=False)
 
     def __call__(self, x: Input) -> Tensor:
         return self._fn(x)
@@ -145,7 +148,7 @@ class TensorFlowForward(Forward):
 
             return tf.while_loop(lambda i, _total: i < tf.shape(xs)[0], body, (tf.constant(0), tf.constant(0.0)))[1]
 
-        return tf.function(many, jit_compile=self.jit, reduce_retracing=True)
+        return tf.function(many, jit_compile=self.jit, reduce_retracing=True, autograph=False)
 
 
 class TorchForward(Forward):

@@ -130,6 +130,7 @@ def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_s
     (["sweep", "--task", "predict", "--arrival-rates", "100", "--p99-ms", "0"], "--p99-ms 0.0"),
     (["sweep", "--task", "predict", "--arrival-rate", "100"], "sweep the load along rates"),
     (["sweep", "--p99-ms", "5"], "--p99-ms bounds a load's tail"),
+    (["run", "--preset", "blog-small", "--model", "mine.py:build"], "give one of them"),  # issue 35 #16
 ])
 def test_a_load_refuses_what_it_cannot_measure(capsys, args, words) -> None:
     out = cli_in_process(capsys, *args, "--data", "synthetic")
@@ -152,3 +153,10 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
     silent = {name: [a.option_strings[-1] for a in p._actions if a.option_strings and not a.help]
               for name, p in sub.choices.items()}
     assert {name: options for name, options in silent.items() if options} == {}
+
+
+def test_an_output_that_is_a_folder_is_refused_with_an_example_of_its_own_kind(capsys, tmp_path) -> None:
+    """Issue 35 #16: `report -o DIR` suggested DIR/timings.csv."""
+    (tmp_path / "x.csv").write_text("lane,width\n")
+    out = cli_in_process(capsys, "report", str(tmp_path / "x.csv"), "-o", str(tmp_path))
+    assert out.returncode == 2 and f"e.g. {tmp_path / 'report.html'}" in out.stderr, out.stderr
