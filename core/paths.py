@@ -16,6 +16,16 @@ RESOURCES = ("crossover.svg", "start.svg", "stop.svg", "export.svg", "clear.svg"
              "style-dark.qss", "tick-dark.svg")
 
 
+GUIDE_PAGE = "window.md"  # the guide's page a window's Help opens first (its pages link to the others)
+
+
+def guide_path() -> Path | None:
+    """The guide's page on the window (docs/guide/, beside the code in a checkout), or None in an installed copy
+    without the docs."""
+    page = PACKAGE_DIR / "docs" / "guide" / GUIDE_PAGE
+    return page if page.is_file() else None
+
+
 def resource_dir() -> Path:
     """resources/ beside core/ and gui/: shipped inside the package by pyproject.toml's package-data."""
     return PACKAGE_DIR / "resources"

@@ -43,11 +43,12 @@ def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
     table = "".join(f"<tr><td><b>{html.escape(k)}</b>&nbsp;&nbsp;</td><td>{html.escape(str(v))}</td></tr>"
                     for k, v in rows)
     return (f"<h3>Crossover {html.escape(str(host.get('app_version', '')))}</h3>"
-            "<p>Shows, with honest numbers, where a GPU starts to beat a CPU, and why: training or serving an MLP, "
-            "a CNN, an RNN, a transformer or your own Keras model, on lanes of this machine or others over SSH. "
+            "<p>Shows, with honest numbers, where a GPU starts to beat a CPU, and why: training or serving (one "
+            "call at a time, or under requests arriving on their own schedule) an MLP, a CNN, an RNN, a "
+            "transformer or your own Keras model, on lanes of this machine or others over SSH. "
             "A sweep finds the size where the faster lane changes, the Why tab splits a step into its parts, "
             "and a report and a rule carry the answer away.</p>"
-            f"<p>The guide: {GUIDE_URL}</p>"
+            f"<p>The guide (Help &gt; Guide): {GUIDE_URL}</p>"
             f"<table>{table}</table><p><b>Lanes</b></p><ul>{lanes}</ul>")
 
 

@@ -31,6 +31,7 @@ class Actions:
     reset: QAction
     quit: QAction
     about: QAction
+    guide: QAction
     schemes: dict[str, QAction]  # View: System, Light, Dark (one checked)
 
 
@@ -82,6 +83,8 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
         reset=_action(window, "&Reset to defaults", "Default model, training settings, lanes and schedule"),
         quit=_action(window, "&Quit", "Stop any run and close Crossover", ("Ctrl+Q",)),
         about=_action(window, "&About Crossover", "Versions, devices and where files are kept", ("F1",)),
+        guide=_action(window, "&Guide", "The guide's pages on the window, the command line, serving, the numbers "
+                      "and the files (docs/guide/), in the system's viewer"),
         schemes=_scheme_actions(window, theme),
     )
     menus = window.menuBar()
@@ -100,7 +103,9 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
     view_menu.addSection("Colour scheme")
     for action in a.schemes.values():
         view_menu.addAction(action)
-    menus.addMenu("&Help").addAction(a.about)
+    help_menu = menus.addMenu("&Help")
+    help_menu.addAction(a.guide)
+    help_menu.addAction(a.about)
     toolbar = QToolBar("Run", window)
     toolbar.setObjectName("runToolbar")
     toolbar.setMovable(False)

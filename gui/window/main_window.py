@@ -7,8 +7,8 @@ import shutil
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, Slot
-from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Slot
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ...core.files import autosave
@@ -18,10 +18,10 @@ from ...core.words.anatomy import anatomy_json
 from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption
 from ...core.engine.machine_load import LoadWatch, busy_words
-from ...core.paths import compile_cache_dir, log_dir_problem
+from ...core.paths import compile_cache_dir, guide_path, log_dir_problem
 from ...core.words.numbers import local_time
 from ...core.results import RunResult
-from .about import show_about
+from .about import GUIDE_URL, show_about
 from .actions import Actions, build_actions
 from ..compare.tab import CompareTab
 from ..controller import DiscoverFn, RunController
@@ -172,6 +172,7 @@ class MainWindow(QMainWindow):
         a.clear_compiled.triggered.connect(self.clear_compiled_cache)
         a.quit.triggered.connect(self.close)
         a.about.triggered.connect(lambda: show_about(self, c.host(), c.options))
+        a.guide.triggered.connect(self._open_guide)
         c.devices_discovered.connect(self._on_controller_devices_discovered)
         c.discovery_failed.connect(self._on_controller_discovery_failed)
         c.live_changed.connect(self.plot.refresh)
@@ -347,6 +348,14 @@ class MainWindow(QMainWindow):
         else:
             self.say(f"Restored {len(runs)} run{'s' if len(runs) != 1 else ''} from {autosave.autosave_dir()}.")
         return runs
+
+    def _open_guide(self) -> bool:
+        """Help > Guide: the guide's window page in the system's viewer, or where to find the guide."""
+        page = guide_path()
+        if page is None or not QDesktopServices.openUrl(QUrl.fromLocalFile(str(page))):
+            self.status.say(f"The guide: {GUIDE_URL}" + (f" ({page})" if page else ""))
+            return False
+        return True
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         started = time.monotonic()

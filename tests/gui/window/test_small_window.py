@@ -129,3 +129,18 @@ def test_a_long_host_name_does_not_widen_or_cut_the_column(small, qtbot, monkeyp
     assert len(headers) == 2 and all(label.text().endswith("…") for label in headers)  # TensorFlow and JAX on it
     assert cut_short(small) == []
     small.lanes_panel.shutdown()
+
+
+def test_help_has_the_guide_beside_about(small, monkeypatch):
+    """Help > Guide opens the guide's window page (docs/guide/window.md) in the system's viewer."""
+    from PySide6.QtGui import QDesktopServices
+
+    from crossover_lab.core.paths import guide_path
+
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
+    help_menu = next(m for m in small.menuBar().findChildren(type(small.menuBar().actions()[0].menu()))
+                     if m.title() == "&Help")
+    assert [a.text() for a in help_menu.actions()] == ["&Guide", "&About Crossover"]
+    small.actions.guide.trigger()
+    assert guide_path() is not None and opened == [str(guide_path())]
