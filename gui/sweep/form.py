@@ -112,6 +112,25 @@ class SweepForm(QGroupBox):
         """Room for a preset's name and the widths typed where the tab has it; minimumSizeHint when short."""
         return super().sizeHint().expandedTo(QSize(PREFERRED_WIDTH, 0))
 
+    def reset(self) -> None:
+        """The form's defaults (File > Reset to defaults): widths 16 to 4,096, 2 layers, the Model panel's batch
+        size, along widths, 60 steady batches or 3 s a point, the closest point measured twice, no floor, no
+        comparison, the default refinement; saved, so the next window opens with them."""
+        self.preset.setCurrentIndex(0)
+        self.along.setCurrentIndex(max(self.along.findData("width"), 0))
+        self.widths.setText(",".join(map(str, log_widths(16, 4096, 6))))
+        self.widths.setCursorPosition(0)
+        self.layers.setValue(2)
+        self.batches.setText("")
+        self.steady.setValue(60)
+        self.seconds.setValue(3.0)
+        self.compare.setCurrentIndex(0)
+        self.floor.setChecked(False)
+        self.recheck.setChecked(True)
+        self.tolerance.setValue(100 * DEFAULT_TOLERANCE)
+        self.budget.setValue(DEFAULT_BUDGET_S)
+        self.save()
+
     def restore(self) -> None:
         s = self._settings
         self.widths.setText(s.text("sweep/widths", "") or self.widths.text())

@@ -292,6 +292,8 @@ class MainWindow(QMainWindow):
         self.model_panel.set_config(RunConfig())
         self.lanes_panel.reset_selection()
         self.lanes_panel.set_schedule("auto")
+        if not self.sweep.running:  # the Sweep form too (a saved model's batch sizes stayed, and timed 32 points)
+            self.sweep.sweep_form.reset()
         self.say("Settings reset to their defaults.")
 
     # ------------------------------------------------------------------ controller and panel slots

@@ -77,8 +77,15 @@ def test_reset_to_defaults(make_window):
     window.model_panel.apply_preset("huge")
     window.lanes_panel.select(["cpu1"])
     window.lanes_panel.set_schedule("sequential")
+    form = window.sweep.sweep_form
+    defaults = (form.widths.text(), form.layers.value(), form.steady.value())
+    form.batches.setText("1,8,64,512")  # what a saved model's sweep along batch size leaves
+    form.along.setCurrentIndex(form.along.findData("batch"))
+    form.layers.setValue(6)
     window.actions.reset.trigger()
     assert window.model_panel.config() == RunConfig()
+    assert form.batches.text() == "" and not form.along_batch()  # issue 36: the form's batch sizes stayed
+    assert (form.widths.text(), form.layers.value(), form.steady.value()) == defaults
     assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
     assert window.lanes_panel.schedule_box.currentData() == "auto"
     assert window.lanes_panel.schedule() == "interleaved"  # cpu and cpu1 share this machine's cores
