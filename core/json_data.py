@@ -4,6 +4,7 @@ Read-only containers, so that a `dict[str, float]` (or a `dict[str, Any]` from j
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Dict, Mapping, Sequence, TypeAlias
 
@@ -11,6 +12,12 @@ import numpy as np
 
 JsonValue: TypeAlias = "str | int | float | bool | None | Sequence[JsonValue] | Mapping[str, JsonValue]"
 JsonObject: TypeAlias = Dict[str, JsonValue]  # one being built, or handed back to be extended
+
+
+def finite_or_none(x: float | None) -> float | None:
+    """A float as JSON holds a figure: itself where finite, null (None) where unknown (NaN) or unbounded. The one
+    helper every writer of figures uses (analysis JSON, analyze --json, the anatomy's file)."""
+    return x if x is not None and math.isfinite(x) else None
 
 
 def as_map(x: JsonValue) -> Mapping[str, JsonValue]:

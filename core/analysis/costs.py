@@ -6,6 +6,8 @@ same way as the time crossover (core/analysis/), on the cost curves.
 """
 from __future__ import annotations
 
+from ..json_data import finite_or_none
+
 import math
 from dataclasses import asdict
 from typing import Any, Iterable, Mapping, Sequence
@@ -77,8 +79,7 @@ def cost_crossovers(points: Sequence[SweepPoint], prices: Prices) -> list[Crosso
     return crossovers_of(curve_verdicts(cost_curves(points, prices)))
 
 
-def _json(x: float) -> float | None:
-    return x if math.isfinite(x) else None
+_json = finite_or_none  # null where a figure is unknown (core/json_data.py)
 
 
 def cost_analysis(points: Sequence[SweepPoint], prices: Prices) -> dict[str, Any]:

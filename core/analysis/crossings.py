@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from ..json_data import JsonObject
+from ..json_data import JsonObject, finite_or_none
 from .fits import CostFit, fit_cost_model, predicted_crossover
 from .points import Crossover, SweepPoint, by_lane
 from .verdict import crossovers_of, verdicts
@@ -21,8 +21,7 @@ def find_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
     return crossovers_of(verdicts(points))
 
 
-def _json_float(x: float | None) -> float | None:
-    return x if x is not None and math.isfinite(x) else None
+_json_float = finite_or_none  # null where a figure is unknown (core/json_data.py)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import math
 from dataclasses import asdict
 from typing import Sequence
 
-from ..json_data import JsonObject
+from ..json_data import JsonObject, finite_or_none
 from .points import Crossover, CurvePoint, SweepPoint, curves
 from .verdict import crossovers_of, curve_verdicts
 
@@ -58,8 +58,7 @@ def energy_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
     return crossovers_of(curve_verdicts(energy_curves(points)))
 
 
-def _json(x: float) -> float | None:
-    return x if math.isfinite(x) else None
+_json = finite_or_none  # null where a figure is unknown (core/json_data.py)
 
 
 def energy_analysis(points: Sequence[SweepPoint]) -> JsonObject:

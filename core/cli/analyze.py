@@ -17,7 +17,7 @@ from ..words.load import sweep_lines
 from .load_sweep import check_bound, results_points
 from .printing import print_load
 from ..analysis.points import SweepPoint
-from ..json_data import JsonValue
+from ..json_data import JsonValue, finite_or_none
 from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_price_arg, print_costs, prices_from
 from ..analysis.costs import cost_analysis
@@ -130,9 +130,8 @@ def analyze_load(args: argparse.Namespace, results: list[RunResult]) -> int:
 
 def load_json(p: LoadPoint) -> dict[str, JsonValue]:
     """A LoadPoint as JSON: its fields (NaN as null) and what is derived from them."""
-    fields = {k: (None if isinstance(v, float) and v != v else v) for k, v in dataclasses.asdict(p).items()}
-    achieved = p.achieved
-    return {**fields, "achieved": None if achieved != achieved else achieved, "held": p.held}
+    fields = {k: finite_or_none(v) if isinstance(v, float) else v for k, v in dataclasses.asdict(p).items()}
+    return {**fields, "achieved": finite_or_none(p.achieved), "held": p.held}
 
 
 def analyze_one(args: argparse.Namespace) -> int:
