@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import math
 import re
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ..config import ConfigError, SavedModel, TrainSpec
 from ..files import inputs
+from ..files.saved_model import available_memory, declared_params_bound, memory_problem, read_member
+from ..json_data import parse_json
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -145,6 +148,16 @@ def load(keras: ModuleType, path: str) -> Model:
     old = keras_too_old(str(getattr(keras, "__version__", "")))
     if old:
         raise ConfigError(old)
+    # What it declares must fit this machine's memory before Keras builds it (a lane on another machine checks its
+    # own; the app checked its own before any lane started).
+    try:
+        with zipfile.ZipFile(path) as archive:
+            declared = parse_json(read_member(archive, "config.json", path), f"{Path(path).name}'s config.json")
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        raise ConfigError(f"{Path(path).name} could not be read as a Keras model: {exc}") from None
+    problem = memory_problem(declared_params_bound(declared), Path(path).name, available_memory())
+    if problem:
+        raise ConfigError(problem)
     try:
         return keras.saving.load_model(path, compile=False, safe_mode=True)
     except ValueError as exc:

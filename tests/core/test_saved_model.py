@@ -224,3 +224,37 @@ def test_a_models_own_name_becomes_a_scope_tensorflow_takes_and_is_shown_without
         assert re.fullmatch(r"saved_[A-Za-z0-9_]{1,64}", scope), scope
     assert scope_name("my model") == "saved_my_model"
     assert printable("evil\x1b[2J\x1b]0;title\x07") == "evil?[2J?]0;title?"
+
+
+def _config(*layers: dict, shape=(None, 784)) -> dict:
+    return {"class_name": "Sequential", "config": {"layers": [
+        {"class_name": "InputLayer", "config": {"batch_shape": list(shape)}}, *layers]}}
+
+
+def test_what_a_model_file_declares_is_bounded_before_any_lane_builds_it(tmp_path, monkeypatch):
+    """Issue 35 #3: a 48 KB file declaring Dense(300000) took the inspecting lane to 3.3 GB as it was built, and
+    larger ones would have asked tens of GB. Its config's sizes bound its parameters first (never below the true
+    count: 784-1024-10 has 814,090); one that cannot fit in this machine's free memory is refused, no lane started."""
+    from crossover_lab.core.files import saved_model
+    from crossover_lab.core.files.saved_model import declared_params_bound
+
+    dense = lambda n: {"class_name": "Dense", "config": {"units": n}}  # noqa: E731
+    mlp = declared_params_bound(_config(dense(1024), dense(10)))
+    assert 814_090 <= mlp <= 4 * 814_090
+    lstm = declared_params_bound(_config({"class_name": "LSTM", "config": {"units": 256}}, dense(10),
+                                         shape=(None, 28, 28)))
+    assert lstm >= 4 * 256 * (28 + 256 + 1) + 2570  # the LSTM's four gates and its head
+    huge = _config(dense(10 ** 9), dense(10))
+    assert declared_params_bound(huge) >= 10 ** 9 * 784
+    assert declared_params_bound(_config(dense(10 ** 400))) > 0  # a number, not a layer: capped, no crash
+    path = tmp_path / "huge.keras"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", json.dumps(huge))
+    monkeypatch.setattr(saved_model, "available_memory", lambda: 24 << 30)
+    with pytest.raises(ConfigError, match=r"huge.keras declares layers that may hold up to [\d,]+ parameters: about "
+                                          r"[\d,.]+ GiB to train, more than the 24.0 GiB this machine has free"):
+        check_saved_model(str(path))
+    small = tmp_path / "small.keras"
+    with zipfile.ZipFile(small, "w") as archive:
+        archive.writestr("config.json", json.dumps(_config(dense(1024), dense(10))))
+    assert check_saved_model(str(small)).name == "small"
