@@ -196,12 +196,21 @@ def test_a_sweeps_files_never_have_a_hole_and_say_when_they_are_not_whole(tmp_pa
     assert sorted({r.width for r in rows}) == [16]  # the first point only: no hole where the second failed
 
 
+def as_killed(files, folder, names, snapshot) -> None:
+    """Copy the growing files as kill -9 would leave them now: what the writer has written, nothing more."""
+    import shutil
+
+    files.writer.flush(10)
+    snapshot.mkdir()
+    for name in names:
+        shutil.copy(folder / name, snapshot / name)
+
+
 def test_a_ramp_cut_off_without_a_word_leaves_files_that_read_as_the_widths_it_completed(tmp_path, capsys,
                                                                                         scripted_pool):
     """What kill -9 leaves: the growing pair as it stood when the process vanished mid-ramp. Every width each lane
     completed is in the sidecar (it is rewritten at each segment's end), so `analyze` reads those points; a kill
     after three widths gave 0 points when the sidecar waited for a lane's end."""
-    import shutil
     import threading
 
     from helpers import cli_in_process
@@ -230,10 +239,7 @@ def test_a_ramp_cut_off_without_a_word_leaves_files_that_read_as_the_widths_it_c
         if isinstance(event, SegmentEnded):
             ended.append(event.lane)
             if len(ended) == 6 and not taken.is_set():  # three widths on each lane
-                files.writer.flush(10)
-                snapshot.mkdir()
-                for name in ("ramp.csv", "ramp.json"):  # the files as kill -9 would leave them now
-                    shutil.copy(tmp_path / name, snapshot / name)
+                as_killed(files, tmp_path, ("ramp.csv", "ramp.json"), snapshot)
                 taken.set()
                 control.cancel.set()
 
@@ -256,7 +262,6 @@ def test_a_plain_run_cut_off_mid_segment_reads_as_points_cut_short(tmp_path, cap
     """Issue 35 #5: kill -9 during a plain run left thousands of records and a sidecar without the segment's end:
     analyze said "holds no points". The sidecar now names each segment when it starts, and analyze ends a segment
     that never ended from the records the file kept: a point per lane, cancelled, with its batches."""
-    import shutil
     import threading
 
     from helpers import cli_in_process
@@ -285,10 +290,7 @@ def test_a_plain_run_cut_off_mid_segment_reads_as_points_cut_short(tmp_path, cap
             seen[event.lane] = seen.get(event.lane, 0) + 1
             if min(seen.get("cpu", 0), seen.get("cpu1", 0)) >= 300 and not taken.is_set():
                 files.flush_records()
-                files.writer.flush(10)
-                snapshot.mkdir()
-                for name in ("run.csv", "run.json"):  # the files as kill -9 would leave them now
-                    shutil.copy(tmp_path / name, snapshot / name)
+                as_killed(files, tmp_path, ("run.csv", "run.json"), snapshot)
                 taken.set()
                 control.cancel.set()
 
