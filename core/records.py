@@ -164,6 +164,10 @@ class RunSummary:
     # "behind" (the oldest waiting request had waited arrivals.BEHIND_S: the lane does not hold the rate), or
     # "stopped" (a stop or a new model). "" for a closed loop.
     load_ended: str = ""
+    # A GPU's temperature (°C) when its energy window began and when it ended (NVML); NaN elsewhere. A GPU that
+    # heats up slows itself: the figures say how warm it was.
+    gpu_temp_begin_c: float = float("nan")
+    gpu_temp_end_c: float = float("nan")
 
     def as_dict(self) -> JsonObject:
         return asdict(self)

@@ -234,6 +234,7 @@ class _Nvml(Protocol):
     def nvmlDeviceGetHandleByUUID(self, uuid: str | bytes) -> NvmlHandle: ...
     def nvmlDeviceGetTotalEnergyConsumption(self, handle: NvmlHandle) -> int: ...
     def nvmlDeviceGetPowerUsage(self, handle: NvmlHandle) -> int: ...
+    def nvmlDeviceGetTemperature(self, handle: NvmlHandle, sensor: int) -> int: ...
 
 
 def nvml_target(index: int, visible: str | None) -> int | str:
@@ -248,12 +249,24 @@ def nvml_target(index: int, visible: str | None) -> int | str:
     return int(entry) if entry.isdigit() else entry
 
 
+def read_celsius(read_c: Callable[[], int] | None) -> float:
+    """A GPU's temperature now (°C), NaN where it cannot be read: read at both ends of an energy window, since a
+    GPU that heats up slows itself down, and a figure says what it rests on."""
+    if read_c is None:
+        return math.nan
+    try:
+        return float(read_c())
+    except Exception:  # an NVMLError: unknown
+        return math.nan
+
+
 class NvmlEnergyMeter:
     counter = "nvml-energy"
 
-    def __init__(self, read_mj: Callable[[], int], note: str = "") -> None:
+    def __init__(self, read_mj: Callable[[], int], note: str = "", read_c: Callable[[], int] | None = None) -> None:
         self._read, self.note = read_mj, note
         self._start: int | None = None
+        self.temperature: Callable[[], float] = lambda: read_celsius(read_c)
 
     def _now(self) -> int | None:
         try:
@@ -276,8 +289,10 @@ class PowerSampleMeter:
 
     counter = "nvml-power-samples"
 
-    def __init__(self, read_mw: Callable[[], int], interval: float = POWER_SAMPLE_S, note: str = "") -> None:
+    def __init__(self, read_mw: Callable[[], int], interval: float = POWER_SAMPLE_S, note: str = "",
+                 read_c: Callable[[], int] | None = None) -> None:
         self._read, self.interval, self.note = read_mw, interval, note
+        self.temperature: Callable[[], float] = lambda: read_celsius(read_c)
         self._samples: list[tuple[float, float]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -335,14 +350,17 @@ def nvml_meter(index: int, nvml: _Nvml | None = None) -> Meter:
             nvml.nvmlDeviceGetHandleByUUID(target)
     except Exception as exc:  # NVMLError (no driver, no such device) or a CUDA_VISIBLE_DEVICES it cannot map
         return Unmeasured(f"{NOT_MEASURED}: NVML cannot read GPU {index} ({type(exc).__name__}: {exc})")
+    def celsius() -> int:
+        return nvml.nvmlDeviceGetTemperature(handle, 0)  # NVML_TEMPERATURE_GPU, the die
+
     try:
         nvml.nvmlDeviceGetTotalEnergyConsumption(handle)
-        return NvmlEnergyMeter(lambda: nvml.nvmlDeviceGetTotalEnergyConsumption(handle))
+        return NvmlEnergyMeter(lambda: nvml.nvmlDeviceGetTotalEnergyConsumption(handle), read_c=celsius)
     except Exception:  # NVMLError_NotSupported: a GPU older than Volta
         pass
     try:
         nvml.nvmlDeviceGetPowerUsage(handle)
-        return PowerSampleMeter(lambda: nvml.nvmlDeviceGetPowerUsage(handle))
+        return PowerSampleMeter(lambda: nvml.nvmlDeviceGetPowerUsage(handle), read_c=celsius)
     except Exception as exc:
         return Unmeasured(f"{NOT_MEASURED}: GPU {index} reports neither energy nor power to NVML "
                           f"({type(exc).__name__})")

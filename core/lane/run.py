@@ -278,7 +278,8 @@ def energy_fields(span: EnergySpan, counter: str, note: str, idle_w: float) -> d
         note = (f"too short to read: the counter was read over {span.seconds:.2f} s of steady steps, and a reading "
                 f"needs {MIN_ENERGY_WINDOW_S:g} s (more steady steps, or a longer time per point)")
     return {"energy_j": span.joules, "energy_steps": span.steps, "energy_samples": span.samples,
-            "energy_s": span.seconds, "energy_counter": counter, "energy_note": note, "idle_w": idle_w}
+            "energy_s": span.seconds, "energy_counter": counter, "energy_note": note, "idle_w": idle_w,
+            "gpu_temp_begin_c": span.temp_begin_c, "gpu_temp_end_c": span.temp_end_c}
 
 
 NOT_READ = "not measured"

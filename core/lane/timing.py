@@ -76,6 +76,8 @@ class EnergySpan:
     seconds: float = 0.0
     pieces: int = 0  # begin-end reads (more than one when a turn was waited out)
     failed: bool = False  # a read gave nothing: the joules are unknown
+    temp_begin_c: float = float("nan")  # a GPU's temperature when the window began, and when it ended (NaN: none)
+    temp_end_c: float = float("nan")
 
 
 class StepTimer(Protocol):
@@ -139,6 +141,9 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                 return
             before = time.perf_counter()
             meter.begin()
+            read_c = getattr(meter, "temperature", None)
+            if read_c is not None and self.energy.pieces == 0:
+                self.energy.temp_begin_c = read_c()
             after = time.perf_counter()
             self._metering = (self._steps, after)
             if self._prev_end is not None:
@@ -150,6 +155,9 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             steps, since = self._metering
             now = time.perf_counter()
             joules = meter.end()
+            read_c = getattr(meter, "temperature", None)
+            if read_c is not None:
+                self.energy.temp_end_c = read_c()
             self._metering = None
             span = self.energy
             span.pieces += 1

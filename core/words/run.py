@@ -135,8 +135,10 @@ def energy_words(s: RunSummary) -> str:
         idle = (f"{fmt_joules(above)} above idle at {fmt_num(s.idle_w)} W" if math.isfinite(above)
                 else "idle power not measured")
         note = f"; {s.energy_note}" if s.energy_note else ""
+        warm = (f"; the GPU at {s.gpu_temp_begin_c:.0f} °C when the window began, {s.gpu_temp_end_c:.0f} °C when it "
+                "ended" if math.isfinite(s.gpu_temp_begin_c) and math.isfinite(s.gpu_temp_end_c) else "")
         return (f"{s.lane} uses {fmt_joules(s.joules_per_msample)} per million samples ({idle}; "
-                f"{fmt_num(s.mean_w)} W mean, {s.energy_counter}{note})")
+                f"{fmt_num(s.mean_w)} W mean, {s.energy_counter}{note}{warm})")
     if s.energy_note:
         return f"{s.lane}'s energy: {s.energy_note}"
     return ""

@@ -127,6 +127,13 @@ class FakeNvml:
         self.mj += 500
         return self.mj
 
+    celsius = 40
+
+    def nvmlDeviceGetTemperature(self, handle, sensor) -> int:
+        assert sensor == 0  # NVML_TEMPERATURE_GPU
+        self.celsius += 15  # warmer at every read
+        return self.celsius
+
     def nvmlDeviceGetPowerUsage(self, handle) -> int:
         return 100_000  # 100 W
 
@@ -271,3 +278,29 @@ def test_a_counter_that_goes_backwards_or_holds_no_number_is_no_reading(tmp_path
         _read_int(huge)
     with pytest.raises(ValueError):
         _read_int(Path("/dev/zero"))  # read 32 bytes, not forever
+
+
+def test_a_gpus_temperature_is_read_at_both_ends_of_its_energy_window_and_said(monkeypatch):
+    """Issue 34: a GPU that heats up slows itself; its energy figure says how warm it was when the window began and
+    ended (the timer reads the meter's temperature at its first begin and its last end)."""
+    import dataclasses
+
+    from crossover_lab.core.lane.timing import EnergySpan
+    from crossover_lab.core.records import RunSummary
+    from crossover_lab.core.words.run import energy_words
+
+    meter = nvml_meter(0, FakeNvml())
+    assert meter.temperature() == 55 and meter.temperature() == 70
+    assert math.isnan(energy.read_celsius(lambda: 1 // 0))  # an NVML error: unknown, never a crash
+    span = EnergySpan(joules=300.0, steps=100, samples=6400, seconds=2.5, pieces=1, temp_begin_c=55.0,
+                      temp_end_c=83.0)
+    fields = energy_fields_of(span)
+    s = dataclasses.replace(RunSummary("r", "gpu0", "GPU", "completed", n_batches=100, median_ms=1.0), **fields)
+    assert (s.gpu_temp_begin_c, s.gpu_temp_end_c) == (55.0, 83.0)
+    assert energy_words(s).endswith("; the GPU at 55 °C when the window began, 83 °C when it ended)")
+
+
+def energy_fields_of(span):
+    from crossover_lab.core.lane.run import energy_fields
+
+    return energy_fields(span, "nvml-energy", "", 60.0)
