@@ -42,7 +42,10 @@ class SweepForm(QGroupBox):
         self.along.setToolTip("What the sweep moves: the hidden width (at each of the Batch sizes, or the Model "
                               "panel's), or the batch size (its Batch sizes, at the Model panel's model)")
         self.widths = QLineEdit(",".join(map(str, log_widths(16, 4096, 6))))
-        self.widths.setToolTip("Hidden widths to time, comma-separated (every hidden layer gets the same width)")
+        widths_tip = "Hidden widths to time, comma-separated (every hidden layer gets the same width)"
+        self.widths.setToolTip(widths_tip)
+        # A narrow window shows the first widths only: the tooltip says them all.
+        self.widths.textChanged.connect(lambda text: self.widths.setToolTip(f"{widths_tip}\nNow: {text}"))
         self.layers = QSpinBox(minimum=1, maximum=8, value=2)
         self.layers.setToolTip("Hidden layers, each of the swept width")
         self.batches = QLineEdit(placeholderText="the Model panel's batch size")

@@ -43,6 +43,7 @@ class WhyBars(pg.PlotWidget):
         self.legend = self.addLegend(offset=(-10, 10))
         self.points: list[AnatomyPoint] = []
         self.theme = PlotTheme(self, lambda _colors: self.set_points(self.points))
+        self.getAxis("left").setTicks([[]])  # its rows are lanes: no numbers before the first (a cut-off "1.0")
 
     def set_points(self, points: Sequence[AnatomyPoint]) -> None:
         self.clear()
