@@ -74,6 +74,12 @@ class LoadPoint:
         return self.achieved >= HOLD_SHARE * self.offered
 
     @property
+    def measured(self) -> bool:
+        """Its schedule ran to its end, or until the lane fell behind: a point that says whether the lane holds
+        the rate (a stopped or failed one says neither)."""
+        return self.ended in ("done", "behind") and self.answered > 0
+
+    @property
     def held(self) -> bool:
         """The lane kept up: it answered every scheduled request, without falling behind, at the rate they came."""
         return self.ended == "done" and self.answered >= self.scheduled and self.kept_pace
@@ -129,6 +135,8 @@ def faster_at(a: LoadPoint, b: LoadPoint) -> str | None:
     """Which lane answers requests at this rate sooner: a lane that holds the rate beats one that does not; of two
     that hold it, the lower median latency where their intervals do not overlap. None: both fell behind, or the
     difference is inside the noise (or not known)."""
+    if not (a.measured and b.measured):
+        return None
     if a.held != b.held:
         return a.lane if a.held else b.lane
     if not a.held:

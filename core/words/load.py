@@ -75,6 +75,11 @@ def compare_words(points: Sequence[LoadPoint], rate: float) -> str:
     if len(at) != 2:
         return ""
     a, b = at
+    unmeasured = [p.lane for p in at if not p.measured]
+    if unmeasured:
+        return (f"at {rate_words(rate)} not compared: {' and '.join(unmeasured)} "
+                f"{'was' if len(unmeasured) == 1 else 'were'} stopped before {'its' if len(unmeasured) == 1 else 'their'} "
+                "schedule ended")
     winner = faster_at(a, b)
     if winner is None:
         if not a.held and not b.held:
@@ -114,12 +119,16 @@ def sweep_lines(points: Sequence[LoadPoint], p99_ms: float | None = None,
         ties = [r for r, w in winners if w is None]
         if ties:
             lines.append(f"no faster lane at {', '.join(fmt_num(r, 3) for r in ties)} requests/s (inside the noise, "
-                         "too few requests, or neither keeps up)")
+                         "too few requests, neither keeps up, or a lane stopped before its schedule ended)")
     for lane in lanes:
         best = highest_held(points, lane)
         bounded = highest_held(points, lane, p99_ms) if p99_ms is not None else None
         if best is None:
-            lines.append(f"{lane} held none of the rates asked ({', '.join(fmt_num(r, 3) for r in rates)} requests/s)")
+            if not any(p.measured for p in points if p.lane == lane):
+                lines.append(f"{lane} was not measured to the end of any rate (stopped or failed)")
+            else:
+                lines.append(f"{lane} held none of the rates asked ({', '.join(fmt_num(r, 3) for r in rates)} "
+                             "requests/s)")
             continue
         line = f"{lane} holds up to {rate_words(best.rate)} of those asked"
         if p99_ms is not None:

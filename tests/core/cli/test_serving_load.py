@@ -160,3 +160,26 @@ def test_an_output_that_is_a_folder_is_refused_with_an_example_of_its_own_kind(c
     (tmp_path / "x.csv").write_text("lane,width\n")
     out = cli_in_process(capsys, "report", str(tmp_path / "x.csv"), "-o", str(tmp_path))
     assert out.returncode == 2 and f"e.g. {tmp_path / 'report.html'}" in out.stderr, out.stderr
+
+
+def test_a_load_stopped_before_its_schedule_ended_is_not_said_to_be_held_or_not(capsys, scripted, tmp_path):
+    """Ctrl-C mid-load: what was answered is kept in the files, and no lane is said to hold the rate or to fall
+    behind on a schedule it did not finish ("neither lane keeps up" was said of two lanes stopped before they ran)."""
+    import dataclasses
+    import os
+    import signal
+    import threading
+
+    from scripted_lanes import cpu_like
+
+    scripted.scripts.update(cpu=dataclasses.replace(cpu_like(fixed_ms=2.0, gflops=1e6), min_sleep_s=0.01),
+                            cpu1=cpu_like(fixed_ms=2.0, gflops=1e6))
+    threading.Timer(3.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    out = cli_in_process(capsys, "run", "--task", "predict", "--arrival-rate", "100", "--requests", "5000",
+                         "--lanes", "cpu,cpu1", "--data", "synthetic", "--csv", str(tmp_path / "l.csv"))
+    assert out.returncode == 130, out.stderr
+    assert "not compared: cpu and cpu1 were stopped before their schedule ended" in out.stdout \
+        or "not compared: cpu was stopped" in out.stdout, out.stdout
+    assert "keeps up" not in out.stdout and "holds 100" not in out.stdout
+    rows = (tmp_path / "l.csv").read_text().splitlines()
+    assert len(rows) > 10, out.stdout + out.stderr  # what cpu answered before the stop is in the file
