@@ -32,7 +32,8 @@ def held_cell(p: LoadPoint) -> str:
 
 def load_row(p: LoadPoint) -> list[str]:
     pct = (lambda x: f"{100 * x:.0f}%" if math.isfinite(x) else "–")
-    held = p.held  # a queue that only grew has no latency to give: its length is the schedule's
+    held = p.held or not p.measured  # a queue that only grew has no latency to give (its length is the schedule's);
+    # a stopped load has those of the requests it answered
     return [p.lane, fmt_num(p.rate, 3), fmt_num(p.achieved, 3), f"{p.answered:,}/{p.scheduled:,}",
             fmt_num(p.median_ms) if held else "–", tail_cell(90, p.p90_ms, p.answered) if held else "–",
             tail_cell(99, p.p99_ms, p.answered) if held else "–",
