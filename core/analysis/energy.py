@@ -39,8 +39,9 @@ def energy_curves(points: Sequence[SweepPoint]) -> list[CurvePoint]:
 
     The counters give one reading per segment (its steady stretch's joules), not one per step, so energy has
     no spread of its own. Energy per step is mean power × step time, and the step time is what varies from
-    step to step: each point takes the relative spread of its step time (p10/median, p90/median) and its
-    steady batches. A lead in energy per sample is then as firm as the step times allow, no firmer.
+    step to step: each point takes the relative spread of its step time (p10/median, p90/median), as many
+    readings as it has runs (one, unless a refinement or a recheck measured it again), and its lane's run-to-run
+    noise. A lead in energy per sample is then less firm than the time lead of the same points, never firmer.
     """
     out = []
     for p in points:
@@ -49,7 +50,10 @@ def energy_curves(points: Sequence[SweepPoint]) -> list[CurvePoint]:
             continue
         lo = value * p.p10_ms / p.median_ms if math.isfinite(p.p10_ms) else math.nan
         hi = value * p.p90_ms / p.median_ms if math.isfinite(p.p90_ms) else math.nan
-        out.append(CurvePoint(p.lane, p.width, value, lo, hi, p.n_batches, p.flops_per_batch))
+        # One counter reading per run, not one per step: the interval rests on the runs' readings (n), never on
+        # the step count (it shrank to the 1% floor), and is widened by the lane's run-to-run noise as time is.
+        out.append(CurvePoint(p.lane, p.width, value, lo, hi, max(p.runs, 1), p.flops_per_batch, p.runs,
+                              p.between_runs))
     return out
 
 

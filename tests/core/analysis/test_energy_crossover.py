@@ -34,6 +34,11 @@ def points() -> list[SweepPoint]:
 def test_energy_curves_take_the_step_times_relative_spread():
     curve = energy_curves(points())[0]
     assert (curve.value, curve.lo, curve.hi) == pytest.approx((640.0, 640.0 * 0.98, 640.0 * 1.02))
+    # one counter reading per run: its interval rests on that, not on the 200 steps (issue 34)
+    assert (curve.n, curve.runs) == (1, 1)
+    import dataclasses
+    twice = energy_curves([dataclasses.replace(points()[0], runs=2, between_runs=0.2)])[0]
+    assert (twice.n, twice.runs, twice.between_runs) == (2, 2, 0.2)
     assert energy_curves([SweepPoint("cpu", 64, 1.0, 2.0)]) == []  # not measured: no point on the curve
 
 
