@@ -65,6 +65,10 @@ def _read_source(path: str) -> tuple[bytes, int, ast.Module]:
         raise ConfigError(f"{name} is not valid Python: {exc.msg} (line {exc.lineno})") from None
     except ValueError as exc:  # a NUL byte
         raise ConfigError(f"{name} is not a Python source file: {exc}") from None
+    except (RecursionError, MemoryError):  # 300,000 terms in one expression, 50,000 nested lambdas
+        raise ConfigError(f"{name} nests its code deeper than Python's parser can follow (an expression of "
+                          "hundreds of thousands of terms, or thousands of nested lambdas): no model factory looks "
+                          "like that; write it as a function of a few lines") from None
     return source, size, tree
 
 

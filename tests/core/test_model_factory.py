@@ -355,3 +355,18 @@ def test_the_anatomy_of_a_factorys_model_dissects_it_at_its_width(factory_file, 
     (point,) = json.loads(out.stdout)["points"]
     assert point["widths"] == [16] and point["lane"] == "cpu1", point
     assert "builds width 16" in out.stderr and "build(16) (my_models.py)" in out.stderr
+
+
+def test_factory_code_deeper_than_the_parser_follows_is_a_sentence_not_a_traceback(tmp_path):
+    """Issue 35 #8: 300,000 terms in one expression (RecursionError) or 50,000 nested lambdas (MemoryError) crashed
+    the factory's pre-check with a traceback."""
+    from crossover_lab.core.config import ConfigError
+    from crossover_lab.core.files.model_factory import check_factory
+
+    terms = tmp_path / "terms.py"
+    terms.write_text("def build(width):\n    return " + "+".join(["1"] * 300_000) + "\n")
+    lambdas = tmp_path / "lambdas.py"
+    lambdas.write_text("def build(width):\n    return " + "lambda: " * 50_000 + "1\n")
+    for path in (terms, lambdas):
+        with pytest.raises(ConfigError, match="nests its code deeper than Python's parser can follow"):
+            check_factory(f"{path}:build")
