@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -156,8 +156,43 @@ def highest_held(points: Sequence[LoadPoint], lane: str, bound_ms: float | None 
     return max(ok, key=lambda p: p.rate, default=None)
 
 
+@dataclass(frozen=True)
+class RateChoice:
+    """Which lane to use for a rate of requests (with its p99 under a bound, where given): the lane, the point that
+    shows it holds that rate (a measured rate at least as high), or None and why not."""
+
+    lane: str | None
+    point: LoadPoint | None
+    reason: str = ""
+
+
+def lane_for_rate(points: Sequence[LoadPoint], rate: float, p99_ms: float | None = None,
+                  prices: Mapping[str, float] | None = None) -> RateChoice:
+    """The lane to use for `rate` requests per second: among lanes that held a measured rate at least that high
+    (its p99 at most `p99_ms` there, where a bound is given and the p99 known), the cheapest per hour where every
+    such lane is priced, else the one with the lowest median latency at the lowest such rate. Never beyond the
+    rates measured: a rate above every held one has no lane, and says so."""
+    if not (rate > 0 and math.isfinite(rate)):
+        return RateChoice(None, None, f"{rate!r} requests per second is not a rate")
+    able: dict[str, LoadPoint] = {}
+    for p in sorted(points, key=lambda p: p.rate):
+        if p.rate >= rate and p.held and (p99_ms is None or p.p99_within(p99_ms)) and p.lane not in able:
+            able[p.lane] = p
+    if not able:
+        top = max((p.rate for p in points if p.held), default=0.0)
+        bound = f" with its p99 at most {p99_ms:g} ms" if p99_ms is not None else ""
+        return RateChoice(None, None, f"none held {rate:,.0f} requests/s or more{bound} among the rates measured, "
+                                      f"the highest any held being {top:,.0f} requests/s; the rule does not "
+                                      "extrapolate")
+    if prices and all(lane in prices for lane in able):
+        lane = min(able, key=lambda lane: prices[lane])
+        return RateChoice(lane, able[lane], "the cheapest per hour of the lanes that hold it")
+    lane = min(able, key=lambda lane: (able[lane].rate, able[lane].median_ms))
+    return RateChoice(lane, able[lane], "the lowest median latency of the lanes that hold it")
+
+
 def rates_of(points: Sequence[LoadPoint]) -> list[float]:
     return sorted({p.rate for p in points})
 
 
-__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "LoadPoint", "block_interval", "faster_at", "highest_held", "load_point", "rates_of"]
+__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "LoadPoint", "RateChoice", "lane_for_rate", "block_interval", "faster_at", "highest_held", "load_point", "rates_of"]

@@ -6,7 +6,7 @@ import math
 from typing import Mapping, Sequence
 
 from ..analysis import tails
-from ..analysis.serving_load import BLOCKS, HOLD_SHARE, LoadPoint, faster_at, highest_held, rates_of
+from ..analysis.serving_load import BLOCKS, HOLD_SHARE, LoadPoint, RateChoice, faster_at, highest_held, rates_of
 from ..config import BEHIND_S
 from .numbers import fmt_dollars, fmt_num
 
@@ -160,3 +160,14 @@ def _cheaper(points: Sequence[LoadPoint], lanes: Sequence[str], p99_ms: float,
             lines.append(f"at {rate_words(rate)} within p99 {fmt_num(p99_ms)} ms, {cheap} serves more cheaply: "
                          + ", ".join(f"{lane} {fmt_dollars(c)} per million requests" for lane, c in cost.items()))
     return lines
+
+
+def choice_words(choice: RateChoice, rate: float, p99_ms: float | None = None) -> str:
+    """"for 300 requests/s with p99 at most 50 ms: use cpu1 (it held 400 requests/s, p99 2.58 ms; …)"."""
+    asked = f"for {rate_words(rate)}" + (f" with p99 at most {fmt_num(p99_ms)} ms" if p99_ms is not None else "")
+    if choice.lane is None or choice.point is None:
+        return f"{asked}: no lane: {choice.reason}"
+    p = choice.point
+    tail = f"p99 {fmt_num(p.p99_ms)} ms" if math.isfinite(p.p99_ms) else tails.withheld(99, p.answered)
+    return (f"{asked}: use {choice.lane} (it held {rate_words(p.rate)}, median {fmt_num(p.median_ms)} ms, {tail}; "
+            f"{choice.reason})")

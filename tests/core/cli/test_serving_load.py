@@ -117,6 +117,17 @@ def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_s
     data = json.loads(as_json.stdout)
     assert [line + "." for line in data["answer"]] == answer(out.stdout)
     assert {p["rate"] for p in data["load"]} == {50.0, 200.0, 2000.0}
+    # the rule answers "which lane for R requests a second at p99 ≤ B" from the same points, never beyond them
+    rule = cli_in_process(capsys, "rule", str(path), "--rate", "1000", "--p99-ms", "5")
+    assert rule.returncode == 0, rule.stderr
+    assert rule.stdout.strip().splitlines()[:-1] == answer(out.stdout)  # the sweep's words, then the choice
+    assert rule.stdout.strip().splitlines()[-1].startswith("for 1,000 requests/s with p99 at most 5 ms: no lane")
+    looser = cli_in_process(capsys, "rule", str(path), "--rate", "1000", "--p99-ms", "10")
+    assert looser.stdout.strip().splitlines()[-1].startswith(
+        "for 1,000 requests/s with p99 at most 10 ms: use gpu0 (it held 2,000 requests/s")
+    beyond = cli_in_process(capsys, "rule", str(path), "--rate", "5000")
+    assert "for 5,000 requests/s: no lane: none held 5,000 requests/s or more" in beyond.stdout
+    assert "does not extrapolate" in beyond.stdout
 
 
 @pytest.mark.parametrize("args, words", [
