@@ -26,6 +26,9 @@ from ..version import APP_VERSION
 from ..words.anatomy import (CALL_CLOCKS, CLOCKS, PART_LABELS, PER_CALL_CLOCK, SYNCED_CLOCK, clock_lines, fmt_part, fmt_rung, floor_sentence,
                              why_sentence)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
+from ..analysis.serving_load import load_point, rates_of
+from ..words.load import compare_words, point_words, schedule_words
+from ..words.load import sweep_lines as sweep_lines_load
 from ..words.run import busy_lines, explain, latency_lines, verdict_lines
 from ..words.sweep import (cost_lines, busy_lines as sweep_busy_lines, energy_lines, picture_title, refine_lines, run_crossing_lines,
                            sweep_lines)
@@ -287,9 +290,29 @@ def _last_model(run: RunResult) -> str:
     return f"its last model, hidden {rows[-1].width:,}" if rows else run.config.model.label()
 
 
+def load_lines(runs: Sequence[RunResult]) -> list[str]:
+    """A load's runs (run --arrival-rate, sweep --arrival-rates) in the words the CLI and analyze say them: each
+    rate's lanes, which answers sooner, and what each lane holds (core/words/load.py)."""
+    points = [load_point(name, lane.records, lane.summary, run.config.train)
+              for run in runs if run.config.train.arrival_rate is not None for name, lane in run.lanes.items()]
+    lines = []
+    for rate in rates_of(points):
+        at = [p for p in points if p.rate == rate]
+        lines += [schedule_words(at[0])] + [point_words(p) for p in at]
+        compare = compare_words(points, rate)
+        if compare:
+            lines.append(compare)
+    return lines + (sweep_lines_load(points) if len(rates_of(points)) > 1 else [])
+
+
 def run_section(item: RunInput, n0: int) -> Section:
     lines: list[str] = []
     figures: list[Figure] = []
+    if item.runs and all(run.config.train.arrival_rate is not None for run in item.runs):  # serving under load
+        lines = [_sentence(x) for x in load_lines(item.runs)]
+        figures = [run_figure(run, n0 + i) for i, run in enumerate(item.runs)]
+        return Section(f"Serving under load: {Path(item.path).name}", "run", tuple(lines), tuple(figures),
+                       (("Settings that change speed", _settings_table(item.meta)),))
     for run in item.runs:
         summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
         model = _last_model(run) if len(_segment_widths(run)) > 1 else run.config.model.label()
@@ -403,8 +426,19 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
             prefix = f"{name}: " if len(inputs.sweeps) > 1 else ""
             answer += [_sentence(prefix + line) for line in (refine_lines(refined) if refined else [])]
         facts.append(("machines", machines_words(inputs.sweeps)))
+    loads = False
     for item in inputs.runs:
         prefix = run_lane_prefix(item, inputs.sweeps)
+        if item.runs and all(run.config.train.arrival_rate is not None for run in item.runs):  # serving under load
+            loads = True
+            lanes += [prefix + lane for run in item.runs for lane in run.lanes]
+            facts.append(("model", run_model_words(item.runs[0])))
+            points = [load_point(name, lane.records, lane.summary, run.config.train)
+                      for run in item.runs for name, lane in run.lanes.items()]
+            answer += [_sentence(x) for x in (sweep_lines_load(points) if len(rates_of(points)) > 1
+                                              else [compare_words(points, points[0].rate)] if points else [])
+                       if x]
+            continue
         for run in item.runs:
             lanes += [prefix + lane for lane in run.lanes]
             facts.append(("model", run_model_words(run)))
@@ -429,7 +463,12 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
     lanes = list(dict.fromkeys(lanes))
     facts.insert(0, ("lanes", ", ".join(lanes) or "–"))
     serving = bool(kinds) and all(k == "predict" for k in kinds)
-    if serving:
+    if serving and loads:
+        facts.append(("clock", "each request timed from its intended arrival to its answer on the host, its wait in "
+                               "the queue included (an open loop: requests arrive on their own schedule)"))
+        question = (f"Which of {', '.join(lanes)} serves these requests sooner, and which holds the rate?"
+                    if len(lanes) > 1 else "Does this lane hold the rate of requests asked?")
+    elif serving:
         facts.append(("clock", f"the {PER_CALL_CLOCK}: {CALL_CLOCKS[PER_CALL_CLOCK]}"))
         question = (f"Which of {', '.join(lanes)} answers one call of this model sooner, and where does the faster "
                     "one change?" if len(lanes) > 1 else "How soon does this lane answer one call of this model?")

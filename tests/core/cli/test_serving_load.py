@@ -125,6 +125,15 @@ def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_s
     looser = cli_in_process(capsys, "rule", str(path), "--rate", "1000", "--p99-ms", "10")
     assert looser.stdout.strip().splitlines()[-1].startswith(
         "for 1,000 requests/s with p99 at most 10 ms: use gpu0 (it held 2,000 requests/s")
+    # and the report says the same answer, from the same file
+    page = tmp_path / "load.md"
+    made = cli_in_process(capsys, "report", str(path), "-o", str(page))
+    assert made.returncode == 0, made.stderr
+    text = page.read_text()
+    assert "**Which of cpu, gpu0 serves these requests sooner, and which holds the rate?**" in text
+    quoted = [line[2:] for line in text.splitlines() if line.startswith("> ")]
+    bare = answer(cli_in_process(capsys, "analyze", str(path)).stdout)  # no bound: the report is asked none
+    assert quoted == bare
     beyond = cli_in_process(capsys, "rule", str(path), "--rate", "5000")
     assert "for 5,000 requests/s: no lane: none held 5,000 requests/s or more" in beyond.stdout
     assert "does not extrapolate" in beyond.stdout
