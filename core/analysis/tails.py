@@ -26,9 +26,9 @@ def tail_or_nan(q: int, value: float, calls: int) -> float:
     return value if known(q, calls) and math.isfinite(value) else math.nan
 
 
-def withheld(q: int, calls: int) -> str:
-    """Why a tail is not given: "p99 needs ≥ 662 calls (have 59)"."""
-    return f"p{q} needs ≥ {MIN_CALLS[q]:,} calls (have {calls:,})"
+def withheld(q: int, calls: int, unit: str = "calls") -> str:
+    """Why a tail is not given: "p99 needs ≥ 662 calls (have 59)" (or requests, under a load)."""
+    return f"p{q} needs ≥ {MIN_CALLS[q]:,} {unit} (have {calls:,})"
 
 
 def calls_for_tail(q: int = 99) -> int:

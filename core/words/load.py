@@ -61,7 +61,7 @@ def point_words(p: LoadPoint) -> str:
                 f"{fmt_num(p.service_ms)} ms)")
     if p.answered == 0:
         return f"{p.lane} answered no request at {rate_words(p.rate)} ({p.status or 'not run'})"
-    tail = [tails.withheld(q, p.answered) if not tails.known(q, p.answered) else f"p{q} {fmt_num(v)} ms"
+    tail = [tails.withheld(q, p.answered, "requests") if not tails.known(q, p.answered) else f"p{q} {fmt_num(v)} ms"
             for q, v in ((90, p.p90_ms), (99, p.p99_ms))]
     held = "holds" if p.held else f"was {p.ended or p.status} at"
     return (f"{p.lane} {held} {rate_words(p.rate)}: a request waits and is answered in {fmt_num(p.median_ms)} ms "
@@ -140,7 +140,7 @@ def sweep_lines(points: Sequence[LoadPoint], p99_ms: float | None = None,
             else:
                 line += f", none of them with its p99 at most {fmt_num(p99_ms)} ms"
             if unknown:
-                line += f" ({tails.withheld(99, min(p.answered for p in unknown))} at some rates)"
+                line += f" ({tails.withheld(99, min(p.answered for p in unknown), 'requests')} at some rates)"
         lines.append(line)
     if p99_ms is not None and prices and len(lanes) >= 2:
         lines += _cheaper(points, lanes, p99_ms, prices)
@@ -168,6 +168,6 @@ def choice_words(choice: RateChoice, rate: float, p99_ms: float | None = None) -
     if choice.lane is None or choice.point is None:
         return f"{asked}: no lane: {choice.reason}"
     p = choice.point
-    tail = f"p99 {fmt_num(p.p99_ms)} ms" if math.isfinite(p.p99_ms) else tails.withheld(99, p.answered)
+    tail = f"p99 {fmt_num(p.p99_ms)} ms" if math.isfinite(p.p99_ms) else tails.withheld(99, p.answered, "requests")
     return (f"{asked}: use {choice.lane} (it held {rate_words(p.rate)}, median {fmt_num(p.median_ms)} ms, {tail}; "
             f"{choice.reason})")
