@@ -276,7 +276,7 @@ def to_wire(obj: Wirable) -> JsonValue:
 
 
 @functools.lru_cache(maxsize=None)
-def _hints(cls: type) -> dict[str, Any]:
+def _hints(cls: type) -> dict[str, type]:
     """A class's field types, evaluated once: typing.get_type_hints per event was most of a remote lane's decode."""
     return typing.get_type_hints(cls)
 

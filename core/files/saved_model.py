@@ -11,7 +11,7 @@ import os
 import zipfile
 
 from ..config import ConfigError, SavedModel
-from ..json_data import JsonError, parse_json
+from ..json_data import JsonError, JsonValue, parse_json
 from .inputs import InputError, open_regular
 
 MAX_MODEL_BYTES = 4 << 30  # a model file this big would not fit a lane on the machines Crossover is for
@@ -51,7 +51,7 @@ _SIZE_KEYS = ("units", "filters", "output_dim", "input_dim", "num_heads", "key_d
 BYTES_PER_PARAM = 16  # a float32 weight, its gradient and Adam's two moments: what training one needs
 
 
-def declared_params_bound(config: object) -> int:
+def declared_params_bound(config: JsonValue) -> int:
     """An upper bound on the parameters a model's config.json declares, from its layers' sizes alone, read before
     anything is built. Layers are taken in config order; each with a size (Dense units, Conv filters, Embedding
     output_dim, …) counts size × (its input's size × its kernel's area + its own size + 1), 4 times for a
@@ -61,7 +61,7 @@ def declared_params_bound(config: object) -> int:
     48 KB file declaring Dense(300000) took a lane to 3.3 GB as it was built: what would not fit is refused from
     this bound, before any lane builds it."""
     layers: list[dict] = []
-    todo: list[object] = [config]
+    todo: list[JsonValue] = [config]
     while todo:  # walked without recursion, in config order (parse_json bounded its depth)
         item = todo.pop(0)
         if isinstance(item, dict):
@@ -72,7 +72,7 @@ def declared_params_bound(config: object) -> int:
         elif isinstance(item, list):
             todo.extend(v for v in item if isinstance(v, (dict, list)))
 
-    def count(x: object) -> int | None:
+    def count(x: JsonValue) -> int | None:
         return min(x, CAP) if isinstance(x, int) and not isinstance(x, bool) and x > 0 else None
 
     sizes = [n for layer in layers for k in _SIZE_KEYS if (n := count(layer.get(k))) is not None]
