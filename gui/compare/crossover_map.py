@@ -155,12 +155,15 @@ class CrossoverMap(QWidget):
         """Where two lanes' leads change hands among completed points of one kind (`drawn`: kept(), if at hand)."""
         return crossovers_of([v for _, v in self.verdicts(drawn)])
 
-    def cost_fits(self) -> dict[str, CostFit]:
-        """Fixed cost plus throughput per lane, over its completed points, for lanes measured at three sizes or
-        more: through two points any line fits exactly, and noise then passes for a cost model."""
+    def cost_fits(self, shape: Shape | None = None) -> dict[str, CostFit]:
+        """Fixed cost plus throughput per lane, over its completed points of one kind of model (`shape`: depth,
+        batch size, family and task; a predict run never borrows a training fit), for lanes measured at three
+        sizes or more: through two points any line fits exactly, and noise then passes for a cost model."""
         fits = {}
         by_lane: dict[str, list[SweepPoint]] = {}
-        for (lane, _shape), pts in lines(self._points).items():
+        for (lane, line_shape), pts in lines(self._points).items():
+            if shape is not None and line_shape != shape:
+                continue
             by_lane.setdefault(lane, []).extend(p.point for p in pts if p.kind is PointKind.COMPLETED)
         for lane, pts in by_lane.items():
             if len({p.flops_per_batch for p in pts}) < MIN_SIZES_FOR_FIT:

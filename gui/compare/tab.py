@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QSplitter, QWidget
 
 from ...core.results import RunResult
 from .crossover_map import CrossoverMap
+from .map_points import Shape
 from .history import HistoryPanel
 from ..live_run import LiveRun
 from .live_plot import LivePlot
@@ -46,6 +47,7 @@ class CompareTab(QSplitter):
         self._running = True
         self.history.table.clearSelection()
         self.shown = live
+        self.summary.set_fits(self.map.cost_fits(self._shown_shape()))
         self.plot.show_run(live)
         self.summary.show_run(live)
         self.map.follow(live)
@@ -74,13 +76,21 @@ class CompareTab(QSplitter):
         shown = LiveRun.of_result(result)
         assert isinstance(shown, LiveRun)  # of_result builds a `cls` (core types it as the base RunTracker)
         self.shown = shown
+        self.summary.set_fits(self.map.cost_fits(self._shown_shape()))
         self.plot.show_run(shown)
         self.summary.show_run(shown)
         self.summary.run_ended()
 
     @Slot()
     def _on_map_points_changed(self) -> None:
-        self.summary.set_fits(self.map.cost_fits())
+        self.summary.set_fits(self.map.cost_fits(self._shown_shape()))
+
+    def _shown_shape(self) -> Shape | None:
+        """The kind of model the summary shows (its fits are of that kind alone), or None before any run."""
+        if self.shown is None:
+            return None
+        config = self.shown.result.config
+        return len(config.model.widths), config.train.batch_size, config.model.kind, config.train.task
 
     def splitters(self) -> tuple[QSplitter, ...]:
         return (self, self.top_split, self.bottom_split)

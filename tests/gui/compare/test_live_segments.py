@@ -368,3 +368,20 @@ def test_a_ramp_through_batch_sizes_is_named_by_its_batch_sizes_in_the_marks_his
 
     shown = run_points(live.result)  # the map's sentence for these points (no second map widget in this test)
     assert "one model at several batch sizes" in CrossoverMap._describe(shown, [], lines(shown))
+
+
+def test_a_predict_run_never_borrows_a_training_fit(qtbot):
+    """Issue 36: a predict run's summary explained a 1.5 ms call with the training fit ("6.24 ms fixed"): the fits
+    the summary is given are of the shown run's own kind of model only."""
+    from dataclasses import replace
+
+    from crossover_lab.gui.compare.crossover_map import CrossoverMap
+
+    cmap = CrossoverMap()
+    qtbot.addWidget(cmap)
+    trained = [_map_point("cpu", w, 6.0 + w / 100, "completed") for w in (64, 256, 1024)]
+    served = [replace(p, task="predict") for p in trained[:2]]  # two sizes: no fit of its own yet
+    cmap._points = trained + served
+    assert set(cmap.cost_fits((1, 128, "mlp", "train"))) == {"cpu"}
+    assert cmap.cost_fits((1, 128, "mlp", "predict")) == {}
+    assert set(cmap.cost_fits()) == {"cpu"}  # every kind pooled: what no summary is given any more
