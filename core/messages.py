@@ -276,8 +276,9 @@ def to_wire(obj: Wirable) -> JsonValue:
 
 
 @functools.lru_cache(maxsize=None)
-def _hints(cls: type) -> dict[str, type]:
-    """A class's field types, evaluated once: typing.get_type_hints per event was most of a remote lane's decode."""
+def field_types(cls: type) -> dict[str, type]:
+    """A class's field types, evaluated once per class: typing.get_type_hints per event was most of a remote lane's
+    decode time. The one reader the codec, the wire and its guard share."""
     return typing.get_type_hints(cls)
 
 
@@ -300,7 +301,7 @@ def from_wire(data: JsonValue) -> Wirable:
     cls = _REGISTRY.get(tag) if isinstance(tag, str) else None
     if cls is None:
         raise ValueError(f"unknown message type {tag!r}")
-    hints = _hints(cls)
+    hints = field_types(cls)
     names = _field_names(cls)
     kwargs: dict[str, Wirable] = {}
     for key, value in data.items():

@@ -79,15 +79,13 @@ def cost_crossovers(points: Sequence[SweepPoint], prices: Prices) -> list[Crosso
     return crossovers_of(curve_verdicts(cost_curves(points, prices)))
 
 
-_json = finite_or_none  # null where a figure is unknown (core/json_data.py)
-
 
 def cost_analysis(points: Sequence[SweepPoint], prices: Prices) -> dict[str, Any]:
     """JSON-ready: each priced lane's price and dollars per million samples per width, and the cost crossovers."""
     priced = curves(cost_curves(points, prices))
     return {
         "prices": {lane: price_for(lane, prices) for lane in sorted(priced)},
-        "dollars_per_million_samples": {lane: {str(w): _json(p.value) for w, p in sorted(priced[lane].items())}
+        "dollars_per_million_samples": {lane: {str(w): finite_or_none(p.value) for w, p in sorted(priced[lane].items())}
                                         for lane in sorted(priced)},
         "crossovers": [{**asdict(c), "lanes": list(c.lanes), "cheaper_above": c.faster_above}
                        for c in cost_crossovers(points, prices)],

@@ -21,8 +21,6 @@ def find_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
     return crossovers_of(verdicts(points))
 
 
-_json_float = finite_or_none  # null where a figure is unknown (core/json_data.py)
-
 
 @dataclass(frozen=True)
 class LaneFit:
@@ -36,11 +34,11 @@ class LaneFit:
 
     @property
     def overhead_ms(self) -> float | None:
-        return _json_float(self.fit.overhead_ms) if self.fit else None
+        return finite_or_none(self.fit.overhead_ms) if self.fit else None
 
     @property
     def gflops(self) -> float | None:
-        return _json_float(self.fit.gflops) if self.fit else None
+        return finite_or_none(self.fit.gflops) if self.fit else None
 
     @property
     def ok(self) -> bool:
@@ -91,7 +89,7 @@ def analyze_points(points: Sequence[SweepPoint]) -> SweepAnalysis:
     for lane in sorted(lanes):
         pts = list(lanes[lane].values())
         fit = fit_cost_model([p.flops_per_batch for p in pts], [p.median_ms for p in pts])
-        residuals = tuple((p.width, _json_float(r)) for p, r in zip(pts, fit.residuals)) if fit else ()
+        residuals = tuple((p.width, finite_or_none(r)) for p, r in zip(pts, fit.residuals)) if fit else ()
         fits[lane] = LaneFit(lane, fit, len(pts), residuals)
     predicted = []
     for a, b in itertools.combinations(sorted(lanes), 2):

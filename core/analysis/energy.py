@@ -62,14 +62,12 @@ def energy_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
     return crossovers_of(curve_verdicts(energy_curves(points)))
 
 
-_json = finite_or_none  # null where a figure is unknown (core/json_data.py)
-
 
 def energy_analysis(points: Sequence[SweepPoint]) -> JsonObject:
     """JSON-ready: each measured lane's joules per million samples per width, and the energy crossovers."""
     measured = curves(energy_curves(points))
     return {
-        "joules_per_million_samples": {lane: {str(w): _json(p.value) for w, p in sorted(measured[lane].items())}
+        "joules_per_million_samples": {lane: {str(w): finite_or_none(p.value) for w, p in sorted(measured[lane].items())}
                                        for lane in sorted(measured)},
         "scope": {lane: "+".join(sorted({p.energy_scope for p in points if p.lane == lane and p.energy_scope}))
                   for lane in sorted(measured)},

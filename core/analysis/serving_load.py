@@ -25,6 +25,7 @@ import numpy as np
 
 from ..config import BEHIND_S, TrainSpec
 from ..records import BatchTiming, RunSummary
+from ..results import RunResult
 from . import tails
 
 HOLD_SHARE = 0.95  # a lane holds a rate when it answers at least this share of the rate requests arrived at
@@ -122,6 +123,13 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
         status=summary.status if summary is not None else "")
 
 
+def run_points(runs: Iterable[RunResult]) -> list[LoadPoint]:
+    """Every lane's LoadPoint of every run under load among `runs` (the one place a run becomes its points: the CLI,
+    analyze, the report and the window all take them from here)."""
+    return [load_point(name, lane.records, lane.summary, run.config.train)
+            for run in runs if run.config.train.arrival_rate is not None for name, lane in run.lanes.items()]
+
+
 def block_interval(latencies: np.ndarray) -> tuple[float, float]:
     """The lowest and highest median of BLOCKS consecutive blocks of requests; NaN where a block would hold fewer
     than MIN_BLOCK requests."""
@@ -195,4 +203,4 @@ def rates_of(points: Sequence[LoadPoint]) -> list[float]:
     return sorted({p.rate for p in points})
 
 
-__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "LoadPoint", "RateChoice", "lane_for_rate", "block_interval", "faster_at", "highest_held", "load_point", "rates_of"]
+__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "LoadPoint", "RateChoice", "lane_for_rate", "run_points", "block_interval", "faster_at", "highest_held", "load_point", "rates_of"]

@@ -9,12 +9,12 @@ from typing import Mapping, cast
 import dataclasses
 
 from ..analysis.crossings import analyze_groups
-from ..analysis.serving_load import LoadPoint, rates_of
+from ..analysis.serving_load import LoadPoint, rates_of, run_points
 from ..config import ConfigError
 from ..files.run_files import read_runs
 from ..results import RunResult
 from ..words.load import sweep_lines
-from .load_sweep import check_bound, results_points
+from .load_sweep import check_bound
 from .printing import print_load
 from ..analysis.points import SweepPoint
 from ..json_data import JsonValue, finite_or_none
@@ -114,7 +114,7 @@ def load_runs(path: str) -> list[RunResult] | None:
 def analyze_load(args: argparse.Namespace, results: list[RunResult]) -> int:
     """A load sweep's file, in the words the sweep said when it ended (core/words/load.py)."""
     bound = check_bound(args.p99_ms)
-    points = results_points(results)
+    points = run_points(results)
     prices = {**file_prices(sidecar_of(args.files[0])), **prices_from(args)}
     if args.json:
         print(json.dumps({"load": [load_json(p) for p in points],

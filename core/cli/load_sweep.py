@@ -13,7 +13,7 @@ import math
 import sys
 import threading
 
-from ..analysis.serving_load import LoadPoint, load_point
+from ..analysis.serving_load import LoadPoint, run_points
 from ..config import MAX_RATE, ConfigError, RunConfig, parse_lanes
 from ..engine.devices import host_info
 from ..engine.pool import LanePool, run_comparison
@@ -26,7 +26,7 @@ from ..words.numbers import fmt_num
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, check_memory, config_from_args, lanes_can_run,
                      open_run_files, report_safely, say, write_or_rescue)
 from .machines import prices_from, remote_settings
-from .printing import Progress, load_points, print_load
+from .printing import Progress, print_load
 from .stopping import StopSignals
 
 MAX_RATES = 32
@@ -105,7 +105,7 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
                     done = run_comparison(pool, lanes, config, schedule="sequential", tracker=tracker,
                                           on_event=on_event, cancel=cancel)
                     results[-1] = done
-                    at = [load_point(name, lane.records, lane.summary, config.train) for name, lane in done.lanes.items()]
+                    at = run_points([done])
                     points.extend(at)
                     report_safely(lambda: print_load(at))
 
@@ -138,7 +138,3 @@ def _report(points: list[LoadPoint], bound: float | None, prices: dict[str, floa
         print(line + ".")
     sys.stdout.flush()
 
-
-def results_points(results: list[RunResult]) -> list[LoadPoint]:
-    """Every lane's LoadPoint of every run under load in `results` (a load sweep's file, read back)."""
-    return [p for r in results if r.config.train.arrival_rate is not None for p in load_points(r)]

@@ -25,8 +25,8 @@ from ..words.run import energy_lines as run_energy_lines
 from ..words.run import cold_start_lines, explain, latency_lines, one_run_line, verdict_lines
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_spread
 from ..analysis.energy import energy_curves
-from ..analysis.serving_load import LoadPoint, load_point
-from ..words.load import LOAD_HEADER, compare_words, load_row, point_words, schedule_words
+from ..analysis.serving_load import LoadPoint
+from ..words.load import LOAD_HEADER, load_row, rate_lines
 from .streams import STDERR, STDOUT
 
 
@@ -273,19 +273,13 @@ def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = STDO
         print(f"{label}: {crossings or 'no crossover in this range'}", file=out)
 
 
-def load_points(result: RunResult) -> list[LoadPoint]:
-    """Each lane's LoadPoint of a run under load (core/analysis/serving_load.py)."""
-    return [load_point(name, lane.records, lane.summary, result.config.train) for name, lane in result.lanes.items()]
-
-
 def print_load(points: Sequence[LoadPoint], out: TextIO = STDOUT) -> None:
-    """A run (or one rate of a sweep) under load: the table, each lane in words, and which answers sooner."""
+    """A run (or one rate of a sweep) under load: its schedule, the table, each lane in words, and which answers
+    sooner (core/words/load.py rate_lines)."""
     if not points:
         return
-    print(schedule_words(points[0]) + ":", file=out)
+    schedule, *lines = rate_lines(points, points[0].rate)
+    print(schedule + ":", file=out)
     print(table(LOAD_HEADER, [load_row(p) for p in points]), file=out)
-    for p in points:
-        print(point_words(p) + ".", file=out)
-    line = compare_words(points, points[0].rate)
-    if line:
+    for line in lines:
         print(line + ".", file=out)

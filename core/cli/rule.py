@@ -10,13 +10,13 @@ from ..files.live import check_output_path
 from ..files.sweep_sets import parse_labels
 from ..report.inputs import read_sweeps
 from ..report.rule import rule_of, write_rule
-from ..analysis.serving_load import lane_for_rate
+from ..analysis.serving_load import lane_for_rate, run_points
 from ..config import ConfigError
 from ..files.sweep_sets import file_prices, sidecar_of
 from ..words.load import choice_words, sweep_lines
 from .analyze import load_runs
 from .common import EXIT_FAILED, EXIT_OK
-from .load_sweep import check_bound, results_points
+from .load_sweep import check_bound
 from .machines import add_price_arg, prices_from
 
 
@@ -43,7 +43,7 @@ def rule_for_load(args: argparse.Namespace) -> int | None:
             raise ConfigError("--rate and --p99-ms ask a load sweep's file (sweep --task predict --arrival-rates …)")
         return None
     bound = check_bound(args.p99_ms)
-    points = results_points(results)
+    points = run_points(results)
     prices = {**file_prices(sidecar_of(args.files[0])), **prices_from(args)}
     for line in sweep_lines(points, bound, prices):
         print(line + ".")

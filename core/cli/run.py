@@ -19,7 +19,8 @@ from ..config import ConfigError, Schedule, parse_int_list, parse_lanes
 from ..engine.devices import host_info
 from ..presets import PRESETS
 from ..records import LaneEvent, Status, now_iso
-from .printing import Progress, load_points, print_load, print_ramp, print_summary
+from .printing import Progress, print_load, print_ramp, print_summary
+from ..analysis.serving_load import run_points
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
 from ..results import RunResult, new_run_id
@@ -174,7 +175,7 @@ def load_schedule(asked: str | None, plan: tuple = ()) -> str:
 
 def _report(schedule: str, lanes: list, result: RunResult, prices: dict[str, float]) -> None:
     if result.config.train.arrival_rate is not None:
-        print_load(load_points(result))
+        print_load(run_points([result]))
     elif any(len(lane.segments) > 1 for lane in result.lanes.values()):
         print_ramp(result)
     else:

@@ -26,8 +26,8 @@ from ..version import APP_VERSION
 from ..words.anatomy import (CALL_CLOCKS, CLOCKS, PART_LABELS, PER_CALL_CLOCK, SYNCED_CLOCK, clock_lines, fmt_part, fmt_rung, floor_sentence,
                              why_sentence)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
-from ..analysis.serving_load import load_point, rates_of
-from ..words.load import compare_words, point_words, schedule_words
+from ..analysis.serving_load import rates_of, run_points
+from ..words.load import compare_words, rate_lines
 from ..words.load import sweep_lines as sweep_lines_load
 from ..words.run import busy_lines, explain, latency_lines, verdict_lines
 from ..words.sweep import (cost_lines, busy_lines as sweep_busy_lines, energy_lines, picture_title, refine_lines, run_crossing_lines,
@@ -293,15 +293,8 @@ def _last_model(run: RunResult) -> str:
 def load_lines(runs: Sequence[RunResult]) -> list[str]:
     """A load's runs (run --arrival-rate, sweep --arrival-rates) in the words the CLI and analyze say them: each
     rate's lanes, which answers sooner, and what each lane holds (core/words/load.py)."""
-    points = [load_point(name, lane.records, lane.summary, run.config.train)
-              for run in runs if run.config.train.arrival_rate is not None for name, lane in run.lanes.items()]
-    lines = []
-    for rate in rates_of(points):
-        at = [p for p in points if p.rate == rate]
-        lines += [schedule_words(at[0])] + [point_words(p) for p in at]
-        compare = compare_words(points, rate)
-        if compare:
-            lines.append(compare)
+    points = run_points(runs)
+    lines = [line for rate in rates_of(points) for line in rate_lines(points, rate)]
     return lines + (sweep_lines_load(points) if len(rates_of(points)) > 1 else [])
 
 
@@ -433,8 +426,7 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
             loads = True
             lanes += [prefix + lane for run in item.runs for lane in run.lanes]
             facts.append(("model", run_model_words(item.runs[0])))
-            points = [load_point(name, lane.records, lane.summary, run.config.train)
-                      for run in item.runs for name, lane in run.lanes.items()]
+            points = run_points(item.runs)
             answer += [_sentence(x) for x in (sweep_lines_load(points) if len(rates_of(points)) > 1
                                               else [compare_words(points, points[0].rate)] if points else [])
                        if x]

@@ -70,6 +70,16 @@ def point_words(p: LoadPoint) -> str:
             f"(a call {fmt_num(p.service_ms)} ms)")
 
 
+def rate_lines(points: Sequence[LoadPoint], rate: float) -> list[str]:
+    """One rate of a load in words: its schedule, each lane, and which answers sooner (the CLI's, analyze's and
+    the report's lines alike)."""
+    at = [p for p in points if p.rate == rate]
+    if not at:
+        return []
+    compare = compare_words(points, rate)
+    return [schedule_words(at[0])] + [point_words(p) for p in at] + ([compare] if compare else [])
+
+
 def compare_words(points: Sequence[LoadPoint], rate: float) -> str:
     """Which lane answers sooner at `rate` (two lanes), by held rate first, then median latency beyond the noise."""
     at = [p for p in points if p.rate == rate]

@@ -20,7 +20,7 @@ from ..analysis.verdict import State, pair_verdict
 from ..records import BUSY_SHARE, RunSummary, Status
 from ..results import RunResult
 from .numbers import fmt_flops, fmt_joules, fmt_num
-from .sweep import scope_caveat
+from .sweep import unlike_words
 
 
 def _point(s: RunSummary) -> SweepPoint:
@@ -149,8 +149,8 @@ def energy_lines(summaries: Sequence[RunSummary]) -> list[str]:
     measured = [energy_words(s) for s in summaries if s.energy_measured]
     read = [s for s in summaries if s.energy_measured and energy_scope(s.energy_counter)]
     if len({energy_scope(s.energy_counter) for s in read}) > 1:  # a package beside a board: unlike things
-        points = [SweepPoint(s.lane, 1, 1.0, 1.0, energy_scope=energy_scope(s.energy_counter)) for s in read]
-        measured.append(scope_caveat(points, read[0].lane, read[1].lane))
+        a, b = read[0], next(s for s in read if energy_scope(s.energy_counter) != energy_scope(read[0].energy_counter))
+        measured.append(unlike_words(a.lane, energy_scope(a.energy_counter), b.lane, energy_scope(b.energy_counter)))
     notes: dict[str, list[str]] = {}
     for s in summaries:
         if not s.energy_measured and s.energy_note:

@@ -162,8 +162,14 @@ SCOPE_WORDS = {"package": "its whole CPU package (every core, other work's inclu
 def scope_caveat(points: Sequence[SweepPoint], a: str, b: str) -> str:
     """Where two lanes' joules cover unlike things, the sentence that says so; "" where they are alike."""
     unlike = unlike_scopes(points, a, b)
-    if unlike is None:
+    return unlike_words(a, unlike[0], b, unlike[1]) if unlike is not None else ""
+
+
+def unlike_words(a: str, scope_a: str, b: str, scope_b: str) -> str:
+    """Two lanes whose joules cover unlike scopes (core/analysis/energy.py SCOPES), in words; "" when alike."""
+    if not scope_a or not scope_b or scope_a == scope_b:
         return ""
+    unlike = (scope_a, scope_b)
     words = [" and ".join(SCOPE_WORDS.get(part, part) for part in scope.split("+") if part) for scope in unlike]
     return (f"unlike things: {a} is charged {words[0]}, {b} {words[1]}; the comparison is of what each counter "
             "covers, not of the whole machine")

@@ -22,7 +22,7 @@ from ...core.config import RunConfig, Schedule
 from ...core.records import RunSummary, Status
 from ...core.results import Segment
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
-from ...core.analysis.serving_load import load_point
+from ...core.analysis.serving_load import run_points
 from ...core.words.load import compare_words, point_words, schedule_words
 from ...core.words.run import energy_lines, explain, latency_lines, verdict_lines
 from ..theme.lane_colours import lane_color
@@ -293,8 +293,7 @@ class SummaryPanel(QWidget):
             lines = verdict_lines(summaries, task=task, noise=live.result.run_noise)
         train = live.result.config.train
         if train.arrival_rate is not None:  # under load: what each lane held, per request (core/words/load.py)
-            points = [load_point(name, lane.records, lane.summary, train) for name, lane in live.lanes.items()
-                      if lane.records]
+            points = [p for p in run_points([live.result]) if live.lanes[p.lane].records]
             compare = compare_words(points, train.arrival_rate) if len(points) == 2 else ""
             lines = [compare] if compare and live.finished else []
             details = [schedule_words(points[0])] + [point_words(p) for p in points] if points else []

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import functools
 import json
 import math
 import re
@@ -23,7 +22,7 @@ import typing
 import unicodedata
 from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
 
-from ...messages import Wirable
+from ...messages import Wirable, field_types
 from ...config import TASKS
 from ...records import BatchTiming
 
@@ -87,11 +86,6 @@ def checked(message: Wirable) -> Wirable:
 
 def _refuse(where: str, what: str) -> WireRefused:
     return WireRefused(f"{where} {what}")
-
-
-@functools.lru_cache(maxsize=None)
-def _hints(cls: type) -> Mapping[str, Hint]:
-    return typing.get_type_hints(cls)  # once per class: per event it was most of a remote lane's decode time
 
 
 def _value(value: Wirable, hint: Hint, where: str, depth: int) -> Wirable:
@@ -162,7 +156,7 @@ def _value(value: Wirable, hint: Hint, where: str, depth: int) -> Wirable:
         cls = type(value)
         if isinstance(hint, type) and hint not in (typing.Any, object) and not isinstance(value, hint):
             raise _refuse(where, f"is a {cls.__name__}, where {_name(hint)} belongs")
-        hints = _hints(cls)
+        hints: Mapping[str, Hint] = field_types(cls)
         changes: dict[str, Wirable] = {}
         for f in dataclasses.fields(value):
             here = f"{cls.__name__}.{f.name}"

@@ -8,7 +8,6 @@ not match, with a sentence saying what to install.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import re
@@ -21,7 +20,7 @@ from typing import Any, TypeVar
 from ...config import LaneSpec, check_host
 from ...version import APP_VERSION
 from ..devices import LaneOption
-from ...messages import Wirable, from_wire, register, to_wire
+from ...messages import Wirable, field_types, from_wire, register, to_wire
 from .guard import checked
 
 _Checked = TypeVar("_Checked", bound=Wirable)
@@ -125,18 +124,13 @@ def check_types(obj: _Checked) -> _Checked:
         for item in obj.values():
             check_types(item)
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        hints = _hints(type(obj))
+        hints = field_types(type(obj))
         for f in dataclasses.fields(obj):
             value = getattr(obj, f.name)
             if not _fits(value, hints[f.name]):
                 raise ValueError(f"{type(obj).__name__}.{f.name} holds {type(value).__name__}")
             check_types(value)
     return obj
-
-
-@functools.lru_cache(maxsize=None)
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)  # evaluated once per class: a bundle holds hundreds of records
 
 
 def _fits(value: Wirable, hint: object) -> bool:
