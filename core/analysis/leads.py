@@ -92,11 +92,35 @@ def _log_se(p: CurvePoint, between: float = math.nan) -> float:
     return max(se, between / math.sqrt(max(p.runs, 1))) if math.isfinite(between) else se
 
 
+def ratio_noise(runs: Iterable[tuple[int, Mapping[str, float]]], a: str, b: str) -> tuple[float, int]:
+    """The run-to-run scatter of the two lanes' ratio (the SD of log(ms_a / ms_b) between runs that measured both
+    lanes at one width, pooled over the widths measured more than once), and how many runs it rests on: lanes taking
+    turns are measured seconds apart, so a change of load moves both, and their ratio scatters less than either lane
+    alone. `runs` gives, per run of a width, (width, each lane's median there). NaN, 0 where no width has two runs
+    that measured both lanes."""
+    by_width: dict[int, list[float]] = {}
+    for width, medians in runs:
+        ma, mb = medians.get(a, math.nan), medians.get(b, math.nan)
+        if ma > 0 and mb > 0 and math.isfinite(ma) and math.isfinite(mb):
+            by_width.setdefault(width, []).append(math.log(ma / mb))
+    squares, free, used = 0.0, 0, 0
+    for ds in by_width.values():
+        if len(ds) > 1:
+            mean = sum(ds) / len(ds)
+            squares += sum((d - mean) ** 2 for d in ds)
+            free += len(ds) - 1
+            used += len(ds)
+    return (math.sqrt(squares / free), used) if free else (math.nan, 0)
+
+
 def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
-               levels: Mapping[int, int], known_noise: Mapping[str, float] | None = None) -> list[Site]:
+               levels: Mapping[int, int], known_noise: Mapping[str, float] | None = None,
+               pair_noise: float = math.nan) -> list[Site]:
     """The widths both lanes have, in order, each with its lead and the lead's interval. A lane whose points show no
     run-to-run noise of their own (one run each) takes `known_noise`'s figure for it, where given: what an earlier
-    sweep on this machine measured (core/files/noise.py), so one run's lead is bounded as a sweep's is."""
+    sweep on this machine measured (core/files/noise.py), so one run's lead is bounded as a sweep's is. Where the
+    pair's own ratio was seen to scatter between runs (`pair_noise`, ratio_noise), that bounds each width's lead
+    instead of the two lanes' noises apart: it is how lanes measured in turns vary."""
     out = []
     noise = {lane: run_noise(lanes.get(lane, {}).values()) for lane in (a, b)}
     for lane in (a, b):
@@ -104,7 +128,11 @@ def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
             noise[lane] = known_noise[lane]
     for w in sorted(set(lanes.get(a, {})) & set(lanes.get(b, {}))):
         pa, pb = lanes[a][w], lanes[b][w]
-        half = Z * math.hypot(_log_se(pa, noise[a]), _log_se(pb, noise[b]))
+        if math.isfinite(pair_noise):
+            runs = max(min(pa.runs, pb.runs), 1)
+            half = Z * max(math.hypot(_log_se(pa), _log_se(pb)), pair_noise / math.sqrt(runs))
+        else:
+            half = Z * math.hypot(_log_se(pa, noise[a]), _log_se(pb, noise[b]))
         flops = math.sqrt(max(pa.flops_per_batch, 1.0) * max(pb.flops_per_batch, 1.0))
         out.append(Site(w, flops, math.log(pa.value / pb.value), half, levels.get(w, 0)))
     return out

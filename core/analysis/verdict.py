@@ -70,6 +70,13 @@ class PairVerdict:
     # Each lane's run-to-run noise (leads.run_noise, log units) where a width measured twice showed it, else NaN:
     # it bounds every interval of the lane, and the words say it where it made leads ties.
     run_noise: tuple[float, float] = (math.nan, math.nan)
+    # The scatter of the pair's ratio between runs that measured both lanes at one width (leads.ratio_noise, log
+    # units; NaN unseen), and how many runs showed it: where known, it bounds every lead instead of run_noise.
+    pair_noise: float = math.nan
+    pair_noise_runs: int = 0
+    # The widest gap, whoever led it: the lane that looked faster there, at which width (what a tie's words name).
+    widest_lane: str = ""
+    widest_width: int = 0
 
     @property
     def leader(self) -> str | None:
@@ -79,6 +86,8 @@ class PairVerdict:
     def to_json(self) -> JsonObject:
         return {"lanes": list(self.lanes), "state": self.state.value, "widths": list(self.widths),
                 "max_gap": self.max_gap, "run_noise": [None if math.isnan(x) else x for x in self.run_noise],
+                "pair_noise": None if math.isnan(self.pair_noise) else self.pair_noise,
+                "pair_noise_runs": self.pair_noise_runs,
                 "stretches": [{"leader": s.leader, "width_lo": s.width_lo, "width_hi": s.width_hi,
                                "ratio_lo": s.ratio_lo, "ratio_hi": s.ratio_hi} for s in self.stretches],
                 "changes": [{"faster_below": c.faster_below, "faster_above": c.faster_above, "width": c.width,
@@ -107,22 +116,29 @@ def _stretch(run: Sequence[Site], lanes: tuple[str, str]) -> Stretch:
 
 
 def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[int, int] | None = None,
-                 known_noise: Mapping[str, float] | None = None) -> PairVerdict:
+                 known_noise: Mapping[str, float] | None = None, pair_noise: tuple[float, int] = (math.nan, 0)
+                 ) -> PairVerdict:
     """The verdict on lanes `a` and `b` from `points` (any lanes; others are ignored): by ms per step; `known_noise`
-    bounds lanes whose points show no run-to-run noise of their own (leads.pair_sites)."""
-    return curve_verdict([p.curve_point() for p in points if p.lane in (a, b)], a, b, levels, known_noise)
+    bounds lanes whose points show no run-to-run noise of their own, `pair_noise` (the ratio's scatter between
+    runs, and the runs it rests on: leads.ratio_noise, with `a` first) every lead (leads.pair_sites)."""
+    return curve_verdict([p.curve_point() for p in points if p.lane in (a, b)], a, b, levels, known_noise,
+                         pair_noise)
 
 
 def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[int, int] | None = None,
-                  known_noise: Mapping[str, float] | None = None) -> PairVerdict:
+                  known_noise: Mapping[str, float] | None = None, pair_noise: tuple[float, int] = (math.nan, 0)
+                  ) -> PairVerdict:
     """The verdict on two lanes' curves of any figure (ms per step, dollars per million samples)."""
     lanes = (a, b) if a <= b else (b, a)
     by_lane = curves([p for p in points if p.lane in lanes])
-    sites = pair_sites(by_lane, *lanes, levels or {}, known_noise)
+    sites = pair_sites(by_lane, *lanes, levels or {}, known_noise, pair_noise[0])
     noise = (run_noise(by_lane.get(lanes[0], {}).values()), run_noise(by_lane.get(lanes[1], {}).values()))
     widths = tuple(s.width for s in sites)
     if not sites:
         return PairVerdict(lanes, State.NOT_ENOUGH, (), (), widths, math.nan)
+    widest = max(sites, key=lambda s: abs(s.d))
+    noted = dict(pair_noise=pair_noise[0], pair_noise_runs=pair_noise[1],
+                 widest_lane=lanes[0] if widest.d < 0 else lanes[1], widest_width=widest.width)
     stretches = _stretches(sites, lanes)
     decided = [s for s in sites if s.sign != 0]
     changes = []
@@ -142,7 +158,7 @@ def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[
     else:
         state = State.TOO_CLOSE
     return PairVerdict(lanes, state, tuple(stretches), tuple(changes), widths,
-                       max(math.exp(abs(s.d)) for s in sites), noise)
+                       max(math.exp(abs(s.d)) for s in sites), noise, **noted)
 
 
 def verdicts(points: Sequence[SweepPoint], levels: Mapping[int, int] | None = None) -> list[PairVerdict]:

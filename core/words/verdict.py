@@ -42,10 +42,21 @@ def _at(lo: float, hi: float, unit: str) -> str:
 
 
 def _times(lo: float, hi: float) -> str:
+    """A ratio as times: "2.2x", "1.4–2.2x"; a lead under 10% keeps its third digit ("1.03x", never "1x")."""
+    if lo < 1.1:
+        return f"{fmt_num(lo, 3)}x" if fmt_num(lo, 3) == fmt_num(hi, 3) else f"{fmt_num(lo, 3)}–{fmt_num(hi, 2)}x"
     return f"{fmt_num(lo, 2)}x" if fmt_num(lo, 2) == fmt_num(hi, 2) else f"{fmt_range(lo, hi)}x"
 
 
+# Medians this far apart (1.2: one 20% above the other) inside the noise are no answer, not "equal": the noise was
+# wide, not the lanes close. Closer than this, "equal within noise" and "too close to call" say what they mean.
+NOISE_GAP = 1.2
+
+
 def stretch_words(s: Stretch, unit: str = "units") -> str:
+    if s.leader is None and s.ratio_hi >= NOISE_GAP:
+        return (f"no answer {_at(s.width_lo, s.width_hi, unit)} (medians up to {_times(s.ratio_hi, s.ratio_hi)} "
+                "apart there, inside the noise)")
     if s.leader is None:
         return (f"equal within noise {_at(s.width_lo, s.width_hi, unit)} (medians up to {_percent(s.ratio_hi)} apart, "
                 "inside the noise)")
@@ -76,6 +87,10 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
     if v.state is State.NOT_ENOUGH:
         return f"{a} and {b} have no width measured on both: nothing to compare"
     lo, hi = v.widths[0], v.widths[-1]
+    if v.state is State.TOO_CLOSE and v.max_gap >= NOISE_GAP and v.widest_lane:
+        # Noise said as noise: what the gap looked like, what scattered more, and that there is no answer yet.
+        return (f"no answer for {a} and {b} {machine}: {v.widest_lane} looked {_times(v.max_gap, v.max_gap)} faster "
+                f"at {_of(v.widest_width, unit)}, but {_scatter_words(v)}; measure again when the machine is quiet")
     if v.state is State.TOO_CLOSE:
         return (f"{a} and {b} are too close to call {machine} (medians up to {_percent(v.max_gap)} apart "
                 f"{_at(lo, hi, unit)}, inside the noise){_noise_words(v)}")
@@ -93,6 +108,18 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
     return _with_subject("; then ".join(text for _, text in sorted(clauses)), a, b)
 
 
+def _scatter_words(v: PairVerdict) -> str:
+    """What made a wide gap no answer: the pair's ratio scattering between runs, a lane's repeat runs scattering,
+    or (one run each) each figure's own spread of batches."""
+    if math.isfinite(v.pair_noise):
+        return f"their ratio scattered {scatter(v.pair_noise)} between {v.pair_noise_runs} runs of one width"
+    noisy = [(lane, noise) for lane, noise in zip(v.lanes, v.run_noise) if math.isfinite(noise)]
+    if noisy:
+        lane, noise = max(noisy, key=lambda x: x[1])
+        return f"{lane}'s repeat runs of one width scattered {scatter(noise)}"
+    return "each lane's batches spread wider than the gap"
+
+
 def _noise_words(v: PairVerdict) -> str:
     """Why a gap that wide is still a tie, where a lane's own runs of one width scattered by more than 2% (the
     standard deviation of their logs): ": one width's runs on cpu scattered by about ±31%", the run-to-run noise
@@ -106,4 +133,6 @@ def _noise_words(v: PairVerdict) -> str:
 
 def _with_subject(text: str, a: str, b: str) -> str:
     """A sentence that opens on a tie names who is equal: "cpu and cpu1 are equal within noise at 64 units"."""
-    return f"{a} and {b} are {text}" if text.startswith("equal within noise") else text
+    if text.startswith("equal within noise"):
+        return f"{a} and {b} are {text}"
+    return f"for {a} and {b}, {text}" if text.startswith("no answer") else text

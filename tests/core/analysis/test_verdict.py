@@ -174,3 +174,46 @@ def test_a_lead_inside_the_lanes_run_to_run_noise_is_a_tie_however_many_batches(
     assert sites[256].half < sites[512].half
     assert math.isclose(sites[512].half, 1.96 * math.hypot(0.2, max(1.2533 * math.log(1.05 / 0.95) / 2.563 /
                                                                     math.sqrt(200), 0.01)), rel_tol=1e-6)
+
+
+def test_lanes_moved_together_by_load_are_judged_by_their_ratio_not_each_lane_apart():
+    """Lanes taking turns meet the same load seconds apart: a busy second run slows both by 40%. Each lane's runs
+    scatter by ±40%, and bounding each lane by that ties every width; their ratio scattered by 2%, and bounding by
+    that keeps cpu1's 1.5x lead. The noise behind the verdict is the pair's, and says so."""
+    import math
+
+    from crossover_lab.core.analysis.leads import ratio_noise
+
+    quiet = {64: {"cpu": 3.0, "cpu1": 2.0}, 256: {"cpu": 9.0, "cpu1": 6.0}}
+    busy = {w: {lane: ms * 1.4 * (1.02 if lane == "cpu" else 1.0) for lane, ms in m.items()} for w, m in quiet.items()}
+    runs = [(w, m) for run in (quiet, busy) for w, m in run.items()]
+    noise, used = ratio_noise(runs, "cpu", "cpu1")
+    assert used == 4 and 0.01 < noise < 0.02  # log(1.02) / √2: the ratio moved 2% between the two runs
+    alone = math.log(1.4) / math.sqrt(2)  # what each lane's own runs scatter by
+    pooled = [SweepPoint(lane, w, 6.0 * 784 * w * 128, math.sqrt(quiet[w][lane] * busy[w][lane]),
+                         n_batches=400, runs=2, between_runs=alone,
+                         p10_ms=quiet[w][lane] * 0.97, p90_ms=busy[w][lane] * 1.03) for w in quiet for lane in ("cpu", "cpu1")]
+    apart = pair_verdict(pooled, "cpu", "cpu1")
+    assert apart.state is State.TOO_CLOSE  # each lane's ±24% wipes out a 1.5x lead
+    together = pair_verdict(pooled, "cpu", "cpu1", pair_noise=(noise, used))
+    assert together.state is State.LEADS and together.leader == "cpu1", together
+    assert together.pair_noise == noise and together.pair_noise_runs == 4
+    once, none = ratio_noise(runs[:2], "cpu", "cpu1")  # the quiet run alone: no width measured twice
+    assert math.isnan(once) and none == 0
+
+
+def test_a_wide_gap_inside_the_noise_is_said_as_noise_and_a_narrow_one_as_too_close():
+    """"Equal (within 130%)" read as "they differ by less than 130%". A 2.2x gap that the noise swallows is no
+    answer, with what looked faster and what scattered; lanes really within a few percent are too close to call."""
+    wide = [point("cpu", 64, 9.84, spread=0.9, n=3), point("cpu1", 64, 4.36, spread=0.9, n=3)]
+    v = pair_verdict(wide, "cpu", "cpu1")
+    assert v.state is State.TOO_CLOSE and v.widest_lane == "cpu1" and v.widest_width == 64
+    words = pair_words(v)
+    assert words == ("no answer for cpu and cpu1 on this machine: cpu1 looked 2.3x faster at 64 units, but each "
+                     "lane's batches spread wider than the gap; measure again when the machine is quiet"), words
+    assert "within" not in words and "equal" not in words
+    close = [point("cpu", 64, 1.00, spread=0.3, n=20), point("cpu1", 64, 1.03, spread=0.3, n=20)]
+    assert pair_words(pair_verdict(close, "cpu", "cpu1")).startswith("cpu and cpu1 are too close to call")
+    # A small lead that is measured is given to its digits: 1.03x, not "1x".
+    sure = pair_words(pair_verdict([point("cpu", 64, 1.00), point("cpu1", 64, 1.03)], "cpu", "cpu1"))
+    assert sure == "cpu is faster at 64 units (1.03x)", sure
