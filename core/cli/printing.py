@@ -11,6 +11,7 @@ from rich.progress import Progress as RichProgress
 
 from ..words import sweep as sweep_words
 from ..analysis.crossings import LaneFit, analyze_points
+from ..files.ledger import Answer
 from ..analysis import tails
 from ..analysis.points import SweepPoint, curves
 from ..words.anatomy import floor_crossover_lines, floor_notes
@@ -179,11 +180,15 @@ def print_ramp(result: RunResult, out: TextIO = STDOUT) -> None:
     print_groups_analysis(group_rows(rows), out)
 
 
-def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = STDOUT) -> None:
+def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = STDOUT,
+                          answers: Sequence[Answer] | None = None) -> None:
+    """Each group's fits and the one rule's sentences: the ledger's `answers` where given (the points of several
+    runs pooled, core/files/ledger.py), else each pair judged on `groups` alone."""
     for label, points in groups.items():
         if len(groups) > 1:
             print(f"\n{label}:", file=out)
-        print_sweep_analysis(points, out)
+        said = None if answers is None else [sweep_words.answer_words(a) for a in answers if a.group == label]
+        print_sweep_analysis(points, out, said)
     for line in floor_crossover_lines(groups) + floor_notes(groups):  # sweep --floor: the floor's lines
         print(line + ".", file=out)
     for line in sweep_words.busy_lines(groups):  # "Other work used 46% of cpu's cores while …"
@@ -207,8 +212,9 @@ def print_energy(groups: Mapping[str, list[SweepPoint]], out: TextIO = STDOUT) -
         print(line + ".", file=out)  # a lane's name first, as the time crossings' lines
 
 
-def print_sweep_analysis(points: list[SweepPoint], out: TextIO = STDOUT) -> None:
-    """Each lane's fitted cost model, and where each pair of lanes crosses (the one rule)."""
+def print_sweep_analysis(points: list[SweepPoint], out: TextIO = STDOUT, said: list[str] | None = None) -> None:
+    """Each lane's fitted cost model, and where each pair of lanes crosses (the one rule; `said`, where given, is
+    its sentences already made)."""
     result = analyze_points(points)
 
     def worst(fit: LaneFit) -> str:
@@ -219,9 +225,10 @@ def print_sweep_analysis(points: list[SweepPoint], out: TextIO = STDOUT) -> None
                 [[lane, fmt_num(v.overhead_ms), fmt_num(v.gflops), v.n_points, worst(v)]
                  for lane, v in result.lanes.items()]), file=out)
     lanes = sorted(result.lanes)
-    for i, a in enumerate(lanes):
-        for b in lanes[i + 1:]:
-            print(sweep_words.describe_pair(points, a, b) + ".", file=out)
+    if said is None:
+        said = [sweep_words.describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
+    for line in said:
+        print(line + ".", file=out)
     for p in result.predicted:
         print(f"cost models of {p.lanes[0]} and {p.lanes[1]} cross at "
               f"{fmt_flops(p.flops_per_batch)} per batch.", file=out)

@@ -128,9 +128,8 @@ def read_sweeps(paths: Sequence[str], labels: Mapping[str, str] | None = None) -
 
     - All files from one machine: every lane keeps its own name ("cpu", "cpu1"), as with a single file. Two of
       the files that both hold lane "cpu" hold points of one lane, as one file that measured it twice does: where
-      both measured the same point (kind of model, task, variant, batch size and width), the file named later
-      on the command line gives it, as a width measured again replaces the earlier one in a single file
-      (latest_rows).
+      both measured the same point (kind of model, task, variant, batch size and width), `analyze` pools the
+      two runs' figures (core/files/ledger.py), as a refinement pools a width it measured again.
     - Files from several machines: every lane is named MACHINE/LANE (machine labels that would repeat get #2,
       #3…), for a lane's name ("cpu", "gpu0") means another device on each machine, and a rule must say which.
     """

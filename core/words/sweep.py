@@ -15,6 +15,7 @@ from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
 from ..json_data import JsonValue
+from ..files.ledger import Answer
 from ..files.sweep_rows import SweepRow, group_rows
 from ..files.sweeps import run_rows
 from ..records import BUSY_SHARE, Status
@@ -91,6 +92,29 @@ def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
         prefix = f"{label}: " if len(groups) > 1 else ""
         lines.append(prefix + ("; ".join(pairs) or "one lane: nothing to cross")
                      + (f". Fits: {fit_text}." if fit_text else ""))
+    return lines
+
+
+def answer_words(answer: Answer) -> str:
+    """The ledger's answer on a pair (core/files/ledger.py) as the one rule's sentence, in its group's unit."""
+    return pair_words(answer.verdict, unit_of(answer.points))
+
+
+def answer_lines(answers: Sequence[Answer], fits: bool = True) -> list[str]:
+    """Per group of the ledger's answers, as sweep_lines says a sweep's: each pair's sentence, then (with `fits`)
+    each lane's fitted cost model over the group's points; the group named where there are several. Every view
+    of what was measured (the Sweep tab, the map, the headline of a ramp, `analyze`, the report) says these."""
+    by_group: dict[str, list[Answer]] = {}
+    for a in answers:
+        by_group.setdefault(a.group, []).append(a)
+    lines = []
+    for label, group in by_group.items():
+        points = list({(p.lane, p.width): p for a in group for p in a.points}.values())
+        found = analyze_points(points).lanes if fits else {}
+        fit_text = "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(f.gflops)} GFLOP/s"
+                             for lane, f in found.items() if f.overhead_ms is not None)
+        prefix = f"{label}: " if len(by_group) > 1 else ""
+        lines.append(prefix + "; ".join(answer_words(a) for a in group) + (f". Fits: {fit_text}." if fit_text else ""))
     return lines
 
 

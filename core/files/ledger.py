@@ -1,0 +1,171 @@
+"""One current answer per pair of lanes and kind of model: every completed, like-for-like point measured since the
+window opened (runs, ramps, sweeps, refinements) or read from the files `analyze` is given, pooled where a width was
+measured more than once, and judged once by the one rule (core/analysis/verdict.py).
+
+A point is a sweep row (core/files/sweep_rows.py: a run's lane, a ramp's segment, a sweep's point) and belongs to
+its run (`run_id`): the same run's row for the same place replaces the old one (a live ramp's point firms up, a
+sweep lent a ramp's points shows them again), and rows of different runs at the same place are pooled, as a
+refinement pools a width it measured again: their medians weighted by their steady batches, how many runs, and how
+far those runs' medians lie apart (the lane's run-to-run noise). Where two runs measured both lanes of a pair at one
+width, the scatter of the pair's ratio between them bounds every lead (leads.ratio_noise): lanes measured seconds
+apart meet the same load. The headline, the map, the Sweep tab, `analyze` and the report render these answers; none
+computes its own. Nothing here measures or words.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ..analysis.leads import ratio_noise
+from ..analysis.points import SweepPoint
+from ..analysis.verdict import PairVerdict, pair_verdict
+from ..records import Status
+from .sweep_rows import SweepRow, curve_point, row_groups
+
+# Where a row lies: kind of model, task, variant, hidden layers, batch size, width, lane. Rows of one place pool.
+Place = tuple[str, str, str, int, int, int, str]
+
+
+def place_of(row: SweepRow) -> Place:
+    return row.family, row.task, row.variant, row.layers, row.batch_size, row.width, row.lane
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The one rule's verdict on a pair of lanes over one group of like-for-like points (row_groups' label: "all"
+    where every point is of one kind), with the points it rests on and how many runs measured them."""
+
+    group: str
+    verdict: PairVerdict
+    points: tuple[SweepPoint, ...]  # the pair's pooled points
+    runs: int  # separate runs behind the pair's points
+    family: str
+    task: str
+    batch_size: int  # of a width curve; 0 along batch size
+    layers: int
+
+    def matches(self, family: str, task: str, batch_size: int) -> bool:
+        """An answer about this kind of model and task at this batch size (or along batch size)."""
+        return self.family == family and self.task == task and self.batch_size in (batch_size, 0)
+
+
+def pool(rows: Sequence[SweepRow]) -> SweepRow:
+    """Rows of one place from separate runs as one: the medians' and spreads' logs weighted by steady batches, the
+    batches and runs added, the spread between the runs' medians as `between_runs`, the busiest run's share of
+    other work (a busy run taints the pool), energy only where every run measured it with one counter. A tail
+    cannot be pooled without the batches: p99 is withheld."""
+    if len(rows) == 1:
+        return rows[0]
+    weights = [max(r.n_batches, 1) for r in rows]
+    total = sum(weights)
+
+    def mean_log(values: Iterable[float]) -> float:
+        return math.exp(sum(w * math.log(v) for w, v in zip(weights, values)) / total)
+
+    median = mean_log(r.median_ms for r in rows)
+    spread_lo = [r.p10_ms / r.median_ms for r in rows]
+    spread_hi = [r.p90_ms / r.median_ms for r in rows]
+    lo = median * mean_log(spread_lo) if all(math.isfinite(x) and x > 0 for x in spread_lo) else math.nan
+    hi = median * mean_log(spread_hi) if all(math.isfinite(x) and x > 0 for x in spread_hi) else math.nan
+    logs = [math.log(r.median_ms) for r in rows]
+    within = [r.between_runs ** 2 for r in rows if r.runs > 1 and math.isfinite(r.between_runs)]
+    between = math.sqrt((statistics.variance(logs) + sum(within)) / (1 + len(within)))
+    energies = [r.energy_j_per_msample for r in rows]
+    same_counter = len({r.energy_counter for r in rows}) == 1 and all(math.isfinite(e) for e in energies)
+    busy = [r.others_cpu for r in rows if math.isfinite(r.others_cpu)]
+    loads = [r.load_avg for r in rows if math.isfinite(r.load_avg)]
+    latest = rows[-1]
+    return dataclasses.replace(
+        latest, median_ms=median, p10_ms=lo, p90_ms=hi, n_batches=sum(r.n_batches for r in rows), p99_ms=math.nan,
+        runs=sum(r.runs for r in rows), between_runs=between, stage="pooled",
+        others_cpu=max(busy) if busy else math.nan, load_avg=max(loads) if loads else math.nan,
+        energy_j_per_msample=(sum(w * e for w, e in zip(weights, energies)) / total if same_counter else math.nan))
+
+
+class Ledger:
+    """Every completed point put in, by place and run; the answers, computed once per change."""
+
+    def __init__(self, rows: Iterable[SweepRow] = ()) -> None:
+        self._places: dict[Place, dict[str, SweepRow]] = {}
+        self._answers: tuple[Answer, ...] | None = None
+        self.put(rows)
+
+    def put(self, rows: Iterable[SweepRow]) -> bool:
+        """Add the completed, usable rows (a run's row replaces its own earlier row at that place); whether
+        anything changed."""
+        changed = False
+        for row in rows:
+            if row.status != Status.COMPLETED or not row.usable:
+                continue
+            at = self._places.setdefault(place_of(row), {})
+            if at.get(row.run_id) != row:
+                at.pop(row.run_id, None)  # the latest row of a run goes last: pool() keeps the latest's columns
+                at[row.run_id] = row
+                changed = True
+        if changed:
+            self._answers = None
+        return changed
+
+    def drop(self, run_ids: Iterable[str]) -> bool:
+        """Forget these runs' rows (a run removed from the history); whether anything changed."""
+        gone = set(run_ids)
+        changed = False
+        for place in list(self._places):
+            at = self._places[place]
+            for run_id in gone & set(at):
+                del at[run_id]
+                changed = True
+            if not at:
+                del self._places[place]
+        if changed:
+            self._answers = None
+        return changed
+
+    @property
+    def run_ids(self) -> set[str]:
+        return {run_id for at in self._places.values() for run_id in at}
+
+    def rows(self) -> list[SweepRow]:
+        """One pooled row per place."""
+        return [pool(list(at.values())) for at in self._places.values()]
+
+    def answers(self) -> tuple[Answer, ...]:
+        """Per group of like-for-like points, each pair of lanes' verdict, in group and then lane order."""
+        if self._answers is None:
+            self._answers = tuple(self._judge())
+        return self._answers
+
+    def answers_about(self, rows: Iterable[SweepRow]) -> tuple[Answer, ...]:
+        """The answers on the kinds of model `rows` measured (their whole groups: every width of that kind the
+        ledger holds, not only `rows`' own), for the lanes `rows` name."""
+        kinds = {(r.family, r.task, r.batch_size) for r in rows}
+        lanes = {r.lane for r in rows}
+        return tuple(a for a in self.answers() if set(a.verdict.lanes) <= lanes
+                     and any(a.matches(family, task, batch) for family, task, batch in kinds))
+
+    def _judge(self) -> Iterable[Answer]:
+        for label, (rows, along_batch) in sorted(row_groups(self.rows()).items()):
+            points = [curve_point(r, along_batch) for r in rows]
+            first = rows[0]
+            places = {place_of(r) for r in rows}
+            names = sorted({p.lane for p in points})
+            for i, a in enumerate(names):
+                for b in names[i + 1:]:
+                    pair = [p for p in points if p.lane in (a, b)]
+                    v = pair_verdict(pair, a, b, pair_noise=ratio_noise(self._runs(places, along_batch), a, b))
+                    runs = len({run_id for place in places if place[-1] in (a, b) for run_id in self._places[place]})
+                    yield Answer(label, v, tuple(pair), runs, first.family, first.task,
+                                 0 if along_batch else first.batch_size, first.layers)
+
+    def _runs(self, places: set[Place], along_batch: bool) -> list[tuple[int, dict[str, float]]]:
+        """Per x and run, each lane's median there: what the pair's ratio scatter is taken from."""
+        by: dict[tuple[int, str], dict[str, float]] = {}
+        for place in places:
+            for run_id, row in self._places[place].items():
+                x = row.batch_size if along_batch else row.width
+                if run_id:  # rows without a run (a file written by hand) are no run to pair
+                    by.setdefault((x, run_id), {})[row.lane] = row.median_ms
+        return [(x, medians) for (x, _), medians in by.items()]
