@@ -137,8 +137,7 @@ def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[
     if not sites:
         return PairVerdict(lanes, State.NOT_ENOUGH, (), (), widths, math.nan)
     widest = max(sites, key=lambda s: abs(s.d))
-    noted = dict(pair_noise=pair_noise[0], pair_noise_runs=pair_noise[1],
-                 widest_lane=lanes[0] if widest.d < 0 else lanes[1], widest_width=widest.width)
+    widest_lane = lanes[0] if widest.d < 0 else lanes[1]
     stretches = _stretches(sites, lanes)
     decided = [s for s in sites if s.sign != 0]
     changes = []
@@ -158,7 +157,8 @@ def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[
     else:
         state = State.TOO_CLOSE
     return PairVerdict(lanes, state, tuple(stretches), tuple(changes), widths,
-                       max(math.exp(abs(s.d)) for s in sites), noise, **noted)
+                       max(math.exp(abs(s.d)) for s in sites), noise, pair_noise[0], pair_noise[1], widest_lane,
+                       widest.width)
 
 
 def verdicts(points: Sequence[SweepPoint], levels: Mapping[int, int] | None = None) -> list[PairVerdict]:
