@@ -26,7 +26,7 @@ from ..analysis.leads import refinement_of_sidecar
 from ..words.sweep import refine_lines
 from .printing import print_groups_analysis
 from ..files.sweeps import SweepReading, iter_sweep_rows
-from ..files.ledger import Ledger
+from ..files.findings import Findings
 from ..files.sweep_rows import group_rows
 from ..files.sweep_sets import file_prices, parse_labels, sidecar_of
 from ..report.inputs import read_sweeps
@@ -83,9 +83,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             print(s.dropped, file=sys.stderr)
     prices = {k: v for s in sets for k, v in s.prices.items()}
     prices.update(prices_from(args))
-    # Every file's points in one ledger: a width measured by several runs is pooled, not the latest kept.
-    ledger = Ledger(row for s in sets for row in s.rows)
-    groups = group_rows(ledger.rows())
+    # Every file's points in one Findings: a width measured by several runs is pooled, not the latest kept.
+    findings = Findings(row for s in sets for row in s.rows)
+    groups = group_rows(findings.rows())
     if args.json:
         result = with_energy(with_costs(analyze_groups(groups).to_json(), groups, prices), groups)
         files: dict[str, JsonValue] = {}
@@ -98,7 +98,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     for s in sets:
         print(f"{s.label}: {s.path}, {len(s.rows)} points ({'; '.join(s.devices) or 'no device named'})")
     print()
-    print_groups_analysis(groups, answers=ledger.answers())
+    print_groups_analysis(groups, answers=findings.answers())
     if prices:
         print_costs(groups, prices)
     return EXIT_OK

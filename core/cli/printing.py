@@ -11,7 +11,7 @@ from rich.progress import Progress as RichProgress
 
 from ..words import sweep as sweep_words
 from ..analysis.crossings import LaneFit, analyze_points
-from ..files.ledger import Answer
+from ..files.findings import Answer
 from ..analysis import tails
 from ..analysis.points import SweepPoint, curves
 from ..words.anatomy import floor_crossover_lines, floor_notes
@@ -182,8 +182,8 @@ def print_ramp(result: RunResult, out: TextIO = STDOUT) -> None:
 
 def print_groups_analysis(groups: Mapping[str, list[SweepPoint]], out: TextIO = STDOUT,
                           answers: Sequence[Answer] | None = None) -> None:
-    """Each group's fits and the one rule's sentences: the ledger's `answers` where given (the points of several
-    runs pooled, core/files/ledger.py), else each pair judged on `groups` alone."""
+    """Each group's fits and the one rule's sentences: the findings' `answers` where given (the points of several
+    runs pooled, core/files/findings.py), else each pair judged on `groups` alone."""
     for label, points in groups.items():
         if len(groups) > 1:
             print(f"\n{label}:", file=out)

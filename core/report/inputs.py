@@ -129,7 +129,7 @@ def read_sweeps(paths: Sequence[str], labels: Mapping[str, str] | None = None) -
     - All files from one machine: every lane keeps its own name ("cpu", "cpu1"), as with a single file. Two of
       the files that both hold lane "cpu" hold points of one lane, as one file that measured it twice does: where
       both measured the same point (kind of model, task, variant, batch size and width), `analyze` pools the
-      two runs' figures (core/files/ledger.py), as a refinement pools a width it measured again.
+      two runs' figures (core/files/findings.py), as a refinement pools a width it measured again.
     - Files from several machines: every lane is named MACHINE/LANE (machine labels that would repeat get #2,
       #3…), for a lane's name ("cpu", "gpu0") means another device on each machine, and a rule must say which.
     """

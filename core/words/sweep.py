@@ -15,7 +15,7 @@ from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
 from ..json_data import JsonValue
-from ..files.ledger import Answer
+from ..files.findings import Answer
 from ..files.sweep_rows import SweepRow, group_rows
 from ..files.sweeps import run_rows
 from ..records import BUSY_SHARE, Status
@@ -96,12 +96,12 @@ def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
 
 
 def answer_words(answer: Answer) -> str:
-    """The ledger's answer on a pair (core/files/ledger.py) as the one rule's sentence, in its group's unit."""
+    """The findings' answer on a pair (core/files/findings.py) as the one rule's sentence, in its group's unit."""
     return pair_words(answer.verdict, unit_of(answer.points))
 
 
 def answer_lines(answers: Sequence[Answer], fits: bool = True) -> list[str]:
-    """Per group of the ledger's answers, as sweep_lines says a sweep's: each pair's sentence, then (with `fits`)
+    """Per group of the findings' answers, as sweep_lines says a sweep's: each pair's sentence, then (with `fits`)
     each lane's fitted cost model over the group's points; the group named where there are several. Every view
     of what was measured (the Sweep tab, the map, the headline of a ramp, `analyze`, the report) says these."""
     by_group: dict[str, list[Answer]] = {}

@@ -85,7 +85,7 @@ def pool(rows: Sequence[SweepRow]) -> SweepRow:
         energy_j_per_msample=(sum(w * e for w, e in zip(weights, energies)) / total if same_counter else math.nan))
 
 
-class Ledger:
+class Findings:
     """Every completed point put in, by place and run; the answers, computed once per change."""
 
     def __init__(self, rows: Iterable[SweepRow] = ()) -> None:
@@ -140,7 +140,7 @@ class Ledger:
 
     def answers_about(self, rows: Iterable[SweepRow]) -> tuple[Answer, ...]:
         """The answers on the kinds of model `rows` measured (their whole groups: every width of that kind the
-        ledger holds, not only `rows`' own), for the lanes `rows` name."""
+        findings holds, not only `rows`' own), for the lanes `rows` name."""
         kinds = {(r.family, r.task, r.batch_size) for r in rows}
         lanes = {r.lane for r in rows}
         return tuple(a for a in self.answers() if set(a.verdict.lanes) <= lanes

@@ -1,12 +1,12 @@
-"""The ledger: one answer per pair of lanes and kind of model, from every completed point of every run, pooled where
-a width was measured more than once, and judged once (core/files/ledger.py)."""
+"""The findings: one answer per pair of lanes and kind of model, from every completed point of every run, pooled where
+a width was measured more than once, and judged once (core/files/findings.py)."""
 from __future__ import annotations
 
 import math
 
 from helpers import cli_in_process
 
-from crossover_lab.core.files.ledger import Ledger, pool
+from crossover_lab.core.files.findings import Findings, pool
 from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
 from crossover_lab.core.records import Status
 from crossover_lab.core.words.sweep import answer_lines, answer_words
@@ -21,43 +21,43 @@ def rows(run_id: str, cpu: list[float], cpu1: list[float], batch: int = 128, **k
 
 def test_a_width_measured_by_two_runs_is_pooled_with_their_scatter_not_replaced():
     first, second = rows("r1", [1.0] * 4, [2.0, 1.5, 0.8, 0.4]), rows("r2", [1.2] * 4, [2.4, 1.8, 0.96, 0.48])
-    ledger = Ledger(first)
-    assert ledger.put(second) and not ledger.put(second)  # putting the same rows again changes nothing
-    pooled = {(r.lane, r.width): r for r in ledger.rows()}
+    findings = Findings(first)
+    assert findings.put(second) and not findings.put(second)  # putting the same rows again changes nothing
+    pooled = {(r.lane, r.width): r for r in findings.rows()}
     cpu16 = pooled[("cpu", 16)]
     assert cpu16.runs == 2 and cpu16.n_batches == 200 and cpu16.stage == "pooled"
     assert math.isclose(cpu16.median_ms, math.sqrt(1.0 * 1.2))  # the logs' mean, both runs 100 batches
     assert math.isclose(cpu16.between_runs, abs(math.log(1.2)) / math.sqrt(2))
     assert math.isnan(cpu16.p99_ms)  # a tail is not pooled without its batches
-    (answer,) = ledger.answers()
+    (answer,) = findings.answers()
     # The second run was 20% slower on both lanes (the load moved them together): their ratio did not move, so
     # the pair's noise is nil and each lane's ±13% does not wipe out the leads.
     assert answer.runs == 2 and answer.verdict.pair_noise_runs == 8 and answer.verdict.pair_noise < 1e-9
     said = answer_words(answer)
     assert said.startswith("cpu1 is faster above about ") and "cpu below" in said, said
-    assert answer_lines(ledger.answers(), fits=False) == [said]
+    assert answer_lines(findings.answers(), fits=False) == [said]
     # A run dropped (removed from the history) leaves the other's points alone.
-    assert ledger.drop(["r2"]) and {r.runs for r in ledger.rows()} == {1}
+    assert findings.drop(["r2"]) and {r.runs for r in findings.rows()} == {1}
 
 
 def test_a_runs_row_replaces_its_own_earlier_row_and_only_completed_rows_count():
-    ledger = Ledger(rows("r1", [1.0] * 4, [2.0] * 4))
-    ledger.put(rows("r1", [1.0] * 4, [0.5] * 4))  # the same run's point firmed up
-    assert {r.median_ms for r in ledger.rows() if r.lane == "cpu1"} == {0.5} and {r.runs for r in ledger.rows()} == {1}
+    findings = Findings(rows("r1", [1.0] * 4, [2.0] * 4))
+    findings.put(rows("r1", [1.0] * 4, [0.5] * 4))  # the same run's point firmed up
+    assert {r.median_ms for r in findings.rows() if r.lane == "cpu1"} == {0.5} and {r.runs for r in findings.rows()} == {1}
     cut = [SweepRow("cpu", "CPU", 4096, 0, 4096000, 128, 9.0, 8.0, 10.0, 3, layers=1, run_id="r3",
                     status=Status.CANCELLED)]
-    assert not ledger.put(cut)  # cut short: shown where it is, never part of an answer
+    assert not findings.put(cut)  # cut short: shown where it is, never part of an answer
 
 
 def test_answers_about_a_kind_of_model_cover_every_width_of_that_kind():
-    """The Sweep tab shows a sweep of two widths; its answer is the ledger's over every width of that kind (the
+    """The Sweep tab shows a sweep of two widths; its answer is the findings' over every width of that kind (the
     ramp's too), and another batch size is another answer."""
-    ledger = Ledger(rows("ramp", [1.0] * 4, [2.0, 1.5, 0.8, 0.4]) + rows("other", [1.0] * 4, [0.5] * 4, batch=32))
+    findings = Findings(rows("ramp", [1.0] * 4, [2.0, 1.5, 0.8, 0.4]) + rows("other", [1.0] * 4, [0.5] * 4, batch=32))
     sweep = [r for r in rows("sweep", [1.0] * 4, [2.0, 1.5, 0.8, 0.4]) if r.width in (64, 256)]
-    ledger.put(sweep)
-    about = ledger.answers_about(sweep)
+    findings.put(sweep)
+    about = findings.answers_about(sweep)
     assert len(about) == 1 and about[0].batch_size == 128 and about[0].verdict.widths == WIDTHS
-    assert len(ledger.answers()) == 2
+    assert len(findings.answers()) == 2
 
 
 def test_analyze_of_several_files_pools_them_as_the_window_does(tmp_path, capsys):
@@ -68,8 +68,8 @@ def test_analyze_of_several_files_pools_them_as_the_window_does(tmp_path, capsys
     out = cli_in_process(capsys, "analyze", str(first), str(second), "--label", "first.csv=lab",
                          "--label", "second.csv=lab")
     assert out.returncode == 0, out.stderr
-    ledger = Ledger([*rows("r1", [1.0] * 4, [2.0, 1.5, 0.8, 0.4]), *rows("r2", [1.2] * 4, [2.4, 1.8, 0.96, 0.48])])
-    assert answer_words(ledger.answers()[0]) + "." in out.stdout.splitlines(), out.stdout
+    findings = Findings([*rows("r1", [1.0] * 4, [2.0, 1.5, 0.8, 0.4]), *rows("r2", [1.2] * 4, [2.4, 1.8, 0.96, 0.48])])
+    assert answer_words(findings.answers()[0]) + "." in out.stdout.splitlines(), out.stdout
 
 
 def test_pooling_withholds_energy_unless_every_run_measured_it_with_one_counter():
