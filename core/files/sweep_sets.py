@@ -22,12 +22,12 @@ from .sweep_rows import SweepRow, latest_rows
 
 def sidecar_of(csv_path: str | os.PathLike) -> dict[str, JsonValue]:
     """The JSON sidecar written beside a sweep CSV, or {} when there is none that reads. A run's per-batch CSV
-    (a ramp) has a sidecar of its own (`<stem>.json`, read with its records): a sweep's `<stem>-batches.json`
-    left beside it by an earlier sweep of that name is not its sidecar, and its refinement is not the run's."""
-    if is_run_csv(csv_path):
-        return {}
+    (a ramp) has a sidecar of its own (`<stem>.json`, read with its records; its host names the machine, as a
+    sweep's does): a sweep's `<stem>-batches.json` left beside it by an earlier sweep of that name is not its
+    sidecar, and its refinement is not the run's."""
+    side = Path(csv_path).with_suffix(".json") if is_run_csv(csv_path) else batches_path(csv_path).with_suffix(".json")
     try:
-        meta = parse_json(read_text_bounded(batches_path(csv_path).with_suffix(".json")), "a sidecar")  # a regular file, bounded
+        meta = parse_json(read_text_bounded(side), "a sidecar")  # a regular file, bounded
     except (OSError, ValueError):
         return {}
     return meta if isinstance(meta, dict) else {}

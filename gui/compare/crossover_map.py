@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...core.analysis.fits import CostFit, fit_cost_model
-from ...core.analysis.verdict import PairVerdict, State, crossovers_of, verdicts
+from ...core.analysis.verdict import PairVerdict, State, crossovers_of
+from ...core.files.findings import Findings
 from ...core.analysis.points import Crossover, SweepPoint
 from ...core.results import RunResult
 from ...core.words.numbers import fmt_flops, fmt_num
@@ -25,7 +26,7 @@ from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plots import plot_item
 from ...core.families import axis_words
-from .map_points import Line, MapPoint, PointKind, Shape, apart, crossing_points, lines, run_points, shape_words
+from .map_points import firm_rows, Line, MapPoint, PointKind, Shape, apart, crossing_points, lines, run_points, shape_words
 from ..resources import icon
 from ..theme.scheme import PlotTheme, SchemeColors
 
@@ -58,8 +59,11 @@ class CrossoverMap(QWidget):
 
     points_changed = Signal()  # firm points were added, removed or cleared (cost fits may have changed)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, findings: Findings | None = None, parent: QWidget | None = None) -> None:
+        """`findings`: the window's, which the Sweep tab and the summary share: the map puts its runs' completed
+        points there, and says (and stars) the answers it gives for the kinds of model it draws."""
         super().__init__(parent)
+        self.findings = findings if findings is not None else Findings()
         self._points: list[MapPoint] = []  # from runs that ended, in the order they came
         self._live: LiveRun | None = None
         self._live_version = -1
@@ -117,6 +121,7 @@ class CrossoverMap(QWidget):
         """Add the run's points; returns how many."""
         new = run_points(result)
         self._points += new
+        self.findings.put(firm_rows(result))
         if self._live is not None and self._live.run_id == result.run_id:
             self._live = None  # its points are firm now: one redraw below, not one more to stop following
             self._timer.stop()
@@ -139,17 +144,29 @@ class CrossoverMap(QWidget):
         """Remove exactly the run's points (nothing else moves but what was drawn through them)."""
         before = len(self._points)
         self._points = [p for p in self._points if p.run_id != run_id]
+        self.findings.drop([run_id])
         if len(self._points) != before:
             self._changed()
 
     def clear(self) -> None:
+        self.findings.drop({p.run_id for p in self._points})
         self._points = []
         self._changed()
 
     def verdicts(self, drawn: dict[Line, list[MapPoint]] | None = None) -> list[tuple[Shape, PairVerdict]]:
-        """Per kind of model, each pair of lanes' verdict over its completed points, by the one rule."""
+        """Per kind of model drawn, each pair of lanes' verdict: the findings' answer (every completed point of that
+        kind, the Sweep tab's included, pooled and judged once), for the lanes the map draws."""
         drawn = self.kept() if drawn is None else drawn
-        return [(shape, v) for shape, pts in crossing_points(drawn).items() for v in verdicts(pts)]
+        if self._live is not None:
+            self.findings.put(firm_rows(self._live.result))  # the run in progress's ended segments
+        found = []
+        for shape, pts in crossing_points(drawn).items():
+            layers, batch, family, task = shape
+            lanes = {p.lane for p in pts}
+            found += [(shape, a.verdict) for a in self.findings.answers()
+                      if a.matches(family, task, batch) and a.batch_size and a.layers == layers
+                      and set(a.verdict.lanes) <= lanes]
+        return found
 
     def crossovers(self, drawn: dict[Line, list[MapPoint]] | None = None) -> list[Crossover]:
         """Where two lanes' leads change hands among completed points of one kind (`drawn`: kept(), if at hand)."""
@@ -172,6 +189,10 @@ class CrossoverMap(QWidget):
             if fit is not None:
                 fits[lane] = fit
         return fits
+
+    def refresh(self) -> None:
+        """Redraw with the findings' answers now (the Sweep tab added points to them)."""
+        self._redraw()
 
     def _changed(self) -> None:
         self._redraw()

@@ -22,6 +22,7 @@ from typing import Callable, Iterable
 from ...core.families import axis_words
 from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
+from ...core.files.sweep_rows import SweepRow
 from ...core.records import RunSummary, Status
 from ...core.results import RunResult, Segment
 
@@ -111,6 +112,22 @@ def run_points(result: RunResult, summary_of: SummaryOf | None = None, now: floa
                 points.append(_point(name, lane.summary, cfg.model.widths, cfg.flops_per_batch,
                                      cfg.train.batch_size, result.run_id, kind, cfg.model.kind, cfg.train.task))
     return points
+
+
+def firm_rows(result: RunResult, now: float | None = None) -> list[SweepRow]:
+    """The run's completed points that no other lane crowded, as the findings take them (core/files/findings.py):
+    a live run's ended segments as they end. Cut-short and contended points are drawn, never judged."""
+    if result.config.train.arrival_rate is not None:
+        return []
+    crowded = contended(result, time.time() if now is None else now)
+    rows = []
+    for name, lane in result.lanes.items():
+        if lane.segments:
+            rows += [SweepRow.from_segment(result, name, seg) for seg in lane.segments
+                     if seg.ended is not None and (name, seg.index) not in crowded]
+        elif lane.summary is not None and (name, 1) not in crowded:
+            rows.append(SweepRow.from_result(result, name))
+    return [r for r in rows if r.status == Status.COMPLETED]
 
 
 def _kind(s: RunSummary | None, crowded: bool, firm: bool) -> PointKind | None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, Q
 
 from ...core.analysis import tails
 from ...core.analysis.fits import CostFit
+from ...core.files.findings import Findings
 from ...core.analysis.stats import has_steady
 from ...core.analysis.contention import common_stretch, contended
 from ...core.analysis.costs import dollars_per_million, price_for
@@ -28,7 +29,7 @@ from ...core.words.run import energy_lines, explain, latency_lines, verdict_line
 from ..theme.lane_colours import lane_color
 from ...core.words.run import contention_note
 from ..live_run import LiveRun
-from .summary_words import as_sentence, crossing_lines, verdict_segments
+from .summary_words import as_sentence, crossing_lines, energy_crossing_lines, verdict_segments
 from ..theme.scheme import scheme_colors
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
@@ -110,6 +111,9 @@ class SummaryPanel(QWidget):
         outer.addWidget(self.scroll_area)
         self._live: LiveRun | None = None
         self._fits: dict[str, CostFit] = {}
+        # The window's findings (core/files/findings.py), shared with the map and the Sweep tab: a ramp's headline
+        # is their answer on its kind of model. None: a ramp says its own crossing.
+        self.findings: Findings | None = None
         self._anatomy: tuple[RunConfig | None, dict[str, AnatomyPoint]] = (None, {})  # the Why tab's last
         self.prices: Callable[[], Mapping[str, float]] = dict  # each lane's $/h (the Lanes panel's, in the window)
         self.table.verticalHeaderItem(ROWS.index("$ per M samples")).setToolTip(
@@ -278,7 +282,10 @@ class SummaryPanel(QWidget):
         pair, model = verdict_segments(live)
         task = live.result.config.train.task
         stretch = common_stretch(live.result)  # lanes side by side: compared on the time all of them trained
-        details = crossing_lines(live)
+        # A ramp's headline is where its lanes cross (the window's one answer on its kind of model, as the map and
+        # the Sweep tab say it); the model trained now is compared below it.
+        answer = crossing_lines(live, self.findings) if task != "predict" else []
+        details = energy_crossing_lines(live) if answer else crossing_lines(live) + energy_crossing_lines(live)
         if pair:
             crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
             compared = [live.segment_summary(lane, seg) for lane, seg in pair.items()]
@@ -329,6 +336,11 @@ class SummaryPanel(QWidget):
             self.verdict.setText("No verdict: the lanes did not both reach steady batches.")
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
+        if answer and not live.failure and not (states and all(state == Status.FAILED for state in states)):
+            now = self.verdict.text()
+            self.verdict.setText(" ".join(as_sentence(line, live.lanes) + "." for line in answer))
+            if now and now != self.verdict.text() and not now.startswith(("Waiting", "Choose", "No verdict")):
+                details.insert(0, "On the model trained last: " + now.rstrip("."))
         details += energy_lines(summaries)  # energy per million samples, total and above idle, or why not measured
         self.detail.setText(" ".join(as_sentence(line, live.lanes) + "." for line in details))
         self.detail.setVisible(bool(details))

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Container
 
 from ...core.analysis.stats import has_steady
-from ...core.words.sweep import run_crossing_lines, run_energy_lines
+from ...core.files.findings import Findings
+from ...core.words.sweep import answer_words, run_crossing_lines, run_energy_lines
 from ...core.results import by_batch_size
 from ..live_run import LiveRun
+from .map_points import firm_rows
 
 
 def verdict_segments(live: LiveRun) -> tuple[dict, str]:
@@ -35,13 +37,28 @@ def verdict_segments(live: LiveRun) -> tuple[dict, str]:
     return pair, f"model {key[0]}"
 
 
-def crossing_lines(live: LiveRun) -> list[str]:
-    """For a ramp (or a run whose model changed): where the lanes cross, once both have completed
-    widths on either side (otherwise nothing), in time and, where it was measured, in energy per sample. The
-    sentences are core's (core/words/sweep.py)."""
-    if len(live.plan) < 2 and all(len(lane.segments) < 2 for lane in live.lanes.values()):
+def changed_model(live: LiveRun) -> bool:
+    """A ramp, or a run whose model changed while it trained: its headline is where the lanes cross."""
+    return len(live.plan) > 1 or any(len(lane.segments) > 1 for lane in live.lanes.values())
+
+
+def crossing_lines(live: LiveRun, findings: Findings | None = None) -> list[str]:
+    """For a ramp (or a run whose model changed): where the lanes cross, once both have completed widths of the
+    run's kind (otherwise nothing). With the window's `findings`: its answer on that kind of model, over every
+    completed point of it (earlier runs', ramps' and sweeps' too), as the map and the Sweep tab say it; without,
+    the run's own. The sentences are core's (core/words/sweep.py)."""
+    if not changed_model(live):
         return []
-    return run_crossing_lines(live.result) + run_energy_lines(live.result)
+    if findings is None:
+        return run_crossing_lines(live.result)
+    rows = firm_rows(live.result)
+    findings.put(rows)
+    return [answer_words(a) for a in findings.answers_about(rows) if len(a.verdict.widths) >= 2]
+
+
+def energy_crossing_lines(live: LiveRun) -> list[str]:
+    """For a ramp: where the lane that uses less energy per sample changes, where it was measured."""
+    return run_energy_lines(live.result) if changed_model(live) else []
 
 
 def as_sentence(line: str, lanes: Container[str]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QSplitter, QWidget
 
+from ...core.files.findings import Findings
 from ...core.results import RunResult
 from .crossover_map import CrossoverMap
 from .map_points import Shape
@@ -18,11 +19,13 @@ from ..widgets.layouts import group
 class CompareTab(QSplitter):
     """Four panels in resizable splitters; it remembers the splitters' positions."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, findings: Findings | None = None, parent: QWidget | None = None) -> None:
+        """`findings`: the window's one answer per pair and kind of model, shared with the Sweep tab."""
         super().__init__(Qt.Orientation.Vertical, parent)
         self.plot = LivePlot()
-        self.map = CrossoverMap()
+        self.map = CrossoverMap(findings)
         self.summary = SummaryPanel()
+        self.summary.findings = self.map.findings
         self.history = HistoryPanel()
         self.top_split = QSplitter(Qt.Orientation.Horizontal)
         self.top_split.addWidget(group("Live: ms per step (per call, for predict)", self.plot))
@@ -62,6 +65,13 @@ class CompareTab(QSplitter):
             return 0
         self.history.add_run(result)
         return self.map.add_run(result)
+
+    @Slot()
+    def findings_changed(self) -> None:
+        """Another view (the Sweep tab) added points to the window's findings: the map's answer and a ramp's
+        headline say the new one."""
+        self.map.refresh()
+        self.summary.refresh()
 
     def add_saved_runs(self, runs: list[RunResult]) -> None:
         for result in runs:

@@ -9,6 +9,7 @@ from typing import Callable
 from PySide6.QtCore import QThread, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
+from ...core.files.findings import Findings
 from ...core.config import ConfigError, LaneSpec, RunConfig
 from ...core.results import RunResult, by_batch_size
 from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
@@ -64,11 +65,14 @@ class SweepTab(QWidget):
     def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
                  base_config: Callable[[], RunConfig], busy: Callable[[], bool],
                  settings: AppSettings | None = None, prices: LanePrices | None = None,
-                 dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
-        """`dialogs`: the window's, so the tab's open and export dialogs start where its others last were."""
+                 dialogs: FileDialogs | None = None, findings: Findings | None = None,
+                 parent: QWidget | None = None) -> None:
+        """`dialogs`: the window's, so the tab's open and export dialogs start where its others last were;
+        `findings`: the window's one answer per pair and kind of model, which a sweep measured here joins."""
         super().__init__(parent)
         self._settings = settings or AppSettings()
-        self.view = SweepView(dialogs or FileDialogs(self._settings), prices, self._say, self._as_results)
+        self.view = SweepView(dialogs or FileDialogs(self._settings), prices, self._say, self._as_results,
+                              findings if findings is not None else Findings())
         self._pool, self._lanes, self._base_config, self._busy = pool, lanes, base_config, busy
         self._runner = JobRunner("sweep", 100, self)
         self._runner.drained.connect(self._on_runner_drained)

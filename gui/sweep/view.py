@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...core.words.anatomy import floor_notes, floor_crossover_lines
@@ -15,7 +15,10 @@ from ...core.study.sweep import SweepResult
 from ...core.files.sweeps import export_sweep, read_sweep_rows
 from ...core.files.sweep_rows import SweepRow, group_rows
 from ...core.paths import PROG
-from ...core.words.sweep import busy_lines, cost_lines, picture_title, refine_lines, sweep_lines
+from ...core.words.sweep import (answer_lines, busy_lines, cost_lines, picture_title, refine_lines,
+                                  sweep_lines)
+from ...core.analysis.verdict import crossovers_of
+from ...core.files.findings import Findings
 from ..controller import cached_host_info
 from ..widgets.file_dialogs import FileDialogs
 from ..panels.lane_prices import LanePrices
@@ -42,11 +45,18 @@ NO_ENERGY_TIP = ("No point has energy measured: this machine has no counter Cros
 class SweepView(QSplitter):
     """The picture and its verdict above, the table and the file buttons below."""
 
+    findings_changed = Signal()  # points measured here joined the window's findings: other views say their answer
+
     def __init__(self, dialogs: FileDialogs, prices: LanePrices | None, say: Say,
-                 results: Callable[[], list[SweepResult]], parent: QWidget | None = None) -> None:
+                 results: Callable[[], list[SweepResult]], findings: Findings | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Vertical, parent)
         self._dialogs, self._say, self._results = dialogs, say, results
+        self.findings = findings if findings is not None else Findings()
         self.rows: list[SweepRow] = []
+        # Measured in this window (a sweep, a refinement, a ramp shown here): its points join the window's findings
+        # and its verdict is their answer on its kinds of model. False for a file opened: it says its own.
+        self.measured = True
         # What the verdict says with no point to show: the tab sets "Waiting for the first point…" while it sweeps.
         self.empty_text = NO_SWEEP_YET
         self.notes: list[str] = []  # lines of a knob ladder's answer, shown under the verdict
@@ -98,9 +108,9 @@ class SweepView(QSplitter):
 
     # ------------------------------------------------------------------ what is shown
 
-    def set_rows(self, rows: list[SweepRow]) -> None:
-        """Show these rows (a new sweep, or a file) instead of what was shown."""
-        self.rows, self.notes = [], []
+    def set_rows(self, rows: list[SweepRow], measured: bool = True) -> None:
+        """Show these rows (a new sweep, a ramp, or a file: not `measured` here) instead of what was shown."""
+        self.rows, self.notes, self.measured = [], [], measured
         self.table.setRowCount(0)
         self.add_rows(rows)
 
@@ -119,14 +129,24 @@ class SweepView(QSplitter):
         drawn = energy if energy and self.energy_box.isChecked() else groups
         points, crossings = curves(drawn)
         refined = next((r.refinement for r in self._results() if r.refinement), None)
-        if refined is not None and drawn is groups and not self.overlays.rows():
+        answers = None
+        if self.measured and self.rows and not self.overlays.rows():
+            # Measured here: the window's one answer on these kinds of model (the ramp's points, an earlier
+            # sweep's, pooled with these), as the map and the summary say it.
+            if self.findings.put(self.rows):
+                self.findings_changed.emit()
+            answers = self.findings.answers_about(self.rows)
+            if drawn is groups:
+                crossings = crossovers_of([a.verdict for a in answers])
+        elif refined is not None and drawn is groups and not self.overlays.rows():
             crossings = refined.marked()  # a refined sweep's answer is its refinement's, as `analyze` reads it
         # The one rule's crossings: of time per batch, or of energy per sample.
         self.plot.set_points(points, crossovers=crossings, energy=drawn is energy)
         prices = self.overlays.prices()
         self.table.show_costs(self.rows, prices)
         # The one rule's sentence, then what a refinement left open and why it stopped: as `sweep` and `analyze` say it.
-        lines = (sweep_lines(groups) + (refine_lines(refined) if refined else [])
+        said = answer_lines(answers) if answers else sweep_lines(groups)
+        lines = (said + (refine_lines(refined) if refined else [])
                  + cost_lines(groups, prices) + floor_crossover_lines(groups) + floor_notes(groups)
                  + busy_lines(groups) + self.notes)
         failed = [r for r in self.rows if r.status == Status.FAILED]
@@ -152,7 +172,7 @@ class SweepView(QSplitter):
         except ConfigError as exc:
             self._say(f"Cannot open it: {exc}.", error=True)
             return False
-        self.set_rows(rows)
+        self.set_rows(rows, measured=False)
         note = f" ({reading.drop_note()})" if reading.dropped else ""
         self._say(f"Showing {len(rows)} points from {path}{note}.", error=bool(reading.dropped))
         return True

@@ -11,6 +11,7 @@ from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter
 
+from ...core.files.findings import Findings
 from ...core.files import autosave
 from ...core.files.atomic import ExportError, atomic_write_text
 from ...core.files.run_files import export_runs, json_clean
@@ -79,14 +80,19 @@ class MainWindow(QMainWindow):
         self.side = SidePanel(self.dialogs)
         self.model_panel, self.lanes_panel = self.side.model_panel, self.side.lanes_panel
         self.start_button, self.stop_button = self.side.start_button, self.side.stop_button
-        self.compare = CompareTab()
+        # One answer per pair of lanes and kind of model, from every completed point measured since the window
+        # opened: the map, the summary's headline of a ramp and the Sweep tab all say it (core/files/findings.py).
+        self.findings = Findings()
+        self.compare = CompareTab(self.findings)
         self.plot, self.map = self.compare.plot, self.compare.map
         self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
                               lambda: self.desk.config or RunConfig(),
                               lambda: self.controller.running or self.why.running or self.desk.preparing
                               or self.desk.model_file.running,
-                              settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs)
+                              settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs,
+                              findings=self.findings)
+        self.sweep.view.findings_changed.connect(self.compare.findings_changed)
         self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
                            lambda: self.controller.running or self.sweep.running or self.desk.preparing
                            or self.desk.model_file.running, self.summary.set_anatomy)

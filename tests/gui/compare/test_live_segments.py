@@ -16,7 +16,7 @@ from crossover_lab.gui.compare.tab import CompareTab
 from crossover_lab.gui.compare.crossover_map import CrossoverMap
 from crossover_lab.gui.live_run import LiveRun
 from crossover_lab.gui.compare.live_plot import LivePlot
-from crossover_lab.gui.compare.map_points import MapPoint, apart, crossing_points, lines
+from crossover_lab.gui.compare.map_points import MapPoint, PointKind, apart, crossing_points, lines
 from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
 
 BASE = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, epochs=100, data="synthetic", samples=6400))
@@ -141,6 +141,15 @@ def _map_point(lane: str, width: int, ms: float, kind: str, run_id: str = "r", b
                                n_batches=200), run_id, kind, widths=(width,) * layers)
 
 
+def _feed(cmap: CrossoverMap, points: list[MapPoint]) -> None:
+    """Points set on the map directly, as a run's add_run would give its findings their completed ones."""
+    from crossover_lab.core.files.sweep_rows import SweepRow
+    cmap.findings.put(SweepRow(p.lane, "CPU", p.point.width, 0, int(p.point.flops_per_batch), p.point.batch_size,
+                               p.point.median_ms, p.point.p10_ms, p.point.p90_ms, p.point.n_batches,
+                               layers=len(p.widths), run_id=p.run_id, family=p.family, task=p.task)
+                      for p in points if p.kind is PointKind.COMPLETED)
+
+
 def test_a_point_cut_short_or_contended_is_drawn_apart_and_never_replaces_a_completed_one():
     points = [_map_point("cpu", 100, 1.0, "completed"), _map_point("cpu", 100, 9.0, "cut short"),
               _map_point("cpu", 100, 5.0, "contended")]
@@ -176,6 +185,7 @@ def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
     qtbot.addWidget(cmap)
     cmap._points = points + [_map_point("cpu1", 256, 1.0, "contended", "c"), _map_point("cpu", 256, 0.1, "cut short",
                                                                                          "d")]
+    _feed(cmap, cmap._points)
     cmap._redraw()
     (c,) = cmap.crossovers()
     assert (c.faster_above, c.width_lo, c.width_hi) == ("cpu", 64, 256)  # neither apart point moved it
@@ -187,6 +197,7 @@ def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
     assert cmap.crossovers() == [c] and apart(cmap.map_points()) == []
     # A second batch size: FLOPs on the axis, the batch-32 line neither joined nor crossed with batch 128.
     cmap._points += batch32
+    _feed(cmap, batch32)
     cmap._redraw()
     assert cmap.plot.getAxis("bottom").labelText == "model size: FLOPs per batch"
     assert cmap.crossovers() == [c]
@@ -310,8 +321,9 @@ def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qt
     assert not summary.detail.isVisibleTo(summary) or "faster above" not in summary.detail.text()
     live.apply(cpu.segment(2, RAMP[1], 8.0, 20) + cpu1.segment(2, RAMP[1], 4.0, 20))
     summary.refresh()
-    assert "cpu1 is faster above about" in summary.detail.text() and "cpu below" in summary.detail.text()
-    assert "faster above" not in summary.verdict.text()  # the verdict stays one sentence; the crossing is below it
+    # A ramp's headline is its crossing; the model trained last is compared below it.
+    assert summary.verdict.text().startswith("cpu1 is faster above about") and "cpu below" in summary.verdict.text()
+    assert summary.detail.text().startswith("On the model trained last: cpu1 is 2")
 
 
 def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
@@ -323,7 +335,7 @@ def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20)
                + cpu.segment(2, RAMP[1], 4.0, 20) + cpu1.segment(2, RAMP[1], 8.0, 20))
     summary.refresh()
-    assert summary.detail.text().startswith("cpu is faster from 16 to 256 units (2x)")
+    assert summary.verdict.text() == "cpu is faster from 16 to 256 units (2x)."
 
 
 def test_the_pipelined_clock_shows_for_the_model_a_lane_trains_now_not_the_ramps_first(qtbot):
@@ -362,8 +374,8 @@ def test_a_ramp_through_batch_sizes_is_named_by_its_batch_sizes_in_the_marks_his
     qtbot.addWidget(summary)
     summary.show_run(live)
     summary.refresh()
-    assert "cpu1 is 2.0x faster than cpu on 784-64-10 at batch 512" in summary.verdict.text()
-    assert "samples per batch" in summary.detail.text()
+    assert "cpu1 is 2.0x faster than cpu on 784-64-10 at batch 512" in summary.detail.text()
+    assert "samples per batch" in summary.verdict.text()  # the ramp's headline: along batch size
     from crossover_lab.gui.compare.map_points import run_points
 
     shown = run_points(live.result)  # the map's sentence for these points (no second map widget in this test)

@@ -1,0 +1,69 @@
+"""One answer on screen (issue 36): a ramp, a refinement from its points and a sweep over the same widths, on
+scripted lanes whose costs cross at a known width, give one sentence in the Compare tab's headline, the map's
+caption, the Sweep tab and `analyze` of the files the window exported: the window's findings (core/files/
+findings.py) made once from every completed point, rendered by each."""
+from __future__ import annotations
+
+from helpers import cli_in_process
+from scripted_lanes import cpu_like
+
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.words.sweep import answer_words
+
+
+def _plain(text: str) -> str:
+    """A sentence as compared: a view may capitalise its first letter ("No answer …")."""
+    return text[:1].lower() + text[1:]
+
+
+def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_analyze(qtbot, make_window, scripted,
+                                                                                        tmp_path, capsys):
+    scripted.scripts.update(cpu=cpu_like(fixed_ms=0.3, gflops=20, noise=0.02),
+                            cpu1=cpu_like(fixed_ms=1.0, gflops=60, noise=0.02, seed=1))
+    window = make_window()
+    window.model_panel.set_config(RunConfig(ModelSpec((16,)), TrainSpec(batch_size=128, samples=4096,
+                                                                        data="synthetic")))
+    said_before = []
+
+    def one_sentence() -> str:
+        (answer,) = window.findings.answers()  # one pair, one kind of model
+        said = answer_words(answer)
+        assert "cpu1 is faster above about" in said and "cpu below" in said, said
+        for view, text in (("headline", window.summary.verdict.text()), ("map", window.map.description.text()),
+                           ("Sweep tab", window.sweep.verdict.text())):
+            assert _plain(said) in _plain(text), (view, said, text)
+        said_before.append(said)
+        return said
+
+    # A ramp: its headline is its crossing, and the map and the Sweep tab (which shows the ramp) say the same.
+    window.side.ramp_widths.setText("16,64,256,1024,2048")
+    assert window.desk.start_ramp() is not None
+    qtbot.waitUntil(lambda: not window.controller.running and len(window.controller.runs) == 1, timeout=60_000)
+    qtbot.waitUntil(lambda: "faster above" in window.summary.verdict.text(), timeout=5_000)
+    one_sentence()
+    ramp_csv = tmp_path / "ramp.csv"
+    window.exports.export_run(window.controller.runs[-1].run_id, str(ramp_csv))
+
+    # Refine crossover from the ramp's points (lent, not timed again), then a sweep of the same widths: each joins
+    # the findings, and every view says the pooled answer.
+    window.sweep.sweep_form.tolerance.setValue(30)
+    window.sweep.sweep_form.budget.setValue(10)
+    window.sweep.start_refine()
+    qtbot.waitUntil(lambda: not window.sweep.running, timeout=60_000)
+    one_sentence()
+    refine_csv = tmp_path / "refined.csv"
+    assert window.sweep.export_csv(str(refine_csv))
+
+    window.sweep.widths.setText("16,64,256,1024,2048")
+    window.sweep.steady.setValue(20)
+    window.sweep.start()
+    qtbot.waitUntil(lambda: not window.sweep.running, timeout=60_000)
+    final = one_sentence()
+    sweep_csv = tmp_path / "sweep.csv"
+    assert window.sweep.export_csv(str(sweep_csv))
+    assert len(window.findings.run_ids) > 2  # the ramp's, the refinement's and the sweep's runs, pooled
+
+    # analyze of the three files the window wrote says what the window says.
+    out = cli_in_process(capsys, "analyze", str(ramp_csv), str(refine_csv), str(sweep_csv))
+    assert out.returncode == 0, out.stderr
+    assert final + "." in out.stdout.splitlines(), (final, out.stdout)
