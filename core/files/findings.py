@@ -146,6 +146,17 @@ class Findings:
         return tuple(a for a in self.answers() if set(a.verdict.lanes) <= lanes
                      and any(a.matches(family, task, batch) for family, task, batch in kinds))
 
+    def verdict_of(self, points: Sequence[SweepPoint], a: str, b: str) -> PairVerdict:
+        """The answer on `a` and `b` where `points` are one of its groups (however a view groups and labels them:
+        the report's words, a file's rows), else the one rule on `points` alone (a cut-short point the findings
+        leave out makes another group)."""
+        key = {(p.lane, p.width, p.flops_per_batch) for p in points if p.lane in (a, b)}
+        for answer in self.answers():
+            if set(answer.verdict.lanes) == {a, b} and {(p.lane, p.width, p.flops_per_batch)
+                                                        for p in answer.points} == key:
+                return answer.verdict
+        return pair_verdict(points, a, b)
+
     def _judge(self) -> Iterable[Answer]:
         for label, (rows, along_batch) in sorted(row_groups(self.rows()).items()):
             points = [curve_point(r, along_batch) for r in rows]

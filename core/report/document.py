@@ -15,9 +15,9 @@ from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.leads import refinement_of_sidecar
 from ..analysis.points import SweepPoint
-from ..analysis.verdict import pair_verdict
 from ..json_data import JsonValue, as_map, as_seq
 from ..config import is_saved_kind
+from ..files.findings import Findings
 from ..files.sweep_rows import SweepRow, curve_point, group_rows
 from ..files.sweeps import run_rows
 from ..records import BatchTiming
@@ -202,7 +202,10 @@ def sweep_section(sweeps: Sequence[SweepInput], n0: int) -> Section:
     rows = [r for s in sweeps for r in s.rows]
     groups = worded_points(rows)
     prices = {k: v for s in sweeps for k, v in s.prices.items()}
-    lines = [_sentence(x) for x in sweep_lines(groups) + floor_crossover_lines(groups) + floor_notes(groups)
+    # The answer is the findings' (core/files/findings.py): files of one machine pooled where they measured a
+    # width twice, as `analyze` and the window say it.
+    findings = Findings(rows)
+    lines = [_sentence(x) for x in sweep_lines(groups, findings) + floor_crossover_lines(groups) + floor_notes(groups)
              + sweep_busy_lines(groups)]
     lines += [_sentence(x) for x in cost_lines(groups, prices)] if prices else []
     lines += [_sentence(x) for x in energy_lines(groups)]  # where a counter measured energy (core/lane/energy.py)
@@ -406,11 +409,12 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
         _, _, devices = picture_title(rows, {}).partition("\n")
         facts += [("model", sweep_model_words(rows)), ("devices", devices)]
         groups = worded_points(rows)
+        findings = Findings(rows)
         for label, points in groups.items():
             names = sorted({p.lane for p in points})
             lanes += names
             prefix = f"{label}: " if len(groups) > 1 else ""
-            answer += [_sentence(prefix + pair_words(pair_verdict(points, a, b), unit_of(points)))
+            answer += [_sentence(prefix + pair_words(findings.verdict_of(points, a, b), unit_of(points)))
                        for i, a in enumerate(names) for b in names[i + 1:]]
         labels = [s.label for s in inputs.sweeps]
         for s in inputs.sweeps:  # a refined sweep's open crossings and why it stopped, as `analyze` says them

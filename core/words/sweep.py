@@ -15,7 +15,7 @@ from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
 from ..json_data import JsonValue
-from ..files.findings import Answer
+from ..files.findings import Answer, Findings
 from ..files.sweep_rows import SweepRow, group_rows
 from ..files.sweeps import run_rows
 from ..records import BUSY_SHARE, Status
@@ -38,10 +38,12 @@ def crossing_label(c: Crossover, unit: str = "width", spread: bool = False) -> s
     return f"{c.faster_above} beats {other_lane(c)} above ≈{where}{within}"
 
 
-def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str) -> str:
+def describe_pair(points: Sequence[SweepPoint], lane_a: str, lane_b: str, findings: Findings | None = None) -> str:
     """One sentence for the user on where, if anywhere, one lane's lead gives way to the other's: the one
-    crossing rule (core/analysis/verdict.py), in width order."""
-    return pair_words(pair_verdict(points, lane_a, lane_b), unit_of(points))
+    crossing rule (core/analysis/verdict.py), in width order; the `findings`' answer where they hold these points
+    (several runs' pooled, their pair's noise known)."""
+    v = findings.verdict_of(points, lane_a, lane_b) if findings is not None else pair_verdict(points, lane_a, lane_b)
+    return pair_words(v, unit_of(points))
 
 
 def run_crossing_lines(result: RunResult) -> list[str]:
@@ -79,13 +81,13 @@ def busy_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
     return lines
 
 
-def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]]) -> list[str]:
-    """Per group of a sweep: where each pair of lanes crosses (the one rule; a refined sweep adds
-    refine_lines after it), and each lane's fitted cost model."""
+def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], findings: Findings | None = None) -> list[str]:
+    """Per group of a sweep: where each pair of lanes crosses (the one rule, or the `findings`' answer; a refined
+    sweep adds refine_lines after it), and each lane's fitted cost model."""
     lines = []
     for label, points in groups.items():
         lanes = sorted({p.lane for p in points})
-        pairs = [describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
+        pairs = [describe_pair(points, a, b, findings) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
         fits = analyze_points(points).lanes
         fit_text = "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(f.gflops)} GFLOP/s"
                              for lane, f in fits.items() if f.overhead_ms is not None)

@@ -1,8 +1,10 @@
 """One answer on screen (issue 36): a ramp, a refinement from its points and a sweep over the same widths, on
 scripted lanes whose costs cross at a known width, give one sentence in the Compare tab's headline, the map's
-caption, the Sweep tab and `analyze` of the files the window exported: the window's findings (core/files/
+caption, the Sweep tab, and `analyze` and `report` of the files the window exported: the window's findings (core/files/
 findings.py) made once from every completed point, rendered by each."""
 from __future__ import annotations
+
+import html
 
 from helpers import cli_in_process
 from scripted_lanes import cpu_like
@@ -67,3 +69,10 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
     out = cli_in_process(capsys, "analyze", str(ramp_csv), str(refine_csv), str(sweep_csv))
     assert out.returncode == 0, out.stderr
     assert final + "." in out.stdout.splitlines(), (final, out.stdout)
+    # And the report of them, in its answer.
+    page = tmp_path / "report.html"
+    report = cli_in_process(capsys, "report", str(ramp_csv), str(refine_csv), str(sweep_csv), "-o", str(page))
+    assert report.returncode == 0, report.stderr
+    text = html.unescape(page.read_text(encoding="utf-8"))
+    answer = text[text.index('<div class="answer">'):text.index("</div>", text.index('<div class="answer">'))]
+    assert final in answer, (final, answer)
