@@ -10,6 +10,7 @@ from types import FrameType
 
 import psutil
 from PySide6.QtCore import QTimer
+from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtWidgets import QApplication, QWidget
 
 from ..core.config import ConfigError, RunConfig
@@ -91,6 +92,10 @@ def main(argv: list[str]) -> int:
     app.setOrganizationName("Crossover")
     app.setDesktopFileName(APP_ID)  # Wayland and X11 docks match the window to its desktop entry and icon
     app.setWindowIcon(icon("crossover"))
+    # Python's garbage is collected on this thread, on a timer, never by whichever thread happens to allocate:
+    # a collection in a lane's or a job's thread that frees a widget runs Qt's destructor there, which can
+    # deadlock with this thread on Qt's mutex and the GIL (seen in the test suite: the window froze for good).
+    collector = GarbageCollector(interval=1.0)
     from .window.main_window import MainWindow
 
     # The window's Theme sets the palette and the style sheets (resources/*.qss) of the remembered scheme.
@@ -128,6 +133,7 @@ def main(argv: list[str]) -> int:
 
         QTimer.singleShot(int(args.after * 1000), shoot)
     code = app.exec()
+    collector.timer.stop()
     if outcome["signal"] is not None:
         return 128 + outcome["signal"]
     return code if outcome["saved"] else 1

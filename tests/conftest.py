@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import gc
 import sys
 import tempfile
 
@@ -59,14 +60,20 @@ def _own_noise_file(tmp_path_factory, monkeypatch):
     yield path
 
 
+# Garbage is collected in the main thread only, between tests, as the app collects it on its GUI thread
+# (gui/app.py): a collection that another thread happened to start (a scripted lane's, a job's) freed a previous
+# test's widgets there, and Qt's destructor in that thread and the main thread's deadlocked on Qt's mutex and the GIL.
+gc.disable()
+
+
 @pytest.fixture(autouse=True)
 def _no_qthread_left_behind(request):
-    """Fail any test that leaves a QThread running (napari's habit)."""
+    """Fail any test that leaves a QThread running (napari's habit); collect the test's garbage here."""
     yield
+    gc.collect()
     if "PySide6.QtCore" not in sys.modules:
         return
     from PySide6.QtCore import QThread
-    import gc
 
     running = [o for o in gc.get_objects() if isinstance(o, QThread) and _is_running(o)]
     if running:

@@ -61,3 +61,21 @@ def busy_words(share: float, load: float) -> str:
         return ""
     return (f"⚠ Busy: other work uses {100 * share:.0f}% of this machine's CPU (load {load:.1f}): "
             "a lead measured now may not hold")
+
+
+def busy_start_words(share: float, load: float, what: str = "this study") -> str:
+    """Said as a study starts on a busy machine (before its first figure), or "" when it is quiet enough: "Other
+    work is using 46% of this machine's CPU as this sweep starts (load 3.2): its figures, and any lead or crossing
+    they show, may not hold; each point says how busy it was"."""
+    if not (math.isfinite(share) and share > BUSY_SHARE):
+        return ""
+    return (f"⚠ Other work is using {100 * share:.0f}% of this machine's CPU as {what} starts (load {load:.1f}): its "
+            "figures, and any lead or crossing they show, may not hold; each point says how busy it was")
+
+
+def share_now(seconds: float = 0.5) -> float:
+    """Other work's share of the cores over the next `seconds` (blocks that long)."""
+    watch = LoadWatch()
+    watch.share()
+    time.sleep(seconds)
+    return watch.share()

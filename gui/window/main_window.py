@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import time
@@ -18,7 +19,7 @@ from ...core.files.run_files import export_runs, json_clean
 from ...core.words.anatomy import anatomy_json
 from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption
-from ...core.engine.machine_load import LoadWatch, busy_words
+from ...core.engine.machine_load import LoadWatch, busy_start_words, busy_words
 from ...core.paths import compile_cache_dir, guide_path, log_dir_problem
 from ...core.words.numbers import local_time
 from ...core.results import RunResult
@@ -93,6 +94,8 @@ class MainWindow(QMainWindow):
                               settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs,
                               findings=self.findings)
         self.sweep.view.findings_changed.connect(self.compare.findings_changed)
+        self.sweep.sweep_started.connect(lambda: self._say_busy_start("this sweep"))
+        self.controller.run_started.connect(lambda _live: self._say_busy_start("this run"))
         self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
                            lambda: self.controller.running or self.sweep.running or self.desk.preparing
                            or self.desk.model_file.running, self.summary.set_anatomy)
@@ -123,6 +126,7 @@ class MainWindow(QMainWindow):
         self._load = LoadWatch()
         self._load_timer = QTimer(self)
         self._load_timer.setInterval(LOAD_INTERVAL_MS)
+        self._share, self._started_busy = math.nan, False  # other work's share of the cores, last 2 s
         self._load_timer.timeout.connect(self._on_load_timer_timeout)
         self._load_timer.start()
         self.host_label = QLabel(machine_text(None))
@@ -132,13 +136,27 @@ class MainWindow(QMainWindow):
             self.say(log_dir_problem()[:1].upper() + log_dir_problem()[1:] + ".", error=True)
         self.controller.discover_devices()
 
+    def measuring(self) -> bool:
+        """A run, a ramp, a sweep or a Why study is measuring: a busy machine is said while one is."""
+        return self.controller.running or self.sweep.running or self.why.running
+
     @Slot()
     def _on_load_timer_timeout(self) -> None:
         share = self._load.share()  # read every time, so the first reading of a run compares like with like
-        text = busy_words(share, os.getloadavg()[0]) if self.controller.running else ""
-        if text != self.busy_label.text():
+        self._share = share
+        text = busy_words(share, os.getloadavg()[0]) if self.measuring() else ""
+        if text != self.busy_label.text() and not (self._started_busy and not text):
             self.busy_label.setText(text)
             self.busy_label.setVisible(bool(text))
+        self._started_busy = False  # the start's words stand until the first reading of the study itself
+
+    def _say_busy_start(self, what: str) -> None:
+        """A study starts: where the last 2 s were busy, say so now, before its first figure."""
+        text = busy_start_words(self._share, os.getloadavg()[0], what)
+        if text:
+            self.busy_label.setText(text)
+            self.busy_label.setVisible(True)
+            self._started_busy = True
 
     # ------------------------------------------------------------------ layout, wiring, state
 
