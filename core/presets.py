@@ -57,3 +57,10 @@ SWEEP_PRESETS: dict[str, SweepPreset] = {
     "qa": SweepPreset(1, (25, 50, 100, 200, 400, 750, 1500), PRESETS["qa"].config),
     "blog": SweepPreset(2, (32, 128, 256, 512, 1000, 2000), PRESETS["blog-small"].config),
 }
+
+
+# The window's model before anything is chosen: the default MLP, trained for half a minute per lane (then it stops
+# by itself), long enough for a class to watch both lines and drag a width; epochs enough that time, not the data,
+# ends it on any machine. The Model panel shows the time limit; the CLI's `run` keeps whole epochs.
+DEMO_SECONDS = 30.0
+WINDOW_DEFAULT = RunConfig(train=TrainSpec(epochs=100, max_seconds=DEMO_SECONDS))

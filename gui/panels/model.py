@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayo
 from ...core.config import (ACTIVATIONS, FACTORY, MAX_BATCH, MAX_RATE, OPTIMIZERS, SAVED, SERVE_WAYS, TASKS, ConfigError, FactoryModel,
                              ModelSpec, RunConfig, SavedModel)
 from ...core.families import CELLS, FAMILIES, LAYER_LIMITS
-from ...core.presets import PRESETS
+from ...core.presets import PRESETS, WINDOW_DEFAULT
 from ...core.words.numbers import fmt_flops
 from ...core.files.npz_check import data_file_problem
 from ..widgets.file_dialogs import FileDialogs
@@ -53,7 +53,7 @@ class ModelPanel(QWidget):
     def __init__(self, dialogs: FileDialogs | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._dialogs = dialogs or FileDialogs(AppSettings())
-        self._base = RunConfig()
+        self._base = WINDOW_DEFAULT
         self._config: RunConfig | None = self._base  # built once per edit, in _on_field_changed
         self._problem = ""
         self.preset = QComboBox()
@@ -133,6 +133,13 @@ class ModelPanel(QWidget):
         self.batch = self._int(1, 65536, "Samples per training step. Larger batches do more work per "
                                          "step, which favours a GPU.")
         self.epochs = self._int(1, 1000, "Passes over the training data.")
+        self.time_limit = self._int(0, 36_000, "Each lane stops after this many seconds of steady training on a "
+                                                "model, mid-epoch if need be (none: the epochs and the sample limit "
+                                                "decide). A width dragged mid-run is a new model, with its own time.")
+        self.time_limit.setSpecialValueText("none")
+        self.time_limit.setSuffix(" s a lane")
+        self.time_limit.setSingleStep(10)
+        self.time_limit.setAccessibleName("Time limit")
         self.optimizer = self._combo(OPTIMIZERS, "The optimizer (its update cost grows with the parameters).")
         self.learning_rate = self._double(1e-5, 10.0, 1e-4, 5, "Learning rate of the optimizer.")
         self.data = QComboBox()
@@ -183,6 +190,7 @@ class ModelPanel(QWidget):
         form.addRow("Dropout", self.dropout)
         form.addRow("Batch size", self.batch)
         form.addRow("Epochs", self.epochs)
+        form.addRow("Time limit", self.time_limit)
         form.addRow("Optimizer", self.optimizer)
         form.addRow("Learning rate", self.learning_rate)
         data_row = QHBoxLayout()
@@ -203,19 +211,19 @@ class ModelPanel(QWidget):
         self.heads.valueChanged.connect(self._on_field_changed)
         self.layers.valueChanged.connect(self._on_layers_changed)
         self.widths.widths_changed.connect(self._on_field_changed)
-        for spin in (self.dropout, self.batch, self.epochs, self.learning_rate, self.samples, self.rate,
-                     self.max_batch):
+        for spin in (self.dropout, self.batch, self.epochs, self.time_limit, self.learning_rate, self.samples,
+                     self.rate, self.max_batch):
             spin.valueChanged.connect(self._on_field_changed)
         self.task.currentIndexChanged.connect(self._on_task_changed)
         for combo in (self.activation, self.optimizer, self.task, self.serve):
             combo.currentIndexChanged.connect(self._on_field_changed)
         self.data.currentTextChanged.connect(self._on_field_changed)
         for spin, name in ((self.layers, "Hidden layers"), (self.batch, "Batch size"), (self.epochs, "Epochs"),
-                           (self.samples, "Sample limit")):
+                           (self.time_limit, "Time limit"), (self.samples, "Sample limit")):
             spin.clamped.connect(lambda text, name=name: self.input_adjusted.emit(f"{name}: {text}."))
         self.widths.value_clamped.connect(self.input_adjusted)
         self.widths.sliders[0].sliderReleased.connect(self._ask_factory_width)
-        self.set_config(RunConfig())
+        self.set_config(WINDOW_DEFAULT)
 
     # ------------------------------------------------------------------ building
 
@@ -265,6 +273,7 @@ class ModelPanel(QWidget):
         load = self.task.currentData() == LOAD
         train = dataclasses.replace(
             self._base.train, batch_size=self.batch.value(), epochs=self.epochs.value(),
+            max_seconds=float(self.time_limit.value()) if self.time_limit.value() else None,
             optimizer=self.optimizer.currentText(), learning_rate=self.learning_rate.value(), data=data,
             samples=self.samples.value() or None, task="predict" if load else self.task.currentData(),
             serve=self.serve.currentData(), arrival_rate=float(self.rate.value()) if load else None,
@@ -297,7 +306,7 @@ class ModelPanel(QWidget):
     def set_config(self, config: RunConfig) -> None:
         """Show `config` in every control; one config_changed follows."""
         self._base = config
-        controls = (self.task, self.serve, self.rate, self.max_batch, self.family, self.cell, self.heads, self.layers, self.widths, self.activation, self.dropout,
+        controls = (self.task, self.serve, self.rate, self.max_batch, self.family, self.cell, self.heads, self.layers, self.widths, self.activation, self.dropout, self.time_limit,
                     self.batch, self.epochs, self.optimizer, self.learning_rate, self.data, self.samples)
         for control in controls:
             control.blockSignals(True)
@@ -324,6 +333,7 @@ class ModelPanel(QWidget):
         t = config.train
         self.batch.setValue(t.batch_size)
         self.epochs.setValue(t.epochs)
+        self.time_limit.setValue(int(round(t.max_seconds)) if t.max_seconds else 0)
         self.optimizer.setCurrentText(t.optimizer)
         self.learning_rate.setValue(t.learning_rate)
         self.data.setCurrentText(t.data)

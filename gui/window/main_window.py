@@ -13,6 +13,7 @@ from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ...core.files.findings import Findings
+from ...core.presets import WINDOW_DEFAULT
 from ...core.files import autosave
 from ...core.files.atomic import ExportError, atomic_write_text
 from ...core.files.run_files import export_runs, json_clean
@@ -313,7 +314,7 @@ class MainWindow(QMainWindow):
         self.say(f"Cleared the compiled cache: {len(files)} file(s), {size / 1e6:.1f} MB, from {folder}.")
 
     def reset_to_defaults(self) -> None:
-        self.model_panel.set_config(RunConfig())
+        self.model_panel.set_config(WINDOW_DEFAULT)
         self.lanes_panel.reset_selection()
         self.lanes_panel.set_schedule("auto")
         if not self.sweep.running:  # the Sweep form too (a saved model's batch sizes stayed, and timed 32 points)

@@ -10,7 +10,7 @@ import pytest
 from helpers import ROOT, two_lane_result
 
 from crossover_lab.core.config import RunConfig
-from crossover_lab.core.presets import PRESETS
+from crossover_lab.core.presets import PRESETS, WINDOW_DEFAULT
 from crossover_lab.core.files import autosave
 from crossover_lab.gui.settings import AppSettings
 
@@ -83,7 +83,7 @@ def test_reset_to_defaults(make_window):
     form.along.setCurrentIndex(form.along.findData("batch"))
     form.layers.setValue(6)
     window.actions.reset.trigger()
-    assert window.model_panel.config() == RunConfig()
+    assert window.model_panel.config() == WINDOW_DEFAULT  # the default MLP, half a minute a lane
     assert form.batches.text() == "" and not form.along_batch()  # issue 36: the form's batch sizes stayed
     assert (form.widths.text(), form.layers.value(), form.steady.value()) == defaults
     assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
@@ -97,7 +97,7 @@ def test_a_damaged_settings_file_reads_as_defaults(make_window, gui_home):
     settings.set_text("run/lanes", "[[[")
     settings.sync()
     window = make_window()
-    assert window.model_panel.config() == RunConfig()
+    assert window.model_panel.config() == WINDOW_DEFAULT  # the default MLP, half a minute a lane
     assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
 
 
