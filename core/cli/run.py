@@ -34,6 +34,9 @@ from ..words.run import contention_lines
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="train one model on several lanes and compare")
     p.add_argument("--preset", choices=sorted(PRESETS), help="start from a seed's model and settings")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="each lane stops after this many seconds of steady training on the model, mid-epoch if need "
+                        "be (the window's Time limit; default: none, the epochs and --samples decide)")
     p.add_argument("--schedule", choices=SCHEDULES + ("concurrent",), metavar="SCHEDULE",
                    help="interleaved: lanes take turns (uncontended figures); side-by-side: all at once (a demo; "
                         "lanes that share CPU cores slow each other down); sequential: one lane after another. "
@@ -60,6 +63,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    if args.time_limit is not None:
+        if not 0 < args.time_limit <= 36_000:
+            raise ConfigError(f"--time-limit {args.time_limit:g}: choose above 0 and up to 36,000 seconds")
+        config = dataclasses.replace(config, train=dataclasses.replace(config.train, max_seconds=args.time_limit))
     lanes = list(parse_lanes(args.lanes))
     if config.model.saved is not None and args.ramp is not None:
         raise ConfigError("--ramp steps through widths, and a saved model has none: ramp it through "

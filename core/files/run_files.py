@@ -7,12 +7,12 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypedDict, overload
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypedDict, cast, overload
 
 if TYPE_CHECKING:
     from typing_extensions import NotRequired  # typing's own from Python 3.11
 
-from ..config import RunConfig
+from ..config import RunConfig, Schedule
 from ..json_data import JsonValue, parse_json
 from .atomic import ExportError, atomic_write_files, complete_lines, csv_text
 from .inputs import open_regular, read_text_bounded
@@ -166,18 +166,25 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
     Raises OSError or ValueError (KeyError, TypeError included) on a damaged or foreign file.
     A lane that had not ended when the file was written reads as stopped.
     """
-    # Read by key below, every wrong shape a KeyError or TypeError the callers turn into a sentence.
     meta: Any = parse_json(read_text_bounded(sidecar_path(csv_path)), "a sidecar")
     if not isinstance(meta, dict):
         raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar (not a JSON object)")
     if meta.get("format") != FORMAT:
         raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar ({FORMAT})")
-    records = read_batches_csv(csv_path)
+    return sidecar_runs(meta, read_batches_csv(csv_path), strict=True)
+
+
+def sidecar_runs(meta: Mapping[str, Any], records: Sequence[BatchTiming] = (), strict: bool = False) -> list[RunResult]:
+    """The runs a sidecar records (a run's, or a sweep's points'), as the engine made them, with `records`: the one
+    reader of a sidecar's "runs" (run_json writes them), for the files, the report and its commands alike.
+    `strict`: every key a writer always writes must be there (a KeyError or TypeError the callers turn into a
+    sentence); else a run written by hand (a test's, an older tool's) reads with the defaults of what it lacks."""
     runs = []
-    for run in meta["runs"]:
-        run_id = run["run_id"]
+    for run in meta["runs"] if strict else (meta.get("runs") or []):
+        run_id = run["run_id"] if strict else str(run.get("run_id") or "")
         lanes: dict[str, LaneResult] = {}
-        for name, info in run["lanes"].items():
+        for name, info in run["lanes"].items() if strict else (run.get("lanes") or {}).items():
+            info = info or {}
             lane = LaneResult(name, records=[r for r in records if r.run_id == run_id and r.lane == name],
                               summary=_summary(info.get("summary")), failure=info.get("failure") or "",
                               stopped=info.get("status") == Status.CANCELLED and not info.get("summary"))
@@ -187,12 +194,27 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
             if info.get("device") is not None:
                 lane.started = RunStarted(run_id, name, info["device"], info.get("settings") or {},
                                           info.get("started_at") or "")
-            lane.segments = [_segment(run_id, name, seg) for seg in info.get("segments") or []]
+            lane.segments = [_segment(run_id, name, seg) if strict else _loose_segment(run_id, name, seg)
+                             for seg in info.get("segments") or []]
             lanes[name] = lane
         noise = run.get("run_noise") or {}
-        runs.append(RunResult(run_id, RunConfig.from_dict(run["config"]), run["schedule"], run["started_at"],
+        config = RunConfig.from_dict(run["config"]) if strict else RunConfig.from_dict(
+            {"model": {}, "train": {}, **(run.get("config") or {})})
+        schedule = run["schedule"] if strict else run.get("schedule") or Schedule.SEQUENTIAL
+        runs.append(RunResult(run_id, config, schedule,
+                              run["started_at"] if strict else str(run.get("started_at") or ""),
                               lanes, run.get("ended_at") or "",
                               {str(k): float(v) for k, v in noise.items()
                                if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 5},
                               str(run.get("run_noise_from") or "")))
     return runs
+
+
+def _loose_segment(run_id: str, lane: str, d: Mapping[str, Any]) -> Segment:
+    """A segment as a hand-written sidecar may give it: the widths, batch size and summary that say what it was."""
+    full: dict[str, Any] = {"segment": 0, "widths": [], "batch_size": 0, "flops_per_batch": 0, "first_step": 0,
+                            "started_at": 0.0, "ended_at": 0.0, "summary": None, **d}
+    summary = full["summary"]
+    if summary is not None:  # a summary with its status alone ({"status": "switched"}) is still that status
+        full["summary"] = {"run_id": run_id, "lane": lane, "device": "", **summary}
+    return _segment(run_id, lane, cast(_SegmentEntry, full))

@@ -195,6 +195,41 @@ class SweepMeasured(Protocol):
     def refinement(self) -> Refinement | None: ...
 
 
+@dataclass(frozen=True)
+class SweepAskedFor:
+    """A sweep sidecar's "sweep" entry as read back (sweep_info writes it): what the sweep was asked for. The one
+    reader of that entry, for the report's settings and its command to measure the file again."""
+
+    widths: tuple[int, ...] = ()
+    layers: int = 0
+    batch_sizes: tuple[int, ...] = ()
+    floor: bool = False
+    recheck: bool = False
+    steady_steps: int | None = None
+    seconds_per_point: float | None = None
+
+    @classmethod
+    def of_sidecar(cls, meta: Mapping[str, JsonValue]) -> SweepAskedFor | None:
+        """The entry, None where the sidecar has none (a run's); a value of the wrong kind reads as unknown."""
+        d = meta.get("sweep")
+        if not isinstance(d, Mapping):
+            return None
+
+        def ints(key: str) -> tuple[int, ...]:
+            v = d.get(key)
+            return tuple(x for x in v if isinstance(x, int) and not isinstance(x, bool)) if isinstance(v, list) else ()
+
+        def number(key: str) -> float | None:
+            v = d.get(key)
+            return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+        layers, steady = d.get("layers"), d.get("steady_steps")
+        return cls(ints("widths"), layers if isinstance(layers, int) else 0, ints("batch_sizes"),
+                   d.get("floor") is True, d.get("recheck") is True,
+                   steady if isinstance(steady, int) and not isinstance(steady, bool) else None,
+                   number("seconds_per_point"))
+
+
 def sweep_info(specs: Sequence[SweepAsked], results: Sequence[SweepMeasured] = ()) -> dict[str, JsonValue]:
     """The sidecar's "sweep" entry: what was asked for and, per variant, calibration and analysis."""
     if not specs:

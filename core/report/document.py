@@ -18,6 +18,8 @@ from ..analysis.points import SweepPoint
 from ..json_data import JsonValue, as_map, as_seq
 from ..config import is_saved_kind
 from ..files.findings import Findings
+from ..files.run_files import sidecar_runs
+from ..files.sweeps import SweepAskedFor
 from ..files.sweep_rows import SweepRow, curve_point, group_rows
 from ..files.sweeps import run_rows
 from ..records import BatchTiming
@@ -181,19 +183,22 @@ SPEED_KEYS = ("backend", "threads", "jit_compile", "jit_source", "steps_per_exec
 
 def _settings_table(meta: Mapping[str, JsonValue]) -> Table:
     """What changes speed, as the sidecar recorded it: the training settings asked for, and each lane's resolved
-    ones (backend, threads, jit, steps per execution, feeding, precision)."""
-    runs = as_seq(meta.get("runs"))
-    first = as_map(runs[0]) if runs else {}
-    config = as_map(first.get("config"))
-    rows = [(f"train {k}", str(v)) for k, v in as_map(config.get("train")).items()]
-    rows += [(f"model {k}", str(v)) for k, v in as_map(config.get("model")).items() if k != "widths"]
-    sweep = as_map(meta.get("sweep"))
-    rows += [(f"sweep {k}", str(sweep[k])) for k in ("layers", "steady_steps", "seconds_per_point", "floor",
-                                                     "batch_sizes") if k in sweep]
-    if first.get("schedule"):
-        rows.append(("schedule", str(first.get("schedule"))))
-    for lane, info in as_map(first.get("lanes")).items():
-        settings = as_map(as_map(info).get("settings"))
+    ones (backend, threads, jit, steps per execution, feeding, precision). Read by the sidecar's own readers."""
+    runs = sidecar_runs(meta)
+    rows: list[tuple[str, str]] = []
+    if runs:
+        config = runs[0].config.to_dict()
+        rows += [(f"train {k}", str(v)) for k, v in as_map(config.get("train")).items()]
+        rows += [(f"model {k}", str(v)) for k, v in as_map(config.get("model")).items() if k != "widths"]
+    sweep = SweepAskedFor.of_sidecar(meta)
+    if sweep is not None:
+        rows += [("sweep layers", str(sweep.layers)), ("sweep steady_steps", str(sweep.steady_steps)),
+                 ("sweep seconds_per_point", str(sweep.seconds_per_point)), ("sweep floor", str(sweep.floor)),
+                 ("sweep batch_sizes", str(list(sweep.batch_sizes)))]
+    if runs and runs[0].schedule:
+        rows.append(("schedule", str(runs[0].schedule)))
+    for lane, result in (runs[0].lanes.items() if runs else ()):
+        settings = result.started.settings if result.started is not None else {}
         rows += [(f"{lane} {k}", str(settings[k])) for k in SPEED_KEYS if k in settings]
     return _table(["setting", "value"], rows)
 
@@ -447,13 +452,14 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
     metas = [s.meta for s in inputs.sweeps] + [r.meta for r in inputs.runs]
     tasks, kinds = [], [p.task for item in inputs.anatomies for p in item.points]
     for meta in metas:
-        runs = as_seq(meta.get("runs"))
-        train = as_map(as_map(as_map(runs[0]).get("config")).get("train")) if runs else {}
-        if train:
-            kind = str(train.get("task") or "train")
-            kinds.append(kind)
-            tasks.append(f"predict (calls by {train.get('serve') or 'keras'}), {train.get('data')} data" if kind == "predict"
-                         else f"{train.get('data')} data, {train.get('optimizer')}, {train.get('epochs')} epoch(s)")
+        runs = sidecar_runs(meta)
+        if runs:
+            train = runs[0].config.train
+            kinds.append(train.task)
+            tasks.append(f"predict (calls by {train.serve}), {train.data} data" if train.task == "predict"
+                         else f"{train.data} data, {train.optimizer}, {train.epochs} epoch(s)"
+                         + (f" or {train.max_seconds:g} s a lane, whichever came first"
+                            if train.max_seconds and SweepAskedFor.of_sidecar(meta) is None else ""))
     if tasks:
         facts.append(("task", "; ".join(dict.fromkeys(tasks))))
     lanes = list(dict.fromkeys(lanes))

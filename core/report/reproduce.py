@@ -7,49 +7,46 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..analysis.anatomy import AnatomyPoint
-from ..config import is_factory_kind
-from ..json_data import JsonValue, as_map, as_seq
+from ..config import RunConfig, is_factory_kind
+from ..files.run_files import sidecar_runs
+from ..files.sweeps import SweepAskedFor
+from ..json_data import JsonValue
 from ..paths import PROG
+from ..records import Status
+from ..results import RunResult
 
 
-def _lanes_of(meta: Mapping[str, JsonValue]) -> list[str]:
-    return list(dict.fromkeys(lane for run in as_seq(meta.get("runs")) for lane in as_map(as_map(run).get("lanes"))))
-
-
-def _config_args(config: Mapping[str, JsonValue], with_widths: bool) -> list[str]:
-    train, model = as_map(config.get("train")), as_map(config.get("model"))
+def _config_args(config: RunConfig, with_widths: bool) -> list[str]:
+    model, train = config.model, config.train
     args = []
-    saved, factory = as_map(model.get("saved")), as_map(model.get("factory"))
-    if saved.get("path"):  # a user's own model: its file, and none of Crossover's model options
-        args += ["--model", str(saved["path"])]
-    elif factory.get("path"):  # a user's model factory: its file and function, and the width it was called with
-        args += ["--model", f"{factory['path']}:{factory.get('function')}"]
-        if with_widths and model.get("widths"):
-            args += ["--widths", ",".join(str(w) for w in as_seq(model.get("widths")))]
+    if model.saved is not None:  # a user's own model: its file, and none of Crossover's model options
+        args += ["--model", model.saved.path]
+    elif model.factory is not None:  # a user's model factory: its file and function, and the width it was called with
+        args += ["--model", f"{model.factory.path}:{model.factory.function}"]
+        if with_widths and model.widths:
+            args += ["--widths", ",".join(map(str, model.widths))]
     else:
-        if with_widths and model.get("widths"):
-            args += ["--widths", ",".join(str(w) for w in as_seq(model.get("widths")))]
-        for key, flag in (("family", "--family"), ("cell", "--cell"), ("heads", "--heads")):
-            value = model.get(key)
-            if value is not None and not (key == "family" and value == "mlp") and (
-                    key != "cell" or model.get("family") == "rnn") and (
-                    key != "heads" or model.get("family") == "transformer"):
-                args += [flag, str(value)]
-        if model.get("dropout") is not None:
-            args += ["--dropout", str(model["dropout"])]
-    for key, flag in (("task", "--task"), ("serve", "--serve")):
-        value = train.get(key)
-        if value is not None and train.get("task") == "predict":
-            args += [flag, str(value)]
-    for key, flag in (("batch_size", "--batch-size"), ("optimizer", "--optimizer"),
-                      ("learning_rate", "--learning-rate"), ("seed", "--seed"), ("preprocessing", "--preprocessing"),
-                      ("data", "--data"), ("feeding", "--feeding"), ("steps_per_execution", "--steps-per-execution"),
-                      ("samples", "--samples"), ("warmup_steps", "--warmup-steps")):
-        if train.get(key) is not None:
-            args += [flag, str(train[key])]
-    if train.get("jit") is not None:
-        args += ["--jit", "on" if train["jit"] else "off"]
-    if train.get("mixed_precision"):
+        if with_widths and model.widths:
+            args += ["--widths", ",".join(map(str, model.widths))]
+        if model.family != "mlp":
+            args += ["--family", model.family]
+        if model.family == "rnn":
+            args += ["--cell", model.cell]
+        if model.family == "transformer":
+            args += ["--heads", str(model.heads)]
+        args += ["--dropout", str(model.dropout)]
+    if train.task == "predict":
+        args += ["--task", train.task, "--serve", train.serve]
+    args += ["--batch-size", str(train.batch_size), "--optimizer", train.optimizer,
+             "--learning-rate", str(train.learning_rate), "--seed", str(train.seed),
+             "--preprocessing", train.preprocessing, "--data", train.data, "--feeding", train.feeding,
+             "--steps-per-execution", str(train.steps_per_execution)]
+    if train.samples is not None:
+        args += ["--samples", str(train.samples)]
+    args += ["--warmup-steps", str(train.warmup_steps)]
+    if train.jit is not None:
+        args += ["--jit", "on" if train.jit else "off"]
+    if train.mixed_precision:
         args.append("--mixed-precision")
     return args
 
@@ -80,56 +77,55 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
 
 
 def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str) -> str:
-    """The command that measures the file again, from what its sidecar recorded ("" when it has no sidecar)."""
-    runs = as_seq(meta.get("runs"))
+    """The command that measures the file again, from what its sidecar recorded ("" when it has no sidecar): its
+    runs and its sweep's settings as their own readers give them (core/files)."""
+    runs = sidecar_runs(meta)
     if not runs:
         return ""
-    first = as_map(runs[0])
-    lanes = ",".join(_lanes_of(meta))
-    config = as_map(first.get("config"))
+    first = runs[0]
+    lanes = ",".join(dict.fromkeys(lane for run in runs for lane in run.lanes))
+    config = first.config
     name = Path(path).name
     if kind == "sweep":
-        sweep = as_map(meta.get("sweep"))
-        widths = ",".join(str(w) for w in as_seq(sweep.get("widths")))
-        saved = bool(as_map(as_map(config.get("model")).get("saved")))  # swept along batch size only: no widths
-        args = ["sweep", "--lanes", lanes] + ([] if saved else ["--widths", widths])
-        if sweep.get("layers") and not saved and not as_map(as_map(config.get("model")).get("factory")):
-            args += ["--layers", str(sweep["layers"])]
+        sweep = SweepAskedFor.of_sidecar(meta) or SweepAskedFor()
+        saved = config.model.saved is not None  # swept along batch size only: no widths
+        args = ["sweep", "--lanes", lanes] + ([] if saved else ["--widths", ",".join(map(str, sweep.widths))])
+        if sweep.layers and not saved and config.model.factory is None:
+            args += ["--layers", str(sweep.layers)]
         args += _config_args(config, with_widths=False)
-        batches = [str(b) for b in as_seq(sweep.get("batch_sizes"))]
-        if len(batches) > 1:
-            args += ["--batch-sizes", ",".join(batches)]
-        for key, flag in (("steady_steps", "--steady-steps"), ("seconds_per_point", "--seconds-per-point")):
-            if sweep.get(key) is not None:
-                args += [flag, str(sweep[key])]
-        if sweep.get("floor"):
+        if len(sweep.batch_sizes) > 1:
+            args += ["--batch-sizes", ",".join(map(str, sweep.batch_sizes))]
+        if sweep.steady_steps is not None:
+            args += ["--steady-steps", str(sweep.steady_steps)]
+        if sweep.seconds_per_point is not None:
+            args += ["--seconds-per-point", str(sweep.seconds_per_point)]
+        if sweep.floor:
             args.append("--floor")
     else:
         ramp = _ramp_args(first)
         args = ["run", "--lanes", lanes, *_config_args(config, with_widths=not ramp or "--ramp" not in ramp)]
-        train = as_map(config.get("train"))
-        if train.get("epochs") is not None and not ramp:
-            args += ["--epochs", str(train["epochs"])]
+        if not ramp:
+            args += ["--epochs", str(config.train.epochs)]
+            if config.train.max_seconds is not None:  # the window's time limit: each lane's steady seconds
+                args += ["--time-limit", str(config.train.max_seconds)]
         args += ramp
-        if first.get("schedule"):
-            args += ["--schedule", str(first["schedule"])]
+        if first.schedule:
+            args += ["--schedule", str(first.schedule)]
     return f"{PROG} {shlex.join([*args, '--csv', name])}"
 
 
-def _ramp_args(run: Mapping[str, JsonValue]) -> list[str]:
+def _ramp_args(run: RunResult) -> list[str]:
     """A ramp's own options (--ramp WIDTHS or --ramp-batch-sizes SIZES, its layers and each point's budget), from
     the segments its longest lane went through; none for a run of one model, or one whose model was dragged (a
     segment ended "switched": no command replays a hand's drags)."""
-    lanes = [as_map(lane) for lane in as_map(run.get("lanes")).values()]
-    segments = max((as_seq(lane.get("segments")) for lane in lanes), key=len, default=[])
+    segments = max((lane.segments for lane in run.lanes.values()), key=len, default=[])
     if len(segments) < 2:
         return []
-    ended = [as_map(as_map(seg).get("summary")).get("status") for seg in segments]
-    if "switched" in ended:
+    if any(s.ended is not None and s.ended.summary.status == Status.SWITCHED for s in segments):
         return []
-    widths = [tuple(as_seq(as_map(seg).get("widths"))) for seg in segments]
-    batches = [str(as_map(seg).get("batch_size")) for seg in segments]
-    train = as_map(as_map(run.get("config")).get("train"))
+    widths = [s.started.widths for s in segments]
+    batches = [str(s.started.batch_size) for s in segments]
+    train = run.config.train
     args: list[str] = []
     if len(set(widths)) > 1:
         args += ["--ramp", ",".join(str(w[0]) for w in widths if w)]
@@ -139,9 +135,8 @@ def _ramp_args(run: Mapping[str, JsonValue]) -> list[str]:
         args += ["--ramp-batch-sizes", ",".join(batches)]
     else:
         return []
-    steps, warmup = train.get("max_steps"), train.get("warmup_steps")
-    if isinstance(steps, int) and isinstance(warmup, int):
-        args += ["--steady-steps", str(steps - warmup)]
-    if train.get("max_seconds") is not None:
-        args += ["--seconds-per-point", str(train["max_seconds"])]
+    if train.max_steps is not None:
+        args += ["--steady-steps", str(train.max_steps - train.warmup_steps)]
+    if train.max_seconds is not None:
+        args += ["--seconds-per-point", str(train.max_seconds)]
     return args

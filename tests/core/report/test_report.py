@@ -359,3 +359,23 @@ def test_markdown_keeps_whatever_a_file_names_as_text_and_no_command_closes_its_
     # The filters themselves.
     assert _md_cell("a|b\n`c`[d]") == "a\\|b \\`c\\`\\[d\\]"
     assert _md_code("run\n```\nx").splitlines() == ["````", "run\\n```\\nx", "````"]
+
+
+def test_a_runs_time_limit_is_recorded_and_its_reproduce_command_gives_it_back(tmp_path, capsys, scripted):
+    """The window's default run stops after 30 s a lane (its Time limit): the sidecar records it, and the report's
+    command to measure the file again says --time-limit, which `run` takes."""
+    import json
+
+    from helpers import cli_in_process
+    from crossover_lab.core.report.reproduce import reproduce_command
+
+    out = tmp_path / "r.csv"
+    done = cli_in_process(capsys, "run", "--lanes", "cpu", "--data", "synthetic", "--epochs", "1000",
+                          "--time-limit", "0.2", "--csv", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["runs"][0]["config"]["train"]["max_seconds"] == 0.2
+    command = reproduce_command(str(out), meta, "run")
+    assert "--epochs 1000 --time-limit 0.2" in command, command
+    refused = cli_in_process(capsys, "run", "--lanes", "cpu", "--time-limit", "0")
+    assert refused.returncode == 2 and "--time-limit 0: choose above 0" in refused.stderr
