@@ -40,14 +40,27 @@ class WhyBars(pg.PlotWidget):
         self.setLabel("bottom", "ms per training step")
         self.showGrid(x=True, y=False, alpha=0.25)
         self.setMouseEnabled(x=False, y=False)
-        self.legend = self.addLegend(offset=(-10, 10))
+        # The key runs in columns along the top, over room kept empty above the bars (set_points): in the corner
+        # it covered the last lane's bar end and its pipelined tick.
+        self.legend = self.addLegend(offset=(10, 5), colCount=self._columns())
         self.points: list[AnatomyPoint] = []
         self.theme = PlotTheme(self, lambda _colors: self.set_points(self.points))
         self.getAxis("left").setTicks([[]])  # its rows are lanes: no numbers before the first (a cut-off "1.0")
 
+    def _columns(self) -> int:
+        """The key's columns: three where the plot is wide enough for them, else two (at 1024×700)."""
+        return 3 if self.width() >= 820 else 2
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(ev)
+        legend, points = self.__dict__.get("legend"), self.__dict__.get("points")  # none before __init__ made them
+        if legend is not None and points and self._columns() != legend.columnCount:
+            self.set_points(points)
+
     def set_points(self, points: Sequence[AnatomyPoint]) -> None:
         self.clear()
         self.legend.clear()
+        self.legend.setColumnCount(self._columns())
         self.points = list(points)
         colors = self.theme.colors
         several = len({p.widths for p in self.points}) > 1  # bars of several models: name each one's
@@ -78,7 +91,9 @@ class WhyBars(pg.PlotWidget):
         self.setAccessibleName("Why: each lane's " + ("call" if calls else "step") + " split into its parts, in ms")
         if self.points:
             self.enableAutoRange()
-            plot_item(self).getViewBox().setYRange(-0.6, len(self.points) - 0.4, padding=0)
+            rows = math.ceil(len(self.legend.items) / self.legend.columnCount)
+            room = 0.3 * rows * max(1.0, len(self.points) / 2)  # about 25 px a row of the key, in bar rows
+            plot_item(self).getViewBox().setYRange(-0.6, len(self.points) - 0.4 + room, padding=0)
             self.setTitle(f"bars: the {PER_CALL_CLOCK} (predict_on_batch, answer back on the host)" if calls else
                           f"bars: the {SYNCED_CLOCK} (fit, loss read every step)", color=colors.text, size="10pt")
 

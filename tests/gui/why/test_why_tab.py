@@ -1,6 +1,8 @@
 """The Why tab and the two clocks in the summary, with the lanes' measuring stood in for."""
 from __future__ import annotations
 
+import pytest
+
 from helpers import CONFIG, SPECS, finished, lane_events, point
 
 from crossover_lab.core.study.anatomy import AnatomyOutcome
@@ -109,3 +111,27 @@ def test_the_why_tab_speaks_of_calls_for_the_predict_task(qtbot):
     assert view.bars.getAxis("bottom").labelText == "ms per call (predict)"
     assert view.words.text().startswith("On cpu, 1 ms per call:")
     assert "x the time of fit" not in view.words.text()  # no pipelined clock's cost for a call
+
+
+@pytest.mark.parametrize("size", [(1000, 420), (620, 360)])
+def test_the_key_never_covers_a_bar_or_a_tick(qtbot, size):
+    """Issue 36: the key sat in the corner over cpu1's bar end and its pipelined tick. It runs in columns above the
+    bars, in room kept for it, at a slide's width and at 1024×700's."""
+    import pyqtgraph as pg
+    from helpers import point
+    from crossover_lab.gui.why.bars import WhyBars
+
+    bars = WhyBars()
+    qtbot.addWidget(bars)
+    bars.resize(*size)
+    bars.show()
+    # As the issue saw it: the top lane's bar is the longest, its pipelined tick at the right end, under the key.
+    bars.set_points([point("cpu", "CPU (x)", fit=4.0, fit_pipelined=3.9), point("gpu0", "GPU", fit=2.0),
+                     point("cpu1", "CPU (y)", fit=9.1, fit_pipelined=9.0)])
+    qtbot.wait(50)
+    key = bars.legend.sceneBoundingRect()
+    drawn = [item for item in bars.getPlotItem().items if isinstance(item, (pg.BarGraphItem, pg.PlotDataItem))]
+    assert drawn and key.width() > 0
+    for item in drawn:
+        assert not key.intersects(item.sceneBoundingRect()), (size, item)
+    assert key.right() <= bars.getPlotItem().getViewBox().sceneBoundingRect().right() + 1  # nothing cut off
