@@ -54,6 +54,19 @@ def _width_text(x: float) -> str:
     return f"{x:,.0f}"
 
 
+# A kind of model's line style, in the order the kinds sort (the first solid), and its glyph in the key.
+SHAPE_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine)
+STYLE_GLYPHS = {Qt.PenStyle.SolidLine: "━━", Qt.PenStyle.DashLine: "╍╍", Qt.PenStyle.DotLine: "┈┈",
+                Qt.PenStyle.DashDotLine: "━·"}
+
+
+def shape_styles(drawn: dict[Line, list[MapPoint]]) -> dict[Shape, Qt.PenStyle]:
+    """Each kind of model drawn, its line style: the same on every lane (a lane without the first kind does not
+    draw its second one solid), the key naming each."""
+    shapes = sorted({shape for _lane, shape in drawn})
+    return {shape: SHAPE_STYLES[min(i, len(SHAPE_STYLES) - 1)] for i, shape in enumerate(shapes)}
+
+
 class CrossoverMap(QWidget):
     """Every run adds a point per lane and segment; where two lanes' series cross, it says so."""
 
@@ -219,10 +232,9 @@ class CrossoverMap(QWidget):
         self._by_width = bool(shown) and len({p.shape for p in shown}) == 1 and all(p.uniform for p in shown)
         self.plot.setLabel("bottom", self._x_label(shown))
         colors = self.theme.colors
-        styles: dict[str, int] = {}
-        for (lane, _shape), pts in drawn.items():
-            styles[lane] = styles.get(lane, -1) + 1  # a lane's second kind of model is drawn dashed
-            self._draw_points(lane, pts, colors, line=True, dashed=styles[lane] > 0)
+        styles = shape_styles(drawn)  # one line style per kind of model, the same on every lane, named in the key
+        for (lane, shape), pts in drawn.items():
+            self._draw_points(lane, pts, colors, line=True, style=styles[shape])
         for lane in sorted({p.lane for p in loose}):
             self._draw_points(lane, [p for p in loose if p.lane == lane], colors, line=False)
         found = self.verdicts(drawn)
@@ -248,11 +260,10 @@ class CrossoverMap(QWidget):
         return f"{axis_words(family, layers)}, batch {batch}{', predict' if task == 'predict' else ''})"
 
     def _draw_points(self, lane: str, pts: list[MapPoint], colors: SchemeColors, line: bool,
-                     dashed: bool = False) -> None:
+                     style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> None:
         color = lane_color(lane, colors.dark)
         xs, ys = [self._x(p) for p in pts], [p.point.median_ms for p in pts]
         if line:
-            style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
             self.plot.addItem(pg.PlotDataItem(xs, ys, pen=pg.mkPen(color, width=2, style=style)))
         symbols = [KIND_SYMBOLS[p.kind] for p in pts]
         self.plot.addItem(pg.PlotDataItem(
@@ -325,8 +336,13 @@ class CrossoverMap(QWidget):
             if kind in kinds:
                 parts.append(f"{KIND_GLYPHS[kind]}&nbsp;{kind.replace(' ', '&nbsp;')}")
                 whole.append(f"{KIND_GLYPHS[kind]} {KIND_WORDS[kind]}")
-        if len({p.shape for p in shown}) > 1:
-            whole.append("Solid and dashed lines: a lane's models of different kind, depth or batch size, never joined")
+        shapes = sorted({p.shape for p in shown if p.joined})
+        if len(shapes) > 1:  # each kind of model's line style, named: predict calls, other families, batch sizes
+            for shape in shapes:
+                glyph = STYLE_GLYPHS[SHAPE_STYLES[min(shapes.index(shape), len(SHAPE_STYLES) - 1)]]
+                parts.append(f"{glyph}&nbsp;{shape_words(shape).replace(' ', '&nbsp;')}")
+            whole.append("Each kind of model (family, depth, batch size, train or predict) has its own line style; "
+                         "lines of different kinds are never joined or crossed")
         return " &nbsp; ".join(parts), "\n".join(whole)
 
     @staticmethod

@@ -202,6 +202,9 @@ def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
     assert cmap.plot.getAxis("bottom").labelText == "model size: FLOPs per batch"
     assert cmap.crossovers() == [c]
     assert "1 layer, batch 128: cpu is faster above about" in cmap.description.text()
+    # The key names each kind of model's line style, the same on every lane: no line is a bare, unnamed style.
+    key = cmap.key.text().replace("&nbsp;", " ")
+    assert "━━ 1 layer, batch 32" in key and "╍╍ 1 layer, batch 128" in key, key
     cmap.remove_run("a")
     assert cmap.crossovers() == [] and {lane for lane, _ in cmap.kept()} == {"cpu"}
 
