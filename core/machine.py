@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import platform
+from dataclasses import dataclass
+from typing import Mapping
 
+from .json_data import JsonObject, JsonValue
 from .paths import install_hint
 
 INSTALL_HINT = {
@@ -38,3 +41,59 @@ def usable_cores() -> list[int]:
         return sorted(os.sched_getaffinity(0))
     except AttributeError:  # macOS, Windows
         return list(range(os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """A GPU as the NVIDIA driver names it."""
+
+    name: str
+    driver: str
+    memory: str
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    """The machine and software a result was measured with. Written into every sidecar as `to_json()` gives it
+    (core/engine/devices.py host_info makes it), and read back by `from_json` alone, any earlier sidecar's too:
+    About, `devices`, the report's machine table, a file's machine name and a picture's title read these fields."""
+
+    app_version: str = ""
+    machine: str = ""  # names the machine when sweeps from several are compared
+    python: str = ""
+    platform: str = ""
+    cpu: str = ""
+    cpu_cores: int | None = None
+    gpus: tuple[Gpu, ...] = ()
+    numpy: str = ""
+    keras: str | None = None  # None: not installed
+    backends: tuple[tuple[str, str | None], ...] = ()  # (backend, version), None where not installed
+
+    def to_json(self) -> JsonObject:
+        return {"app_version": self.app_version, "machine": self.machine, "python": self.python,
+                "platform": self.platform, "cpu": self.cpu, "cpu_cores": self.cpu_cores,
+                "gpus": [{"name": g.name, "driver": g.driver, "memory": g.memory} for g in self.gpus],
+                "numpy": self.numpy, "keras": self.keras, "backends": {k: v for k, v in self.backends}}
+
+    @classmethod
+    def from_json(cls, d: JsonValue) -> HostInfo:
+        """A sidecar's "host" (or a remote machine's answer) as written by any version; what is missing or of the
+        wrong kind reads as unknown, never as a made-up value."""
+        if not isinstance(d, Mapping):
+            return cls()
+
+        def text(key: str) -> str:
+            v = d.get(key)
+            return str(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else ""
+
+        cores = d.get("cpu_cores")
+        gpus = d.get("gpus")
+        backends = d.get("backends")
+        keras = d.get("keras")
+        return cls(text("app_version"), text("machine"), text("python"), text("platform"), text("cpu"),
+                   cores if isinstance(cores, int) and not isinstance(cores, bool) else None,
+                   tuple(Gpu(str(g.get("name") or ""), str(g.get("driver") or ""), str(g.get("memory") or ""))
+                         for g in gpus if isinstance(g, Mapping)) if isinstance(gpus, list) else (),
+                   text("numpy"), str(keras) if isinstance(keras, str) else None,
+                   tuple((str(k), str(v) if isinstance(v, str) else None) for k, v in backends.items())
+                   if isinstance(backends, Mapping) else ())

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..core.files import autosave
+from ..core.json_data import JsonValue
 from ..core.config import LaneSpec, RunConfig
 from ..core.analysis.costs import prices_of
 from ..core.engine.devices import LaneOption, discover, host_info, unprobed_options
@@ -34,7 +35,7 @@ DiscoverFn = Callable[[LanePool, threading.Event], list[LaneOption]]
 
 
 @functools.lru_cache(maxsize=1)
-def cached_host_info() -> dict[str, Any]:
+def cached_host_info() -> dict[str, JsonValue]:
     """host_info() once per process: it asks nvidia-smi, which can take a moment where there is one."""
     return host_info()
 
@@ -214,7 +215,7 @@ class RunController(QObject):
 
     # ------------------------------------------------------------------ the session's runs
 
-    def host(self) -> dict[str, Any]:
+    def host(self) -> dict[str, JsonValue]:
         return cached_host_info()
 
     def prices_of(self, lanes: Iterable[str]) -> dict[str, float]:

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..json_data import JsonObject
+from ..json_data import JsonObject, JsonValue
 from .points import Crossover, CurvePoint, SweepPoint, by_lane, time_curves
 from ..config import ConfigError
 
@@ -261,7 +261,7 @@ class Refinement:
                 "ties": [{**asdict(t), "lanes": list(t.lanes)} for t in self.ties]}
 
 
-def refinement_of_sidecar(meta: Mapping[str, object]) -> Refinement | None:
+def refinement_of_sidecar(meta: Mapping[str, JsonValue]) -> Refinement | None:
     """A sweep file's refinement, read from its sidecar (the first variant's analysis), or None: what `analyze`
     and `report` of the file say beside the one rule's sentences, as the refined sweep said it when it ended."""
     sweep = meta.get("sweep")
@@ -346,7 +346,7 @@ def answer(points: Sequence[SweepPoint], levels: Mapping[int, int], target: Refi
     return Refinement(target, tuple(crossings), tuple(ties), stopped, spent_s, tuple(widths))
 
 
-def with_refinement(analysis: dict[str, Any], refinement: Refinement | None) -> dict[str, Any]:
+def with_refinement(analysis: JsonObject, refinement: Refinement | None) -> JsonObject:
     """The analysis JSON of a refined sweep: its crossovers are the refined ones, and it says why it stopped."""
     if refinement is None:
         return analysis

@@ -13,6 +13,7 @@ from . import analyze as cli_analyze, anatomy as cli_anatomy, report as cli_repo
 from . import sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_remote_arg, remote_settings
+from ..machine import HostInfo
 from ..config import ConfigError
 from ..files.inputs import check_input_file
 from ..engine.devices import LaneOption, discover, host_info
@@ -27,12 +28,12 @@ COMMANDS = (cli_run, cli_sweep, cli_analyze, cli_anatomy, cli_rule, cli_report)
 def cmd_devices(args: argparse.Namespace) -> int:
     if args.host:
         remote = list_remote_lanes(args.host, remote_settings(args))
-        print(f"{remote.url}: {remote.machine.get('machine') or '?'}, Crossover {remote.machine.get('app_version')} "
-              f"for {remote.python}")
-        print_machine(remote.machine)
+        machine = HostInfo.from_json(remote.machine)
+        print(f"{remote.url}: {machine.machine or '?'}, Crossover {machine.app_version or '?'} for {remote.python}")
+        print_machine(machine)
         print_lanes(list(remote.options), "there")
         return EXIT_OK
-    print_machine(host_info())
+    print_machine(HostInfo.from_json(host_info()))
     pool = LanePool()
     try:
         options = discover(pool)
@@ -42,11 +43,11 @@ def cmd_devices(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def print_machine(host: dict) -> None:
-    print(f"CPU: {host.get('cpu')} ({host.get('cpu_cores')} cores usable)")
-    for gpu in host.get("gpus") or []:
-        print(f"NVIDIA driver sees: {gpu['name']} (driver {gpu['driver']}, {gpu['memory']})")
-    if not host.get("gpus"):
+def print_machine(host: HostInfo) -> None:
+    print(f"CPU: {host.cpu} ({host.cpu_cores} cores usable)")
+    for gpu in host.gpus:
+        print(f"NVIDIA driver sees: {gpu.name} (driver {gpu.driver}, {gpu.memory})")
+    if not host.gpus:
         print("NVIDIA driver: none found (no nvidia-smi)")
 
 

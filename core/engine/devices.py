@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from ..machine import GPU_HINT, INSTALL_HINT, LABEL, cpu_model, usable_cores
+from ..machine import GPU_HINT, INSTALL_HINT, LABEL, Gpu, HostInfo, cpu_model, usable_cores
 from ..config import BACKENDS, OPTIMIZER_SLOTS, LaneSpec, RunConfig
 from ..files.npz_check import available_bytes
 from ..json_data import JsonValue
@@ -73,26 +73,18 @@ def nvidia_gpus() -> list[dict[str, str]]:
 
 
 def host_info() -> dict[str, JsonValue]:
-    """The machine and software a result was measured with (for the JSON sidecar and About)."""
+    """The machine and software a result was measured with, as a sidecar holds it (HostInfo.to_json; read back
+    with HostInfo.from_json): for the JSON sidecars and About."""
     import numpy
 
-    versions = {b: backend_version(b) for b in BACKENDS}
     try:
-        keras_version = importlib.metadata.version("keras")
+        keras_version: str | None = importlib.metadata.version("keras")
     except importlib.metadata.PackageNotFoundError:
         keras_version = None
-    return {
-        "app_version": APP_VERSION,
-        "machine": platform.node(),  # names the machine when sweeps from several are compared
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpu": cpu_model(),
-        "cpu_cores": len(usable_cores()),
-        "gpus": nvidia_gpus(),
-        "numpy": numpy.__version__,
-        "keras": keras_version,
-        "backends": versions,
-    }
+    return HostInfo(APP_VERSION, platform.node(), platform.python_version(), platform.platform(), cpu_model(),
+                    len(usable_cores()), tuple(Gpu(g["name"], g["driver"], g["memory"]) for g in nvidia_gpus()),
+                    numpy.__version__, keras_version,
+                    tuple((b, backend_version(b)) for b in BACKENDS)).to_json()
 
 
 def cpu_options(backend: str, available: bool, reason: str = "") -> list[LaneOption]:

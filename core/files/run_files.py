@@ -174,11 +174,13 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
     return sidecar_runs(meta, read_batches_csv(csv_path), strict=True)
 
 
-def sidecar_runs(meta: Mapping[str, Any], records: Sequence[BatchTiming] = (), strict: bool = False) -> list[RunResult]:
+def sidecar_runs(sidecar: Mapping[str, JsonValue], records: Sequence[BatchTiming] = (),
+                 strict: bool = False) -> list[RunResult]:
     """The runs a sidecar records (a run's, or a sweep's points'), as the engine made them, with `records`: the one
     reader of a sidecar's "runs" (run_json writes them), for the files, the report and its commands alike.
     `strict`: every key a writer always writes must be there (a KeyError or TypeError the callers turn into a
     sentence); else a run written by hand (a test's, an older tool's) reads with the defaults of what it lacks."""
+    meta: Any = sidecar  # read by key below: a wrong shape raises, and the callers say so
     runs = []
     for run in meta["runs"] if strict else (meta.get("runs") or []):
         run_id = run["run_id"] if strict else str(run.get("run_id") or "")
@@ -210,7 +212,7 @@ def sidecar_runs(meta: Mapping[str, Any], records: Sequence[BatchTiming] = (), s
     return runs
 
 
-def _loose_segment(run_id: str, lane: str, d: Mapping[str, Any]) -> Segment:
+def _loose_segment(run_id: str, lane: str, d: Mapping[str, JsonValue]) -> Segment:
     """A segment as a hand-written sidecar may give it: the widths, batch size and summary that say what it was."""
     full: dict[str, Any] = {"segment": 0, "widths": [], "batch_size": 0, "flops_per_batch": 0, "first_step": 0,
                             "started_at": 0.0, "ended_at": 0.0, "summary": None, **d}

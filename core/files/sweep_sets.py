@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence, cast
 
+from ..machine import HostInfo
 from ..config import ConfigError
 from ..json_data import JsonValue, parse_json
 from .inputs import InputError, check_input_file, open_regular, read_text_bounded
@@ -104,8 +105,7 @@ def load_sets(paths: Sequence[str], labels: Mapping[str, str] | None = None,
         reading = SweepReading(path)
         rows = latest_rows(iter_sweep_rows(path, reading))  # streamed: a file of any size, kept as its points
         meta = sidecar_of(path)
-        host = cast("Mapping[str, JsonValue]", meta.get("host") or {})  # the host_info() the sidecar was written with
-        machine = str(host.get("machine") or "")
+        machine = HostInfo.from_json(meta.get("host")).machine  # as the sidecar was written
         base = _given_label(path, labels) or machine or Path(path).stem
         label, n = base, 1
         while label in used:

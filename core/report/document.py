@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 
 from markupsafe import Markup
 
+from ..machine import HostInfo
 from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.leads import refinement_of_sidecar
@@ -163,16 +164,14 @@ def fits_table(points: Sequence[SweepPoint]) -> Table:
     return _table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual", "fit within 10%"], rows)
 
 
-def _host_table(host: Mapping[str, JsonValue]) -> Table:
-    rows = [("machine", str(host.get("machine") or "–")), ("CPU", f"{host.get('cpu') or '–'} "
-                                                                   f"({host.get('cpu_cores') or '?'} cores usable)")]
-    for gpu in as_seq(host.get("gpus")):
-        g = as_map(gpu)
-        rows.append(("GPU", f"{g.get('name')} (driver {g.get('driver')}, {g.get('memory')})"))
-    rows += [(key, str(host.get(key))) for key in ("platform", "python", "numpy", "keras", "app_version")
-             if host.get(key) is not None]
-    rows += [(f"backend {k}", str(v) if v is not None else "not installed")
-             for k, v in as_map(host.get("backends")).items()]
+def _host_table(sidecar_host: JsonValue) -> Table:
+    host = HostInfo.from_json(sidecar_host)
+    rows = [("machine", host.machine or "–"), ("CPU", f"{host.cpu or '–'} ({host.cpu_cores or '?'} cores usable)")]
+    rows += [("GPU", f"{g.name} (driver {g.driver}, {g.memory})") for g in host.gpus]
+    rows += [(key, value) for key, value in (("platform", host.platform), ("python", host.python),
+                                             ("numpy", host.numpy), ("keras", host.keras),
+                                             ("app_version", host.app_version)) if value]
+    rows += [(f"backend {k}", v if v is not None else "not installed") for k, v in host.backends]
     return _table(["", "value"], rows)
 
 
@@ -398,7 +397,7 @@ def run_lane_prefix(item: RunInput, sweeps: Sequence[SweepInput]) -> str:
     it when one of them ran there, so its "cpu" is theirs), and as they are when its sidecar names no machine."""
     if not any(s.lane_prefix for s in sweeps):
         return ""
-    machine = str(as_map(item.meta.get("host")).get("machine") or "")
+    machine = HostInfo.from_json(item.meta.get("host")).machine
     if not machine:
         return ""
     return next((s.lane_prefix for s in sweeps if s.machine == machine and s.lane_prefix), f"{machine}/")

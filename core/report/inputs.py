@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from ..machine import HostInfo
 from ..analysis.anatomy import AnatomyPoint, point_from_json
 from ..config import ConfigError
 from ..json_data import JsonValue, as_map, as_seq, parse_json
@@ -150,8 +151,7 @@ def read_sweeps(paths: Sequence[str], labels: Mapping[str, str] | None = None) -
 
 
 def _machine_of(meta: Mapping[str, JsonValue]) -> str:
-    host = meta.get("host")
-    return str(host.get("machine") or "") if isinstance(host, Mapping) else ""
+    return HostInfo.from_json(meta.get("host")).machine
 
 
 def _label_given(path: str, labels: Mapping[str, str]) -> str:

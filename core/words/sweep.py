@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
+from ..machine import HostInfo
 from ..analysis.crossings import analyze_points
 from ..analysis.points import Crossover, SweepPoint
 from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
@@ -276,7 +277,7 @@ def picture_title(rows: Sequence[SweepRow], host: Mapping[str, JsonValue]) -> st
     layers = sorted({r.layers for r in rows if r.layers})
     widths = sorted({r.width for r in rows})
     batches = sorted({r.batch_size for r in rows if r.batch_size})
-    devices = list(dict.fromkeys(r.device for r in rows if r.device)) or [str(host.get("cpu", ""))]
+    devices = list(dict.fromkeys(r.device for r in rows if r.device)) or [HostInfo.from_json(dict(host)).cpu]
     depth = "/".join(map(str, layers)) if layers else "?"
     kinds = sorted({r.family for r in rows})
     kind = kinds[0] if len(kinds) == 1 else ""

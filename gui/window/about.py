@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Mapping
 
 import PySide6
 import pyqtgraph
@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ...core.engine.devices import LaneOption
+from ...core.json_data import JsonValue
+from ...core.machine import HostInfo
 from ...core.paths import autosave_dir, log_dir, settings_path
 
 
@@ -17,24 +19,24 @@ from ...core.paths import autosave_dir, log_dir, settings_path
 GUIDE_URL = "docs/guide/ in Crossover's source (README.md, then \"Where to go next\")"
 
 
-def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
+def about_text(sidecar_host: Mapping[str, JsonValue], options: list[LaneOption]) -> str:
     """The About box's text (HTML): what a bug report needs."""
-    backends = ", ".join(f"{name} {version}" if version else f"{name} (not installed)"
-                         for name, version in host.get("backends", {}).items())
-    gpus = "; ".join(f"{g['name']} (driver {g['driver']}, {g['memory']})" for g in host.get("gpus", [])) \
+    host = HostInfo.from_json(dict(sidecar_host))
+    backends = ", ".join(f"{name} {version}" if version else f"{name} (not installed)" for name, version in host.backends)
+    gpus = "; ".join(f"{g.name} (driver {g.driver}, {g.memory})" for g in host.gpus) \
         or "none reported by an NVIDIA driver"
     lanes = "".join(f"<li><b>{html.escape(o.name)}</b>: {html.escape(o.device)}"
                     + ("" if o.available else f" — <i>{html.escape(o.reason)}</i>") + "</li>" for o in options)
     rows = [
-        ("Crossover", host.get("app_version", "")),
-        ("Python", host.get("python", "")),
+        ("Crossover", host.app_version),
+        ("Python", host.python),
         ("Qt / PySide6", f"{qVersion()} / {PySide6.__version__}"),
         ("pyqtgraph", pyqtgraph.__version__),
-        ("NumPy", host.get("numpy", "")),
-        ("Keras", host.get("keras") or "not installed"),
+        ("NumPy", host.numpy),
+        ("Keras", host.keras or "not installed"),
         ("Backends", backends),
-        ("Platform", host.get("platform", "")),
-        ("CPU", f"{host.get('cpu', '')} ({host.get('cpu_cores', '?')} usable cores)"),
+        ("Platform", host.platform),
+        ("CPU", f"{host.cpu} ({host.cpu_cores or '?'} usable cores)"),
         ("GPUs", gpus),
         ("Autosaved runs", autosave_dir()),
         ("Settings", settings_path()),
@@ -42,7 +44,7 @@ def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
     ]
     table = "".join(f"<tr><td><b>{html.escape(k)}</b>&nbsp;&nbsp;</td><td>{html.escape(str(v))}</td></tr>"
                     for k, v in rows)
-    return (f"<h3>Crossover {html.escape(str(host.get('app_version', '')))}</h3>"
+    return (f"<h3>Crossover {html.escape(host.app_version)}</h3>"
             "<p>Shows, with honest numbers, where a GPU starts to beat a CPU, and why: training or serving (one "
             "call at a time, or under requests arriving on their own schedule) an MLP, a CNN, an RNN, a "
             "transformer or your own Keras model, on lanes of this machine or others over SSH. "
@@ -52,7 +54,7 @@ def about_text(host: dict[str, Any], options: list[LaneOption]) -> str:
             f"<table>{table}</table><p><b>Lanes</b></p><ul>{lanes}</ul>")
 
 
-def show_about(parent: QWidget, host: dict[str, Any], options: list[LaneOption]) -> QMessageBox:
+def show_about(parent: QWidget, host: Mapping[str, JsonValue], options: list[LaneOption]) -> QMessageBox:
     """A non-modal About box (returned, so a caller or a test can close it)."""
     box = QMessageBox(QMessageBox.Icon.Information, "About Crossover", "", QMessageBox.StandardButton.Close, parent)
     box.setTextFormat(Qt.TextFormat.RichText)
