@@ -24,12 +24,26 @@ pytest_plugins = ["gui_fixtures", "ssh_server"]
 pytest.register_assert_rewrite("helpers")
 
 
+# The tests of realness run in two processes, a file to a process at a time (--dist loadfile), each next file
+# given to the process that comes free first. The longest files go first (longest-processing-time-first), so
+# that none of them starts last while the other process has nothing left: before, the families file (over a
+# minute) and the real-window file came 17th and 26th of 26. In order of `make test-lanes --durations`' sums.
+LONG_FILES_FIRST = ("tests/core/files/test_nothing_lost.py", "tests/core/engine/remote/test_remote.py",
+                    "tests/core/lane/test_anatomy_lanes.py", "tests/core/test_families.py",
+                    "tests/gui/window/test_window_xvfb.py", "tests/gui/window/test_window_run.py",
+                    "tests/core/engine/test_lanes.py", "tests/core/lane/test_compile_cache.py",
+                    "tests/gui/test_app.py", "tests/core/test_saved_model.py", "tests/core/study/test_refine.py")
+
+
 def pytest_collection_modifyitems(config, items):
     """A test that asks for the SSH server (tests/ssh_server.py) talks to another machine's lanes: a test of
-    realness, as the `lanes` mark says, wherever it stands."""
+    realness, as the `lanes` mark says, wherever it stands. The longest files first (LONG_FILES_FIRST); the
+    order within a file, and of every other file, is kept."""
     for item in items:
         if "server" in getattr(item, "fixturenames", ()) or "ssh_env" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.lanes)
+    rank = {path: i for i, path in enumerate(LONG_FILES_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 
 
 @pytest.fixture(autouse=True)

@@ -66,3 +66,14 @@ def test_every_test_file_name_is_its_own_and_no_folder_is_a_package():
     stems = collections.Counter(p.name for p in TESTS.rglob("*.py") if "__pycache__" not in p.parts)
     assert [name for name, n in stems.items() if n > 1] == []  # rootdir-relative imports: one module per name
     assert not list(TESTS.rglob("__init__.py"))
+
+
+def test_the_long_files_the_lanes_set_starts_with_exist():
+    """conftest.py's LONG_FILES_FIRST orders the tests of realness longest first: a file renamed there would
+    silently fall back to the collection's order."""
+    from pathlib import Path
+
+    from conftest import LONG_FILES_FIRST
+
+    root = Path(__file__).resolve().parents[1]
+    assert all((root / path).is_file() for path in LONG_FILES_FIRST), LONG_FILES_FIRST
