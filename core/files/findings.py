@@ -17,8 +17,9 @@ import dataclasses
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
+from ..analysis.fits import CostFit, fit_cost_model
 from ..analysis.leads import ratio_noise
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import PairVerdict, pair_verdict
@@ -46,6 +47,9 @@ class Answer:
     task: str
     batch_size: int  # of a width curve; 0 along batch size
     layers: int
+    # Each lane's cost fit over the group's pooled points (None: too few points, or no fit), fitted once per
+    # change of the findings, for the views' sentences and lines alike.
+    fits: Mapping[str, CostFit | None] = dataclasses.field(default_factory=dict)
 
     def matches(self, family: str, task: str, batch_size: int) -> bool:
         """An answer about this kind of model and task at this batch size (or along batch size)."""
@@ -163,13 +167,17 @@ class Findings:
             first = rows[0]
             places = {place_of(r) for r in rows}
             names = sorted({p.lane for p in points})
+            fits = {lane: fit_cost_model([p.flops_per_batch for p in mine], [p.median_ms for p in mine])
+                    for lane in names for mine in [sorted((p for p in points if p.lane == lane),
+                                                          key=lambda p: p.flops_per_batch)]}
             for i, a in enumerate(names):
                 for b in names[i + 1:]:
                     pair = [p for p in points if p.lane in (a, b)]
                     v = pair_verdict(pair, a, b, pair_noise=ratio_noise(self._runs(places, along_batch), a, b))
                     runs = len({run_id for place in places if place[-1] in (a, b) for run_id in self._places[place]})
                     yield Answer(label, v, tuple(pair), runs, first.family, first.task,
-                                 0 if along_batch else first.batch_size, first.layers)
+                                 0 if along_batch else first.batch_size, first.layers,
+                                 {lane: fits[lane] for lane in (a, b)})
 
     def _runs(self, places: set[Place], along_batch: bool) -> list[tuple[int, dict[str, float]]]:
         """Per x and run, each lane's median there: what the pair's ratio scatter is taken from."""

@@ -15,7 +15,7 @@ from ..analysis.energy import energy_curves, unlike_scopes
 from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
-from ..json_data import JsonValue
+from ..json_data import JsonValue, finite_or_none
 from ..files.findings import Answer, Findings
 from ..files.sweep_rows import SweepRow, group_rows
 from ..files.sweeps import run_rows
@@ -112,10 +112,9 @@ def answer_lines(answers: Sequence[Answer], fits: bool = True) -> list[str]:
         by_group.setdefault(a.group, []).append(a)
     lines = []
     for label, group in by_group.items():
-        points = list({(p.lane, p.width): p for a in group for p in a.points}.values())
-        found = analyze_points(points).lanes if fits else {}
-        fit_text = "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(f.gflops)} GFLOP/s"
-                             for lane, f in found.items() if f.overhead_ms is not None)
+        found = {lane: fit for a in group for lane, fit in sorted(a.fits.items())} if fits else {}
+        fit_text = "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(finite_or_none(f.gflops))} "
+                             "GFLOP/s" for lane, f in found.items() if f is not None and math.isfinite(f.overhead_ms))
         prefix = f"{label}: " if len(by_group) > 1 else ""
         lines.append(prefix + "; ".join(answer_words(a) for a in group) + (f". Fits: {fit_text}." if fit_text else ""))
     return lines

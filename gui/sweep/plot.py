@@ -11,7 +11,7 @@ import html
 import math
 import sys
 from collections import defaultdict
-from typing import Sequence, cast
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -45,15 +45,15 @@ def energy_points(groups: dict[str, list[SweepPoint]]) -> dict[str, list[SweepPo
     return {label: pts for label, pts in out.items() if pts}
 
 
-def curves(groups: dict[str, list[SweepPoint]]) -> tuple[list[SweepPoint], list[Crossover]]:
+def curves(groups: dict[str, list[SweepPoint]], find: bool = True) -> tuple[list[SweepPoint], list[Crossover]]:
     """Points to draw, with lanes named by their group when there are several (compare variant,
-    batch size), and the crossovers found within each group: across groups they mean nothing."""
+    batch size), and (`find`) the crossovers found within each group: across groups they mean nothing."""
     points: list[SweepPoint] = []
     crossings: list[Crossover] = []
     for label, pts in groups.items():
         if len(groups) > 1:
             pts = [dataclasses.replace(p, lane=f"{p.lane} [{label}]") for p in pts]
-        crossings += find_crossovers(pts)
+        crossings += find_crossovers(pts) if find else []
         points += pts
     return points, crossings
 
@@ -84,9 +84,11 @@ class SweepPlot(pg.PlotWidget):
         self._set_ticks([])
 
     def set_points(self, points: Sequence[SweepPoint], title: str = "",
-                   crossovers: Sequence[Crossover] | None = None, energy: bool = False) -> None:
+                   crossovers: Sequence[Crossover] | None = None, energy: bool = False,
+                   fits: Mapping[str, CostFit | None] | None = None) -> None:
         """Draw `points`; crossovers are found among them unless given (compare mode gives each variant's).
-        `energy`: the points' medians are joules per million samples (energy_points), drawn without cost fits."""
+        `energy`: the points' medians are joules per million samples (energy_points), drawn without cost fits.
+        `fits`: each lane's cost fit as already made (the window's findings), drawn rather than fitted again."""
         self.energy = energy
         style = {"font-size": f"{SLIDE_PT}pt"} if self.slide else {}
         self.setLabel("left", "joules per million samples" if energy else "median time per batch (ms)", **style)
@@ -124,7 +126,8 @@ class SweepPlot(pg.PlotWidget):
             bars = pg.ErrorBarItem(x=np.log10(w), y=np.log10(ms), top=np.log10(hi) - np.log10(ms),
                                    bottom=np.log10(ms) - np.log10(lo), beam=0.03, pen=pg.mkPen(color))
             self.addItem(bars)
-            fit = None if energy else fit_cost_model([p.flops_per_batch for p in pts], ms.tolist())
+            fit = None if energy else (fits[lane] if fits is not None and lane in fits else
+                                       fit_cost_model([p.flops_per_batch for p in pts], ms.tolist()))
             if fit is not None and math.isfinite(fit.gflops):
                 self.fits[lane] = fit
                 pred = np.array([fit.predict_ms(p.flops_per_batch) for p in pts])

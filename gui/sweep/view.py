@@ -127,7 +127,6 @@ class SweepView(QSplitter):
         self.energy_box.setEnabled(bool(energy))
         self.energy_box.setToolTip(ENERGY_TIP if energy else NO_ENERGY_TIP)
         drawn = energy if energy and self.energy_box.isChecked() else groups
-        points, crossings = curves(drawn)
         refined = next((r.refinement for r in self._results() if r.refinement), None)
         answers = None
         if self.measured and self.rows and not self.overlays.rows():
@@ -136,12 +135,17 @@ class SweepView(QSplitter):
             if self.findings.put(self.rows):
                 self.findings_changed.emit()
             answers = self.findings.answers_about(self.rows)
-            if drawn is groups:
-                crossings = crossovers_of([a.verdict for a in answers])
+        given = answers is not None and drawn is groups  # the answers' crossings and fits, made once, are drawn
+        points, crossings = curves(drawn, find=not given)
+        fits = None
+        if answers is not None and given:
+            crossings = crossovers_of([a.verdict for a in answers])
+            if len(groups) == 1:  # the lanes keep their own names on the plot: each one's fit
+                fits = {lane: fit for a in answers for lane, fit in a.fits.items()}
         elif refined is not None and drawn is groups and not self.overlays.rows():
             crossings = refined.marked()  # a refined sweep's answer is its refinement's, as `analyze` reads it
         # The one rule's crossings: of time per batch, or of energy per sample.
-        self.plot.set_points(points, crossovers=crossings, energy=drawn is energy)
+        self.plot.set_points(points, crossovers=crossings, energy=drawn is energy, fits=fits)
         prices = self.overlays.prices()
         self.table.show_costs(self.rows, prices)
         # The one rule's sentence, then what a refinement left open and why it stopped: as `sweep` and `analyze` say it.

@@ -242,3 +242,41 @@ def test_the_energy_axis_draws_joules_per_sample_where_a_counter_measured_them(t
     assert [c.faster_above for c in tab.plot.crossovers] == ["gpu0"] == time_crossing
     tab.view.energy_box.setChecked(False)
     assert not tab.plot.energy and set(tab.plot.fits) == {"cpu", "gpu0"}
+
+
+def test_a_new_point_is_fitted_once_per_lane_and_judged_once(qtbot, monkeypatch):
+    """Issue 37: one new sweep point refitted each lane twice and found the crossings three times. Now the
+    window's findings fit and judge once per change, and the tab's sentence and plot draw what they made."""
+    from crossover_lab.core.analysis import crossings, fits, verdict
+    from crossover_lab.core.files import findings as findings_module
+    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.gui.sweep import plot
+    from crossover_lab.gui.sweep.view import SweepView
+    from crossover_lab.gui.settings import AppSettings
+    from crossover_lab.gui.widgets.file_dialogs import FileDialogs
+
+    calls = {"fit": 0, "judge": 0}
+
+    def counted(name, real):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return wrapper
+
+    fit = counted("fit", fits.fit_cost_model)
+    for module in (findings_module, crossings, plot):
+        monkeypatch.setattr(module, "fit_cost_model", fit)
+    judge = counted("judge", verdict.curve_verdict)
+    monkeypatch.setattr(verdict, "curve_verdict", judge)
+
+    def rows(width: int, run_id: str) -> list[SweepRow]:
+        return [SweepRow(lane, "CPU", width, 0, 1000 * width, 128, ms, ms * 0.97, ms * 1.03, 100, layers=1,
+                         run_id=run_id) for lane, ms in (("cpu", 0.01 * width + 0.2), ("cpu1", 0.002 * width + 1.0))]
+
+    view = SweepView(FileDialogs(AppSettings()), None, lambda *a, **k: None, lambda: [])
+    qtbot.addWidget(view)
+    view.set_rows(rows(16, "a") + rows(64, "b") + rows(256, "c"))
+    calls.update(fit=0, judge=0)
+    view.add_rows(rows(1024, "d"))  # one new point on both lanes
+    assert calls == {"fit": 2, "judge": 1}, calls  # each lane fitted once; the pair judged once
+    assert "Fits: cpu: " in view.verdict.text() and view.plot.fits.keys() == {"cpu", "cpu1"}
