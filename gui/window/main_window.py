@@ -34,7 +34,7 @@ from ..panels.lanes import machine_text
 from ..live_run import LiveRun
 from ..widgets.page_tabs import PageTabs
 from .recovery import RecoveryOffer
-from .run_desk import RunDesk
+from .run_desk import Holder, RunDesk
 from ..resources import icon
 from ..settings import AppSettings
 from ..panels.side import SidePanel
@@ -90,16 +90,14 @@ class MainWindow(QMainWindow):
         self.summary, self.history = self.compare.summary, self.compare.history
         self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
                               lambda: self.desk.config or RunConfig(),
-                              lambda: self.controller.running or self.why.running or self.desk.preparing
-                              or self.desk.model_file.running,
+                              lambda: self.desk.lanes_busy(Holder.SWEEP),
                               settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs,
                               findings=self.findings)
         self.sweep.view.findings_changed.connect(self.compare.findings_changed)
         self.sweep.sweep_started.connect(lambda: self._say_busy_start("this sweep"))
         self.controller.run_started.connect(lambda _live: self._say_busy_start("this run"))
         self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
-                           lambda: self.controller.running or self.sweep.running or self.desk.preparing
-                           or self.desk.model_file.running, self.summary.set_anatomy)
+                           lambda: self.desk.lanes_busy(Holder.WHY), self.summary.set_anatomy)
         # The name hides QWidget.actions(), which the window never calls; tests and callers read window.actions,
         # so it stays until they move to another name.
         self.actions = build_actions(self, self.theme)  # pyright: ignore[reportIncompatibleMethodOverride]
@@ -139,7 +137,7 @@ class MainWindow(QMainWindow):
 
     def measuring(self) -> bool:
         """A run, a ramp, a sweep or a Why study is measuring: a busy machine is said while one is."""
-        return self.controller.running or self.sweep.running or self.why.running
+        return self.desk.measuring()
 
     @Slot()
     def _on_load_timer_timeout(self) -> None:
@@ -297,7 +295,7 @@ class MainWindow(QMainWindow):
     def clear_compiled_cache(self) -> None:
         """File > Clear compiled cache: empty the JAX lanes' persistent compilation cache (not while anything runs:
         a lane may be writing to it)."""
-        if self.controller.running or self.sweep.running or self.why.running:
+        if self.desk.measuring():
             self.say("Wait until the run, sweep or anatomy in progress has ended: its lanes may be writing "
                      "compiled programs.", error=True)
             return

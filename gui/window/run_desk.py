@@ -5,6 +5,7 @@ lifecycle signals, what is allowed now and what the status bar says about it.
 """
 from __future__ import annotations
 
+from enum import Enum
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QObject, Qt, Slot
@@ -29,8 +30,19 @@ from ..sweep.tab import SweepTab
 from ..why.tab import WhyView
 
 
+class Holder(str, Enum):
+    """What can hold the lanes: one at a time, and everything that would start another asks `holders()`."""
+
+    RUN = "a run"
+    SWEEP = "a sweep"
+    WHY = "the Why tab's study"
+    PREPARING = "a model factory's widths being built for a run"
+    MODEL_FILE = "your model file being read"
+
+
 class RunDesk(QObject):
-    """Start, Ramp and Stop for the window; `config` is the model panel's last valid configuration."""
+    """Start, Ramp and Stop for the window; `config` is the model panel's last valid configuration. It owns the
+    answer to "who holds the lanes" (`holders`, `lanes_busy`), which every job asks before it starts."""
 
     def __init__(self, controller: RunController, side: SidePanel, compare: CompareTab, sweep: SweepTab, why: WhyView,
                  actions: Actions, status: StatusLine, on_sweep_tab: Callable[[], bool],
@@ -48,7 +60,8 @@ class RunDesk(QObject):
         self.live_switch = LiveSwitch(side.model_panel, controller, status.say, self)
         self.ask: Callable[[str], bool] = self._ask  # a question with Yes and No; tests answer it themselves
         self.model_file = ModelFileOpener(side.model_panel, lambda: controller.pool, side.lanes_panel.selected_specs,
-                                          lambda: controller.running or sweep.running or why.running, status.say, self)
+                                          lambda: self.lanes_busy(Holder.MODEL_FILE, Holder.PREPARING),
+                                          status.say, self)
         c = controller
         c.run_started.connect(self._on_controller_run_started)
         c.run_finished.connect(self._on_controller_run_finished)
@@ -64,6 +77,20 @@ class RunDesk(QObject):
         sweep.sweep_form.along.currentIndexChanged.connect(lambda *_: self.update_controls())  # greys Widths, Layers
         why.measure_ended.connect(lambda *_: self._lanes_free())
 
+    def holders(self) -> list[Holder]:
+        """Whatever holds the lanes now (at most one, but a reader never assumes so)."""
+        held = {Holder.RUN: self.controller.running, Holder.SWEEP: self.sweep.running, Holder.WHY: self.why.running,
+                Holder.PREPARING: self.preparing, Holder.MODEL_FILE: self.model_file.running}
+        return [holder for holder, holding in held.items() if holding]
+
+    def lanes_busy(self, *asking: Holder) -> bool:
+        """Whether something other than `asking` holds the lanes: what a job asks before it starts."""
+        return any(holder not in asking for holder in self.holders())
+
+    def measuring(self) -> bool:
+        """A run, a sweep or a Why study measures now (a busy machine is said while one does)."""
+        return any(h in (Holder.RUN, Holder.SWEEP, Holder.WHY) for h in self.holders())
+
     def _ask(self, text: str) -> bool:
         window = self.side.window()
         answer = QMessageBox.question(window, "Not enough memory", text,
@@ -75,7 +102,7 @@ class RunDesk(QObject):
 
     def _ready(self) -> tuple[RunConfig, list[LaneSpec]] | None:
         """The configuration and the chosen lanes, if a run can start now; else None, and the status bar says why."""
-        if self.controller.running or self.sweep.running or self.why.running or self.preparing:
+        if self.lanes_busy(Holder.MODEL_FILE):  # a model file being read goes on; a run waits for its figures below
             return None
         specs = self.side.lanes_panel.selected_specs()
         if self.config is None:
@@ -199,8 +226,9 @@ class RunDesk(QObject):
             self.update_controls()
 
     def update_controls(self) -> None:
-        sweeping = self.sweep.running or self.why.running  # both hold the lanes; Stop ends either
-        running = self.controller.running or sweeping or self.preparing
+        holders = self.holders()
+        sweeping = Holder.SWEEP in holders or Holder.WHY in holders  # both hold the lanes; Stop ends either
+        running = bool({Holder.RUN, Holder.SWEEP, Holder.WHY, Holder.PREPARING} & set(holders))
         ready = self.config is not None and bool(self.side.lanes_panel.selected_specs())
         why_not = ("" if not running and ready else
                    "A run or a sweep is in progress: Stop (Esc) ends it." if running else
@@ -259,7 +287,7 @@ class RunDesk(QObject):
 
     def _lanes_free(self) -> None:
         """What measured has ended: the model factory's width that waited for the lanes is built now."""
-        if not (self.controller.running or self.sweep.running or self.why.running):
+        if not self.measuring():
             self.side.model_panel.lanes_free()
 
     @Slot(RunResult)

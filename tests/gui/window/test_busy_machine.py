@@ -28,12 +28,17 @@ def test_a_sweep_started_on_a_busy_machine_says_so_before_its_first_point_and_wh
     window.sweep.seconds.setValue(0.5)
     window.sweep.start()
     assert window.sweep.running
+    # One owner answers "who holds the lanes": the sweep does, so a run or the Why tab would wait; not itself.
+    from crossover_lab.gui.window.run_desk import Holder
+    assert window.desk.holders() == [Holder.SWEEP] and window.desk.measuring()
+    assert window.desk.lanes_busy(Holder.WHY) and not window.desk.lanes_busy(Holder.SWEEP)
     assert "as this sweep starts" in window.busy_label.text() and window.busy_label.isVisibleTo(window)
     window._on_load_timer_timeout()  # the start's words stand until the study's own first reading
     window._on_load_timer_timeout()
     assert window.busy_label.text().startswith("⚠ Busy: other work uses 50%")
     window.sweep.stop()
     qtbot.waitUntil(lambda: not window.sweep.running, timeout=30_000)
+    assert window.desk.holders() == [] and not window.desk.lanes_busy()
     window._load.share = lambda: 0.01
     window._on_load_timer_timeout()
     assert not window.busy_label.isVisibleTo(window)
