@@ -23,7 +23,8 @@ from ..study.sweep import SweepResult
 from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
 from ..words.run import energy_lines as run_energy_lines
-from ..words.run import cold_start_lines, explain, latency_lines, one_run_line, verdict_lines
+from ..words.run import (cold_start_lines, compared_summaries, explain, latency_lines, one_run_line, run_headline,
+                         verdict_lines)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_spread
 from ..analysis.energy import energy_curves
 from ..analysis.serving_load import LoadPoint
@@ -150,9 +151,9 @@ def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
             print(f"{name} {lane.status}: {lane.failure}", file=out)
     summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != Status.FAILED]
     stretch = common_stretch(result)  # lanes side by side: compared on the time all of them trained
-    compared = list(stretch.summaries.values()) if stretch and stretch.summaries else summaries
+    compared = compared_summaries(result)
     task = result.config.train.task
-    for line in verdict_lines(compared, {lane for lane, _ in contended(result)}, task=task, noise=result.run_noise):
+    for line in run_headline(result):  # the words the report and the window give this run
         print(line + ".", file=out)
     for line in latency_lines(compared, result.config.train.batch_size) if predict else []:
         print(line + ".", file=out)

@@ -32,7 +32,7 @@ from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..analysis.serving_load import rates_of, run_points
 from ..words.load import compare_words, rate_lines
 from ..words.load import sweep_lines as sweep_lines_load
-from ..words.run import busy_lines, explain, latency_lines, verdict_lines
+from ..words.run import busy_lines, explain, latency_lines, run_headline, verdict_lines
 from ..words.sweep import (cost_lines, busy_lines as sweep_busy_lines, energy_lines, picture_title, refine_lines, run_crossing_lines,
                            sweep_lines)
 from ..words.anatomy import floor_crossover_lines, floor_notes
@@ -287,8 +287,7 @@ def run_answer(run: RunResult) -> list[str]:
         return [_sentence(x) for x in run_crossing_lines(run) + busy_lines(summaries)] or \
             [_sentence("the lanes have not both completed two of the run's widths: no crossing can be stated")]
     task = run.config.train.task
-    return [_sentence(x) for x in verdict_lines(summaries, model=run.config.model.label(), task=task,
-                                                noise=run.run_noise)
+    return [_sentence(x) for x in run_headline(run)  # the CLI's and the window's words for this run
             + (latency_lines(summaries, run.config.train.batch_size) if task == "predict" else [])]
 
 

@@ -13,7 +13,7 @@ from ..analysis import tails
 from ..analysis.stats import has_steady
 from ..config import LaneSpec, Schedule
 from ..machine import usable_cores
-from ..analysis.contention import contended, host_cores_shared
+from ..analysis.contention import common_stretch, contended, host_cores_shared
 from ..analysis.energy import energy_scope
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, pair_verdict
@@ -119,6 +119,23 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
             line += " (contended: both trained at once on the same CPU cores)"
         lines.append(line)
     return lines + (busy_lines(usable) if lines else [])
+
+
+def compared_summaries(result: RunResult) -> list[RunSummary]:
+    """What a finished run's verdict compares: each lane's summary over the stretch every lane trained at once
+    where the lanes ran side by side (common_stretch), else each lane's whole run; failed lanes left out."""
+    summaries = [lane.summary for lane in result.lanes.values()
+                 if lane.summary is not None and lane.summary.status != Status.FAILED]
+    stretch = common_stretch(result)
+    return list(stretch.summaries.values()) if stretch and stretch.summaries else summaries
+
+
+def run_headline(result: RunResult) -> list[str]:
+    """A finished run of one model, in the words the CLI prints, the report answers and the window's summary
+    heads a finished run with: the verdict on its model (contended pairs said so, bounded by this machine's
+    noise where the run recorded it), then the busy note. Made here once for every view."""
+    return verdict_lines(compared_summaries(result), {lane for lane, _ in contended(result)},
+                         task=result.config.train.task, noise=result.run_noise)
 
 
 def busy_lines(summaries: Sequence[RunSummary]) -> list[str]:

@@ -25,11 +25,11 @@ from ...core.results import Segment
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
 from ...core.analysis.serving_load import run_points
 from ...core.words.load import compare_words, point_words, schedule_words
-from ...core.words.run import energy_lines, explain, latency_lines, verdict_lines
+from ...core.words.run import energy_lines, explain, latency_lines, run_headline, verdict_lines
 from ..theme.lane_colours import lane_color
 from ...core.words.run import contention_note
 from ..live_run import LiveRun
-from .summary_words import as_sentence, crossing_lines, energy_crossing_lines, verdict_segments
+from .summary_words import as_sentence, changed_model, crossing_lines, energy_crossing_lines, verdict_segments
 from ..theme.scheme import scheme_colors
 
 TEXT_INTERVAL_MS = 250  # figures in words change slowly; the plot has its own faster timer
@@ -298,6 +298,8 @@ class SummaryPanel(QWidget):
         else:
             compared = summaries
             lines = verdict_lines(summaries, task=task, noise=live.result.run_noise)
+        if live.finished and not changed_model(live):
+            lines = run_headline(live.result)  # a finished run of one model: the CLI's and the report's words
         train = live.result.config.train
         if train.arrival_rate is not None:  # under load: what each lane held, per request (core/words/load.py)
             points = [p for p in run_points([live.result]) if live.lanes[p.lane].records]

@@ -76,3 +76,33 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
     text = html.unescape(page.read_text(encoding="utf-8"))
     answer = text[text.index('<div class="answer">'):text.index("</div>", text.index('<div class="answer">'))]
     assert final in answer, (final, answer)
+
+
+def test_a_run_of_one_model_has_one_headline_in_the_cli_the_report_and_the_window(qtbot, scripted, tmp_path,
+                                                                                   capsys):
+    """Issue 37: a run's headline was made three ways (the summary widget, the report, the CLI). Now core makes it
+    (core/words/run.py run_headline) and each view says it: `run`'s output, the report of its file, and the
+    window's summary of the same run opened from the history."""
+    from crossover_lab.core.files.run_files import read_runs
+    from crossover_lab.core.words.run import run_headline
+    from crossover_lab.gui.compare.tab import CompareTab
+
+    scripted.scripts.update(cpu=cpu_like(fixed_ms=0.3, gflops=20, noise=0.02),
+                            cpu1=cpu_like(fixed_ms=1.0, gflops=60, noise=0.02, seed=1))
+    path = tmp_path / "run.csv"
+    done = cli_in_process(capsys, "run", "--lanes", "cpu,cpu1", "--data", "synthetic", "--samples", "4096",
+                          "--widths", "512", "--csv", str(path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    (run,) = read_runs(path)
+    (headline,) = run_headline(run)
+    assert headline.startswith("cpu1 is ") and " faster than cpu on this model" in headline, headline
+    assert headline + "." in done.stdout.splitlines(), done.stdout
+    page = tmp_path / "report.html"
+    assert cli_in_process(capsys, "report", str(path), "-o", str(page)).returncode == 0
+    text = html.unescape(page.read_text(encoding="utf-8"))
+    assert headline in text[text.index('<div class="answer">'):text.index("</div>", text.index('<div class="answer">'))]
+    tab = CompareTab()
+    qtbot.addWidget(tab)
+    tab.add_saved_runs([run])
+    tab.history.run_chosen.emit(run)
+    assert tab.summary.verdict.text().startswith(headline + "."), tab.summary.verdict.text()
