@@ -151,9 +151,9 @@ def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
             print(f"{name} {lane.status}: {lane.failure}", file=out)
     summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != Status.FAILED]
     stretch = common_stretch(result)  # lanes side by side: compared on the time all of them trained
-    compared = compared_summaries(result)
+    compared = compared_summaries(result, stretch)
     task = result.config.train.task
-    for line in run_headline(result):  # the words the report and the window give this run
+    for line in run_headline(result, compared):  # the words the report and the window give this run
         print(line + ".", file=out)
     for line in latency_lines(compared, result.config.train.batch_size) if predict else []:
         print(line + ".", file=out)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import threading
 import time
@@ -17,7 +16,6 @@ from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, r
 from ..config import ConfigError, LaneSpec, RunConfig, parse_int_list, parse_lanes
 from ..json_data import JsonValue
 from ..engine.devices import host_info
-from ..engine.machine_load import busy_start_words, share_now
 from ..files.atomic import ExportError
 from ..analysis.tails import calls_for_tail
 from ..study.ladder import ladder_heading, KnobSetting, check_ladder, ladder_lines, ladder_settings, rank_ladder, run_ladder
@@ -212,9 +210,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            busy = busy_start_words(share_now(), os.getloadavg()[0], "this sweep")
-            if busy:  # before the first point: the user may rather wait for a quiet machine
-                say(busy)
             say(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}"
                 f"{f' × {len(specs)} knob settings' if ladder else ''}, "
                 f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "

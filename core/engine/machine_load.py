@@ -72,10 +72,3 @@ def busy_start_words(share: float, load: float, what: str = "this study") -> str
     return (f"⚠ Other work is using {100 * share:.0f}% of this machine's CPU as {what} starts (load {load:.1f}): its "
             "figures, and any lead or crossing they show, may not hold; each point says how busy it was")
 
-
-def share_now(seconds: float = 0.5) -> float:
-    """Other work's share of the cores over the next `seconds` (blocks that long)."""
-    watch = LoadWatch()
-    watch.share()
-    time.sleep(seconds)
-    return watch.share()

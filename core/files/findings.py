@@ -167,13 +167,15 @@ class Findings:
             first = rows[0]
             places = {place_of(r) for r in rows}
             names = sorted({p.lane for p in points})
-            fits = {lane: fit_cost_model([p.flops_per_batch for p in mine], [p.median_ms for p in mine])
-                    for lane in names for mine in [sorted((p for p in points if p.lane == lane),
-                                                          key=lambda p: p.flops_per_batch)]}
+            fits = {}
+            for lane in names:
+                mine = sorted((p for p in points if p.lane == lane), key=lambda p: p.flops_per_batch)
+                fits[lane] = fit_cost_model([p.flops_per_batch for p in mine], [p.median_ms for p in mine])
+            runs_at = self._runs(places, along_batch)
             for i, a in enumerate(names):
                 for b in names[i + 1:]:
                     pair = [p for p in points if p.lane in (a, b)]
-                    v = pair_verdict(pair, a, b, pair_noise=ratio_noise(self._runs(places, along_batch), a, b))
+                    v = pair_verdict(pair, a, b, pair_noise=ratio_noise(runs_at, a, b))
                     runs = len({run_id for place in places if place[-1] in (a, b) for run_id in self._places[place]})
                     yield Answer(label, v, tuple(pair), runs, first.family, first.task,
                                  0 if along_batch else first.batch_size, first.layers,

@@ -7,7 +7,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypedDict, cast, overload
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypedDict, overload
 
 if TYPE_CHECKING:
     from typing_extensions import NotRequired  # typing's own from Python 3.11
@@ -179,14 +179,14 @@ def sidecar_runs(sidecar: Mapping[str, JsonValue], records: Sequence[BatchTiming
     """The runs a sidecar records (a run's, or a sweep's points'), as the engine made them, with `records`: the one
     reader of a sidecar's "runs" (run_json writes them), for the files, the report and its commands alike.
     `strict`: every key a writer always writes must be there (a KeyError or TypeError the callers turn into a
-    sentence); else a run written by hand (a test's, an older tool's) reads with the defaults of what it lacks."""
+    sentence); else a run written by hand (a test's, an older tool's) is first given the defaults of what it lacks
+    (_filled), and read the same way."""
     meta: Any = sidecar  # read by key below: a wrong shape raises, and the callers say so
     runs = []
-    for run in meta["runs"] if strict else (meta.get("runs") or []):
-        run_id = run["run_id"] if strict else str(run.get("run_id") or "")
+    for run in meta["runs"] if strict else [_filled(run) for run in meta.get("runs") or []]:
+        run_id = run["run_id"]
         lanes: dict[str, LaneResult] = {}
-        for name, info in run["lanes"].items() if strict else (run.get("lanes") or {}).items():
-            info = info or {}
+        for name, info in run["lanes"].items():
             lane = LaneResult(name, records=[r for r in records if r.run_id == run_id and r.lane == name],
                               summary=_summary(info.get("summary")), failure=info.get("failure") or "",
                               stopped=info.get("status") == Status.CANCELLED and not info.get("summary"))
@@ -196,15 +196,10 @@ def sidecar_runs(sidecar: Mapping[str, JsonValue], records: Sequence[BatchTiming
             if info.get("device") is not None:
                 lane.started = RunStarted(run_id, name, info["device"], info.get("settings") or {},
                                           info.get("started_at") or "")
-            lane.segments = [_segment(run_id, name, seg) if strict else _loose_segment(run_id, name, seg)
-                             for seg in info.get("segments") or []]
+            lane.segments = [_segment(run_id, name, seg) for seg in info.get("segments") or []]
             lanes[name] = lane
         noise = run.get("run_noise") or {}
-        config = RunConfig.from_dict(run["config"]) if strict else RunConfig.from_dict(
-            {"model": {}, "train": {}, **(run.get("config") or {})})
-        schedule = run["schedule"] if strict else run.get("schedule") or Schedule.SEQUENTIAL
-        runs.append(RunResult(run_id, config, schedule,
-                              run["started_at"] if strict else str(run.get("started_at") or ""),
+        runs.append(RunResult(run_id, RunConfig.from_dict(run["config"]), run["schedule"], run["started_at"],
                               lanes, run.get("ended_at") or "",
                               {str(k): float(v) for k, v in noise.items()
                                if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 5},
@@ -212,11 +207,21 @@ def sidecar_runs(sidecar: Mapping[str, JsonValue], records: Sequence[BatchTiming
     return runs
 
 
-def _loose_segment(run_id: str, lane: str, d: Mapping[str, JsonValue]) -> Segment:
-    """A segment as a hand-written sidecar may give it: the widths, batch size and summary that say what it was."""
-    full: dict[str, Any] = {"segment": 0, "widths": [], "batch_size": 0, "flops_per_batch": 0, "first_step": 0,
-                            "started_at": 0.0, "ended_at": 0.0, "summary": None, **d}
-    summary = full["summary"]
-    if summary is not None:  # a summary with its status alone ({"status": "switched"}) is still that status
-        full["summary"] = {"run_id": run_id, "lane": lane, "device": "", **summary}
-    return _segment(run_id, lane, cast(_SegmentEntry, full))
+def _filled(run: Mapping[str, Any]) -> dict[str, Any]:
+    """A run as a hand-written sidecar may give it, with what a writer always writes filled in: no id, no start
+    time, one lane after another, the defaults of a config, and each segment's widths, batch size and summary as
+    given (a summary with its status alone, {"status": "switched"}, is still that status)."""
+    run_id = str(run.get("run_id") or "")
+
+    def segment(lane: str, d: Mapping[str, Any]) -> dict[str, Any]:
+        full = {"segment": 0, "widths": [], "batch_size": 0, "flops_per_batch": 0, "first_step": 0,
+                "started_at": 0.0, "ended_at": 0.0, "summary": None, **d}
+        if full["summary"] is not None:
+            full["summary"] = {"run_id": run_id, "lane": lane, "device": "", **full["summary"]}
+        return full
+
+    lanes = {name: {**(info or {}), "segments": [segment(name, d) for d in (info or {}).get("segments") or []]}
+             for name, info in (run.get("lanes") or {}).items()}
+    return {**run, "run_id": run_id, "schedule": run.get("schedule") or Schedule.SEQUENTIAL.value,
+            "started_at": str(run.get("started_at") or ""), "lanes": lanes,
+            "config": {"model": {}, "train": {}, **(run.get("config") or {})}}

@@ -17,6 +17,7 @@ from ..machine import HostInfo
 from ..config import ConfigError
 from ..json_data import JsonValue, parse_json
 from .inputs import InputError, check_input_file, open_regular, read_text_bounded
+from .run_files import sidecar_path
 from .sweeps import SweepReading, batches_path, iter_sweep_rows
 from .sweep_rows import SweepRow, latest_rows
 
@@ -26,7 +27,7 @@ def sidecar_of(csv_path: str | os.PathLike) -> dict[str, JsonValue]:
     (a ramp) has a sidecar of its own (`<stem>.json`, read with its records; its host names the machine, as a
     sweep's does): a sweep's `<stem>-batches.json` left beside it by an earlier sweep of that name is not its
     sidecar, and its refinement is not the run's."""
-    side = Path(csv_path).with_suffix(".json") if is_run_csv(csv_path) else batches_path(csv_path).with_suffix(".json")
+    side = sidecar_path(csv_path) if is_run_csv(csv_path) else batches_path(csv_path).with_suffix(".json")
     try:
         meta = parse_json(read_text_bounded(side), "a sidecar")  # a regular file, bounded
     except (OSError, ValueError):

@@ -202,13 +202,12 @@ def _settings_table(meta: Mapping[str, JsonValue]) -> Table:
     return _table(["setting", "value"], rows)
 
 
-def sweep_section(sweeps: Sequence[SweepInput], n0: int) -> Section:
+def sweep_section(sweeps: Sequence[SweepInput], n0: int, findings: Findings) -> Section:
     rows = [r for s in sweeps for r in s.rows]
     groups = worded_points(rows)
     prices = {k: v for s in sweeps for k, v in s.prices.items()}
     # The answer is the findings' (core/files/findings.py): files of one machine pooled where they measured a
     # width twice, as `analyze` and the window say it.
-    findings = Findings(rows)
     lines = [_sentence(x) for x in sweep_lines(groups, findings) + floor_crossover_lines(groups) + floor_notes(groups)
              + sweep_busy_lines(groups)]
     lines += [_sentence(x) for x in cost_lines(groups, prices)] if prices else []
@@ -402,7 +401,7 @@ def run_lane_prefix(item: RunInput, sweeps: Sequence[SweepInput]) -> str:
     return next((s.lane_prefix for s in sweeps if s.machine == machine and s.lane_prefix), f"{machine}/")
 
 
-def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str]]]:
+def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...], list[tuple[str, str]]]:
     """The question, the answer in the app's words, and the facts the answer rests on."""
     facts: list[tuple[str, str]] = []
     answer: list[str] = []
@@ -412,7 +411,6 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
         _, _, devices = picture_title(rows, {}).partition("\n")
         facts += [("model", sweep_model_words(rows)), ("devices", devices)]
         groups = worded_points(rows)
-        findings = Findings(rows)
         for label, points in groups.items():
             names = sorted({p.lane for p in points})
             lanes += names
@@ -481,12 +479,13 @@ def _question(inputs: Inputs) -> tuple[str, tuple[str, ...], list[tuple[str, str
 
 
 def build_report(inputs: Inputs) -> Report:
-    question, answer, facts = _question(inputs)
+    findings = Findings(r for s in inputs.sweeps for r in s.rows)  # the answer, made once for every section
+    question, answer, facts = _question(inputs, findings)
     sections: list[Section] = []
     n = 1
     rule: Rule | None = None
     if inputs.sweeps:
-        sections.append(sweep_section(inputs.sweeps, n))
+        sections.append(sweep_section(inputs.sweeps, n, findings))
         n += len(sections[-1].figures)
         rule = rule_of(inputs.sweeps)
     for item in inputs.runs:

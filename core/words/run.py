@@ -13,7 +13,7 @@ from ..analysis import tails
 from ..analysis.stats import has_steady
 from ..config import LaneSpec, Schedule
 from ..machine import usable_cores
-from ..analysis.contention import common_stretch, contended, host_cores_shared
+from ..analysis.contention import CommonStretch, common_stretch, contended, host_cores_shared
 from ..analysis.energy import energy_scope
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, pair_verdict
@@ -121,21 +121,24 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
     return lines + (busy_lines(usable) if lines else [])
 
 
-def compared_summaries(result: RunResult) -> list[RunSummary]:
+def compared_summaries(result: RunResult, stretch: CommonStretch | None = None) -> list[RunSummary]:
     """What a finished run's verdict compares: each lane's summary over the stretch every lane trained at once
-    where the lanes ran side by side (common_stretch), else each lane's whole run; failed lanes left out."""
+    where the lanes ran side by side (`stretch`: common_stretch's, made here unless the caller has it), else each
+    lane's whole run; failed lanes left out."""
     summaries = [lane.summary for lane in result.lanes.values()
                  if lane.summary is not None and lane.summary.status != Status.FAILED]
-    stretch = common_stretch(result)
+    stretch = stretch if stretch is not None else common_stretch(result)
     return list(stretch.summaries.values()) if stretch and stretch.summaries else summaries
 
 
-def run_headline(result: RunResult) -> list[str]:
+def run_headline(result: RunResult, compared: Sequence[RunSummary] | None = None) -> list[str]:
     """A finished run of one model, in the words the CLI prints, the report answers and the window's summary
     heads a finished run with: the verdict on its model (contended pairs said so, bounded by this machine's
-    noise where the run recorded it), then the busy note. Made here once for every view."""
-    return verdict_lines(compared_summaries(result), {lane for lane, _ in contended(result)},
-                         task=result.config.train.task, noise=result.run_noise)
+    noise where the run recorded it), then the busy note. Made here once for every view (`compared`:
+    compared_summaries', where the caller has them)."""
+    return verdict_lines(compared if compared is not None else compared_summaries(result),
+                         {lane for lane, _ in contended(result)}, task=result.config.train.task,
+                         noise=result.run_noise)
 
 
 def busy_lines(summaries: Sequence[RunSummary]) -> list[str]:

@@ -9,13 +9,14 @@ from typing import Mapping, Sequence
 
 from ..machine import HostInfo
 from ..analysis.crossings import analyze_points
+from ..analysis.fits import CostFit
 from ..analysis.points import Crossover, SweepPoint
 from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
 from ..analysis.energy import energy_curves, unlike_scopes
 from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
 from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
-from ..json_data import JsonValue, finite_or_none
+from ..json_data import JsonValue
 from ..files.findings import Answer, Findings
 from ..files.sweep_rows import SweepRow, group_rows
 from ..files.sweeps import run_rows
@@ -89,13 +90,17 @@ def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], findings: Findings |
     for label, points in groups.items():
         lanes = sorted({p.lane for p in points})
         pairs = [describe_pair(points, a, b, findings) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
-        fits = analyze_points(points).lanes
-        fit_text = "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(f.gflops)} GFLOP/s"
-                             for lane, f in fits.items() if f.overhead_ms is not None)
+        fit_text = fits_words({lane: f.fit for lane, f in analyze_points(points).lanes.items()})
         prefix = f"{label}: " if len(groups) > 1 else ""
         lines.append(prefix + ("; ".join(pairs) or "one lane: nothing to cross")
                      + (f". Fits: {fit_text}." if fit_text else ""))
     return lines
+
+
+def fits_words(fits: Mapping[str, CostFit | None]) -> str:
+    """Each lane's fitted cost model: "cpu: 0.94 ms fixed + 340 GFLOP/s; cpu1: …" (lanes without a fit left out)."""
+    return "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(f.gflops)} GFLOP/s"
+                     for lane, f in fits.items() if f is not None and math.isfinite(f.overhead_ms))
 
 
 def answer_words(answer: Answer) -> str:
@@ -112,9 +117,7 @@ def answer_lines(answers: Sequence[Answer], fits: bool = True) -> list[str]:
         by_group.setdefault(a.group, []).append(a)
     lines = []
     for label, group in by_group.items():
-        found = {lane: fit for a in group for lane, fit in sorted(a.fits.items())} if fits else {}
-        fit_text = "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(finite_or_none(f.gflops))} "
-                             "GFLOP/s" for lane, f in found.items() if f is not None and math.isfinite(f.overhead_ms))
+        fit_text = fits_words({lane: fit for a in group for lane, fit in sorted(a.fits.items())}) if fits else ""
         prefix = f"{label}: " if len(by_group) > 1 else ""
         lines.append(prefix + "; ".join(answer_words(a) for a in group) + (f". Fits: {fit_text}." if fit_text else ""))
     return lines

@@ -284,8 +284,10 @@ class SummaryPanel(QWidget):
         stretch = common_stretch(live.result)  # lanes side by side: compared on the time all of them trained
         # A ramp's headline is where its lanes cross (the window's one answer on its kind of model, as the map and
         # the Sweep tab say it); the model trained now is compared below it.
-        answer = crossing_lines(live, self.findings) if task != "predict" else []
-        details = energy_crossing_lines(live) if answer else crossing_lines(live) + energy_crossing_lines(live)
+        answer = crossing_lines(live, self.findings)
+        details = energy_crossing_lines(live)
+        if task == "predict":  # a served call's headline is its latency; where the lanes cross goes below it
+            details, answer = answer + details, []
         if pair:
             crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
             compared = [live.segment_summary(lane, seg) for lane, seg in pair.items()]

@@ -162,7 +162,7 @@ def test_a_saved_model_runs_and_sweeps_along_batch_size_and_analyze_reads_it_bac
     out = cli_in_process(capsys, "sweep", "--model", path, "--lanes", "cpu,cpu1", "--batch-sizes", "1,64", "--samples", "1024",
               "--seconds-per-point", "0.3", "--data", "synthetic", "--csv", str(sweep_csv))
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "as saved" in out.stdout and "samples per batch" in out.stdout
+    assert "as saved" in out.stdout and "samples per batch" in out.stdout, out.stdout + out.stderr[-2000:]
     analyzed = cli_in_process(capsys, "analyze", str(sweep_csv))
     assert analyzed.returncode == 0 and "samples per batch" in analyzed.stdout, analyzed.stdout
 
