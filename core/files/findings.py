@@ -23,6 +23,7 @@ from ..analysis.fits import CostFit, fit_cost_model
 from ..analysis.leads import ratio_noise
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import PairVerdict, pair_verdict
+from ..config import RunConfig
 from ..records import Status
 from .sweep_rows import SweepRow, curve_point, row_groups
 
@@ -135,6 +136,14 @@ class Findings:
     def rows(self) -> list[SweepRow]:
         """One pooled row per place."""
         return [pool(list(at.values())) for at in self._places.values()]
+
+    def measured(self, config: RunConfig, lane: str) -> SweepPoint | None:
+        """What the runs of this model measured on one lane (pooled where several did), as a point; None if none."""
+        model = config.model
+        layers = model.saved.layers if model.saved else len(model.widths)
+        at = self._places.get((model.kind, config.train.task, "base", layers, config.train.batch_size,
+                               model.widths[0] if model.widths else 0, lane))
+        return pool(list(at.values())).point() if at else None
 
     def answers(self) -> tuple[Answer, ...]:
         """Per group of like-for-like points, each pair of lanes' verdict, in group and then lane order."""

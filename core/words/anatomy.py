@@ -241,3 +241,37 @@ def anatomy_notes(point: AnatomyPoint) -> list[str]:
 def anatomy_json(points: Sequence[AnatomyPoint], failures: Sequence[JsonObject] = ()) -> JsonObject:
     """The anatomy file (`anatomy --json-file`, the window's report): every point, what failed, and the clocks."""
     return {"points": [p.to_json() for p in points], "failures": list(failures), "clocks": clocks_of(points)}
+
+
+# ---------------------------------------------------------------- the Why tab against the runs of the same model
+
+AGREES = 1.15  # the top rung and a run's median within this ratio of each other read as one figure
+
+
+def run_agreement(point: AnatomyPoint, run: SweepPoint | None) -> str:
+    """The anatomy's top rung (fit, or predict_on_batch: the clock a run uses) beside what the runs of the same model
+    measured on that lane: "cpu1: fit here 1.7 ms a step, as its run measured (1.74 ms, median of 462 steady
+    steps)", or, where they are apart, how far and what differed (the load on the lane's cores each time). ""
+    where no run of this model was measured on the lane, or the rung could not run."""
+    top = point.top
+    if run is None or top is None or not (math.isfinite(run.median_ms) and run.median_ms > 0):
+        return ""
+    unit = point.ladder.unit
+    rung, ms = point.ladder.top, top.median_ms
+    runs = f"{run.runs} runs" if run.runs > 1 else "its run"
+    basis = f"median of {run.n_batches:,} steady {unit}s" + (f" over {run.runs} runs" if run.runs > 1 else "")
+    ratio = ms / run.median_ms
+    if 1 / AGREES <= ratio <= AGREES:
+        return (f"{point.lane}: {rung} here {fmt_num(ms)} ms a {unit}, as {runs} of this model measured "
+                f"({fmt_num(run.median_ms)} ms, {basis})")
+    now, then = point.settings.get("others_cpu"), run.others_cpu
+    said = (f"{point.lane}: {rung} here {fmt_num(ms)} ms a {unit}, {fmt_num(max(ratio, 1 / ratio))}x "
+            f"{'slower' if ratio > 1 else 'faster'} than {runs} of this model measured ({fmt_num(run.median_ms)} ms, "
+            f"{basis}). Both time the same {rung} with the same clock, so the machine changed between them")
+    if isinstance(now, (int, float)) and math.isfinite(now) and math.isfinite(then):
+        said += (f": other work used {100 * now:.0f}% of {point.lane}'s cores during this study and "
+                 f"{100 * then:.0f}% during the run")
+        if max(now, then) > BUSY_SHARE:
+            return said + "; measure both again when the machine is quiet"
+        return said + " (neither busy: another process's bursts, or the CPU's clock); measure again to see which holds"
+    return said + "; measure both again when the machine is quiet"

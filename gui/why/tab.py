@@ -10,7 +10,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import AnatomyOutcome, anatomy_key, measure_anatomies
-from ...core.words.anatomy import CALL_CLOCKS, CLOCKS, anatomy_notes, clock_lines, clocks_of, floor_sentence, why_sentence
+from ...core.analysis.points import SweepPoint
+from ...core.words.anatomy import (CALL_CLOCKS, CLOCKS, anatomy_notes, clock_lines, clocks_of, floor_sentence,
+                                   run_agreement, why_sentence)
 from ...core.config import ConfigError, LaneSpec, RunConfig
 from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
@@ -29,9 +31,13 @@ class WhyView(QWidget):
     def __init__(self, pool: Callable[[], LanePool], lanes: Callable[[], list[LaneSpec]],
                  config: Callable[[], RunConfig | None], busy: Callable[[], bool],
                  on_measured: Callable[[RunConfig, dict[str, AnatomyPoint]], None] | None = None,
+                 measured: Callable[[RunConfig, str], SweepPoint | None] | None = None,
                  parent: QWidget | None = None) -> None:
+        """`measured`: what the window's runs of a model measured on a lane (core/files/findings.py), said beside
+        the anatomy's top rung, which times the same thing with the same clock."""
         super().__init__(parent)
         self._pool, self._lanes, self._config, self._busy = pool, lanes, config, busy
+        self._runs_of = measured
         self._runner = JobRunner("why", 100, self)
         self._runner.drained.connect(self._on_runner_drained)
         self._runner.job_ended.connect(self._on_runner_job_ended)
@@ -146,7 +152,7 @@ class WhyView(QWidget):
                 shown[outcome.lane] = outcome.point
             else:
                 self._failures.append(f"{outcome.lane}: {outcome.error}")
-        self.show_points(list(shown.values()))
+        self.show_points(list(shown.values()), self._measuring)
 
     @Slot(JobOutcome)
     def _on_runner_job_ended(self, outcome: JobOutcome) -> None:
@@ -163,8 +169,9 @@ class WhyView(QWidget):
                       ("" if calls else " The Compare tab's summary now shows both clocks for this model."))
         self.measure_ended.emit(config, dict(points))
 
-    def show_points(self, points: list[AnatomyPoint]) -> None:
-        """The bars and the sentences for these lanes' anatomies of one model."""
+    def show_points(self, points: list[AnatomyPoint], config: RunConfig | None = None) -> None:
+        """The bars and the sentences for these lanes' anatomies of one model (`config`: beside what the window's
+        runs of it measured)."""
         self.bars.set_points(points)
         if not points:
             return
@@ -172,6 +179,9 @@ class WhyView(QWidget):
         lines = [why_sentence(p) for p in points]
         floor = floor_sentence(points)
         lines += ([floor] if floor else []) + [line + "." for line in clock_lines(points)]
+        if config is not None and self._runs_of is not None:
+            runs_of = self._runs_of
+            lines += [line + "." for p in points for line in [run_agreement(p, runs_of(config, p.lane))] if line]
         lines += [f"{p.lane}: {rung} not measured: {why}." for p in points for rung, why in p.reasons.items()]
         lines += [f"Note ({p.lane}): {note}." for p in points for note in anatomy_notes(p)]
         self.words.setText("\n".join(lines))

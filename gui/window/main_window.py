@@ -97,7 +97,8 @@ class MainWindow(QMainWindow):
         self.sweep.sweep_started.connect(lambda: self._say_busy_start("this sweep"))
         self.controller.run_started.connect(lambda _live: self._say_busy_start("this run"))
         self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
-                           lambda: self.desk.lanes_busy(Holder.WHY), self.summary.set_anatomy)
+                           lambda: self.desk.lanes_busy(Holder.WHY), self.summary.set_anatomy,
+                           measured=self.findings.measured)
         # The name hides QWidget.actions(), which the window never calls; tests and callers read window.actions,
         # so it stays until they move to another name.
         self.actions = build_actions(self, self.theme)  # pyright: ignore[reportIncompatibleMethodOverride]
