@@ -214,9 +214,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 f"{f' × {len(specs)} knob settings' if ladder else ''}, "
                 f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
                 f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
-            if target is None and not ladder and rechecks(spec, lanes):
-                say("then the point where the lanes lie closest, again: its two runs show each lane's run-to-run "
-                    "noise (--no-recheck: each point once)")
+            again = rechecks(spec, lanes) if target is None and not ladder else 0
+            if again:
+                say(f"then {'the point' if again == 1 else 'the two points'} where the lanes lie closest, again: "
+                    f"{'its' if again == 1 else 'their'} two runs show each lane's run-to-run noise "
+                    "(--no-recheck: each point once)")
             if target is not None:
                 say(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "
                     f"or {target.budget_s:g} s have passed")

@@ -223,26 +223,33 @@ def lane_points(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> int:
     return sum(len(s.points()) + rechecks(s, lanes) for s in specs) * len(lanes)
 
 
-def rechecks(spec: SweepSpec, lanes: Sequence[LaneSpec]) -> bool:
-    """Whether the sweep measures one of its points a second time, for the run-to-run noise: asked for, with two
-    lanes or more to compare and two points or more (one more point then costs at most a third of the sweep)."""
-    return spec.recheck and len(lanes) > 1 and len(spec.points()) > 1
+# A sweep of this many points or more measures two of them again: the pair's ratio scatter then rests on two widths
+# (two degrees of freedom, not one), at a cost of at most a third of the sweep.
+TWO_RECHECKS_FROM = 6
 
 
-def in_most_doubt(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]],
-                  lanes: Sequence[str]) -> tuple[RunConfig, RunResult, list[SweepRow]] | None:
-    """The point whose lanes' medians lie closest together (the smallest ratio between any two lanes), among those
-    every lane completed: where a lead is most in doubt, so where a second run tells most. None if there is none."""
-    best, best_gap = None, math.inf
-    for point in points:
+def rechecks(spec: SweepSpec, lanes: Sequence[LaneSpec]) -> int:
+    """How many of the sweep's points it measures a second time, for the run-to-run noise: none unless asked for,
+    with two lanes or more to compare and two points or more; two where the sweep has TWO_RECHECKS_FROM points or
+    more (one width measured twice is one degree of freedom: a load that changed once would be all it knew), else
+    one."""
+    if not (spec.recheck and len(lanes) > 1 and len(spec.points()) > 1):
+        return 0
+    return 2 if len(spec.points()) >= TWO_RECHECKS_FROM else 1
+
+
+def in_most_doubt(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]], lanes: Sequence[str],
+                  n: int = 1) -> list[tuple[RunConfig, RunResult, list[SweepRow]]]:
+    """The `n` points whose lanes' medians lie closest together (the smallest ratio between any two lanes), closest
+    first, among those every lane completed: where a lead is most in doubt, so where a second run tells most."""
+    gaps: list[tuple[float, int]] = []
+    for i, point in enumerate(points if n > 0 and len(lanes) > 1 else ()):
         medians = {r.lane: r.median_ms for r in point[2] if r.status == Status.COMPLETED and r.median_ms > 0}
         if set(lanes) - set(medians):
             continue
         logs = sorted(math.log(m) for m in medians.values())
-        gap = min(b - a for a, b in zip(logs, logs[1:]))
-        if gap < best_gap:
-            best, best_gap = point, gap
-    return best
+        gaps.append((min(b - a for a, b in zip(logs, logs[1:])), i))
+    return [points[i] for _, i in sorted(gaps)[:n]]
 
 
 def lane_summary(run: RunResult, lane: str) -> RunSummary | None:
@@ -363,8 +370,9 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
             done += len(lanes)  # every lane's turn at the point, measured or cut short: the estimate counts it
             if on_point is not None:
                 on_point(PointMeasured(spec.variant, tuple(rows), run, done, total))
-        doubt = in_most_doubt(measured, [lane.name for lane in lanes]) if rechecks(spec, lanes) else None
-        if doubt is not None and not cancel.is_set():
+        for doubt in in_most_doubt(measured, [lane.name for lane in lanes], rechecks(spec, lanes)):
+            if cancel.is_set():
+                break
             run, rows = measure_again(pool, lanes, doubt, result, on_event, cancel)
             done += len(lanes)
             if on_point is not None:

@@ -76,7 +76,8 @@ class SweepForm(QGroupBox):
         self.recheck.setChecked(True)
         self.recheck.setToolTip("After the sweep, measure once more the point where the lanes lie closest: its two "
                                 "runs show each lane's run-to-run noise, which one run's batches cannot show, and the "
-                                "verdict counts a lead inside it as noise (one more point)")
+                                "verdict counts a lead inside it as noise (one more point; from six points up, the two "
+                                "closest, two more)")
         for label, widget in (("Preset", self.preset), ("Along", self.along), ("Widths", self.widths),
                               ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),

@@ -177,9 +177,11 @@ class SweepTab(QWidget):
             self._say(f"Refining: {lent} of the {len(coarse)} {xs} were measured before on these "
                       "lanes with these settings and are taken as they are, not timed again…")
         else:
-            again = target is None and not settings and any(rechecks(spec, lanes) for spec in specs)
+            again = max((rechecks(spec, lanes) for spec in specs), default=0) if target is None and not settings else 0
+            last = {0: "", 1: " (the last: where the lanes lie closest, again, for the run-to-run noise)",
+                    2: " (the last two: the two points where the lanes lie closest, again, for the run-to-run noise)"}
             self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}"
-                      f"{' (the last: where the lanes lie closest, again, for the run-to-run noise)' if again else ''}…")
+                      f"{last[again]}…")
         pool = self._pool()
 
         def work(cancel: threading.Event, put: Callable[[PointMeasured], None]) -> list[SweepResult]:

@@ -302,3 +302,21 @@ def test_a_row_pooled_over_two_runs_recomputes_its_tail_and_its_energy_from_both
     assert math.isnan(unknown.energy_j_per_msample) and unknown.energy_counter == ""
     # Too few calls for a p99 (the tail rule, core/analysis/tails.py): none is given.
     assert math.isnan(with_batches(row, second[:600]).p99_ms)
+
+
+def test_a_sweep_of_six_points_measures_its_two_closest_again_so_the_ratio_noise_rests_on_two_widths(monkeypatch):
+    """One width measured twice is one degree of freedom: a load that changed once between its runs would be all
+    the pair's ratio noise knew (issue 36). A sweep of six points or more measures its two closest points again."""
+    from crossover_lab.core.files.findings import Findings
+    from crossover_lab.core.study import sweep
+    cpu = {16: 1.0, 32: 1.1, 64: 1.3, 128: 1.8, 256: 3.0, 512: 6.0}
+    gpu = {16: 3.0, 32: 3.0, 64: 3.0, 128: 3.1, 256: 3.2, 512: 3.4}
+    timings = _Timings(lambda lane, w, n: (cpu if lane == "cpu" else gpu)[w] * (1.1 if n > 6 and lane == "cpu" else 1))
+    monkeypatch.setattr(sweep, "measure_point", timings)
+    spec = SweepSpec(widths=tuple(cpu), layers=1, base=BASE, calibrate=False)
+    seen = []
+    run_sweeps(_Ready(), LANES, [spec], on_point=seen.append)
+    assert timings.calls == [16, 32, 64, 128, 256, 512, 256, 128]  # 3.0 against 3.2 ms, then 1.8 against 3.1
+    assert sweep.rechecks(spec, LANES) == 2 and sweep.rechecks(dataclasses.replace(spec, widths=(16, 32)), LANES) == 1
+    (answer,) = Findings(row for point in seen for row in point.rows).answers()  # as the window gathers them
+    assert answer.verdict.pair_noise_runs == 4 and answer.verdict.pair_noise > 0
