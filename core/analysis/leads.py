@@ -10,6 +10,7 @@ between them. Nothing here measures.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import asdict, dataclass
@@ -62,10 +63,15 @@ class Site:
     d: float
     half: float
     level: int  # the width has been measured level + 1 times, its batches added together
+    # Where this width's lead alone is inside the noise but it belongs to `pattern` neighbouring widths that lean the
+    # same way and, judged together (with_patterns), lead beyond it: how many; 0 where the width was judged alone.
+    pattern: int = 0
 
     @property
     def sign(self) -> int:
         """-1: the first lane is faster, +1: the second, 0: equal within noise."""
+        if self.pattern:
+            return 1 if self.d > 0 else -1
         return 0 if abs(self.d) <= self.half else (1 if self.d > 0 else -1)
 
     @property
@@ -135,6 +141,34 @@ def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
             half = Z * math.hypot(_log_se(pa, noise[a]), _log_se(pb, noise[b]))
         flops = math.sqrt(max(pa.flops_per_batch, 1.0) * max(pb.flops_per_batch, 1.0))
         out.append(Site(w, flops, math.log(pa.value / pb.value), half, levels.get(w, 0)))
+    return with_patterns(out)
+
+
+# Neighbouring widths, each inside the noise alone, that all lean to one lane are judged together from this many.
+PATTERN_WIDTHS = 3
+
+
+def with_patterns(sites: Sequence[Site]) -> list[Site]:
+    """The sites, where PATTERN_WIDTHS or more neighbouring ties all lean to the same lane and their pooled lead
+    leaves out 0, marked as led by that lane (`pattern`: how many widths). Pooled by inverse variance: each width's
+    interval half-width over Z is its standard deviation, the pooled mean's is 1/√Σ(1/σ²). Sound because each width
+    was measured at its own time, and the noise that bounds it is what separate measurements of one width scattered
+    by (its batches, and between runs: the load met at different times), so neighbours draw it apart; a pattern
+    whose sum stays inside the noise is left a tie. Each stretch of ties that lean one way is one test, at most one
+    per change of lean: no width is counted twice."""
+    out = list(sites)
+    i = 0
+    while i < len(out):
+        lean = 1 if out[i].d > 0 else -1 if out[i].d < 0 else 0
+        j = i
+        while j < len(out) and lean and out[j].sign == 0 and out[j].d * lean > 0 and out[j].half > 0:
+            j += 1
+        if j - i >= PATTERN_WIDTHS:
+            weights = [(Z / s.half) ** 2 for s in out[i:j]]
+            mean = sum(w * s.d for w, s in zip(weights, out[i:j])) / sum(weights)
+            if abs(mean) > Z / math.sqrt(sum(weights)):
+                out[i:j] = [dataclasses.replace(s, pattern=j - i) for s in out[i:j]]
+        i = max(j, i + 1)
     return out
 
 

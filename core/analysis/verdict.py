@@ -41,6 +41,8 @@ class Stretch:
     width_hi: int
     ratio_lo: float  # the slower lane's median over the faster's, smallest and largest in the stretch
     ratio_hi: float  # (for a tie: the medians' largest ratio either way, ≥ 1)
+    # Neighbouring widths in it whose leads were each inside the noise, and beyond it together (leads.with_patterns).
+    pattern: int = 0
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,8 @@ class PairVerdict:
                 "pair_noise": None if math.isnan(self.pair_noise) else self.pair_noise,
                 "pair_noise_runs": self.pair_noise_runs,
                 "stretches": [{"leader": s.leader, "width_lo": s.width_lo, "width_hi": s.width_hi,
-                               "ratio_lo": s.ratio_lo, "ratio_hi": s.ratio_hi} for s in self.stretches],
+                               "ratio_lo": s.ratio_lo, "ratio_hi": s.ratio_hi, "pattern": s.pattern}
+                              for s in self.stretches],
                 "changes": [{"faster_below": c.faster_below, "faster_above": c.faster_above, "width": c.width,
                              "width_lo": c.width_lo, "width_hi": c.width_hi,
                              "flops_per_batch": c.flops_per_batch} for c in self.changes]}
@@ -112,7 +115,7 @@ def _stretch(run: Sequence[Site], lanes: tuple[str, str]) -> Stretch:
     sign = run[0].sign
     ratios = [math.exp(abs(s.d)) for s in run]
     leader = None if sign == 0 else (lanes[0] if sign < 0 else lanes[1])
-    return Stretch(leader, run[0].width, run[-1].width, min(ratios), max(ratios))
+    return Stretch(leader, run[0].width, run[-1].width, min(ratios), max(ratios), max(s.pattern for s in run))
 
 
 def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[int, int] | None = None,

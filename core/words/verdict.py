@@ -60,7 +60,9 @@ def stretch_words(s: Stretch, unit: str = "units") -> str:
     if s.leader is None:
         return (f"equal within noise {_at(s.width_lo, s.width_hi, unit)} (medians up to {_percent(s.ratio_hi)} apart, "
                 "inside the noise)")
-    return f"{s.leader} is faster {_at(s.width_lo, s.width_hi, unit)} ({_times(s.ratio_lo, s.ratio_hi)})"
+    together = (f"; {s.pattern} neighbouring widths lean its way, each inside the noise alone, beyond it together"
+                if s.pattern else "")
+    return f"{s.leader} is faster {_at(s.width_lo, s.width_hi, unit)} ({_times(s.ratio_lo, s.ratio_hi)}{together})"
 
 
 def change_words(c: Change, unit: str = "units") -> str:

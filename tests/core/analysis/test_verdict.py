@@ -217,3 +217,28 @@ def test_a_wide_gap_inside_the_noise_is_said_as_noise_and_a_narrow_one_as_too_cl
     # A small lead that is measured is given to its digits: 1.03x, not "1x".
     sure = pair_words(pair_verdict([point("cpu", 64, 1.00), point("cpu1", 64, 1.03)], "cpu", "cpu1"))
     assert sure == "cpu is faster at 64 units (1.03x)", sure
+
+
+def test_neighbouring_widths_that_each_lean_one_way_inside_the_noise_lead_together_when_their_sum_is_beyond_it():
+    """Issue 36: a pattern across neighbouring widths is evidence where that is sound. Each width below is 6% apart
+    with a wide spread from few batches: a tie alone (interval ±9%). Four neighbours leaning the same way pool to
+    ±4.5%: cpu1 leads, and the words say it rests on the pattern. Two such widths, an alternating lean, or four
+    widths 3% apart stay ties."""
+    def verdict(gaps: list[float]):
+        points = [point("cpu", w, 1.0, spread=0.1, n=10) for w in WIDTHS[:len(gaps)]]
+        points += [point("cpu1", w, 1.0 / g, spread=0.1, n=10) for w, g in zip(WIDTHS, gaps)]
+        return pair_verdict(points, "cpu", "cpu1")
+
+    alone = verdict([1.06])
+    assert alone.state is State.TOO_CLOSE  # one width: inside its noise
+    four = verdict([1.06] * 4)
+    assert four.state is State.LEADS and four.leader == "cpu1" and four.stretches[0].pattern == 4
+    assert pair_words(four) == ("cpu1 is faster from 16 to 128 units (1.06x; 4 neighbouring widths lean its way, "
+                                "each inside the noise alone, beyond it together)")
+    assert four.to_json()["stretches"][0]["pattern"] == 4
+    assert verdict([1.06] * 2).state is State.TOO_CLOSE  # two widths are no pattern
+    assert verdict([1.06, 1 / 1.06] * 2).state is State.TOO_CLOSE  # no lean
+    assert verdict([1.03] * 4).state is State.TOO_CLOSE  # the pooled lead still inside the noise
+    # A lead at its own width beside the pattern: one stretch, one leader.
+    mixed = verdict([1.06, 1.06, 1.06, 1.5])
+    assert mixed.state is State.LEADS and len(mixed.stretches) == 1 and mixed.stretches[0].pattern == 3
