@@ -15,6 +15,7 @@ import functools
 import math
 import typing
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeAlias, TypeVar, Union
 
 from .analysis.anatomy import AnatomyPoint, RungTime
@@ -203,12 +204,33 @@ class LaneStatus:
     rss_mb: float
 
 
+class LanePhase(str, Enum):
+    """What a lane process is doing, as its heartbeat reads it (core/lane/worker.py Heartbeat)."""
+
+    IDLE = "idle"
+    PREPARING = "preparing"  # importing its framework, making data, building and tracing a model
+    TRAINING = "training"  # its records speak for it: no heartbeat
+    WAITING = "waiting"  # a paced run between segments, or a turn waited out
+    FINISHING = "finishing"
+    READY = "ready"  # said once, when the lane has imported its framework
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# The phases a heartbeat is sent in: no records flow then.
+ALIVE_PHASES = (LanePhase.PREPARING, LanePhase.WAITING, LanePhase.FINISHING)
+
+
 @dataclass(frozen=True)
 class LaneAlive:
     """A heartbeat while a run prepares (data, model, compiling) or finishes: no records flow then,
     and the app's watchdog must tell a slow step from a lane that stopped responding."""
 
-    phase: str  # preparing | finishing; "ready" once, when the lane has imported its framework
+    phase: LanePhase  # preparing, waiting or finishing; ready once, when the lane has imported its framework
+
+    def __post_init__(self) -> None:  # from the wire a phase arrives as its name: one not known is refused
+        object.__setattr__(self, "phase", LanePhase(self.phase))
 
 
 Answer = Union[Bundle, Probed, Prepared, Calibrated, AnatomyMeasured, LaneStartFailed, LaneStatus, LaneAlive]

@@ -34,9 +34,9 @@ from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.engine.local_channel import exit_reason
 from crossover_lab.core.lane.arrivals import OpenLoop, arrival_times
 from crossover_lab.core.messages import (AnatomyJob, AnatomyMeasured, Bundle, CalibrateJob, Calibrated, CloseLane,
-                                         Finish, InspectJob, Inspected, LaneAlive, LaneStartFailed, LaneStatus,
-                                         Pause, PrepareJob, Prepared, ProbeJob, Probed, Proceed, Resume, RunJob,
-                                         SwitchModel)
+                                         Finish, InspectJob, Inspected, LaneAlive, LanePhase, LaneStartFailed,
+                                         LaneStatus, Pause, PrepareJob, Prepared, ProbeJob, Probed, Proceed, Resume,
+                                         RunJob, SwitchModel)
 from crossover_lab.core.records import (BatchTiming, EpochEnded, RunFailed, RunFinished, RunStarted, RunSummary,
                                         SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed, now_iso)
 
@@ -216,7 +216,7 @@ class ScriptedChannel:
                 self._put(LaneStartFailed(s.start_fails))
                 self._exit = 1
                 return
-            self._put(LaneAlive("ready"))
+            self._put(LaneAlive(LanePhase.READY))
             while True:
                 job = self._jobs.get()
                 if self._killed.is_set():
@@ -243,7 +243,7 @@ class ScriptedChannel:
                 return Calibrated(size, s.gflops)
             case InspectJob():
                 while s.inspect_hangs:  # alive, beating, and never done
-                    self._put(LaneAlive("inspecting"))
+                    self._put(LaneAlive(LanePhase.PREPARING))
                     self._sleep(HEARTBEAT_S)
                 return Inspected(None, "a scripted lane inspects no model")
             case AnatomyJob(config=config):
@@ -478,7 +478,7 @@ class ScriptedChannel:
                 if self._killed.is_set():
                     raise _Killed from None
                 if time.monotonic() - beat > HEARTBEAT_S:
-                    self._put(LaneAlive("waiting"))
+                    self._put(LaneAlive(LanePhase.WAITING))
                     beat = time.monotonic()
                 continue
             if isinstance(message, kinds):

@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 from ..config import LaneSpec, RunConfig
 from .local_channel import LocalChannel
 from ..messages import (AnatomyMeasured, Bundle, Inspected, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
-                        LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, PrepareJob, Prepared, ProbeJob, Probed,
+                        LanePhase, LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, PrepareJob, Prepared, ProbeJob, Probed,
                         Proceed,
                         RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)
 from ..paths import lane_log_path
@@ -213,7 +213,7 @@ class Lane:
     def _consume(self, item: Any) -> list[LaneEvent]:
         # Anything but a heartbeat or a failed start comes from a worker that has imported its framework.
         self.up = self.up or not isinstance(item, (LaneAlive, LaneStartFailed)) or (
-            isinstance(item, LaneAlive) and item.phase == "ready")
+            isinstance(item, LaneAlive) and item.phase is LanePhase.READY)
         match item:
             case Bundle(events=events):
                 for event in events:

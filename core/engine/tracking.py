@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from enum import Enum
 from typing import Iterable, Sequence
 
 from ..analysis.stats import summarize
@@ -27,6 +28,17 @@ def plan_of(result: RunResult) -> tuple[RunConfig, ...]:
     return tuple(dataclasses.replace(cfg, model=dataclasses.replace(cfg.model, widths=s.started.widths),
                                      train=dataclasses.replace(cfg.train, batch_size=s.started.batch_size))
                  for s in segments)
+
+
+class Between(str, Enum):
+    """A running lane between its batches (RunTracker.phase)."""
+
+    FINISHING = "finishing"  # every batch measured: the lane tidies up before it reports
+    SEGMENTS = "between segments"  # a plan's segment done, waiting for its turn
+    TURNS = "between turns"  # paused mid-segment while another lane takes its turn
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class RunTracker:
@@ -176,14 +188,12 @@ class RunTracker:
             self._summaries[key] = cached
         return cached[1]
 
-    def phase(self, lane: str) -> str:
-        """What the lane is doing: its status, or "finishing" (every batch measured, the lane tidies up
-        before it reports), "between segments" (a plan's segment done, waiting for its turn) or "between
-        turns" (paused mid-segment while another lane takes its turn)."""
+    def phase(self, lane: str) -> Status | Between:
+        """What the lane is doing: its status, or, running, between its batches (Between)."""
         result = self.result.lanes[lane]
         status = result.status
         if status == Status.RUNNING and lane in self._held:
-            return "between turns"
+            return Between.TURNS
         last = result.segments[-1] if result.segments else None
         if status != Status.RUNNING or last is None or last.ended is None:
             return status
@@ -191,8 +201,8 @@ class RunTracker:
             return status  # switched: the next segment is on its way
         switched = any(s.ended is not None and s.ended.summary.status == Status.SWITCHED for s in result.segments)
         if len(self.plan) == 1 or last.index >= len(self.plan) or switched:
-            return "finishing"
-        return "between segments"
+            return Between.FINISHING
+        return Between.SEGMENTS
 
     def current_segment(self, lane: str) -> Segment | None:
         segments = self.result.lanes[lane].segments

@@ -27,7 +27,7 @@ from ..json_data import JsonObject
 from .backends import PlacementError, compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
 from .feeding import make_input, steps_per_epoch
 from .load import load_average, others_share_of
-from ..messages import Bundle, Finish, Proceed, RunJob, SwitchModel
+from ..messages import Bundle, Finish, LanePhase, Proceed, RunJob, SwitchModel
 from ..config import ConfigError, LaneSpec, RunConfig
 from ..records import (MIN_ENERGY_WINDOW_S, RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded,
                        SegmentStarted, Status, now_iso)
@@ -61,7 +61,7 @@ class Flag(Protocol):
 class Phase(Protocol):
     """What the lane's heartbeat reads of it: the phase it is in (worker.Heartbeat)."""
 
-    phase: str
+    phase: LanePhase
 
 
 class LaneProcess(Protocol):
@@ -80,7 +80,7 @@ class LaneProcess(Protocol):
 
     def data(self, config: RunConfig) -> Dataset: ...
 
-    def on_phase(self, phase: str) -> None: ...
+    def on_phase(self, phase: LanePhase) -> None: ...
 
 
 def json_safe(settings: Mapping[str, object]) -> JsonObject:
@@ -136,7 +136,7 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
     run_id, lane, device = job.run_id, spec.name, spec.name  # device: named once it is checked
     t0, t0_at, started_at = time.perf_counter(), time.time(), now_iso()
     config, segment, first_step, last = job.config, 1, 0, None
-    w.heartbeat.phase = "preparing"
+    w.heartbeat.phase = LanePhase.PREPARING
     waited_out = False  # a stop came while a paced run waited for its next segment
     try:
         device = require_device(spec, w.settings["threads"])
@@ -178,7 +178,7 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
                     break
                 config, budget, waited_out = _next(w, job, done, data, steps_left)
                 segment += 1
-        w.heartbeat.phase = "finishing"
+        w.heartbeat.phase = LanePhase.FINISHING
         # A stop while the last segment tidied up leaves it completed; a stop while a paced run waited
         # for its next segment leaves the plan unfinished.
         status = (Status.CANCELLED if (last is not None and last.status == Status.CANCELLED) or waited_out
@@ -224,7 +224,7 @@ def _prepare(w: LaneProcess, config: RunConfig, data: Dataset, sources: dict) ->
 def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset, sources: dict,
            model: Any = None) -> _Segment:
     t, spec = config.train, w.spec
-    w.heartbeat.phase = "preparing"
+    w.heartbeat.phase = LanePhase.PREPARING
     jit = resolve_jit(spec, t)[0]
     if model is None:  # a segment after the first: its own dtype policy and input, then its model
         _prepare(w, config, data, sources)
@@ -297,7 +297,7 @@ def _next(w: LaneProcess, job: RunJob, done: _Segment, data: Dataset,
             return message.config, _switched_budget(message.config, data, steps_left), False
     if not job.paced:
         return None, 0, False
-    w.heartbeat.phase = "waiting"
+    w.heartbeat.phase = LanePhase.WAITING
     while not w.cancel.is_set():
         message = w.steering.steer(WAIT_POLL_S)
         if isinstance(message, Finish):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol, SupportsFloat, TypeAlias
 
 from ..config import RunConfig
-from ..messages import Bundle, Pause, Resume, Steer, SwitchModel
+from ..messages import Bundle, LanePhase, Pause, Resume, Steer, SwitchModel
 from ..records import BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed
 from .load import CpuSample
 from .load import sample as cpu_sample
@@ -99,14 +99,14 @@ class StepTimer(Protocol):
 
 def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[Bundle], None],
                      should_stop: Callable[[], bool], steering: Steering | None = None,
-                     on_phase: Callable[[str], None] | None = None, meter: Meter | None = None,
+                     on_phase: Callable[[LanePhase], None] | None = None, meter: Meter | None = None,
                      per_call: bool = False) -> StepTimer:
     """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late).
 
     After each step it checks the cancel flag and `steering` (a core.steering.Steering, whose
     `asked()` is one memory read). `stopped_by` says what ended the segment: "budget", "cancel" or
-    "switch" (then `switch_to` holds the next config). `on_phase("training")` is called when the
-    first step has ended and `on_phase("finishing")` when the last has.
+    "switch" (then `switch_to` holds the next config). `on_phase(LanePhase.TRAINING)` is called when the
+    first step has ended and `on_phase(LanePhase.FINISHING)` when the last has.
     """
     phase = on_phase or (lambda _name: None)
     c = clock
@@ -198,7 +198,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                                  family=c.family, **load)
             self._resumed = False
             if self._steps == 0:
-                phase("training")
+                phase(LanePhase.TRAINING)
             self._steps += n
             if not warmup:
                 self._steady_s += end - start
@@ -233,11 +233,11 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             self._close_load_piece()  # nor the machine's load this lane's figures meet
             self._pending.append(TurnEnded(c.run_id, c.lane, c.segment, last.step, time.time()))
             self.flush()
-            phase("waiting")
+            phase(LanePhase.WAITING)
             while not should_stop():
                 message = steering.steer(TURN_POLL_S)
                 if isinstance(message, (Resume, SwitchModel)):
-                    phase("training")
+                    phase(LanePhase.TRAINING)
                     self._load_start = cpu_sample()
                     self._prev_end, self._resumed = None, True
                     self._pending.append(TurnResumed(c.run_id, c.lane, c.segment, time.time()))
@@ -260,7 +260,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
         def on_train_end(self, logs: Logs | None = None) -> None:
             self._meter_end()  # a fit that ended by itself (its epochs ran out) ends the span here
             self._close_load_piece()
-            phase("finishing")
+            phase(LanePhase.FINISHING)
             self.flush()
 
         @property

@@ -26,8 +26,8 @@ from .energy import LANE_ENERGY
 from .run import EventSink, Flag, describe_error, json_safe, run_job
 from .model import ModelShelf
 from . import factory, saved
-from ..messages import (AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LaneStartFailed, LaneStatus,
-                        InspectJob, Inspected, PrepareJob, Prepared, ProbeJob, Probed, RunJob)
+from ..messages import (ALIVE_PHASES, AnatomyJob, CalibrateJob, Calibrated, CloseLane, LaneAlive, LanePhase,
+                        LaneStartFailed, LaneStatus, InspectJob, Inspected, PrepareJob, Prepared, ProbeJob, Probed, RunJob)
 from .steering import Count, Jobs, Steering
 
 
@@ -40,7 +40,6 @@ def rss_mb() -> float:
 
 
 HEARTBEAT_S = 2.0
-READY = "ready"  # the heartbeat phase a lane sends once, when its framework is imported
 
 
 class Heartbeat:
@@ -49,13 +48,13 @@ class Heartbeat:
 
     def __init__(self, events: EventSink) -> None:
         self.events = events
-        self.phase = "idle"  # idle | preparing | training | waiting (a paced run between segments) | finishing
+        self.phase = LanePhase.IDLE
         threading.Thread(target=self._beat, name="crossover-heartbeat", daemon=True).start()
 
     def _beat(self) -> None:
         while True:
             time.sleep(HEARTBEAT_S)
-            if self.phase in ("preparing", "waiting", "finishing"):
+            if self.phase in ALIVE_PHASES:
                 self.events.put(LaneAlive(self.phase))
 
 
@@ -78,7 +77,7 @@ class LaneWorker:
     def __init__(self, spec: LaneSpec, events: EventSink, cancel: Flag, steering: Steering) -> None:
         self.spec, self.events, self.cancel, self.steering = spec, events, cancel, steering
         self.heartbeat = Heartbeat(events)
-        self.heartbeat.phase = "preparing"  # importing a framework can take a while on a busy machine
+        self.heartbeat.phase = LanePhase.PREPARING  # importing a framework can take a while on a busy machine
         self.settings = configure_process(spec)
         self.keras, backend_settings = import_keras(spec, self.settings["threads"])
         self.settings.update(backend_settings)
@@ -88,8 +87,8 @@ class LaneWorker:
         gc.freeze()
         self.settings["gc_frozen_objects"] = gc.get_freeze_count()  # recorded with every point, as any speed setting
         self.models = ModelShelf(self.keras)  # a model timed again skips its build and trace
-        self.heartbeat.phase = "idle"
-        events.put(LaneAlive(READY))  # up: from here on a job may take long without a heartbeat
+        self.heartbeat.phase = LanePhase.IDLE
+        events.put(LaneAlive(LanePhase.READY))  # up: from here on a job may take long without a heartbeat
         self._data_key: tuple | None = None
         self._data: Dataset | None = None
 
@@ -140,10 +139,10 @@ class LaneWorker:
         finally:
             self.keras.backend.clear_session()
             gc.collect()
-            self.heartbeat.phase = "idle"
+            self.heartbeat.phase = LanePhase.IDLE
             self.events.put(LaneStatus(rss_mb()))
 
-    def on_phase(self, phase: str) -> None:
+    def on_phase(self, phase: LanePhase) -> None:
         self.heartbeat.phase = phase
 
 

@@ -22,6 +22,7 @@ from ...core.words.anatomy import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_
 from ...core.config import RunConfig, Schedule
 from ...core.records import RunSummary, Status
 from ...core.results import Segment
+from ...core.engine.tracking import Between
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
 from ...core.analysis.serving_load import run_points
 from ...core.words.load import compare_words, point_words, schedule_words
@@ -52,8 +53,8 @@ PHASE_TIPS = {"finishing": "Every batch is measured; the lane is tidying up befo
               "between segments": "This lane has measured its model; the other lane trains now (they take turns).",
               "between turns": "Lanes that share CPU cores take turns of about 2 s each, so no figure is "
                                "measured while another lane trains; this one goes on where it stopped."}
-PHASE_WORDS = {"finishing": "finishing…", "between segments": "waiting for its turn",
-               "between turns": "waiting for its turn"}
+PHASE_WORDS: dict[Between, str] = {Between.FINISHING: "finishing…", Between.SEGMENTS: "waiting for its turn",
+                                   Between.TURNS: "waiting for its turn"}
 
 
 class SummaryPanel(QWidget):
@@ -189,7 +190,7 @@ class SummaryPanel(QWidget):
             s = live.summary(name)
             summaries.append(s)
             state = live.phase(name)
-            cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), PHASE_WORDS.get(state, state),
+            cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), PHASE_WORDS[state] if isinstance(state, Between) else state.value,
                      fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING,
                      fmt_num(s.p99_ms) if math.isfinite(s.p99_ms) else MISSING, fmt_num(s.samples_per_s),
                      fmt_num(s.gflops), self._model_text(live, name), self._data_text(self._settings(live, name)),
@@ -252,13 +253,13 @@ class SummaryPanel(QWidget):
         return text + (f" ({segment.index}/{len(live.plan)})" if len(live.plan) > 1 else "")
 
     @staticmethod
-    def _progress(live: LiveRun, name: str, state: str) -> str:
+    def _progress(live: LiveRun, name: str, state: Status | Between) -> str:
         lane = live.lanes[name]
         total, last = live.total_steps(name), (lane.records[-1] if lane.records else None)
         if state == Status.WAITING:
             return ("waiting for its turn" if live.result.schedule is not Schedule.SIDE_BY_SIDE
                     else "starting the lane…")
-        if state == "finishing":
+        if state is Between.FINISHING:
             return f"all {last.step} batches measured" if last is not None else "finishing…"
         segment = live.current_segment(name)
         if len(live.plan) > 1 and segment is not None:

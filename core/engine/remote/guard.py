@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import enum
 import json
 import math
 import re
@@ -113,6 +114,10 @@ def _value(value: Wirable, hint: Hint, where: str, depth: int) -> Wirable:
         return value
     if isinstance(value, int) or isinstance(value, float):
         return _number(value, hint, where)
+    if isinstance(value, str) and isinstance(hint, type) and issubclass(hint, enum.Enum) and issubclass(hint, str):
+        if value not in {member.value for member in hint}:  # a state as its name: one of its type's, or refused
+            raise _refuse(where, f"is {printable(value[:40])!r}, not one of {', '.join(m.value for m in hint)}")
+        return hint(value)
     if isinstance(value, str):
         if hint not in (str, typing.Any, object):
             raise _refuse(where, f"is a text, where {_name(hint)} belongs")

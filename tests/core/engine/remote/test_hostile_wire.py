@@ -136,3 +136,14 @@ def test_a_flood_of_events_is_cut_off_with_a_sentence_and_what_came_before_is_ke
     assert not channel._take(Bundle((record,) * 5))
     assert "gpu-box" in channel._failure and "cut off" in channel._failure
     assert channel._messages.qsize() == queued + 1  # the first bundle, not the flood
+
+
+def test_a_heartbeat_says_one_of_the_lane_phases_and_nothing_else():
+    """A lane's phase is a type (LanePhase): from the wire it arrives as its name and is read back as the member; a
+    phase no lane has is refused at the wire, not carried as a string into the watchdog."""
+    from crossover_lab.core.messages import LaneAlive, LanePhase
+    got = decode(encode(LaneAlive(LanePhase.READY)))
+    assert isinstance(got, LaneAlive) and got.phase is LanePhase.READY
+    data = to_wire(LaneAlive(LanePhase.WAITING))
+    data["phase"] = "mining"
+    refused(data, "mining")

@@ -9,6 +9,7 @@ nesting, control characters, unknown tags), or the whole line is arbitrary JSON 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import math
 import types
@@ -38,6 +39,8 @@ def _sample(tp: typing.Any) -> typing.Any:
         return {} if origin is not list else []
     if dataclasses.is_dataclass(tp):
         return _build(tp)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return next(iter(tp))  # a state: its first member
     return 1  # Any
 
 
