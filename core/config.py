@@ -10,6 +10,7 @@ from enum import Enum
 from typing import Any, Mapping
 
 from . import families
+from .families import FACTORY, SAVED, ModelKind
 from .json_data import JsonValue
 
 MIN_WIDTH, MAX_WIDTH = 1, 16384
@@ -75,12 +76,9 @@ def _check(condition: bool, message: str) -> None:
         raise ConfigError(message)
 
 
-SAVED = "saved"  # the family of a user's own saved Keras model (ModelSpec.saved)
-
-
 def is_saved_kind(kind: str) -> bool:
     """Whether a kind of model (ModelSpec.kind, a record's `family`) is a user's saved model: "saved NAME"."""
-    return kind == SAVED or kind.startswith(SAVED + " ")
+    return ModelKind.parse(kind).saved
 
 
 @dataclass(frozen=True)
@@ -150,12 +148,9 @@ class SavedModel:
                 "own shape), or data that fits it")
 
 
-FACTORY = "factory"  # the family of a user's own model factory, FILE.py:FUNCTION (ModelSpec.factory)
-
-
 def is_factory_kind(kind: str) -> bool:
     """Whether a kind of model (ModelSpec.kind, a record's `family`) is a user's model factory: "factory FUNCTION"."""
-    return kind == FACTORY or kind.startswith(FACTORY + " ")
+    return ModelKind.parse(kind).factory
 
 
 @dataclass(frozen=True)
@@ -337,11 +332,16 @@ class ModelSpec:
     @property
     def kind(self) -> str:
         """The kind of model, beside its depth ("mlp", "cnn", "lstm", "transformer 4 heads"): core/families.py."""
+        return str(self.model_kind)
+
+    @property
+    def model_kind(self) -> ModelKind:
+        """The kind as a value with parts (core/families.py ModelKind)."""
         if self.saved is not None:  # one curve per file: two saved models are never crossed with each other
-            return f"{SAVED} {self.saved.name}"
+            return ModelKind(SAVED, self.saved.name)
         if self.factory is not None:  # one curve per factory, never crossed with Crossover's own families
-            return f"{FACTORY} {self.factory.function}"
-        return families.kind_word(self.family, self.cell, self.heads)
+            return ModelKind(FACTORY, self.factory.function)
+        return families.kind_of(self.family, self.cell, self.heads)
 
     def label(self) -> str:
         if self.saved is not None:

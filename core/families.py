@@ -22,6 +22,8 @@ JAX step.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 FAMILIES = ("mlp", "cnn", "rnn", "transformer")
 CELLS = ("lstm", "gru")
 SIDE, CHANNELS, CLASSES = 28, 1, 10  # the image: 28×28×1, read as 28 steps (or tokens) of 28 values
@@ -133,19 +135,60 @@ def flops_per_sample(family: str, widths: tuple[int, ...], cell: str, heads: int
     return sum(f if forward else (2 if first else 3) * f for f, first in terms)
 
 
-def kind_word(family: str, cell: str = "lstm", heads: int = 4) -> str:
-    """The kind of model a point belongs to, beside its depth and batch size: "mlp", "cnn", "lstm", "gru",
-    "transformer 4 heads". Points of two kinds are never joined or crossed."""
+SAVED = "saved"  # the family of a user's own saved Keras model (ModelSpec.saved)
+FACTORY = "factory"  # the family of a user's own model factory, FILE.py:FUNCTION (ModelSpec.factory)
+
+
+@dataclass(frozen=True)
+class ModelKind:
+    """A kind of model, as a value with parts: what a point belongs to beside its depth and batch size. Points of two
+    kinds are never joined or crossed. `base` is "mlp", "cnn", "lstm", "gru", "transformer", SAVED or FACTORY;
+    `detail` tells two of one base apart: a transformer's "4 heads", a saved model's name, a factory's function.
+    Files and rows hold it as its text ("transformer 4 heads", "saved NAME"): str() writes it, `parse` is its one
+    reader."""
+
+    base: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.base} {self.detail}" if self.detail else self.base
+
+    @classmethod
+    def parse(cls, text: str) -> ModelKind:
+        base, _, detail = text.strip().partition(" ")
+        return cls(base, detail.strip())
+
+    @property
+    def family(self) -> str:
+        """The family of FAMILIES ("rnn" for a cell), or SAVED or FACTORY; another base as it is."""
+        return "rnn" if self.base in CELLS else self.base
+
+    @property
+    def saved(self) -> bool:
+        return self.base == SAVED
+
+    @property
+    def factory(self) -> bool:
+        return self.base == FACTORY
+
+
+def kind_of(family: str, cell: str = "lstm", heads: int = 4) -> ModelKind:
+    """The kind of one of Crossover's families: "mlp", "cnn", "lstm", "gru", "transformer 4 heads"."""
     if family == "rnn":
-        return cell
+        return ModelKind(cell)
     if family == "transformer":
-        return f"transformer {heads} head{'s' if heads != 1 else ''}"
-    return family
+        return ModelKind("transformer", f"{heads} head{'s' if heads != 1 else ''}")
+    return ModelKind(family)
+
+
+def kind_word(family: str, cell: str = "lstm", heads: int = 4) -> str:
+    """The kind of one of Crossover's families as files write it (kind_of's text)."""
+    return str(kind_of(family, cell, heads))
 
 
 def axis_words(kind: str, layers: int) -> str:
     """The map's and the sweep's width axis for a kind of model: "hidden width (2 layers", "filters (2 blocks"."""
-    family = "rnn" if kind in CELLS else "transformer" if kind.startswith("transformer") else kind
+    family = ModelKind.parse(kind).family
     if family not in FAMILIES:
         family = "mlp"
     word = {"mlp": "hidden width", "cnn": "filters", "rnn": f"{kind} units", "transformer": "d_model"}[family]

@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 
 from ..analysis.points import SweepPoint
 from ..config import SAVED, is_saved_kind
+from ..families import ModelKind
 from ..files.sweep_rows import SweepRow, curve_point, row_groups
 
 ALONG_BATCH = "along batch size"
@@ -18,7 +19,8 @@ ALONG_BATCH = "along batch size"
 
 def saved_words(kind: str) -> str:
     """"your saved model mine.keras" for the family "saved mine.keras" ("your saved model" when it names none)."""
-    name = kind[len(SAVED):].strip() if is_saved_kind(kind) else kind
+    parts = ModelKind.parse(kind)
+    name = parts.detail if parts.saved else kind
     return f"your saved model {name}" if name else "your saved model"
 
 

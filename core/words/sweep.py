@@ -15,7 +15,7 @@ from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
 from ..analysis.energy import energy_curves, unlike_scopes
 from ..analysis.costs import Prices, cost_curves, price_for
 from ..analysis.leads import Refinement
-from ..config import FACTORY, SAVED, is_factory_kind, is_saved_kind
+from ..families import ModelKind
 from ..json_data import JsonValue
 from ..files.findings import Answer, Findings
 from ..files.sweep_rows import SweepRow, group_rows
@@ -283,13 +283,14 @@ def picture_title(rows: Sequence[SweepRow], host: Mapping[str, JsonValue]) -> st
     depth = "/".join(map(str, layers)) if layers else "?"
     kinds = sorted({r.family for r in rows})
     kind = kinds[0] if len(kinds) == 1 else ""
-    if is_saved_kind(kind):
-        model = f"your model {kind[len(SAVED):].strip() or '(saved)'}"
-    elif is_factory_kind(kind) and widths:  # a user's function of the width
-        called = kind[len(FACTORY):].strip() or "FUNCTION"
+    parts = ModelKind.parse(kind)
+    if parts.saved:
+        model = f"your model {parts.detail or '(saved)'}"
+    elif parts.factory and widths:  # a user's function of the width
+        called = parts.detail or "FUNCTION"
         model = f"your model {called}(width), width {widths[0]:,}" + (f"–{widths[-1]:,}" if len(widths) > 1 else "")
     else:
-        name, layer = KIND_NAMES.get(kind.split(" ")[0], ("models of several kinds", "layer"))
+        name, layer = KIND_NAMES.get(parts.base, ("models of several kinds", "layer"))
         plural = "s" if layers != [1] else ""
         model = (f"{name}, {depth} {layer}{plural} of {widths[0]:,}–{widths[-1]:,} {width_unit(kind)}"
                  if len(widths) > 1 else f"{name}, {depth} {layer}{plural} of {widths[0]:,}")

@@ -142,3 +142,24 @@ def test_a_model_in_another_family_keeps_its_cost_not_its_width(family):
     assert 0.7 < other.flops_per_batch(1) / mlp.flops_per_batch(1) < 1.4
     assert other.in_family("mlp").flops_per_batch(1) == pytest.approx(mlp.flops_per_batch(1), rel=0.3)
     assert mlp.in_family("mlp") is mlp
+
+
+def test_a_kind_of_model_is_a_value_with_parts_written_and_read_in_one_place():
+    """Issue 37: a kind is no composite string parsed with startswith and split where it is read. ModelKind writes
+    the text files hold ("transformer 4 heads", "saved NAME") and parses it back, parts and all."""
+    from crossover_lab.core.config import FactoryModel, SavedModel, is_factory_kind, is_saved_kind
+    from crossover_lab.core.families import ModelKind
+    from crossover_lab.core.words.verdict import width_unit
+    saved = ModelSpec(widths=(), family="saved", saved=SavedModel("/x/m.keras", "ab" * 32, 10, "my model"))
+    factory = ModelSpec(widths=(64,), family="factory", factory=FactoryModel("/x/f.py", "ab" * 32, 10, "build"))
+    cases = [(ModelSpec((64,)), "mlp", "mlp", ""), (ModelSpec((64,), family="cnn"), "cnn", "cnn", ""),
+             (ModelSpec((64,), family="rnn", cell="gru"), "gru", "rnn", ""),
+             (ModelSpec((64,), family="transformer", heads=1), "transformer 1 head", "transformer", "1 head"),
+             (saved, "saved my model", "saved", "my model"), (factory, "factory build", "factory", "build")]
+    for spec, text, family, detail in cases:
+        kind = spec.model_kind
+        assert spec.kind == str(kind) == text
+        assert ModelKind.parse(text) == kind and kind.family == family and kind.detail == detail
+        assert is_saved_kind(text) is (family == "saved") and is_factory_kind(text) is (family == "factory")
+    assert [width_unit(t) for t in ("cnn", "transformer 4 heads", "lstm", "saved m")] == \
+        ["filters", "d_model", "units", "units"]
