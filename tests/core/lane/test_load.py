@@ -1,8 +1,10 @@
 """How busy the machine was: other processes' CPU time on the lane's cores, from /proc, never guessed."""
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -75,15 +77,19 @@ def test_a_point_measured_beside_a_cpu_bound_process_is_marked_and_the_verdict_s
 def test_a_study_started_on_a_busy_machine_says_so_before_it_measures():
     from crossover_lab.core.cli.common import busy_before_start
 
-    burners = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 20\n"
-                                 "while time.time() < end: pass"]) for _ in range(os.cpu_count() or 1)]
+    # Burners that are not this process's children: the app counts its own children (its lanes) as its own work,
+    # so a child burner would read as ours and the test would pass only when some other process kept it busy.
+    loop = "import time\nend = time.time() + 20\nwhile time.time() < end: pass"
+    burners = [int(subprocess.run(["sh", "-c", f"{sys.executable} -c '{loop}' >/dev/null 2>&1 & echo $!"],
+                                  capture_output=True, text=True, check=True).stdout)
+               for _ in range(os.cpu_count() or 1)]
     try:
         time.sleep(0.3)
         words = busy_before_start(0.6)
     finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
+        for pid in burners:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
     assert words.startswith("other work uses ") and "of this machine's CPU now (load " in words, words
     assert "may not hold" in words
 
