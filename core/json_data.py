@@ -6,12 +6,31 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Dict, Mapping, Sequence, TypeAlias
+from typing import Dict, Mapping, Sequence, TypeAlias, overload
 
 import numpy as np
 
 JsonValue: TypeAlias = "str | int | float | bool | None | Sequence[JsonValue] | Mapping[str, JsonValue]"
 JsonObject: TypeAlias = Dict[str, JsonValue]  # one being built, or handed back to be extended
+
+
+@overload
+def json_clean(value: dict[str, JsonValue]) -> dict[str, JsonValue]: ...
+
+
+@overload
+def json_clean(value: JsonValue) -> JsonValue: ...
+
+
+def json_clean(value: JsonValue) -> JsonValue:
+    """JSON has no NaN: missing figures become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): json_clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_clean(v) for v in value]
+    return value
 
 
 def finite_or_none(x: float | None) -> float | None:

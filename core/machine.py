@@ -76,6 +76,11 @@ class HostInfo:
                 "numpy": self.numpy, "keras": self.keras, "backends": {k: v for k, v in self.backends}}
 
     @classmethod
+    def of_sidecar(cls, sidecar: JsonValue) -> HostInfo:
+        """The host a Crossover sidecar names (a run's, a sweep's, an autosave's): the one reader of its "host"."""
+        return cls.from_json(sidecar.get("host") if isinstance(sidecar, Mapping) else None)
+
+    @classmethod
     def from_json(cls, d: JsonValue) -> HostInfo:
         """A sidecar's "host" (or a remote machine's answer) as written by any version; what is missing or of the
         wrong kind reads as unknown, never as a made-up value."""

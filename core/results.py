@@ -6,11 +6,16 @@ window, the files) reads it from here.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import secrets
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, TypedDict
+
+if TYPE_CHECKING:
+    from typing_extensions import NotRequired  # typing's own from Python 3.11
 
 from .config import RunConfig, Schedule
+from .json_data import JsonObject, JsonValue, as_map, as_seq
 from .analysis.stats import summarize
 from .records import (BatchTiming, LaneEnded, LaneEvent, LaneInterrupted, RunFailed, RunFinished, RunStarted,
                       RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed)
@@ -58,6 +63,53 @@ class Segment:
             begin = resumed if resumed is not None else end
         out.append((begin, end))
         return [(a, b) for a, b in out if b > a]
+
+    def to_json(self) -> JsonObject:
+        """The segment as a run's sidecar holds it (_SegmentEntry; from_json reads it back)."""
+        return {"segment": self.index, "widths": list(self.started.widths), "batch_size": self.started.batch_size,
+                "flops_per_batch": self.started.flops_per_batch, "first_step": self.started.first_step,
+                "started_at": self.started.at, "clock_at": self.started.clock_at,
+                "ended_at": self.ended.at if self.ended else None,
+                "pauses": [[paused, resumed] for paused, resumed in self.pauses],
+                "summary": self.ended.summary.as_dict() if self.ended else None}
+
+    @classmethod
+    def from_json(cls, run_id: str, lane: str, d: _SegmentEntry) -> Segment:
+        started = SegmentStarted(run_id, lane, int(d["segment"]), tuple(d["widths"]), int(d["batch_size"]),
+                                 int(d["flops_per_batch"]), int(d["first_step"]), float(d["started_at"]),
+                                 float(d.get("clock_at") or 0.0))
+        summary = _summary(d.get("summary"))
+        ended_at = d.get("ended_at")
+        ended = SegmentEnded(run_id, lane, started.segment, summary, float(ended_at)) \
+            if summary is not None and ended_at is not None else None
+        pauses = [(float(paused), None if resumed is None else float(resumed))
+                  for paused, resumed in d.get("pauses") or [] if paused is not None]
+        return cls(started, ended, pauses)
+
+
+class _SegmentEntry(TypedDict):
+    """A segment as the sidecar holds it (Segment.to_json writes it)."""
+
+    segment: int
+    widths: list[int]
+    batch_size: int
+    flops_per_batch: int
+    first_step: int
+    started_at: float
+    clock_at: NotRequired[float]  # newer files: the wall time when the records' clock read 0
+    ended_at: float | None
+    pauses: NotRequired[list[tuple[float | None, float | None]]]  # [paused, resumed] while other lanes took turns
+    summary: dict[str, JsonValue] | None
+
+
+def _summary(d: Mapping[str, JsonValue] | None) -> RunSummary | None:
+    if not d:
+        return None
+    fields = RunSummary.__dataclass_fields__
+    # As read back: RunSummary takes the figures as they were written (a damaged file raises, see RunResult.from_json).
+    values: dict[str, Any] = {k: (math.nan if v is None and fields[k].type == "float" else v)
+                              for k, v in d.items() if k in fields}
+    return RunSummary(**values)
 
 
 @dataclass
@@ -115,6 +167,33 @@ class LaneResult:
             if self.summary is None and not self.failure:
                 self.stopped, self.failure = True, event.reason
 
+    def to_json(self) -> JsonObject:
+        """The lane as a run's sidecar holds it (from_json reads it back; its records live in the CSV)."""
+        return {"device": self.started.device if self.started else None,
+                "settings": self.started.settings if self.started else None,
+                "started_at": self.started.started_at if self.started else None,
+                "status": self.status, "failure": self.failure or None,
+                "summary": self.summary.as_dict() if self.summary else None, "n_records": len(self.records),
+                "segments": [segment.to_json() for segment in self.segments]}
+
+    @classmethod
+    def from_json(cls, run_id: str, name: str, entry: Mapping[str, JsonValue],
+                  records: Iterable[BatchTiming] = ()) -> LaneResult:
+        """`entry` as to_json wrote it (read by key: a wrong shape raises, and RunResult.from_json's callers say so);
+        a lane that had not ended when the file was written reads as stopped."""
+        info: Any = entry
+        lane = cls(name, records=[r for r in records if r.run_id == run_id and r.lane == name],
+                   summary=_summary(info.get("summary")), failure=info.get("failure") or "",
+                   stopped=info.get("status") == Status.CANCELLED and not info.get("summary"))
+        if lane.summary is None and not lane.failure:
+            lane.stopped = True
+            lane.failure = "interrupted: the app was closed or crashed during the run"
+        if info.get("device") is not None:
+            lane.started = RunStarted(run_id, name, info["device"], info.get("settings") or {},
+                                      info.get("started_at") or "")
+        lane.segments = [Segment.from_json(run_id, name, seg) for seg in info.get("segments") or []]
+        return lane
+
     def _segment(self, index: int) -> Segment | None:
         return next((s for s in reversed(self.segments) if s.index == index), None)
 
@@ -147,6 +226,52 @@ class RunResult:
 
     def __post_init__(self) -> None:
         self.schedule = Schedule.named(self.schedule)  # a file's word, or an old name ("concurrent"), as the type
+
+    def to_json(self) -> JsonObject:
+        """The run as a sidecar holds it: config, resolved settings, summaries, segments (from_json reads it back;
+        the records live in the per-batch CSV). The one writer of a sidecar's run entry."""
+        return {"run_id": self.run_id, "config": self.config.to_dict(), "schedule": self.schedule,
+                "started_at": self.started_at, "ended_at": self.ended_at,
+                "lanes": {name: lane.to_json() for name, lane in self.lanes.items()},
+                "run_noise": dict(self.run_noise), "run_noise_from": self.run_noise_from}
+
+    @classmethod
+    def from_json(cls, run: Mapping[str, JsonValue], records: Iterable[BatchTiming] = (),
+                  strict: bool = False) -> RunResult:
+        """The run a sidecar entry records, with its `records`: the one reader of what to_json writes, for the
+        files, the report and its commands alike. `strict`: every key a writer always writes must be there (a
+        KeyError or TypeError the callers turn into a sentence); else a run written by hand (a test's, an older
+        tool's) is first given the defaults of what it lacks (_filled), and read the same way."""
+        d: Any = run if strict else _filled(run)  # read by key below: a wrong shape raises, and the callers say so
+        run_id, kept = d["run_id"], list(records)
+        lanes = {name: LaneResult.from_json(run_id, name, info, kept) for name, info in d["lanes"].items()}
+        noise = d.get("run_noise") or {}
+        return cls(run_id, RunConfig.from_dict(d["config"]), d["schedule"], d["started_at"], lanes,
+                   d.get("ended_at") or "",
+                   {str(k): float(v) for k, v in noise.items()
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 5},
+                   str(d.get("run_noise_from") or ""))
+
+
+def _filled(run: Mapping[str, JsonValue]) -> JsonObject:
+    """A run as a hand-written sidecar may give it, with what a writer always writes filled in: no id, no start
+    time, one lane after another, the defaults of a config, and each segment's widths, batch size and summary as
+    given (a summary with its status alone, {"status": "switched"}, is still that status)."""
+    run_id = str(run.get("run_id") or "")
+
+    def segment(lane: str, d: JsonValue) -> JsonObject:
+        full: JsonObject = {"segment": 0, "widths": [], "batch_size": 0, "flops_per_batch": 0, "first_step": 0,
+                            "started_at": 0.0, "ended_at": 0.0, "summary": None, **as_map(d)}
+        if full["summary"] is not None:
+            full["summary"] = {"run_id": run_id, "lane": lane, "device": "", **as_map(full["summary"])}
+        return full
+
+    lanes: JsonObject = {str(name): {**as_map(info), "segments": [segment(str(name), d)
+                                                                  for d in as_seq(as_map(info).get("segments"))]}
+                         for name, info in as_map(run.get("lanes")).items()}
+    return {**run, "run_id": run_id, "schedule": run.get("schedule") or Schedule.SEQUENTIAL.value,
+            "started_at": str(run.get("started_at") or ""), "lanes": lanes,
+            "config": {"model": {}, "train": {}, **as_map(run.get("config"))}}
 
 
 def by_batch_size(segments: Iterable[Segment]) -> bool:

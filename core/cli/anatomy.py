@@ -17,7 +17,7 @@ from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_
 from .machines import add_remote_arg, remote_settings
 from ..config import ConfigError, parse_lanes
 from ..json_data import JsonValue
-from ..files.run_files import json_clean
+from ..json_data import json_clean
 from ..files.atomic import ExportError, atomic_write_text
 from ..files.live import check_output_path
 from ..presets import PRESETS

@@ -106,7 +106,7 @@ def load_sets(paths: Sequence[str], labels: Mapping[str, str] | None = None,
         reading = SweepReading(path)
         rows = latest_rows(iter_sweep_rows(path, reading))  # streamed: a file of any size, kept as its points
         meta = sidecar_of(path)
-        machine = HostInfo.from_json(meta.get("host")).machine  # as the sidecar was written
+        machine = HostInfo.of_sidecar(meta).machine  # as the sidecar was written
         base = _given_label(path, labels) or machine or Path(path).stem
         label, n = base, 1
         while label in used:

@@ -22,6 +22,7 @@ from ..analysis.anatomy import floor_crossovers
 from ..analysis.energy import energy_analysis
 from ..config import ConfigError
 from ..json_data import JsonValue, parse_json
+from ..machine import HostInfo
 from .run_files import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_path, sidecar_text
 from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, split_lines
 from .inputs import open_regular, read_text_bounded
@@ -139,20 +140,20 @@ def _run_file_rows(path: str, reading: SweepReading) -> Iterator[SweepRow]:
                 reading.dropped[exc.problem] += 1
 
 
-def runs_behind(path: str) -> tuple[list[RunResult], dict[str, JsonValue]]:
+def runs_behind(path: str) -> tuple[list[RunResult], HostInfo]:
     """The runs, with every batch, behind a sweep CSV (its `-batches.csv`) or a run's per-batch CSV, and the host
-    their sidecar names; ([], {}) where there are none, or they cannot be read (the points are shown all the same)."""
+    their sidecar names; no runs and an unknown host where there are none, or they cannot be read (the points are
+    shown all the same)."""
     try:
         with open_regular(path) as fh:
             header = fh.readline().decode("utf-8-sig", errors="replace")
         batches = Path(path) if {"run_id", "step", "ms"} <= set(header.strip().split(",")) else batches_path(path)
         if not batches.exists():
-            return [], {}
+            return [], HostInfo()
         meta = parse_json(read_text_bounded(sidecar_path(batches)), "a sidecar")
-        host = meta.get("host") if isinstance(meta, dict) else None
-        return read_runs(batches), host if isinstance(host, dict) else {}
+        return read_runs(batches), HostInfo.of_sidecar(meta)
     except (OSError, ValueError, KeyError, TypeError, ConfigError):
-        return [], {}
+        return [], HostInfo()
 
 
 def read_sweep_rows(path: str) -> tuple[list[SweepRow], SweepReading]:

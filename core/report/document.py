@@ -164,8 +164,7 @@ def fits_table(points: Sequence[SweepPoint]) -> Table:
     return _table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual", "fit within 10%"], rows)
 
 
-def _host_table(sidecar_host: JsonValue) -> Table:
-    host = HostInfo.from_json(sidecar_host)
+def _host_table(host: HostInfo) -> Table:
     rows = [("machine", host.machine or "–"), ("CPU", f"{host.cpu or '–'} ({host.cpu_cores or '?'} cores usable)")]
     rows += [("GPU", f"{g.name} (driver {g.driver}, {g.memory})") for g in host.gpus]
     rows += [(key, value) for key, value in (("platform", host.platform), ("python", host.python),
@@ -395,7 +394,7 @@ def run_lane_prefix(item: RunInput, sweeps: Sequence[SweepInput]) -> str:
     it when one of them ran there, so its "cpu" is theirs), and as they are when its sidecar names no machine."""
     if not any(s.lane_prefix for s in sweeps):
         return ""
-    machine = HostInfo.from_json(item.meta.get("host")).machine
+    machine = HostInfo.of_sidecar(item.meta).machine
     if not machine:
         return ""
     return next((s.lane_prefix for s in sweeps if s.machine == machine and s.lane_prefix), f"{machine}/")
@@ -500,10 +499,10 @@ def build_report(inputs: Inputs) -> Report:
     for path, meta, kind in ([(s.path, s.meta, "sweep") for s in inputs.sweeps]
                              + [(r.path, r.meta, "run") for r in inputs.runs]):
         name = Path(path).name
-        host = as_map(meta.get("host"))
-        if host:
+        host = HostInfo.of_sidecar(meta)
+        if host != HostInfo():
             machines.append((name, _host_table(host)))
-        if meta.get("runs"):
+        if sidecar_runs(meta):
             settings.append((name, _settings_table(meta)))
         command = reproduce_command(path, meta, kind)
         reproduce.append((name, command or "(no sidecar beside it: its settings are not recorded)"))

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ..analysis.contention import contended, host_cores_shared
 from ..config import LaneSpec, RunConfig
-from ..json_data import JsonValue
+from ..machine import HostInfo
 from ..messages import Calibrated
 from ..records import BatchTiming, Status
 from ..results import LaneResult, RunResult, Segment
@@ -90,11 +90,11 @@ class Ledger:
         return out
 
 
-def measured_here_since(runs: Iterable[RunResult], host: Mapping[str, JsonValue], this_host: Mapping[str, JsonValue],
+def measured_here_since(runs: Iterable[RunResult], host: HostInfo, this_host: HostInfo,
                         since: float) -> list[RunResult]:
     """The runs of a file that this machine measured (its sidecar names this host, versions and all) since
     `since` (time.time(): when the window opened); none of a file from elsewhere or from before."""
-    if not host or dict(host) != dict(this_host):
+    if host == HostInfo() or host != this_host:
         return []
     out = []
     for run in runs:

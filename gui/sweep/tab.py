@@ -15,6 +15,7 @@ from ...core.results import RunResult, by_batch_size
 from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ...core.paths import autosave_dir
 from ...core.analysis.leads import RefineTarget
+from ...core.machine import HostInfo
 from ...core.study.measured import Ledger, measured_here_since
 from ...core.study.refined_sweep import along_batch, check_refinable, point_configs, run_refined_sweep
 from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
@@ -279,7 +280,7 @@ class SweepTab(QWidget):
             self.view.redraw()  # without the forgotten sweep's refinement
             # Its points are lent to a refinement only if this machine measured them since the window opened.
             runs, host = runs_behind(path)
-            self.ledger.add(measured_here_since(runs, host, cached_host_info(), self._opened_at))
+            self.ledger.add(measured_here_since(runs, host, HostInfo.from_json(cached_host_info()), self._opened_at))
         return opened
 
     def show_run(self, run: RunResult) -> bool:

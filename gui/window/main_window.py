@@ -16,7 +16,8 @@ from ...core.files.findings import Findings
 from ...core.presets import WINDOW_DEFAULT
 from ...core.files import autosave
 from ...core.files.atomic import ExportError, atomic_write_text
-from ...core.files.run_files import export_runs, json_clean
+from ...core.files.run_files import export_runs
+from ...core.json_data import json_clean
 from ...core.words.anatomy import anatomy_json
 from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption

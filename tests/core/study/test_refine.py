@@ -382,14 +382,15 @@ def test_a_sweep_file_lends_its_points_only_when_this_machine_measured_it_since_
     from helpers import two_lane_result
     from crossover_lab.core.study.measured import measured_here_since
 
-    here = {"machine": "vm", "cpu": "AMD EPYC", "backends": {"tensorflow": "2.21.0"}}
+    from crossover_lab.core.machine import HostInfo
+    here = HostInfo.from_json({"machine": "vm", "cpu": "AMD EPYC", "backends": {"tensorflow": "2.21.0"}})
     run = two_lane_result("r", 64, 1.0, 2.0, started_at="2026-12-02T10:00:00+00:00")
     opened = datetime.datetime(2026, 12, 2, 9, 0, tzinfo=datetime.timezone.utc).timestamp()
-    assert measured_here_since([run], here, dict(here), opened) == [run]
-    assert measured_here_since([run], here, dict(here), opened + 2 * 3600) == []  # measured before it opened
-    elsewhere = {**here, "backends": {"tensorflow": "2.20.0"}}
+    assert measured_here_since([run], here, HostInfo.from_json(here.to_json()), opened) == [run]
+    assert measured_here_since([run], here, here, opened + 2 * 3600) == []  # measured before it opened
+    elsewhere = HostInfo.from_json({**here.to_json(), "backends": {"tensorflow": "2.20.0"}})
     assert measured_here_since([run], elsewhere, here, opened) == []
-    assert measured_here_since([run], {}, here, opened) == []  # a file without its host
+    assert measured_here_since([run], HostInfo(), here, opened) == []  # a file without its host
 
 
 def test_a_refinement_along_batch_size_says_its_unit_and_keeps_it_in_the_file():
