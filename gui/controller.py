@@ -106,11 +106,11 @@ class RunController(QObject):
             return
         pool, find = self.pool, self._discover_fn
 
-        def work(cancel: threading.Event, _put: Callable[[object], None]) -> list[LaneOption]:
+        def work(cancel: threading.Event) -> list[LaneOption]:
             cached_host_info()  # here rather than in the GUI thread at the first export
             return find(pool, cancel)
 
-        self._discovery.start(work)
+        self._discovery.start_quiet(work)
 
     def set_remote(self, settings: RemoteSettings) -> None:
         """How lanes on other machines are reached (each host's Python), from their next start."""

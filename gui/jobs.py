@@ -11,12 +11,13 @@ import queue
 import threading
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.config import ConfigError
 
+Result = TypeVar("Result")
 # work(cancel, put) -> its result; `put` takes anything (each job's work says what it puts).
 Work = Callable[[threading.Event, Callable[[object], None]], Any]
 
@@ -92,6 +93,11 @@ class JobRunner(QObject):
         self._job = (thread, worker)
         thread.start()
         self._timer.start()
+
+    def start_quiet(self, work: Callable[[threading.Event], Result], cancel: threading.Event | None = None) -> None:
+        """Run `work(cancel)`, a job that puts nothing on the way (a probe, a model file's inspection): its result
+        comes with job_ended."""
+        self.start(lambda flag, _put: work(flag), cancel)
 
     def cancel(self) -> None:
         self._cancel.set()

@@ -80,8 +80,9 @@ def test_import_linter_sees_the_imports_so_a_contract_can_break(tmp_path):
 
 
 def test_signatures_say_what_they_take():
-    """Fewer than 40 parameters or returns typed Any or object in all of core/ and gui/: the rest are real types
-    the checker follows (a lane worker's Protocol, a channel's, typed results), not a door left open."""
+    """At most 20 parameters or returns typed Any or object in all of core/ and gui/ (issue 37): what is left takes
+    any value by nature (a user's function's return, a job's result, a type hint, pyqtgraph's keyword arguments);
+    the rest are real types the checker follows (a lane worker's Protocol, a channel's, typed results, JSON)."""
     loose = []
     for package in packages():
         for path in package.glob("*.py"):
@@ -93,4 +94,17 @@ def test_signatures_say_what_they_take():
                                     args.kwarg.annotation if args.kwarg else None, node.returns]
                     loose += [f"{path.relative_to(ROOT)}:{node.lineno}" for a in annotations
                               if a is not None and re.search(r"\b(Any|object)\b", ast.unparse(a))]
-    assert len(loose) < 40, loose
+    assert len(loose) <= 20, loose
+
+
+def test_a_run_sidecars_keys_are_read_by_its_types_alone():
+    """Issue 37: one writer and one reader per file shape. A run's sidecar entry is written by RunResult.to_json and
+    read by RunResult.from_json (core/results.py), its file by core/files/run_files.py, its host by HostInfo
+    (core/machine.py): no other module reads those keys out of the JSON by hand."""
+    owners = {ROOT / "core" / "results.py", ROOT / "core" / "files" / "run_files.py", ROOT / "core" / "machine.py"}
+    keys = "host|runs|run_noise|run_noise_from|n_records|clock_at|pauses|first_step|started_at|ended_at"
+    pattern = re.compile(rf'(\.get\(|\[)"({keys})"')
+    readers = [f"{path.relative_to(ROOT)}:{n}" for package in packages() for path in package.glob("*.py")
+               if path not in owners
+               for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert readers == [], readers

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from ..json_data import JsonObject
+from ..json_data import JsonObject, JsonValue
 from .crossings import find_crossovers
 from .points import Crossover, SweepPoint
 from .stats import robust_stats
@@ -245,9 +245,12 @@ def stacked(point: AnatomyPoint) -> list[tuple[str, float]]:
     return out
 
 
-def point_from_json(data: dict[str, Any]) -> AnatomyPoint:
-    """A point as `main.py anatomy --json` printed it (figures JSON had no room for are NaN again)."""
-    def num(x: Any) -> float:
+def point_from_json(point: Mapping[str, JsonValue]) -> AnatomyPoint:
+    """A point as `main.py anatomy --json` printed it (figures JSON had no room for are NaN again). Read by key: a
+    wrong shape raises, and the callers say so."""
+    data: Any = point
+
+    def num(x: float | int | str | None) -> float:
         return NAN if x is None else float(x)
 
     ladder = ladder_of(str(data.get("task") or "train"))

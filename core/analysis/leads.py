@@ -305,10 +305,12 @@ def refinement_of_sidecar(meta: Mapping[str, JsonValue]) -> Refinement | None:
     return refinement_from_json(analysis) if isinstance(analysis, Mapping) else None
 
 
-def refinement_from_json(analysis: Mapping[str, object]) -> Refinement | None:
+def refinement_from_json(analysis: Mapping[str, JsonValue]) -> Refinement | None:
     """A refined sweep's answer as its sidecar keeps it (with_refinement's JSON), or None for a plain sweep
-    or a damaged entry: what `analyze` of the file says beside the one rule's sentences."""
-    info, found = analysis.get("refinement"), analysis.get("crossovers")
+    or a damaged entry: what `analyze` of the file says beside the one rule's sentences. Read by key: a wrong
+    shape is None."""
+    info: Any = analysis.get("refinement")
+    found: Any = analysis.get("crossovers")
     if not isinstance(info, Mapping) or not isinstance(found, list):
         return None
     try:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol
 from ..config import LaneSpec, RunConfig
 from .local_channel import LocalChannel
 from ..messages import (AnatomyMeasured, Bundle, Inspected, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
-                        LanePhase, LaneClosed, LaneDied, LaneStartFailed, LaneStatus, NoAnswer, PrepareJob, Prepared, ProbeJob, Probed,
+                        LanePhase, LaneClosed, LaneDied, Wirable, LaneStartFailed, LaneStatus, NoAnswer, PrepareJob, Prepared, ProbeJob, Probed,
                         Proceed,
                         RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)
 from ..paths import lane_log_path
@@ -73,7 +73,7 @@ class Channel(Protocol):
 
     def steer(self, message: Steer) -> bool: ...
 
-    def receive(self, timeout: float) -> Any: ...  # an Answer, or None when nothing came in time
+    def receive(self, timeout: float) -> Wirable | None: ...  # an Answer (a remote one as the wire built it), or None
 
     def set_cancel(self, on: bool) -> None: ...
 
@@ -210,7 +210,7 @@ class Lane:
             out.extend(self._check_health())
         return out
 
-    def _consume(self, item: Any) -> list[LaneEvent]:
+    def _consume(self, item: Wirable) -> list[LaneEvent]:
         # Anything but a heartbeat or a failed start comes from a worker that has imported its framework.
         self.up = self.up or not isinstance(item, (LaneAlive, LaneStartFailed)) or (
             isinstance(item, LaneAlive) and item.phase is LanePhase.READY)

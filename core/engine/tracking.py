@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 from ..analysis.stats import summarize
 from ..config import ConfigError, LaneSpec, RunConfig, Schedule
-from ..records import LANE_ENDS, LANE_EVENTS, BatchTiming, RunSummary, Status, TurnEnded, now_iso
+from ..records import LANE_ENDS, LANE_EVENTS, BatchTiming, LaneEvent, RunSummary, Status, TurnEnded, now_iso
 from ..results import LaneResult, RunResult, Segment
 
 
@@ -67,7 +67,7 @@ class RunTracker:
     def lanes(self) -> dict[str, LaneResult]:
         return self.result.lanes
 
-    def apply(self, events: Iterable[object]) -> list[str]:
+    def apply(self, events: Iterable[LaneEvent]) -> list[str]:
         """Fold lane events in (other runs' are ignored); returns the lanes that changed, in run order."""
         pending: dict[str, list[BatchTiming]] = {}
         changed: dict[str, None] = {}

@@ -32,7 +32,7 @@ def read_member(archive: zipfile.ZipFile, name: str, path: str, limit: int = MAX
     return data
 
 
-def _class_names(node: object) -> list[str]:
+def _class_names(node: JsonValue) -> list[str]:
     """Every class_name in the config, walked without recursion (its depth is bounded by parse_json anyway)."""
     found, todo = [], [node]
     while todo:

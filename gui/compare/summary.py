@@ -23,6 +23,7 @@ from ...core.config import RunConfig, Schedule
 from ...core.records import RunSummary, Status
 from ...core.results import Segment
 from ...core.engine.tracking import Between
+from ...core.json_data import JsonValue
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
 from ...core.analysis.serving_load import run_points
 from ...core.words.load import compare_words, point_words, schedule_words
@@ -218,7 +219,7 @@ class SummaryPanel(QWidget):
         self._update_words(live, summaries)
 
     @staticmethod
-    def _data_text(settings: Mapping[str, object]) -> str:
+    def _data_text(settings: Mapping[str, JsonValue]) -> str:
         """The data a lane trained on, and why when "auto" could not give MNIST (the tooltip has it whole)."""
         source, description = str(settings.get("data_source", "…")), str(settings.get("data_description", ""))
         if source == "synthetic" and "as asked" not in description:

@@ -133,10 +133,10 @@ class RemoteHosts(QWidget):
             return
         self._listing, settings, lister = (host, self._pythons[host]), self.settings(), self._list_lanes
 
-        def work(cancel: threading.Event, _put: Callable[[object], None]) -> RemoteMachine:
+        def work(cancel: threading.Event) -> RemoteMachine:
             return lister(host, settings, 300.0, cancel)
 
-        self._runner.start(work)
+        self._runner.start_quiet(work)
 
     @Slot()
     def _on_add_clicked(self) -> None:

@@ -89,10 +89,10 @@ class ModelFileOpener(QObject):
         pool = self._pool()
         self._say(f"Loading {found.name} in {lane.name} (safe mode on)…")
 
-        def work(cancel: threading.Event, _put: Callable[[object], None]) -> SavedModel:
+        def work(cancel: threading.Event) -> SavedModel:
             return inspect_saved_model(pool, lane, found, cancel)
 
-        self._runner.start(work)
+        self._runner.start_quiet(work)
 
     def _open_factory(self, path: str) -> None:
         """The file's function of the width, chosen and checked (parsed, not run), then shown in the panel, whose
@@ -168,11 +168,11 @@ class ModelFileOpener(QObject):
                 self._say(f"{lane.name} builds and counts {', '.join(f'{factory.function}({w})' for w in todo)} "
                           f"({factory.file}) before {'it is' if len(todo) == 1 else 'they are'} timed…")
 
-            def work(cancel: threading.Event, _put: Callable[[object], None],
-                     factory: FactoryModel = factory, widths: tuple[int, ...] = job.widths) -> FactoryModel:
+            def work(cancel: threading.Event, factory: FactoryModel = factory,
+                     widths: tuple[int, ...] = job.widths) -> FactoryModel:
                 return inspect_factory(pool, lane, factory, widths, cancel)
 
-            self._builder.start(work)
+            self._builder.start_quiet(work)
             return
 
     @Slot(JobOutcome)
