@@ -6,10 +6,10 @@ same way as the time crossover (core/analysis/), on the cost curves.
 """
 from __future__ import annotations
 
-from ..json_data import finite_or_none
+from ..json_data import JsonObject, finite_or_none
 
 import math
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from .points import Crossover, CurvePoint, SweepPoint, curves
@@ -80,13 +80,26 @@ def cost_crossovers(points: Sequence[SweepPoint], prices: Prices) -> list[Crosso
 
 
 
-def cost_analysis(points: Sequence[SweepPoint], prices: Prices) -> dict[str, Any]:
-    """JSON-ready: each priced lane's price and dollars per million samples per width, and the cost crossovers."""
+@dataclass(frozen=True)
+class CostAnalysis:
+    """Each priced lane's price ($ per hour) and dollars per million samples per width, and where the cheaper lane
+    changes (a crossover's `faster_above` is the lane cheaper above it)."""
+
+    prices: dict[str, float | None]
+    dollars_per_million: dict[str, dict[int, float]]
+    crossovers: tuple[Crossover, ...]
+
+    def to_json(self) -> JsonObject:
+        return {"prices": dict(self.prices),
+                "dollars_per_million_samples": {lane: {str(w): finite_or_none(x) for w, x in per.items()}
+                                                for lane, per in self.dollars_per_million.items()},
+                "crossovers": [{**asdict(c), "lanes": list(c.lanes), "cheaper_above": c.faster_above}
+                               for c in self.crossovers]}
+
+
+def cost_analysis(points: Sequence[SweepPoint], prices: Prices) -> CostAnalysis:
+    """Each priced lane's dollars per million samples per width, and the cost crossovers (by the one rule)."""
     priced = curves(cost_curves(points, prices))
-    return {
-        "prices": {lane: price_for(lane, prices) for lane in sorted(priced)},
-        "dollars_per_million_samples": {lane: {str(w): finite_or_none(p.value) for w, p in sorted(priced[lane].items())}
-                                        for lane in sorted(priced)},
-        "crossovers": [{**asdict(c), "lanes": list(c.lanes), "cheaper_above": c.faster_above}
-                       for c in cost_crossovers(points, prices)],
-    }
+    return CostAnalysis({lane: price_for(lane, prices) for lane in sorted(priced)},
+                        {lane: {w: p.value for w, p in sorted(priced[lane].items())} for lane in sorted(priced)},
+                        tuple(cost_crossovers(points, prices)))

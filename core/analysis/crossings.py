@@ -5,12 +5,18 @@ import itertools
 import math
 import dataclasses
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar
 
 from ..json_data import JsonObject, finite_or_none
 from .fits import CostFit, fit_cost_model, predicted_crossover
 from .points import Crossover, SweepPoint, by_lane
 from .verdict import crossovers_of, verdicts
+
+if TYPE_CHECKING:
+    from .costs import CostAnalysis
+    from .energy import EnergyAnalysis
+
+_Part = TypeVar("_Part")
 
 NAN = float("nan")
 
@@ -70,6 +76,21 @@ class SweepAnalysis:
     predicted: tuple[PredictedCrossover, ...]
     group: str = ""
     groups: dict[str, SweepAnalysis] = field(default_factory=dict)
+    cost: CostAnalysis | None = None  # where lanes were priced (with_parts)
+    energy: EnergyAnalysis | None = None  # where any point's energy was measured
+
+    def with_parts(self, cost: Mapping[str, CostAnalysis] | None = None,
+                   energy: Mapping[str, EnergyAnalysis] | None = None) -> SweepAnalysis:
+        """The analysis with each group's cost or energy analysis (keyed by group label) beside its time analysis;
+        the first group's at the top, as its time analysis is."""
+        def part(found: Mapping[str, _Part] | None, label: str) -> _Part | None:
+            return None if found is None else found.get(label)
+
+        first = self.group or next(iter(cost or energy or {}), "")
+        groups = {label: dataclasses.replace(g, cost=part(cost, label) or g.cost, energy=part(energy, label) or g.energy)
+                  for label, g in self.groups.items()}
+        return dataclasses.replace(self, groups=groups, cost=part(cost, first) or self.cost,
+                                   energy=part(energy, first) or self.energy)
 
     def to_json(self) -> JsonObject:
         """The documented analysis JSON (no NaN or inf)."""
@@ -77,6 +98,10 @@ class SweepAnalysis:
             "lanes": {lane: fit.to_json() for lane, fit in self.lanes.items()},
             "crossovers": [{**asdict(c), "lanes": list(c.lanes)} for c in self.crossovers],
             "predicted_crossovers": [p.to_json() for p in self.predicted]}
+        if self.cost is not None:
+            out["cost"] = self.cost.to_json()
+        if self.energy is not None:
+            out["energy"] = self.energy.to_json()
         if self.groups:
             out.update(group=self.group, groups={label: g.to_json() for label, g in self.groups.items()})
         return out

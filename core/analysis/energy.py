@@ -7,7 +7,7 @@ nothing is estimated where a lane had none.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Sequence
 
 from ..json_data import JsonObject, finite_or_none
@@ -63,14 +63,32 @@ def energy_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
 
 
 
-def energy_analysis(points: Sequence[SweepPoint]) -> JsonObject:
-    """JSON-ready: each measured lane's joules per million samples per width, and the energy crossovers."""
+@dataclass(frozen=True)
+class EnergyAnalysis:
+    """Each measured lane's joules per million samples per width, what its counter covered (`scope`), and where the
+    lane using less energy changes (a crossover's `faster_above` is the lane using less above it)."""
+
+    joules_per_million: dict[str, dict[int, float]]
+    scope: dict[str, str]
+    crossovers: tuple[Crossover, ...]
+
+    @property
+    def measured(self) -> bool:
+        return any(self.joules_per_million.values())
+
+    def to_json(self) -> JsonObject:
+        return {"joules_per_million_samples": {lane: {str(w): finite_or_none(x) for w, x in per.items()}
+                                               for lane, per in self.joules_per_million.items()},
+                "scope": dict(self.scope),
+                "crossovers": [{**asdict(c), "lanes": list(c.lanes), "less_energy_above": c.faster_above}
+                               for c in self.crossovers]}
+
+
+def energy_analysis(points: Sequence[SweepPoint]) -> EnergyAnalysis:
+    """Each measured lane's joules per million samples per width, and the energy crossovers (by the one rule)."""
     measured = curves(energy_curves(points))
-    return {
-        "joules_per_million_samples": {lane: {str(w): finite_or_none(p.value) for w, p in sorted(measured[lane].items())}
-                                       for lane in sorted(measured)},
-        "scope": {lane: "+".join(sorted({p.energy_scope for p in points if p.lane == lane and p.energy_scope}))
-                  for lane in sorted(measured)},
-        "crossovers": [{**asdict(c), "lanes": list(c.lanes), "less_energy_above": c.faster_above}
-                       for c in energy_crossovers(points)],
-    }
+    return EnergyAnalysis(
+        {lane: {w: p.value for w, p in sorted(measured[lane].items())} for lane in sorted(measured)},
+        {lane: "+".join(sorted({p.energy_scope for p in points if p.lane == lane and p.energy_scope}))
+         for lane in sorted(measured)},
+        tuple(energy_crossovers(points)))

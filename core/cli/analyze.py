@@ -8,7 +8,7 @@ from typing import Mapping, cast
 
 import dataclasses
 
-from ..analysis.crossings import analyze_groups
+from ..analysis.crossings import SweepAnalysis, analyze_groups
 from ..analysis.serving_load import LoadPoint, rates_of, run_points
 from ..config import ConfigError
 from ..files.run_files import read_runs
@@ -44,32 +44,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_analyze)
 
 
-def with_costs(result: dict[str, JsonValue], groups: dict[str, list[SweepPoint]],
-               prices: dict[str, float]) -> dict[str, JsonValue]:
-    """The analysis JSON with each group's cost analysis beside its time analysis."""
+def with_costs(analysis: SweepAnalysis, groups: dict[str, list[SweepPoint]],
+               prices: dict[str, float]) -> SweepAnalysis:
+    """The analysis with each group's cost analysis beside its time analysis, where lanes are priced."""
     if not prices:
-        return result
-    costs = {label: cost_analysis(points, prices) for label, points in groups.items()}
-    result = {**result, "cost": next(iter(costs.values()))}
-    each = result.get("groups")  # with several groups, each one's analysis (SweepAnalysis.to_json)
-    if isinstance(each, Mapping):
-        result["groups"] = {label: {**cast("Mapping[str, JsonValue]", g), "cost": costs[label]}
-                            for label, g in each.items()}
-    return result
+        return analysis
+    return analysis.with_parts(cost={label: cost_analysis(points, prices) for label, points in groups.items()})
 
 
-def with_energy(result: dict[str, JsonValue], groups: dict[str, list[SweepPoint]]) -> dict[str, JsonValue]:
-    """The analysis JSON with each group's energy analysis (joules per million samples, the energy crossovers)
-    beside its time analysis, where any point's energy was measured."""
+def with_energy(analysis: SweepAnalysis, groups: dict[str, list[SweepPoint]]) -> SweepAnalysis:
+    """The analysis with each group's energy analysis (joules per million samples, the energy crossovers) beside
+    its time analysis, where any point's energy was measured."""
     energy = {label: energy_analysis(points) for label, points in groups.items()}
-    if not any(e["joules_per_million_samples"] for e in energy.values()):
-        return result
-    result = {**result, "energy": next(iter(energy.values()))}
-    each = result.get("groups")
-    if isinstance(each, Mapping):
-        result["groups"] = {label: {**cast("Mapping[str, JsonValue]", g), "energy": energy[label]}
-                            for label, g in each.items()}
-    return result
+    return analysis.with_parts(energy=energy) if any(e.measured for e in energy.values()) else analysis
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -87,7 +74,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     findings = Findings(row for s in sets for row in s.rows)
     groups = group_rows(findings.rows())
     if args.json:
-        result = with_energy(with_costs(analyze_groups(groups).to_json(), groups, prices), groups)
+        result = with_energy(with_costs(analyze_groups(groups), groups, prices), groups).to_json()
         files: dict[str, JsonValue] = {}
         for s in sets:  # keyed by machine label; a second file of one machine under its own path
             key = s.label if s.label not in files else s.path
@@ -154,7 +141,7 @@ def analyze_one(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     prices = {**file_prices(sidecar_of(path)), **prices_from(args)}
     if args.json:
-        print(json.dumps(with_energy(with_costs(analyze_groups(groups).to_json(), groups, prices), groups), indent=2))
+        print(json.dumps(with_energy(with_costs(analyze_groups(groups), groups, prices), groups).to_json(), indent=2))
     else:
         print_groups_analysis(groups)
         refined = refinement_of_sidecar(sidecar_of(path))

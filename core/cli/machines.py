@@ -50,13 +50,13 @@ def print_costs(groups: Mapping[str, list[SweepPoint]], prices: Mapping[str, flo
     """Dollars per million samples per priced lane and width, then where the cheaper lane changes."""
     for label, points in groups.items():
         costs = cost_analysis(points, prices)
-        per_lane = costs["dollars_per_million_samples"]
+        per_lane = costs.dollars_per_million
         if not per_lane:
             continue
-        widths = sorted({int(w) for per in per_lane.values() for w in per})
+        widths = sorted({w for per in per_lane.values() for w in per})
         print(f"\n{'' if len(groups) == 1 else label + ': '}dollars per million samples, by width", file=out)
         print(table(["lane", "$/h", *map(str, widths)],
-                    [[lane, fmt_dollars(costs["prices"][lane]), *(fmt_dollars(per.get(str(w))) for w in widths)]
+                    [[lane, fmt_dollars(costs.prices[lane]), *(fmt_dollars(per.get(w)) for w in widths)]
                      for lane, per in per_lane.items()]), file=out)
     for line in cost_lines(groups, prices):
         print(line + ".", file=out)

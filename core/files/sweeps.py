@@ -256,7 +256,8 @@ def energy_info(rows: Sequence[SweepRow]) -> dict[str, JsonValue]:
     if not counters:
         return {}
     return {"energy": {"counters": dict(sorted(counters.items())),
-                       "groups": {label: energy_analysis(points) for label, points in group_rows(rows).items()}}}
+                       "groups": {label: energy_analysis(points).to_json()
+                                  for label, points in group_rows(rows).items()}}}
 
 
 def floor_info(rows: Sequence[SweepRow]) -> dict[str, JsonValue]:

@@ -47,7 +47,8 @@ def test_the_energy_crossover_is_worded_as_the_cost_one():
     assert line.startswith("gpu0 uses less energy per sample above about 200 units")
     assert line.endswith("units (128–256)"), line
     analysis = energy_analysis(points())
-    assert analysis["crossovers"][0]["less_energy_above"] == "gpu0"
+    assert analysis.crossovers[0].faster_above == "gpu0" and analysis.measured
+    assert analysis.to_json()["crossovers"][0]["less_energy_above"] == "gpu0"
     flat = [p for p in points() if p.lane == "gpu0"] + [SweepPoint("cpu", w, 1e6 * w, 2.0, 1.96, 2.04, batch_size=128,
                                                                    n_batches=200, energy_j_per_msample=5000.0)
                                                         for w in WIDTHS]
@@ -143,13 +144,13 @@ def test_two_lanes_whose_joules_cover_unlike_things_are_said_to(tmp_path):
     assert lines[1] == ("unlike things: cpu is charged its whole CPU package (every core, other work's included), "
                         "gpu0 its GPU board alone (not the CPU that feeds it); the comparison is of what each counter "
                         "covers, not of the whole machine")
-    assert energy_analysis(back)["scope"] == {"cpu": "package", "gpu0": "board"}
+    assert energy_analysis(back).scope == {"cpu": "package", "gpu0": "board"}
     alike = [dataclasses.replace(p, energy_scope="package") for p in back]
     assert len(energy_lines({"all": alike})) == 1  # like things: no caveat
     out = io.StringIO()
     print_groups_analysis({"all": back}, out)
     assert "unlike things: cpu is charged its whole CPU package" in out.getvalue()
-    assert json.dumps(energy_analysis(back))  # plain data
+    assert json.loads(json.dumps(energy_analysis(back).to_json()))["scope"]["gpu0"] == "board"  # plain data
 
 
 def test_a_runs_energy_of_a_package_beside_a_board_says_they_are_unlike():

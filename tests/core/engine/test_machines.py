@@ -106,10 +106,12 @@ def test_the_cost_crossover_sits_where_price_times_time_crosses():
     assert cheap.faster_above == "gpu0" and cheap.width == pytest.approx(800, rel=1e-6)
     assert describe_cost_pair(pts, prices, "cpu", "gpu0") == (
         "gpu0 is faster than cpu above about 200 units and cheaper above about 800")
-    costs = cost_analysis(pts, prices)
-    assert costs["prices"] == prices
-    assert costs["dollars_per_million_samples"]["gpu0"]["16"] == pytest.approx(dollars_per_million(2.0, 128, 4.0))
-    assert costs["crossovers"][0]["cheaper_above"] == "gpu0"
+    costs = cost_analysis(pts, prices)  # typed, and as the analysis JSON writes it
+    assert costs.prices == prices and costs.crossovers[0].faster_above == "gpu0"
+    assert costs.dollars_per_million["gpu0"][16] == pytest.approx(dollars_per_million(2.0, 128, 4.0))
+    written = costs.to_json()
+    assert written["dollars_per_million_samples"]["gpu0"]["16"] == pytest.approx(dollars_per_million(2.0, 128, 4.0))
+    assert written["crossovers"][0]["cheaper_above"] == "gpu0"
     # Priced at ten times the CPU's, the GPU is never the cheaper one in this range.
     assert cost_lines({"all": pts}, {"cpu": 1.0, "gpu0": 40.0}) == [
         "per sample, cpu is cheaper than gpu0 throughout (widths 16 to 4,096)"]
