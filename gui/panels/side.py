@@ -10,6 +10,7 @@ from ..widgets.file_dialogs import FileDialogs
 from .lanes import LanesPanel
 from .model import ModelPanel
 from ..resources import icon
+from ..widgets.tips import say_why_not
 
 
 DEFAULT_RAMP = "16,64,256,1024,4096"
@@ -74,6 +75,19 @@ class SidePanel(QScrollArea):
     def ramp_along(self) -> str:
         """What the ramp steps through: "width" or "batch"."""
         return str(self.ramp_axis.currentData())
+
+    def set_startable(self, ok: bool, why_not: str) -> None:
+        """Start and Ramp can start, or say why not."""
+        for button in (self.start_button, self.ramp_button):
+            button.setEnabled(ok)
+            say_why_not(button, why_not)
+
+    def fit_model(self, saved: bool, running: bool) -> None:
+        """A saved model has no width: it ramps through batch sizes, and the ramp's axis stays there."""
+        if saved:
+            self.set_ramp_along("batch")
+        self.ramp_axis.setEnabled(not saved and not running)
+        say_why_not(self.ramp_axis, "Your model has no width: it ramps through batch sizes." if saved else "")
 
     def set_ramp_along(self, axis: str) -> None:
         self.ramp_axis.setCurrentIndex(max(self.ramp_axis.findData(axis), 0))

@@ -14,6 +14,7 @@ from ...core.analysis.leads import DEFAULT_BUDGET_S, DEFAULT_TOLERANCE, RefineTa
 from ...core.study.sweep import NO_WIDTH, SweepSpec, log_widths, parse_sweep_widths, with_knob
 from ...core.words.numbers import fmt_duration
 from ..settings import AppSettings
+from ..widgets.tips import say_why_not
 
 PREFERRED_WIDTH = 340
 COMPARE_CHOICES = ("none", "jit=on", "jit=off", "steps_per_execution=8", "batch_size=512", "feeding=device",
@@ -160,6 +161,29 @@ class SweepForm(QGroupBox):
                            ("recheck", "on" if self.recheck.isChecked() else "off"),
                            ("along", self.along_batch() and "batch" or "width")):
             self._settings.set_text(f"sweep/{key}", str(value))
+
+    def set_startable(self, ok: bool, why_not: str) -> None:
+        """Sweep, Refine crossover and Rank knobs can start, or say why not."""
+        for button in (self.run_button, self.refine_button, self.ladder_button):
+            button.setEnabled(ok)
+            say_why_not(button, why_not)
+
+    def fit_model(self, saved: bool, factory: str | None) -> None:
+        """Fit the form to the Model panel's model: a saved model has no width (its sweep runs along batch sizes, no
+        preset, widths or layers); a user's factory (`factory`: its function) builds the whole model from one width
+        (widths only, one layer)."""
+        if saved:
+            self.along.setCurrentIndex(self.along.findData("batch"))
+        self.along.setEnabled(not saved)
+        along_batch = self.along_batch()  # the Model panel's model at each batch size
+        for field in (self.widths, self.layers, self.preset):
+            field.setEnabled(not saved and (factory is None or field is self.widths)
+                             and not (along_batch and field is not self.preset))
+            say_why_not(field, "Your model has no width: the sweep runs along Batch sizes." if saved else
+                        f"{factory}(width) builds the whole model from one width: the sweep runs along Widths."
+                        if factory is not None and field is not self.widths else "")
+        if factory is not None:
+            self.layers.setValue(1)
 
     def follow(self, xs: tuple[int, ...], along_batch: bool, layers: int, steady: int | None,
                seconds: float | None) -> None:

@@ -95,26 +95,17 @@ class SweepTab(QWidget):
 
     def _build(self) -> None:
         self.sweep_form = f = SweepForm(self._settings)
-        self.preset, self.widths, self.layers, self.batches = f.preset, f.widths, f.layers, f.batches
-        self.steady, self.seconds, self.compare = f.steady, f.seconds, f.compare
-        self.run_button, self.refine_button, self.stop_button = f.run_button, f.refine_button, f.stop_button
-        self.ladder_button = f.ladder_button
-        self.progress, self.progress_label = f.progress, f.progress_label
-        self.run_button.clicked.connect(self.start)
-        self.refine_button.clicked.connect(self.start_refine)
+        f.run_button.clicked.connect(self.start)
+        f.refine_button.clicked.connect(self.start_refine)
         f.ladder_button.clicked.connect(self.start_ladder)
-        self.stop_button.clicked.connect(self.stop)
-        v = self.view
-        self.plot, self.verdict, self.table, self.overlays = v.plot, v.verdict, v.table, v.overlays
-        self.open_button, self.export_csv_button, self.export_png_button = \
-            v.open_button, v.export_csv_button, v.export_png_button
+        f.stop_button.clicked.connect(self.stop)
         layout = QHBoxLayout(self)
         left = QVBoxLayout()
         self.sweep_form.setMaximumWidth(PREFERRED_WIDTH)  # the picture and the table need the room
         left.addWidget(self.sweep_form)
         left.addStretch(1)
         layout.addLayout(left, 0)
-        layout.addWidget(v, 1)
+        layout.addWidget(self.view, 1)
 
     def save_state(self) -> None:
         self.sweep_form.save()
@@ -215,7 +206,7 @@ class SweepTab(QWidget):
     def stop(self) -> None:
         if self.running:
             self._runner.cancel()
-            self.progress_label.setText("Stopping after the point in progress…")
+            self.sweep_form.progress_label.setText("Stopping after the point in progress…")
 
     def shutdown(self, timeout_ms: int = 1200) -> None:
         """Cancel and wait for the sweep (the window is closing); finished points stay in `results`
@@ -232,8 +223,8 @@ class SweepTab(QWidget):
             self._files = None
 
     def _say(self, text: str, error: bool = False) -> None:
-        self.progress_label.setStyleSheet(status_style(error))
-        self.progress_label.setText(text)
+        self.sweep_form.progress_label.setStyleSheet(status_style(error))
+        self.sweep_form.progress_label.setText(text)
 
     @Slot(list)
     def _on_runner_drained(self, points: list[PointMeasured]) -> None:
@@ -282,6 +273,14 @@ class SweepTab(QWidget):
             runs, host = runs_behind(path)
             self.ledger.add(measured_here_since(runs, host, HostInfo.from_json(cached_host_info()), self._opened_at))
         return opened
+
+    def set_startable(self, ok: bool, why_not: str) -> None:
+        """Whether a sweep, a refinement or the knob ladder can start now, and if not, why (the form's tooltips)."""
+        self.sweep_form.set_startable(ok, why_not)
+
+    def fit_model(self, saved: bool, factory: str | None) -> None:
+        """Fit the form to the Model panel's model (SweepForm.fit_model)."""
+        self.sweep_form.fit_model(saved, factory)
 
     def show_run(self, run: RunResult) -> bool:
         """Show a run measured in the window (a ramp) as the tab's sweep, to export or refine; not while a sweep

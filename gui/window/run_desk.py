@@ -48,7 +48,7 @@ class RunDesk(QObject):
                  actions: Actions, status: StatusLine, on_sweep_tab: Callable[[], bool],
                  save_state: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._tips: dict[int, str] = {}  # each start control's own tooltip, by id(widget)
+        self._tips: dict[int, str] = {}  # each start action's own tooltip, by id(action)
         self.controller, self.side, self.compare, self.sweep, self.actions = controller, side, compare, sweep, actions
         self.why = why
         self.status, self.say = status, status.say
@@ -234,33 +234,16 @@ class RunDesk(QObject):
                    "A run or a sweep is in progress: Stop (Esc) ends it." if running else
                    "Choose at least one lane that can run (Lanes panel)." if self.config is not None else
                    "The model has a setting to put right first (the status bar says which).")
-        for widget in (self.sweep.run_button, self.sweep.refine_button, self.sweep.ladder_button, self.actions.start,
-                       self.side.start_button, self.actions.ramp, self.side.ramp_button):
-            widget.setEnabled(not running and ready)
-            # A disabled control says why (its own tooltip comes back once it can be used).
-            own = self._tips.setdefault(id(widget), widget.toolTip())
-            widget.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
+        for action in (self.actions.start, self.actions.ramp):
+            action.setEnabled(not running and ready)
+            own = self._tips.setdefault(id(action), action.toolTip())  # a disabled control says why
+            action.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
+        self.side.set_startable(not running and ready, why_not)
+        self.sweep.set_startable(not running and ready, why_not)
         saved = self.config is not None and self.config.model.saved is not None
         factory = self.config.model.factory if self.config is not None else None
-        if saved:  # a saved model has no width: its sweep moves the batch size
-            self.sweep.sweep_form.along.setCurrentIndex(self.sweep.sweep_form.along.findData("batch"))
-        self.sweep.sweep_form.along.setEnabled(not saved)
-        along_batch = self.sweep.sweep_form.along_batch()  # the Model panel's model at each batch size
-        for field in (self.sweep.widths, self.sweep.layers, self.sweep.preset):  # a saved model has none of them
-            field.setEnabled(not saved and (factory is None or field is self.sweep.widths)
-                             and not (along_batch and field is not self.sweep.preset))
-            own = self._tips.setdefault(id(field), field.toolTip())
-            field.setToolTip(f"{own}\nYour model has no width: the sweep runs along Batch sizes." if saved else
-                             f"{own}\n{factory.function}(width) builds the whole model from one width: the sweep "
-                             "runs along Widths." if factory is not None and field is not self.sweep.widths else own)
-        if factory is not None:
-            self.sweep.layers.setValue(1)
-        if saved:  # a saved model has no width: it ramps through batch sizes (and the Sweep tab sweeps it there)
-            self.side.set_ramp_along("batch")
-        self.side.ramp_axis.setEnabled(not saved and not running)
-        own = self._tips.setdefault(id(self.side.ramp_axis), self.side.ramp_axis.toolTip())
-        self.side.ramp_axis.setToolTip(f"{own}\nYour model has no width: it ramps through batch sizes." if saved
-                                       else own)
+        self.sweep.fit_model(saved, factory.function if factory is not None else None)
+        self.side.fit_model(saved, running)
         # The model stays open while a run trains (a change goes to it live); not while a sweep does.
         self.side.model_panel.setEnabled(not sweeping)
         self.side.lanes_panel.setEnabled(not running)

@@ -117,5 +117,5 @@ def test_a_busy_machine_is_said_by_analyze_the_report_and_the_sweep_tab_alike(tm
     tab = SweepTab(lambda: None, lambda: [], lambda: RunConfig(), lambda: False)
     qtbot.addWidget(tab)
     assert tab.open_csv(str(path))
-    assert expected in tab.verdict.text().splitlines(), tab.verdict.text()
+    assert expected in tab.view.verdict.text().splitlines(), tab.view.verdict.text()
     tab.shutdown()

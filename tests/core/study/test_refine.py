@@ -256,9 +256,9 @@ def test_window_refine_action_takes_its_settings_and_refuses_one_lane(qtbot, qse
     tab.sweep_form.tolerance.setValue(20)
     tab.sweep_form.budget.setValue(30)
     assert tab.sweep_form.refine_target() == RefineTarget(0.2, 30.0)
-    qtbot.mouseClick(tab.refine_button, Qt.MouseButton.LeftButton)
-    assert not tab.running and tab.run_button.isEnabled()
-    assert tab.progress_label.text() == ("Cannot start the sweep: refining looks for the width where the faster "
+    qtbot.mouseClick(tab.sweep_form.refine_button, Qt.MouseButton.LeftButton)
+    assert not tab.running and tab.sweep_form.run_button.isEnabled()
+    assert tab.sweep_form.progress_label.text() == ("Cannot start the sweep: refining looks for the width where the faster "
                                          "lane changes: choose at least two lanes.")
     tab.save_state()
     again = SweepForm(AppSettings())

@@ -121,25 +121,25 @@ def laptop_sweep(folder: Path) -> Path:
 
 def test_saved_sweeps_overlay_each_machine_and_go_with_a_click(tab, qtbot, tmp_path):
     tab, prices = tab
-    assert tab.overlays.add_csv(str(H200)) and tab.overlays.add_csv(str(laptop_sweep(tmp_path)))
-    legend = {item.text for _, item in tab.plot.legend.items}
+    assert tab.view.overlays.add_csv(str(H200)) and tab.view.overlays.add_csv(str(laptop_sweep(tmp_path)))
+    legend = {item.text for _, item in tab.view.plot.legend.items}
     assert "laptop/cpu — CPU (laptop)" in legend and "sweep-b128/jax:gpu0 — GPU:0 (NVIDIA H200)" in legend
-    crossings = {(c.faster_above, tuple(c.lanes)) for c in tab.plot.crossovers}
+    crossings = {(c.faster_above, tuple(c.lanes)) for c in tab.view.plot.crossovers}
     assert ("sweep-b128/jax:gpu0", ("laptop/cpu", "sweep-b128/jax:gpu0")) in crossings  # across files
-    assert "sweep-b128/jax:gpu0 is faster above about 110 units" in tab.verdict.text()
-    tab.overlays.add_csv(str(H200))
-    assert [s.label for s in tab.overlays.sets] == ["sweep-b128", "laptop", "sweep-b128#2"]
+    assert "sweep-b128/jax:gpu0 is faster above about 110 units" in tab.view.verdict.text()
+    tab.view.overlays.add_csv(str(H200))
+    assert [s.label for s in tab.view.overlays.sets] == ["sweep-b128", "laptop", "sweep-b128#2"]
     # Prices: the laptop's from its sidecar, the H200's as typed beside a lane.
     prices.set("jax:gpu0", 3.0)
-    assert "sweep-b128/jax:gpu0 is faster than laptop/cpu above about" in tab.verdict.text()
-    assert "and cheaper above about" in tab.verdict.text()
+    assert "sweep-b128/jax:gpu0 is faster than laptop/cpu above about" in tab.view.verdict.text()
+    assert "and cheaper above about" in tab.view.verdict.text()
     for label in ("sweep-b128", "sweep-b128#2"):
-        (remove,) = [b for b in tab.overlays.findChildren(type(tab.export_csv_button))
+        (remove,) = [b for b in tab.view.overlays.findChildren(type(tab.view.export_csv_button))
                      if b.isVisibleTo(tab) and b.toolTip() == f"Remove {label}'s sweep from the plot"]
         qtbot.mouseClick(remove, Qt.MouseButton.LeftButton)
-    assert [s.label for s in tab.overlays.sets] == ["laptop"]
-    assert {p.lane for p in tab.plot.points} == {"laptop/cpu"}
-    assert not tab.overlays.add_csv(str(tmp_path / "missing.csv")) and "Cannot add it" in tab.overlays.note.text()
+    assert [s.label for s in tab.view.overlays.sets] == ["laptop"]
+    assert {p.lane for p in tab.view.plot.points} == {"laptop/cpu"}
+    assert not tab.view.overlays.add_csv(str(tmp_path / "missing.csv")) and "Cannot add it" in tab.view.overlays.note.text()
     assert os.path.exists(H200)
 
 
@@ -152,7 +152,7 @@ def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab)
     from crossover_lab.gui.sweep.view import NO_SWEEP_YET
 
     tab, prices = tab
-    assert tab.verdict.text() == NO_SWEEP_YET  # not "waiting" for a sweep nobody started
+    assert tab.view.verdict.text() == NO_SWEEP_YET  # not "waiting" for a sweep nobody started
     rows, _ = read_sweep_rows(str(H200))
     tab.view.set_rows(rows)
     table = tab.view.table

@@ -25,7 +25,7 @@ def test_the_exported_picture_is_slide_sized_with_a_two_line_title(make_window, 
         "MLP, 2 hidden layers of 16–8,192 units · batch 128",
         "CPU (Intel(R) Xeon(R) Processor, 16 threads); GPU:0 (NVIDIA H200)"]
     answer_next_dialog(window.dialogs, str(tmp_path / "sweep.png"), [])
-    window.sweep.export_png_button.click()
+    window.sweep.view.export_png_button.click()
     image = QImage(str(tmp_path / "sweep.png"))
     assert image.width() >= 1200 and abs(image.width() / image.height() - 1.6) < 0.01
     # Both lines of the title are drawn above the plot, each in type at least 18 px tall (the window's
@@ -44,11 +44,11 @@ def test_the_crossing_on_the_picture_carries_its_range(make_window, qtbot):
     window = make_window()
     assert window.sweep.open_csv(str(SWEEP_CSV))
     # The window's label stays short enough for a 1024 px window; the verdict under it gives the range.
-    assert crossing_labels(window.sweep.plot) == ["jax:gpu0 beats jax:cpu above ≈110"]
-    assert "about 110 units (≈53.7 MFLOP per batch; 64–128 within the noise)" in window.sweep.verdict.text()
+    assert crossing_labels(window.sweep.view.plot) == ["jax:gpu0 beats jax:cpu above ≈110"]
+    assert "about 110 units (≈53.7 MFLOP per batch; 64–128 within the noise)" in window.sweep.view.verdict.text()
     slide = SweepPlot(slide=True)  # what render_png draws
     qtbot.addWidget(slide)
-    slide.set_points(window.sweep.plot.points, "title", window.sweep.plot.crossovers)
+    slide.set_points(window.sweep.view.plot.points, "title", window.sweep.view.plot.crossovers)
     assert crossing_labels(slide) == ["jax:gpu0 beats jax:cpu above ≈110 (64–128)"]
 
 

@@ -19,31 +19,31 @@ def tab(qtbot, qsettings_tmp, scripted_pool):
 
     widget = SweepTab(lambda: pool, lambda: list(LANES), lambda: BASE, lambda: False)
     qtbot.addWidget(widget)
-    widget.steady.setValue(5)
-    widget.seconds.setValue(0.5)
+    widget.sweep_form.steady.setValue(5)
+    widget.sweep_form.seconds.setValue(0.5)
     yield widget
     widget.shutdown()
 
 
 def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
-    tab.widths.setText("8,128")
-    tab.layers.setValue(1)
+    tab.sweep_form.widths.setText("8,128")
+    tab.sweep_form.layers.setValue(1)
     tab.start()
-    assert tab.running and not tab.run_button.isEnabled()
+    assert tab.running and not tab.sweep_form.run_button.isEnabled()
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
     # Two widths on two lanes, then the one where the lanes lie closest again, its rows over both runs.
-    assert tab.table.rowCount() == 6
-    assert [tab.table.item(r, 1).text() for r in range(6)] == ["cpu", "cpu1", "cpu", "cpu1", "cpu", "cpu1"]
-    again = tab.table.item(4, 2).text()
-    assert again in ("8", "128") and [tab.table.item(r, 8).text() for r in (4, 5)] == ["completed, 2 runs"] * 2
-    assert "scatter by ±" in tab.table.item(4, 8).toolTip()
+    assert tab.view.table.rowCount() == 6
+    assert [tab.view.table.item(r, 1).text() for r in range(6)] == ["cpu", "cpu1", "cpu", "cpu1", "cpu", "cpu1"]
+    again = tab.view.table.item(4, 2).text()
+    assert again in ("8", "128") and [tab.view.table.item(r, 8).text() for r in (4, 5)] == ["completed, 2 runs"] * 2
+    assert "scatter by ±" in tab.view.table.item(4, 8).toolTip()
     # Both lanes are drawn; a fit needs the times to grow with FLOPs, which noise may hide on 2 points.
-    assert {p.lane for p in tab.plot.points} == {"cpu", "cpu1"} and set(tab.plot.fits) <= {"cpu", "cpu1"}
+    assert {p.lane for p in tab.view.plot.points} == {"cpu", "cpu1"} and set(tab.view.plot.fits) <= {"cpu", "cpu1"}
     # The one rule's answer, whichever the noise allows: a lead, a crossing, or too close to call.
-    verdict = tab.verdict.text()
+    verdict = tab.view.verdict.text()
     assert "cpu" in verdict and "cpu1" in verdict, verdict
     assert " is faster " in verdict or " too close to call " in verdict or " equal within noise" in verdict, verdict
-    assert tab.progress.value() == tab.progress.maximum() == 6
+    assert tab.sweep_form.progress.value() == tab.sweep_form.progress.maximum() == 6
     path = tmp_path / "s.csv"
     written = tab.export_csv(str(path))
     assert written == [str(path), str(tmp_path / "s-batches.csv"), str(tmp_path / "s-batches.json")]
@@ -67,22 +67,22 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
 def test_refine_crossover_runs_in_the_tab_and_answers_in_words(tab, qtbot):
     from PySide6.QtCore import Qt
 
-    tab.widths.setText("16,256,2048")
-    tab.layers.setValue(1)
+    tab.sweep_form.widths.setText("16,256,2048")
+    tab.sweep_form.layers.setValue(1)
     tab.sweep_form.tolerance.setValue(25)
     tab.sweep_form.budget.setValue(15)
-    qtbot.mouseClick(tab.refine_button, Qt.MouseButton.LeftButton)
-    assert tab.running and not tab.refine_button.isEnabled() and not tab.run_button.isEnabled()
-    assert (tab.progress.format(), tab.progress.maximum()) == ("%v / %m s", 15)
+    qtbot.mouseClick(tab.sweep_form.refine_button, Qt.MouseButton.LeftButton)
+    assert tab.running and not tab.sweep_form.refine_button.isEnabled() and not tab.sweep_form.run_button.isEnabled()
+    assert (tab.sweep_form.progress.format(), tab.sweep_form.progress.maximum()) == ("%v / %m s", 15)
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
     (result,) = tab.results
     refinement = result.refinement
     assert refinement is not None and refinement.spent_s <= 15
     assert refinement.stopped in ("tight", "noise", "no crossover", "budget")
-    assert "Refinement stopped after" in tab.verdict.text()
-    assert tab.table.rowCount() == len(result.rows) >= 6
-    assert [c.width for c in tab.plot.crossovers] == [c.width for c in refinement.crossings if c.width]
-    assert tab.run_button.isEnabled() and tab.refine_button.isEnabled() and not tab.stop_button.isEnabled()
+    assert "Refinement stopped after" in tab.view.verdict.text()
+    assert tab.view.table.rowCount() == len(result.rows) >= 6
+    assert [c.width for c in tab.view.plot.crossovers] == [c.width for c in refinement.crossings if c.width]
+    assert tab.sweep_form.run_button.isEnabled() and tab.sweep_form.refine_button.isEnabled() and not tab.sweep_form.stop_button.isEnabled()
 
 
 def test_refine_after_reopening_this_sessions_sweep_file_times_no_coarse_width_again(tab, qtbot, tmp_path):
@@ -91,8 +91,8 @@ def test_refine_after_reopening_this_sessions_sweep_file_times_no_coarse_width_a
     when refinement doubts its lead. The H200's file, measured elsewhere, lends nothing."""
     from helpers import H200_SWEEP_CSV
 
-    tab.widths.setText("16,2048")
-    tab.layers.setValue(1)
+    tab.sweep_form.widths.setText("16,2048")
+    tab.sweep_form.layers.setValue(1)
     tab.start()
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
     swept = {run.run_id for run in tab.results[0].runs}  # a run per width, and one width's again
@@ -105,12 +105,12 @@ def test_refine_after_reopening_this_sessions_sweep_file_times_no_coarse_width_a
     tab.sweep_form.tolerance.setValue(30)
     tab.sweep_form.budget.setValue(8)
     tab.start_refine()
-    assert "Refining: 2 of the 2 widths were measured before on these lanes" in tab.progress_label.text()
+    assert "Refining: 2 of the 2 widths were measured before on these lanes" in tab.sweep_form.progress_label.text()
     qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
     (result,) = tab.results
     coarse = [row for row in result.rows if row.stage == "coarse"]
     assert {row.run_id for row in coarse} <= swept and {row.width for row in coarse} == {16, 2048}
-    assert "(4 of them taken as measured before, not timed again)" in tab.progress_label.text()
+    assert "(4 of them taken as measured before, not timed again)" in tab.sweep_form.progress_label.text()
     assert result.refinement is not None and result.refinement.widths[:2] == (16, 2048)
     again = [run for run in result.runs if run.run_id not in swept and run.config.model.widths[0] in (16, 2048)]
     assert len(again) == result.refinement.widths.count(16) + result.refinement.widths.count(2048) - 2
@@ -125,9 +125,9 @@ def test_a_ramp_shown_in_the_tab_sets_the_form_to_it_and_lends_its_points(tab):
 
     plan = ramp_plan(BASE, (16, 256, 2048), layers=1, steady_steps=20, seconds=1.5)
     assert tab.show_run(canned_ramp(plan))
-    assert (tab.widths.text(), tab.layers.value(), tab.steady.value(), tab.seconds.value()) == \
+    assert (tab.sweep_form.widths.text(), tab.sweep_form.layers.value(), tab.sweep_form.steady.value(), tab.sweep_form.seconds.value()) == \
         ("16,256,2048", 1, 20, 1.5)
-    assert "Refine crossover refines from them" in tab.progress_label.text()
+    assert "Refine crossover refines from them" in tab.sweep_form.progress_label.text()
     (spec,) = tab.specs()
     assert sorted(tab.ledger.lend(LANES, point_configs(spec))) == [16, 256, 2048]
 
@@ -137,26 +137,26 @@ def test_stop_keeps_finished_points(tab, qtbot, scripted):
 
     for name, script in scripted.scripts.items():  # a point takes most of a second: the stop lands mid-sweep
         scripted.scripts[name] = dataclasses.replace(script, min_sleep_s=0.01)
-    tab.widths.setText("8,16,32,64,128")
+    tab.sweep_form.widths.setText("8,16,32,64,128")
     tab.start()
-    qtbot.waitUntil(lambda: tab.table.rowCount() >= 2, timeout=120_000)
+    qtbot.waitUntil(lambda: tab.view.table.rowCount() >= 2, timeout=120_000)
     tab.stop()
     qtbot.waitUntil(lambda: not tab.running, timeout=30_000)
-    rows = tab.table.rowCount()
+    rows = tab.view.table.rowCount()
     assert 2 <= rows < 10
-    assert all(tab.table.item(r, 8).text() == "completed" for r in range(rows))
-    assert "Stopped" in tab.progress_label.text()
+    assert all(tab.view.table.item(r, 8).text() == "completed" for r in range(rows))
+    assert "Stopped" in tab.sweep_form.progress_label.text()
 
 
 def test_bad_widths_are_refused_with_a_sentence(tab):
-    tab.widths.setText("8,0")
+    tab.sweep_form.widths.setText("8,0")
     with pytest.raises(ConfigError, match="sweep width 0: widths must be 1-16384"):
         tab.specs()
-    tab.widths.setText("8,x")
+    tab.sweep_form.widths.setText("8,x")
     with pytest.raises(ConfigError, match=r"sweep width 'x' \(item 2 of 2\)"):
         tab.specs()
-    tab.widths.setText("8,64")
-    tab.compare.setCurrentText("jit=on")
+    tab.sweep_form.widths.setText("8,64")
+    tab.sweep_form.compare.setCurrentText("jit=on")
     base, changed = tab.specs()
     assert base.variant == "base" and changed.variant == "jit=on" and changed.base.train.jit is True
 
@@ -176,18 +176,18 @@ def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window, scripte
     qtbot.waitUntil(window.isActiveWindow, timeout=5_000)  # shortcuts reach the active window only
     window.model_panel.set_config(BASE)
     window.tabs.setCurrentWidget(window.sweep)
-    window.sweep.widths.setText("8,16,32,64,128,256")
-    window.sweep.steady.setValue(5)
-    window.sweep.seconds.setValue(0.5)
+    window.sweep.sweep_form.widths.setText("8,16,32,64,128,256")
+    window.sweep.sweep_form.steady.setValue(5)
+    window.sweep.sweep_form.seconds.setValue(0.5)
     qtbot.keyClick(window, Qt.Key.Key_F5)
     assert window.sweep.running and not window.model_panel.isEnabled()
-    qtbot.waitUntil(lambda: window.sweep.table.rowCount() >= 1, timeout=30_000)
+    qtbot.waitUntil(lambda: window.sweep.view.table.rowCount() >= 1, timeout=30_000)
     qtbot.keyClick(window, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not window.sweep.running, timeout=30_000)
-    assert window.model_panel.isEnabled() and 1 <= window.sweep.table.rowCount() < 12
+    assert window.model_panel.isEnabled() and 1 <= window.sweep.view.table.rowCount() < 12
     # Again, and close the window in the middle of it.
     window.sweep.start()
-    qtbot.waitUntil(lambda: window.sweep.table.rowCount() >= 1, timeout=30_000)
+    qtbot.waitUntil(lambda: window.sweep.view.table.rowCount() >= 1, timeout=30_000)
     assert window.sweep.running
     t0 = time.monotonic()
     window.close()
@@ -200,10 +200,10 @@ def test_open_a_saved_sweep_csv(tab):
     from helpers import H200_SWEEP_CSV
 
     assert tab.open_csv(str(H200_SWEEP_CSV))
-    assert tab.table.rowCount() == 20
-    assert set(tab.plot.fits) == {"jax:cpu", "jax:gpu0"}
-    assert "jax:gpu0 is faster above about 110 units" in tab.verdict.text()
-    assert [c.faster_above for c in tab.plot.crossovers] == ["jax:gpu0"]
+    assert tab.view.table.rowCount() == 20
+    assert set(tab.view.plot.fits) == {"jax:cpu", "jax:gpu0"}
+    assert "jax:gpu0 is faster above about 110 units" in tab.view.verdict.text()
+    assert [c.faster_above for c in tab.view.plot.crossovers] == ["jax:gpu0"]
 
 
 def test_a_saved_models_sweep_opened_from_a_file_or_shown_after_a_ramp_is_drawn_and_said(tab, tmp_path):
@@ -216,8 +216,8 @@ def test_a_saved_models_sweep_opened_from_a_file_or_shown_after_a_ramp_is_drawn_
     path = tmp_path / "mine.csv"
     path.write_text(sweep_rows_text(rows))
     assert tab.open_csv(str(path))
-    assert "samples per batch" in tab.verdict.text() and "No sweep yet" not in tab.verdict.text()
-    assert tab.show_rows(rows) and "samples per batch" in tab.verdict.text()
+    assert "samples per batch" in tab.view.verdict.text() and "No sweep yet" not in tab.view.verdict.text()
+    assert tab.show_rows(rows) and "samples per batch" in tab.view.verdict.text()
 
 
 def test_the_energy_axis_draws_joules_per_sample_where_a_counter_measured_them(tab, tmp_path):
@@ -233,15 +233,15 @@ def test_the_energy_axis_draws_joules_per_sample_where_a_counter_measured_them(t
     path = tmp_path / "energy.csv"
     path.write_text(sweep_rows_text(rows))
     assert tab.open_csv(str(path))
-    assert tab.view.energy_box.isEnabled() and not tab.plot.energy
-    time_crossing = [c.faster_above for c in tab.plot.crossovers]
+    assert tab.view.energy_box.isEnabled() and not tab.view.plot.energy
+    time_crossing = [c.faster_above for c in tab.view.plot.crossovers]
     tab.view.energy_box.setChecked(True)
-    assert tab.plot.energy and tab.plot.fits == {}
-    assert tab.plot.getAxis("left").labelText == "joules per million samples"
-    assert sorted(p.median_ms for p in tab.plot.points) == [600.0, 800.0, 9000.0, 9000.0]
-    assert [c.faster_above for c in tab.plot.crossovers] == ["gpu0"] == time_crossing
+    assert tab.view.plot.energy and tab.view.plot.fits == {}
+    assert tab.view.plot.getAxis("left").labelText == "joules per million samples"
+    assert sorted(p.median_ms for p in tab.view.plot.points) == [600.0, 800.0, 9000.0, 9000.0]
+    assert [c.faster_above for c in tab.view.plot.crossovers] == ["gpu0"] == time_crossing
     tab.view.energy_box.setChecked(False)
-    assert not tab.plot.energy and set(tab.plot.fits) == {"cpu", "gpu0"}
+    assert not tab.view.plot.energy and set(tab.view.plot.fits) == {"cpu", "gpu0"}
 
 
 def test_a_new_point_is_fitted_once_per_lane_and_judged_once(qtbot, monkeypatch):

@@ -27,7 +27,7 @@ def _platform_scheme_after_each_test():
 
 
 def plots(window) -> list:
-    return [window.plot.plot, window.map.plot, window.sweep.plot]
+    return [window.plot.plot, window.map.plot, window.sweep.view.plot]
 
 
 def grounds(window) -> set[str]:
@@ -78,9 +78,9 @@ def test_exported_pictures_stay_light_in_the_dark_scheme_and_the_dialogs_say_so(
     window.theme.choose("dark")
     qtbot.waitUntil(lambda: grounds(window) == {DARK.background})
     assert window.sweep.open_csv(str(SWEEP_CSV))
-    window.sweep.plot.resize(600, 400)
+    window.sweep.view.plot.resize(600, 400)
     for path, export in ((tmp_path / "live.png", lambda p: window.exports.export_plot(str(p)) == ""),
-                         (tmp_path / "sweep.png", lambda p: window.sweep.plot.export_png(str(p)))):
+                         (tmp_path / "sweep.png", lambda p: window.sweep.view.plot.export_png(str(p)))):
         assert export(path)
         image = QImage(str(path))
         assert image.pixelColor(image.width() - 3, image.height() // 2).name() == LIGHT.background

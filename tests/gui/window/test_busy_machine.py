@@ -23,9 +23,9 @@ def test_a_sweep_started_on_a_busy_machine_says_so_before_its_first_point_and_wh
     window._load.share = lambda: 0.5  # other work on half the cores
     window._on_load_timer_timeout()
     assert not window.busy_label.isVisibleTo(window)  # nothing measures: nothing to say
-    window.sweep.widths.setText("8,16,32,64")
-    window.sweep.steady.setValue(5)
-    window.sweep.seconds.setValue(0.5)
+    window.sweep.sweep_form.widths.setText("8,16,32,64")
+    window.sweep.sweep_form.steady.setValue(5)
+    window.sweep.sweep_form.seconds.setValue(0.5)
     window.sweep.start()
     assert window.sweep.running
     # One owner answers "who holds the lanes": the sweep does, so a run or the Why tab would wait; not itself.

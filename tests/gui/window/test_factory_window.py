@@ -96,11 +96,11 @@ def test_a_sweep_of_a_factory_builds_every_width_before_its_first_point(factory_
     qtbot.waitUntil(lambda: not opener.running, timeout=5000)
     window.desk.update_controls()
     sweep = window.sweep
-    assert not sweep.layers.isEnabled() and sweep.layers.value() == 1 and sweep.widths.isEnabled()
-    assert not sweep.preset.isEnabled() and "builds the whole model from one width" in sweep.layers.toolTip()
+    assert not sweep.sweep_form.layers.isEnabled() and sweep.sweep_form.layers.value() == 1 and sweep.sweep_form.widths.isEnabled()
+    assert not sweep.sweep_form.preset.isEnabled() and "builds the whole model from one width" in sweep.sweep_form.layers.toolTip()
     swept = []
     monkeypatch.setattr(tab, "run_sweeps", lambda pool, lanes, specs, on_point, cancel: swept.append(specs) or [])
-    sweep.widths.setText("32,64,128")
+    sweep.sweep_form.widths.setText("32,64,128")
     sweep.start()
     qtbot.waitUntil(lambda: not sweep.running, timeout=5000)
     (specs,) = swept
@@ -108,12 +108,12 @@ def test_a_sweep_of_a_factory_builds_every_width_before_its_first_point(factory_
     assert [c.model.widths for c in points] == [(32,), (64,), (128,)]
     assert all(c.flops_per_batch == 3 * 72 * c.model.widths[0] * c.train.batch_size for c in points)
     assert asked == [(64,), (32, 128)]
-    sweep.widths.setText("32,13")
+    sweep.sweep_form.widths.setText("32,13")
     sweep.start()
     qtbot.waitUntil(lambda: not sweep.running, timeout=5000)
-    assert len(swept) == 1 and "The sweep failed: build(13) raised ValueError" in sweep.progress_label.text()
+    assert len(swept) == 1 and "The sweep failed: build(13) raised ValueError" in sweep.sweep_form.progress_label.text()
     sweep.start_ladder()
-    assert "ranking knobs with your model factory is not built" in sweep.progress_label.text()
+    assert "ranking knobs with your model factory is not built" in sweep.sweep_form.progress_label.text()
 
 
 def test_a_width_changed_during_a_factory_run_switches_only_to_a_width_counted_before(qtbot, gui_home, tmp_path):

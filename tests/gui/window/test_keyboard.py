@@ -72,8 +72,8 @@ def test_tab_reaches_every_control_in_reading_order(shown_window, tab):
     if tab == "compare":
         order += [window.plot.x_axis, window.plot.plot, window.map.plot, window.summary.table, window.history.table]
     else:
-        s = window.sweep
-        order += [s.preset, s.widths, s.run_button, s.plot, s.table, s.open_button]
+        form, view = window.sweep.sweep_form, window.sweep.view
+        order += [form.preset, form.widths, form.run_button, view.plot, view.table, view.open_button]
     positions = [stops.index(w) for w in order if w.isEnabled()]
     assert positions == sorted(positions), [type(stops[p]).__name__ for p in positions]
 

@@ -32,7 +32,7 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
         said = answer_words(answer)
         assert "cpu1 is faster above about" in said and "cpu below" in said, said
         for view, text in (("headline", window.summary.verdict.text()), ("map", window.map.description.text()),
-                           ("Sweep tab", window.sweep.verdict.text())):
+                           ("Sweep tab", window.sweep.view.verdict.text())):
             assert _plain(said) in _plain(text), (view, said, text)
         said_before.append(said)
         return said
@@ -56,8 +56,8 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
     refine_csv = tmp_path / "refined.csv"
     assert window.sweep.export_csv(str(refine_csv))
 
-    window.sweep.widths.setText("16,64,256,1024,2048")
-    window.sweep.steady.setValue(20)
+    window.sweep.sweep_form.widths.setText("16,64,256,1024,2048")
+    window.sweep.sweep_form.steady.setValue(20)
     window.sweep.start()
     qtbot.waitUntil(lambda: not window.sweep.running, timeout=60_000)
     final = one_sentence()

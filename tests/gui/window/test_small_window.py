@@ -70,11 +70,11 @@ def test_the_sweep_tab_fits_1024_by_700_without_scrolling(small, qtbot):
     qtbot.waitUntil(lambda: small.sweep.isVisible())
     area = page_area(small, small.sweep)
     assert (area.horizontalScrollBar().maximum(), area.verticalScrollBar().maximum()) == (0, 0)
-    plot = small.sweep.plot
+    plot = small.sweep.view.plot
     assert plot.width() >= 440 and plot.isVisible()
     right = plot.mapTo(small, plot.rect().topRight()).x()
     assert right < small.width()  # the plot ends inside the window, 8,192 and all
-    for button in (small.sweep.open_button, small.sweep.export_csv_button, small.sweep.export_png_button):
+    for button in (small.sweep.view.open_button, small.sweep.view.export_csv_button, small.sweep.view.export_png_button):
         assert button.mapTo(small, button.rect().bottomRight()).y() < small.statusBar().y()
 
 
@@ -90,13 +90,13 @@ def width_labels(plot) -> list[str]:
 
 def test_the_sweep_plot_shows_every_width_at_1024_by_700(small, qtbot):
     small.tabs.setCurrentWidget(small.sweep)
-    qtbot.waitUntil(lambda: small.sweep.plot.isVisible())
+    qtbot.waitUntil(lambda: small.sweep.view.plot.isVisible())
     qtbot.wait(50)
-    assert width_labels(small.sweep.plot) == ["16", "32", "64", "128", "256", "512", "1,024", "2,048", "4,096",
+    assert width_labels(small.sweep.view.plot) == ["16", "32", "64", "128", "256", "512", "1,024", "2,048", "4,096",
                                               "8,192"]
     small.sweep.view.set_rows([])  # the empty plot, before a sweep: it used to stop at 1,024
     qtbot.wait(20)
-    assert width_labels(small.sweep.plot) == ["16", "64", "256", "1,024", "4,096"]
+    assert width_labels(small.sweep.view.plot) == ["16", "64", "256", "1,024", "4,096"]
 
 
 def test_below_what_a_page_needs_it_scrolls_and_the_window_stops_at_its_least_size(small, qtbot):

@@ -171,10 +171,10 @@ def test_the_status_bar_counts_a_sweeps_points_as_its_tab_does(qtbot, window, mo
         return [SweepResult(specs[0], rows=pooled + rows[1], runs=runs)]
 
     monkeypatch.setattr(tab, "run_sweeps", fake_sweeps)
-    window.sweep.widths.setText("16,256")
+    window.sweep.sweep_form.widths.setText("16,256")
     window.sweep.start()
     qtbot.waitUntil(lambda: not window.sweep.running, timeout=30_000)
-    assert "6 points measured" in window.sweep.progress_label.text()
+    assert "6 points measured" in window.sweep.sweep_form.progress_label.text()
     assert window.status.message() == "Sweep ended: 6 points measured."
     window.sweep.show_rows([])
 
@@ -219,8 +219,8 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     # The lanes are locked while running; the model is not (a change goes to the running lanes).
     assert window.model_panel.isEnabled() and not window.lanes_panel.isEnabled()
     # The Sweep tab's actions wait for the lanes too (Rank knobs did nothing when pressed meanwhile).
-    assert not any(b.isEnabled() for b in (window.sweep.run_button, window.sweep.refine_button,
-                                           window.sweep.ladder_button))
+    assert not any(b.isEnabled() for b in (window.sweep.sweep_form.run_button, window.sweep.sweep_form.refine_button,
+                                           window.sweep.sweep_form.ladder_button))
     lanes = list(live.series.values()) if schedule == "side-by-side" else [live.series["cpu"]]
     qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in lanes), timeout=RUN_TIMEOUT_MS)
     started = time.monotonic()
