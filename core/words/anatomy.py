@@ -262,7 +262,9 @@ def run_agreement(point: AnatomyPoint, run: SweepPoint | None) -> str:
     basis = f"median of {run.n_batches:,} steady {unit}s" + (f" over {run.runs} runs" if run.runs > 1 else "")
     ratio = ms / run.median_ms
     if 1 / AGREES <= ratio <= AGREES:
-        return (f"{point.lane}: {rung} here {fmt_num(ms)} ms a {unit}, as {runs} of this model measured "
+        apart = max(ratio, 1 / ratio) - 1
+        how = "as" if apart < 0.05 else f"within {100 * apart:.0f}% of what"
+        return (f"{point.lane}: {rung} here {fmt_num(ms)} ms a {unit}, {how} {runs} of this model measured "
                 f"({fmt_num(run.median_ms)} ms, {basis})")
     now, then = point.settings.get("others_cpu"), run.others_cpu
     said = (f"{point.lane}: {rung} here {fmt_num(ms)} ms a {unit}, {fmt_num(max(ratio, 1 / ratio))}x "
