@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any, Mapping
 
 from . import families
-from .families import FACTORY, SAVED, ModelKind
+from .families import FACTORY, SAVED, Family, ModelKind
 from .json_data import JsonValue
 
 MIN_WIDTH, MAX_WIDTH = 1, 16384
@@ -204,7 +204,7 @@ class ModelSpec:
     widths: tuple[int, ...] = (128,)
     dropout: float = 0.2
     activation: str = "relu"
-    family: str = "mlp"
+    family: str = Family.MLP  # a Family member once made (a word no family has stays as given, and is refused)
     cell: str = "lstm"
     heads: int = 4
     saved: SavedModel | None = None  # family "saved": a user's own model file, which has no widths
@@ -212,16 +212,18 @@ class ModelSpec:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "widths", tuple(self.widths))
+        if self.family in Family._value2member_map_:  # a file's or a setting's word, as the type
+            object.__setattr__(self, "family", Family(self.family))
         if isinstance(self.saved, Mapping):  # as read back from a file
             object.__setattr__(self, "saved", SavedModel(**self.saved))
         if isinstance(self.factory, Mapping):
             object.__setattr__(self, "factory", FactoryModel(**self.factory))
-        if self.family == SAVED or self.saved is not None:
-            _check(self.family == SAVED and self.saved is not None, "a saved model is family 'saved', with its file")
+        if self.family == Family.SAVED or self.saved is not None:
+            _check(self.family == Family.SAVED and self.saved is not None, "a saved model is family 'saved', with its file")
             _check(not self.widths, "a saved model has no widths: its axis is batch size")
             return
-        if self.family == FACTORY or self.factory is not None:
-            _check(self.family == FACTORY and self.factory is not None,
+        if self.family == Family.FACTORY or self.factory is not None:
+            _check(self.family == Family.FACTORY and self.factory is not None,
                    "a model factory is family 'factory', with its file and function")
             name = self.factory.function if self.factory is not None else "the function"
             _check(len(self.widths) == 1, f"{len(self.widths)} widths: {name}(width) builds one model of one width")
@@ -269,7 +271,7 @@ class ModelSpec:
         user = self._user_figures()
         if user is not None:
             return user.params
-        if self.family != "mlp":
+        if self.family != Family.MLP:
             return families.params(self.family, self.widths, self.cell, self.heads)
         sizes = self.layer_sizes
         return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
@@ -283,7 +285,7 @@ class ModelSpec:
             return self
         target = self.flops_per_batch(1)
         layers = min(len(self.widths), families.LAYER_LIMITS[family])
-        step = self.heads if family == "transformer" else 1  # a transformer's d_model is a multiple of its heads
+        step = self.heads if family == Family.TRANSFORMER else 1  # a transformer's d_model is a multiple of its heads
         top = families.WIDTH_LIMITS[family] // step
 
         def cost(k: int) -> int:
@@ -311,7 +313,7 @@ class ModelSpec:
         user = self._user_figures()
         if user is not None:
             return (user.forward_flops if forward else 3 * user.forward_flops - user.input_flops) * batch_size
-        if self.family != "mlp":
+        if self.family != Family.MLP:
             return families.flops_per_sample(self.family, self.widths, self.cell, self.heads, forward) * batch_size
         sizes = self.layer_sizes
         total = 0
@@ -324,7 +326,7 @@ class ModelSpec:
         optimizer's slots (Adam and Nadam 2 per weight, RMSprop 1, SGD 0), and an MLP's activations for one
         batch, kept for the backward pass. A predict run trains its weights a few steps first, so it needs as
         much. Frameworks add workspace on top of this."""
-        activations = batch_size * sum(self.layer_sizes) if self.family == "mlp" else 0
+        activations = batch_size * sum(self.layer_sizes) if self.family == Family.MLP else 0
         if self.factory is not None and self.figures is None:
             return 0  # not known before a lane built it at this width: checked once it has (resolve_factory)
         return 4 * (self.params * (2 + OPTIMIZER_SLOTS[optimizer]) + 2 * activations)
@@ -348,7 +350,7 @@ class ModelSpec:
             return f"{self.saved.name or 'saved model'} ({Path(self.saved.path).name})"
         if self.factory is not None:
             return f"{self.factory.function}({self.widths[0]}) ({self.factory.file})"
-        if self.family != "mlp":
+        if self.family != Family.MLP:
             return families.label(self.family, self.widths, self.cell, self.heads)
         return "-".join(str(s) for s in self.layer_sizes)
 

@@ -23,12 +23,29 @@ JAX step.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
-FAMILIES = ("mlp", "cnn", "rnn", "transformer")
+
+class Family(str, Enum):
+    """A model's family (ModelSpec.family): one of Crossover's four, or a user's own model (a saved file, a factory).
+    Files, settings and the command line hold its word ("mlp")."""
+
+    MLP = "mlp"
+    CNN = "cnn"
+    RNN = "rnn"
+    TRANSFORMER = "transformer"
+    SAVED = "saved"  # a user's own saved Keras model (ModelSpec.saved)
+    FACTORY = "factory"  # a user's own model factory, FILE.py:FUNCTION (ModelSpec.factory)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+FAMILIES = (Family.MLP, Family.CNN, Family.RNN, Family.TRANSFORMER)
 CELLS = ("lstm", "gru")
 SIDE, CHANNELS, CLASSES = 28, 1, 10  # the image: 28×28×1, read as 28 steps (or tokens) of 28 values
-LAYER_LIMITS = {"mlp": 8, "cnn": 6, "rnn": 4, "transformer": 6}
-WIDTH_LIMITS = {"mlp": 16384, "cnn": 1024, "rnn": 4096, "transformer": 2048}
+LAYER_LIMITS: dict[str, int] = {Family.MLP: 8, Family.CNN: 6, Family.RNN: 4, Family.TRANSFORMER: 6}
+WIDTH_LIMITS: dict[str, int] = {Family.MLP: 16384, Family.CNN: 1024, Family.RNN: 4096, Family.TRANSFORMER: 2048}
 GATES = {"lstm": 4, "gru": 3}
 MLP_RATIO = 2  # the transformer block's MLP: d_model → 2·d_model → d_model
 
@@ -44,9 +61,9 @@ def problems(family: str, widths: tuple[int, ...], cell: str, heads: int) -> lis
     wide = [w for w in widths if w > most_width]
     if wide:
         out.append(f"width {wide[0]}: a {family}'s {width_word(family)} must be at most {most_width:,}")
-    if family == "rnn" and cell not in CELLS:
+    if family == Family.RNN and cell not in CELLS:
         out.append(f"recurrent cell {cell!r}: choose lstm or gru")
-    if family == "transformer":
+    if family == Family.TRANSFORMER:
         if len(set(widths)) > 1:
             out.append(f"a transformer's blocks share one d_model (its residual connections add them): "
                        f"{'-'.join(map(str, widths))} are not all equal")
@@ -65,9 +82,9 @@ def width_word(family: str) -> str:
 
 def label(family: str, widths: tuple[int, ...], cell: str, heads: int) -> str:
     """The model's name wherever it is shown: "cnn 32-64", "lstm 128-128", "transformer 2×128 (4 heads)"."""
-    if family == "cnn":
+    if family == Family.CNN:
         return "cnn " + "-".join(map(str, widths))
-    if family == "rnn":
+    if family == Family.RNN:
         return f"{cell} " + "-".join(map(str, widths))
     return f"transformer {len(widths)}×{widths[0]} ({heads} head{'s' if heads != 1 else ''})"
 
@@ -94,10 +111,10 @@ def cnn_flat(widths: tuple[int, ...]) -> int:
 
 def params(family: str, widths: tuple[int, ...], cell: str, heads: int) -> int:
     """Trainable parameters, as Keras counts them for the model core/lane/model.py builds."""
-    if family == "cnn":
+    if family == Family.CNN:
         convs = sum(9 * c_in * c_out + c_out for c_in, c_out, _ in _cnn_maps(widths))
         return convs + cnn_flat(widths) * CLASSES + CLASSES
-    if family == "rnn":
+    if family == Family.RNN:
         total, d = 0, SIDE
         for u in widths:
             g = GATES[cell]
@@ -112,10 +129,10 @@ def params(family: str, widths: tuple[int, ...], cell: str, heads: int) -> int:
 
 def forward_terms(family: str, widths: tuple[int, ...], cell: str, heads: int) -> list[tuple[int, bool]]:
     """Each layer's forward FLOPs per sample, and whether its input is the data (no input gradient)."""
-    if family == "cnn":
+    if family == Family.CNN:
         maps = [(2 * 9 * c_in * c_out * side * side, i == 0) for i, (c_in, c_out, side) in enumerate(_cnn_maps(widths))]
         return maps + [(2 * cnn_flat(widths) * CLASSES, False)]
-    if family == "rnn":
+    if family == Family.RNN:
         terms, d, steps, g = [], SIDE, SIDE, GATES[cell]
         for i, u in enumerate(widths):
             terms += [(2 * g * u * d * steps, i == 0), (2 * g * u * u * steps, False)]
@@ -135,8 +152,7 @@ def flops_per_sample(family: str, widths: tuple[int, ...], cell: str, heads: int
     return sum(f if forward else (2 if first else 3) * f for f, first in terms)
 
 
-SAVED = "saved"  # the family of a user's own saved Keras model (ModelSpec.saved)
-FACTORY = "factory"  # the family of a user's own model factory, FILE.py:FUNCTION (ModelSpec.factory)
+SAVED, FACTORY = Family.SAVED.value, Family.FACTORY.value  # their words, as a kind of model begins
 
 
 @dataclass(frozen=True)
@@ -174,9 +190,9 @@ class ModelKind:
 
 def kind_of(family: str, cell: str = "lstm", heads: int = 4) -> ModelKind:
     """The kind of one of Crossover's families: "mlp", "cnn", "lstm", "gru", "transformer 4 heads"."""
-    if family == "rnn":
+    if family == Family.RNN:
         return ModelKind(cell)
-    if family == "transformer":
+    if family == Family.TRANSFORMER:
         return ModelKind("transformer", f"{heads} head{'s' if heads != 1 else ''}")
     return ModelKind(family)
 

@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 
 from ..analysis.anatomy import AnatomyPoint
 from ..config import RunConfig, is_factory_kind
+from ..families import Family
 from ..files.run_files import sidecar_runs
 from ..files.sweeps import SweepAskedFor
 from ..json_data import JsonValue
@@ -28,11 +29,11 @@ def _config_args(config: RunConfig, with_widths: bool) -> list[str]:
     else:
         if with_widths and model.widths:
             args += ["--widths", ",".join(map(str, model.widths))]
-        if model.family != "mlp":
+        if model.family != Family.MLP:
             args += ["--family", model.family]
-        if model.family == "rnn":
+        if model.family == Family.RNN:
             args += ["--cell", model.cell]
-        if model.family == "transformer":
+        if model.family == Family.TRANSFORMER:
             args += ["--heads", str(model.heads)]
         args += ["--dropout", str(model.dropout)]
     if train.task == "predict":

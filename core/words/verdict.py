@@ -7,7 +7,7 @@ import math
 from typing import Sequence
 
 from ..analysis.points import SweepPoint
-from ..families import ModelKind
+from ..families import Family, ModelKind
 from ..analysis.verdict import Change, PairVerdict, State, Stretch
 from .numbers import fmt_flops, fmt_num, fmt_range
 
@@ -24,7 +24,7 @@ def unit_of(points: Sequence[SweepPoint]) -> str:
 def width_unit(kind: str) -> str:
     """What a kind of model's width counts: "units" (MLP, LSTM, GRU), "filters" (CNN), "d_model" (transformer)."""
     family = ModelKind.parse(kind).family
-    return "filters" if family == "cnn" else "d_model" if family == "transformer" else "units"
+    return "filters" if family == Family.CNN else "d_model" if family == Family.TRANSFORMER else "units"
 
 
 def _w(width: float) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Iterable
 
-from ...core.families import axis_words
+from ...core.families import Family, axis_words
 from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
 from ...core.files.sweep_rows import SweepRow
@@ -187,6 +187,6 @@ def shape_words(shape: Shape) -> str:
     """A kind of model in words: "1 layer, batch 128", "cnn, 2 blocks, batch 32", "predict, 1 layer, batch 8"."""
     layers, batch, family, task = shape
     timed = "predict, " if task == "predict" else ""
-    if family == "mlp":
+    if family == Family.MLP:
         return f"{timed}{layers} layer{'s' if layers != 1 else ''}, batch {batch}"
     return f"{timed}{family}, {axis_words(family, layers).split('(', 1)[1]}, batch {batch}"

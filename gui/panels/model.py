@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayo
 
 from ...core.config import (ACTIVATIONS, FACTORY, MAX_BATCH, MAX_RATE, OPTIMIZERS, SAVED, SERVE_WAYS, TASKS, ConfigError, FactoryModel,
                              ModelSpec, RunConfig, SavedModel)
-from ...core.families import CELLS, FAMILIES, LAYER_LIMITS
+from ...core.families import CELLS, FAMILIES, LAYER_LIMITS, Family
 from ...core.presets import PRESETS, WINDOW_DEFAULT
 from ...core.words.numbers import fmt_flops
 from ...core.files.npz_check import data_file_problem
@@ -124,7 +124,7 @@ class ModelPanel(QWidget):
         self.cell.setAccessibleName("Recurrent cell")
         self.heads = self._int(1, 64, "Attention heads of every encoder block: they must divide d_model.")
         self.layers = RangeSpinBox()
-        self.layers.setRange(1, LAYER_LIMITS["mlp"])
+        self.layers.setRange(1, LAYER_LIMITS[Family.MLP])
         self.layers.setToolTip("How many layers of the family's kind sit between the 28×28 input and the 10 classes "
                                "(MLP 1-8, CNN 1-6, RNN 1-4, transformer 1-6).")
         self.widths = LayerWidths()
@@ -403,7 +403,7 @@ class ModelPanel(QWidget):
             self.widths.blockSignals(True)
             self.widths.set_count(self.layers.value())
             self.widths.blockSignals(False)
-        if family == "transformer":  # its blocks share one d_model: every slider to the first one's width
+        if family == Family.TRANSFORMER:  # its blocks share one d_model: every slider to the first one's width
             widths = self.widths.widths()
             self.widths.blockSignals(True)
             self.widths.set_widths((widths[0],) * len(widths))
@@ -517,11 +517,11 @@ class ModelPanel(QWidget):
         own = family in (SAVED, FACTORY)
         for row in (self.layers, self.activation, self.dropout):
             self._form.setRowVisible(row, not own)
-        self._form.setRowVisible(self.widths, family != SAVED)
-        self._form.setRowVisible(self.cell, family == "rnn")
-        self._form.setRowVisible(self.heads, family == "transformer")
-        self.widths.set_first_label("Width" if family == FACTORY else "Layer 1")
-        if family == FACTORY:
+        self._form.setRowVisible(self.widths, family != Family.SAVED)
+        self._form.setRowVisible(self.cell, family == Family.RNN)
+        self._form.setRowVisible(self.heads, family == Family.TRANSFORMER)
+        self.widths.set_first_label("Width" if family == Family.FACTORY else "Layer 1")
+        if family == Family.FACTORY:
             self.widths.blockSignals(True)
             self.widths.set_count(1)
             self.widths.blockSignals(False)

@@ -163,3 +163,14 @@ def test_a_kind_of_model_is_a_value_with_parts_written_and_read_in_one_place():
         assert is_saved_kind(text) is (family == "saved") and is_factory_kind(text) is (family == "factory")
     assert [width_unit(t) for t in ("cnn", "transformer 4 heads", "lstm", "saved m")] == \
         ["filters", "d_model", "units", "units"]
+
+
+def test_a_models_family_is_a_member_of_its_type_and_a_word_no_family_has_is_refused():
+    """Issue 37: a family held as the type, not compared as a string; files and settings keep its word."""
+    from crossover_lab.core.families import Family
+    config = RunConfig(ModelSpec((64,), family="cnn"))
+    assert config.model.family is Family.CNN and RunConfig.from_dict(config.to_dict()).model.family is Family.CNN
+    assert json.loads(json.dumps(config.to_dict()))["model"]["family"] == "cnn"
+    assert ModelSpec((64,)).family is Family.MLP
+    with pytest.raises(ConfigError, match="model family 'mlpx': choose one of mlp, cnn, rnn, transformer"):
+        ModelSpec((64,), family="mlpx")
