@@ -312,9 +312,12 @@ def run_section(item: RunInput, n0: int) -> Section:
                        (("Settings that change speed", _settings_table(item.meta)),))
     for run in item.runs:
         summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
-        model = _last_model(run) if len(_segment_widths(run)) > 1 else run.config.model.label()
         task = run.config.train.task
-        lines += [_sentence(x) for x in verdict_lines(summaries, model=model, task=task, noise=run.run_noise)]
+        if len(_segment_widths(run)) > 1:  # a ramp or a dragged width: its last model, named
+            lines += [_sentence(x) for x in verdict_lines(summaries, model=_last_model(run), task=task,
+                                                          noise=run.run_noise)]
+        else:  # one model: the run's one headline, as the answer, the CLI and the window say it
+            lines += [_sentence(x) for x in run_headline(run)]
         if len(summaries) == 2:
             lines.append(explain(summaries[0], summaries[1], task=task))
         figures.append(run_figure(run, n0 + len(figures)))
