@@ -27,6 +27,10 @@ from ..config import RunConfig
 from ..records import Status
 from .sweep_rows import SweepRow, curve_point, row_groups
 
+# A lane's cost fit (fixed cost plus FLOPs over throughput) is claimed from this many model sizes: through two
+# points any line fits exactly, and noise then passes for a cost model.
+MIN_SIZES_FOR_FIT = 3
+
 # Where a row lies: kind of model, task, variant, hidden layers, batch size, width, lane. Rows of one place pool.
 Place = tuple[str, str, str, int, int, int, str]
 
@@ -96,6 +100,7 @@ class Findings:
     def __init__(self, rows: Iterable[SweepRow] = ()) -> None:
         self._places: dict[Place, dict[str, SweepRow]] = {}
         self._answers: tuple[Answer, ...] | None = None
+        self._fits: dict[tuple[str | int, ...], dict[str, CostFit]] = {}  # lane_fits, per kind asked for
         self.put(rows)
 
     def put(self, rows: Iterable[SweepRow]) -> bool:
@@ -111,7 +116,7 @@ class Findings:
                 at[row.run_id] = row
                 changed = True
         if changed:
-            self._answers = None
+            self._answers, self._fits = None, {}
         return changed
 
     def drop(self, run_ids: Iterable[str]) -> bool:
@@ -126,7 +131,7 @@ class Findings:
             if not at:
                 del self._places[place]
         if changed:
-            self._answers = None
+            self._answers, self._fits = None, {}
         return changed
 
     @property
@@ -144,6 +149,28 @@ class Findings:
         at = self._places.get((model.kind, config.train.task, "base", layers, config.train.batch_size,
                                model.widths[0] if model.widths else 0, lane))
         return pool(list(at.values())).point() if at else None
+
+    def lane_fits(self, config: RunConfig) -> dict[str, CostFit]:
+        """Each lane's cost fit over its pooled points of this config's kind of model (depth, batch size, family and
+        task: a predict run never borrows a training fit), for lanes measured at MIN_SIZES_FOR_FIT sizes or more;
+        what a run's explanation rests on."""
+        model = config.model
+        kind = (model.kind, config.train.task, "base", model.saved.layers if model.saved else len(model.widths),
+                config.train.batch_size)
+        key = (*kind, "fits")
+        if key not in self._fits:
+            by_lane: dict[str, list[SweepRow]] = {}
+            for place, at in self._places.items():
+                if place[:5] == kind:
+                    by_lane.setdefault(place[-1], []).append(pool(list(at.values())))
+            fits = {}
+            for lane, rows in sorted(by_lane.items()):
+                if len({r.flops_per_batch for r in rows}) >= MIN_SIZES_FOR_FIT:
+                    fit = fit_cost_model([r.flops_per_batch for r in rows], [r.median_ms for r in rows])
+                    if fit is not None:
+                        fits[lane] = fit
+            self._fits[key] = fits
+        return dict(self._fits[key])
 
     def answers(self) -> tuple[Answer, ...]:
         """Per group of like-for-like points, each pair of lanes' verdict, in group and then lane order."""

@@ -14,7 +14,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ...core.analysis.fits import CostFit, fit_cost_model
 from ...core.analysis.verdict import PairVerdict, State, crossovers_of
 from ...core.files.findings import Findings
 from ...core.analysis.points import Crossover, SweepPoint
@@ -30,7 +29,6 @@ from .map_points import firm_rows, Line, MapPoint, PointKind, Shape, apart, cros
 from ..resources import icon
 from ..theme.scheme import PlotTheme, SchemeColors
 
-MIN_SIZES_FOR_FIT = 3
 LIVE_INTERVAL_MS = 500  # provisional points move at 2 Hz: a median over a few batches changes no faster
 # How each kind of point is drawn: (symbol, filled). Completed points are filled circles.
 KIND_SYMBOLS = {PointKind.COMPLETED: ("o", True), PointKind.PROVISIONAL: ("o", False),
@@ -184,24 +182,6 @@ class CrossoverMap(QWidget):
     def crossovers(self, drawn: dict[Line, list[MapPoint]] | None = None) -> list[Crossover]:
         """Where two lanes' leads change hands among completed points of one kind (`drawn`: kept(), if at hand)."""
         return crossovers_of([v for _, v in self.verdicts(drawn)])
-
-    def cost_fits(self, shape: Shape | None = None) -> dict[str, CostFit]:
-        """Fixed cost plus throughput per lane, over its completed points of one kind of model (`shape`: depth,
-        batch size, family and task; a predict run never borrows a training fit), for lanes measured at three
-        sizes or more: through two points any line fits exactly, and noise then passes for a cost model."""
-        fits = {}
-        by_lane: dict[str, list[SweepPoint]] = {}
-        for (lane, line_shape), pts in lines(self._points).items():
-            if shape is not None and line_shape != shape:
-                continue
-            by_lane.setdefault(lane, []).extend(p.point for p in pts if p.kind is PointKind.COMPLETED)
-        for lane, pts in by_lane.items():
-            if len({p.flops_per_batch for p in pts}) < MIN_SIZES_FOR_FIT:
-                continue
-            fit = fit_cost_model([p.flops_per_batch for p in pts], [p.median_ms for p in pts])
-            if fit is not None:
-                fits[lane] = fit
-        return fits
 
     def refresh(self) -> None:
         """Redraw with the findings' answers now (the Sweep tab added points to them)."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QSplitter, QWidget
 
+from ...core.analysis.fits import CostFit
 from ...core.files.findings import Findings
 from ...core.results import RunResult
 from .crossover_map import CrossoverMap
-from .map_points import Shape
 from .history import HistoryPanel
 from ..live_run import LiveRun
 from .live_plot import LivePlot
@@ -50,7 +50,7 @@ class CompareTab(QSplitter):
         self._running = True
         self.history.table.clearSelection()
         self.shown = live
-        self.summary.set_fits(self.map.cost_fits(self._shown_shape()))
+        self.summary.set_fits(self._fits())
         self.plot.show_run(live)
         self.summary.show_run(live)
         self.map.follow(live)
@@ -71,7 +71,7 @@ class CompareTab(QSplitter):
         """Another view (the Sweep tab) added points to the window's findings: the map's answer and a ramp's
         headline say the new one."""
         self.map.refresh()
-        self.summary.refresh()
+        self.summary.set_fits(self._fits())  # refreshes the summary
 
     def add_saved_runs(self, runs: list[RunResult]) -> None:
         for result in runs:
@@ -86,21 +86,18 @@ class CompareTab(QSplitter):
         shown = LiveRun.of_result(result)
         assert isinstance(shown, LiveRun)  # of_result builds a `cls` (core types it as the base RunTracker)
         self.shown = shown
-        self.summary.set_fits(self.map.cost_fits(self._shown_shape()))
+        self.summary.set_fits(self._fits())
         self.plot.show_run(shown)
         self.summary.show_run(shown)
         self.summary.run_ended()
 
     @Slot()
     def _on_map_points_changed(self) -> None:
-        self.summary.set_fits(self.map.cost_fits(self._shown_shape()))
+        self.summary.set_fits(self._fits())
 
-    def _shown_shape(self) -> Shape | None:
-        """The kind of model the summary shows (its fits are of that kind alone), or None before any run."""
-        if self.shown is None:
-            return None
-        config = self.shown.result.config
-        return len(config.model.widths), config.train.batch_size, config.model.kind, config.train.task
+    def _fits(self) -> dict[str, CostFit]:
+        """The cost fits of the shown run's kind of model, from the window's findings (none before any run)."""
+        return self.map.findings.lane_fits(self.shown.result.config) if self.shown is not None else {}
 
     def splitters(self) -> tuple[QSplitter, ...]:
         return (self, self.top_split, self.bottom_split)

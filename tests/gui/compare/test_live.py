@@ -111,7 +111,7 @@ def test_map_adds_a_point_per_lane_and_marks_the_crossover(qtbot):
     lo, hi = (RunConfig(ModelSpec((w,)), TrainSpec(batch_size=64)).flops_per_batch for w in (32, 1024))
     assert lo < crossovers[0].flops_per_batch < hi
     assert "gpu0 is faster above about" in cmap.description.text()
-    assert set(cmap.cost_fits()) == {"cpu", "gpu0"}
+    assert set(cmap.findings.lane_fits(RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64)))) == {"cpu", "gpu0"}
     cmap.remove_run("b")
     assert len(cmap.points()) == 4
     cmap.clear()

@@ -385,18 +385,20 @@ def test_a_ramp_through_batch_sizes_is_named_by_its_batch_sizes_in_the_marks_his
     assert "one model at several batch sizes" in CrossoverMap._describe(shown, [], lines(shown))
 
 
-def test_a_predict_run_never_borrows_a_training_fit(qtbot):
+def test_a_predict_run_never_borrows_a_training_fit():
     """Issue 36: a predict run's summary explained a 1.5 ms call with the training fit ("6.24 ms fixed"): the fits
-    the summary is given are of the shown run's own kind of model only."""
-    from dataclasses import replace
+    the summary is given (the window's findings', core/files/findings.py lane_fits) are of the shown run's own kind
+    of model only, and of lanes measured at three sizes or more."""
+    from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.files.findings import Findings
+    from crossover_lab.core.files.sweep_rows import SweepRow
 
-    from crossover_lab.gui.compare.crossover_map import CrossoverMap
+    def rows(task: str, widths: tuple[int, ...]) -> list[SweepRow]:
+        return [SweepRow("cpu", "CPU", w, 0, RunConfig(ModelSpec((w,)), TrainSpec(batch_size=128)).flops_per_batch,
+                         128, 6.0 + w / 100, 6.0, 7.0, 100, layers=1, run_id=f"{task}{w}", task=task) for w in widths]
 
-    cmap = CrossoverMap()
-    qtbot.addWidget(cmap)
-    trained = [_map_point("cpu", w, 6.0 + w / 100, "completed") for w in (64, 256, 1024)]
-    served = [replace(p, task="predict") for p in trained[:2]]  # two sizes: no fit of its own yet
-    cmap._points = trained + served
-    assert set(cmap.cost_fits((1, 128, "mlp", "train"))) == {"cpu"}
-    assert cmap.cost_fits((1, 128, "mlp", "predict")) == {}
-    assert set(cmap.cost_fits()) == {"cpu"}  # every kind pooled: what no summary is given any more
+    findings = Findings(rows("train", (64, 256, 1024)) + rows("predict", (64, 256)))  # two sizes: no fit of its own
+    train = RunConfig(ModelSpec((64,)), TrainSpec(batch_size=128))
+    assert set(findings.lane_fits(train)) == {"cpu"}
+    assert findings.lane_fits(train.replace(task="predict")) == {}
+    assert findings.lane_fits(train.replace(batch_size=64)) == {}  # another batch size: another kind

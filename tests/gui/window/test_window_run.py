@@ -92,10 +92,11 @@ def test_more_model_sizes_add_map_points_and_then_cost_fits(qtbot, window):
     run_and_wait(qtbot, window, RunConfig(ModelSpec((512,)), TINY.train))
     sizes = {p.point.flops_per_batch for p in window.map.map_points() if p.kind == "completed"}
     assert len(sizes) == 2
-    assert window.map.cost_fits() == {}  # through two sizes any line fits: no cost model claimed yet
+    assert window.findings.lane_fits(TINY) == {}  # through two sizes any line fits: no cost model claimed yet
     assert "Fitted over" not in window.summary.explanation.text()
     run_and_wait(qtbot, window, RunConfig(ModelSpec((128,)), TINY.train))
-    assert set(window.map.cost_fits()) == {"cpu", "cpu1"}, [(p.lane, p.kind, p.widths) for p in window.map.map_points()]
+    assert set(window.findings.lane_fits(TINY)) == {"cpu", "cpu1"}, [(p.lane, p.kind, p.widths)
+                                                                      for p in window.map.map_points()]
     assert "Fitted over the model sizes measured" in window.summary.explanation.text()
     window.lanes_panel.set_schedule("concurrent")
 
