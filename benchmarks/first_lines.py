@@ -42,7 +42,7 @@ def main() -> int:
             QTimer.singleShot(10, loop.quit)
             loop.exec()
 
-    spin(lambda: bool(window.lanes_panel.selected_specs()), 60)
+    spin(lambda: bool(window.side.lanes_panel.selected_specs()), 60)
     spin(lambda: bool(window.controller.pool.lanes()) and all(lane.up for lane in window.controller.pool.lanes()), 120)
     spin(lambda: False, 2.0)
     seconds: list[float] = []
@@ -53,7 +53,7 @@ def main() -> int:
             seen: dict[str, float] = {}
 
             def both() -> bool:
-                for lane, n in window.plot.points_drawn(warmup=True).items():
+                for lane, n in window.compare.plot.points_drawn(warmup=True).items():
                     if n and lane not in seen:
                         seen[lane] = time.monotonic() - start
                 return len(seen) >= 2

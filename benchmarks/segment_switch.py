@@ -74,7 +74,7 @@ class DrawWatch:
         live = self.window.controller.live
         if live is None or not self.segment:
             return
-        drawn = self.window.plot.points_drawn(warmup=True)
+        drawn = self.window.compare.plot.points_drawn(warmup=True)
         for lane in self.lanes:
             if lane in self.drawn:
                 continue
@@ -85,8 +85,8 @@ class DrawWatch:
 
 def one_switch(window, spec: LaneSpec, config: RunConfig, to_width: int, watch: DrawWatch) -> dict[str, float]:
     controller = window.controller
-    window.model_panel.set_config(config)
-    live = controller.start_run(window.model_panel.current(), [spec], "sequential")
+    window.side.model_panel.set_config(config)
+    live = controller.start_run(window.side.model_panel.current(), [spec], "sequential")
 
     def steady() -> int:
         return sum(not r.warmup for r in live.segment_records(spec.name, 1))
@@ -94,7 +94,7 @@ def one_switch(window, spec: LaneSpec, config: RunConfig, to_width: int, watch: 
     wait_until(lambda: steady() >= STEADY_BEFORE_SWITCH or not controller.running)
     if not controller.running:
         raise SystemExit(f"the run ended before the switch: {live.lanes[spec.name].failure or 'too short'}")
-    slider = window.model_panel.widths.sliders[0]
+    slider = window.side.model_panel.widths.sliders[0]
     watch.expect(2)
     slider.setSliderDown(True)  # as a drag: the value moves while the button is held, then it is let go
     slider.setValue(nearest_position(to_width))
@@ -117,8 +117,8 @@ def turns_switch(window, specs: list[LaneSpec], config: RunConfig, to_width: int
                  rep: int) -> dict[str, float]:
     """Two or more lanes taking turns: drag while one trains, time the new width's first drawn point on each."""
     controller = window.controller
-    window.model_panel.set_config(config)
-    live = controller.start_run(window.model_panel.current(), specs, "interleaved")
+    window.side.model_panel.set_config(config)
+    live = controller.start_run(window.side.model_panel.current(), specs, "interleaved")
     names = [s.name for s in specs]
 
     def steady(lane: str) -> int:
@@ -131,7 +131,7 @@ def turns_switch(window, specs: list[LaneSpec], config: RunConfig, to_width: int
     wait_until(lambda: steady(running) >= grown + 20 or not controller.running)
     if not controller.running:
         raise SystemExit("the run ended before the switch")
-    slider = window.model_panel.widths.sliders[0]
+    slider = window.side.model_panel.widths.sliders[0]
     watch.expect(2)
     slider.setSliderDown(True)
     slider.setValue(nearest_position(to_width))

@@ -45,7 +45,7 @@ class DragTarget:
 
     def __init__(self, window, out: Path) -> None:
         self.window, self.out = window, out
-        self.slider = window.model_panel.widths.sliders[0]
+        self.slider = window.side.model_panel.widths.sliders[0]
         self.pressed_at: float | None = None
         self.released_at: float | None = None
         self.slider.sliderPressed.connect(lambda: setattr(self, "pressed_at", time.time()))
@@ -65,7 +65,7 @@ class DragTarget:
         elif not self.asked:
             if sum(not r.warmup for r in live.segment_records(LANE, 1)) >= STEADY_BEFORE_DRAG:
                 self._ask_for_the_drag()
-        elif live.segment_records(LANE, 2) and len(self.window.plot.marks.labels()) >= 2:
+        elif live.segment_records(LANE, 2) and len(self.window.compare.plot.marks.labels()) >= 2:
             self._finish("")  # the new width's first batch is drawn (the plot redraws as records come in)
 
     def _ask_for_the_drag(self) -> None:
@@ -81,11 +81,11 @@ class DragTarget:
         result = {
             "error": error,
             "pressed_at": self.pressed_at, "released_at": self.released_at,
-            "slider_width": window.model_panel.widths.widths()[0],
+            "slider_width": window.side.model_panel.widths.widths()[0],
             "segments": [{"index": s.index, "label": s.label, "at": s.started.at} for s in lane.segments] if lane else [],
             "record_widths": sorted({(r.segment, r.widths) for r in lane.records}) if lane else [],
-            "marks": window.plot.marks.labels(),
-            "points_drawn": window.plot.points_drawn(warmup=True).get(LANE, 0),
+            "marks": window.compare.plot.marks.labels(),
+            "points_drawn": window.compare.plot.points_drawn(warmup=True).get(LANE, 0),
             "first_segment_records": len(live.segment_records(LANE, 1)) if live else 0,
         }
         window.grab().save(str(self.out / "window.png"), "PNG")
@@ -105,8 +105,8 @@ def main(out: Path) -> int:
     from gui_fixtures import no_gpu_options
 
     window = MainWindow(discover_fn=no_gpu_options, offer_recovery=False)
-    window.model_panel.set_config(CONFIG)
-    window.lanes_panel.select([LANE])
+    window.side.model_panel.set_config(CONFIG)
+    window.side.lanes_panel.select([LANE])
     window.resize(1440, 900)
     window.show()
     target = DragTarget(window, out)

@@ -81,24 +81,20 @@ class MainWindow(QMainWindow):
         self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
         self.dialogs = FileDialogs(self.settings)
         self.side = SidePanel(self.dialogs)
-        self.model_panel, self.lanes_panel = self.side.model_panel, self.side.lanes_panel
-        self.start_button, self.stop_button = self.side.start_button, self.side.stop_button
         # One answer per pair of lanes and kind of model, from every completed point measured since the window
         # opened: the map, the summary's headline of a ramp and the Sweep tab all say it (core/files/findings.py).
         self.findings = Findings()
         self.compare = CompareTab(self.findings)
-        self.plot, self.map = self.compare.plot, self.compare.map
-        self.summary, self.history = self.compare.summary, self.compare.history
-        self.sweep = SweepTab(lambda: self.controller.pool, self.lanes_panel.selected_specs,
+        self.sweep = SweepTab(lambda: self.controller.pool, self.side.lanes_panel.selected_specs,
                               lambda: self.desk.config or RunConfig(),
                               lambda: self.desk.lanes_busy(Holder.SWEEP),
-                              settings=self.settings, prices=self.lanes_panel.prices, dialogs=self.dialogs,
+                              settings=self.settings, prices=self.side.lanes_panel.prices, dialogs=self.dialogs,
                               findings=self.findings)
         self.sweep.view.findings_changed.connect(self.compare.findings_changed)
         self.sweep.sweep_started.connect(lambda: self._say_busy_start("this sweep"))
         self.controller.run_started.connect(lambda _live: self._say_busy_start("this run"))
-        self.why = WhyView(lambda: self.controller.pool, self.lanes_panel.selected_specs, lambda: self.config,
-                           lambda: self.desk.lanes_busy(Holder.WHY), self.summary.set_anatomy,
+        self.why = WhyView(lambda: self.controller.pool, self.side.lanes_panel.selected_specs, lambda: self.config,
+                           lambda: self.desk.lanes_busy(Holder.WHY), self.compare.summary.set_anatomy,
                            measured=self.findings.measured)
         # The name hides QWidget.actions(), which the window never calls; tests and callers read window.actions,
         # so it stays until they move to another name.
@@ -107,14 +103,14 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status, 1)
         self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.status,
                             lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
-        self.exports = WindowExports(self, self.controller, self.plot, self.dialogs, self.say)
-        self.summary.prices = self.controller.prices = self.lanes_panel.prices.values  # cost per sample, recorded
-        self.lanes_panel.prices.changed.connect(self.summary.refresh)
-        self.start_button.setToolTip(self.actions.start.toolTip())
-        self.stop_button.setToolTip(self.actions.stop.toolTip())
+        self.exports = WindowExports(self, self.controller, self.compare.plot, self.dialogs, self.say)
+        self.compare.summary.prices = self.controller.prices = self.side.lanes_panel.prices.values  # cost per sample, recorded
+        self.side.lanes_panel.prices.changed.connect(self.compare.summary.refresh)
+        self.side.start_button.setToolTip(self.actions.start.toolTip())
+        self.side.stop_button.setToolTip(self.actions.stop.toolTip())
         self._compose()
         self._connect()
-        self.lanes_panel.set_options(self.controller.options, searching=True)
+        self.side.lanes_panel.set_options(self.controller.options, searching=True)
         self._restore_state()
         self.desk.update_controls()
         self.busy_label = QLabel("")  # while a run goes: other work on this machine's cores, when there is some
@@ -176,7 +172,6 @@ class MainWindow(QMainWindow):
         self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([400, 1040])
         self.main_split.setChildrenCollapsible(False)
-        self.top_split = self.compare.top_split
         self.setCentralWidget(self.main_split)
         self.setMinimumSize(LEAST_SIZE)
         self.resize(1440, 900)
@@ -186,13 +181,13 @@ class MainWindow(QMainWindow):
         a.start.triggered.connect(d.start_run)
         a.ramp.triggered.connect(d.start_ramp)
         a.stop.triggered.connect(d.stop)
-        self.start_button.clicked.connect(d.start_run)
-        self.stop_button.clicked.connect(d.stop)
+        self.side.start_button.clicked.connect(d.start_run)
+        self.side.stop_button.clicked.connect(d.stop)
         a.export_timings.triggered.connect(self.exports.ask_export_timings)
         a.export_png.triggered.connect(lambda: self.exports.ask_export_plot("png"))
         a.export_svg.triggered.connect(lambda: self.exports.ask_export_plot("svg"))
         a.export_report.triggered.connect(lambda: self.exports.ask_export_report(self.report_sources, self.report_what()))
-        a.clear_map.triggered.connect(self.map.clear)
+        a.clear_map.triggered.connect(self.compare.map.clear)
         a.reset.triggered.connect(self.reset_to_defaults)
         a.clear_compiled.triggered.connect(self.clear_compiled_cache)
         a.quit.triggered.connect(self.close)
@@ -200,17 +195,17 @@ class MainWindow(QMainWindow):
         a.guide.triggered.connect(self._open_guide)
         c.devices_discovered.connect(self._on_controller_devices_discovered)
         c.discovery_failed.connect(self._on_controller_discovery_failed)
-        c.live_changed.connect(self.plot.refresh)
+        c.live_changed.connect(self.compare.plot.refresh)
         c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
-        self.model_panel.input_adjusted.connect(self._on_model_panel_input_adjusted)
-        self.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
-        self.lanes_panel.remote_changed.connect(c.set_remote)
-        self.history.export_requested.connect(self.exports.ask_export_run)
-        self.history.delete_requested.connect(self._on_history_delete_requested)
+        self.side.model_panel.input_adjusted.connect(self._on_model_panel_input_adjusted)
+        self.side.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
+        self.side.lanes_panel.remote_changed.connect(c.set_remote)
+        self.compare.history.export_requested.connect(self.exports.ask_export_run)
+        self.compare.history.delete_requested.connect(self._on_history_delete_requested)
 
     def _restore_state(self) -> None:
-        self.model_panel.restore_state(self.settings)
-        self.lanes_panel.restore_state(self.settings)
+        self.side.model_panel.restore_state(self.settings)
+        self.side.lanes_panel.restore_state(self.settings)
         self.compare.restore_state(self.settings)
         for key, restore in (("window/geometry", self.restoreGeometry), ("window/split_main", self.main_split.restoreState)):
             state = self.settings.state(key)
@@ -219,8 +214,8 @@ class MainWindow(QMainWindow):
 
     def save_state(self) -> None:
         """Every panel's part of the window state, for the next launch."""
-        self.model_panel.save_state(self.settings)
-        self.lanes_panel.save_state(self.settings)
+        self.side.model_panel.save_state(self.settings)
+        self.side.lanes_panel.save_state(self.settings)
         self.compare.save_state(self.settings)
         self.sweep.save_state()
         self.settings.set_state("window/geometry", self.saveGeometry())
@@ -260,8 +255,8 @@ class MainWindow(QMainWindow):
 
     def delete_run(self, run_id: str) -> None:
         self.controller.delete_run(run_id)
-        self.history.remove_run(run_id)
-        self.map.remove_run(run_id)
+        self.compare.history.remove_run(run_id)
+        self.compare.map.remove_run(run_id)
         self.say(f"Deleted run {run_id}.")
 
     def report_what(self) -> str:
@@ -314,9 +309,9 @@ class MainWindow(QMainWindow):
         self.say(f"Cleared the compiled cache: {len(files)} file(s), {size / 1e6:.1f} MB, from {folder}.")
 
     def reset_to_defaults(self) -> None:
-        self.model_panel.set_config(WINDOW_DEFAULT)
-        self.lanes_panel.reset_selection()
-        self.lanes_panel.set_schedule("auto")
+        self.side.model_panel.set_config(WINDOW_DEFAULT)
+        self.side.lanes_panel.reset_selection()
+        self.side.lanes_panel.set_schedule("auto")
         if not self.sweep.running:  # the Sweep form too (a saved model's batch sizes stayed, and timed 32 points)
             self.sweep.sweep_form.reset()
         self.say("Settings reset to their defaults.")
@@ -325,7 +320,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_controller_devices_discovered(self, options: list[LaneOption]) -> None:
-        self.lanes_panel.set_options(options)
+        self.side.lanes_panel.set_options(options)
         self.host_label.setText(machine_text(options))
         if self.desk.start_after_discovery:
             self.desk.start_after_discovery = False
@@ -333,7 +328,7 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _on_controller_discovery_failed(self, reason: str) -> None:
-        self.lanes_panel.set_options(self.controller.options)
+        self.side.lanes_panel.set_options(self.controller.options)
         self.say(reason, error=True)
 
     @Slot(str)
@@ -344,11 +339,11 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_lanes_panel_selection_changed(self) -> None:
-        if self.lanes_panel.selected_specs():
+        if self.side.lanes_panel.selected_specs():
             self.status.settle("lanes")
         if self._prestart and not self.controller.running:
             if self.isVisible():
-                self.controller.prestart(self.lanes_panel.selected_specs())
+                self.controller.prestart(self.side.lanes_panel.selected_specs())
             else:  # lanes importing a framework would compete with the window's first paint for the cores
                 self._prestart_pending = True
         self.desk.update_controls()
@@ -360,8 +355,8 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(PRESTART_AFTER_SHOWN_MS, self, self._prestart_now)
 
     def _prestart_now(self) -> None:
-        if self._prestart and not self.controller.running and self.lanes_panel.selected_specs():
-            self.controller.prestart(self.lanes_panel.selected_specs())
+        if self._prestart and not self.controller.running and self.side.lanes_panel.selected_specs():
+            self.controller.prestart(self.side.lanes_panel.selected_specs())
 
     # ------------------------------------------------------------------ restoring runs, closing
 
@@ -390,7 +385,7 @@ class MainWindow(QMainWindow):
         self.sweep.shutdown()
         self.why.shutdown()
         self.desk.model_file.shutdown()
-        self.lanes_panel.shutdown()
+        self.side.lanes_panel.shutdown()
         self.controller.shutdown()  # closes the lanes: a sweep thread still waiting on one ends now
         self.sweep.shutdown()
         self.theme.detach()

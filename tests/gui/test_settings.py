@@ -17,23 +17,23 @@ from crossover_lab.gui.settings import AppSettings
 
 def test_settings_persist_across_two_windows(make_window):
     first = make_window()
-    first.model_panel.apply_preset("qa")
-    first.model_panel.samples.setValue(3000)
-    first.lanes_panel.boxes["cpu"].setChecked(False)
-    first.lanes_panel.set_schedule("sequential")
-    first.plot.log_y.setChecked(True)
-    first.plot.x_axis.setCurrentIndex(first.plot.x_axis.findData("elapsed"))
-    saved_config = first.model_panel.config()
+    first.side.model_panel.apply_preset("qa")
+    first.side.model_panel.samples.setValue(3000)
+    first.side.lanes_panel.boxes["cpu"].setChecked(False)
+    first.side.lanes_panel.set_schedule("sequential")
+    first.compare.plot.log_y.setChecked(True)
+    first.compare.plot.x_axis.setCurrentIndex(first.compare.plot.x_axis.findData("elapsed"))
+    saved_config = first.side.model_panel.config()
     first.close()
 
     second = make_window()
     second.show()
-    config = second.model_panel.config()
+    config = second.side.model_panel.config()
     assert config == saved_config
     assert config.model == PRESETS["qa"].config.model and config.train.samples == 3000
-    assert second.lanes_panel.selected_names() == ["cpu1"]
-    assert second.lanes_panel.schedule() == "sequential"
-    assert second.plot.log_y.isChecked() and second.plot.x_axis.currentData() == "elapsed"
+    assert second.side.lanes_panel.selected_names() == ["cpu1"]
+    assert second.side.lanes_panel.schedule() == "sequential"
+    assert second.compare.plot.log_y.isChecked() and second.compare.plot.x_axis.currentData() == "elapsed"
 
 
 GEOMETRY_SCRIPT = """
@@ -48,9 +48,9 @@ app.processEvents()
 if sys.argv[1] == "save":
     window.resize(1234, 777)
     window.main_split.setSizes([420, 814])
-    window.top_split.setSizes([500, 300])
+    window.compare.top_split.setSizes([500, 300])
 app.processEvents()
-print(window.width(), window.height(), window.main_split.sizes(), window.top_split.sizes())
+print(window.width(), window.height(), window.main_split.sizes(), window.compare.top_split.sizes())
 window.close()
 """
 
@@ -74,21 +74,21 @@ def test_geometry_and_splitters_persist(gui_home, tmp_path):
 
 def test_reset_to_defaults(make_window):
     window = make_window()
-    window.model_panel.apply_preset("huge")
-    window.lanes_panel.select(["cpu1"])
-    window.lanes_panel.set_schedule("sequential")
+    window.side.model_panel.apply_preset("huge")
+    window.side.lanes_panel.select(["cpu1"])
+    window.side.lanes_panel.set_schedule("sequential")
     form = window.sweep.sweep_form
     defaults = (form.widths.text(), form.layers.value(), form.steady.value())
     form.batches.setText("1,8,64,512")  # what a saved model's sweep along batch size leaves
     form.along.setCurrentIndex(form.along.findData("batch"))
     form.layers.setValue(6)
     window.actions.reset.trigger()
-    assert window.model_panel.config() == WINDOW_DEFAULT  # the default MLP, half a minute a lane
+    assert window.side.model_panel.config() == WINDOW_DEFAULT  # the default MLP, half a minute a lane
     assert form.batches.text() == "" and not form.along_batch()  # issue 36: the form's batch sizes stayed
     assert (form.widths.text(), form.layers.value(), form.steady.value()) == defaults
-    assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
-    assert window.lanes_panel.schedule_box.currentData() == "auto"
-    assert window.lanes_panel.schedule() == "interleaved"  # cpu and cpu1 share this machine's cores
+    assert window.side.lanes_panel.selected_names() == ["cpu", "cpu1"]
+    assert window.side.lanes_panel.schedule_box.currentData() == "auto"
+    assert window.side.lanes_panel.schedule() == "interleaved"  # cpu and cpu1 share this machine's cores
 
 
 def test_a_damaged_settings_file_reads_as_defaults(make_window, gui_home):
@@ -97,8 +97,8 @@ def test_a_damaged_settings_file_reads_as_defaults(make_window, gui_home):
     settings.set_text("run/lanes", "[[[")
     settings.sync()
     window = make_window()
-    assert window.model_panel.config() == WINDOW_DEFAULT  # the default MLP, half a minute a lane
-    assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
+    assert window.side.model_panel.config() == WINDOW_DEFAULT  # the default MLP, half a minute a lane
+    assert window.side.lanes_panel.selected_names() == ["cpu", "cpu1"]
 
 
 def test_autosaved_runs_are_offered_back_and_restored(make_window):
@@ -107,16 +107,16 @@ def test_autosaved_runs_are_offered_back_and_restored(make_window):
     window = make_window(offer_recovery=True)
     assert window.recovery is not None and window.recovery.run_ids == [saved.run_id]
     assert window.recovery.isVisibleTo(window)
-    assert window.history.run_ids() == []  # nothing is loaded without asking
+    assert window.compare.history.run_ids() == []  # nothing is loaded without asking
     window.recovery.restore.click()
-    assert window.history.run_ids() == [saved.run_id]
-    assert {p.lane for p in window.map.points()} == {"cpu", "gpu0"}
+    assert window.compare.history.run_ids() == [saved.run_id]
+    assert {p.lane for p in window.compare.map.points()} == {"cpu", "gpu0"}
     restored = window.controller.run(saved.run_id)
     assert [r.row() for r in restored.lanes["cpu"].records] == [r.row() for r in saved.lanes["cpu"].records]
     assert restored.lanes["cpu"].summary.median_ms == pytest.approx(saved.lanes["cpu"].summary.median_ms)
     assert restored.config == saved.config
     window.delete_run(saved.run_id)
-    assert autosave.saved_run_ids() == [] and window.map.points() == []
+    assert autosave.saved_run_ids() == [] and window.compare.map.points() == []
 
 
 def test_discarding_the_offer_deletes_the_files(make_window):
@@ -143,7 +143,7 @@ def test_delete_run_asks_first_and_keeps_the_run_when_cancelled(make_window, mon
     window = make_window()
     run = two_lane_result("20260101-140000-aaaa", 64, 2.0, 1.0)
     window.controller.add_runs([run])
-    window.history.add_run(run)
+    window.compare.history.add_run(run)
     asked = []
 
     def answer(choice: str):

@@ -16,7 +16,7 @@ def test_a_load_run_in_the_window_says_which_lane_held_the_rate(qtbot, make_wind
     window.show()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=5_000)
-    panel = window.model_panel
+    panel = window.side.model_panel
     panel.set_config(RunConfig(ModelSpec((64,)), TrainSpec(data="synthetic", samples=2048)))
     assert not panel._form.isRowVisible(panel.rate)
     panel.task.setCurrentIndex(panel.task.findData("load"))
@@ -25,7 +25,7 @@ def test_a_load_run_in_the_window_says_which_lane_held_the_rate(qtbot, make_wind
     panel.rate.setValue(200)
     config = panel.config()
     assert (config.train.task, config.train.arrival_rate, config.train.max_batch) == ("predict", 200.0, 1)
-    window.lanes_panel.set_schedule("interleaved")  # a load is served one lane after another all the same
+    window.side.lanes_panel.set_schedule("interleaved")  # a load is served one lane after another all the same
     qtbot.keyClick(window, Qt.Key.Key_F5)
     assert window.controller.running, window.status.message()
     qtbot.waitUntil(lambda: not window.controller.running, timeout=60_000)

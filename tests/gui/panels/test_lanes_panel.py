@@ -76,9 +76,9 @@ def test_a_restored_gpu_lane_is_chosen_once_discovery_finds_it(panel):
 
 def test_unchecking_every_lane_leaves_start_disabled(make_window):
     window = make_window()
-    for box in window.lanes_panel.boxes.values():
+    for box in window.side.lanes_panel.boxes.values():
         box.setChecked(False)
-    assert window.lanes_panel.selected_names() == []
+    assert window.side.lanes_panel.selected_names() == []
     assert not window.actions.start.isEnabled()
     assert window.start_run() is None
     assert "at least one lane" in window.status.message()
@@ -108,18 +108,18 @@ def test_real_discovery_fills_the_lanes_panel(qtbot, gui_home):
 
     window = MainWindow(prestart=False, offer_recovery=False)
     qtbot.addWidget(window)
-    assert window.lanes_panel.searching.isVisibleTo(window)  # shown at once, filled in later
+    assert window.side.lanes_panel.searching.isVisibleTo(window)  # shown at once, filled in later
     qtbot.waitUntil(lambda: not window.controller.discovering, timeout=120_000)
-    assert not window.lanes_panel.searching.isVisibleTo(window)
+    assert not window.side.lanes_panel.searching.isVisibleTo(window)
     options = {o.name: o for o in window.controller.options}
     assert options["cpu"].available and options["cpu1"].available
     for option in options.values():
-        box = window.lanes_panel.boxes[option.name]
+        box = window.side.lanes_panel.boxes[option.name]
         assert box.isEnabled() == option.available
         if not option.available:
             assert option.reason and option.reason in box.toolTip()
     if not host_info()["gpus"]:
         assert not options["gpu0"].available and "gpu" in options["gpu0"].reason
-        assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
+        assert window.side.lanes_panel.selected_names() == ["cpu", "cpu1"]
     window.close()
     assert wait_for(lambda: not lane_processes(), 5.0), [p.cmdline() for p in lane_processes()]

@@ -175,8 +175,8 @@ def test_a_window_run_on_a_remote_lane_beside_a_local_one_and_a_close_that_leave
     monkeypatch.setenv("CROSSOVER_SSH_COMMAND", server.ssh_command())
     window = make_window()
     remote = f"ssh://{server.host()}/cpu1"
-    assert window.lanes_panel.hosts.add_host(f"ssh://{server.host()}", sys.executable)
-    qtbot.waitUntil(lambda: remote in window.lanes_panel.boxes, timeout=30_000)
+    assert window.side.lanes_panel.hosts.add_host(f"ssh://{server.host()}", sys.executable)
+    qtbot.waitUntil(lambda: remote in window.side.lanes_panel.boxes, timeout=30_000)
     lanes = [LaneSpec.parse("cpu1"), LaneSpec.parse(remote)]
     tiny = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=2000))
     window.controller.start_run(tiny, lanes, "interleaved")

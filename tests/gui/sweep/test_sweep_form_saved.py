@@ -60,12 +60,12 @@ def test_the_form_sweeps_along_batch_size_at_the_model_panels_model(qtbot, tmp_p
 def test_a_saved_model_sets_the_window_sweep_along_batch_size(make_window):
     window = make_window()
     saved = SavedModel("/m/mine.keras", "ab" * 32, 10, "mine", (32, 32, 3), 5, 1000, 2_000_000, "", 4)
-    config = window.model_panel.config()
-    window.model_panel.set_config(RunConfig(ModelSpec(widths=(), family="saved", saved=saved), config.train))
+    config = window.side.model_panel.config()
+    window.side.model_panel.set_config(RunConfig(ModelSpec(widths=(), family="saved", saved=saved), config.train))
     window.desk.update_controls()
     form = window.sweep.sweep_form
     assert form.along_batch() and not form.along.isEnabled() and not form.widths.isEnabled()
-    window.model_panel.set_config(config)  # Crossover's own model again: the axis is the user's to choose
+    window.side.model_panel.set_config(config)  # Crossover's own model again: the axis is the user's to choose
     window.desk.update_controls()
     assert form.along.isEnabled() and not form.widths.isEnabled()  # still along batch size, as it was left
     form.along.setCurrentIndex(form.along.findData("width"))

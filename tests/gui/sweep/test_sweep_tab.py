@@ -174,17 +174,17 @@ def test_window_sweep_tab_f5_esc_and_close_mid_sweep(qtbot, make_window, scripte
     window.show()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=5_000)  # shortcuts reach the active window only
-    window.model_panel.set_config(BASE)
+    window.side.model_panel.set_config(BASE)
     window.tabs.setCurrentWidget(window.sweep)
     window.sweep.sweep_form.widths.setText("8,16,32,64,128,256")
     window.sweep.sweep_form.steady.setValue(5)
     window.sweep.sweep_form.seconds.setValue(0.5)
     qtbot.keyClick(window, Qt.Key.Key_F5)
-    assert window.sweep.running and not window.model_panel.isEnabled()
+    assert window.sweep.running and not window.side.model_panel.isEnabled()
     qtbot.waitUntil(lambda: window.sweep.view.table.rowCount() >= 1, timeout=30_000)
     qtbot.keyClick(window, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not window.sweep.running, timeout=30_000)
-    assert window.model_panel.isEnabled() and 1 <= window.sweep.view.table.rowCount() < 12
+    assert window.side.model_panel.isEnabled() and 1 <= window.sweep.view.table.rowCount() < 12
     # Again, and close the window in the middle of it.
     window.sweep.start()
     qtbot.waitUntil(lambda: window.sweep.view.table.rowCount() >= 1, timeout=30_000)

@@ -27,7 +27,7 @@ def _platform_scheme_after_each_test():
 
 
 def plots(window) -> list:
-    return [window.plot.plot, window.map.plot, window.sweep.view.plot]
+    return [window.compare.plot.plot, window.compare.map.plot, window.sweep.view.plot]
 
 
 def grounds(window) -> set[str]:
@@ -47,8 +47,8 @@ def test_choosing_dark_turns_the_window_and_every_plot_dark_and_it_survives_a_re
     assert window.theme.dark and QColor(window_colour()).lightness() < 128
     assert "#e8eef5" in QApplication.instance().styleSheet()  # resources/style-dark.qss is in force
     qtbot.waitUntil(lambda: grounds(window) == {DARK.background})
-    axis = window.map.plot.getAxis("left")
-    assert axis.textPen().color().name() == DARK.text and window.plot.legend.opts["labelTextColor"].name() == DARK.text
+    axis = window.compare.map.plot.getAxis("left")
+    assert axis.textPen().color().name() == DARK.text and window.compare.plot.legend.opts["labelTextColor"].name() == DARK.text
     window.close()
 
     restarted = make_window()  # the same settings file: the next launch

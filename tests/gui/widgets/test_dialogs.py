@@ -22,7 +22,7 @@ def test_every_dialog_starts_where_the_last_file_was_chosen(make_window, tmp_pat
     answer_next_dialog(window.dialogs, str(sweeps / "old.csv"), seen)
     window.sweep.view._on_open_clicked()  # the Sweep tab's Open CSV… starts where the plot went
     answer_next_dialog(window.dialogs, None, seen)
-    window.model_panel._on_browse_clicked()  # … and the data file's, where that CSV was
+    window.side.model_panel._on_browse_clicked()  # … and the data file's, where that CSV was
     answer_next_dialog(window.dialogs, None, seen)
     window.exports.ask_export_run("some-run")  # a cancelled dialog moves nothing
     assert seen[1:] == [str(slides.resolve()), str(sweeps.resolve()), str(sweeps.resolve())]

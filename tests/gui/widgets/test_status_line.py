@@ -20,7 +20,7 @@ def shown_red(window) -> bool:
 def test_a_clamped_width_is_said_in_red_until_the_next_edit(make_window, qtbot):
     window = make_window()
     window.show()
-    spin = window.model_panel.widths.spins[0]
+    spin = window.side.model_panel.widths.spins[0]
     type_into(qtbot, spin, "99999")
     qtbot.waitUntil(lambda: "outside 1-16,384" in window.status.message())
     qtbot.wait(50)  # the clamped value's own change has gone through: the sentence must still be there
@@ -32,30 +32,30 @@ def test_a_clamped_width_is_said_in_red_until_the_next_edit(make_window, qtbot):
 
 def test_an_invalid_model_is_red_until_it_is_valid_again(make_window, qtbot):
     window = make_window()
-    window.model_panel.data.setCurrentText("nonsense")
+    window.side.model_panel.data.setCurrentText("nonsense")
     assert window.config is None
     assert window.status.is_error() and "data source 'nonsense'" in window.status.message().lower()
-    window.model_panel.batch.setValue(64)  # still invalid: the sentence stays
+    window.side.model_panel.batch.setValue(64)  # still invalid: the sentence stays
     assert window.status.is_error()
-    window.model_panel.data.setCurrentText("synthetic")
+    window.side.model_panel.data.setCurrentText("synthetic")
     assert window.config is not None and window.status.message() == "" and not shown_red(window)
 
 
 def test_putting_the_model_right_leaves_other_errors_alone(make_window):
     window = make_window()
-    window.model_panel.data.setCurrentText("nonsense")
+    window.side.model_panel.data.setCurrentText("nonsense")
     window.say("Autosave failed: the disk is full", error=True)
-    window.model_panel.data.setCurrentText("synthetic")
+    window.side.model_panel.data.setCurrentText("synthetic")
     assert window.status.message() == "Autosave failed: the disk is full" and window.status.is_error()
 
 
 def test_choosing_a_lane_clears_the_no_lane_error(make_window):
     window = make_window()
-    for box in window.lanes_panel.boxes.values():
+    for box in window.side.lanes_panel.boxes.values():
         box.setChecked(False)
     window.start_run()
     assert "at least one lane" in window.status.message() and window.status.is_error()
-    window.lanes_panel.boxes["cpu"].setChecked(True)
+    window.side.lanes_panel.boxes["cpu"].setChecked(True)
     assert window.status.message() == ""
 
 

@@ -20,7 +20,7 @@ def test_the_wheel_scrolls_past_the_model_panels_settings_without_changing_them(
     window.resize(1024, 700)
     window.show()
     qtbot.waitExposed(window)
-    panel = window.model_panel
+    panel = window.side.model_panel
     before = panel.config()
     spins = [panel.batch, panel.samples]
     for spin in spins:

@@ -38,8 +38,8 @@ def factory_window(make_window, monkeypatch, tmp_path):
     window.controller.start_run = lambda config, specs, schedule, plan=(): started.append((config, plan))
     path = tmp_path / "my_models.py"
     path.write_text("def build(width):\n    pass\n")
-    window.model_panel.widths.set_widths((64,))
-    window.model_panel.model_file_chosen.emit(str(path))
+    window.side.model_panel.widths.set_widths((64,))
+    window.side.model_panel.model_file_chosen.emit(str(path))
     opener = window.desk.model_file
     return window, opener, asked, started
 
@@ -48,7 +48,7 @@ def test_a_run_of_a_width_not_counted_yet_builds_it_first_then_starts_with_its_f
     window, opener, asked, started = factory_window
     qtbot.waitUntil(lambda: not opener.running, timeout=5000)
     assert asked == [(64,)]
-    window.model_panel.widths.spins[0].setValue(200)  # typed, then Start at once: before the panel's build came
+    window.side.model_panel.widths.spins[0].setValue(200)  # typed, then Start at once: before the panel's build came
     assert window.desk.start_run() is None and started == []
     assert not window.side.start_button.isEnabled()  # while the lane builds, nothing else starts
     assert window.status.message() == "cpu builds and counts build(200) (my_models.py) before it is timed…"
@@ -165,7 +165,7 @@ def test_a_real_lane_builds_the_factory_the_window_opened_at_the_width_it_shows(
     path.write_text("import keras\n\n\ndef build(width):\n    inputs = keras.Input(shape=(32,))\n"
                     "    x = keras.layers.Dense(width, activation='relu')(inputs)\n"
                     "    return keras.Model(inputs, keras.layers.Dense(4, activation='softmax')(x))\n")
-    panel = window.model_panel
+    panel = window.side.model_panel
     panel.widths.set_widths((64,))
     panel.model_file_chosen.emit(str(path))
     assert panel.cost.text() == "counting build(64)…"
@@ -179,7 +179,7 @@ def test_a_real_lane_builds_the_factory_the_window_opened_at_the_width_it_shows(
 def test_a_width_settled_on_during_a_run_waits_for_the_lanes_and_is_built_when_the_run_ends(factory_window, qtbot):
     window, opener, asked, _ = factory_window
     qtbot.waitUntil(lambda: not opener.running, timeout=5000)
-    panel = window.model_panel
+    panel = window.side.model_panel
     busy = {"on": True}
     opener._busy = lambda: busy["on"]  # a run holds the lanes
     panel.widths.spins[0].setValue(96)
@@ -205,7 +205,7 @@ def test_the_why_tab_dissects_a_factorys_width_with_its_own_figures(factory_wind
     dissected = []
     monkeypatch.setattr(why_tab, "measure_anatomies", lambda pool, lanes, configs, cancel, on_outcome:
                         dissected.append(configs) or [])
-    window.model_panel.widths.spins[0].setValue(300)
+    window.side.model_panel.widths.spins[0].setValue(300)
     window.why.start()  # before the panel's build of 300: the Why tab's own job builds it first
     qtbot.waitUntil(lambda: not window.why.running, timeout=5000)
     ((config,),) = dissected
@@ -226,7 +226,7 @@ def test_stop_while_a_lane_builds_a_runs_width_starts_nothing(factory_window, qt
         return factory
 
     monkeypatch.setattr(model_file, "inspect_factory", slow)
-    window.model_panel.widths.spins[0].setValue(500)
+    window.side.model_panel.widths.spins[0].setValue(500)
     window.desk.start_run()
     qtbot.waitUntil(lambda: building == [(500,)], timeout=5000)
     assert window.actions.stop.isEnabled()
@@ -234,4 +234,4 @@ def test_stop_while_a_lane_builds_a_runs_width_starts_nothing(factory_window, qt
     qtbot.waitUntil(lambda: not window.desk.preparing, timeout=5000)
     assert started == [] and window.status.message() == "Not started: build(500) was not built: stopped."
     assert window.side.start_button.isEnabled()
-    assert window.model_panel.cost.text() == "build(500) (my_models.py): not counted yet (stopped)"
+    assert window.side.model_panel.cost.text() == "build(500) (my_models.py): not counted yet (stopped)"

@@ -62,15 +62,15 @@ def shown_window(make_window, qtbot):
 def test_tab_reaches_every_control_in_reading_order(shown_window, tab):
     window = shown_window
     window.tabs.setCurrentWidget(window.compare if tab == "compare" else window.sweep)
-    stops = tab_stops(window, window.model_panel.preset)
+    stops = tab_stops(window, window.side.model_panel.preset)
     missing = [f"{type(w).__name__} {spoken_name(w)!r}" for w in reachable(window) if w not in stops]
     assert not missing, f"Tab never reaches {missing}"
-    m, lanes = window.model_panel, window.lanes_panel
+    m, lanes = window.side.model_panel, window.side.lanes_panel
     order = [m.preset, m.layers, m.widths.sliders[0], m.widths.spins[0], m.activation, m.batch, m.data,
-             m.samples, *lanes.boxes.values(), lanes.schedule_box, window.start_button,
+             m.samples, *lanes.boxes.values(), lanes.schedule_box, window.side.start_button,
              window.side.ramp_axis, window.side.ramp_widths, window.side.ramp_button, window.tabs.findChild(QTabBar)]
     if tab == "compare":
-        order += [window.plot.x_axis, window.plot.plot, window.map.plot, window.summary.table, window.history.table]
+        order += [window.compare.plot.x_axis, window.compare.plot.plot, window.compare.map.plot, window.compare.summary.table, window.compare.history.table]
     else:
         form, view = window.sweep.sweep_form, window.sweep.view
         order += [form.preset, form.widths, form.run_button, view.plot, view.table, view.open_button]
@@ -80,7 +80,7 @@ def test_tab_reaches_every_control_in_reading_order(shown_window, tab):
 
 def test_width_sliders_move_with_arrow_keys_and_page_keys(shown_window):
     window = shown_window
-    slider, spin = window.model_panel.widths.sliders[0], window.model_panel.widths.spins[0]
+    slider, spin = window.side.model_panel.widths.sliders[0], window.side.model_panel.widths.spins[0]
     slider.setFocus()
     start = ROUND_WIDTHS.index(spin.value())
     for key, expected in ((Qt.Key.Key_Right, start + 1), (Qt.Key.Key_Left, start), (Qt.Key.Key_Up, start + 1),

@@ -23,7 +23,7 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
     scripted.scripts.update(cpu=cpu_like(fixed_ms=0.3, gflops=20, noise=0.02),
                             cpu1=cpu_like(fixed_ms=1.0, gflops=60, noise=0.02, seed=1))
     window = make_window()
-    window.model_panel.set_config(RunConfig(ModelSpec((16,)), TrainSpec(batch_size=128, samples=4096,
+    window.side.model_panel.set_config(RunConfig(ModelSpec((16,)), TrainSpec(batch_size=128, samples=4096,
                                                                         data="synthetic")))
     said_before = []
 
@@ -31,7 +31,7 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
         (answer,) = window.findings.answers()  # one pair, one kind of model
         said = answer_words(answer)
         assert "cpu1 is faster above about" in said and "cpu below" in said, said
-        for view, text in (("headline", window.summary.verdict.text()), ("map", window.map.description.text()),
+        for view, text in (("headline", window.compare.summary.verdict.text()), ("map", window.compare.map.description.text()),
                            ("Sweep tab", window.sweep.view.verdict.text())):
             assert _plain(said) in _plain(text), (view, said, text)
         said_before.append(said)
@@ -41,7 +41,7 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
     window.side.ramp_widths.setText("16,64,256,1024,2048")
     assert window.desk.start_ramp() is not None
     qtbot.waitUntil(lambda: not window.controller.running and len(window.controller.runs) == 1, timeout=60_000)
-    qtbot.waitUntil(lambda: "faster above" in window.summary.verdict.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: "faster above" in window.compare.summary.verdict.text(), timeout=5_000)
     one_sentence()
     ramp_csv = tmp_path / "ramp.csv"
     window.exports.export_run(window.controller.runs[-1].run_id, str(ramp_csv))

@@ -19,7 +19,7 @@ def test_a_ramp_through_batch_sizes_keeps_the_model_and_each_axis_keeps_its_text
     side.ramp_widths.setText("4,64")
     window.desk.start_ramp()
     (plan,) = started
-    base = window.model_panel.config().model
+    base = window.side.model_panel.config().model
     assert [(c.model.widths, c.train.batch_size) for c in plan] == [(base.widths, 4), (base.widths, 64)]
     side.set_ramp_along("width")
     assert side.ramp_widths.text() == "16,256"  # what was typed for widths came back
@@ -34,8 +34,8 @@ def test_a_saved_model_ramps_through_batch_sizes_only(make_window):
     started = []
     window.controller.start_run = lambda config, specs, schedule, plan=(): started.append(plan)
     saved = SavedModel("/m/mine.keras", "ab" * 32, 10, "mine", (32, 32, 3), 5, 1000, 2_000_000, "", 4)
-    config = window.model_panel.config()
-    window.model_panel.set_config(dataclasses.replace(
+    config = window.side.model_panel.config()
+    window.side.model_panel.set_config(dataclasses.replace(
         config, model=ModelSpec(widths=(), family=SAVED, saved=saved)))
     window.desk.update_controls()
     side = window.side

@@ -110,25 +110,25 @@ def test_below_what_a_page_needs_it_scrolls_and_the_window_stops_at_its_least_si
 
 
 def test_a_long_device_name_is_cut_in_its_check_box_not_by_the_panel(small):
-    box = small.lanes_panel.boxes["cpu"]
+    box = small.side.lanes_panel.boxes["cpu"]
     assert box.text() == f"cpu  ·  {XEON}" and XEON in box.toolTip()
     assert box.minimumSizeHint().width() < box.sizeHint().width()
     assert small.side.width() < 420  # the long name did not widen the column at 1024 px
 
 
 def test_a_long_host_name_does_not_widen_or_cut_the_column(small, qtbot, monkeypatch):
-    monkeypatch.setattr(small.lanes_panel.hosts, "_list_lanes", fake_lister)
+    monkeypatch.setattr(small.side.lanes_panel.hosts, "_list_lanes", fake_lister)
     host = "me@gpunode017.averyveryverylongclustername.example.org:2222"  # no hyphen to wrap at
-    assert small.lanes_panel.hosts.add_host(f"ssh://{host}")
-    qtbot.waitUntil(lambda: f"ssh://{host}/jax:gpu0" in small.lanes_panel.boxes, timeout=5000)
+    assert small.side.lanes_panel.hosts.add_host(f"ssh://{host}")
+    qtbot.waitUntil(lambda: f"ssh://{host}/jax:gpu0" in small.side.lanes_panel.boxes, timeout=5000)
     qtbot.wait(50)
     side = small.side
     assert side.widget().width() <= side.viewport().width() and side.width() < 420
-    headers = [label for label in small.lanes_panel.findChildren(QLabel)
+    headers = [label for label in small.side.lanes_panel.findChildren(QLabel)
                if label.isVisible() and not label.wordWrap() and host in label.toolTip()]
     assert len(headers) == 2 and all(label.text().endswith("…") for label in headers)  # TensorFlow and JAX on it
     assert cut_short(small) == []
-    small.lanes_panel.shutdown()
+    small.side.lanes_panel.shutdown()
 
 
 def test_help_has_the_guide_beside_about(small, monkeypatch):

@@ -36,8 +36,8 @@ def window(qapp, tmp_path_factory):
     os.environ["CROSSOVER_HOME"] = str(home)
     os.environ["KERAS_HOME"] = str(home / "keras")
     w = MainWindow(discover_fn=no_gpu_options, prestart=True, offer_recovery=False)
-    w.model_panel.set_config(TINY)
-    w.lanes_panel.set_schedule("concurrent")
+    w.side.model_panel.set_config(TINY)
+    w.side.lanes_panel.set_schedule("concurrent")
     w.show()
     assert wait_for(lambda: (qapp.processEvents(), not w.controller.discovering)[1], 10)
     yield w
@@ -50,7 +50,7 @@ def window(qapp, tmp_path_factory):
 
 
 def run_and_wait(qtbot, window, config: RunConfig = TINY):
-    window.model_panel.set_config(config)
+    window.side.model_panel.set_config(config)
     before = len(window.controller.runs)
     qtbot.keyClick(window, Qt.Key.Key_F5)  # Start, as the user would
     assert window.controller.running, window.status.message()
@@ -60,14 +60,14 @@ def run_and_wait(qtbot, window, config: RunConfig = TINY):
 
 
 def test_real_run_draws_the_plot_fills_the_summary_and_the_map(qtbot, window):
-    assert window.lanes_panel.selected_names() == ["cpu", "cpu1"]
+    assert window.side.lanes_panel.selected_names() == ["cpu", "cpu1"]
     result = run_and_wait(qtbot, window)
     assert {name: lane.status for name, lane in result.lanes.items()} == {"cpu": "completed", "cpu1": "completed"}
     steps = 2000 // 64  # whole batches only (core/lane/feeding.py)
-    assert window.plot.points_drawn() == {"cpu": steps - 5, "cpu1": steps - 5}  # warm-up drawn apart
-    legend = " ".join(label.text for _, label in window.plot.legend.items)
+    assert window.compare.plot.points_drawn() == {"cpu": steps - 5, "cpu1": steps - 5}  # warm-up drawn apart
+    legend = " ".join(label.text for _, label in window.compare.plot.legend.items)
     assert "cpu · CPU (" in legend and "cpu1 · CPU (" in legend and "1 thread" in legend
-    table = window.summary.table
+    table = window.compare.summary.table
     for col in range(2):
         assert table.item(1, col).text() == "completed"
         assert float(table.item(2, col).text()) > 0  # median ms per batch
@@ -75,30 +75,30 @@ def test_real_run_draws_the_plot_fills_the_summary_and_the_map(qtbot, window):
         assert float(table.item(5, col).text().replace(",", "")) > 0  # samples/s
         data = table.item(ROWS.index("Data"), col)
         assert data.text() == "synthetic" and "synthetic MNIST-shaped data" in data.toolTip()
-    verdict = window.summary.verdict.text()
+    verdict = window.compare.summary.verdict.text()
     assert "faster than" in verdict or "too close to call" in verdict, verdict  # a lead, or a tie said as one
-    assert "fixed cost" in window.summary.explanation.text()
-    assert {p.lane for p in window.map.points()} == {"cpu", "cpu1"}
-    assert window.history.run_ids() == [result.run_id]
-    assert window.actions.start.isEnabled() and window.model_panel.isEnabled()
+    assert "fixed cost" in window.compare.summary.explanation.text()
+    assert {p.lane for p in window.compare.map.points()} == {"cpu", "cpu1"}
+    assert window.compare.history.run_ids() == [result.run_id]
+    assert window.actions.start.isEnabled() and window.side.model_panel.isEnabled()
     assert os.path.exists(autosave.autosave_dir() / f"{result.run_id}.csv")
     assert "tensorflow" not in sys.modules and "keras" not in sys.modules and "jax" not in sys.modules
 
 
 def test_more_model_sizes_add_map_points_and_then_cost_fits(qtbot, window):
     # Cost models are fitted through completed, uncontended points only: these lanes take turns.
-    window.lanes_panel.set_schedule("interleaved")
+    window.side.lanes_panel.set_schedule("interleaved")
     run_and_wait(qtbot, window, RunConfig(ModelSpec((32,)), TINY.train))
     run_and_wait(qtbot, window, RunConfig(ModelSpec((512,)), TINY.train))
-    sizes = {p.point.flops_per_batch for p in window.map.map_points() if p.kind == "completed"}
+    sizes = {p.point.flops_per_batch for p in window.compare.map.map_points() if p.kind == "completed"}
     assert len(sizes) == 2
     assert window.findings.lane_fits(TINY) == {}  # through two sizes any line fits: no cost model claimed yet
-    assert "Fitted over" not in window.summary.explanation.text()
+    assert "Fitted over" not in window.compare.summary.explanation.text()
     run_and_wait(qtbot, window, RunConfig(ModelSpec((128,)), TINY.train))
     assert set(window.findings.lane_fits(TINY)) == {"cpu", "cpu1"}, [(p.lane, p.kind, p.widths)
-                                                                      for p in window.map.map_points()]
-    assert "Fitted over the model sizes measured" in window.summary.explanation.text()
-    window.lanes_panel.set_schedule("concurrent")
+                                                                      for p in window.compare.map.map_points()]
+    assert "Fitted over the model sizes measured" in window.compare.summary.explanation.text()
+    window.side.lanes_panel.set_schedule("concurrent")
 
 
 def test_export_writes_a_csv_that_round_trips(window, tmp_path):
@@ -112,10 +112,10 @@ def test_export_writes_a_csv_that_round_trips(window, tmp_path):
     assert [r["run_id"] for r in meta["runs"]] == [r.run_id for r in window.controller.runs]
     assert meta["host"]["cpu_cores"] == host_info()["cpu_cores"]
     assert "prices" not in meta  # none typed yet
-    window.lanes_panel.prices.set("cpu1", 0.25)  # a $/h beside cpu1 in the Lanes panel: recorded with the runs
+    window.side.lanes_panel.prices.set("cpu1", 0.25)  # a $/h beside cpu1 in the Lanes panel: recorded with the runs
     assert window.exports.export_timings(str(path)) == ""
     assert json.loads(path.with_suffix(".json").read_text())["prices"] == {"cpu1": 0.25}
-    window.lanes_panel.prices.set("cpu1", 0)
+    window.side.lanes_panel.prices.set("cpu1", 0)
     try:
         import pandas
     except ImportError:
@@ -198,27 +198,27 @@ def test_plot_exports_as_png_and_svg(window, tmp_path):
 def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, window):
     if host_info()["gpus"]:
         pytest.skip("this machine has a GPU: the gpu0 lane would not fail")
-    window.model_panel.set_config(TINY)
+    window.side.model_panel.set_config(TINY)
     window.controller.start_run(TINY, [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")], "concurrent")
     qtbot.waitUntil(lambda: not window.controller.running, timeout=RUN_TIMEOUT_MS)
     result = window.controller.runs[-1]
     assert result.lanes["cpu"].status == "completed" and len(result.lanes["cpu"].records) > 0
     assert result.lanes["gpu0"].status == "failed"
     assert "No GPU is visible" in result.lanes["gpu0"].failure
-    assert "gpu0 failed: No GPU is visible" in window.summary.problems.text()
-    assert window.summary.problems.isVisibleTo(window)
+    assert "gpu0 failed: No GPU is visible" in window.compare.summary.problems.text()
+    assert window.compare.summary.problems.isVisibleTo(window)
     assert "gpu0" in window.status.message()
     assert window.actions.start.isEnabled()  # the window keeps working
 
 
 @pytest.mark.parametrize("schedule", ["side-by-side", "sequential", "interleaved"])
 def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
-    window.model_panel.set_config(LONG)
-    window.lanes_panel.set_schedule(schedule)
+    window.side.model_panel.set_config(LONG)
+    window.side.lanes_panel.set_schedule(schedule)
     live = window.start_run()
     assert live.result.schedule == schedule
     # The lanes are locked while running; the model is not (a change goes to the running lanes).
-    assert window.model_panel.isEnabled() and not window.lanes_panel.isEnabled()
+    assert window.side.model_panel.isEnabled() and not window.side.lanes_panel.isEnabled()
     # The Sweep tab's actions wait for the lanes too (Rank knobs did nothing when pressed meanwhile).
     assert not any(b.isEnabled() for b in (window.sweep.sweep_form.run_button, window.sweep.sweep_form.refine_button,
                                            window.sweep.sweep_form.ladder_button))
@@ -228,7 +228,7 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     qtbot.keyClick(window, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not window.controller.running, timeout=5000)
     took = time.monotonic() - started
-    window.lanes_panel.set_schedule("auto")
+    window.side.lanes_panel.set_schedule("auto")
     # About a second (the lanes' cancel grace is 1 s, then a kill), with room for a busy machine.
     limit = wall_limit(3.0)
     assert took < limit, f"stop took {took:.2f} s (limit {limit:.1f} s at {load_words()})"
@@ -237,12 +237,12 @@ def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     assert len(result.lanes["cpu"].records) >= 8  # what was measured is kept
     if schedule != "side-by-side":
         assert result.lanes["cpu1"].records == []  # never started: the stop came first
-    assert window.history.table.item(0, 3).text() == "cancelled"
-    assert window.model_panel.isEnabled() and window.actions.start.isEnabled()
+    assert window.compare.history.table.item(0, 3).text() == "cancelled"
+    assert window.side.model_panel.isEnabled() and window.actions.start.isEnabled()
 
 
 def test_closing_mid_run_leaves_no_thread_and_no_lane_process(qtbot, window):
-    window.model_panel.set_config(LONG)
+    window.side.model_panel.set_config(LONG)
     live = window.start_run()
     qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in live.series.values()), timeout=RUN_TIMEOUT_MS)
     assert len(lane_processes()) >= 2
