@@ -46,9 +46,9 @@ def main(out: str) -> int:
     while window.controller.discovering and time.monotonic() < deadline:
         app.processEvents()
         time.sleep(0.02)
-    window.lanes_panel.select(["cpu", "cpu1"])
-    window.lanes_panel.set_schedule("interleaved")
-    window.model_panel.set_config(RunConfig(ModelSpec((16,)), TrainSpec(batch_size=128, data="synthetic")))
+    window.side.lanes_panel.select(["cpu", "cpu1"])
+    window.side.lanes_panel.set_schedule("interleaved")
+    window.side.model_panel.set_config(RunConfig(ModelSpec((16,)), TrainSpec(batch_size=128, data="synthetic")))
     frames = Path(tempfile.mkdtemp(prefix="crossover-frames-"))
     live = window.desk.start_ramp(RAMP)
     if live is None:

@@ -39,8 +39,8 @@ def picture(path: str, lanes: list[str]) -> None:
     window.show()
     wait(app, lambda: not window.controller.discovering, 120)
     config = PRESETS["blog-small"].config
-    window.model_panel.set_config(config.replace(data="synthetic", samples=6000))
-    window.lanes_panel.select(lanes)
+    window.side.model_panel.set_config(config.replace(data="synthetic", samples=6000))
+    window.side.lanes_panel.select(lanes)
     window.tabs.setCurrentWidget(window.why)
     wait(app, None, 0.5)
     window.why.start()
