@@ -109,7 +109,12 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
     clauses += [(float(s.width_lo), stretch_words(s, unit)) for s in v.stretches
                 if not (s.width_lo in ends or s.width_hi in ends)
                 and not any(lo < s.width_lo and s.width_hi < hi for lo, hi in inside)]
-    return _with_subject("; then ".join(text for _, text in sorted(clauses)), a, b)
+    # A lead at a change's end that rests on a pattern says so: its widths were each inside the noise alone.
+    resting = [f"{s.leader}'s lead {_at(s.width_lo, s.width_hi, unit)} rests on {s.pattern} neighbouring widths "
+               "together, each inside the noise alone" for s in v.stretches
+               if s.pattern and (s.width_lo in ends or s.width_hi in ends)]
+    return _with_subject("; then ".join(text for _, text in sorted(clauses)) + "".join(f" ({r})" for r in resting),
+                         a, b)
 
 
 def _scatter_words(v: PairVerdict) -> str:

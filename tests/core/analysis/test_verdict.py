@@ -242,3 +242,8 @@ def test_neighbouring_widths_that_each_lean_one_way_inside_the_noise_lead_togeth
     # A lead at its own width beside the pattern: one stretch, one leader.
     mixed = verdict([1.06, 1.06, 1.06, 1.5])
     assert mixed.state is State.LEADS and len(mixed.stretches) == 1 and mixed.stretches[0].pattern == 3
+    # A crossing whose one side rests on a pattern says so.
+    crossing = verdict([1.06, 1.06, 1.06, 1 / 1.5])
+    assert crossing.state is State.CROSSES
+    assert pair_words(crossing).endswith("cpu1 below (cpu1's lead from 16 to 64 units rests on 3 neighbouring widths "
+                                         "together, each inside the noise alone)"), pair_words(crossing)
