@@ -447,11 +447,21 @@ def check_host(host: str) -> str:
     return host
 
 
+class DeviceKind(str, Enum):
+    """What a lane trains on: the CPU (a thread budget) or a GPU (an index). Files and names keep its word."""
+
+    CPU = "cpu"
+    GPU = "gpu"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class LaneSpec:
     """One device profile: a Keras backend on a CPU thread budget or on one GPU."""
 
-    kind: str = "cpu"  # cpu | gpu
+    kind: str = DeviceKind.CPU  # a DeviceKind once made (a word of neither is refused)
     index: int = 0  # GPU index; ignored for CPU
     threads: int | None = None  # CPU thread budget; None = all cores
     backend: str = "tensorflow"
@@ -460,7 +470,8 @@ class LaneSpec:
     def __post_init__(self) -> None:
         if self.host:
             check_host(self.host)
-        _check(self.kind in ("cpu", "gpu"), f"lane kind {self.kind!r}: choose cpu or gpu")
+        _check(self.kind in DeviceKind._value2member_map_, f"lane kind {self.kind!r}: choose cpu or gpu")
+        object.__setattr__(self, "kind", DeviceKind(self.kind))
         _check(self.backend in BACKENDS, f"backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
         _check(self.index >= 0, f"GPU index {self.index}: must be 0 or more")
         _check(self.threads is None or 1 <= self.threads <= 1024, f"thread budget {self.threads}: choose 1-1024")
@@ -468,7 +479,7 @@ class LaneSpec:
     @property
     def name(self) -> str:
         """The lane's name in the CLI and the CSV: cpu, cpu1, gpu0, jax:gpu0…"""
-        if self.kind == "cpu":
+        if self.kind == DeviceKind.CPU:
             base = "cpu" if self.threads is None else f"cpu{self.threads}"
         else:
             base = f"gpu{self.index}"
@@ -498,8 +509,8 @@ class LaneSpec:
         backend = m["backend"] or "tensorflow"
         num = m["num"]
         if m.group("device") == "cpu":
-            return cls(kind="cpu", threads=int(num) if num else None, backend=backend)
-        return cls(kind="gpu", index=int(num) if num else 0, backend=backend)
+            return cls(kind=DeviceKind.CPU, threads=int(num) if num else None, backend=backend)
+        return cls(kind=DeviceKind.GPU, index=int(num) if num else 0, backend=backend)
 
 
 def parse_lanes(text: str) -> tuple[LaneSpec, ...]:

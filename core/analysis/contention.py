@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ..config import ConfigError, LaneSpec, Schedule
+from ..config import ConfigError, DeviceKind, LaneSpec, Schedule
 from ..records import BatchTiming, RunSummary
 from ..results import LaneResult, RunResult
 from .stats import summarize
@@ -18,7 +18,7 @@ from .stats import summarize
 
 def shares_cores(a: LaneSpec, b: LaneSpec) -> bool:
     """Whether two lanes compete for this machine's CPU cores when they train at once."""
-    return a.kind == "cpu" and b.kind == "cpu" and not a.host and not b.host
+    return a.kind == DeviceKind.CPU and b.kind == DeviceKind.CPU and not a.host and not b.host
 
 
 def _spec(lane: str) -> LaneSpec | None:
@@ -58,7 +58,7 @@ def host_cores_shared(result: RunResult) -> bool:
     specs = [s for s in (_spec(name) for name in result.lanes) if s is not None and not s.host]
     if result.schedule is not Schedule.SIDE_BY_SIDE:
         return False
-    return any(s.kind == "gpu" for s in specs) and any(s.kind == "cpu" for s in specs)
+    return any(s.kind == DeviceKind.GPU for s in specs) and any(s.kind == DeviceKind.CPU for s in specs)
 
 
 # Lanes trained side by side are compared on the stretch during which all of them trained: a lane that

@@ -14,7 +14,7 @@ from . import sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_remote_arg, remote_settings
 from ..machine import HostInfo
-from ..config import ConfigError
+from ..config import ConfigError, DeviceKind
 from ..files.inputs import check_input_file
 from ..engine.devices import LaneOption, discover, host_info
 from ..paths import PROG
@@ -54,7 +54,7 @@ def print_machine(host: HostInfo) -> None:
 def print_lanes(options: list[LaneOption], where: str) -> None:
     print(table(["lane", "device", "available"],
                 [[o.name, o.device, "yes" if o.available else f"no: {o.reason}"] for o in options]))
-    if not any(o.available and o.spec.kind == "gpu" for o in options):
+    if not any(o.available and o.spec.kind == DeviceKind.GPU for o in options):
         print(f"No GPU lane is available {where}: compare cpu with cpu1 (all cores against one thread).")
 
 

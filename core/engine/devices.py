@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..machine import GPU_HINT, INSTALL_HINT, LABEL, Gpu, HostInfo, cpu_model, usable_cores
-from ..config import BACKENDS, OPTIMIZER_SLOTS, LaneSpec, RunConfig
+from ..config import BACKENDS, OPTIMIZER_SLOTS, DeviceKind, LaneSpec, RunConfig
 from ..files.npz_check import available_bytes
 from ..json_data import JsonValue
 from ..messages import Probed
@@ -170,7 +170,7 @@ def lane_problems(specs: list[LaneSpec], pool: Lanes | None = None) -> list[str]
     Lanes on other machines are not checked here: they say what is wrong when they connect, and
     the lanes on this machine run regardless."""
     specs = [s for s in specs if not s.host]
-    gpu_backends = tuple(sorted({s.backend for s in specs if s.kind == "gpu"}))
+    gpu_backends = tuple(sorted({s.backend for s in specs if s.kind == DeviceKind.GPU}))
     cpu_backends = tuple(sorted({s.backend for s in specs} - set(gpu_backends)))
     options = (discover(pool, gpu_backends) if gpu_backends else []) + unprobed_options(cpu_backends)
     return check_lanes(specs, options)
@@ -182,7 +182,7 @@ def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
     cores = len(usable_cores())
     problems = []
     for spec in specs:
-        if spec.kind == "cpu" and spec.threads is not None and spec.threads > cores:
+        if spec.kind == DeviceKind.CPU and spec.threads is not None and spec.threads > cores:
             problems.append(f"{spec.name}: this machine has {cores} usable CPU core{'s' if cores != 1 else ''}: "
                             f"choose cpu1-cpu{cores}, or cpu for all of them")
             continue
@@ -190,11 +190,11 @@ def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
         if option is not None:
             if not option.available:
                 problems.append(f"{spec.name}: {option.reason}")
-        elif spec.kind == "cpu":  # another thread budget: fine wherever the backend is installed
+        elif spec.kind == DeviceKind.CPU:  # another thread budget: fine wherever the backend is installed
             if backend_version(spec.backend) is None:
                 problems.append(f"{spec.name}: {not_installed_reason(spec.backend)}")
         else:
-            gpus = [o for o in options if o.spec.backend == spec.backend and o.spec.kind == "gpu"]
+            gpus = [o for o in options if o.spec.backend == spec.backend and o.spec.kind == DeviceKind.GPU]
             usable = [o for o in gpus if o.available]
             none = next((o for o in gpus if not o.available), None)
             reason = (none.reason if none is not None and not usable
@@ -207,8 +207,8 @@ def memory_problem(configs: Sequence[RunConfig], lanes: Sequence[LaneSpec], free
     """Why the largest model of a run or sweep would not fit this machine's memory on its local CPU lanes (each
     builds its own copy, so together they need it that many times over), as a sentence; "" when it fits. A GPU
     lane's memory is its device's, a remote lane's its machine's: those are not checked here."""
-    local = [lane for lane in lanes if not lane.host and lane.kind == "cpu"]
-    gpus = [lane for lane in lanes if not lane.host and lane.kind == "gpu"]
+    local = [lane for lane in lanes if not lane.host and lane.kind == DeviceKind.CPU]
+    gpus = [lane for lane in lanes if not lane.host and lane.kind == DeviceKind.GPU]
     if not (local or gpus) or not configs:
         return ""
     config = max(configs, key=lambda c: c.model.min_memory_bytes(c.train.batch_size, c.train.optimizer))

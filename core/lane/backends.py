@@ -9,7 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..config import ConfigError, LaneSpec, TrainSpec
+from ..config import ConfigError, DeviceKind, LaneSpec, TrainSpec
 from ..json_data import JsonValue
 from ..machine import GPU_HINT, LABEL, cpu_model, usable_cores
 from ..paths import COMPILE_CACHE_MAX_BYTES, compile_cache_dir
@@ -32,7 +32,7 @@ def resolve_jit(spec: LaneSpec, train: TrainSpec) -> tuple[bool, str]:
 
 def set_precision(keras: ModuleType, spec: LaneSpec, mixed: bool) -> None:
     """The dtype policy for the next model: mixed float16 (GPU lanes only), else float32."""
-    if mixed and spec.kind != "gpu":
+    if mixed and spec.kind != DeviceKind.GPU:
         raise ConfigError("mixed precision is for GPU lanes: on a CPU it only slows training")
     keras.mixed_precision.set_dtype_policy("mixed_float16" if mixed else "float32")
 
@@ -48,7 +48,7 @@ def configure_process(spec: LaneSpec) -> dict[str, Any]:
     cores = usable_cores()
     threads = len(cores) if spec.threads is None else min(spec.threads, len(cores))
     settings: dict[str, Any] = {"backend": spec.backend, "threads": threads}
-    if spec.kind == "cpu":
+    if spec.kind == DeviceKind.CPU:
         # Hide every GPU: placement cannot drift to one, and XLA's "auto" cannot switch on.
         os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
         if spec.backend == "jax":
@@ -88,7 +88,7 @@ def import_keras(spec: LaneSpec, threads: int) -> tuple[ModuleType, dict[str, Js
     settings: dict[str, JsonValue] = {}
     if spec.backend == "tensorflow":
         tf = _import_tensorflow()
-        if spec.kind == "cpu":
+        if spec.kind == DeviceKind.CPU:
             tf.config.threading.set_intra_op_parallelism_threads(threads)
             tf.config.threading.set_inter_op_parallelism_threads(1 if threads == 1 else 2)
         # A GPU lane must fail rather than quietly run an op on the CPU.
@@ -100,7 +100,7 @@ def import_keras(spec: LaneSpec, threads: int) -> tuple[ModuleType, dict[str, Js
     elif spec.backend == "torch":
         import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
-        if spec.kind == "cpu":
+        if spec.kind == DeviceKind.CPU:
             torch.set_num_threads(threads)
         settings.update(torch_version=str(torch.__version__), torch_threads=int(torch.get_num_threads()))
     elif spec.backend == "jax":
@@ -162,7 +162,7 @@ def compile_cache_word(before: tuple[int, int], after: tuple[int, int]) -> str:
 
 def require_device(spec: LaneSpec, threads: int) -> str:
     """Check the lane's device exists for its backend; returns its name or raises PlacementError."""
-    if spec.kind == "cpu":
+    if spec.kind == DeviceKind.CPU:
         return f"CPU ({cpu_model()}, {threads} thread{'s' if threads != 1 else ''})"
     names = gpu_names(spec.backend)
     if not names:
@@ -192,7 +192,7 @@ def gpu_names(backend: str) -> list[str]:
 
 
 def keras_device(spec: LaneSpec) -> str:
-    if spec.kind == "cpu":
+    if spec.kind == DeviceKind.CPU:
         # On torch, "cpu:0" differs from a new tensor's "cpu": Keras would then copy every
         # weight with .to() and train the copies' non-leaf tensors (no gradients reach them).
         return "cpu" if spec.backend == "torch" else "cpu:0"
@@ -206,7 +206,7 @@ def variable_device(model: Model, backend: str) -> str:
 
 def verify_placement(model: Model, spec: LaneSpec) -> str:
     """Raise PlacementError unless every weight lives on the lane's device; returns where it is."""
-    wanted_gpu = spec.kind == "gpu"
+    wanted_gpu = spec.kind == DeviceKind.GPU
     for weight in model.weights:
         where = variable_device_of(weight, spec.backend)
         on_gpu = "gpu" in where.lower() or "cuda" in where.lower()

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol, Sequence, cast
 
-from ..config import LaneSpec
+from ..config import DeviceKind, LaneSpec
 
 POWERCAP_ROOT_ENV = "CROSSOVER_POWERCAP_ROOT"
 POWERCAP_ROOT = "/sys/class/powercap"
@@ -371,7 +371,7 @@ def nvml_meter(index: int, nvml: _Nvml | None = None) -> Meter:
 
 def meter_for(spec: LaneSpec, cores: Sequence[int] | None = None) -> Meter:
     """The meter of the lane's device: NVML for a GPU lane, RAPL for a CPU lane."""
-    if spec.kind == "gpu":
+    if spec.kind == DeviceKind.GPU:
         return nvml_meter(spec.index)
     return rapl_meter(cores)
 

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, TypeAlias
 
 import numpy as np
 
-from ..config import ConfigError, LaneSpec
+from ..config import ConfigError, DeviceKind, LaneSpec
 
 if TYPE_CHECKING:
     import tensorflow as tf
@@ -74,9 +74,9 @@ def _to_device(a: np.ndarray, spec: LaneSpec) -> Tensor:
     if spec.backend == "jax":
         import jax
 
-        platform = "cpu" if spec.kind == "cpu" else "gpu"
-        return jax.device_put(a, jax.devices(platform)[0 if spec.kind == "cpu" else spec.index])
+        platform = "cpu" if spec.kind == DeviceKind.CPU else "gpu"
+        return jax.device_put(a, jax.devices(platform)[0 if spec.kind == DeviceKind.CPU else spec.index])
     import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
-    device = "cpu" if spec.kind == "cpu" else f"cuda:{spec.index}"
+    device = "cpu" if spec.kind == DeviceKind.CPU else f"cuda:{spec.index}"
     return torch.as_tensor(a, device=device)

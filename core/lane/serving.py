@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeAlias, cast
 
 import numpy as np
 
-from ..config import LaneSpec, TrainSpec
+from ..config import DeviceKind, LaneSpec, TrainSpec
 from .arrivals import OpenLoop, arrival_times
 from .steps import Tensor, Unsupported
 
@@ -174,7 +174,7 @@ def forward_for(model: Model, spec: LaneSpec, jit: bool) -> Forward:
         return JaxForward(model, jit)
     if spec.backend == "tensorflow":
         return TensorFlowForward(model, jit)
-    return TorchForward(model, jit, "cpu" if spec.kind == "cpu" else f"cuda:{spec.index}")
+    return TorchForward(model, jit, "cpu" if spec.kind == DeviceKind.CPU else f"cuda:{spec.index}")
 
 
 def make_call(keras: ModuleType, model: Model, spec: LaneSpec, train: TrainSpec, jit: bool) -> Call:

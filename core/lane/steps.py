@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, TypeAlias, cast
 
 import numpy as np
 
-from ..config import LaneSpec
+from ..config import DeviceKind, LaneSpec
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -184,10 +184,10 @@ class TorchSteps(Steps):
     def place(self, array: np.ndarray) -> torch.Tensor:
         import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 
-        return torch.as_tensor(array, device="cpu" if self.spec.kind == "cpu" else f"cuda:{self.spec.index}")
+        return torch.as_tensor(array, device="cpu" if self.spec.kind == DeviceKind.CPU else f"cuda:{self.spec.index}")
 
     def device_loop(self) -> DeviceLoop:
-        if self.spec.kind != "gpu":
+        if self.spec.kind != DeviceKind.GPU:
             raise Unsupported("PyTorch has no on-device loop on a CPU: it needs a CUDA graph, which needs a GPU")
         import torch  # pyright: ignore[reportMissingImports]  # an optional backend, not installed everywhere
 

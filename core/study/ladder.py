@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from ..analysis.crossings import find_crossovers
 from ..analysis.leads import RefineTarget
 from ..machine import INSTALL_HINT, LABEL
-from ..config import BACKENDS, ConfigError, LaneSpec, RunConfig
+from ..config import BACKENDS, ConfigError, DeviceKind, LaneSpec, RunConfig
 from ..engine.devices import backend_version
 from ..engine.pool import LanePool
 from .sweep import PointMeasured, SweepResult, SweepSpec, lane_points, run_sweeps
@@ -40,7 +40,7 @@ class KnobSetting:
 def _why_not(train_changes: dict, lanes: Sequence[LaneSpec]) -> str:
     """Why a setting cannot run on one of these lanes ("" when it can): the lanes would refuse it anyway."""
     for lane in lanes:
-        if train_changes.get("mixed_precision") and lane.kind == "cpu":
+        if train_changes.get("mixed_precision") and lane.kind == DeviceKind.CPU:
             return f"mixed precision is for GPU lanes: on {lane.name}, a CPU, float16 only slows training"
         if train_changes.get("feeding") == "device" and lane.backend == "tensorflow":
             return f"data on the device needs the jax or torch backend: {lane.name} runs TensorFlow"
@@ -168,7 +168,7 @@ def ladder_heading(lanes: Sequence[LaneSpec], ranks: Sequence[LadderRank] = ()) 
     """The knob ladder's heading: the GPU's question where a GPU lane runs, else the lanes it compares; ranked at
     the smallest width, or the smallest batch size where the ladder ran along batch size."""
     x = "batch size" if ranks and all(r.along_batch for r in ranks if r.slower_lane) else "width"
-    if any(spec.kind == "gpu" for spec in lanes):
+    if any(spec.kind == DeviceKind.GPU for spec in lanes):
         return f"What would make the GPU win sooner (ranked by the slower lane's ms per step at the smallest {x}):"
     if len(lanes) == 1:
         return (f"No GPU lane here: what would make {lanes[0].name}'s step cheaper (ranked by its ms per step at the "

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .anatomy import measure_floor
-from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, LaneSpec, RunConfig, parse_int_list
+from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, DeviceKind, LaneSpec, RunConfig, parse_int_list
 from ..messages import Calibrated
 from ..records import BatchTiming, LaneEvent, RunSummary, Status
 from ..analysis.leads import Refinement
@@ -197,7 +197,7 @@ class PointMeasured:
 
 def calibration_size(lane: LaneSpec) -> int:
     """Big enough to reach the device's throughput, small enough to take about a second."""
-    return 8192 if lane.kind == "gpu" else 2048
+    return 8192 if lane.kind == DeviceKind.GPU else 2048
 
 
 def measure_point(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, result: SweepResult,

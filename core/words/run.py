@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 from ..analysis.fits import CostFit, predicted_crossover
 from ..analysis import tails
 from ..analysis.stats import has_steady
-from ..config import LaneSpec, Schedule
+from ..config import DeviceKind, LaneSpec, Schedule
 from ..machine import usable_cores
 from ..analysis.contention import CommonStretch, common_stretch, contended, host_cores_shared
 from ..analysis.energy import energy_scope
@@ -288,7 +288,7 @@ def contention_note(specs: list[LaneSpec], schedule: str) -> str:
     """A sentence when side-by-side lanes share CPU cores (or a GPU lane's host does); "" when the figures
     are uncontended. Lanes on other machines share none of this machine's cores."""
     specs = [s for s in specs if not s.host]
-    cpu = [s for s in specs if s.kind == "cpu"]
+    cpu = [s for s in specs if s.kind == DeviceKind.CPU]
     if Schedule.named(schedule) is not Schedule.SIDE_BY_SIDE or len(specs) < 2:
         return ""
     names = ", ".join(s.name for s in specs)

@@ -17,6 +17,7 @@ from .lane_prices import LanePrices
 from ..widgets.layouts import empty_layout
 from .remote_hosts import RemoteHosts
 from ..settings import AppSettings
+from ...core.config import DeviceKind
 
 SCHEDULES = (  # (choice, shown as, tooltip)
     ("auto", "Automatic", "Lanes that share this machine's CPU cores take turns; a GPU lane trains beside the CPU."),
@@ -48,7 +49,7 @@ def machine_text(options: list[LaneOption] | None) -> str:
     if options is None:
         gpus = "looking for GPUs…"
     else:
-        gpus = ", ".join(o.device for o in options if o.spec.kind == "gpu" and o.available) or "no GPU lane"
+        gpus = ", ".join(o.device for o in options if o.spec.kind == DeviceKind.GPU and o.available) or "no GPU lane"
     return f"{cores} CPU core{'s' if cores != 1 else ''} · {gpus}"
 
 
@@ -133,7 +134,7 @@ class LanesPanel(QWidget):
             line.addWidget(price)
             self._list_layout.addWidget(row)
             self.boxes[option.name] = box
-            if not option.available and option.spec.kind == "gpu" and option.reason:
+            if not option.available and option.spec.kind == DeviceKind.GPU and option.reason:
                 why = QLabel(option.reason)
                 why.setObjectName("hintLabel")
                 why.setWordWrap(True)

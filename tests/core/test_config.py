@@ -73,3 +73,12 @@ def test_config_round_trip():
     assert RunConfig.from_dict(cfg.to_dict()) == cfg
     with pytest.raises(ConfigError, match="unknown setting"):
         RunConfig.from_dict({"model": {"widths": [3], "colour": 1}})
+
+
+def test_a_lanes_device_is_a_type_and_a_word_of_neither_is_refused():
+    """Issue 37: what a lane trains on is DeviceKind, compared as members; names and files keep its word."""
+    from crossover_lab.core.config import DeviceKind
+    assert LaneSpec.parse("cpu1").kind is DeviceKind.CPU and LaneSpec.parse("jax:gpu0").kind is DeviceKind.GPU
+    assert LaneSpec(kind="gpu", index=1).name == "gpu1" and LaneSpec(kind="gpu") == LaneSpec.parse("gpu0")
+    with pytest.raises(ConfigError, match="lane kind 'tpu': choose cpu or gpu"):
+        LaneSpec(kind="tpu")
