@@ -508,7 +508,7 @@ class LaneSpec:
                 f"optionally prefixed by a backend ({', '.join(BACKENDS)}), e.g. jax:gpu")
         backend = m["backend"] or "tensorflow"
         num = m["num"]
-        if m.group("device") == "cpu":
+        if m.group("device") == DeviceKind.CPU:
             return cls(kind=DeviceKind.CPU, threads=int(num) if num else None, backend=backend)
         return cls(kind=DeviceKind.GPU, index=int(num) if num else 0, backend=backend)
 

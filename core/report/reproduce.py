@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 
 from ..analysis.anatomy import AnatomyPoint
 from ..config import RunConfig, is_factory_kind
-from ..families import Family
+from ..families import Family, ModelKind
 from ..files.run_files import sidecar_runs
 from ..files.sweeps import SweepAskedFor
 from ..json_data import JsonValue
@@ -62,8 +62,9 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
     factory = is_factory_kind(family)  # a user's function: its file is not named in an anatomy's points
     if first.widths:
         args += ["--widths", ",".join(dict.fromkeys(str(p.width) for p in points))]
-        args += ["--model", f"FILE.py:{family.partition(' ')[2] or 'FUNCTION'}"] if factory else ["--layers", str(len(first.widths))]
-    if family not in ("mlp", "saved") and not factory:
+        args += (["--model", f"FILE.py:{ModelKind.parse(family).detail or 'FUNCTION'}"] if factory
+                 else ["--layers", str(len(first.widths))])
+    if family not in (Family.MLP, Family.SAVED) and not factory:
         args += ["--family", family]
     if first.batch_size:
         args += ["--batch-size", str(first.batch_size)]

@@ -541,7 +541,7 @@ class ModelPanel(QWidget):
     @Slot()
     def _on_field_changed(self) -> None:
         widths = self.widths.widths()
-        if self.family.currentData() == "transformer" and len(set(widths)) > 1:
+        if self.family.currentData() == Family.TRANSFORMER and len(set(widths)) > 1:
             # One d_model for every block: the slider just moved sets them all.
             before = self._config.model.widths if self._config is not None else widths
             moved = next((w for w, b in zip(widths, before) if w != b), widths[-1])
