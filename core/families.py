@@ -177,7 +177,7 @@ class ModelKind:
     @property
     def family(self) -> str:
         """The family of FAMILIES ("rnn" for a cell), or SAVED or FACTORY; another base as it is."""
-        return "rnn" if self.base in CELLS else self.base
+        return Family.RNN if self.base in CELLS else self.base
 
     @property
     def saved(self) -> bool:
@@ -193,7 +193,7 @@ def kind_of(family: str, cell: str = "lstm", heads: int = 4) -> ModelKind:
     if family == Family.RNN:
         return ModelKind(cell)
     if family == Family.TRANSFORMER:
-        return ModelKind("transformer", f"{heads} head{'s' if heads != 1 else ''}")
+        return ModelKind(Family.TRANSFORMER, f"{heads} head{'s' if heads != 1 else ''}")
     return ModelKind(family)
 
 

@@ -25,7 +25,7 @@ from ..analysis.points import SweepPoint
 from ..analysis.verdict import PairVerdict, pair_verdict
 from ..config import RunConfig
 from ..records import Status
-from .sweep_rows import SweepRow, curve_point, row_groups
+from .sweep_rows import SweepRow, curve_point, row_groups, row_width
 
 # A lane's cost fit (fixed cost plus FLOPs over throughput) is claimed from this many model sizes: through two
 # points any line fits exactly, and noise then passes for a cost model.
@@ -37,6 +37,14 @@ Place = tuple[str, str, str, int, int, int, str]
 
 def place_of(row: SweepRow) -> Place:
     return row.family, row.task, row.variant, row.layers, row.batch_size, row.width, row.lane
+
+
+def kind_of_config(config: RunConfig) -> tuple[str, str, str, int, int]:
+    """Where a config's rows lie but for width and lane (kind of model, task, variant, layers, batch size), as
+    SweepRow.from_result fills them."""
+    model = config.model
+    return (model.kind, config.train.task, "base", model.saved.layers if model.saved else len(model.widths),
+            config.train.batch_size)
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,7 @@ class Findings:
     def __init__(self, rows: Iterable[SweepRow] = ()) -> None:
         self._places: dict[Place, dict[str, SweepRow]] = {}
         self._answers: tuple[Answer, ...] | None = None
-        self._fits: dict[tuple[str | int, ...], dict[str, CostFit]] = {}  # lane_fits, per kind asked for
+        self._fits: dict[tuple[str, str, str, int, int], dict[str, CostFit]] = {}  # lane_fits, per kind asked for
         self.put(rows)
 
     def put(self, rows: Iterable[SweepRow]) -> bool:
@@ -144,21 +152,15 @@ class Findings:
 
     def measured(self, config: RunConfig, lane: str) -> SweepPoint | None:
         """What the runs of this model measured on one lane (pooled where several did), as a point; None if none."""
-        model = config.model
-        layers = model.saved.layers if model.saved else len(model.widths)
-        at = self._places.get((model.kind, config.train.task, "base", layers, config.train.batch_size,
-                               model.widths[0] if model.widths else 0, lane))
+        at = self._places.get((*kind_of_config(config), row_width(config.model.widths), lane))
         return pool(list(at.values())).point() if at else None
 
     def lane_fits(self, config: RunConfig) -> dict[str, CostFit]:
         """Each lane's cost fit over its pooled points of this config's kind of model (depth, batch size, family and
         task: a predict run never borrows a training fit), for lanes measured at MIN_SIZES_FOR_FIT sizes or more;
         what a run's explanation rests on."""
-        model = config.model
-        kind = (model.kind, config.train.task, "base", model.saved.layers if model.saved else len(model.widths),
-                config.train.batch_size)
-        key = (*kind, "fits")
-        if key not in self._fits:
+        kind = kind_of_config(config)
+        if kind not in self._fits:
             by_lane: dict[str, list[SweepRow]] = {}
             for place, at in self._places.items():
                 if place[:5] == kind:
@@ -169,8 +171,8 @@ class Findings:
                     fit = fit_cost_model([r.flops_per_batch for r in rows], [r.median_ms for r in rows])
                     if fit is not None:
                         fits[lane] = fit
-            self._fits[key] = fits
-        return dict(self._fits[key])
+            self._fits[kind] = fits
+        return dict(self._fits[kind])
 
     def answers(self) -> tuple[Answer, ...]:
         """Per group of like-for-like points, each pair of lanes' verdict, in group and then lane order."""

@@ -78,12 +78,18 @@ def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
     Raises OSError or ValueError (KeyError, TypeError included) on a damaged or foreign file.
     A lane that had not ended when the file was written reads as stopped.
     """
+    return read_run_file(csv_path)[1]
+
+
+def read_run_file(csv_path: str | os.PathLike) -> tuple[dict[str, JsonValue], list[RunResult]]:
+    """The sidecar of a per-batch CSV as read (its host, what a sweep adds) and the runs it records, the file read
+    once; raises as read_runs does."""
     meta: Any = parse_json(read_text_bounded(sidecar_path(csv_path)), "a sidecar")
     if not isinstance(meta, dict):
         raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar (not a JSON object)")
     if meta.get("format") != FORMAT:
         raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar ({FORMAT})")
-    return sidecar_runs(meta, read_batches_csv(csv_path), strict=True)
+    return meta, sidecar_runs(meta, read_batches_csv(csv_path), strict=True)
 
 
 def sidecar_runs(sidecar: Mapping[str, JsonValue], records: Sequence[BatchTiming] = (),

@@ -25,7 +25,7 @@ MAX_PLAUSIBLE_WIDTH = 10_000_000
 MAX_PLAUSIBLE_MS = 86_400_000.0  # a day per training step
 
 
-def _width(widths: tuple[int, ...]) -> int:
+def row_width(widths: tuple[int, ...]) -> int:
     """A row's width: the first hidden layer's; 0 for a saved model, which has none (its axis is batch size)."""
     return widths[0] if widths else 0
 
@@ -99,7 +99,7 @@ class SweepRow:
         gflops = s.gflops if s else NAN
         return cls(
             lane=lane, device=result.started.device if result.started else (s.device if s else ""),
-            width=_width(cfg.model.widths), params=cfg.model.params, flops_per_batch=cfg.flops_per_batch,
+            width=row_width(cfg.model.widths), params=cfg.model.params, flops_per_batch=cfg.flops_per_batch,
             batch_size=cfg.train.batch_size, median_ms=s.median_ms if s else NAN, p10_ms=s.p10_ms if s else NAN,
             p90_ms=s.p90_ms if s else NAN, n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else NAN,
             layers=cfg.model.saved.layers if cfg.model.saved else len(cfg.model.widths),
@@ -122,7 +122,7 @@ class SweepRow:
         nan = NAN
         widths = segment.started.widths
         return cls(
-            lane=lane, device=result.started.device if result.started else "", width=_width(widths),
+            lane=lane, device=result.started.device if result.started else "", width=row_width(widths),
             params=dataclasses.replace(run.config.model, widths=widths).params,
             flops_per_batch=segment.started.flops_per_batch, batch_size=segment.started.batch_size,
             median_ms=s.median_ms if s else nan, p10_ms=s.p10_ms if s else nan, p90_ms=s.p90_ms if s else nan,

@@ -23,7 +23,7 @@ from ..analysis.energy import energy_analysis
 from ..config import ConfigError
 from ..json_data import JsonValue, parse_json
 from ..machine import HostInfo
-from .run_files import batches_text, read_runs, run_json, sidecar_from_parts, sidecar_path, sidecar_text
+from .run_files import batches_text, read_run_file, read_runs, run_json, sidecar_from_parts, sidecar_path, sidecar_text
 from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, split_lines
 from .inputs import open_regular, read_text_bounded
 from .live import BackgroundWriter, OutputClaim
@@ -150,8 +150,8 @@ def runs_behind(path: str) -> tuple[list[RunResult], HostInfo]:
         batches = Path(path) if {"run_id", "step", "ms"} <= set(header.strip().split(",")) else batches_path(path)
         if not batches.exists():
             return [], HostInfo()
-        meta = parse_json(read_text_bounded(sidecar_path(batches)), "a sidecar")
-        return read_runs(batches), HostInfo.of_sidecar(meta)
+        meta, runs = read_run_file(batches)
+        return runs, HostInfo.of_sidecar(meta)
     except (OSError, ValueError, KeyError, TypeError, ConfigError):
         return [], HostInfo()
 

@@ -179,10 +179,10 @@ SPEED_KEYS = ("backend", "threads", "jit_compile", "jit_source", "steps_per_exec
               "keras_version", "jax_version", "tensorflow_version", "torch_version")
 
 
-def _settings_table(meta: Mapping[str, JsonValue]) -> Table:
+def _settings_table(meta: Mapping[str, JsonValue], runs: Sequence[RunResult]) -> Table:
     """What changes speed, as the sidecar recorded it: the training settings asked for, and each lane's resolved
-    ones (backend, threads, jit, steps per execution, feeding, precision). Read by the sidecar's own readers."""
-    runs = sidecar_runs(meta)
+    ones (backend, threads, jit, steps per execution, feeding, precision). `runs`: the sidecar's, as its reader
+    gave them."""
     rows: list[tuple[str, str]] = []
     if runs:
         config = runs[0].config.to_dict()
@@ -309,7 +309,7 @@ def run_section(item: RunInput, n0: int) -> Section:
         lines = [_sentence(x) for x in load_lines(item.runs)]
         figures = [run_figure(run, n0 + i) for i, run in enumerate(item.runs)]
         return Section(f"Serving under load: {Path(item.path).name}", "run", tuple(lines), tuple(figures),
-                       (("Settings that change speed", _settings_table(item.meta)),))
+                       (("Settings that change speed", _settings_table(item.meta, item.runs)),))
     for run in item.runs:
         summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
         task = run.config.train.task
@@ -328,7 +328,7 @@ def run_section(item: RunInput, n0: int) -> Section:
             figures += [sweep_figure(f"{run.run_id} {label}", points, n0 + len(figures))
                         for label, points in groups.items()]
     return Section(f"Run: {Path(item.path).name}", "run", tuple(lines), tuple(figures),
-                   (("Settings that change speed", _settings_table(item.meta)),))
+                   (("Settings that change speed", _settings_table(item.meta, item.runs)),))
 
 
 # ---------------------------------------------------------------- anatomies
@@ -499,15 +499,15 @@ def build_report(inputs: Inputs) -> Report:
     machines: list[tuple[str, Table]] = []
     settings: list[tuple[str, Table]] = []
     reproduce: list[tuple[str, str]] = []
-    for path, meta, kind in ([(s.path, s.meta, "sweep") for s in inputs.sweeps]
-                             + [(r.path, r.meta, "run") for r in inputs.runs]):
+    for path, meta, kind, runs in ([(s.path, s.meta, "sweep", sidecar_runs(s.meta)) for s in inputs.sweeps]
+                                   + [(r.path, r.meta, "run", list(r.runs)) for r in inputs.runs]):
         name = Path(path).name
         host = HostInfo.of_sidecar(meta)
         if host != HostInfo():
             machines.append((name, _host_table(host)))
-        if sidecar_runs(meta):
-            settings.append((name, _settings_table(meta)))
-        command = reproduce_command(path, meta, kind)
+        if runs:
+            settings.append((name, _settings_table(meta, runs)))
+        command = reproduce_command(path, meta, kind, runs)
         reproduce.append((name, command or "(no sidecar beside it: its settings are not recorded)"))
     for item in inputs.anatomies:
         reproduce.append((Path(item.path).name, anatomy_command(item.points, Path(item.path).name)))

@@ -17,7 +17,7 @@ from ..analysis.anatomy import AnatomyPoint, point_from_json
 from ..config import ConfigError
 from ..json_data import JsonValue, as_map, as_seq, parse_json
 from ..files.inputs import read_text_bounded
-from ..files.run_files import read_runs, sidecar_path
+from ..files.run_files import read_run_file, sidecar_path
 from ..files.sweep_rows import SweepRow, latest_rows
 from ..files.sweep_sets import SweepSet, file_prices, load_sets, sidecar_of
 from ..files.sweeps import SweepReading, batches_path, iter_sweep_rows
@@ -217,8 +217,7 @@ def read_inputs(paths: Sequence[str], labels: Mapping[str, str] | None = None) -
 
 def _read_run(path: str) -> RunInput:
     try:
-        runs = read_runs(path)  # the sidecar's format checked, its runs read by their one reader
-        meta = as_map(parse_json(read_text_bounded(sidecar_path(path)), str(sidecar_path(path))))
+        meta, runs = read_run_file(path)  # the sidecar's format checked, its runs read by their one reader
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{path} is a per-batch CSV, but its sidecar {sidecar_path(path)} cannot be read "
                           f"({type(exc).__name__}: {exc})") from None

@@ -78,10 +78,12 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
     return f"{PROG} " + shlex.join([*args, "--json-file", name])
 
 
-def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str) -> str:
-    """The command that measures the file again, from what its sidecar recorded ("" when it has no sidecar): its
-    runs and its sweep's settings as their own readers give them (core/files)."""
-    runs = sidecar_runs(meta)
+def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str,
+                      runs: Sequence[RunResult] | None = None) -> str:
+    """The command that measures the file again, from what its sidecar recorded ("" when it records no run): its
+    runs (`runs`, where the caller has read them) and its sweep's settings as their own readers give them."""
+    if runs is None:
+        runs = sidecar_runs(meta)
     if not runs:
         return ""
     first = runs[0]

@@ -49,11 +49,12 @@ ROW_TIPS = {"Mean ms/step, your fit": "Wall time per step over the steady stretc
             "Other work on its cores": "The share of this lane's CPU cores that other processes used while it "
                                        "was measured (from /proc), and the load average. Above 10% the lead "
                                        "may not hold."}
-PHASE_TIPS = {"finishing": "Every batch is measured; the lane is tidying up before it reports. A stop now "
-                            "keeps the run complete.",
-              "between segments": "This lane has measured its model; the other lane trains now (they take turns).",
-              "between turns": "Lanes that share CPU cores take turns of about 2 s each, so no figure is "
-                               "measured while another lane trains; this one goes on where it stopped."}
+PHASE_TIPS: dict[Between, str] = {
+    Between.FINISHING: "Every batch is measured; the lane is tidying up before it reports. A stop now keeps the run "
+                       "complete.",
+    Between.SEGMENTS: "This lane has measured its model; the other lane trains now (they take turns).",
+    Between.TURNS: "Lanes that share CPU cores take turns of about 2 s each, so no figure is measured while "
+                   "another lane trains; this one goes on where it stopped."}
 PHASE_WORDS: dict[Between, str] = {Between.FINISHING: "finishing…", Between.SEGMENTS: "waiting for its turn",
                                    Between.TURNS: "waiting for its turn"}
 
@@ -191,7 +192,8 @@ class SummaryPanel(QWidget):
             s = live.summary(name)
             summaries.append(s)
             state = live.phase(name)
-            cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), PHASE_WORDS[state] if isinstance(state, Between) else state.value,
+            phase = PHASE_WORDS[state] if isinstance(state, Between) else state.value
+            cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), phase,
                      fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING,
                      fmt_num(s.p99_ms) if math.isfinite(s.p99_ms) else MISSING, fmt_num(s.samples_per_s),
                      fmt_num(s.gflops), self._model_text(live, name), self._data_text(self._settings(live, name)),
@@ -209,7 +211,8 @@ class SummaryPanel(QWidget):
             status = self._cell(1, col)
             # No colour of its own unless failed: the table's text colour reads in light and dark.
             status.setData(Qt.ItemDataRole.ForegroundRole, QColor(scheme_colors().error) if state == Status.FAILED else None)
-            status.setToolTip(lane.failure or s.reason or PHASE_TIPS.get(state, state))
+            status.setToolTip(lane.failure or s.reason or (PHASE_TIPS[state] if isinstance(state, Between)
+                                                           else state.value))
             if state == Status.FAILED:
                 problems.append(f"{name} failed: {lane.failure}")
         if live.failure:

@@ -1,13 +1,14 @@
-"""A control that cannot be used now says why in its tooltip, and its own tooltip comes back once it can."""
+"""A control (a widget or a menu's action) that cannot be used now says why in its tooltip, and its own tooltip comes back once it can."""
 from __future__ import annotations
 
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
 _OWN = "crossoverOwnTip"  # the control's own tooltip, kept on it the first time a reason is added
 
 
-def say_why_not(widget: QWidget, reason: str) -> None:
-    """`widget`'s own tooltip, with `reason` on a line of its own below it ("" takes the reason away)."""
+def say_why_not(widget: QWidget | QAction, reason: str) -> None:
+    """`widget`'s (or an action's) own tooltip, with `reason` on a line of its own below it ("" takes the reason away)."""
     own = widget.property(_OWN)
     if own is None:
         own = widget.toolTip()

@@ -25,6 +25,7 @@ from ..compare.live_plot import SCHEDULE_WORDS
 from .live_switch import LiveSwitch
 from .model_file import ModelFileOpener
 from ..panels.side import SidePanel
+from ..widgets.tips import say_why_not
 from ..widgets.status_line import StatusLine
 from ..sweep.tab import SweepTab
 from ..why.tab import WhyView
@@ -48,7 +49,6 @@ class RunDesk(QObject):
                  actions: Actions, status: StatusLine, on_sweep_tab: Callable[[], bool],
                  save_state: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._tips: dict[int, str] = {}  # each start action's own tooltip, by id(action)
         self.controller, self.side, self.compare, self.sweep, self.actions = controller, side, compare, sweep, actions
         self.why = why
         self.status, self.say = status, status.say
@@ -236,8 +236,7 @@ class RunDesk(QObject):
                    "The model has a setting to put right first (the status bar says which).")
         for action in (self.actions.start, self.actions.ramp):
             action.setEnabled(not running and ready)
-            own = self._tips.setdefault(id(action), action.toolTip())  # a disabled control says why
-            action.setToolTip(f"{own}\n{why_not}".strip() if why_not else own)
+            say_why_not(action, why_not)  # a disabled control says why
         self.side.set_startable(not running and ready, why_not)
         self.sweep.set_startable(not running and ready, why_not)
         saved = self.config is not None and self.config.model.saved is not None
