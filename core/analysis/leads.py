@@ -1,12 +1,11 @@
 """What a refined sweep knows at any moment: per lane pair, which lane leads at each width, the brackets around
 each change of the faster lane, and the answer (intervals, ties, why it stopped) as words-ready data and JSON.
 
-A lead counts only where the interval of the two medians' ratio leaves out 1: the interval comes
-from each point's timing spread (p10-p90) and its number of steady batches, so more batches make
-it narrower, but never narrower than the lane's run-to-run noise where a width measured in two runs
-shows it (run_noise), and a width where it still holds 1 is a tie "within noise". A crossing's interval is
-the pair of nearest widths either side where one lane is measurably faster: no curve is assumed
-between them. Nothing here measures.
+A lead counts only where the pair's one test finds it (core/analysis/sweep_test.py: each width's log-ratio against
+its batches' error and the pair's run-to-run noise, and the sweep as a whole, with Holm's step-down across them: at
+most a 5% chance of any false lead over the whole sweep); a width without one is a tie "within noise". A
+crossing's interval is the pair of nearest widths either side where one lane is measurably faster: no curve is
+assumed between them. Nothing here measures.
 """
 from __future__ import annotations
 
@@ -21,13 +20,8 @@ import numpy as np
 from ..json_data import JsonObject, JsonValue
 from .points import Crossover, CurvePoint, SweepPoint, by_lane, time_curves
 from ..config import ConfigError
+from .sweep_test import PairTest, WidthData, point_se, test_pair
 
-Z = 1.96  # a lead counts when the 95% interval of log(ms_a / ms_b) leaves out 0
-MEDIAN_SE = 1.2533  # standard error of a median: 1.2533 σ / √n (normal data)
-P10_P90_SIGMAS = 2.563  # p90 - p10 spans 2.563 σ (normal data)
-# Batches within one run are not independent draws (caches, the other core's load), so no
-# median is taken as known better than 1%, however many batches it has.
-MIN_REL_SE = 0.01
 DEFAULT_TOLERANCE, DEFAULT_BUDGET_S, DEFAULT_MAX_LEVEL = 0.15, 60.0, 2
 STOP_REASONS = ("tight", "noise", "no crossover", "budget", "cancelled", "failed")
 
@@ -56,23 +50,27 @@ class RefineTarget:
 
 @dataclass(frozen=True)
 class Site:
-    """One width measured on both lanes of a pair: d = log(ms of the first / ms of the second), ± half."""
+    """One width measured on both lanes of a pair: d = log(ms of the first / ms of the second), ± half (its interval
+    at the level the sweep's test took it at), and whether the test found a lead there (core/analysis/sweep_test.py)."""
 
     width: int
     flops: float
     d: float
     half: float
     level: int  # the width has been measured level + 1 times, its batches added together
-    # Where this width's lead alone is inside the noise but it belongs to `pattern` neighbouring widths that lean the
-    # same way and, judged together (with_patterns), lead beyond it: how many; 0 where the width was judged alone.
+    # Where this width alone shows no lead but the test of the whole sweep does, and every width leans that way: how
+    # many widths the sweep has; 0 where the width was judged alone.
     pattern: int = 0
+    lead: bool = False
+    p: float = 1.0
+    lean: int = 0  # with `pattern`: the way the whole sweep leads (-1: the first lane faster, +1: the second)
 
     @property
     def sign(self) -> int:
         """-1: the first lane is faster, +1: the second, 0: equal within noise."""
-        if self.pattern:
+        if self.lead:
             return 1 if self.d > 0 else -1
-        return 0 if abs(self.d) <= self.half else (1 if self.d > 0 else -1)
+        return self.lean if self.pattern else 0
 
     @property
     def weak(self) -> bool:
@@ -88,88 +86,52 @@ def run_noise(points: Iterable[CurvePoint]) -> float:
     return math.sqrt(sum(s * s for s in spreads) / len(spreads)) if spreads else math.nan
 
 
-def _log_se(p: CurvePoint, between: float = math.nan) -> float:
-    """Relative standard error of a point's median, from its p10-p90 spread and batch count, and no less than its
-    lane's run-to-run noise `between` over the runs it pools."""
-    if not (p.n > 0 and 0 < p.lo <= p.hi and math.isfinite(p.hi)):
-        return MIN_REL_SE * 3  # no spread recorded: assume a wide one rather than a false lead
-    sigma = math.log(p.hi / p.lo) / P10_P90_SIGMAS
-    se = max(MEDIAN_SE * sigma / math.sqrt(p.n), MIN_REL_SE)
-    return max(se, between / math.sqrt(max(p.runs, 1))) if math.isfinite(between) else se
+def width_data(pa: CurvePoint, pb: CurvePoint) -> WidthData:
+    """What one width gives the pair's test: the pooled medians' log-ratio, its variance from the batches, and each
+    run's ratio where both lanes kept their runs' figures and those line up."""
+    within = point_se(pa.lo, pa.hi, pa.n) ** 2 + point_se(pb.lo, pb.hi, pb.n) ** 2
+    runs = max(min(pa.runs, pb.runs), 1)
+    run_ds: tuple[float, ...] = ()
+    if (len(pa.run_values) == len(pb.run_values) == runs > 1
+            and all(x > 0 for x in pa.run_values + pb.run_values)):
+        run_ds = tuple(math.log(x / y) for x, y in zip(pa.run_values, pb.run_values))
+    flops = math.sqrt(max(pa.flops_per_batch, 1.0) * max(pb.flops_per_batch, 1.0))
+    return WidthData(pa.width, flops if math.isfinite(flops) else 1.0, math.log(pa.value / pb.value), within, runs,
+                     run_ds, (pa.between_runs, pb.between_runs))
 
 
-def ratio_noise(runs: Iterable[tuple[int, Mapping[str, float]]], a: str, b: str) -> tuple[float, int]:
-    """The run-to-run scatter of the two lanes' ratio (the SD of log(ms_a / ms_b) between runs that measured both
-    lanes at one width, pooled over the widths measured more than once), and how many runs it rests on: lanes taking
-    turns are measured seconds apart, so a change of load moves both, and their ratio scatters less than either lane
-    alone. `runs` gives, per run of a width, (width, each lane's median there). NaN, 0 where no width has two runs
-    that measured both lanes."""
-    by_width: dict[int, list[float]] = {}
-    for width, medians in runs:
-        ma, mb = medians.get(a, math.nan), medians.get(b, math.nan)
-        if ma > 0 and mb > 0 and math.isfinite(ma) and math.isfinite(mb):
-            by_width.setdefault(width, []).append(math.log(ma / mb))
-    squares, free, used = 0.0, 0, 0
-    for ds in by_width.values():
-        if len(ds) > 1:
-            mean = sum(ds) / len(ds)
-            squares += sum((d - mean) ** 2 for d in ds)
-            free += len(ds) - 1
-            used += len(ds)
-    return (math.sqrt(squares / free), used) if free else (math.nan, 0)
+def pair_test(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
+              known_noise: Mapping[str, float] | None = None) -> tuple[list[WidthData], PairTest]:
+    """The widths both lanes have, in order, and the one test of the pair over them (core/analysis/sweep_test.py).
+    `known_noise` (each lane's run-to-run noise as an earlier sweep here measured it, core/files/noise.py) is the
+    prior for the pair's noise where given for both lanes."""
+    data = [width_data(lanes[a][w], lanes[b][w]) for w in sorted(set(lanes.get(a, {})) & set(lanes.get(b, {})))]
+    prior = math.nan
+    if known_noise and all(math.isfinite(known_noise.get(lane, math.nan)) for lane in (a, b)):
+        prior = math.hypot(known_noise[a], known_noise[b])
+    return data, test_pair(data, prior)
 
 
 def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
-               levels: Mapping[int, int], known_noise: Mapping[str, float] | None = None,
-               pair_noise: float = math.nan) -> list[Site]:
-    """The widths both lanes have, in order, each with its lead and the lead's interval. A lane whose points show no
-    run-to-run noise of their own (one run each) takes `known_noise`'s figure for it, where given: what an earlier
-    sweep on this machine measured (core/files/noise.py), so one run's lead is bounded as a sweep's is. Where the
-    pair's own ratio was seen to scatter between runs (`pair_noise`, ratio_noise), that bounds each width's lead
-    instead of the two lanes' noises apart: it is how lanes measured in turns vary."""
-    out = []
-    noise = {lane: run_noise(lanes.get(lane, {}).values()) for lane in (a, b)}
-    for lane in (a, b):
-        if not math.isfinite(noise[lane]) and known_noise and math.isfinite(known_noise.get(lane, math.nan)):
-            noise[lane] = known_noise[lane]
-    for w in sorted(set(lanes.get(a, {})) & set(lanes.get(b, {}))):
-        pa, pb = lanes[a][w], lanes[b][w]
-        if math.isfinite(pair_noise):
-            runs = max(min(pa.runs, pb.runs), 1)
-            half = Z * max(math.hypot(_log_se(pa), _log_se(pb)), pair_noise / math.sqrt(runs))
-        else:
-            half = Z * math.hypot(_log_se(pa, noise[a]), _log_se(pb, noise[b]))
-        flops = math.sqrt(max(pa.flops_per_batch, 1.0) * max(pb.flops_per_batch, 1.0))
-        out.append(Site(w, flops, math.log(pa.value / pb.value), half, levels.get(w, 0)))
-    return with_patterns(out)
+               levels: Mapping[int, int], known_noise: Mapping[str, float] | None = None) -> list[Site]:
+    """The widths both lanes have, in order, each with its lead and the lead's interval, by the pair's one test
+    (pair_test). Where the whole sweep shows a lead that no width shows alone, and no width's lead contradicts it,
+    the widths without a lead of their own are marked as led that way (`pattern`)."""
+    data, test = pair_test(lanes, a, b, known_noise)
+    return sites_of(data, test, levels)
 
 
-# Neighbouring widths, each inside the noise alone, that all lean to one lane are judged together from this many.
-PATTERN_WIDTHS = 3
-
-
-def with_patterns(sites: Sequence[Site]) -> list[Site]:
-    """The sites, where PATTERN_WIDTHS or more neighbouring ties all lean to the same lane and their pooled lead
-    leaves out 0, marked as led by that lane (`pattern`: how many widths). Pooled by inverse variance: each width's
-    interval half-width over Z is its standard deviation, the pooled mean's is 1/√Σ(1/σ²). Sound because each width
-    was measured at its own time, and the noise that bounds it is what separate measurements of one width scattered
-    by (its batches, and between runs: the load met at different times), so neighbours draw it apart; a pattern
-    whose sum stays inside the noise is left a tie. Each stretch of ties that lean one way is one test, at most one
-    per change of lean: no width is counted twice."""
-    out = list(sites)
-    i = 0
-    while i < len(out):
-        lean = 1 if out[i].d > 0 else -1 if out[i].d < 0 else 0
-        j = i
-        while j < len(out) and lean and out[j].sign == 0 and out[j].d * lean > 0 and out[j].half > 0:
-            j += 1
-        if j - i >= PATTERN_WIDTHS:
-            weights = [(Z / s.half) ** 2 for s in out[i:j]]
-            mean = sum(w * s.d for w, s in zip(weights, out[i:j])) / sum(weights)
-            if abs(mean) > Z / math.sqrt(sum(weights)):
-                out[i:j] = [dataclasses.replace(s, pattern=j - i) for s in out[i:j]]
-        i = max(j, i + 1)
-    return out
+def sites_of(data: Sequence[WidthData], test: PairTest, levels: Mapping[int, int]) -> list[Site]:
+    sites = [Site(w.width, w.flops, w.d, t.half, levels.get(w.width, 0), lead=t.lead, p=t.p)
+             for w, t in zip(data, test.widths)]
+    sweep = test.sweep
+    if sweep is not None and sweep.lead:
+        lean = 1 if sweep.d > 0 else -1
+        # The whole sweep's lead is said as a lead over its widths only where every width leans that way: where some
+        # lean the other, it is a mean over a curve, not where one lane leads, and the widths speak for themselves.
+        if all(s.d * lean > 0 for s in sites):
+            sites = [s if s.lead else dataclasses.replace(s, pattern=len(sites), lean=lean) for s in sites]
+    return sites
 
 
 @dataclass(frozen=True)

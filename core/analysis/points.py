@@ -28,11 +28,12 @@ class SweepPoint:
     others_cpu: float = NAN  # the share of the lane's cores other processes used while it was measured
     load_avg: float = NAN  # the 1-minute load average then
     energy_scope: str = ""  # what its joules cover (analysis/energy.py SCOPES: package, package+dram, board), "" none
+    run_medians: tuple[float, ...] = ()  # each pooled run's own median, in the order measured; () where not kept
 
     def curve_point(self) -> CurvePoint:
         """The point as the crossing rule reads it: its median ms per step, with its spread."""
         return CurvePoint(self.lane, self.width, self.median_ms, self.p10_ms, self.p90_ms, self.n_batches,
-                          self.flops_per_batch, self.runs, self.between_runs)
+                          self.flops_per_batch, self.runs, self.between_runs, self.run_medians)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class CurvePoint:
     flops_per_batch: float = NAN
     runs: int = 1  # separate runs behind `value`, and the spread between their figures (SD of logs; NaN with one)
     between_runs: float = NAN
+    # Each run's own figure, in the order measured (the pair's runs line up: a point's lanes take their turns in
+    # one run); () where not kept (files older than the column, money and energy curves).
+    run_values: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

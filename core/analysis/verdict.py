@@ -1,12 +1,12 @@
 """The one crossing rule, for every view: where each lane of a pair leads, where the lead changes hands, where
 the two are equal within noise, and the typed verdict that the CLI, the summary, the map and the files render.
 
-The rule is refinement's (core/analysis/leads.py): at a width both lanes measured, a lane leads only when
-the 95% interval of the ratio of the two medians leaves out 1 — the interval comes from each point's
-p10-p90 spread and its steady batches, with a floor (batches of one point are correlated, so their
-count overstates certainty). Neighbouring widths without a lead merge into one stretch "equal within
-noise"; a crossing is stated only where one lane's lead gives way to the other's, between the nearest
-widths either side where each leads. Everything comes in width order. Nothing here measures or words.
+The rule is the pair's one test (core/analysis/sweep_test.py, through core/analysis/leads.py): each width's
+log-ratio of the two medians against its batches' error and the pair's run-to-run noise, and the sweep as a whole,
+with Holm's step-down across them, so that any false lead anywhere in the sweep has at most an ALPHA (5%) chance.
+Neighbouring widths without a lead merge into one stretch "equal within noise"; a crossing is stated only where
+one lane's lead gives way to the other's, between the nearest widths either side where each leads. Everything
+comes in width order. Nothing here measures or words.
 """
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from typing import Mapping, Sequence
 
 from ..json_data import JsonObject
 from .points import Crossover, CurvePoint, SweepPoint, curves
-from .leads import Bracket, Site, pair_sites, run_noise
+from .leads import Bracket, Site, pair_test, run_noise, sites_of
+from .sweep_test import ALPHA, PairNoise
 
 
 class State(str, Enum):
@@ -72,13 +73,15 @@ class PairVerdict:
     # Each lane's run-to-run noise (leads.run_noise, log units) where a width measured twice showed it, else NaN:
     # it bounds every interval of the lane, and the words say it where it made leads ties.
     run_noise: tuple[float, float] = (math.nan, math.nan)
-    # The scatter of the pair's ratio between runs that measured both lanes at one width (leads.ratio_noise, log
-    # units; NaN unseen), and how many runs showed it: where known, it bounds every lead instead of run_noise.
-    pair_noise: float = math.nan
-    pair_noise_runs: int = 0
+    # The pair's run-to-run noise (one run's log-ratio beyond its batches, and what it rests on), the error rate for
+    # the whole sweep, and how many tests it is shared by (each width, and the sweep as one).
+    noise: PairNoise | None = None
+    alpha: float = ALPHA
+    tests: int = 0
     # The widest gap, whoever led it: the lane that looked faster there, at which width (what a tie's words name).
     widest_lane: str = ""
     widest_width: int = 0
+    runs: int = 1  # the most runs any common width pools: 1 where every width was measured once
 
     @property
     def leader(self) -> str | None:
@@ -88,8 +91,8 @@ class PairVerdict:
     def to_json(self) -> JsonObject:
         return {"lanes": list(self.lanes), "state": self.state.value, "widths": list(self.widths),
                 "max_gap": self.max_gap, "run_noise": [None if math.isnan(x) else x for x in self.run_noise],
-                "pair_noise": None if math.isnan(self.pair_noise) else self.pair_noise,
-                "pair_noise_runs": self.pair_noise_runs,
+                "noise": self.noise.to_json() if self.noise else None, "alpha": self.alpha, "tests": self.tests,
+                "runs": self.runs,
                 "stretches": [{"leader": s.leader, "width_lo": s.width_lo, "width_hi": s.width_hi,
                                "ratio_lo": s.ratio_lo, "ratio_hi": s.ratio_hi, "pattern": s.pattern}
                               for s in self.stretches],
@@ -113,28 +116,25 @@ def _stretches(sites: Sequence[Site], lanes: tuple[str, str]) -> list[Stretch]:
 
 def _stretch(run: Sequence[Site], lanes: tuple[str, str]) -> Stretch:
     sign = run[0].sign
-    ratios = [math.exp(abs(s.d)) for s in run]
+    ratios = [math.exp(-sign * s.d) if sign else math.exp(abs(s.d)) for s in run]
     leader = None if sign == 0 else (lanes[0] if sign < 0 else lanes[1])
     return Stretch(leader, run[0].width, run[-1].width, min(ratios), max(ratios), max(s.pattern for s in run))
 
 
 def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[int, int] | None = None,
-                 known_noise: Mapping[str, float] | None = None, pair_noise: tuple[float, int] = (math.nan, 0)
-                 ) -> PairVerdict:
+                 known_noise: Mapping[str, float] | None = None) -> PairVerdict:
     """The verdict on lanes `a` and `b` from `points` (any lanes; others are ignored): by ms per step; `known_noise`
-    bounds lanes whose points show no run-to-run noise of their own, `pair_noise` (the ratio's scatter between
-    runs, and the runs it rests on: leads.ratio_noise, with `a` first) every lead (leads.pair_sites)."""
-    return curve_verdict([p.curve_point() for p in points if p.lane in (a, b)], a, b, levels, known_noise,
-                         pair_noise)
+    (each lane's run-to-run noise as a sweep here measured it) is the prior for the pair's noise (leads.pair_test)."""
+    return curve_verdict([p.curve_point() for p in points if p.lane in (a, b)], a, b, levels, known_noise)
 
 
 def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[int, int] | None = None,
-                  known_noise: Mapping[str, float] | None = None, pair_noise: tuple[float, int] = (math.nan, 0)
-                  ) -> PairVerdict:
+                  known_noise: Mapping[str, float] | None = None) -> PairVerdict:
     """The verdict on two lanes' curves of any figure (ms per step, dollars per million samples)."""
     lanes = (a, b) if a <= b else (b, a)
     by_lane = curves([p for p in points if p.lane in lanes])
-    sites = pair_sites(by_lane, *lanes, levels or {}, known_noise, pair_noise[0])
+    data, test = pair_test(by_lane, *lanes, known_noise)
+    sites = sites_of(data, test, levels or {})
     noise = (run_noise(by_lane.get(lanes[0], {}).values()), run_noise(by_lane.get(lanes[1], {}).values()))
     widths = tuple(s.width for s in sites)
     if not sites:
@@ -160,8 +160,8 @@ def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[
     else:
         state = State.TOO_CLOSE
     return PairVerdict(lanes, state, tuple(stretches), tuple(changes), widths,
-                       max(math.exp(abs(s.d)) for s in sites), noise, pair_noise[0], pair_noise[1], widest_lane,
-                       widest.width)
+                       max(math.exp(abs(s.d)) for s in sites), noise, test.noise, test.alpha, test.tests, widest_lane,
+                       widest.width, max(w.runs for w in data))
 
 
 def verdicts(points: Sequence[SweepPoint], levels: Mapping[int, int] | None = None) -> list[PairVerdict]:

@@ -5,11 +5,12 @@ measured more than once, and judged once by the one rule (core/analysis/verdict.
 A point is a sweep row (core/files/sweep_rows.py: a run's lane, a ramp's segment, a sweep's point) and belongs to
 its run (`run_id`): the same run's row for the same place replaces the old one (a live ramp's point firms up, a
 sweep lent a ramp's points shows them again), and rows of different runs at the same place are pooled, as a
-refinement pools a width it measured again: their medians weighted by their steady batches, how many runs, and how
-far those runs' medians lie apart (the lane's run-to-run noise). Where two runs measured both lanes of a pair at one
-width, the scatter of the pair's ratio between them bounds every lead (leads.ratio_noise): lanes measured seconds
-apart meet the same load. The headline, the map, the Sweep tab, `analyze` and the report render these answers; none
-computes its own. Nothing here measures or words.
+refinement pools a width it measured again: their medians weighted by their steady batches, how many runs, how
+far those runs' medians lie apart, and each run's own median (from which the pair's test reads how the pair's ratio
+scattered between runs, core/analysis/sweep_test.py). A row that pools runs keeps its first run's id (a sweep's
+recheck, a refinement), so it replaces that run's row instead of counting its batches twice. The headline, the map,
+the Sweep tab, `analyze` and the report render these answers; none computes its own. Nothing here measures or
+words.
 """
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from ..analysis.fits import CostFit, fit_cost_model
-from ..analysis.leads import ratio_noise
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import PairVerdict, pair_verdict
 from ..config import RunConfig
@@ -90,6 +90,8 @@ def pool(rows: Sequence[SweepRow]) -> SweepRow:
     logs = [math.log(r.median_ms) for r in rows]
     within = [r.between_runs ** 2 for r in rows if r.runs > 1 and math.isfinite(r.between_runs)]
     between = math.sqrt((statistics.variance(logs) + sum(within)) / (1 + len(within)))
+    each = [r.run_medians for r in rows]
+    medians = ";".join(f"{m:.6g}" for ms in each for m in ms) if all(each) else ""
     energies = [r.energy_j_per_msample for r in rows]
     same_counter = len({r.energy_counter for r in rows}) == 1 and all(math.isfinite(e) for e in energies)
     busy = [r.others_cpu for r in rows if math.isfinite(r.others_cpu)]
@@ -97,7 +99,7 @@ def pool(rows: Sequence[SweepRow]) -> SweepRow:
     latest = rows[-1]
     return dataclasses.replace(
         latest, median_ms=median, p10_ms=lo, p90_ms=hi, n_batches=sum(r.n_batches for r in rows), p99_ms=math.nan,
-        runs=sum(r.runs for r in rows), between_runs=between, stage="pooled",
+        runs=sum(r.runs for r in rows), between_runs=between, stage="pooled", run_medians_ms=medians,
         others_cpu=max(busy) if busy else math.nan, load_avg=max(loads) if loads else math.nan,
         energy_j_per_msample=(sum(w * e for w, e in zip(weights, energies)) / total if same_counter else math.nan))
 
@@ -115,10 +117,19 @@ class Findings:
         """Add the completed, usable rows (a run's row replaces its own earlier row at that place); whether
         anything changed."""
         changed = False
+        given: dict[Place, set[str]] = {}  # the runs these rows gave each place
         for row in rows:
             if row.status != Status.COMPLETED or not row.usable:
                 continue
-            at = self._places.setdefault(place_of(row), {})
+            place = place_of(row)
+            at = self._places.setdefault(place, {})
+            mine = given.setdefault(place, set())
+            if row.runs > 1 and not row.run_medians_ms:
+                # A file from before pooled rows kept their first run's id: a pooled row there holds the rows
+                # before it at its place, in the same file, under other runs' ids.
+                for run_id in mine - {row.run_id}:
+                    at.pop(run_id, None)
+            mine.add(row.run_id)
             if at.get(row.run_id) != row:
                 at.pop(row.run_id, None)  # the latest row of a run goes last: pool() keeps the latest's columns
                 at[row.run_id] = row
@@ -209,22 +220,11 @@ class Findings:
             for lane in names:
                 mine = sorted((p for p in points if p.lane == lane), key=lambda p: p.flops_per_batch)
                 fits[lane] = fit_cost_model([p.flops_per_batch for p in mine], [p.median_ms for p in mine])
-            runs_at = self._runs(places, along_batch)
             for i, a in enumerate(names):
                 for b in names[i + 1:]:
                     pair = [p for p in points if p.lane in (a, b)]
-                    v = pair_verdict(pair, a, b, pair_noise=ratio_noise(runs_at, a, b))
+                    v = pair_verdict(pair, a, b)
                     runs = len({run_id for place in places if place[-1] in (a, b) for run_id in self._places[place]})
                     yield Answer(label, v, tuple(pair), runs, first.family, first.task,
                                  0 if along_batch else first.batch_size, first.layers,
                                  {lane: fits[lane] for lane in (a, b)})
-
-    def _runs(self, places: set[Place], along_batch: bool) -> list[tuple[int, dict[str, float]]]:
-        """Per x and run, each lane's median there: what the pair's ratio scatter is taken from."""
-        by: dict[tuple[int, str], dict[str, float]] = {}
-        for place in places:
-            for run_id, row in self._places[place].items():
-                x = row.batch_size if along_batch else row.width
-                if run_id:  # rows without a run (a file written by hand) are no run to pair
-                    by.setdefault((x, run_id), {})[row.lane] = row.median_ms
-        return [(x, medians) for (x, _), medians in by.items()]

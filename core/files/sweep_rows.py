@@ -89,6 +89,20 @@ class SweepRow:
     # run-to-run noise that one run's batches, however many, cannot show (core/analysis/leads.py run_noise).
     runs: int = 1
     between_runs: float = NAN
+    # Each pooled run's own median ms, ";"-joined in the order measured ("" for one run, and in older files): what
+    # the pair's ratio scatter between runs is read from (core/analysis/sweep_test.py).
+    run_medians_ms: str = ""
+
+    @property
+    def run_medians(self) -> tuple[float, ...]:
+        """Each run's own median, in the order measured: the row's own where it is one run; () where not kept."""
+        if self.runs <= 1:
+            return (self.median_ms,) if math.isfinite(self.median_ms) else ()
+        try:
+            values = tuple(float(x) for x in self.run_medians_ms.split(";") if x.strip())
+        except ValueError:
+            return ()
+        return values if len(values) == self.runs and all(math.isfinite(v) and v > 0 for v in values) else ()
 
     @classmethod
     def from_result(cls, run: RunResult, lane: str, peak_gflops: float = NAN, variant: str = "base") -> SweepRow:
@@ -145,7 +159,7 @@ class SweepRow:
                           self.device, self.batch_size, self.n_batches, self.floor_ms, self.energy_j_per_msample,
                           kind=self.family, runs=self.runs, between_runs=self.between_runs,
                           others_cpu=self.others_cpu, load_avg=self.load_avg,
-                          energy_scope=energy_scope(self.energy_counter))
+                          energy_scope=energy_scope(self.energy_counter), run_medians=self.run_medians)
 
     @property
     def width_label(self) -> str:

@@ -238,18 +238,24 @@ def rechecks(spec: SweepSpec, lanes: Sequence[LaneSpec]) -> int:
     return 2 if len(spec.points()) >= TWO_RECHECKS_FROM else 1
 
 
-def in_most_doubt(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]], lanes: Sequence[str],
-                  n: int = 1) -> list[tuple[RunConfig, RunResult, list[SweepRow]]]:
-    """The `n` points whose lanes' medians lie closest together (the smallest ratio between any two lanes), closest
-    first, among those every lane completed: where a lead is most in doubt, so where a second run tells most."""
-    gaps: list[tuple[float, int]] = []
-    for i, point in enumerate(points if n > 0 and len(lanes) > 1 else ()):
-        medians = {r.lane: r.median_ms for r in point[2] if r.status == Status.COMPLETED and r.median_ms > 0}
-        if set(lanes) - set(medians):
-            continue
-        logs = sorted(math.log(m) for m in medians.values())
-        gaps.append((min(b - a for a, b in zip(logs, logs[1:])), i))
-    return [points[i] for _, i in sorted(gaps)[:n]]
+def to_recheck(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]], lanes: Sequence[str],
+               n: int = 1) -> list[tuple[RunConfig, RunResult, list[SweepRow]]]:
+    """The `n` points to measure again, evenly spaced along the sweep (the middle one for one, a third and two
+    thirds of the way for two), among those every lane completed: chosen by place, never by what the first run
+    measured (the points where the lanes lay closest would pick small first differences, and the scatter of the
+    two runs would understate the noise)."""
+    done = [point for point in points if len(lanes) > 1 and not set(lanes) - {
+        r.lane for r in point[2] if r.status == Status.COMPLETED and r.median_ms > 0}]
+    if n <= 0 or not done:
+        return []
+    picks = sorted({round((k + 1) * (len(done) - 1) / (n + 1)) for k in range(n)})
+    return [done[i] for i in picks]
+
+
+def turn_order(lanes: Sequence[LaneSpec], i: int) -> list[LaneSpec]:
+    """The lanes in the order they take their turns at the sweep's `i`-th point: reversed at every other point, so
+    that a load that drifts over the sweep falls on each lane alike and does not pass for a lead."""
+    return list(lanes) if i % 2 == 0 else list(reversed(lanes))
 
 
 def lane_summary(run: RunResult, lane: str) -> RunSummary | None:
@@ -273,12 +279,13 @@ def with_batches(row: SweepRow, records: Sequence[BatchTiming], summaries: Seque
                   flops_per_batch=row.flops_per_batch, wall_s=0.0)
     if s.n_batches == 0:
         return row
-    runs, between = run_spread(records)
+    runs, between, medians = run_spread(records)
     energy = pooled_energy(summaries)
     return dataclasses.replace(
         row, median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, mad_ms=s.mad_ms, n_batches=s.n_batches,
         gflops=s.gflops, samples_per_s=s.samples_per_s, p99_ms=s.p99_ms,
         peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan, runs=runs, between_runs=between,
+        run_medians_ms=";".join(f"{m:.6g}" for m in medians) if runs > 1 and len(medians) == runs else "",
         **(energy_columns(energy) if summaries else {}))
 
 
@@ -297,9 +304,10 @@ def pooled_energy(summaries: Sequence[RunSummary]) -> RunSummary | None:
         idle_w=statistics.fmean(idle) if idle else math.nan)
 
 
-def run_spread(records: Sequence[BatchTiming]) -> tuple[int, float]:
-    """How many separate runs (a run's segment, for a ramp) `records` come from, and the standard deviation of the
-    logs of their steady medians (NaN with one run, or with a run of fewer than 3 steady steps)."""
+def run_spread(records: Sequence[BatchTiming]) -> tuple[int, float, list[float]]:
+    """How many separate runs (a run's segment, for a ramp) `records` come from, the standard deviation of the
+    logs of their steady medians (NaN with one run, or with a run of fewer than 3 steady steps), and those medians
+    in the order the runs came."""
     by_run: dict[tuple[str, int], list[BatchTiming]] = {}
     for r in records:
         by_run.setdefault((r.run_id, r.segment), []).append(r)
@@ -307,8 +315,9 @@ def run_spread(records: Sequence[BatchTiming]) -> tuple[int, float]:
     for run in by_run.values():
         s = summarize(run, run_id="", lane="", device="", status=Status.COMPLETED, flops_per_batch=1, wall_s=0.0)
         if s.n_batches >= 3 and s.median_ms > 0:
-            medians.append(math.log(s.median_ms))
-    return len(by_run), (statistics.stdev(medians) if len(medians) > 1 else math.nan)
+            medians.append(s.median_ms)
+    logs = [math.log(m) for m in medians]
+    return len(by_run), (statistics.stdev(logs) if len(logs) > 1 else math.nan), medians
 
 
 def measure_again(pool: LanePool, lanes: Sequence[LaneSpec], point: tuple[RunConfig, RunResult, list[SweepRow]],
@@ -318,7 +327,9 @@ def measure_again(pool: LanePool, lanes: Sequence[LaneSpec], point: tuple[RunCon
     the runs' scatter (runs 2, between_runs), in place of its first row in `result`; a lane that did not keeps
     its first row. The rows returned are the pooled ones (a floor measured the first time is kept)."""
     config, first, before = point
-    run, rows = measure_point(pool, lanes, config, result, on_event, cancel)
+    first_order = [name for name in first.lanes if name in {lane.name for lane in lanes}]
+    again_order = sorted(lanes, key=lambda lane: -first_order.index(lane.name) if lane.name in first_order else 0)
+    run, rows = measure_point(pool, again_order, config, result, on_event, cancel)
     had = {r.lane: r for r in before}
     pooled = []
     for row in rows:
@@ -327,7 +338,9 @@ def measure_again(pool: LanePool, lanes: Sequence[LaneSpec], point: tuple[RunCon
             continue
         new = with_batches(row, steady_records(first, row.lane) + steady_records(run, row.lane),
                            [s for s in (lane_summary(first, row.lane), lane_summary(run, row.lane)) if s is not None])
-        pooled.append(dataclasses.replace(new, floor_ms=old.floor_ms, stage=old.stage))
+        # The row keeps the first run's id: it holds that run's batches, and a reader of rows by run (the window's
+        # findings) then takes it in place of the first row instead of counting those batches twice.
+        pooled.append(dataclasses.replace(new, floor_ms=old.floor_ms, stage=old.stage, run_id=old.run_id))
     swap = {id(had[r.lane]): r for r in pooled}
     result.rows[:] = [swap.get(id(r), r) for r in result.rows]
     return run, pooled
@@ -359,10 +372,10 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
                     break
                 result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
         measured: list[tuple[RunConfig, RunResult, list[SweepRow]]] = []
-        for config in spec.points():
+        for i, config in enumerate(spec.points()):
             if cancel.is_set():
                 break
-            run, rows = measure_point(pool, lanes, config, result, on_event, cancel)
+            run, rows = measure_point(pool, turn_order(lanes, i), config, result, on_event, cancel)
             if spec.floor:
                 rows = with_floors(pool, lanes, config, rows, cancel)
             result.rows.extend(rows)
@@ -370,7 +383,7 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
             done += len(lanes)  # every lane's turn at the point, measured or cut short: the estimate counts it
             if on_point is not None:
                 on_point(PointMeasured(spec.variant, tuple(rows), run, done, total))
-        for doubt in in_most_doubt(measured, [lane.name for lane in lanes], rechecks(spec, lanes)):
+        for doubt in to_recheck(measured, [lane.name for lane in lanes], rechecks(spec, lanes)):
             if cancel.is_set():
                 break
             run, rows = measure_again(pool, lanes, doubt, result, on_event, cancel)

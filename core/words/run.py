@@ -21,6 +21,7 @@ from ..records import BUSY_SHARE, RunSummary, Status
 from ..results import RunResult
 from .numbers import fmt_flops, fmt_joules, fmt_num
 from .sweep import unlike_words
+from .verdict import error_words
 
 
 def _point(s: RunSummary) -> SweepPoint:
@@ -57,18 +58,21 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str =
     bounded = noise is not None and all(math.isfinite(noise.get(s.lane, math.nan)) for s in (a, b))
     known = dict(noise or {}) if bounded else None
     apart = f"medians {fmt_num(100 * (ratio - 1), 2)}% apart"
-    if pair_verdict([_point(a), _point(b)], a.lane, b.lane, known_noise=known).state is not State.LEADS:
+    v = pair_verdict([_point(a), _point(b)], a.lane, b.lane, known_noise=known)
+    rests = error_words(v)
+    if v.state is not State.LEADS:
         if bounded and known is not None:
             return (f"{a.lane} and {b.lane} are too close to call on {model} from one run ({apart}, inside this "
-                    f"machine's run-to-run noise: {_noise_words((a.lane, b.lane), known)})")
-        return f"{a.lane} and {b.lane} are too close to call on {model} ({apart}, inside the noise)"
+                    f"machine's run-to-run noise: {_noise_words((a.lane, b.lane), known)}; {rests})")
+        return (f"{a.lane} and {b.lane} are too close to call on {model} from one run ({apart}, inside the noise "
+                f"one run cannot rule out; {rests})")
     shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
     beyond = (f", beyond this machine's run-to-run noise ({_noise_words((fast.lane, slow.lane), known)})"
               if bounded and known is not None else "")
     if task == "predict":
         return (f"{fast.lane} answers {shown}x faster than {slow.lane} on {model} (median latency of one call)"
-                f"{beyond}")
-    return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}{beyond}"
+                f"{beyond}, from one run ({rests})")
+    return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}{beyond}, from one run ({rests})"
 
 
 def tail_words(q: int, value: float, calls: int) -> str:
@@ -224,6 +228,15 @@ def cold_start_lines(result: RunResult) -> list[str]:
             lines.append(f"{cold} answers first, and {warm} is faster at every {step} after: which lane to use "
                          f"depends on how many {step}s you run")
     return lines
+
+
+def compared_lines(stretch: CommonStretch | None) -> list[str]:
+    """Over what a side-by-side run's verdict compared its lanes: the time every lane trained, or why whole runs."""
+    if stretch and stretch.summaries:
+        return [f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained"]
+    if stretch:
+        return [f"Not compared on the same time: {stretch.reason}; the verdict compares whole runs"]
+    return []
 
 
 def one_run_line(result: RunResult) -> str:

@@ -9,6 +9,7 @@ from typing import Sequence
 from ..analysis.points import SweepPoint
 from ..families import Family, ModelKind
 from ..analysis.verdict import Change, PairVerdict, State, Stretch
+from ..files.rule_calibration import calibrated_false_leads
 from .numbers import fmt_flops, fmt_num, fmt_range
 
 
@@ -62,7 +63,7 @@ def stretch_words(s: Stretch, unit: str = "units") -> str:
     if s.leader is None:
         return (f"equal within noise {_at(s.width_lo, s.width_hi, unit)} (medians up to {_percent(s.ratio_hi)} apart, "
                 "inside the noise)")
-    together = (f"; {s.pattern} neighbouring widths lean its way, each inside the noise alone, beyond it together"
+    together = ("; the sweep's widths together, those inside the noise alone too: the test of the whole sweep"
                 if s.pattern else "")
     return f"{s.leader} is faster {_at(s.width_lo, s.width_hi, unit)} ({_times(s.ratio_lo, s.ratio_hi)}{together})"
 
@@ -86,7 +87,14 @@ def scatter(noise: float) -> str:
 
 
 def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this machine") -> str:
-    """One sentence for a pair of lanes; its clauses in width order."""
+    """One sentence for a pair of lanes, its clauses in width order, and in brackets what it rests on and the error
+    rate it carries for the whole sweep (error_words)."""
+    said = _pair_sentence(v, unit, machine)
+    rests = error_words(v)
+    return f"{said} ({rests})" if rests else said
+
+
+def _pair_sentence(v: PairVerdict, unit: str, machine: str) -> str:
     a, b = v.lanes
     if v.state is State.NOT_ENOUGH:
         return f"{a} and {b} have no width measured on both: nothing to compare"
@@ -109,35 +117,50 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
     clauses += [(float(s.width_lo), stretch_words(s, unit)) for s in v.stretches
                 if not (s.width_lo in ends or s.width_hi in ends)
                 and not any(lo < s.width_lo and s.width_hi < hi for lo, hi in inside)]
-    # A lead at a change's end that rests on a pattern says so: its widths were each inside the noise alone.
-    resting = [f"{s.leader}'s lead {_at(s.width_lo, s.width_hi, unit)} rests on {s.pattern} neighbouring widths "
-               "together, each inside the noise alone" for s in v.stretches
-               if s.pattern and (s.width_lo in ends or s.width_hi in ends)]
-    return _with_subject("; then ".join(text for _, text in sorted(clauses)) + "".join(f" ({r})" for r in resting),
-                         a, b)
+    return _with_subject("; then ".join(text for _, text in sorted(clauses)), a, b)
 
 
 def _scatter_words(v: PairVerdict) -> str:
-    """What made a wide gap no answer: the pair's ratio scattering between runs, a lane's repeat runs scattering,
-    or (one run each) each figure's own spread of batches."""
-    if math.isfinite(v.pair_noise):
-        return f"their ratio scattered {scatter(v.pair_noise)} between {v.pair_noise_runs} runs of one width"
-    noisy = [(lane, noise) for lane, noise in zip(v.lanes, v.run_noise) if math.isfinite(noise)]
-    if noisy:
-        lane, noise = max(noisy, key=lambda x: x[1])
-        return f"{lane}'s repeat runs of one width scattered {scatter(noise)}"
+    """What made a wide gap no answer: the pair's run-to-run noise and what it rests on."""
+    if v.noise is not None:
+        return f"one run's ratio of the two is uncertain by {scatter(v.noise.tau)} here ({noise_basis(v)})"
     return "each lane's batches spread wider than the gap"
 
 
 def _noise_words(v: PairVerdict) -> str:
-    """Why a gap that wide is still a tie, where a lane's own runs of one width scattered by more than 2% (the
-    standard deviation of their logs): ": one width's runs on cpu scattered by about ±31%", the run-to-run noise
-    its batches cannot show."""
-    noisy = [(lane, noise) for lane, noise in zip(v.lanes, v.run_noise) if math.isfinite(noise) and noise > 0.02]
-    if not noisy:
+    """Why a gap that wide is still a tie, where the pair's run-to-run noise is more than 2%: ": one run's ratio is
+    uncertain by ±8% (…)", the noise its batches cannot show."""
+    if v.noise is None or v.noise.tau <= 0.02:
         return ""
-    said = " and ".join(f"on {lane} by about {scatter(noise)}" for lane, noise in noisy)
-    return f": one width's runs scattered {said}"
+    return f": one run's ratio of the two is uncertain by {scatter(v.noise.tau)} ({noise_basis(v)})"
+
+
+def noise_basis(v: PairVerdict) -> str:
+    """What the pair's run-to-run noise rests on: "2 widths measured twice, the sweep's shape and a prior"."""
+    n = v.noise
+    if n is None:
+        return "no estimate"
+    parts = []
+    if n.repeat_widths:
+        parts.append(f"{n.repeat_widths} width{'s' if n.repeat_widths > 1 else ''} measured in several runs")
+    if n.shape_dof > 0:
+        parts.append(f"the shape of {len(v.widths)} widths")
+    parts.append("this machine's earlier sweep" if n.prior == "machine" else "a prior of ±5%")
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + f"; {fmt_num(n.dof, 2)} degrees of freedom"
+
+
+def error_words(v: PairVerdict) -> str:
+    """The error rate the answer carries, for the whole sweep, and what it rests on: "one run per width; at most a 5%
+    chance of any false lead over these 10 widths, 1.8% measured (rule calibration, 2026-12-06)"."""
+    if v.state is State.NOT_ENOUGH:
+        return ""
+    runs = "one run per width" if v.runs <= 1 else f"up to {v.runs} runs per width"
+    if len(v.widths) == 1:
+        runs = "one run of each lane" if v.runs <= 1 else f"{v.runs} runs of each lane"
+    over = f"over these {len(v.widths)} widths" if len(v.widths) > 1 else "at this width"
+    measured = calibrated_false_leads()
+    rate = f", {fmt_num(100 * measured[0], 2)}% measured ({measured[1]})" if measured else ", not yet measured"
+    return f"{runs}; at most a {fmt_num(100 * v.alpha, 2)}% chance of any false lead {over}{rate}"
 
 
 def _with_subject(text: str, a: str, b: str) -> str:
