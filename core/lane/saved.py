@@ -214,9 +214,65 @@ def file_sha256(path: str) -> str:
         raise ConfigError(f"{path} cannot be read any more: {exc.strerror or exc}") from None
 
 
+def _nested(layer: Layer) -> list[Layer]:
+    """`layer` and every layer inside it, depth first (a model's own name is a scope as its layers' are)."""
+    out = [layer]
+    for sub in getattr(layer, "layers", None) or []:
+        out += _nested(sub)
+    return out
+
+
+# A name TensorFlow takes as a root scope and in its optimizer's slot names (its own patterns are a little wider).
+SCOPE_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.-]*")
+
+
+def _renamed(config: object, names: dict[str, str]) -> object:
+    """`config` with every string that is one of `names` replaced by its new name (a layer's name, and each
+    reference to it: the inbound nodes' keras_history, the input and output layers)."""
+    if isinstance(config, dict):
+        return {key: _renamed(value, names) for key, value in config.items()}
+    if isinstance(config, (list, tuple)):
+        return type(config)(_renamed(value, names) for value in config)
+    return names.get(config, config) if isinstance(config, str) else config
+
+
+def scoped(model: Model) -> Model:
+    """`model` with names TensorFlow takes as scopes: a name is cosmetic, and "my model" or a layer "my dense"
+    (names Keras saves) makes TensorFlow refuse the model and its optimizer's slots ("'my model' is not a valid
+    scope name"). A model whose names all pass is returned as it is; any other is rebuilt from its own config
+    (already loaded in safe mode) with each such name in letters, digits and underscores, and given its weights.
+    A ConfigError when it cannot be rebuilt so (a subclassed model), saying what to rename."""
+    layers = _nested(model)
+    bad = sorted({str(layer.name) for layer in layers if not SCOPE_NAME.fullmatch(str(layer.name))})
+    if not bad:
+        return model
+    taken = {str(layer.name) for layer in layers}
+    names: dict[str, str] = {}
+    for old in bad:
+        base = re.sub(r"[^A-Za-z0-9_]", "_", old)[:64]
+        new = base = base if base[:1].isalnum() else f"layer{base}"
+        count = 1
+        while new in taken:
+            new, count = f"{base}_{count}", count + 1
+        taken.add(new)
+        names[old] = new
+    shown = ", ".join(repr(printable(name)) for name in bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+    try:
+        config = _renamed(model.get_config(), names)
+        rebuilt = type(model).from_config(config)
+        rebuilt.set_weights(model.get_weights())
+    except Exception as exc:  # noqa: BLE001: a model that cannot be rebuilt from its config is a sentence
+        raise ConfigError(f"the model's names {shown} are not names TensorFlow takes as scopes, and the model could "
+                          f"not be rebuilt under new ones ({type(exc).__name__}): rename them with letters, digits "
+                          "and underscores, and save it again") from None
+    return rebuilt
+
+
 def wrap(keras: ModuleType, inner: Model, figures: SavedModel, train: TrainSpec, *, jit: bool, optimizer: Optimizer,
          name: str) -> Model:
-    """`inner` behind a reshape of flat rows of `figures.features` values, compiled with the run's settings."""
+    """`inner` behind a reshape of flat rows of `figures.features` values, compiled with the run's settings; its
+    names made ones TensorFlow takes (`scoped`)."""
+    inner = scoped(inner)
     inputs = keras.Input(shape=(figures.features,))
     x = keras.layers.Reshape(figures.input_shape)(inputs) if len(figures.input_shape) > 1 else inputs
     out = inner(x)
