@@ -118,3 +118,35 @@ def predicted_crossover(a: CostFit, b: CostFit) -> float | None:
         return None
     f = (b.overhead_ms - a.overhead_ms) / dslope
     return f if f > 0 and math.isfinite(f) else None
+
+
+FIT_RESAMPLES = 200
+
+
+def crossover_interval(flops_a: Sequence[float], ms_a: Sequence[float], flops_b: Sequence[float],
+                       ms_b: Sequence[float], resamples: int = FIT_RESAMPLES,
+                       seed: int = 0) -> tuple[float, float, int] | None:
+    """Where two lanes' fitted cost lines meet, as a 95% interval in FLOPs per step from a bootstrap of each fit's
+    relative residuals (each lane's points made again from its fitted line and its own residuals, drawn with
+    replacement, and fitted again), and how many resamples met at positive FLOPs; None where the fits do not meet.
+    The fits' extrapolation: where the lines would meet, not where the lanes were measured to change places."""
+    fits = fit_cost_model(flops_a, ms_a), fit_cost_model(flops_b, ms_b)
+    if fits[0] is None or fits[1] is None or predicted_crossover(fits[0], fits[1]) is None:
+        return None
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(resamples):
+        again = []
+        for fit, flops in zip(fits, (flops_a, flops_b)):
+            f = np.asarray(flops, dtype=float)
+            resid = np.array([r for r in fit.residuals if math.isfinite(r)])
+            pred = fit.overhead_ms + f * fit.ms_per_flop
+            again.append(fit_cost_model(f, pred * (1 + rng.choice(resid, len(f))) if resid.size else pred))
+        if again[0] is not None and again[1] is not None:
+            meet = predicted_crossover(again[0], again[1])
+            if meet is not None:
+                found.append(meet)
+    if len(found) < resamples // 2:
+        return None  # in most resamples the lines do not meet: no interval to give
+    lo, hi = np.percentile(found, [2.5, 97.5])
+    return float(lo), float(hi), len(found)

@@ -58,8 +58,8 @@ class Site:
     d: float
     half: float
     level: int  # the width has been measured level + 1 times, its batches added together
-    # Where this width alone shows no lead but the test of the whole sweep does, and every width leans that way: how
-    # many widths the sweep has; 0 where the width was judged alone.
+    # Where this width alone shows no lead but the test of the whole sweep does, and no width leans the other way by
+    # more than its standard error: how many widths the sweep has; 0 where the width was judged alone.
     pattern: int = 0
     lead: bool = False
     p: float = 1.0
@@ -127,9 +127,10 @@ def sites_of(data: Sequence[WidthData], test: PairTest, levels: Mapping[int, int
     sweep = test.sweep
     if sweep is not None and sweep.lead:
         lean = 1 if sweep.d > 0 else -1
-        # The whole sweep's lead is said as a lead over its widths only where every width leans that way: where some
-        # lean the other, it is a mean over a curve, not where one lane leads, and the widths speak for themselves.
-        if all(s.d * lean > 0 for s in sites):
+        # The whole sweep's lead is said as a lead over its widths only where no width leans the other way by more
+        # than its own standard error: where one does, it is a mean over a curve, not where one lane leads, and the
+        # widths speak for themselves.
+        if all(s.d * lean > -t.se for s, t in zip(sites, test.widths)):
             sites = [s if s.lead else dataclasses.replace(s, pattern=len(sites), lean=lean) for s in sites]
     return sites
 

@@ -271,7 +271,7 @@ def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = N
                "with more GFLOP/s pulls ahead.")
     fa, fb = (fits or {}).get(a.lane), (fits or {}).get(b.lane)
     if fa and fb:
-        fit_text = (f"Fitted over the model sizes measured, {a.lane} costs {fmt_num(fa.overhead_ms)} ms fixed "
+        fit_text = (f"Fitted over the model sizes measured, {a.lane} costs {fmt_num(fa.overhead_ms)} ms intercept "
                     f"plus {fmt_num(fa.gflops)} GFLOP/s, and {b.lane} {fmt_num(fb.overhead_ms)} ms plus "
                     f"{fmt_num(fb.gflops)} GFLOP/s")
         cross = predicted_crossover(fa, fb)

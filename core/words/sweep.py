@@ -8,8 +8,8 @@ import math
 from typing import Mapping, Sequence
 
 from ..machine import HostInfo
-from ..analysis.crossings import analyze_points
-from ..analysis.fits import CostFit
+from ..analysis.crossings import SweepAnalysis, analyze_points
+from ..analysis.fits import CostFit, crossover_interval
 from ..analysis.points import Crossover, SweepPoint
 from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
 from ..analysis.energy import energy_curves, unlike_scopes
@@ -98,9 +98,35 @@ def sweep_lines(groups: Mapping[str, Sequence[SweepPoint]], findings: Findings |
 
 
 def fits_words(fits: Mapping[str, CostFit | None]) -> str:
-    """Each lane's fitted cost model: "cpu: 0.94 ms fixed + 340 GFLOP/s; cpu1: …" (lanes without a fit left out)."""
-    return "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms fixed + {fmt_num(f.gflops)} GFLOP/s"
+    """Each lane's fitted cost model: "cpu: 0.94 ms intercept + 340 GFLOP/s; cpu1: …" (lanes without a fit left
+    out). The intercept is the fitted line's value at no FLOPs, not a measured step: it may lie above the smallest
+    one measured."""
+    return "; ".join(f"{lane}: {fmt_num(f.overhead_ms)} ms intercept + {fmt_num(f.gflops)} GFLOP/s"
                      for lane, f in fits.items() if f is not None and math.isfinite(f.overhead_ms))
+
+
+def fit_crossing_lines(points: Sequence[SweepPoint], analysis: SweepAnalysis) -> list[str]:
+    """Where each pair's fitted cost lines meet, said as the fits' extrapolation with its 95% interval (a bootstrap
+    of each fit's residuals, core/analysis/fits.py crossover_interval), never as a second answer beside the rule's:
+    "the fitted lines of jax:cpu and jax:gpu0 meet at 148 MFLOP per batch (95%: 60–310 MFLOP, 200 resamples of the
+    fits' residuals): the fits' extrapolation, not a measured crossing"; where the lines meet in fewer than half the
+    resamples, that is said instead of a figure."""
+    lines = []
+    for p in analysis.predicted:
+        a, b = p.lanes
+        pa = sorted((x for x in points if x.lane == a), key=lambda x: x.flops_per_batch)
+        pb = sorted((x for x in points if x.lane == b), key=lambda x: x.flops_per_batch)
+        interval = crossover_interval([x.flops_per_batch for x in pa], [x.median_ms for x in pa],
+                                      [x.flops_per_batch for x in pb], [x.median_ms for x in pb])
+        if interval is None:
+            lines.append(f"the fitted lines of {a} and {b} meet at {fmt_flops(p.flops_per_batch)} per batch, but in "
+                         "most resamples of the fits' residuals they do not: the fits' extrapolation, no answer")
+            continue
+        lo, hi, n = interval
+        lines.append(f"the fitted lines of {a} and {b} meet at {fmt_flops(p.flops_per_batch)} per batch (95%: "
+                     f"{fmt_flops(lo)}–{fmt_flops(hi)}, {n} resamples of the fits' residuals): the fits' "
+                     "extrapolation, not a measured crossing")
+    return lines
 
 
 def answer_words(answer: Answer) -> str:
