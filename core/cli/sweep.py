@@ -71,9 +71,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     p.add_argument("--floor", action="store_true", help="also time each point's on-device loop (the anatomy's "
                    "device_loop rung): column floor_ms, and where the faster lane would change with one")
-    p.add_argument("--no-recheck", action="store_true", help="measure each point once; by default the point where "
-                   "the lanes lie closest is measured a second time, to learn each lane's run-to-run noise (what one "
-                   "run's batches cannot show), which the verdict then counts as noise")
+    p.add_argument("--no-recheck", action="store_true", help="measure each point once; by default one point (two "
+                   "from six points up), chosen by its place along the sweep, is measured a second time, to learn the "
+                   "pair's run-to-run noise (what one run's batches cannot show), which the verdict then counts")
     p.add_argument("--ladder", action="store_true", help="what would make the GPU win sooner: the sweep once per "
                    "knob that moves the fixed cost (steps per execution 1/8/64, data on the device, jit on/off, "
                    "mixed precision, each installed backend), ranked by the slower lane's step time")
@@ -216,9 +216,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
             again = rechecks(spec, lanes) if target is None and not ladder else 0
             if again:
-                say(f"then {'the point' if again == 1 else 'the two points'} where the lanes lie closest, again: "
-                    f"{'its' if again == 1 else 'their'} two runs show each lane's run-to-run noise "
-                    "(--no-recheck: each point once)")
+                say(f"then {'the middle point' if again == 1 else 'two points, a third and two thirds of the way'}"
+                    f" along, again (chosen by place, not by what they measured): the pair's run-to-run noise, "
+                    "which one run's batches cannot show (--no-recheck: each point once)")
             if target is not None:
                 say(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "
                     f"or {target.budget_s:g} s have passed")

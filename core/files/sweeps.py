@@ -238,7 +238,7 @@ def sweep_info(specs: Sequence[SweepAsked], results: Sequence[SweepMeasured] = (
     spec = specs[0]
     return {"widths": list(spec.widths), "layers": spec.layers, "batch_sizes": list(spec.batch_sizes),
             "floor": getattr(spec, "floor", False),
-            # Whether the point in most doubt was measured twice (core/study/sweep.py rechecks): its rows' runs 2.
+            # Whether points chosen by place were measured twice (core/study/sweep.py rechecks): their rows' runs 2.
             "recheck": getattr(spec, "recheck", False),
             "steady_steps": spec.steady_steps, "seconds_per_point": spec.seconds_per_point,
             "variants": {res.spec.variant: {"calibration": {k: vars(v) for k, v in res.calibration.items()},

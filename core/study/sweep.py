@@ -108,8 +108,8 @@ class SweepSpec:
     calibrate: bool = True  # time a large matrix product per lane: the GFLOP/s each point is a share of
     variant: str = "base"  # in compare mode, the knob setting this sweep ran with ("jit=on")
     floor: bool = False  # also time each point's on-device loop (the anatomy's device_loop): column floor_ms
-    # Measure the point in most doubt a second time (rechecks): what each lane's runs of one point scatter by,
-    # the run-to-run noise that one run's batches cannot show and the one rule widens every interval by.
+    # Measure one or two points a second time, chosen by place (rechecks, to_recheck): how the pair's ratio scatters
+    # between runs, the run-to-run noise that one run's batches cannot show and the one rule counts.
     recheck: bool = True
 
     def __post_init__(self) -> None:

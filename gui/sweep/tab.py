@@ -170,8 +170,9 @@ class SweepTab(QWidget):
                       "lanes with these settings and are taken as they are, not timed again…")
         else:
             again = max((rechecks(spec, lanes) for spec in specs), default=0) if target is None and not settings else 0
-            last = {0: "", 1: " (the last: where the lanes lie closest, again, for the run-to-run noise)",
-                    2: " (the last two: the two points where the lanes lie closest, again, for the run-to-run noise)"}
+            last = {0: "", 1: " (the last: the middle point, again, for the run-to-run noise)",
+                    2: " (the last two: the points a third and two thirds of the way along, again, for the "
+                       "run-to-run noise)"}
             self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}"
                       f"{last[again]}…")
         pool = self._pool()
