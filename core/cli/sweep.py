@@ -265,8 +265,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             pool.close()
         if results and not results[0].cancelled and not ladder:  # what later runs here are bounded by
             base = results[0]
-            record_noise(measured_noise([r.point() for r in base.rows], now_iso(), args.csv or "",
-                                        base.spec.base.train.task))
+            _, why_not = record_noise(measured_noise([r.point() for r in base.rows], now_iso(),
+                                                     str(Path(args.csv).resolve()) if args.csv else "",
+                                                     base.spec.base.train.task))
+            if why_not:
+                print(f"note: {why_not}", file=sys.stderr)
         report_safely(lambda: _report(results, prices, ladder, lanes))
         if written:
             report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))

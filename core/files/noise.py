@@ -21,12 +21,20 @@ from ..analysis.points import SweepPoint
 from ..json_data import JsonError, JsonValue, parse_json
 from ..paths import crossover_home
 from ..results import RunResult
-from .atomic import atomic_write_text
+from .atomic import ExportError, atomic_write_text
 from .inputs import InputError, read_text_bounded
 
 FORMAT = "crossover-run-noise/1"
 NOISE_FILE = "run-noise.json"
 MAX_NOISE_BYTES = 1 << 20
+# What a sweep can write: a spread between runs of one width under 1 (a factor of 2.7 either way: beyond that no
+# run bounds another), at most as many twice-measured points as a sweep has (core/cli/sweep.py MAX_POINTS), a load
+# average of a machine, and short text. An entry outside these is no measurement and is left out.
+MAX_LOG_SD = 1.0
+MAX_POINTS = 1000
+MAX_LOAD = 10_000.0
+MAX_TEXT = 300
+OLD_DAYS = 30  # a figure older than this is said with its age
 
 
 @dataclass(frozen=True)
@@ -59,18 +67,23 @@ class LaneNoise:
         lane, sd, points, at = data.get("lane"), data.get("log_sd"), data.get("points"), data.get("measured_at")
         if not isinstance(lane, str) or not lane or len(lane) > 200:
             raise ValueError("an entry's lane is not a lane's name")
-        if isinstance(sd, bool) or not isinstance(sd, (int, float)) or not (0 <= sd < 5):
-            raise ValueError(f"{lane}'s log_sd is not a spread")
-        if isinstance(points, bool) or not isinstance(points, int) or points < 1:
-            raise ValueError(f"{lane}'s points is not a count")
+        if isinstance(sd, bool) or not isinstance(sd, (int, float)) or not (0 <= sd <= MAX_LOG_SD):
+            raise ValueError(f"{lane}'s log_sd is not a spread a sweep can measure (0-{MAX_LOG_SD:g})")
+        if isinstance(points, bool) or not isinstance(points, int) or not 1 <= points <= MAX_POINTS:
+            raise ValueError(f"{lane}'s points is not a count of a sweep's points")
+        if not isinstance(at, str) or len(at) > 40:
+            raise ValueError(f"{lane}'s measured_at is not a time")
         load = data.get("load_avg")
+        if load is not None and (isinstance(load, bool) or not isinstance(load, (int, float))
+                                 or not (math.isfinite(load) and 0 <= load <= MAX_LOAD)):
+            raise ValueError(f"{lane}'s load_avg is not a load average")
         source = data.get("source")
+        if source is not None and (not isinstance(source, str) or len(source) > 4096):
+            raise ValueError(f"{lane}'s source is not a file's path")
         task = data.get("task", "train")
         if task not in ("train", "predict"):
             raise ValueError(f"{lane}'s task is not train or predict")
-        return cls(lane, float(sd), points, str(at or ""), source if isinstance(source, str) else "",
-                   float(load) if isinstance(load, (int, float)) and not isinstance(load, bool) else math.nan,
-                   str(task))
+        return cls(lane, float(sd), points, at, source or "", math.nan if load is None else float(load), str(task))
 
 
 def noise_path() -> Path:
@@ -88,7 +101,9 @@ def measured_noise(points: Sequence[SweepPoint], measured_at: str, source: str =
         sd = run_noise(p.curve_point() for p in mine)
         if twice and math.isfinite(sd):
             loads = [p.load_avg for p in mine if math.isfinite(p.load_avg)]
-            out.append(LaneNoise(lane, sd, len(twice), measured_at, source, max(loads) if loads else math.nan, task))
+            if sd <= MAX_LOG_SD:  # a wider scatter bounds nothing; the sweep's own files still say it
+                out.append(LaneNoise(lane, sd, len(twice), measured_at, source, max(loads) if loads else math.nan,
+                                     task))
     return out
 
 
@@ -112,19 +127,23 @@ def read_noise(path: Path | None = None) -> dict[str, LaneNoise]:
     return out
 
 
-def record_noise(measured: Sequence[LaneNoise], path: Path | None = None) -> Path | None:
-    """Keep these lanes' figures (replacing their earlier ones, keeping other lanes'); None when nothing was
-    measured or the home folder cannot be written (the sweep's own files hold its figures either way)."""
+def record_noise(measured: Sequence[LaneNoise], path: Path | None = None) -> tuple[Path | None, str]:
+    """Keep these lanes' figures (replacing their earlier ones, keeping other lanes'): the file written, or None and
+    why not in a sentence where it could not be (a folder in its place, a home folder that cannot be written: the
+    sweep's own files hold its figures either way); (None, "") when nothing was measured."""
     if not measured:
-        return None
+        return None, ""
     path = path or noise_path()
     kept = {**read_noise(path), **{n.key: n for n in measured}}
     text = _text(kept)
     try:
         os.makedirs(path.parent, exist_ok=True)
-        return atomic_write_text(path, text)
-    except OSError:
-        return None
+        if path.is_dir() and not path.is_symlink():
+            raise IsADirectoryError(f"{path} is a folder")
+        return atomic_write_text(path, text), ""
+    except OSError as exc:
+        why = str(exc) if isinstance(exc, ExportError) else f"cannot write {path}: {exc.strerror or exc}"
+        return None, f"this sweep's run-to-run noise was not kept for later runs ({why}); its own files hold it"
 
 
 def _text(lanes: Mapping[str, LaneNoise]) -> str:
@@ -144,7 +163,27 @@ def bound_by_noise(result: RunResult, known: Mapping[str, LaneNoise] | None = No
     result.run_noise = {lane: n.log_sd for lane, n in mine.items()}
     if mine:
         dates = sorted({n.measured_at[:10] for n in mine.values() if n.measured_at})
-        sources = sorted({os.path.basename(n.source) for n in mine.values() if n.source})
+        sources = sorted({_cited(n.source) for n in mine.values() if n.source})
+        age = _age_days(min((n.measured_at for n in mine.values() if n.measured_at), default=""))
+        old = f", {age} days before this run" if age is not None and age > OLD_DAYS else ""
         result.run_noise_from = (f"the sweep{'s' if len(dates) > 1 else ''} of {', '.join(dates) or 'an earlier day'}"
-                                 + (f" ({', '.join(sources)})" if sources else ""))
+                                 + old + (f" ({', '.join(sources)})" if sources else ""))
     return result
+
+
+def _cited(source: str) -> str:
+    """A sweep file as a run cites it: its name, cut short, and whether it is still there."""
+    name = "".join(ch for ch in os.path.basename(source) if ch.isprintable())[:80]
+    return name if os.path.isfile(source) else f"{name}, no longer on disk"
+
+
+def _age_days(when: str) -> int | None:
+    import datetime as dt
+
+    try:
+        then = dt.datetime.fromisoformat(when.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=dt.timezone.utc)
+    return (dt.datetime.now(dt.timezone.utc) - then).days

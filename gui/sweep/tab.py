@@ -10,6 +10,8 @@ from PySide6.QtCore import QThread, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core.files.findings import Findings
+from ...core.files.noise import measured_noise, record_noise
+from ...core.records import now_iso
 from ...core.config import ConfigError, LaneSpec, RunConfig
 from ...core.results import RunResult, by_batch_size
 from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
@@ -216,6 +218,16 @@ class SweepTab(QWidget):
         self._runner.wait_stuck(timeout_ms)
         self._close_autosave()
 
+    def _record_noise(self, outcome: JobOutcome) -> str:
+        """A sweep that ended whole keeps its lanes' run-to-run noise for later runs here, as `sweep` does
+        (core/files/noise.py): a sentence where it could not be kept, else ""."""
+        if outcome.cancelled or outcome.error or not self.results or self._ladder:
+            return ""
+        base = self.results[0]
+        _, why_not = record_noise(measured_noise([r.point() for r in base.rows], now_iso(), self.autosave_path,
+                                                 base.spec.base.train.task))
+        return f" Note: {why_not}." if why_not else ""
+
     def _close_autosave(self) -> None:
         if self._files is not None:
             self._files.close()
@@ -245,6 +257,7 @@ class SweepTab(QWidget):
             ranks = rank_ladder(self.results)
             self.view.notes = [ladder_heading(self._lanes(), ranks)] + ladder_lines(ranks, self._ladder)
         self._close_autosave()
+        kept = self._record_noise(outcome)
         self.sweep_form.set_running(False)
         self.view.empty_text = "No point was measured." if not self.view.rows else NO_SWEEP_YET
         took = fmt_duration(time.monotonic() - self._t0)
@@ -256,7 +269,7 @@ class SweepTab(QWidget):
             taken = sum(len(point.rows) for point in self._measured if point.reused)
             before = f" ({taken} of them taken as measured before, not timed again)" if taken else ""
             self._say(f"{'Stopped' if outcome.cancelled else 'Done'} after {took}: {len(self.view.rows)} points "
-                      f"measured{before}{saved}.")
+                      f"measured{before}{saved}.{kept}")
         self.view.redraw()
         self.sweep_ended.emit(self.results)
 
