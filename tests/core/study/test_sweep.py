@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import statistics
 import threading
 
@@ -189,19 +190,32 @@ class _Ready:
 LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
 
 
-def test_a_sweep_measures_the_point_in_most_doubt_again_and_its_rows_pool_both_runs(monkeypatch):
-    """The point where the lanes lie closest (256: 1.6 against 2.0 ms) is measured a second time; each lane's row
-    there then holds both runs' batches, says 2 runs and how far their medians lie apart, and the one rule widens
-    the lane's every interval by it: a lead that one run called is noise once the runs disagree by more."""
+def _claim(sentence: str) -> str:
+    """A verdict sentence without its closing bracket (what it rests on and the error rate it carries)."""
+    return re.split(r" \((?:one run|up to \d+ runs) per width;", sentence, maxsplit=1)[0]
+
+
+def _sweep_twice_at_the_middle(monkeypatch, ms):
     from crossover_lab.core.study import sweep
-    from crossover_lab.core.words.sweep import describe_pair
-    cpu = {16: 1.0, 256: 1.6, 4096: 8.0}
-    gpu = {16: 3.0, 256: 2.0, 4096: 2.5}
-    timings = _Timings(lambda lane, w, n: (cpu if lane == "cpu" else gpu)[w] * (1.25 if n == 4 else 1.0))
+    timings = _Timings(ms)
     monkeypatch.setattr(sweep, "measure_point", timings)
     spec = SweepSpec(widths=(16, 256, 4096), layers=1, base=BASE, calibrate=False)
     seen = []
     (result,) = run_sweeps(_Ready(), LANES, [spec], on_point=seen.append)
+    return timings, result, seen
+
+
+def test_a_sweep_measures_its_middle_point_again_and_its_rows_pool_both_runs(monkeypatch):
+    """The middle point of three (256, chosen by place, not by how close its lanes lay) is measured a second time;
+    each lane's row there then holds both runs' batches, keeps the first run's id, says 2 runs, how far their
+    medians lie apart and each run's median; and the one rule reads the pair's run-to-run noise from them: a lead
+    that one run called is noise once the runs' ratios disagree by more."""
+    from crossover_lab.core.words.sweep import describe_pair
+    cpu = {16: 1.0, 256: 1.6, 4096: 8.0}
+    gpu = {16: 3.0, 256: 2.0, 4096: 2.5}
+    # The second run at 256 finds cpu 25% slower and gpu0 as before: the pair's ratio moved by 25% between runs.
+    timings, result, seen = _sweep_twice_at_the_middle(
+        monkeypatch, lambda lane, w, n: (cpu if lane == "cpu" else gpu)[w] * (1.25 if n == 4 and lane == "cpu" else 1))
     assert timings.calls == [16, 256, 4096, 256]
     assert len(result.runs) == 4 and not result.cancelled
     # One row per lane and point, as before; the point measured again holds both runs.
@@ -209,19 +223,42 @@ def test_a_sweep_measures_the_point_in_most_doubt_again_and_its_rows_pool_both_r
         ("cpu", 16, 1), ("gpu0", 16, 1), ("cpu", 256, 2), ("gpu0", 256, 2), ("cpu", 4096, 1), ("gpu0", 4096, 1)]
     again = {r.lane: r for r in seen[-1].rows}
     assert seen[-1].again and set(again) == {"cpu", "gpu0"}
-    for lane, first in (("cpu", 1.6), ("gpu0", 2.0)):
+    for lane, first, slower in (("cpu", 1.6, 1.25), ("gpu0", 2.0, 1.0)):
         row = again[lane]
-        assert row.runs == 2 and row.run_id == "r4" and row.n_batches == 2 * result.rows[0].n_batches
+        # The first run's id: the row holds that run's batches, and a reader of rows by run takes it in its place.
+        assert row.runs == 2 and row.run_id == "r2" and row.n_batches == 2 * result.rows[0].n_batches
         one, two = (summarize_ms(result.runs[i], lane) for i in (1, 3))
-        assert two / one == pytest.approx(1.25, rel=0.02) and one == pytest.approx(first, rel=0.05)
+        assert two / one == pytest.approx(slower, rel=0.02) and one == pytest.approx(first, rel=0.05)
         assert row.between_runs == pytest.approx(statistics.stdev([math.log(one), math.log(two)]))
-        assert one < row.median_ms < two
+        assert row.run_medians == pytest.approx((one, two), rel=1e-5)  # each run's own, in the order measured
+        assert one <= row.median_ms <= two
     # The rule reads the scatter from the rows: the same medians measured once say more than they may.
+    points = [r.point() for r in result.rows]
+    said = describe_pair(points, "cpu", "gpu0")
+    once = describe_pair([dataclasses.replace(r, runs=1, between_runs=math.nan, run_medians_ms="").point()
+                          for r in result.rows], "cpu", "gpu0")
+    assert _claim(once) == "cpu is faster up to 16 units and gpu0 from 4,096 units; between, they are equal within noise"
+    assert "(one run per width;" in once and "(up to 2 runs per width;" in said
+    assert said.startswith("no answer for cpu and gpu0 on this machine: gpu0 looked 3.2x faster at 4,096 units, but "
+                           "one run's ratio of the two is uncertain by ±17%"), said
+
+
+def test_a_load_both_lanes_met_between_runs_is_no_noise_of_their_ratio(monkeypatch):
+    """Both lanes 25% slower in the second run of 256 (the machine was busier for both): each lane's medians scatter,
+    but the pair's ratio did not move, and that ratio is what the rule judges: the answer stands as one run gave it."""
+    from crossover_lab.core.words.sweep import describe_pair
+    cpu = {16: 1.0, 256: 1.6, 4096: 8.0}
+    gpu = {16: 3.0, 256: 2.0, 4096: 2.5}
+    timings, result, _seen = _sweep_twice_at_the_middle(
+        monkeypatch, lambda lane, w, n: (cpu if lane == "cpu" else gpu)[w] * (1.25 if n == 4 else 1.0))
+    assert timings.calls == [16, 256, 4096, 256]
+    pooled = [r for r in result.rows if r.runs == 2]
+    assert [r.width for r in pooled] == [256, 256] and all(r.between_runs > 0.15 for r in pooled)
     said = describe_pair([r.point() for r in result.rows], "cpu", "gpu0")
-    once = describe_pair([dataclasses.replace(r, runs=1, between_runs=math.nan).point() for r in result.rows],
-                         "cpu", "gpu0")
-    assert once.startswith("gpu0 is faster above about 400 units") and "cpu below" in once
-    assert said == "cpu is faster up to 16 units and gpu0 from 4,096 units; between, they are equal within noise"
+    once = describe_pair([dataclasses.replace(r, runs=1, between_runs=math.nan, run_medians_ms="").point()
+                          for r in result.rows], "cpu", "gpu0")
+    assert _claim(said) == _claim(once) and said.startswith("gpu0 is faster above about 400 units"), said
+    assert "cpu below" in said
 
 
 def summarize_ms(run, lane):
@@ -238,7 +275,7 @@ def test_a_point_measured_again_that_fails_on_a_lane_keeps_that_lanes_first_row(
     spec = SweepSpec(widths=(16, 4096), layers=1, base=BASE, calibrate=False)
     seen = []
     (result,) = run_sweeps(_Ready(), LANES, [spec], on_point=seen.append)
-    assert timings.calls == [16, 4096, 16]  # 16: 2 against 3 ms, closer than 257 against 513
+    assert timings.calls == [16, 4096, 16]  # the middle of two points, by place: round(0.5) is the first
     assert [(r.lane, r.width, r.runs) for r in result.rows] == [
         ("cpu", 16, 2), ("gpu0", 16, 1), ("cpu", 4096, 1), ("gpu0", 4096, 1)]
     assert [r.lane for r in seen[-1].rows] == ["cpu"]
@@ -262,7 +299,7 @@ def test_no_point_is_measured_again_with_one_lane_one_point_when_asked_not_to_or
     assert timings.calls == [16, 4096] and result.cancelled and all(r.runs == 1 for r in result.rows)
 
 
-def test_the_command_line_measures_the_closest_point_again_unless_told_not_to():
+def test_the_command_line_measures_points_again_unless_told_not_to():
     from crossover_lab.core.cli.main import build_parser
     from crossover_lab.core.cli.sweep import sweep_spec
     from crossover_lab.core.files.sweeps import sweep_info
@@ -304,9 +341,11 @@ def test_a_row_pooled_over_two_runs_recomputes_its_tail_and_its_energy_from_both
     assert math.isnan(with_batches(row, second[:600]).p99_ms)
 
 
-def test_a_sweep_of_six_points_measures_its_two_closest_again_so_the_ratio_noise_rests_on_two_widths(monkeypatch):
+def test_a_sweep_of_six_points_measures_two_points_again_so_the_ratio_noise_rests_on_two_widths(monkeypatch):
     """One width measured twice is one degree of freedom: a load that changed once between its runs would be all
-    the pair's ratio noise knew (issue 36). A sweep of six points or more measures its two closest points again."""
+    the pair's ratio noise knew (issue 36). A sweep of six points or more measures two points again, a third and two
+    thirds of the way along it (64 and 128 here), wherever its lanes lay closest (256)."""
+    from crossover_lab.core.analysis.sweep_test import PRIOR_NOISE
     from crossover_lab.core.files.findings import Findings
     from crossover_lab.core.study import sweep
     cpu = {16: 1.0, 32: 1.1, 64: 1.3, 128: 1.8, 256: 3.0, 512: 6.0}
@@ -316,7 +355,67 @@ def test_a_sweep_of_six_points_measures_its_two_closest_again_so_the_ratio_noise
     spec = SweepSpec(widths=tuple(cpu), layers=1, base=BASE, calibrate=False)
     seen = []
     run_sweeps(_Ready(), LANES, [spec], on_point=seen.append)
-    assert timings.calls == [16, 32, 64, 128, 256, 512, 256, 128]  # 3.0 against 3.2 ms, then 1.8 against 3.1
+    assert timings.calls == [16, 32, 64, 128, 256, 512, 64, 128]
     assert sweep.rechecks(spec, LANES) == 2 and sweep.rechecks(dataclasses.replace(spec, widths=(16, 32)), LANES) == 1
     (answer,) = Findings(row for point in seen for row in point.rows).answers()  # as the window gathers them
-    assert answer.verdict.pair_noise_runs == 4 and answer.verdict.pair_noise > 0
+    noise = answer.verdict.noise
+    assert answer.verdict.widths == tuple(cpu) and answer.verdict.runs == 2  # each width once, 64 and 128 pooled
+    assert (noise.repeat_widths, noise.repeat_dof) == (2, 2.0)
+    # cpu's ratio moved by 10% between the runs at both widths: more than the 5% floor, and the data's figure stands.
+    assert noise.tau > PRIOR_NOISE
+
+
+def _point(width, medians, done=("cpu", "gpu0")):
+    """A measured point as run_sweeps keeps it: its config, its run, and a completed row per lane in `done`."""
+    from helpers import two_lane_result
+    config = dataclasses.replace(BASE, model=ModelSpec((width,)))
+    run = two_lane_result(f"r{width}", width, *medians, config=config)
+    return config, run, [SweepRow.from_result(run, lane) for lane in done]
+
+
+def test_the_points_measured_again_are_chosen_by_place_never_by_the_first_runs_ratio():
+    """The rechecks lie evenly along the sweep (the middle one for one, a third and two thirds of the way for two),
+    among the points every lane completed, whatever the first run measured: picking where the lanes lay closest
+    would pick small first differences, and the two runs' scatter would understate the noise."""
+    from crossover_lab.core.study.sweep import to_recheck
+    lanes = ["cpu", "gpu0"]
+    # The lanes lie closest at 16 (1.0 against 1.01 ms) and farthest at 256: the choice is the same either way.
+    close_first = [_point(w, (1.0, 1.0 + w / 1600)) for w in (16, 32, 64, 128, 256)]
+    close_last = [_point(w, (1.0, 1.0 + 16 / w)) for w in (16, 32, 64, 128, 256)]
+    for points in (close_first, close_last):
+        assert [p[0].model.widths[0] for p in to_recheck(points, lanes, 1)] == [64]
+        assert [p[0].model.widths[0] for p in to_recheck(points, lanes, 2)] == [32, 128]  # 4/3 and 8/3 of 4 rounded
+    six = [_point(w, (1.0, 2.0)) for w in (16, 32, 64, 128, 256, 512)]
+    assert [p[0].model.widths[0] for p in to_recheck(six, lanes, 2)] == [64, 128]
+    # A point a lane did not complete is not one to measure again: the places are counted among the others.
+    gapped = [_point(16, (1.0, 2.0)), _point(32, (1.0, 2.0), done=("cpu",)), _point(64, (1.0, 2.0)),
+              _point(128, (1.0, 2.0))]
+    assert [p[0].model.widths[0] for p in to_recheck(gapped, lanes, 1)] == [64]
+    assert to_recheck(close_first, lanes, 0) == [] and to_recheck(close_first, lanes[:1], 1) == []
+    assert to_recheck([], lanes, 1) == []
+    assert [p[0].model.widths[0] for p in to_recheck(close_first[:1], lanes, 2)] == [16]  # one point: once
+
+
+def test_lanes_take_their_turns_in_alternating_order_and_a_recheck_reverses_its_points_order(monkeypatch):
+    """A load that drifts over the sweep falls on each lane alike: the lanes go first in turn, point by point, and a
+    point measured again is measured in the reverse of its first run's order."""
+    from crossover_lab.core.study import sweep
+    from crossover_lab.core.study.sweep import turn_order
+    three = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1"), LaneSpec.parse("gpu0")]
+    assert [[lane.name for lane in turn_order(three, i)] for i in range(3)] == [
+        ["cpu", "cpu1", "gpu0"], ["gpu0", "cpu1", "cpu"], ["cpu", "cpu1", "gpu0"]]
+    orders = []
+
+    class Ordered(_Timings):
+        def __call__(self, pool, lanes, config, result, on_event, cancel):
+            orders.append([lane.name for lane in lanes])
+            run, rows = super().__call__(pool, lanes, config, result, on_event, cancel)
+            run.lanes = {lane.name: run.lanes[lane.name] for lane in lanes}  # the run keeps its lanes' turns
+            return run, rows
+
+    timings = Ordered(lambda lane, w, n: 1.0 if lane == "cpu" else 2.0)
+    monkeypatch.setattr(sweep, "measure_point", timings)
+    spec = SweepSpec(widths=(16, 64, 256, 1024), layers=1, base=BASE, calibrate=False)
+    run_sweeps(_Ready(), LANES, [spec])
+    assert timings.calls == [16, 64, 256, 1024, 256]  # round(1.5): the third of four points
+    assert orders == [["cpu", "gpu0"], ["gpu0", "cpu"], ["cpu", "gpu0"], ["gpu0", "cpu"], ["gpu0", "cpu"]]
