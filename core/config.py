@@ -30,6 +30,7 @@ TASKS = ("train", "predict")
 ARRIVALS = ("poisson", "constant")
 MAX_RATE = 100_000.0  # requests per second a schedule may ask for
 MAX_BATCH = 4096  # requests one call may answer (dynamic batching)
+MAX_CALL_SAMPLES = 65536  # samples one call may take: the largest batch size, whether one request or several
 BEHIND_S = 2.0  # the oldest waiting request has waited this long: the lane does not hold the rate
 LOAD_REQUESTS = 1000  # requests per load point by default: more than the 662 a p99 needs (core/analysis/tails.py)
 SERVE_WAYS = ("keras", "compiled")  # Keras predict_on_batch | the backend's compiled forward pass called directly
@@ -69,6 +70,10 @@ class Schedule(str, Enum):
 
 SCHEDULES = tuple(s.value for s in Schedule)
 _SCHEDULE_ALIASES = {"concurrent": "side-by-side", "side_by_side": "side-by-side"}
+
+
+def _fewer_requests(most: int) -> str:
+    return f"choose --max-batch {most:,} or less" if most > 1 else "serve one request per call (--max-batch 1)"
 
 
 def _check(condition: bool, message: str) -> None:
@@ -430,6 +435,12 @@ class TrainSpec:
                f"max batch {self.max_batch}: choose 1-{MAX_BATCH}")
         _check(self.max_batch == 1 or rate is not None,
                f"max batch {self.max_batch} batches requests that queued: give an arrival rate too (--arrival-rate)")
+        # A call answers up to max_batch requests of batch_size samples in one batch: bounded as a batch is, before
+        # any lane starts (4,096 requests of 60,000 samples asked 770 GB of one call, and the lane was killed).
+        _check(self.max_batch * self.batch_size <= MAX_CALL_SAMPLES,
+               f"max batch {self.max_batch:,} of requests of {self.batch_size:,} samples: one call could answer "
+               f"{self.max_batch * self.batch_size:,} samples at once, more than the {MAX_CALL_SAMPLES:,} a batch "
+               f"may hold: {_fewer_requests(MAX_CALL_SAMPLES // self.batch_size)}, or smaller requests (--batch-size)")
 
 
 _LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<device>cpu|gpu)(?P<num>\d*)$")

@@ -439,6 +439,9 @@ class ScriptedChannel:
                         stop=lambda: self._cancel.is_set() and not s.ignore_cancel)
         i = t.warmup_steps
         while (take := loop.take()) is not None:
+            if s.die_at_step is not None and i >= s.die_at_step:  # killed mid-schedule (out of memory, say)
+                self._flush(list(records))
+                raise _Died
             k = len(take.arrivals)
             record(i, cost(k), False, requests=k, queued=take.queued, backlog=take.backlog,
                    waits_ms=tuple(max(0.0, (now[0] - a) * 1000.0) for a in take.arrivals))

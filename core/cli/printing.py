@@ -26,6 +26,7 @@ from ..words.run import energy_lines as run_energy_lines
 from ..words.run import (cold_start_lines, compared_summaries, explain, latency_lines, one_run_line, run_headline,
                          verdict_lines)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_spread
+from ..words.failures import failure_words
 from ..analysis.energy import energy_curves
 from ..analysis.serving_load import LoadPoint
 from ..words.load import LOAD_HEADER, load_row, rate_lines
@@ -66,8 +67,11 @@ class Progress:
             self._step(event.lane, event.step, event.epoch)
         elif isinstance(event, (RunFinished, RunFailed, LaneEnded)):
             status = event.summary.status if isinstance(event, RunFinished) else (
-                event.status if isinstance(event, LaneEnded) else "failed")
-            self._end(event.lane, str(status))
+                event.status if isinstance(event, LaneEnded) else Status.FAILED)
+            reason = event.summary.reason if isinstance(event, RunFinished) else event.reason
+            # A failure says why where the user looks: on the lane's own line, with its log.
+            self._end(event.lane, f"failed: {failure_words(event.lane, reason)}" if status == Status.FAILED
+                      else str(status))
 
     def _start(self, lane: str, text: str) -> None:
         if self.terminal:
@@ -148,7 +152,8 @@ def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
             print(line, file=out)
     for name, lane in result.lanes.items():
         if lane.failure:
-            print(f"{name} {lane.status}: {lane.failure}", file=out)
+            print(f"{name} {lane.status}: "
+                  f"{failure_words(name, lane.failure) if lane.status == Status.FAILED else lane.failure}", file=out)
     summaries = [lane.summary for lane in result.lanes.values() if lane.summary and lane.summary.status != Status.FAILED]
     stretch = common_stretch(result)  # lanes side by side: compared on the time all of them trained
     compared = compared_summaries(result, stretch)
@@ -177,7 +182,8 @@ def print_ramp(result: RunResult, out: TextIO = STDOUT) -> None:
     print_points(rows, {}, out)
     for name, lane in result.lanes.items():
         if lane.failure:
-            print(f"{name} {lane.status}: {lane.failure}", file=out)
+            print(f"{name} {lane.status}: "
+                  f"{failure_words(name, lane.failure) if lane.status == Status.FAILED else lane.failure}", file=out)
     print_groups_analysis(group_rows(rows), out)
 
 
@@ -259,7 +265,7 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
                   "limit ended them first: raise --seconds-per-point for a p99", file=out)
     for r in rows:
         if r.status == Status.FAILED:
-            print(f"{r.lane} width {r.width_label} failed: {r.reason}", file=out)
+            print(f"{r.lane} width {r.width_label} failed: {failure_words(r.lane, r.reason)}", file=out)
 
 
 def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = STDOUT) -> None:

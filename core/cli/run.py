@@ -28,6 +28,7 @@ from ..study.saved import Stopped, with_factory
 from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan, steady_steps_for
 from .stopping import StopSignals
 from ..engine.tracking import RunTracker
+from ..words.failures import failure_words
 from ..words.run import contention_lines
 
 
@@ -183,6 +184,9 @@ def load_schedule(asked: str | None, plan: tuple = ()) -> str:
 def _report(schedule: str, lanes: list, result: RunResult, prices: dict[str, float]) -> None:
     if result.config.train.arrival_rate is not None:
         print_load(run_points([result]))
+        for name, lane in result.lanes.items():  # the load's table says "failed"; here is why
+            if lane.status == Status.FAILED:
+                print(f"{name} failed: {failure_words(name, lane.failure)}")
     elif any(len(lane.segments) > 1 for lane in result.lanes.values()):
         print_ramp(result)
     else:

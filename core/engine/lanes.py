@@ -34,6 +34,11 @@ SLOW_STEP_FACTOR = 20.0
 # However slow the steps it reports, a lane silent for this long is killed: one step of 1e300 ms (a hostile or
 # broken report) must not turn the watchdog off for good.
 WATCHDOG_CEILING_S = 6 * 3600.0
+# The watchdog is armed once a lane is ready (its framework imported). Before that, a new interpreter on a loaded
+# machine can go many seconds before its first heartbeat (a fresh clone's CI at load 8.9 saw a 4-s watchdog kill a
+# lane still importing its framework): a starting lane is killed only after this much silence, or the watchdog's
+# own limit where that is longer.
+START_SILENCE_S = 60.0
 
 
 def watchdog_problem(seconds: float) -> str:
@@ -106,10 +111,11 @@ class Lane:
 
     def __init__(self, spec: LaneSpec, *, cancel_grace_s: float = CANCEL_GRACE_S,
                  memory_limit_mb: float = MEMORY_LIMIT_MB, channel_factory: ChannelFactory = local_channel,
-                 watchdog_s: float = WATCHDOG_S) -> None:
+                 watchdog_s: float = WATCHDOG_S, start_silence_s: float = START_SILENCE_S) -> None:
         self.spec = spec
         self.cancel_grace_s = cancel_grace_s
         self.watchdog_s = watchdog_s
+        self.start_silence_s = start_silence_s
         self._last_heard = 0.0
         self._slowest_s = 0.0
         self.memory_limit_mb = memory_limit_mb
@@ -247,6 +253,11 @@ class Lane:
         slowest steady step, never beyond WATCHDOG_CEILING_S (nor below the watchdog itself)."""
         return min(max(self.watchdog_s, SLOW_STEP_FACTOR * self._slowest_s), max(self.watchdog_s, WATCHDOG_CEILING_S))
 
+    def start_limit_s(self) -> float:
+        """The silence after which a lane that is still starting (not yet ready) is taken to be frozen: never less
+        than the watchdog, and long enough for an interpreter to come up on a loaded machine."""
+        return max(self.watchdog_s, self.start_silence_s)
+
     def _check_health(self) -> list[LaneEvent]:
         run, channel, cancel_at = self._run, self._channel, self._cancel_at  # close() may clear them meanwhile
         if run is None:
@@ -257,11 +268,19 @@ class Lane:
             reason = f"stopped by killing the lane: it did not stop within {self.cancel_grace_s:.1f} s"
             return [self._end_by_parent(run, Status.CANCELLED, reason)]
         silent = time.monotonic() - self._last_heard
+        if not self.up:  # still importing its framework: the watchdog is armed once the lane is ready
+            if silent > self.start_limit_s():
+                return [self._end_by_parent(run, Status.FAILED, self._frozen_start(silent))]
+            return []
         if silent > self.watchdog_limit_s():
             reason = (f"the lane stopped responding after {silent:.0f} s without a batch or a heartbeat, "
                       "and was killed; what it measured before is kept")
             return [self._end_by_parent(run, Status.FAILED, reason)]
         return []
+
+    def _frozen_start(self, silent: float) -> str:
+        return (f"the lane stopped responding while it started ({silent:.0f} s without a heartbeat, more than the "
+                f"{self.start_limit_s():g} s a starting lane is given), and was killed")
 
     def _end_by_parent(self, run: _ActiveRun, status: Status, reason: str) -> LaneEvent:
         """End the run from this side (the process died, or was too slow to stop): kill the process and
@@ -298,14 +317,12 @@ class Lane:
                 self._kill()
                 return LaneDied(f"the lane was still at it {work_limit_s:g} s after it was ready, alive but with no "
                                 "answer (the watchdog's limit), and was killed")
-            # While it starts, a lane beats every few seconds (core/lane/worker.py): silence beyond the watchdog
-            # is a lane that froze (stopped, or stuck in an import), not one that is slow.
+            # While it starts, a lane beats every few seconds from its first moment (core/lane/worker.py): silence
+            # beyond the start's limit is a lane that froze (stopped, or stuck in an import), not one that is slow.
             silent = time.monotonic() - max(sent, self._last_heard)
-            if not self.up and silent > self.watchdog_s and self._channel is channel:
+            if not self.up and silent > self.start_limit_s() and self._channel is channel:
                 self._kill()
-                return LaneDied(f"the lane stopped responding while it started ({silent:.0f} s without a "
-                                "heartbeat, more than the watchdog's "
-                                f"{self.watchdog_s:g} s), and was killed")
+                return LaneDied(self._frozen_start(silent))
             for item in list(self._answers):
                 if isinstance(item, (answer, LaneStartFailed)):
                     self._answers.remove(item)

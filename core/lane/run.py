@@ -16,6 +16,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import time
 import traceback
 from dataclasses import dataclass
@@ -89,15 +90,31 @@ def json_safe(settings: Mapping[str, object]) -> JsonObject:
     return json.loads(json.dumps(settings, default=str))
 
 
+_ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # Keras bolds the cause it wraps (a terminal's escapes)
+
+
+def cause_line(message: str) -> str:
+    """The line of an exception's message that says what went wrong. Keras wraps a framework's error as
+    "Exception encountered when calling Functional.call().", the framework's own message a line or two below,
+    then "Arguments received by …": that message is the cause a user can act on, not the wrapper's first line."""
+    lines = [line.strip() for line in _ESCAPES.sub("", message).splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].startswith("Exception encountered when calling") \
+            and not lines[1].startswith("Arguments received"):
+        return lines[1]
+    return lines[0] if lines else ""
+
+
 def describe_error(exc: BaseException, device: str) -> str:
-    """A sentence for the user; the traceback goes to the lane's stderr."""
-    text = f"{type(exc).__name__}: {exc}".strip()
-    lowered = text.lower()
+    """A sentence for the user: the framework's own message, shortened; the traceback goes to the lane's log."""
+    cause = cause_line(str(exc))
+    text = f"{type(exc).__name__}: {cause}" if cause else type(exc).__name__
+    text = text if len(text) <= 300 else text[:299] + "…"
+    lowered = f"{type(exc).__name__}: {exc}".lower()
     if isinstance(exc, MemoryError) or "resourceexhausted" in lowered or "out of memory" in lowered or "oom" in lowered.split():
-        return f"out of memory on {device}: lower the widths or the batch size ({text.splitlines()[0][:300]})"
+        return f"out of memory on {device}: lower the widths or the batch size ({text})"
     if isinstance(exc, (ConfigError, DataError, PlacementError)):
         return str(exc)
-    return text.splitlines()[0][:500] if text else type(exc).__name__
+    return text
 
 
 class SegmentFailed(Exception):

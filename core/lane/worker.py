@@ -43,19 +43,20 @@ HEARTBEAT_S = 2.0
 
 
 class Heartbeat:
-    """Says the lane is alive while a run prepares or finishes; silent while batches flow (their records
-    speak then), so the app's watchdog catches a lane stuck in a step as well as a frozen one."""
+    """Says the lane is alive while it starts, and while a run prepares or finishes; silent while batches flow
+    (their records speak then), so the app's watchdog catches a lane stuck in a step as well as a frozen one. It
+    beats from the lane's first moment (once at once, then every HEARTBEAT_S), before the framework's import."""
 
-    def __init__(self, events: EventSink) -> None:
+    def __init__(self, events: EventSink, phase: LanePhase = LanePhase.IDLE) -> None:
         self.events = events
-        self.phase = LanePhase.IDLE
+        self.phase = phase
         threading.Thread(target=self._beat, name="crossover-heartbeat", daemon=True).start()
 
     def _beat(self) -> None:
         while True:
-            time.sleep(HEARTBEAT_S)
             if self.phase in ALIVE_PHASES:
                 self.events.put(LaneAlive(self.phase))
+            time.sleep(HEARTBEAT_S)
 
 
 def watch_parent() -> None:
@@ -74,10 +75,12 @@ def watch_parent() -> None:
 class LaneWorker:
     """State of one lane process: its backend, its cached data, its device."""
 
-    def __init__(self, spec: LaneSpec, events: EventSink, cancel: Flag, steering: Steering) -> None:
+    def __init__(self, spec: LaneSpec, events: EventSink, cancel: Flag, steering: Steering,
+                 heartbeat: Heartbeat | None = None) -> None:
         self.spec, self.events, self.cancel, self.steering = spec, events, cancel, steering
-        self.heartbeat = Heartbeat(events)
-        self.heartbeat.phase = LanePhase.PREPARING  # importing a framework can take a while on a busy machine
+        # Importing a framework can take a while on a busy machine: the lane beats meanwhile.
+        self.heartbeat = heartbeat or Heartbeat(events, LanePhase.PREPARING)
+        self.heartbeat.phase = LanePhase.PREPARING
         self.settings = configure_process(spec)
         self.keras, backend_settings = import_keras(spec, self.settings["threads"])
         self.settings.update(backend_settings)
@@ -229,6 +232,7 @@ def lane_main(spec: LaneSpec, jobs: Jobs, events: EventSink, cancel: Flag, log_p
               attention: Count | None = None) -> None:
     """Entry point of the lane process (multiprocessing, spawn); `attention` counts the steering
     messages put on `jobs` (core/lane/steering.py)."""
+    heartbeat = Heartbeat(events, LanePhase.PREPARING)  # alive from the first moment, before any import or log
     redirect_output(log_path)
     watch_parent()
     # Ctrl-C, a closed terminal and a TERM to the process group (what `timeout`, systemd and `kill -TERM -PGID`
@@ -240,8 +244,9 @@ def lane_main(spec: LaneSpec, jobs: Jobs, events: EventSink, cancel: Flag, log_p
             signal.signal(getattr(signal, name), signal.SIG_IGN)
     steering = Steering(jobs, attention)
     try:
-        worker = LaneWorker(spec, events, cancel, steering)
+        worker = LaneWorker(spec, events, cancel, steering, heartbeat)
     except Exception as exc:
+        heartbeat.phase = LanePhase.IDLE
         traceback.print_exc()
         events.put(LaneStartFailed(describe_error(exc, spec.name)))
         return

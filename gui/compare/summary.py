@@ -25,6 +25,7 @@ from ...core.results import Segment
 from ...core.engine.tracking import Between
 from ...core.json_data import JsonValue
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
+from ...core.words.failures import failure_words
 from ...core.analysis.serving_load import run_points
 from ...core.words.load import compare_words, point_words, schedule_words
 from ...core.words.run import energy_lines, explain, latency_lines, run_headline, verdict_lines
@@ -214,7 +215,7 @@ class SummaryPanel(QWidget):
             status.setToolTip(lane.failure or s.reason or (PHASE_TIPS[state] if isinstance(state, Between)
                                                            else state.value))
             if state == Status.FAILED:
-                problems.append(f"{name} failed: {lane.failure}")
+                problems.append(f"{name} failed: {failure_words(name, lane.failure)}")
         if live.failure:
             problems.insert(0, f"The run failed: {live.failure}")
         self.problems.setText("\n".join(problems))
@@ -317,7 +318,7 @@ class SummaryPanel(QWidget):
             details += latency_lines(compared, live.result.config.train.batch_size)
         states = [lane.status for lane in live.lanes.values()]
         if states and all(state == Status.FAILED for state in states):
-            reasons = {lane.failure for lane in live.lanes.values() if lane.failure}
+            reasons = {f"{name}: {failure_words(name, lane.failure)}" for name, lane in live.lanes.items()}
             self.verdict.setText("Every lane failed: " + "; ".join(sorted(reasons)) if reasons else
                                  "Every lane failed.")
         elif live.failure:

@@ -69,10 +69,10 @@ def test_a_lane_is_recycled_past_its_memory_bound_and_reused_below_it():
 
 
 def test_a_lane_that_freezes_while_it_starts_is_killed_by_the_watchdog_and_starts_again():
-    """A lane that sends no heartbeat while it imports its framework: a request to it ends after the watchdog's
-    silence with a sentence, not after the request's own two minutes; a fresh process then answers."""
+    """A lane that sends no heartbeat while it imports its framework: a request to it ends after the start's limit
+    of silence with a sentence, not after the request's own two minutes; a fresh process then answers."""
     machine = ScriptedMachine({"cpu1": [LaneScript(start_hangs=True), LaneScript()]})
-    lane = Lane(LaneSpec.parse("cpu1"), watchdog_s=0.5, channel_factory=machine.channel)
+    lane = Lane(LaneSpec.parse("cpu1"), watchdog_s=0.2, start_silence_s=0.5, channel_factory=machine.channel)
     try:
         t0 = time.monotonic()
         reply = lane.probe()
@@ -83,3 +83,32 @@ def test_a_lane_that_freezes_while_it_starts_is_killed_by_the_watchdog_and_start
         assert isinstance(lane.probe(), Probed) and lane.up and machine.started("cpu1") == 2
     finally:
         lane.close()
+
+
+def test_a_run_on_a_lane_still_starting_waits_past_the_watchdog_and_a_frozen_start_is_ended_with_a_sentence():
+    """The watchdog is armed once a lane is ready (issue 49 #4): a lane that takes longer than the watchdog to come
+    up, silent, trains its run; one that never comes up is ended after the start's own limit, saying so."""
+    machine = ScriptedMachine({"cpu1": LaneScript(start_s=1.0), "cpu": LaneScript(start_hangs=True)})
+    slow = Lane(LaneSpec.parse("cpu1"), watchdog_s=0.2, start_silence_s=30.0, channel_factory=machine.channel)
+    frozen = Lane(LaneSpec.parse("cpu"), watchdog_s=0.2, start_silence_s=0.8, channel_factory=machine.channel)
+    try:
+        events: dict[str, list] = {"cpu1": [], "cpu": []}
+        for lane in (slow, frozen):
+            lane.submit(f"run-{lane.name}", TINY)
+        deadline = time.monotonic() + wall_limit(20)
+        while (slow.busy or frozen.busy) and time.monotonic() < deadline:
+            for lane in (slow, frozen):
+                events[lane.name] += lane.poll(0.05)
+        folded = {name: LaneResult(name) for name in events}
+        for name, got in events.items():
+            for event in got:
+                folded[name].apply(event)
+        assert folded["cpu1"].status == "completed" and len(folded["cpu1"].records) > 0, folded["cpu1"].failure
+        assert machine.started("cpu1") == 1  # never killed and started again
+        assert folded["cpu"].status == "failed" and folded["cpu"].records == []
+        assert "stopped responding while it started" in folded["cpu"].failure
+        assert "more than the 0.8 s a starting lane is given" in folded["cpu"].failure, folded["cpu"].failure
+        assert not frozen.alive
+    finally:
+        slow.close()
+        frozen.close()
