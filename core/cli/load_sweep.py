@@ -22,7 +22,7 @@ from ..files import autosave
 from ..records import LaneEvent, Status, now_iso
 from ..results import RunResult, new_run_id
 from ..words.load import sweep_lines
-from ..words.numbers import fmt_num
+from ..words.numbers import fmt_count, fmt_rates
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, check_memory, config_from_args, lanes_can_run,
                      open_run_files, report_safely, say, write_or_rescue)
 from .machines import prices_from, remote_settings
@@ -82,9 +82,9 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            say(f"load sweep: model {base.model.label()}, requests of {base.train.batch_size:,} sample(s), "
+            say(f"load sweep: model {base.model.label()}, requests of {fmt_count(base.train.batch_size, 'sample')}, "
                 f"{base.train.load_requests:,} per lane and rate, {base.train.arrivals} arrivals at "
-                f"{', '.join(fmt_num(r, 3) for r in rates)} requests/s; lanes {', '.join(l.name for l in lanes)}, "
+                f"{fmt_rates(rates)}; lanes {', '.join(l.name for l in lanes)}, "
                 "one after another")
 
             def work(cancel: threading.Event) -> None:

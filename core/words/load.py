@@ -8,14 +8,14 @@ from typing import Mapping, Sequence
 from ..analysis import tails
 from ..analysis.serving_load import BLOCKS, HOLD_SHARE, LoadPoint, RateChoice, faster_at, highest_held, rates_of
 from ..config import BEHIND_S
-from .numbers import fmt_dollars, fmt_num
+from .numbers import fmt_count, fmt_dollars, fmt_num, fmt_rate, fmt_rates
 
 LOAD_HEADER = ["lane", "asked /s", "answered /s", "requests", "median ms", "p90 ms", "p99 ms", "queued",
                "left waiting", "server busy", "held"]
 
 
 def rate_words(rate: float) -> str:
-    return f"{fmt_num(rate, 3)} requests/s"
+    return fmt_rate(rate)
 
 
 def tail_cell(q: int, value: float, n: int) -> str:
@@ -44,7 +44,7 @@ def schedule_words(p: LoadPoint) -> str:
     """"Poisson arrivals at 200 requests/s, a request of 1 sample, one request per call"."""
     server = ("one request per call" if p.max_batch == 1 else f"each call answers up to {p.max_batch} that queued")
     return (f"{'Poisson' if p.arrivals == 'poisson' else 'constant'} arrivals at {rate_words(p.rate)}, a request "
-            f"of {p.batch_size:,} sample{'s' if p.batch_size != 1 else ''}, {server}")
+            f"of {fmt_count(p.batch_size, 'sample')}, {server}")
 
 
 def point_words(p: LoadPoint) -> str:
@@ -65,7 +65,7 @@ def point_words(p: LoadPoint) -> str:
             for q, v in ((90, p.p90_ms), (99, p.p99_ms))]
     held = "holds" if p.held else f"was {p.ended or p.status} at"
     return (f"{p.lane} {held} {rate_words(p.rate)}: a request waits and is answered in {fmt_num(p.median_ms)} ms "
-            f"at the median ({', '.join(tail)}; from {p.answered:,} requests), {100 * p.waited:.0f}% of requests "
+            f"at the median ({', '.join(tail)}; from {fmt_count(p.answered, 'request')}), {100 * p.waited:.0f}% of requests "
             f"queued behind another call, the server busy {100 * p.busy:.0f}% of the time "
             f"(a call {fmt_num(p.service_ms)} ms)")
 
@@ -126,10 +126,10 @@ def sweep_lines(points: Sequence[LoadPoint], p99_ms: float | None = None,
             lines.append(f"the faster lane changes between {rate_words(r0)} ({w0}) and {rate_words(r1)} ({w1})")
         if known and not changes:
             lines.append(f"{known[0][1]} answers sooner at every rate where the two differ beyond the noise "
-                         f"({', '.join(fmt_num(r, 3) for r, _ in known)} requests/s)")
+                         f"({fmt_rates(r for r, _ in known)})")
         ties = [r for r, w in winners if w is None]
         if ties:
-            lines.append(f"no faster lane at {', '.join(fmt_num(r, 3) for r in ties)} requests/s (inside the noise, "
+            lines.append(f"no faster lane at {fmt_rates(ties)} (inside the noise, "
                          "too few requests, neither keeps up, or a lane stopped before its schedule ended)")
     for lane in lanes:
         best = highest_held(points, lane)

@@ -1,8 +1,10 @@
-"""The one number formatter, and durations, ranges, FLOPs, dollars, joules and times, so a figure reads the same everywhere."""
+"""The one number formatter, and counts, rates, durations, ranges, FLOPs, dollars, joules and times, so a figure reads
+the same everywhere (the one plural rule too: `plural`)."""
 from __future__ import annotations
 
 import datetime as _dt
 import math
+from typing import Iterable
 
 MISSING = "–"
 
@@ -20,6 +22,29 @@ def fmt_num(x: float | None, sig: int = 3) -> str:
     digits = sig - 1 - math.floor(math.log10(abs(x)))
     text = f"{round(x, digits):.{max(digits, 0)}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def plural(n: float, noun: str, many: str = "") -> str:
+    """`noun` for a count of `n`: itself for exactly one, else `many` (noun + "s" unless given). The one plural rule:
+    "1 sample", "2 samples", "0 requests", "1.5 requests"."""
+    return noun if n == 1 else many or f"{noun}s"
+
+
+def fmt_count(n: int, noun: str, many: str = "") -> str:
+    """A whole count with its noun, thousands separated: "1 request", "1,000 requests"."""
+    return f"{n:,} {plural(n, noun, many)}"
+
+
+def fmt_rate(rate: float, noun: str = "request", sig: int = 3) -> str:
+    """A rate per second with its noun in the number's count as written: "1 request/s", "1.5 requests/s"."""
+    text = fmt_num(rate, sig)
+    return f"{text} {plural(1 if text == '1' else 2, noun)}/s"
+
+
+def fmt_rates(rates: Iterable[float], noun: str = "request", sig: int = 3) -> str:
+    """Several rates of one unit: "1 request/s" alone, "50, 100, 200 requests/s" together."""
+    texts = [fmt_num(r, sig) for r in rates]
+    return f"{', '.join(texts)} {plural(1 if texts == ['1'] else 2, noun)}/s"
 
 
 def fmt_flops(x: float) -> str:
