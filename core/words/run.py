@@ -286,13 +286,13 @@ def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = N
     return " ".join(out)
 
 
-def run_outcome(statuses: Mapping[str, str], failures: Mapping[str, str], map_points: int) -> tuple[str, bool]:
+def run_outcome(statuses: Mapping[str, Status], failures: Mapping[str, str], map_points: int) -> tuple[str, bool]:
     """How a run ended, for the status bar: (sentence, is_error)."""
     points = f"{map_points} point{'s' if map_points != 1 else ''} added to the crossover map"
     failed = [f"{lane}: {failures.get(lane, '')}" for lane, status in statuses.items() if status == Status.FAILED]
     if failed:
         return "Finished with failures — " + "; ".join(failed), True
-    if "cancelled" in statuses.values():
+    if Status.CANCELLED in statuses.values():
         return f"Stopped; what was measured is kept ({points}).", False
     return f"Run finished; {points}.", False
 
