@@ -72,10 +72,12 @@ class PairNoise:
     shape_dof: float  # from the sweep's shape
     prior_dof: float
     prior: str  # "machine": this machine's recorded noise; "default": PRIOR_NOISE
+    floored: bool = True  # τ is the floor (the data showed less), not the data's own figure
 
-    def to_json(self) -> dict[str, float | int | str]:
+    def to_json(self) -> dict[str, float | int | str | bool]:
         return {"tau": self.tau, "dof": self.dof, "repeat_dof": self.repeat_dof, "repeat_widths": self.repeat_widths,
-                "shape_dof": self.shape_dof, "prior_dof": self.prior_dof, "prior": self.prior}
+                "shape_dof": self.shape_dof, "prior_dof": self.prior_dof, "prior": self.prior,
+                "floored": self.floored}
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,8 @@ def pair_noise(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
     # Where the data show more than the floor, their figure stands on their own degrees of freedom; where the floor
     # stands, it adds its own.
     tau2, dof = (seen, data_dof) if seen > tau0 ** 2 else (tau0 ** 2, data_dof + prior_dof)
-    return PairNoise(math.sqrt(tau2), dof, rep_dof, rep_widths, shape_dof, prior_dof, "machine" if known else "default")
+    return PairNoise(math.sqrt(tau2), dof, rep_dof, rep_widths, shape_dof, prior_dof, "machine" if known else "default",
+                     seen <= tau0 ** 2)
 
 
 def holm(ps: Sequence[float], weights: Sequence[float], alpha: float) -> tuple[list[bool], list[float]]:

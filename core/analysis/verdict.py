@@ -116,7 +116,7 @@ def _stretches(sites: Sequence[Site], lanes: tuple[str, str]) -> list[Stretch]:
 
 def _stretch(run: Sequence[Site], lanes: tuple[str, str]) -> Stretch:
     sign = run[0].sign
-    ratios = [math.exp(-sign * s.d) if sign else math.exp(abs(s.d)) for s in run]
+    ratios = [math.exp(sign * s.d) if sign else math.exp(abs(s.d)) for s in run]
     leader = None if sign == 0 else (lanes[0] if sign < 0 else lanes[1])
     return Stretch(leader, run[0].width, run[-1].width, min(ratios), max(ratios), max(s.pattern for s in run))
 

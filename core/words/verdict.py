@@ -145,8 +145,10 @@ def noise_basis(v: PairVerdict) -> str:
         parts.append(f"{n.repeat_widths} width{'s' if n.repeat_widths > 1 else ''} measured in several runs")
     if n.shape_dof > 0:
         parts.append(f"the shape of {len(v.widths)} widths")
-    parts.append("this machine's earlier sweep" if n.prior == "machine" else "a prior of ±5%")
-    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + f"; {fmt_num(n.dof, 2)} degrees of freedom"
+    if n.floored:
+        parts.append("this machine's earlier sweep" if n.prior == "machine" else "the rule's floor of ±5%")
+    said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "the rule's floor"
+    return f"{said}; {fmt_num(n.dof, 2)} degrees of freedom"
 
 
 def error_words(v: PairVerdict) -> str:
