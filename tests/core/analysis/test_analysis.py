@@ -1,8 +1,10 @@
 """Tests for crossover_lab.core.analysis: statistics, cost fits, crossovers and the sentences built on them."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -207,12 +209,28 @@ def test_wide_spread_clamps_to_bracketing_widths():
     assert c.width_lo == pytest.approx(64) and c.width_hi == pytest.approx(128)
 
 
+def in_runs(points, load):
+    """Each point measured in len(load) runs, the run's load a factor on its median, pooled as the findings pool
+    them (each run's median kept, the pooled median their logs' mean)."""
+    out = []
+    for p in points:
+        medians = tuple(p.median_ms * f for f in load)
+        logs = [math.log(m) for m in medians]
+        out.append(dataclasses.replace(p, median_ms=math.exp(statistics.fmean(logs)), runs=len(load),
+                                       between_runs=statistics.stdev(logs), run_medians=medians,
+                                       n_batches=p.n_batches * len(load)))
+    return out
+
+
 def test_noisy_crossing():
+    # cpu's time grows with its FLOPs (the square of the width), gpu0's is flat at 1 ms: they cross at 100 units,
+    # each median 3% off at random, 100 batches each. Widths an octave apart: the nearest either side are 1.6x
+    # and 2.4x from equal, beyond one run's noise.
     rng = np.random.default_rng(3)
-    widths = [int(round(2 ** (k / 2))) for k in range(8, 20)]
-    cpu = [0.01 * w * math.exp(rng.normal(0, 0.03)) for w in widths]
+    widths = [2 ** k for k in range(4, 12)]
+    cpu = [1e-4 * w * w * math.exp(rng.normal(0, 0.03)) for w in widths]
     gpu = [math.exp(rng.normal(0, 0.03)) for _ in widths]
-    found = find_crossovers(sweep("cpu", widths, cpu, 0.05) + sweep("gpu0", widths, gpu, 0.05))
+    found = find_crossovers(sweep("cpu", widths, cpu, 0.05, n=100) + sweep("gpu0", widths, gpu, 0.05, n=100))
     assert len(found) == 1
     assert found[0].width == pytest.approx(100.0, rel=0.1) and found[0].faster_above == "gpu0"
     assert found[0].width_lo <= found[0].width <= found[0].width_hi
@@ -225,13 +243,17 @@ def test_no_crossing():
 
 
 def test_two_crossings_found_in_order():
-    gpu = [2, 2, 0.5, 0.5, 0.5, 2, 2]
+    # gpu0 4x slower at the ends and 4x faster in the middle, each width measured in three runs (the pair's ratio
+    # moving 1% between them): a bend that sharp counts as noise in one run's sweep.
+    gpu = [4, 2, 0.5, 0.25, 0.5, 2, 4]
     widths = [16, 32, 64, 128, 256, 512, 1024]
-    found = find_crossovers(sweep("cpu", widths, [1.0] * 7) + sweep("gpu0", widths, gpu))
+    points = (in_runs(sweep("cpu", widths, [1.0] * 7, 0.05, n=100), (0.97, 1.0, 1.04))
+              + in_runs(sweep("gpu0", widths, gpu, 0.05, n=100), (0.97 * 0.99, 1.0 / 0.99, 1.04)))
+    found = find_crossovers(points)
     assert [c.faster_above for c in found] == ["gpu0", "cpu"]
     assert found[0].width == pytest.approx(math.sqrt(32 * 64))
     assert found[1].width == pytest.approx(math.sqrt(256 * 512))
-    text = describe_pair(sweep("cpu", widths, [1.0] * 7) + sweep("gpu0", widths, gpu), "cpu", "gpu0")
+    text = describe_pair(points, "cpu", "gpu0")
     assert text.count("; then ") == 1 and text.index("gpu0 is faster") < text.index("cpu is faster")
 
 
@@ -246,7 +268,9 @@ def test_three_lanes_sorted_by_width():
 def test_lane_with_one_point():
     pts = sweep("cpu", [64], [0.64]) + sweep("gpu0", WIDTHS, [1.0] * 6)
     assert find_crossovers(pts) == []
-    assert describe_pair(pts, "cpu", "gpu0") == "cpu is faster at 64 units (1.6x)"  # one width: a lead, no crossing
+    said = describe_pair(pts, "cpu", "gpu0")  # one width: a lead, no crossing, and what it rests on
+    assert said.startswith("cpu is faster at 64 units (1.6x) (one run of each lane; at most a 5% chance of any "
+                           "false lead at this width"), said
     assert "no width measured on both" in describe_pair(pts, "cpu", "gpu7")
 
 
@@ -286,9 +310,14 @@ def summary(lane, median_ms, flops=12_345_678):
 
 
 def test_verdict():
-    assert verdict(summary("cpu", 3.1), summary("gpu0", 1.0)) == "gpu0 is 3.1x faster than cpu on this model"
-    assert verdict(summary("gpu0", 1.0), summary("cpu", 0.25)) == "cpu is 4.0x faster than gpu0 on this model"
-    assert verdict(summary("cpu", 1.02), summary("gpu0", 1.0)) == "cpu and gpu0 are too close to call on this model (medians 2% apart, inside the noise)"
+    rests = " (one run of each lane; at most a 5% chance of any false lead at this width, "
+    assert verdict(summary("cpu", 3.1), summary("gpu0", 1.0)).startswith(
+        "gpu0 is 3.1x faster than cpu on this model, from one run" + rests)
+    assert verdict(summary("gpu0", 1.0), summary("cpu", 0.25)).startswith(
+        "cpu is 4.0x faster than gpu0 on this model, from one run" + rests)
+    assert verdict(summary("cpu", 1.02), summary("gpu0", 1.0)).startswith(
+        "cpu and gpu0 are too close to call on this model from one run (medians 2% apart, inside the noise one run "
+        "cannot rule out; one run of each lane; at most a 5% chance of any false lead at this width, ")
     assert "not enough steady batches" in verdict(summary("cpu", math.nan), summary("gpu0", 1.0))
 
 
@@ -303,7 +332,7 @@ def test_explain_quotes_the_runs_figures():
 def test_explain_with_fits_quotes_crossover():
     fits = {"cpu": fit_of(0.01, 100.0), "gpu0": fit_of(0.1, 1000.0)}
     text = explain(summary("cpu", 0.5), summary("gpu0", 2.0), fits)
-    assert "0.01 ms fixed plus 100 GFLOP/s" in text and "0.1 ms plus 1,000 GFLOP/s" in text
+    assert "0.01 ms intercept plus 100 GFLOP/s" in text and "0.1 ms plus 1,000 GFLOP/s" in text
     assert "cross near 10 MFLOP" in text and "sits above it" in text
     fits = {"cpu": fit_of(0.01, 1000.0), "gpu0": fit_of(0.1, 100.0)}
     assert "cpu is predicted faster at every size" in explain(summary("cpu", 0.5), summary("gpu0", 2.0), fits)
