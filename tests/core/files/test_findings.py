@@ -6,6 +6,7 @@ import math
 
 from helpers import cli_in_process
 
+from crossover_lab.core.analysis.sweep_test import PRIOR_NOISE
 from crossover_lab.core.files.findings import Findings, pool
 from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
 from crossover_lab.core.records import Status
@@ -29,15 +30,28 @@ def test_a_width_measured_by_two_runs_is_pooled_with_their_scatter_not_replaced(
     assert math.isclose(cpu16.median_ms, math.sqrt(1.0 * 1.2))  # the logs' mean, both runs 100 batches
     assert math.isclose(cpu16.between_runs, abs(math.log(1.2)) / math.sqrt(2))
     assert math.isnan(cpu16.p99_ms)  # a tail is not pooled without its batches
+    assert cpu16.run_medians == (1.0, 1.2) and pooled[("cpu1", 16)].run_medians == (2.0, 2.4)  # each run's, in order
     (answer,) = findings.answers()
     # The second run was 20% slower on both lanes (the load moved them together): their ratio did not move, so
-    # the pair's noise is nil and each lane's ±13% does not wipe out the leads.
-    assert answer.runs == 2 and answer.verdict.pair_noise_runs == 8 and answer.verdict.pair_noise < 1e-9
+    # the pair's noise from its four widths measured twice is nil, the floor stands (its own 4 degrees of freedom
+    # beside theirs), and each lane's ±13% does not wipe out the leads.
+    noise = answer.verdict.noise
+    assert answer.runs == 2 and answer.verdict.runs == 2
+    assert noise is not None and noise.repeat_widths == 4 and noise.repeat_dof == 4 and noise.tau == PRIOR_NOISE
+    assert noise.dof == noise.repeat_dof + noise.prior_dof
     said = answer_words(answer)
     assert said.startswith("cpu1 is faster above about ") and "cpu below" in said, said
     assert answer_lines(findings.answers(), fits=False) == [said]
     # A run dropped (removed from the history) leaves the other's points alone.
     assert findings.drop(["r2"]) and {r.runs for r in findings.rows()} == {1}
+    # Where the second run slowed cpu alone, the ratio moved 20% between the runs: that is the pair's noise (beyond
+    # the floor, on its own 4 degrees of freedom), and the widths nearest the crossing become a range within it.
+    moved = Findings(first)
+    moved.put(rows("r2", [1.2] * 4, [2.0, 1.5, 0.8, 0.4]))
+    (shaken,) = moved.answers()
+    assert shaken.verdict.noise is not None and shaken.verdict.noise.tau > 2 * PRIOR_NOISE
+    assert shaken.verdict.noise.dof == 4 and shaken.verdict.noise.repeat_widths == 4
+    assert [c.width for c in shaken.verdict.changes] == [None], answer_words(shaken)
 
 
 def test_a_runs_row_replaces_its_own_earlier_row_and_only_completed_rows_count():
