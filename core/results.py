@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 from .config import RunConfig, Schedule
 from .json_data import JsonObject, JsonValue, as_map, as_seq
+from .analysis import tails
 from .analysis.stats import summarize
 from .records import (BatchTiming, LaneEnded, LaneEvent, LaneInterrupted, RunFailed, RunFinished, RunStarted,
                       RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed)
@@ -64,14 +65,14 @@ class Segment:
         out.append((begin, end))
         return [(a, b) for a, b in out if b > a]
 
-    def to_json(self) -> JsonObject:
+    def to_json(self, task: str = "train") -> JsonObject:
         """The segment as a run's sidecar holds it (_SegmentEntry; from_json reads it back)."""
         return {"segment": self.index, "widths": list(self.started.widths), "batch_size": self.started.batch_size,
                 "flops_per_batch": self.started.flops_per_batch, "first_step": self.started.first_step,
                 "started_at": self.started.at, "clock_at": self.started.clock_at,
                 "ended_at": self.ended.at if self.ended else None,
                 "pauses": [[paused, resumed] for paused, resumed in self.pauses],
-                "summary": self.ended.summary.as_dict() if self.ended else None}
+                "summary": summary_json(self.ended.summary, task) if self.ended else None}
 
     @classmethod
     def from_json(cls, run_id: str, lane: str, d: _SegmentEntry) -> Segment:
@@ -102,6 +103,25 @@ class _SegmentEntry(TypedDict):
     summary: dict[str, JsonValue] | None
 
 
+# Figures every view withholds are null in the file too (issue 45), each kept under a raw name for what reads them
+# again (runs pooled later add short energy readings up; a view gates a tail itself): a counter's reading over a
+# window too short to give joules (RunSummary.energy_measured false), and a served call's p90 from fewer calls than
+# its rule needs (core/analysis/tails.py; the p99 is withheld where it is computed).
+RAW_ENERGY = {"energy_j": "energy_j_raw", "energy_s": "energy_s_raw"}
+RAW_TAIL = {"p90_ms": "p90_ms_raw"}
+
+
+def summary_json(s: RunSummary, task: str = "train") -> JsonObject:
+    """A summary as a sidecar holds it: its fields, each withheld figure null (RAW_ENERGY, RAW_TAIL keep it raw)."""
+    d = s.as_dict()
+    withheld = {**(RAW_ENERGY if s.energy_read and not s.energy_measured else {}),
+                **(RAW_TAIL if task == "predict" and not tails.known(90, s.n_batches) else {})}
+    for name, raw in withheld.items():
+        if d[name] is not None and d[name] == d[name]:  # NaN is written null already
+            d[raw], d[name] = d[name], None
+    return d
+
+
 def _summary(d: Mapping[str, JsonValue] | None) -> RunSummary | None:
     if not d:
         return None
@@ -109,6 +129,9 @@ def _summary(d: Mapping[str, JsonValue] | None) -> RunSummary | None:
     # As read back: RunSummary takes the figures as they were written (a damaged file raises, see RunResult.from_json).
     values: dict[str, Any] = {k: (math.nan if v is None and fields[k].type == "float" else v)
                               for k, v in d.items() if k in fields}
+    for name, raw in {**RAW_ENERGY, **RAW_TAIL}.items():  # a raw reading (summary_json) is the summary's figure again
+        if d.get(raw) is not None and d.get(name) is None:
+            values[name] = d[raw]
     return RunSummary(**values)
 
 
@@ -167,14 +190,15 @@ class LaneResult:
             if self.summary is None and not self.failure:
                 self.stopped, self.failure = True, event.reason
 
-    def to_json(self) -> JsonObject:
-        """The lane as a run's sidecar holds it (from_json reads it back; its records live in the CSV)."""
+    def to_json(self, task: str = "train") -> JsonObject:
+        """The lane as a run's sidecar holds it (from_json reads it back; its records live in the CSV); `task`, the
+        run's, says which of its figures a view withholds (summary_json)."""
         return {"device": self.started.device if self.started else None,
                 "settings": self.started.settings if self.started else None,
                 "started_at": self.started.started_at if self.started else None,
                 "status": self.status, "failure": self.failure or None,
-                "summary": self.summary.as_dict() if self.summary else None, "n_records": len(self.records),
-                "segments": [segment.to_json() for segment in self.segments]}
+                "summary": summary_json(self.summary, task) if self.summary else None, "n_records": len(self.records),
+                "segments": [segment.to_json(task) for segment in self.segments]}
 
     @classmethod
     def from_json(cls, run_id: str, name: str, entry: Mapping[str, JsonValue],
@@ -232,7 +256,7 @@ class RunResult:
         the records live in the per-batch CSV). The one writer of a sidecar's run entry."""
         return {"run_id": self.run_id, "config": self.config.to_dict(), "schedule": self.schedule,
                 "started_at": self.started_at, "ended_at": self.ended_at,
-                "lanes": {name: lane.to_json() for name, lane in self.lanes.items()},
+                "lanes": {name: lane.to_json(self.config.train.task) for name, lane in self.lanes.items()},
                 "run_noise": dict(self.run_noise), "run_noise_from": self.run_noise_from}
 
     @classmethod
