@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -21,8 +22,12 @@ def flops(width: int) -> float:
 class FakeLanes:
     """Two lanes whose log step-time ratio is `d(width)` (below 0: `a` is faster) around a common cost.
 
-    Each point's median carries the noise a median of n batches has, given a p10-p90 spread of
-    `spread` (log units); every measurement advances the fake clock by what a point would cost.
+    Each measurement is a run of its own, as a refinement's is: STEADY batches per lane whose median carries the
+    noise a median of that many batches has, given a p10-p90 spread of `spread` (log units), and the run's own
+    offset (`run_noise`, log units per lane: lanes taking turns meet the machine in another state each run). A width
+    measured again pools its runs as core/study/sweep.py with_batches does: their batches together, how many runs,
+    how far their medians lie apart and each run's median. Every measurement advances the fake clock by what a point
+    would cost.
     """
 
     d: Callable[[float], float]
@@ -30,8 +35,10 @@ class FakeLanes:
     seed: int = 0
     lanes: tuple[str, str] = ("a", "b")
     point_s: float = 2.0  # a point on both lanes, first or added
+    run_noise: float = 0.02
     now: float = 0.0
     calls: list[tuple[int, int]] = field(default_factory=list)
+    run_medians: dict[tuple[str, int], list[float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
@@ -42,14 +49,19 @@ class FakeLanes:
     def measure(self, width: int, level: int) -> list[SweepPoint]:
         self.calls.append((width, level))
         self.now += self.point_s
-        n = STEADY * (level + 1)  # a measurement again adds its batches to the ones before
         base = 0.5 + flops(width) / 5e10 * 1000  # ms: a fixed cost plus 50 GFLOP/s
-        se = 1.2533 * self.spread / 2.563 / math.sqrt(n)
+        se = 1.2533 * self.spread / 2.563 / math.sqrt(STEADY / 3)  # neighbouring batches correlate: n / 3 count
         out = []
         for lane, sign in zip(self.lanes, (0.5, -0.5)):
-            median = base * math.exp(sign * self.d(width) + self.rng.normal(0, se))
+            runs = self.run_medians.setdefault((lane, width), [])
+            runs.append(base * math.exp(sign * self.d(width) + self.rng.normal(0, se)
+                                        + self.rng.normal(0, self.run_noise)))
+            logs = [math.log(m) for m in runs]
+            median = math.exp(statistics.fmean(logs))  # the pooled batches' median: about their runs' middle
             out.append(SweepPoint(lane, width, flops(width), median, median * math.exp(-self.spread / 2),
-                                  median * math.exp(self.spread / 2), "", 128, n))
+                                  median * math.exp(self.spread / 2), "", 128, STEADY * len(runs),
+                                  runs=len(runs), between_runs=statistics.stdev(logs) if len(runs) > 1 else math.nan,
+                                  run_medians=tuple(runs) if len(runs) > 1 else ()))
         return out
 
 
