@@ -28,7 +28,9 @@ def test_analyze_of_a_constructed_sweep_says_what_the_rule_says_of_its_rows(tmp_
     path = tmp_path / "sweep.csv"
     path.write_text(sweep_rows_text(rows))
     said = describe_pair([r.point() for r in rows], "cpu", "cpu1")
-    assert said == "cpu1 is faster up to 64 units and cpu from 1,024 units; between, they are equal within noise"
+    claim, bracket = said.split(" (one run per width; ", 1)
+    assert claim == "cpu1 is faster up to 64 units and cpu from 1,024 units; between, they are equal within noise"
+    assert bracket.startswith("at most a 5% chance of any false lead over these 9 widths")  # what it rests on
     out = cli_in_process(capsys, "analyze", str(path))
     assert out.returncode == 0, out.stderr
     assert answer_lines(out.stdout) == [said + "."]

@@ -165,7 +165,7 @@ def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
     cut-short points are drawn apart; the axis is in widths only when every point shares its shape."""
     widths = (16, 64, 256, 1024)
     cpu = [0.5, 1.0, 3.0, 10.0]
-    cpu1 = [0.3, 0.8, 4.0, 16.0]  # cpu1 leads below ~128 units, cpu above
+    cpu1 = [0.2, 0.4, 7.5, 25.0]  # cpu1 leads below ~128 units (2.5x), cpu above (2.5x): wide enough for one run
     batch32 = [_map_point("cpu", w, ms, "completed", "b32", batch=32) for w, ms in zip(widths, [3, 3, 3, 3])]
     points = ([_map_point("cpu", w, ms, "completed", "a") for w, ms in zip(widths, cpu)]
               + [_map_point("cpu1", w, ms, "completed", "a") for w, ms in zip(widths, cpu1)])
@@ -248,7 +248,9 @@ def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    assert "cpu and cpu1 are too close to call on model 16 (medians 1% apart, inside the noise)" in summary.verdict.text()
+    text = summary.verdict.text()
+    assert "cpu and cpu1 are too close to call on model 16 from one run (medians 1% apart, inside the noise" in text
+    assert "at most a 5% chance of any false lead at this width" in text  # what it rests on, as every verdict says
 
 
 def test_a_lane_whose_last_batch_is_in_says_finishing(qtbot):
@@ -338,7 +340,9 @@ def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20)
                + cpu.segment(2, RAMP[1], 4.0, 20) + cpu1.segment(2, RAMP[1], 8.0, 20))
     summary.refresh()
-    assert summary.verdict.text() == "cpu is faster from 16 to 256 units (2x)."
+    claim, bracket = summary.verdict.text().split(" (one run per width; ", 1)
+    assert claim == "cpu is faster from 16 to 256 units (2x)"
+    assert bracket.startswith("at most a 5% chance of any false lead over these 2 widths") and bracket.endswith(").")
 
 
 def test_the_pipelined_clock_shows_for_the_model_a_lane_trains_now_not_the_ramps_first(qtbot):
