@@ -135,6 +135,22 @@ def _summary(d: Mapping[str, JsonValue] | None) -> RunSummary | None:
     return RunSummary(**values)
 
 
+@dataclass(frozen=True)
+class LaneSettings:
+    """What a lane recorded of how it ran, as its run's RunStarted.settings and an anatomy point's settings carry it
+    (core/lane/run.py and core/lane/anatomy.py write them): the few a view reads, by their type, "" where absent."""
+
+    family: str = ""  # the model's family as the lane built it (an anatomy's)
+    data_source: str = ""  # mnist | synthetic | a path: what the lane loaded
+    data_description: str = ""  # what the data was, in words
+
+    @classmethod
+    def of(cls, settings: Mapping[str, JsonValue] | None) -> LaneSettings:
+        found = settings or {}
+        return cls(*(str(found[name]) if found.get(name) is not None else ""
+                     for name in ("family", "data_source", "data_description")))
+
+
 @dataclass
 class LaneResult:
     """Everything one lane produced for one run; kept even when the run failed or was cancelled."""

@@ -75,7 +75,7 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         value = getattr(args, key, None)
         if value is not None:
             changes[key] = value
-    if changes.get("arrival_rate") is not None and "batch_size" not in changes:
+    if getattr(args, "arrival_rate", None) is not None and "batch_size" not in changes:
         changes["batch_size"] = 1  # a request under load is one sample unless --batch-size says more
     if getattr(args, "requests", None) is not None:
         if getattr(args, "arrival_rate", None) is None and not getattr(args, "arrival_rates", None):
@@ -87,7 +87,7 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         changes["jit"] = args.jit == "on"
     if getattr(args, "mixed_precision", False):
         changes["mixed_precision"] = True
-    data = changes.get("data", "")
+    data: str = getattr(args, "data", None) or ""
     if data.endswith(".npz"):
         lanes = getattr(args, "lanes", None)
         loaders = sum(1 for lane in parse_lanes(lanes) if not lane.host) if isinstance(lanes, str) else 1

@@ -23,7 +23,7 @@ from .printing import Progress, print_load, print_ramp, print_summary
 from ..analysis.serving_load import run_points
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
-from ..results import RunResult, new_run_id
+from ..results import LaneSettings, RunResult, new_run_id
 from ..study.saved import Stopped, with_factory
 from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan, steady_steps_for
 from .stopping import StopSignals
@@ -194,8 +194,8 @@ def _report(schedule: str, lanes: list, result: RunResult, prices: dict[str, flo
     print_run_costs(result, prices)
     for line in contention_lines(result):
         print(line)
-    data = next((lane.started.settings.get("data_description") for lane in result.lanes.values() if lane.started),
-                None)
+    data = next((LaneSettings.of(lane.started.settings).data_description for lane in result.lanes.values()
+                 if lane.started), None)
     if data:
         print(f"data: {data}")
     sys.stdout.flush()

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, cast
 from ..config import ConfigError, SavedModel, TrainSpec
 from ..files import inputs
 from ..files.saved_model import available_memory, declared_params_bound, memory_problem, read_member
-from ..json_data import parse_json
+from ..json_data import JsonValue, parse_json
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -226,13 +226,13 @@ def _nested(layer: Layer) -> list[Layer]:
 SCOPE_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.-]*")
 
 
-def _renamed(config: object, names: dict[str, str]) -> object:
+def _renamed(config: JsonValue, names: dict[str, str]) -> JsonValue:
     """`config` with every string that is one of `names` replaced by its new name (a layer's name, and each
     reference to it: the inbound nodes' keras_history, the input and output layers)."""
     if isinstance(config, dict):
         return {key: _renamed(value, names) for key, value in config.items()}
     if isinstance(config, (list, tuple)):
-        return type(config)(_renamed(value, names) for value in config)
+        return [_renamed(value, names) for value in config]
     return names.get(config, config) if isinstance(config, str) else config
 
 

@@ -4,6 +4,7 @@ reproduces each file, and the source files' names, sizes and SHA-256. Every verd
 core/words/, as the CLI and the window say it; nothing here words a verdict of its own."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.leads import refinement_of_sidecar
 from ..analysis.points import SweepPoint
-from ..json_data import JsonValue, as_map, as_seq
+from ..json_data import JsonValue
 from ..config import is_saved_kind
 from ..files.findings import Findings
 from ..files.run_files import sidecar_runs
@@ -185,9 +186,9 @@ def _settings_table(meta: Mapping[str, JsonValue], runs: Sequence[RunResult]) ->
     gave them."""
     rows: list[tuple[str, str]] = []
     if runs:
-        config = runs[0].config.to_dict()
-        rows += [(f"train {k}", str(v)) for k, v in as_map(config.get("train")).items()]
-        rows += [(f"model {k}", str(v)) for k, v in as_map(config.get("model")).items() if k != "widths"]
+        config = runs[0].config
+        rows += [(f"train {k}", str(v)) for k, v in dataclasses.asdict(config.train).items()]
+        rows += [(f"model {k}", str(v)) for k, v in dataclasses.asdict(config.model).items() if k != "widths"]
     sweep = SweepAskedFor.of_sidecar(meta)
     if sweep is not None:
         rows += [("sweep layers", str(sweep.layers)), ("sweep steady_steps", str(sweep.steady_steps)),

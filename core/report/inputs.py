@@ -13,15 +13,16 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..machine import HostInfo
-from ..analysis.anatomy import AnatomyPoint, point_from_json
+from ..analysis.anatomy import AnatomyPoint
 from ..config import ConfigError
-from ..json_data import JsonValue, as_map, as_seq, parse_json
+from ..json_data import JsonValue, as_map, parse_json
 from ..files.inputs import read_text_bounded
 from ..files.run_files import read_run_file, sidecar_path
 from ..files.sweep_rows import SweepRow, latest_rows
 from ..files.sweep_sets import SweepSet, file_prices, load_sets, sidecar_of
 from ..files.sweeps import SweepReading, batches_path, iter_sweep_rows
 from ..results import RunResult
+from ..words.anatomy import anatomy_of_json
 
 SWEEP, RUN, ANATOMY = "sweep", "run", "anatomy"
 
@@ -230,9 +231,7 @@ def _read_anatomy(path: str) -> AnatomyInput:
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{path} cannot be read as an anatomy JSON ({exc})") from None
     try:
-        points = tuple(point_from_json(dict(as_map(p))) for p in as_seq(data.get("points")))
+        points, failures, clocks = anatomy_of_json(data)  # read by the module that writes it
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{path}: an anatomy point cannot be read ({type(exc).__name__}: {exc})") from None
-    failures = tuple(f for f in as_seq(data.get("failures")) if isinstance(f, dict))
-    clocks = {str(k): str(v) for k, v in as_map(data.get("clocks")).items()}
     return AnatomyInput(path, points, failures, clocks)

@@ -14,7 +14,7 @@ from ..files.sweeps import SweepAskedFor
 from ..json_data import JsonValue
 from ..paths import PROG
 from ..records import Status
-from ..results import RunResult
+from ..results import LaneSettings, RunResult
 
 
 def _config_args(config: RunConfig, with_widths: bool) -> list[str]:
@@ -58,7 +58,7 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
         return f"{PROG} anatomy --json-file {shlex.quote(name)}"
     first = points[0]
     args = ["anatomy", "--lanes", ",".join(dict.fromkeys(p.lane for p in points))]
-    family = str(first.settings.get("family") or "mlp")
+    family = LaneSettings.of(first.settings).family or "mlp"
     factory = is_factory_kind(family)  # a user's function: its file is not named in an anatomy's points
     if first.widths:
         args += ["--widths", ",".join(dict.fromkeys(str(p.width) for p in points))]
@@ -70,7 +70,7 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
         args += ["--batch-size", str(first.batch_size)]
     if first.task == "predict":
         args += ["--task", "predict"]
-    data = str(first.settings.get("data_source") or "")
+    data = LaneSettings.of(first.settings).data_source
     if data in ("mnist", "synthetic"):
         args += ["--data", data]
     if not first.widths:  # a saved model: its file is not named in an anatomy's points

@@ -10,9 +10,9 @@ from typing import Mapping, Sequence
 
 from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, verdicts
-from ..analysis.anatomy import AnatomyPoint, Part, floor_points, parts_of, stacked
+from ..analysis.anatomy import AnatomyPoint, Part, floor_points, parts_of, point_from_json, stacked
 from ..records import BUSY_SHARE
-from ..json_data import JsonObject
+from ..json_data import JsonObject, JsonValue, as_map, as_seq
 from .numbers import MISSING, fmt_num, fmt_range
 from .verdict import change_words, unit_of
 
@@ -241,6 +241,16 @@ def anatomy_notes(point: AnatomyPoint) -> list[str]:
 def anatomy_json(points: Sequence[AnatomyPoint], failures: Sequence[JsonObject] = ()) -> JsonObject:
     """The anatomy file (`anatomy --json-file`, the window's report): every point, what failed, and the clocks."""
     return {"points": [p.to_json() for p in points], "failures": list(failures), "clocks": clocks_of(points)}
+
+
+def anatomy_of_json(data: Mapping[str, JsonValue]) -> tuple[tuple[AnatomyPoint, ...], tuple[JsonObject, ...],
+                                                             dict[str, str]]:
+    """The anatomy file as anatomy_json wrote it, read back beside its writer: (points, failures, clocks). A point of
+    the wrong shape raises (KeyError, TypeError, ValueError), and the caller says so."""
+    points = tuple(point_from_json(dict(as_map(p))) for p in as_seq(data.get("points")))
+    failures = tuple(f for f in as_seq(data.get("failures")) if isinstance(f, dict))
+    clocks = {str(k): str(v) for k, v in as_map(data.get("clocks")).items()}
+    return points, failures, clocks
 
 
 # ---------------------------------------------------------------- the Why tab against the runs of the same model
