@@ -42,11 +42,11 @@ from crossover_lab.core.analysis.verdict import PairVerdict, State, pair_verdict
 from crossover_lab.core.files.findings import Findings  # noqa: E402
 from crossover_lab.core.files.sweep_rows import COLUMNS, SweepRow, group_rows  # noqa: E402
 from crossover_lab.core.records import BatchTiming  # noqa: E402
-from crossover_lab.core.study.sweep import with_batches  # noqa: E402
+from crossover_lab.core.study.sweep import recheck_places, with_batches  # noqa: E402
 
 WIDTHS = (16, 32, 64, 128, 256, 512, 1024, 1536, 2048, 4096)
 BATCHES = 60
-RECHECK_AT = (3, 6)  # core/study/sweep.py to_recheck's picks for 10 points and 2 rechecks
+RECHECK_AT = tuple(recheck_places(len(WIDTHS), 3))  # what core/study/sweep.py measures again of 10 points
 TURN_S = 3.0
 
 

@@ -130,9 +130,10 @@ def crossover_interval(flops_a: Sequence[float], ms_a: Sequence[float], flops_b:
     relative residuals (each lane's points made again from its fitted line and its own residuals, drawn with
     replacement, and fitted again), and how many resamples met at positive FLOPs; None where the fits do not meet.
     The fits' extrapolation: where the lines would meet, not where the lanes were measured to change places."""
-    fits = fit_cost_model(flops_a, ms_a), fit_cost_model(flops_b, ms_b)
-    if fits[0] is None or fits[1] is None or predicted_crossover(fits[0], fits[1]) is None:
+    fit_a, fit_b = fit_cost_model(flops_a, ms_a), fit_cost_model(flops_b, ms_b)
+    if fit_a is None or fit_b is None or predicted_crossover(fit_a, fit_b) is None:
         return None
+    fits = (fit_a, fit_b)
     rng = np.random.default_rng(seed)
     found = []
     for _ in range(resamples):
@@ -141,7 +142,8 @@ def crossover_interval(flops_a: Sequence[float], ms_a: Sequence[float], flops_b:
             f = np.asarray(flops, dtype=float)
             resid = np.array([r for r in fit.residuals if math.isfinite(r)])
             pred = fit.overhead_ms + f * fit.ms_per_flop
-            again.append(fit_cost_model(f, pred * (1 + rng.choice(resid, len(f))) if resid.size else pred))
+            ms = pred * (1 + rng.choice(resid, len(f))) if resid.size else pred
+            again.append(fit_cost_model(f.tolist(), ms.tolist()))
         if again[0] is not None and again[1] is not None:
             meet = predicted_crossover(again[0], again[1])
             if meet is not None:

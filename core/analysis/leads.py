@@ -58,8 +58,8 @@ class Site:
     d: float
     half: float
     level: int  # the width has been measured level + 1 times, its batches added together
-    # Where this width alone shows no lead but the test of the whole sweep does, and no width leans the other way by
-    # more than its standard error: how many widths the sweep has; 0 where the width was judged alone.
+    # Where no width alone shows a lead but the test of the whole sweep does, and none leans the other way by more
+    # than its standard error: how many widths the sweep has; 0 where the width was judged alone.
     pattern: int = 0
     lead: bool = False
     p: float = 1.0
@@ -115,8 +115,8 @@ def pair_test(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
 def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
                levels: Mapping[int, int], known_noise: Mapping[str, float] | None = None) -> list[Site]:
     """The widths both lanes have, in order, each with its lead and the lead's interval, by the pair's one test
-    (pair_test). Where the whole sweep shows a lead that no width shows alone, and no width's lead contradicts it,
-    the widths without a lead of their own are marked as led that way (`pattern`)."""
+    (pair_test). Where the whole sweep shows a lead that no width shows alone, and no width leans the other way by
+    more than its standard error, the widths are marked as led that way (`pattern`)."""
     data, test = pair_test(lanes, a, b, known_noise)
     return sites_of(data, test, levels)
 
@@ -127,10 +127,10 @@ def sites_of(data: Sequence[WidthData], test: PairTest, levels: Mapping[int, int
     sweep = test.sweep
     if sweep is not None and sweep.lead:
         lean = 1 if sweep.d > 0 else -1
-        # The whole sweep's lead is said as a lead over its widths only where no width leans the other way by more
-        # than its own standard error: where one does, it is a mean over a curve, not where one lane leads, and the
-        # widths speak for themselves.
-        if all(s.d * lean > -t.se for s, t in zip(sites, test.widths)):
+        # The whole sweep's lead is said as a lead over its widths only where no width leads alone (else the widths
+        # speak for themselves, and a mean over them may rest on one) and none leans the other way by more than its
+        # own standard error (else it is a mean over a curve, not where one lane leads).
+        if not any(s.lead for s in sites) and all(s.d * lean > -t.se for s, t in zip(sites, test.widths)):
             sites = [s if s.lead else dataclasses.replace(s, pattern=len(sites), lean=lean) for s in sites]
     return sites
 

@@ -33,15 +33,17 @@ P10_P90_SIGMAS = 2.563  # p90 - p10 spans 2.563 σ (normal data)
 MIN_REL_SE = 0.005  # no median is taken as known better than 0.5%, however many batches it has
 NO_SPREAD_SE = 0.03  # a point with no spread recorded: a wide error rather than a false lead
 # A floor for τ: 5% (what lanes taking turns here scattered by between runs of one width, docs/results/cpu-2026-12-03),
-# never narrower whatever few repeats say, counted as PRIOR_DOF degrees of freedom beside the data's own. Where the
-# data show more, their figure stands.
+# never narrower whatever few repeats say, counted as PRIOR_DOF degrees of freedom beside the data's own where it
+# stands.
 PRIOR_NOISE = 0.05
 PRIOR_DOF = 4.0
 SWEEP_TEST_FROM = 3  # widths: the whole sweep is tested as one, besides each width, from this many up
 # The share of ALPHA the test of the whole sweep gets (the widths share the rest): a lead that holds everywhere is
 # what most sweeps of two similar lanes have to find, and one test over every width finds it where no width alone can.
 SWEEP_SHARE = 0.5
-SHAPE_FROM = 5  # widths: the sweep's shape shows noise from this many up
+# Widths: the sweep's shape shows noise from this many up. Fewer lie too far apart: a curve that bends between them
+# (a CPU's lead giving way to a GPU's) would pass for noise.
+SHAPE_FROM = 8
 MAX_DOF = 1000.0
 
 
@@ -132,16 +134,18 @@ def _t_quantile(q: float, dof: float) -> float:
 
 def _repeat_part(data: Sequence[WidthData]) -> tuple[float, float, int]:
     """τ² from widths measured in several runs, its degrees of freedom and how many widths: each run's log-ratio's
-    scatter less what the batches alone explain, pooled; where the runs' ratios are not kept, the two lanes'
-    scatters added (their shared load then counts twice: a wider noise, never a narrower one)."""
+    scatter less what one run's batches explain, pooled; where the runs' ratios are not kept, the two lanes'
+    scatters added (their shared load then counts twice: a wider noise, never a narrower one). One run's batch
+    error is read from the widths measured once (a pooled point's spread holds the runs' own difference too), or,
+    where every width was measured again, from the pooled spread over its runs."""
+    singles = [w.within for w in data if w.runs <= 1]
     total, dof, widths = 0.0, 0.0, 0
     for w in data:
         if w.runs < 2:
             continue
-        single = w.within * w.runs  # one run's batch error: the pooled error times the runs
+        single = float(np.median(singles)) if singles else w.within * w.runs
         if len(w.run_ds) == w.runs:
-            ds = np.asarray(w.run_ds)
-            s2 = float(np.var(ds, ddof=1))
+            s2 = float(np.var(np.asarray(w.run_ds), ddof=1))
         elif all(math.isfinite(x) for x in w.lane_between):
             s2 = w.lane_between[0] ** 2 + w.lane_between[1] ** 2
         else:
@@ -187,8 +191,8 @@ def pair_noise(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
     tau0 = max(prior, PRIOR_NOISE) if known else PRIOR_NOISE
     data_dof = rep_dof + shape_dof
     seen = (rep_dof * rep + shape_dof * shape) / data_dof if data_dof else 0.0
-    # Where the data show more than the floor, their figure stands on their own degrees of freedom; where the floor
-    # stands, it adds its own.
+    # Where the data show more than the floor, their figure stands on their own degrees of freedom (the floor is no
+    # evidence that the noise is smaller); where the floor stands, it adds its own.
     tau2, dof = (seen, data_dof) if seen > tau0 ** 2 else (tau0 ** 2, data_dof + prior_dof)
     return PairNoise(math.sqrt(tau2), dof, rep_dof, rep_widths, shape_dof, prior_dof, "machine" if known else "default",
                      seen <= tau0 ** 2)

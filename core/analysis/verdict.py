@@ -82,6 +82,9 @@ class PairVerdict:
     widest_lane: str = ""
     widest_width: int = 0
     runs: int = 1  # the most runs any common width pools: 1 where every width was measured once
+    # Whether, at the widest gap, the lanes' batches (their medians' errors) weigh more than the pair's run-to-run
+    # noise: what a tie's words name as what swallowed the gap.
+    widest_by_batches: bool = False
 
     @property
     def leader(self) -> str | None:
@@ -141,6 +144,8 @@ def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[
         return PairVerdict(lanes, State.NOT_ENOUGH, (), (), widths, math.nan)
     widest = max(sites, key=lambda s: abs(s.d))
     widest_lane = lanes[0] if widest.d < 0 else lanes[1]
+    at_widest = next(w for w in data if w.width == widest.width)
+    by_batches = test.noise is not None and at_widest.within > test.noise.tau ** 2 / at_widest.runs
     stretches = _stretches(sites, lanes)
     decided = [s for s in sites if s.sign != 0]
     changes = []
@@ -161,7 +166,7 @@ def curve_verdict(points: Sequence[CurvePoint], a: str, b: str, levels: Mapping[
         state = State.TOO_CLOSE
     return PairVerdict(lanes, state, tuple(stretches), tuple(changes), widths,
                        max(math.exp(abs(s.d)) for s in sites), noise, test.noise, test.alpha, test.tests, widest_lane,
-                       widest.width, max(w.runs for w in data))
+                       widest.width, max(w.runs for w in data), by_batches)
 
 
 def verdicts(points: Sequence[SweepPoint], levels: Mapping[int, int] | None = None) -> list[PairVerdict]:
@@ -175,8 +180,12 @@ def curve_verdicts(points: Sequence[CurvePoint], levels: Mapping[int, int] | Non
     return [curve_verdict(points, x, y, levels) for i, x in enumerate(names) for y in names[i + 1:]]
 
 
-def crossovers_of(found: Sequence[PairVerdict]) -> list[Crossover]:
-    """The changes with a width, as crossovers to mark on a picture or list in JSON, sorted by width."""
-    out = [Crossover(v.lanes, c.width, c.width_lo, c.width_hi, c.flops_per_batch or math.nan, c.faster_above)
-           for v in found for c in v.changes if c.width is not None]
-    return sorted(out, key=lambda c: (c.width, c.lanes))
+def crossovers_of(found: Sequence[PairVerdict], between: bool = False) -> list[Crossover]:
+    """The changes with a width, as crossovers to mark on a picture or list in JSON, sorted by width; with
+    `between` (a picture), also each change that a stretch equal within noise hides, its width NaN: a band over
+    the widths between the two leads, with no line at a width nobody measured."""
+    out = [Crossover(v.lanes, c.width if c.width is not None else math.nan, c.width_lo, c.width_hi,
+                     c.flops_per_batch or math.nan, c.faster_above)
+           for v in found for c in v.changes if c.width is not None or between]
+    return sorted(out, key=lambda c: (math.sqrt(c.width_lo * c.width_hi) if math.isnan(c.width) else c.width,
+                                      c.lanes))

@@ -23,8 +23,8 @@ from ..study.sweep import SweepResult
 from ..files.sweeps import run_rows
 from ..files.sweep_rows import SweepRow, group_rows
 from ..words.run import energy_lines as run_energy_lines
-from ..words.run import (cold_start_lines, compared_summaries, explain, latency_lines, one_run_line, run_headline,
-                         verdict_lines)
+from ..words.run import (cold_start_lines, compared_lines, compared_summaries, explain, latency_lines, one_run_line,
+                         run_headline, verdict_lines)
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_spread
 from ..words.failures import failure_words
 from ..analysis.energy import energy_curves
@@ -162,10 +162,8 @@ def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
         print(line + ".", file=out)
     for line in latency_lines(compared, result.config.train.batch_size) if predict else []:
         print(line + ".", file=out)
-    if stretch and stretch.summaries:
-        print(f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained.", file=out)
-    elif stretch:
-        print(f"Not compared on the same time: {stretch.reason}; the verdict compares whole runs.", file=out)
+    for line in compared_lines(stretch):
+        print(line + ".", file=out)
     if len(summaries) == 2:
         print(explain(summaries[0], summaries[1], task=task), file=out)
     if len(summaries) >= 2:
@@ -228,7 +226,7 @@ def print_sweep_analysis(points: list[SweepPoint], out: TextIO = STDOUT, said: l
         values = [abs(r) for _, r in fit.residuals if r is not None]
         return f"{100 * max(values):.0f}%" if values else "–"
 
-    print(table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual"],
+    print(table(["lane", "intercept ms (fit)", "GFLOP/s (fit)", "points", "worst residual"],
                 [[lane, fmt_num(v.overhead_ms), fmt_num(v.gflops), v.n_points, worst(v)]
                  for lane, v in result.lanes.items()]), file=out)
     lanes = sorted(result.lanes)
@@ -236,9 +234,8 @@ def print_sweep_analysis(points: list[SweepPoint], out: TextIO = STDOUT, said: l
         said = [sweep_words.describe_pair(points, a, b) for i, a in enumerate(lanes) for b in lanes[i + 1:]]
     for line in said:
         print(line + ".", file=out)
-    for p in result.predicted:
-        print(f"cost models of {p.lanes[0]} and {p.lanes[1]} cross at "
-              f"{fmt_flops(p.flops_per_batch)} per batch.", file=out)
+    for line in sweep_words.fit_crossing_lines(points, result):
+        print(line + ".", file=out)
 
 
 def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated], out: TextIO = STDOUT) -> None:
@@ -269,7 +266,7 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
 
 
 def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = STDOUT) -> None:
-    """How the knob moved each lane's fixed overhead and throughput, and the crossovers."""
+    """How the knob moved each lane's fitted intercept and throughput, and the crossovers."""
     (label_a, points_a) = next(iter(group_rows(base.rows).items()), ("all", []))
     (label_b, points_b) = next(iter(group_rows(changed.rows).items()), ("all", []))
     a, b = analyze_points(points_a), analyze_points(points_b)
@@ -280,7 +277,7 @@ def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = STDO
         rows.append([lane, f"{fmt_num(la and la.overhead_ms)} → {fmt_num(lb and lb.overhead_ms)}",
                      f"{fmt_num(la and la.gflops)} → {fmt_num(lb and lb.gflops)}"])
     print(f"\ncompare: base → {name}", file=out)
-    print(table(["lane", "fixed overhead ms", "GFLOP/s"], rows), file=out)
+    print(table(["lane", "intercept ms (fit)", "GFLOP/s (fit)"], rows), file=out)
     for label, res in (("base" if label_a == "all" else f"base ({label_a})", a), (name, b)):
         crossings = ", ".join(f"{c.faster_above} faster above width {fmt_num(c.width)}"
                               for c in res.crossovers)

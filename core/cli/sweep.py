@@ -216,8 +216,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
             again = rechecks(spec, lanes) if target is None and not ladder else 0
             if again:
-                say(f"then {'the middle point' if again == 1 else 'two points, a third and two thirds of the way'}"
-                    f" along, again (chosen by place, not by what they measured): the pair's run-to-run noise, "
+                say(f"then {'the middle point' if again == 1 else f'{again} points, evenly spaced along the sweep,'}"
+                    f" again (chosen by place, not by what they measured): the pair's run-to-run noise, "
                     "which one run's batches cannot show (--no-recheck: each point once)")
             if target is not None:
                 say(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "

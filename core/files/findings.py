@@ -91,6 +91,7 @@ def pool(rows: Sequence[SweepRow]) -> SweepRow:
     within = [r.between_runs ** 2 for r in rows if r.runs > 1 and math.isfinite(r.between_runs)]
     between = math.sqrt((statistics.variance(logs) + sum(within)) / (1 + len(within)))
     each = [r.run_medians for r in rows]
+    ids = list(dict.fromkeys(i for r in rows for i in (r.pooled_run_ids.split(";") if r.pooled_runs else [r.run_id])))
     medians = ";".join(f"{m:.6g}" for ms in each for m in ms) if all(each) else ""
     energies = [r.energy_j_per_msample for r in rows]
     same_counter = len({r.energy_counter for r in rows}) == 1 and all(math.isfinite(e) for e in energies)
@@ -100,6 +101,7 @@ def pool(rows: Sequence[SweepRow]) -> SweepRow:
     return dataclasses.replace(
         latest, median_ms=median, p10_ms=lo, p90_ms=hi, n_batches=sum(r.n_batches for r in rows), p99_ms=math.nan,
         runs=sum(r.runs for r in rows), between_runs=between, stage="pooled", run_medians_ms=medians,
+        pooled_run_ids=";".join(ids),
         others_cpu=max(busy) if busy else math.nan, load_avg=max(loads) if loads else math.nan,
         energy_j_per_msample=(sum(w * e for w, e in zip(weights, energies)) / total if same_counter else math.nan))
 
@@ -129,6 +131,12 @@ class Findings:
                 # before it at its place, in the same file, under other runs' ids.
                 for run_id in mine - {row.run_id}:
                     at.pop(run_id, None)
+            # A row that pools several runs stands for their rows at its place: each is counted once, in it.
+            held = {pooled for key, kept in at.items() if key != row.run_id for pooled in kept.pooled_runs}
+            if row.run_id in held:
+                continue  # one run's row, read after the pooled row that holds it
+            for run_id in row.pooled_runs - {row.run_id}:
+                changed = at.pop(run_id, None) is not None or changed
             mine.add(row.run_id)
             if at.get(row.run_id) != row:
                 at.pop(row.run_id, None)  # the latest row of a run goes last: pool() keeps the latest's columns

@@ -92,6 +92,16 @@ class SweepRow:
     # Each pooled run's own median ms, ";"-joined in the order measured ("" for one run, and in older files): what
     # the pair's ratio scatter between runs is read from (core/analysis/sweep_test.py).
     run_medians_ms: str = ""
+    # The ids of the runs pooled, ";"-joined in the same order ("" for one run, and in older files): a pooled row
+    # stands for those runs' rows wherever they are read together (core/files/findings.py), counted once.
+    pooled_run_ids: str = ""
+
+    @property
+    def pooled_runs(self) -> frozenset[str]:
+        """The runs this row pools beside its own id: () for one run, and where an older file kept none."""
+        if self.runs <= 1:
+            return frozenset()
+        return frozenset(x.strip() for x in self.pooled_run_ids.split(";") if x.strip())
 
     @property
     def run_medians(self) -> tuple[float, ...]:

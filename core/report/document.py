@@ -162,7 +162,7 @@ def fits_table(points: Sequence[SweepPoint]) -> Table:
              "yes" if f.ok else "no") for lane, f in analysis.lanes.items()]
     rows += [(f"{p.lanes[0]} × {p.lanes[1]}", "", "", "", "", f"fitted lines cross at {fmt_flops(p.flops_per_batch)}"
               " per batch") for p in analysis.predicted]
-    return _table(["lane", "fixed overhead ms", "GFLOP/s", "points", "worst residual", "fit within 10%"], rows)
+    return _table(["lane", "intercept ms (fit)", "GFLOP/s (fit)", "points", "worst residual", "fit within 10%"], rows)
 
 
 def _host_table(host: HostInfo) -> Table:

@@ -223,19 +223,21 @@ def lane_points(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> int:
     return sum(len(s.points()) + rechecks(s, lanes) for s in specs) * len(lanes)
 
 
-# A sweep of this many points or more measures two of them again: the pair's ratio scatter then rests on two widths
-# (two degrees of freedom, not one), at a cost of at most a third of the sweep.
+# A sweep of this many points or more measures two of them again, and from THREE_RECHECKS_FROM three: the pair's
+# run-to-run noise then rests on two or three widths (degrees of freedom), at a cost of at most a third of the sweep.
 TWO_RECHECKS_FROM = 6
+THREE_RECHECKS_FROM = 8
 
 
 def rechecks(spec: SweepSpec, lanes: Sequence[LaneSpec]) -> int:
     """How many of the sweep's points it measures a second time, for the run-to-run noise: none unless asked for,
     with two lanes or more to compare and two points or more; two where the sweep has TWO_RECHECKS_FROM points or
-    more (one width measured twice is one degree of freedom: a load that changed once would be all it knew), else
-    one."""
+    more, three from THREE_RECHECKS_FROM (one width measured twice is one degree of freedom: a load that changed
+    once would be all it knew), else one."""
     if not (spec.recheck and len(lanes) > 1 and len(spec.points()) > 1):
         return 0
-    return 2 if len(spec.points()) >= TWO_RECHECKS_FROM else 1
+    points = len(spec.points())
+    return 3 if points >= THREE_RECHECKS_FROM else 2 if points >= TWO_RECHECKS_FROM else 1
 
 
 def to_recheck(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]], lanes: Sequence[str],
@@ -246,10 +248,13 @@ def to_recheck(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]], la
     two runs would understate the noise)."""
     done = [point for point in points if len(lanes) > 1 and not set(lanes) - {
         r.lane for r in point[2] if r.status == Status.COMPLETED and r.median_ms > 0}]
-    if n <= 0 or not done:
-        return []
-    picks = sorted({round((k + 1) * (len(done) - 1) / (n + 1)) for k in range(n)})
-    return [done[i] for i in picks]
+    return [done[i] for i in recheck_places(len(done), n)] if done else []
+
+
+def recheck_places(points: int, n: int) -> list[int]:
+    """Which of `points` points (by index) a sweep measures again for `n` rechecks: evenly spaced, ends left out
+    where there is room (n = 1: the middle; n = 3 of 10: the 3rd, 5th and 8th)."""
+    return sorted({round((k + 1) * (points - 1) / (n + 1)) for k in range(n)}) if points > 0 and n > 0 else []
 
 
 def turn_order(lanes: Sequence[LaneSpec], i: int) -> list[LaneSpec]:
@@ -280,12 +285,14 @@ def with_batches(row: SweepRow, records: Sequence[BatchTiming], summaries: Seque
     if s.n_batches == 0:
         return row
     runs, between, medians = run_spread(records)
+    ids = list(dict.fromkeys(r.run_id for r in records))
     energy = pooled_energy(summaries)
     return dataclasses.replace(
         row, median_ms=s.median_ms, p10_ms=s.p10_ms, p90_ms=s.p90_ms, mad_ms=s.mad_ms, n_batches=s.n_batches,
         gflops=s.gflops, samples_per_s=s.samples_per_s, p99_ms=s.p99_ms,
         peak_share=s.gflops / row.peak_gflops if row.peak_gflops > 0 else math.nan, runs=runs, between_runs=between,
         run_medians_ms=";".join(f"{m:.6g}" for m in medians) if runs > 1 and len(medians) == runs else "",
+        pooled_run_ids=";".join(ids) if runs > 1 else "",
         **(energy_columns(energy) if summaries else {}))
 
 

@@ -90,7 +90,7 @@ def pair_words(v: PairVerdict, unit: str = "units", machine: str = "on this mach
     """One sentence for a pair of lanes, its clauses in width order, and in brackets what it rests on and the error
     rate it carries for the whole sweep (error_words)."""
     said = _pair_sentence(v, unit, machine)
-    rests = error_words(v)
+    rests = error_words(v, "batch sizes" if "per batch" in unit else "widths")
     return f"{said} ({rests})" if rests else said
 
 
@@ -122,7 +122,7 @@ def _pair_sentence(v: PairVerdict, unit: str, machine: str) -> str:
 
 def _scatter_words(v: PairVerdict) -> str:
     """What made a wide gap no answer: the pair's run-to-run noise and what it rests on."""
-    if v.noise is not None:
+    if v.noise is not None and not v.widest_by_batches:
         return f"one run's ratio of the two is uncertain by {scatter(v.noise.tau)} here ({noise_basis(v)})"
     return "each lane's batches spread wider than the gap"
 
@@ -148,18 +148,21 @@ def noise_basis(v: PairVerdict) -> str:
     if n.floored:
         parts.append("this machine's earlier sweep" if n.prior == "machine" else "the rule's floor of ±5%")
     said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "the rule's floor"
-    return f"{said}; {fmt_num(n.dof, 2)} degrees of freedom"
+    dof = fmt_num(n.dof, 2)
+    return f"{said}; {dof} degree{'' if dof == '1' else 's'} of freedom"
 
 
-def error_words(v: PairVerdict) -> str:
+def error_words(v: PairVerdict, points: str = "widths") -> str:
     """The error rate the answer carries, for the whole sweep, and what it rests on: "one run per width; at most a 5%
-    chance of any false lead over these 10 widths, 1.8% measured (rule calibration, 2026-12-06)"."""
+    chance of any false lead over these 10 widths, 1.8% measured (rule calibration, 2026-12-06)" (`points`: what
+    the sweep steps along, "batch sizes" for a sweep along batch size)."""
     if v.state is State.NOT_ENOUGH:
         return ""
-    runs = "one run per width" if v.runs <= 1 else f"up to {v.runs} runs per width"
+    point = points.removesuffix("s")
+    runs = f"one run per {point}" if v.runs <= 1 else f"up to {v.runs} runs per {point}"
     if len(v.widths) == 1:
         runs = "one run of each lane" if v.runs <= 1 else f"{v.runs} runs of each lane"
-    over = f"over these {len(v.widths)} widths" if len(v.widths) > 1 else "at this width"
+    over = f"over these {len(v.widths)} {points}" if len(v.widths) > 1 else f"at this {point}"
     measured = calibrated_false_leads()
     rate = f", {fmt_num(100 * measured[0], 2)}% measured ({measured[1]})" if measured else ", not yet measured"
     return f"{runs}; at most a {fmt_num(100 * v.alpha, 2)}% chance of any false lead {over}{rate}"

@@ -73,12 +73,12 @@ class SweepForm(QGroupBox):
         self.floor = QCheckBox("time it too")
         self.floor.setToolTip("Also time each point's floor, the hardware's own: its steps in one compiled on-device "
                               "loop (the Why tab's device_loop), drawn dashed, with the floor crossover")
-        self.recheck = QCheckBox("one or two points")
+        self.recheck = QCheckBox("a few points")
         self.recheck.setChecked(True)
-        self.recheck.setToolTip("After the sweep, measure once more the middle point (from six points up, the points a "
-                                "third and two thirds of the way along), chosen by place, never by what they measured: "
-                                "their two runs show the pair's run-to-run noise, which one run's batches cannot show, "
-                                "and the verdict counts a lead inside it as noise")
+        self.recheck.setToolTip("After the sweep, measure once more the middle point (from six points up two, from "
+                                "eight three, evenly spaced), chosen by place, never by what they measured: their two "
+                                "runs show the pair's run-to-run noise, which one run's batches cannot show, and the "
+                                "verdict counts a lead inside it as noise")
         for label, widget in (("Preset", self.preset), ("Along", self.along), ("Widths", self.widths),
                               ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
@@ -119,7 +119,7 @@ class SweepForm(QGroupBox):
 
     def reset(self) -> None:
         """The form's defaults (File > Reset to defaults): widths 16 to 4,096, 2 layers, the Model panel's batch
-        size, along widths, 60 steady batches or 3 s a point, one or two points measured twice, no floor, no
+        size, along widths, 60 steady batches or 3 s a point, a few points measured twice, no floor, no
         comparison, the default refinement; saved, so the next window opens with them."""
         self.preset.setCurrentIndex(0)
         self.along.setCurrentIndex(max(self.along.findData("width"), 0))

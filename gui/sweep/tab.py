@@ -173,8 +173,8 @@ class SweepTab(QWidget):
         else:
             again = max((rechecks(spec, lanes) for spec in specs), default=0) if target is None and not settings else 0
             last = {0: "", 1: " (the last: the middle point, again, for the run-to-run noise)",
-                    2: " (the last two: the points a third and two thirds of the way along, again, for the "
-                       "run-to-run noise)"}
+                    2: " (the last two: points evenly spaced along the sweep, again, for the run-to-run noise)",
+                    3: " (the last three: points evenly spaced along the sweep, again, for the run-to-run noise)"}
             self._say(f"Calibrating each lane, then {total} points, one at a time{', then refining' if target else ''}"
                       f"{last[again]}…")
         pool = self._pool()

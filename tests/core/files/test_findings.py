@@ -54,6 +54,24 @@ def test_a_width_measured_by_two_runs_is_pooled_with_their_scatter_not_replaced(
     assert [c.width for c in shaken.verdict.changes] == [None], answer_words(shaken)
 
 
+def test_a_row_that_pools_runs_stands_for_their_rows_in_whatever_order_they_are_read():
+    """A refinement measuring a width again writes, each time, a row over every run there (a ramp's lent, then its
+    own): read beside the ramp's file, each run counts once, in the latest row that holds it, whichever file comes
+    first (the window once said "up to 7 runs per width" where 4 were measured, and analyze of its files said 5)."""
+    one = rows("ramp", [1.0] * 4, [2.0] * 4)
+    two = rows("r2", [1.02] * 4, [2.04] * 4, runs=2, run_medians_ms="1;1.02", pooled_run_ids="ramp;r2")
+    three = rows("r3", [1.01] * 4, [2.02] * 4, runs=3, run_medians_ms="1;1.02;1.01", pooled_run_ids="ramp;r2;r3")
+    for order in ((one, two, three), (three, two, one), (two, one, three)):
+        findings = Findings([r for part in order for r in part])
+        assert {(r.runs, r.run_id) for r in findings.rows()} == {(3, "r3")}, order
+        (answer,) = findings.answers()
+        assert answer.verdict.runs == 3
+    # And a sweep's row of its own beside them pools with it, four runs in all.
+    findings = Findings([r for part in (one, two, three, rows("sweep", [1.0] * 4, [2.0] * 4)) for r in part])
+    assert {r.runs for r in findings.rows()} == {4}
+    assert {r.pooled_runs for r in findings.rows()} == {frozenset({"ramp", "r2", "r3", "sweep"})}
+
+
 def test_a_runs_row_replaces_its_own_earlier_row_and_only_completed_rows_count():
     findings = Findings(rows("r1", [1.0] * 4, [2.0] * 4))
     findings.put(rows("r1", [1.0] * 4, [0.5] * 4))  # the same run's point firmed up

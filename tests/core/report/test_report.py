@@ -20,6 +20,7 @@ from crossover_lab.core.files.run_files import export_runs
 from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
 from crossover_lab.core.files.sweeps import read_sweep_rows
 from crossover_lab.core.report.html import write_report
+from crossover_lab.core.report.rule import make_rule
 from crossover_lab.core.version import APP_VERSION
 from crossover_lab.core.words.anatomy import CLOCKS
 from crossover_lab.core.words.sweep import describe_pair
@@ -111,7 +112,9 @@ def test_the_h200_report_answers_first_and_holds_every_fact(tmp_path, capsys):
     text = " ".join(" ".join(parsed.text).split())
     verdict = describe_pair([r.point() for r in _rows(H200_SWEEP_CSV)], "jax:cpu", "jax:gpu0")
     assert verdict in text and text.index(verdict) < text.index("Fitted cost models")  # the answer first
-    assert "use jax:gpu0 when FLOPs per batch ≥" in text and "jax:gpu0 is 2.2x faster than jax:cpu" in text
+    (pair,) = make_rule([str(H200_SWEEP_CSV)]).kinds[0].pairs  # the device rule, as `crossover rule` makes it
+    assert pair.statement in text and ": use jax:gpu0" in pair.statement
+    assert "jax:gpu0 is 2.2x faster than jax:cpu" in text
     assert "NVIDIA H200" in text and "580.159.04" in text and "3.15.1" in text  # hardware and versions
     assert " sweep --lanes jax:cpu,jax:gpu0 --widths 16,32,64" in text and "--csv sweep-b128.csv" in text
     for name in ("sweep-b128.csv", "sweep-b128-batches.json", "seed-qa.csv", "seed-qa.json"):
@@ -154,7 +157,8 @@ def test_markdown_has_the_tables_the_verdict_the_command_and_its_pictures_beside
     out = cli_in_process(capsys, "report", str(H200_SWEEP_CSV), "-o", str(tmp_path / "r.md"))
     assert out.returncode == 0, out.stderr
     md = (tmp_path / "r.md").read_text()
-    assert "| lane | width (units) | MFLOP/batch |" in md and "jax:gpu0 is faster above about 110 units" in md
+    verdict = describe_pair([r.point() for r in _rows(H200_SWEEP_CSV)], "jax:cpu", "jax:gpu0")
+    assert "| lane | width (units) | MFLOP/batch |" in md and verdict in md
     assert " sweep --lanes jax:cpu,jax:gpu0 --widths 16," in md
     (svg,) = tmp_path.glob("r-figure-*.svg")
     assert f"]({svg.name})" in md and svg.read_text().startswith("<svg") and "<style>" in svg.read_text()
@@ -202,7 +206,8 @@ def test_a_real_browser_shows_each_report_offline(tmp_path):
         assert console == [], console
         dom = subprocess.run([CHROMIUM, *OFFLINE, "--dump-dom", report.as_uri()], capture_output=True, text=True,
                              timeout=60, cwd=tmp_path).stdout
-        verdict = "jax:gpu0 is faster above about 110 units" if name == "h200" else "lab/gpu0 is faster"
+        verdict = "jax:cpu is faster up to 32 units and jax:gpu0 from 512 units" if name == "h200" \
+            else "lab/gpu0 is faster"
         assert verdict in dom and dom.count("<svg") == (2 if name == "h200" else 2), dom[:500]
         assert dom.count("<figure>") == dom.count("<svg")
 
@@ -324,8 +329,8 @@ def test_a_tie_widened_by_run_to_run_noise_reads_the_same_in_the_report(tmp_path
             for lane, series, spread in (("cpu", [1.0, 2.0], 0.08), ("cpu1", [1.2, 1.6], 0.5))
             for w, ms in zip((16, 2048), series)]
     said = describe_pair([r.point() for r in rows], "cpu", "cpu1")
-    # cpu1 looked 1.25x faster, inside cpu1's ±65% run-to-run noise: no answer, said as noise (not "too close").
-    assert said.startswith("no answer for cpu and cpu1") and "cpu1's repeat runs of one width scattered ±65%" in said
+    # cpu1 looked 1.25x faster, inside the pair's run-to-run noise: no answer, said as noise (not "too close").
+    assert said.startswith("no answer for cpu and cpu1") and "one run's ratio of the two is uncertain by" in said
     path = tmp_path / "noisy.csv"
     path.write_text(sweep_rows_text(rows))
     page = write_report([str(path)], tmp_path / "noisy.html").read_text()
