@@ -21,10 +21,11 @@ _Part = TypeVar("_Part")
 NAN = float("nan")
 
 
-def find_crossovers(points: Sequence[SweepPoint]) -> list[Crossover]:
+def find_crossovers(points: Sequence[SweepPoint], between: bool = False) -> list[Crossover]:
     """Every width where one lane's lead gives way to another's, by the one rule (core/analysis/verdict.py),
-    sorted by width; a change with a stretch equal within noise in between has no width to mark."""
-    return crossovers_of(verdicts(points))
+    sorted by width; a change with a stretch equal within noise in between has no width to mark (with `between`,
+    for a picture, it is there with a NaN width: crossovers_of)."""
+    return crossovers_of(verdicts(points), between)
 
 
 

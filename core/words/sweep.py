@@ -35,6 +35,8 @@ def other_lane(c: Crossover) -> str:
 def crossing_label(c: Crossover, unit: str = "width", spread: bool = False) -> str:
     """A short label for a picture: "cpu beats cpu1 above ≈570" (width) or "… ≈26 MFLOP" (flops); with
     `spread`, the measured widths either side where each lane leads, "≈570 (512–1,024)": rarely symmetric."""
+    if math.isnan(c.width):  # a change hidden by a tie: where each lane leads, nothing between made up
+        return f"{other_lane(c)} leads to {int(c.width_lo):,}, {c.faster_above} from {int(c.width_hi):,}"
     where = fmt_flops(c.flops_per_batch) if unit == "flops" else fmt_num(c.width, 2)
     within = f" ({int(c.width_lo):,}–{int(c.width_hi):,})" if spread and unit == "width" else ""  # measured widths
     return f"{c.faster_above} beats {other_lane(c)} above ≈{where}{within}"

@@ -53,7 +53,7 @@ def curves(groups: dict[str, list[SweepPoint]], find: bool = True) -> tuple[list
     for label, pts in groups.items():
         if len(groups) > 1:
             pts = [dataclasses.replace(p, lane=f"{p.lane} [{label}]") for p in pts]
-        crossings += find_crossovers(pts) if find else []
+        crossings += find_crossovers(pts, between=True) if find else []
         points += pts
     return points, crossings
 
@@ -142,7 +142,7 @@ class SweepPlot(pg.PlotWidget):
                 self.plot(*map(np.array, zip(*floors)), pen=pen, symbol="d", symbolSize=6, symbolBrush=color,
                           name=f"{lane} floor (on-device loop)")
         self._set_ticks(points)
-        self.crossovers = list(crossovers) if crossovers is not None else find_crossovers(points)
+        self.crossovers = list(crossovers) if crossovers is not None else find_crossovers(points, between=True)
         for i, c in enumerate(self.crossovers):
             self._mark(c, i)
 
@@ -189,12 +189,17 @@ class SweepPlot(pg.PlotWidget):
             self.getAxis("left").setTicks([[(math.log10(v), f"{v:g}") for v in steps]])
 
     def _mark(self, c: Crossover, row: int = 0) -> None:
-        x = math.log10(c.width)
-        band = pg.LinearRegionItem(values=(math.log10(c.width_lo), math.log10(c.width_hi)), movable=False,
-                                   brush=pg.mkBrush(120, 120, 120, 40), pen=pg.mkPen(None))
+        """A crossing: the band of widths between the two leads and, where the rule gives one, a dotted line at
+        its width; a change hidden by a tie (no width) is its band alone, labelled in its middle."""
+        lo, hi = math.log10(c.width_lo), math.log10(c.width_hi)
+        band = pg.LinearRegionItem(values=(lo, hi), movable=False, brush=pg.mkBrush(120, 120, 120, 40),
+                                   pen=pg.mkPen(None))
         self.addItem(band)
         colors = self.theme.colors
-        self.addItem(pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(colors.neutral, width=1, style=Qt.PenStyle.DotLine)))
+        x = (lo + hi) / 2 if math.isnan(c.width) else math.log10(c.width)
+        if not math.isnan(c.width):
+            self.addItem(pg.InfiniteLine(pos=x, angle=90,
+                                         pen=pg.mkPen(colors.neutral, width=1, style=Qt.PenStyle.DotLine)))
         (x_lo, x_hi), (y_lo, y_hi) = self.getViewBox().viewRange()
         right_half = x > (x_lo + x_hi) / 2  # grow the label away from the edge it would run past
         # The window's label stays short (the verdict under the plot gives the range); a slide has the room.

@@ -139,7 +139,7 @@ class SweepView(QSplitter):
         points, crossings = curves(drawn, find=not given)
         fits = None
         if answers is not None and given:
-            crossings = crossovers_of([a.verdict for a in answers])
+            crossings = crossovers_of([a.verdict for a in answers], between=True)
             if len(groups) == 1:  # the lanes keep their own names on the plot: each one's fit
                 fits = {lane: fit for a in answers for lane, fit in a.fits.items()}
         elif refined is not None and drawn is groups and not self.overlays.rows():

@@ -39,17 +39,39 @@ def crossing_labels(plot) -> list[str]:
 
 
 def test_the_crossing_on_the_picture_carries_its_range(make_window, qtbot):
+    """The H200's file, one run per width: jax:cpu leads up to 32 units, jax:gpu0 from 512, a tie between. The
+    picture marks the change where the rule put it, as the band between the two leads with no line at a width
+    nobody measured, and its label says what the verdict under it says."""
     from crossover_lab.gui.sweep.plot import SweepPlot
 
     window = make_window()
     assert window.sweep.open_csv(str(SWEEP_CSV))
-    # The window's label stays short enough for a 1024 px window; the verdict under it gives the range.
-    assert crossing_labels(window.sweep.view.plot) == ["jax:gpu0 beats jax:cpu above ≈110"]
-    assert "about 110 units (≈53.7 MFLOP per batch; 64–128 within the noise)" in window.sweep.view.verdict.text()
+    assert crossing_labels(window.sweep.view.plot) == ["jax:cpu leads to 32, jax:gpu0 from 512"]
+    assert "jax:cpu is faster up to 32 units and jax:gpu0 from 512 units" in window.sweep.view.verdict.text()
+    assert not [item for item in window.sweep.view.plot.plotItem.items if type(item).__name__ == "InfiniteLine"]
     slide = SweepPlot(slide=True)  # what render_png draws
     qtbot.addWidget(slide)
     slide.set_points(window.sweep.view.plot.points, "title", window.sweep.view.plot.crossovers)
-    assert crossing_labels(slide) == ["jax:gpu0 beats jax:cpu above ≈110 (64–128)"]
+    assert crossing_labels(slide) == ["jax:cpu leads to 32, jax:gpu0 from 512"]
+
+
+def test_a_crossing_at_a_width_is_a_line_in_its_band_with_the_widths_either_side_on_a_slide(qtbot):
+    from crossover_lab.core.analysis.points import SweepPoint
+    from crossover_lab.gui.sweep.plot import SweepPlot
+
+    widths = [16, 32, 64, 128, 256, 512, 1024]
+    points = [SweepPoint(lane, w, 10**6 * w, ms, ms * 0.97, ms * 1.03, n_batches=200)
+              for lane, series in (("cpu", [0.5 * 2 ** (i * 0.8) for i in range(7)]), ("gpu0", [4.0] * 7))
+              for w, ms in zip(widths, series)]
+    for slide, label in ((False, "gpu0 beats cpu above ≈"), (True, "gpu0 beats cpu above ≈")):
+        plot = SweepPlot(slide=slide)
+        qtbot.addWidget(plot)
+        plot.set_points(points)
+        (change,) = plot.crossovers
+        (said,) = crossing_labels(plot)
+        assert said.startswith(label) and change.width_lo < change.width < change.width_hi
+        assert said.endswith(f"({int(change.width_lo):,}–{int(change.width_hi):,})") == slide
+        assert [item for item in plot.plotItem.items if type(item).__name__ == "InfiniteLine"]
 
 
 def test_refined_batch_sizes_close_together_keep_their_ticks_but_not_crowded_labels(qtbot):
