@@ -4,13 +4,17 @@ One `LoadPoint` per lane and rate, computed once from the calls' records (each c
 from their intended arrivals, the call's own time) and the summary's `load_ended`; every view (the CLI's run and
 sweep, `analyze` of a load sweep's CSV) renders these fields and computes none of its own.
 
-- **Latency** is each request's, intended arrival to answer on the host (wait + call): median, p90 and p99 by
-  the tail rule (core/analysis/tails.py: p99 from ≥ 662 requests, else withheld and said).
+- **Latency** is each request's, intended arrival to answer on the host (wait + call): the median, and p90 and
+  p99 as MLPerf loadgen's early-stopping estimates (core/analysis/tails.py early_stopping: the value the
+  percentile is under at 99% confidence, not the plain percentile), given by the tail rule (p99 from ≥ 662
+  requests, else withheld and said). Whether a p99 is under a bound is decided on that estimate.
 - **Achieved rate**: requests answered over the time from the first intended arrival to the last answer.
 - **Waited**: the share of requests that arrived while the server was busy with an earlier call (they queued).
 - **Held**: every scheduled request answered without the oldest waiting BEHIND_S, at HOLD_SHARE of the rate the
   requests arrived at (or more): a lane whose queue only grew is reported as not holding the rate, never with
-  a p99 of its growing queue, however short the schedule that ended before the wait reached BEHIND_S.
+  a p99 of its growing queue, however short the schedule that ended before the wait reached BEHIND_S. A rate is
+  judged held only from MIN_HOLD_S of arrivals or more (the schedule's requests over its rate): a shorter one
+  that kept pace says neither (`hold_unknown_why`), for a queue that grows slowly has not yet grown.
 - **Noise**: latencies under a load are correlated (one slow call delays every request behind it), so their
   count overstates certainty. The interval of a median is the spread of the medians of BLOCKS consecutive
   blocks of requests (lowest to highest), and two lanes whose intervals overlap at a rate are "inside the noise".
@@ -31,6 +35,7 @@ from . import tails
 HOLD_SHARE = 0.95  # a lane holds a rate when it answers at least this share of the rate requests arrived at
 BLOCKS = 8  # consecutive blocks of requests whose medians bound a point's median
 MIN_BLOCK = 16  # requests per block, at least: fewer requests give no interval
+MIN_HOLD_S = 5.0  # seconds of arrivals, at least, from which a point says the lane held its rate
 
 
 @dataclass(frozen=True)
@@ -81,12 +86,32 @@ class LoadPoint:
         return self.ended in ("done", "behind") and self.answered > 0
 
     @property
-    def held(self) -> bool:
-        """The lane kept up: it answered every scheduled request, without falling behind, at the rate they came."""
+    def schedule_s(self) -> float:
+        """How long the requests kept arriving, in seconds: the schedule's requests over its rate."""
+        return self.scheduled / self.rate if self.rate > 0 else math.nan
+
+    @property
+    def kept_up(self) -> bool:
+        """It answered every scheduled request, without falling behind, at the rate they came (however briefly)."""
         return self.ended == "done" and self.answered >= self.scheduled and self.kept_pace
 
+    @property
+    def hold_unknown_why(self) -> str:
+        """Why a point that kept up does not say it held the rate: its arrivals lasted under MIN_HOLD_S ("" where
+        it says, either way)."""
+        if not self.kept_up or not math.isfinite(self.schedule_s) or self.schedule_s >= MIN_HOLD_S:
+            return ""
+        return (f"its arrivals lasted {self.schedule_s:.2g} s; a rate is judged held from at least {MIN_HOLD_S:g} s, "
+                f"{math.ceil(MIN_HOLD_S * self.rate):,} requests at this rate")
+
+    @property
+    def held(self) -> bool:
+        """The lane held the rate: it kept up (kept_up) over at least MIN_HOLD_S of arrivals."""
+        return self.kept_up and self.schedule_s >= MIN_HOLD_S
+
     def p99_within(self, bound_ms: float) -> bool | None:
-        """Whether the p99 is at most `bound_ms`: None where the p99 is withheld (too few requests)."""
+        """Whether the p99 (its early-stopping estimate, a 99%-confidence upper bound) is at most `bound_ms`: None
+        where the p99 is withheld (too few requests); False where the lane did not hold the rate."""
         if not self.held:
             return False
         return None if math.isnan(self.p99_ms) else self.p99_ms <= bound_ms
@@ -111,8 +136,8 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
         lane=lane, rate=float(train.arrival_rate or 0.0), arrivals=train.arrivals, max_batch=train.max_batch,
         batch_size=train.batch_size, scheduled=train.load_requests, answered=n, span_s=span,
         arrivals_s=arrivals_span, median_ms=median,
-        p90_ms=tails.tail_or_nan(90, float(np.percentile(latencies, 90)) if n else math.nan, n),
-        p99_ms=tails.tail_or_nan(99, float(np.percentile(latencies, 99)) if n else math.nan, n),
+        p90_ms=tails.tail_or_nan(90, tails.early_stopping(90, latencies), n),
+        p99_ms=tails.tail_or_nan(99, tails.early_stopping(99, latencies), n),
         low_ms=low, high_ms=high,
         service_ms=float(np.median([r.ms for r in calls])) if calls else math.nan,
         mean_wait_ms=float(waits.mean()) if n else math.nan,
@@ -140,14 +165,14 @@ def block_interval(latencies: np.ndarray) -> tuple[float, float]:
 
 
 def faster_at(a: LoadPoint, b: LoadPoint) -> str | None:
-    """Which lane answers requests at this rate sooner: a lane that holds the rate beats one that does not; of two
-    that hold it, the lower median latency where their intervals do not overlap. None: both fell behind, or the
-    difference is inside the noise (or not known)."""
+    """Which lane answers requests at this rate sooner: a lane that kept up beats one that did not; of two that
+    kept up (however briefly: `held` also asks for MIN_HOLD_S of arrivals), the lower median latency where their
+    intervals do not overlap. None: both fell behind, or the difference is inside the noise (or not known)."""
     if not (a.measured and b.measured):
         return None
-    if a.held != b.held:
-        return a.lane if a.held else b.lane
-    if not a.held:
+    if a.kept_up != b.kept_up:
+        return a.lane if a.kept_up else b.lane
+    if not a.kept_up:
         return None
     if any(math.isnan(v) for v in (a.low_ms, a.high_ms, b.low_ms, b.high_ms)):
         return None
@@ -189,9 +214,12 @@ def lane_for_rate(points: Sequence[LoadPoint], rate: float, p99_ms: float | None
     if not able:
         top = max((p.rate for p in points if p.held), default=0.0)
         bound = f" with its p99 at most {p99_ms:g} ms" if p99_ms is not None else ""
+        short = next((p for p in points if p.rate >= rate and p.hold_unknown_why), None)
+        unjudged = (f" ({short.lane} at {short.rate:,.0f} requests/s not judged: {short.hold_unknown_why})"
+                    if short else "")
         return RateChoice(None, None, f"none held {rate:,.0f} requests/s or more{bound} among the rates measured, "
-                                      f"the highest any held being {top:,.0f} requests/s; the rule does not "
-                                      "extrapolate")
+                                      f"the highest any held being {top:,.0f} requests/s{unjudged}; the rule "
+                                      "does not extrapolate")
     if prices and all(lane in prices for lane in able):
         lane = min(able, key=lambda lane: prices[lane])
         return RateChoice(lane, able[lane], "the cheapest per hour of the lanes that hold it")
@@ -203,4 +231,5 @@ def rates_of(points: Sequence[LoadPoint]) -> list[float]:
     return sorted({p.rate for p in points})
 
 
-__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "LoadPoint", "RateChoice", "lane_for_rate", "run_points", "block_interval", "faster_at", "highest_held", "load_point", "rates_of"]
+__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "MIN_HOLD_S", "LoadPoint", "RateChoice",
+           "lane_for_rate", "run_points", "block_interval", "faster_at", "highest_held", "load_point", "rates_of"]

@@ -6,7 +6,8 @@ import math
 from typing import Mapping, Sequence
 
 from ..analysis import tails
-from ..analysis.serving_load import BLOCKS, HOLD_SHARE, LoadPoint, RateChoice, faster_at, highest_held, rates_of
+from ..analysis.serving_load import (BLOCKS, HOLD_SHARE, MIN_HOLD_S, LoadPoint, RateChoice, faster_at, highest_held,
+                                     rates_of)
 from ..config import BEHIND_S
 from .numbers import fmt_count, fmt_dollars, fmt_num, fmt_rate, fmt_rates
 
@@ -22,9 +23,15 @@ def tail_cell(q: int, value: float, n: int) -> str:
     return fmt_num(value) if tails.known(q, n) and math.isfinite(value) else "–"
 
 
+# What a load's p90 and p99 are (core/analysis/tails.py early_stopping), said beside them.
+UPPER_BOUND = "99%-confidence upper bound, MLPerf early stopping"
+
+
 def held_cell(p: LoadPoint) -> str:
     if p.held:
         return "yes"
+    if p.hold_unknown_why:
+        return f"not judged: {p.schedule_s:.2g} s < {MIN_HOLD_S:g} s"
     if p.ended == "done" and not p.kept_pace:
         return "no: queue grew"
     return {"behind": "no: fell behind", "stopped": "stopped"}.get(p.ended, p.status or "–")
@@ -32,8 +39,8 @@ def held_cell(p: LoadPoint) -> str:
 
 def load_row(p: LoadPoint) -> list[str]:
     pct = (lambda x: f"{100 * x:.0f}%" if math.isfinite(x) else "–")
-    held = p.held or not p.measured  # a queue that only grew has no latency to give (its length is the schedule's);
-    # a stopped load has those of the requests it answered
+    held = p.kept_up or not p.measured  # a queue that only grew has no latency to give (its length is the
+    # schedule's); a stopped load has those of the requests it answered
     return [p.lane, fmt_num(p.rate, 3), fmt_num(p.achieved, 3), f"{p.answered:,}/{p.scheduled:,}",
             fmt_num(p.median_ms) if held else "–", tail_cell(90, p.p90_ms, p.answered) if held else "–",
             tail_cell(99, p.p99_ms, p.answered) if held else "–",
@@ -63,9 +70,14 @@ def point_words(p: LoadPoint) -> str:
         return f"{p.lane} answered no request at {rate_words(p.rate)} ({p.status or 'not run'})"
     tail = [tails.withheld(q, p.answered, "requests") if not tails.known(q, p.answered) else f"p{q} {fmt_num(v)} ms"
             for q, v in ((90, p.p90_ms), (99, p.p99_ms))]
-    held = "holds" if p.held else f"was {p.ended or p.status} at"
-    return (f"{p.lane} {held} {rate_words(p.rate)}: a request waits and is answered in {fmt_num(p.median_ms)} ms "
-            f"at the median ({', '.join(tail)}; from {fmt_count(p.answered, 'request')}), {100 * p.waited:.0f}% of requests "
+    given = sum(tails.known(q, p.answered) for q in (90, 99))
+    bounds = ((UPPER_BOUND.replace("bound,", "bounds,") if given == 2 else UPPER_BOUND) + ", ") if given else ""
+    held = (f"holds {rate_words(p.rate)}" if p.held
+            else f"kept up with {rate_words(p.rate)}, not judged held ({p.hold_unknown_why})" if p.hold_unknown_why
+            else f"was {p.ended or p.status} at {rate_words(p.rate)}")
+    return (f"{p.lane} {held}: a request waits and is answered in {fmt_num(p.median_ms)} ms "
+            f"at the median ({', '.join(tail)}; {bounds}from {fmt_count(p.answered, 'request')}), "
+            f"{100 * p.waited:.0f}% of requests "
             f"queued behind another call, the server busy {100 * p.busy:.0f}% of the time "
             f"(a call {fmt_num(p.service_ms)} ms)")
 
@@ -93,7 +105,7 @@ def compare_words(points: Sequence[LoadPoint], rate: float) -> str:
                 "schedule ended")
     winner = faster_at(a, b)
     if winner is None:
-        if not a.held and not b.held:
+        if not a.kept_up and not b.kept_up:
             return f"at {rate_words(rate)} neither lane keeps up"
         if math.isnan(a.low_ms) or math.isnan(b.low_ms):
             return (f"at {rate_words(rate)} too few requests to compare ({BLOCKS} blocks of consecutive requests "
@@ -101,7 +113,7 @@ def compare_words(points: Sequence[LoadPoint], rate: float) -> str:
         return (f"at {rate_words(rate)} {a.lane} and {b.lane} are equal within noise (medians {fmt_num(a.median_ms)} "
                 f"and {fmt_num(b.median_ms)} ms; the medians of {BLOCKS} blocks of consecutive requests overlap)")
     win, lose = (a, b) if winner == a.lane else (b, a)
-    if not lose.held:
+    if not lose.kept_up:
         return f"at {rate_words(rate)} {win.lane} serves and {lose.lane} falls behind"
     return (f"at {rate_words(rate)} {win.lane} answers sooner: median {fmt_num(win.median_ms)} ms against "
             f"{fmt_num(lose.median_ms)} ms ({fmt_num(lose.median_ms / win.median_ms, 2)}x), beyond the noise")
@@ -139,22 +151,33 @@ def sweep_lines(points: Sequence[LoadPoint], p99_ms: float | None = None,
                 lines.append(f"{lane} was not measured to the end of any rate (stopped or failed)")
             else:
                 lines.append(f"{lane} held none of the rates asked ({', '.join(fmt_num(r, 3) for r in rates)} "
-                             "requests/s)")
+                             f"requests/s){_unjudged(points, lane)}")
             continue
         line = f"{lane} holds up to {rate_words(best.rate)} of those asked"
         if p99_ms is not None:
             unknown = [p for p in points if p.lane == lane and p.held and p.p99_within(p99_ms) is None]
             if bounded is not None:
                 line += f", and {rate_words(bounded.rate)} with its p99 at most {fmt_num(p99_ms)} ms " \
-                        f"(p99 {fmt_num(bounded.p99_ms)} ms)"
+                        f"(p99 {fmt_num(bounded.p99_ms)} ms: {UPPER_BOUND}, " \
+                        f"{fmt_count(bounded.answered, 'request')})"
             else:
                 line += f", none of them with its p99 at most {fmt_num(p99_ms)} ms"
             if unknown:
                 line += f" ({tails.withheld(99, min(p.answered for p in unknown), 'requests')} at some rates)"
-        lines.append(line)
+        lines.append(line + _unjudged(points, lane))
     if p99_ms is not None and prices and len(lanes) >= 2:
         lines += _cheaper(points, lanes, p99_ms, prices)
     return lines
+
+
+def _unjudged(points: Sequence[LoadPoint], lane: str) -> str:
+    """"; not judged at 800 requests/s: its arrivals lasted 1.2 s; …" for the rates `lane` kept up with too
+    briefly."""
+    short = [p for p in points if p.lane == lane and p.hold_unknown_why]
+    if not short:
+        return ""
+    return (f"; not judged at {fmt_rates(p.rate for p in short)}: {short[0].hold_unknown_why} "
+            "(raise --requests)")
 
 
 def _cheaper(points: Sequence[LoadPoint], lanes: Sequence[str], p99_ms: float,
@@ -178,6 +201,7 @@ def choice_words(choice: RateChoice, rate: float, p99_ms: float | None = None) -
     if choice.lane is None or choice.point is None:
         return f"{asked}: no lane: {choice.reason}"
     p = choice.point
-    tail = f"p99 {fmt_num(p.p99_ms)} ms" if math.isfinite(p.p99_ms) else tails.withheld(99, p.answered, "requests")
+    tail = (f"p99 {fmt_num(p.p99_ms)} ms: {UPPER_BOUND}, {fmt_count(p.answered, 'request')}"
+            if math.isfinite(p.p99_ms) else tails.withheld(99, p.answered, "requests"))
     return (f"{asked}: use {choice.lane} (it held {rate_words(p.rate)}, median {fmt_num(p.median_ms)} ms, {tail}; "
             f"{choice.reason})")

@@ -41,9 +41,9 @@ def test_a_point_counts_each_requests_latency_from_its_intended_arrival() -> Non
 
 
 def test_a_tail_from_too_few_requests_is_withheld_and_a_queue_that_only_grew_is_not_held() -> None:
-    train = TrainSpec(task="predict", batch_size=1, arrival_rate=100.0, max_steps=200)
-    p = load_point("cpu", steady(200, 0.01, 1.0), summary(), train)
-    assert math.isnan(p.p99_ms) and not math.isnan(p.p90_ms)
+    train = TrainSpec(task="predict", batch_size=1, arrival_rate=30.0, max_steps=200)  # 6.7 s: long enough to judge
+    p = load_point("cpu", steady(200, 1 / 30, 1.0), summary(), train)
+    assert p.held and math.isnan(p.p99_ms) and not math.isnan(p.p90_ms)
     assert p.p99_within(50.0) is None  # not known, so never counted as under a bound
     # requests arriving every 10 ms, answered every 20 ms: the waits grow with each one
     grew = [call(i + 1, 1.0 + i * 0.02, 20.0, (i * 10.0,)) for i in range(200)]
@@ -96,8 +96,10 @@ def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_s
     scripted.scripts.update(cpu=cpu_like(fixed_ms=1.0, gflops=mflop, noise=0.05),
                             gpu0=gpu_like(fixed_ms=3.0, gflops=100 * mflop, noise=0.05, seed=2))
     path = tmp_path / "rates.csv"
+    # 10,000 requests a rate: 5 s of arrivals at 2,000/s, the least from which a rate is judged held
     out = cli_in_process(capsys, "sweep", "--task", "predict", "--arrival-rates", "50,2000,200", "--max-batch", "64",
-                         "--lanes", "cpu,gpu0", "--data", "synthetic", "--p99-ms", "5", "--csv", str(path))
+                         "--requests", "10000", "--lanes", "cpu,gpu0", "--data", "synthetic", "--p99-ms", "5",
+                         "--csv", str(path))
     assert out.returncode == 0, out.stderr
     assert "load sweep: model " in out.stderr and "at 50, 200, 2,000 requests/s" in out.stderr
     assert "each call answers up to 64 that queued" in out.stdout
