@@ -33,6 +33,9 @@ MAX_BATCH = 4096  # requests one call may answer (dynamic batching)
 MAX_CALL_SAMPLES = 65536  # samples one call may take: the largest batch size, whether one request or several
 BEHIND_S = 2.0  # the oldest waiting request has waited this long: the lane does not hold the rate
 LOAD_REQUESTS = 1000  # requests per load point by default: more than the 662 a p99 needs (core/analysis/tails.py)
+# A rate is judged held only from this many seconds of arrivals (core/analysis/serving_load.py): a load point's
+# default schedule is at least this long, so that the default can answer "holds R requests/s" at any rate.
+MIN_HOLD_S = 5.0
 SERVE_WAYS = ("keras", "compiled")  # Keras predict_on_batch | the backend's compiled forward pass called directly
 DEFAULT_WARMUP_STEPS = 5
 
@@ -392,6 +395,8 @@ class TrainSpec:
     def load_requests(self) -> int:
         """Under a load: the requests its schedule holds (its step budget, bounded by its time limit)."""
         asked = self.max_steps if self.max_steps is not None else LOAD_REQUESTS
+        if self.max_steps is None and self.arrival_rate is not None:  # long enough to judge the rate held
+            asked = max(asked, math.ceil(MIN_HOLD_S * self.arrival_rate))
         if self.arrival_rate is None or self.max_seconds is None:
             return asked
         return max(1, min(asked, int(self.arrival_rate * self.max_seconds)))

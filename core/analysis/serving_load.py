@@ -27,7 +27,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..config import BEHIND_S, TrainSpec
+from ..config import BEHIND_S, MIN_HOLD_S, TrainSpec  # MIN_HOLD_S: the seconds of arrivals a held rate needs
 from ..records import BatchTiming, RunSummary
 from ..results import RunResult
 from . import tails
@@ -35,7 +35,6 @@ from . import tails
 HOLD_SHARE = 0.95  # a lane holds a rate when it answers at least this share of the rate requests arrived at
 BLOCKS = 8  # consecutive blocks of requests whose medians bound a point's median
 MIN_BLOCK = 16  # requests per block, at least: fewer requests give no interval
-MIN_HOLD_S = 5.0  # seconds of arrivals, at least, from which a point says the lane held its rate
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import sys
 import threading
 
 from ..analysis.serving_load import LoadPoint, run_points
-from ..config import MAX_RATE, ConfigError, RunConfig, parse_lanes
+from ..config import MAX_RATE, MIN_HOLD_S, ConfigError, RunConfig, parse_lanes
 from ..engine.devices import host_info
 from ..engine.pool import LanePool, run_comparison
 from ..engine.tracking import RunTracker
@@ -22,7 +22,7 @@ from ..files import autosave
 from ..records import LaneEvent, Status, now_iso
 from ..results import RunResult, new_run_id
 from ..words.load import sweep_lines
-from ..words.numbers import fmt_count, fmt_rates
+from ..words.numbers import fmt_count, fmt_duration, fmt_rate, fmt_rates
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, check_memory, config_from_args, lanes_can_run,
                      open_run_files, report_safely, say, write_or_rescue)
 from .machines import prices_from, remote_settings
@@ -83,9 +83,11 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
             say(f"load sweep: model {base.model.label()}, requests of {fmt_count(base.train.batch_size, 'sample')}, "
-                f"{base.train.load_requests:,} per lane and rate, {base.train.arrivals} arrivals at "
+                f"{_requests_words(configs)} per lane and rate, {base.train.arrivals} arrivals at "
                 f"{fmt_rates(rates)}; lanes {', '.join(l.name for l in lanes)}, "
                 "one after another")
+            for line in schedule_lines(configs, len(lanes)):
+                say(line)
 
             def work(cancel: threading.Event) -> None:
                 pool.ready(lanes, cancel, data_of=base)
@@ -128,6 +130,31 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
     if code != EXIT_OK or any(lane.status == Status.FAILED for r in results for lane in r.lanes.values()):
         return EXIT_FAILED
     return EXIT_OK
+
+
+LONG_RATE_S = 180.0  # a rate whose schedule runs longer than this is said, with how to shorten it
+
+
+def _requests_words(configs: list[RunConfig]) -> str:
+    """How many requests each rate's schedule holds: "1,000", or "1,000 to 10,000" where the rates differ."""
+    counts = sorted({c.train.load_requests for c in configs})
+    return f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,}"
+
+
+def schedule_lines(configs: list[RunConfig], lanes: int) -> list[str]:
+    """The sweep's expected length before its first request (the arrivals' schedules, lane after lane, rate after
+    rate; each lane's start and a queue left to drain come on top), and each rate whose schedule alone runs longer
+    than LONG_RATE_S, with how to shorten it."""
+    per_rate = [(c.train.arrival_rate or 1.0, c.train.load_requests) for c in configs]
+    total = lanes * sum(n / rate for rate, n in per_rate)
+    lines = [f"expected length: about {fmt_duration(total)} of arrivals ({fmt_count(lanes, 'lane')} × "
+             f"{fmt_count(len(per_rate), 'rate')}), plus each lane's start"]
+    for rate, n in per_rate:
+        if n / rate > LONG_RATE_S:
+            lines.append(f"at {fmt_rate(rate)} its {n:,} requests take {fmt_duration(n / rate)} a lane: to shorten "
+                         f"it, give fewer with --requests (a p99 needs 662; a rate is judged held from "
+                         f"{MIN_HOLD_S:g} s of arrivals)")
+    return lines
 
 
 def _report(points: list[LoadPoint], bound: float | None, prices: dict[str, float]) -> None:

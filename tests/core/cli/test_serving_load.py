@@ -96,12 +96,15 @@ def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_s
     scripted.scripts.update(cpu=cpu_like(fixed_ms=1.0, gflops=mflop, noise=0.05),
                             gpu0=gpu_like(fixed_ms=3.0, gflops=100 * mflop, noise=0.05, seed=2))
     path = tmp_path / "rates.csv"
-    # 10,000 requests a rate: 5 s of arrivals at 2,000/s, the least from which a rate is judged held
+    # By default each rate's schedule holds 1,000 requests or 5 s of arrivals, whichever is more (10,000 at
+    # 2,000/s): the least from which a rate is judged held.
     out = cli_in_process(capsys, "sweep", "--task", "predict", "--arrival-rates", "50,2000,200", "--max-batch", "64",
-                         "--requests", "10000", "--lanes", "cpu,gpu0", "--data", "synthetic", "--p99-ms", "5",
+                         "--lanes", "cpu,gpu0", "--data", "synthetic", "--p99-ms", "5",
                          "--csv", str(path))
     assert out.returncode == 0, out.stderr
     assert "load sweep: model " in out.stderr and "at 50, 200, 2,000 requests/s" in out.stderr
+    assert "1,000 to 10,000 per lane and rate" in out.stderr  # 5 s of arrivals at 2,000/s
+    assert "expected length: about 1 min 0 s of arrivals (2 lanes × 3 rates)" in out.stderr
     assert "each call answers up to 64 that queued" in out.stdout
     assert "at 50 requests/s cpu answers sooner" in out.stdout
     assert "at 2,000 requests/s gpu0 serves and cpu falls behind" in out.stdout
@@ -205,3 +208,18 @@ def test_a_load_stopped_before_its_schedule_ended_is_not_said_to_be_held_or_not(
     assert "keeps up" not in out.stdout and "holds 100" not in out.stdout
     rows = (tmp_path / "l.csv").read_text().splitlines()
     assert len(rows) > 10, out.stdout + out.stderr  # what cpu answered before the stop is in the file
+
+
+def test_a_slow_rate_says_the_sweeps_length_and_how_to_shorten_it_before_its_first_request():
+    """Issue 46 #3: `--arrival-rates 1,2` schedules 1,000 requests a rate, 25 minutes a lane: said before the
+    first request, each long rate with how to shorten it."""
+    from crossover_lab.core.cli.load_sweep import rate_configs, schedule_lines
+    from crossover_lab.core.config import RunConfig, TrainSpec
+
+    base = RunConfig(train=TrainSpec(task="predict", arrival_rate=1.0, batch_size=1))
+    first, *slow = schedule_lines(rate_configs(base, (1.0, 2.0)), lanes=2)
+    assert first == "expected length: about 50 min 0 s of arrivals (2 lanes × 2 rates), plus each lane's start"
+    assert [line.split(" its ")[0] for line in slow] == ["at 1 request/s", "at 2 requests/s"]
+    assert all("--requests" in line for line in slow)
+    assert schedule_lines(rate_configs(base, (200.0,)), lanes=1) == [
+        "expected length: about 5 s of arrivals (1 lane × 1 rate), plus each lane's start"]
