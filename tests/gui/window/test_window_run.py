@@ -195,6 +195,45 @@ def test_plot_exports_as_png_and_svg(window, tmp_path):
     assert (tmp_path / "plot.svg").read_text().lstrip().startswith("<?xml")
 
 
+SPACED = """
+import os, sys
+os.environ["KERAS_BACKEND"] = "jax"
+import keras
+inp = keras.Input((8,), name="the input")
+x = keras.layers.Dense(16, activation="relu", name="my dense")(inp)
+keras.Model(inp, keras.layers.Dense(3, activation="softmax", name="the head")(x), name="my model").save(sys.argv[1])
+"""
+
+
+def test_a_saved_model_named_with_spaces_opens_and_trains_in_the_window(qtbot, window, tmp_path):
+    """Issue 46 #1 in the window: a .keras file whose model is "my model" (a layer "my dense"), names TensorFlow's
+    scopes refuse, is opened, counted by a lane and trained by both lanes; its own name is what the panel shows."""
+    import subprocess
+
+    path = tmp_path / "spaced.keras"
+    made = subprocess.run([sys.executable, "-c", SPACED, str(path)], capture_output=True, text=True, timeout=240)
+    assert made.returncode == 0, made.stderr[-2000:]
+    panel = window.side.model_panel
+    try:
+        panel.model_file_chosen.emit(str(path))
+        qtbot.waitUntil(lambda: not window.desk.model_file.running, timeout=240_000)
+        saved = panel.config().model.saved
+        assert saved is not None and saved.name == "my model" and saved.inspected, window.status.message()
+        assert panel.cost.text().startswith("my model (spaced.keras)"), panel.cost.text()
+        before = len(window.controller.runs)
+        qtbot.keyClick(window, Qt.Key.Key_F5)  # Start, as the user would
+        assert window.controller.running, window.status.message()
+        qtbot.waitUntil(lambda: not window.controller.running, timeout=RUN_TIMEOUT_MS)
+        assert len(window.controller.runs) == before + 1
+        result = window.controller.runs[-1]
+        assert {name: lane.status for name, lane in result.lanes.items()} == {"cpu": "completed", "cpu1": "completed"}, \
+            {name: lane.failure for name, lane in result.lanes.items()}
+        assert all(len(lane.records) > 0 for lane in result.lanes.values())
+        assert not window.compare.summary.problems.isVisibleTo(window)
+    finally:
+        panel.set_config(TINY)
+
+
 def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, window):
     if host_info()["gpus"]:
         pytest.skip("this machine has a GPU: the gpu0 lane would not fail")
