@@ -72,7 +72,7 @@ def point_words(p: LoadPoint) -> str:
             for q, v in ((90, p.p90_ms), (99, p.p99_ms))]
     given = sum(tails.known(q, p.answered) for q in (90, 99))
     bounds = ((UPPER_BOUND.replace("bound,", "bounds,") if given == 2 else UPPER_BOUND) + ", ") if given else ""
-    held = (f"holds {rate_words(p.rate)}" if p.held
+    held = (f"holds {rate_words(p.rate)} (over {fmt_num(p.schedule_s, 2)} s of arrivals)" if p.held
             else f"kept up with {rate_words(p.rate)}, not judged held ({p.hold_unknown_why})" if p.hold_unknown_why
             else f"was {p.ended or p.status} at {rate_words(p.rate)}")
     return (f"{p.lane} {held}: a request waits and is answered in {fmt_num(p.median_ms)} ms "

@@ -75,7 +75,7 @@ def test_run_under_load_on_scripted_lanes_says_what_each_held(capsys, scripted, 
                          "--data", "synthetic", "--csv", str(tmp_path / "load.csv"))
     assert out.returncode == 0, out.stderr
     assert "Poisson arrivals at 200 requests/s, a request of 1 sample, one request per call:" in out.stdout
-    assert "cpu holds 200 requests/s: a request waits and is answered in " in out.stdout
+    assert "cpu holds 200 requests/s (over 5 s of arrivals): a request waits and is answered in " in out.stdout
     assert "from 1,000 requests" in out.stdout  # the default: enough for a p99
     assert "cpu1 does not hold 200 requests/s" in out.stdout
     assert "at 200 requests/s cpu serves and cpu1 falls behind" in out.stdout
