@@ -1,7 +1,7 @@
 """What a refined sweep knows at any moment: per lane pair, which lane leads at each width, the brackets around
 each change of the faster lane, and the answer (intervals, ties, why it stopped) as words-ready data and JSON.
 
-A lead counts only where the pair's one test finds it (core/analysis/sweep_test.py: each width's log-ratio against
+A lead counts only where the pair's one test finds it (core/analysis/significance.py: each width's log-ratio against
 its batches' error and the pair's run-to-run noise, and the sweep as a whole, with Holm's step-down across them: at
 most a 5% chance of any false lead over the whole sweep); a width without one is a tie "within noise". A
 crossing's interval is the pair of nearest widths either side where one lane is measurably faster: no curve is
@@ -20,7 +20,7 @@ import numpy as np
 from ..json_data import JsonObject, JsonValue
 from .points import Crossover, CurvePoint, SweepPoint, by_lane, time_curves
 from ..config import ConfigError
-from .sweep_test import PairTest, WidthData, point_se, test_pair
+from .significance import PairTest, WidthData, point_se, judge_pair
 
 DEFAULT_TOLERANCE, DEFAULT_BUDGET_S, DEFAULT_MAX_LEVEL = 0.15, 60.0, 2
 STOP_REASONS = ("tight", "noise", "no crossover", "budget", "cancelled", "failed")
@@ -51,7 +51,7 @@ class RefineTarget:
 @dataclass(frozen=True)
 class Site:
     """One width measured on both lanes of a pair: d = log(ms of the first / ms of the second), ± half (its interval
-    at the level the sweep's test took it at), and whether the test found a lead there (core/analysis/sweep_test.py)."""
+    at the level the sweep's test took it at), and whether the test found a lead there (core/analysis/significance.py)."""
 
     width: int
     flops: float
@@ -102,14 +102,14 @@ def width_data(pa: CurvePoint, pb: CurvePoint) -> WidthData:
 
 def pair_test(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
               known_noise: Mapping[str, float] | None = None) -> tuple[list[WidthData], PairTest]:
-    """The widths both lanes have, in order, and the one test of the pair over them (core/analysis/sweep_test.py).
+    """The widths both lanes have, in order, and the one test of the pair over them (core/analysis/significance.py).
     `known_noise` (each lane's run-to-run noise as an earlier sweep here measured it, core/files/noise.py) is the
     prior for the pair's noise where given for both lanes."""
     data = [width_data(lanes[a][w], lanes[b][w]) for w in sorted(set(lanes.get(a, {})) & set(lanes.get(b, {})))]
     prior = math.nan
     if known_noise and all(math.isfinite(known_noise.get(lane, math.nan)) for lane in (a, b)):
         prior = math.hypot(known_noise[a], known_noise[b])
-    return data, test_pair(data, prior)
+    return data, judge_pair(data, prior)
 
 
 def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,

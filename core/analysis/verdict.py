@@ -1,7 +1,7 @@
 """The one crossing rule, for every view: where each lane of a pair leads, where the lead changes hands, where
 the two are equal within noise, and the typed verdict that the CLI, the summary, the map and the files render.
 
-The rule is the pair's one test (core/analysis/sweep_test.py, through core/analysis/leads.py): each width's
+The rule is the pair's one test (core/analysis/significance.py, through core/analysis/leads.py): each width's
 log-ratio of the two medians against its batches' error and the pair's run-to-run noise, and the sweep as a whole,
 with Holm's step-down across them, so that any false lead anywhere in the sweep has at most an ALPHA (5%) chance.
 Neighbouring widths without a lead merge into one stretch "equal within noise"; a crossing is stated only where
@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 from ..json_data import JsonObject
 from .points import Crossover, CurvePoint, SweepPoint, curves
 from .leads import Bracket, Site, pair_test, run_noise, sites_of
-from .sweep_test import ALPHA, PairNoise
+from .significance import ALPHA, PairNoise
 
 
 class State(str, Enum):

@@ -7,7 +7,7 @@ its run (`run_id`): the same run's row for the same place replaces the old one (
 sweep lent a ramp's points shows them again), and rows of different runs at the same place are pooled, as a
 refinement pools a width it measured again: their medians weighted by their steady batches, how many runs, how
 far those runs' medians lie apart, and each run's own median (from which the pair's test reads how the pair's ratio
-scattered between runs, core/analysis/sweep_test.py). A row that pools runs keeps its first run's id (a sweep's
+scattered between runs, core/analysis/significance.py). A row that pools runs keeps its first run's id (a sweep's
 recheck, a refinement), so it replaces that run's row instead of counting its batches twice. The headline, the map,
 the Sweep tab, `analyze` and the report render these answers; none computes its own. Nothing here measures or
 words.

@@ -90,7 +90,7 @@ class SweepRow:
     runs: int = 1
     between_runs: float = NAN
     # Each pooled run's own median ms, ";"-joined in the order measured ("" for one run, and in older files): what
-    # the pair's ratio scatter between runs is read from (core/analysis/sweep_test.py).
+    # the pair's ratio scatter between runs is read from (core/analysis/significance.py).
     run_medians_ms: str = ""
     # The ids of the runs pooled, ";"-joined in the same order ("" for one run, and in older files): a pooled row
     # stands for those runs' rows wherever they are read together (core/files/findings.py), counted once.

@@ -8,7 +8,7 @@ import random
 import statistics
 
 from crossover_lab.core.analysis.crossings import SweepPoint
-from crossover_lab.core.analysis.sweep_test import PRIOR_NOISE
+from crossover_lab.core.analysis.significance import PRIOR_NOISE
 from crossover_lab.core.analysis.verdict import PairVerdict, State, pair_verdict, verdicts
 from crossover_lab.core.words.verdict import error_words, pair_words
 

@@ -6,7 +6,7 @@ import math
 
 from helpers import cli_in_process
 
-from crossover_lab.core.analysis.sweep_test import PRIOR_NOISE
+from crossover_lab.core.analysis.significance import PRIOR_NOISE
 from crossover_lab.core.files.findings import Findings, pool
 from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
 from crossover_lab.core.records import Status

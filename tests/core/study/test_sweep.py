@@ -346,7 +346,7 @@ def test_a_sweep_of_six_points_measures_two_points_again_so_the_ratio_noise_rest
     """One width measured twice is one degree of freedom: a load that changed once between its runs would be all
     the pair's ratio noise knew (issue 36). A sweep of six points or more measures two points again, a third and two
     thirds of the way along it (64 and 128 here), wherever its lanes lay closest (256)."""
-    from crossover_lab.core.analysis.sweep_test import PRIOR_NOISE
+    from crossover_lab.core.analysis.significance import PRIOR_NOISE
     from crossover_lab.core.files.findings import Findings
     from crossover_lab.core.study import sweep
     cpu = {16: 1.0, 32: 1.1, 64: 1.3, 128: 1.8, 256: 3.0, 512: 6.0}

@@ -1,4 +1,4 @@
-"""The pair's one test over a sweep (core/analysis/sweep_test.py): Holm's weighted step-down, the pair's run-to-run
+"""The pair's one test over a sweep (core/analysis/significance.py): Holm's weighted step-down, the pair's run-to-run
 noise from its repeats (each run's ratio where the runs line up, else both lanes' scatters), from the sweep's shape
 and the floor, and the test of the whole sweep marking widths (core/analysis/leads.py sites_of)."""
 from __future__ import annotations
@@ -10,9 +10,8 @@ import pytest
 
 from crossover_lab.core.analysis.leads import sites_of, width_data
 from crossover_lab.core.analysis.points import CurvePoint
-from crossover_lab.core.analysis.sweep_test import (ALPHA, PRIOR_DOF, PRIOR_NOISE, WidthData, _shape_part, holm,
-                                                    pair_noise)
-from crossover_lab.core.analysis.sweep_test import test_pair as pair_test  # not a test of pytest's
+from crossover_lab.core.analysis.significance import (ALPHA, PRIOR_DOF, PRIOR_NOISE, WidthData, _shape_part, holm,
+                                                      judge_pair, pair_noise)
 
 WIDTHS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
 WITHIN = 1e-6  # a width's variance of d from its batches: next to nothing, so that the noise is the runs'
@@ -45,16 +44,16 @@ def test_holms_weights_share_alpha_unequally():
 
 def test_holm_keeps_the_chance_of_any_false_rejection_under_alpha():
     rng = np.random.default_rng(0)
-    weights = [0.5 / 9] * 9 + [0.5]  # a sweep of nine widths and the sweep as one, as test_pair weighs them
+    weights = [0.5 / 9] * 9 + [0.5]  # a sweep of nine widths and the sweep as one, as judge_pair weighs them
     false = sum(any(holm(list(rng.uniform(size=10)), weights, ALPHA)[0]) for _ in range(4000))
     assert false / 4000 <= ALPHA + 0.01
 
 
 def test_the_test_of_a_sweep_takes_half_of_alpha_and_the_widths_share_the_rest():
-    test = pair_test(widths([0.0] * 9))
+    test = judge_pair(widths([0.0] * 9))
     assert test.tests == 10 and test.alpha == ALPHA and test.sweep is not None and test.sweep.widths == 9
     assert not test.sweep.lead and not any(t.lead for t in test.widths)
-    assert pair_test(widths([0.0] * 2)).sweep is None and pair_test(widths([0.0] * 2)).tests == 2
+    assert judge_pair(widths([0.0] * 2)).sweep is None and judge_pair(widths([0.0] * 2)).tests == 2
     # Each width's interval is at the level Holm tested it at: with nothing rejected, 0.05 · (0.5 / 9).
     t = test.widths[0]
     from scipy.stats import t as student
@@ -142,7 +141,7 @@ def test_the_noise_is_never_below_the_floor_and_the_data_stand_where_they_show_m
     shape, dof = _shape_part(jagged)
     assert noise.tau == pytest.approx(math.sqrt(shape)) and noise.tau > PRIOR_NOISE and noise.dof == dof
     # Each width's error: its batches' and the pair's noise over its runs.
-    test = pair_test(widths([0.1] * 3, runs=4, within=1e-4))
+    test = judge_pair(widths([0.1] * 3, runs=4, within=1e-4))
     assert test.widths[0].se == pytest.approx(math.sqrt(1e-4 + PRIOR_NOISE ** 2 / 4))
 
 
@@ -150,7 +149,7 @@ def test_the_noise_is_never_below_the_floor_and_the_data_stand_where_they_show_m
 
 def site_marks(ds: list[float]) -> list[tuple[bool, int, int]]:
     data = widths(ds)
-    return [(s.lead, s.pattern, s.sign) for s in sites_of(data, pair_test(data), {})]
+    return [(s.lead, s.pattern, s.sign) for s in sites_of(data, judge_pair(data), {})]
 
 
 def test_the_whole_sweep_marks_its_widths_only_where_every_width_leans_its_way():
@@ -159,20 +158,20 @@ def test_the_whole_sweep_marks_its_widths_only_where_every_width_leans_its_way()
     one leans the other way by more than its standard error, nor where one width leads alone (the widths then speak
     for themselves)."""
     lean = math.log(1.07)
-    test = pair_test(widths([lean] * 9))
+    test = judge_pair(widths([lean] * 9))
     assert test.sweep is not None and test.sweep.lead and not any(t.lead for t in test.widths)
     assert site_marks([lean] * 9) == [(False, 9, 1)] * 9
     assert site_marks([-lean] * 9) == [(False, 9, -1)] * 9
 
     se = test.widths[0].se
     against = [lean] * 8 + [-2 * se]
-    assert pair_test(widths(against)).sweep.lead  # the sweep still leads as a mean …
+    assert judge_pair(widths(against)).sweep.lead  # the sweep still leads as a mean …
     assert site_marks(against) == [(False, 0, 0)] * 9  # … but is no lead at every width
     slight = [lean] * 8 + [-0.5 * se]  # a lean the other way inside its own error stays marked
     assert site_marks(slight) == [(False, 9, 1)] * 9
 
     one_leads = [lean] * 8 + [math.log(1.6)]
-    test = pair_test(widths(one_leads))
+    test = judge_pair(widths(one_leads))
     assert test.widths[-1].lead and test.sweep.lead
     assert site_marks(one_leads) == [(False, 0, 0)] * 8 + [(True, 0, 1)]
 

@@ -217,7 +217,7 @@ def holm(ps: Sequence[float], weights: Sequence[float], alpha: float) -> tuple[l
     return rejected, level
 
 
-def test_pair(data: Sequence[WidthData], prior: float = math.nan, prior_dof: float = PRIOR_DOF,
+def judge_pair(data: Sequence[WidthData], prior: float = math.nan, prior_dof: float = PRIOR_DOF,
               alpha: float = ALPHA) -> PairTest:
     """Each width tested, and the sweep as one (from SWEEP_TEST_FROM widths), Holm's step-down across them all."""
     noise = pair_noise(data, prior, prior_dof)
