@@ -23,6 +23,7 @@ from ...core.analysis.energy import energy_curves
 from ...core.analysis.fits import CostFit, fit_cost_model
 from ...core.analysis.crossings import find_crossovers
 from ...core.analysis.points import Crossover, SweepPoint
+from ...core.words.numbers import fmt_num
 from ...core.words.sweep import crossing_label
 from ..theme.lane_colours import lane_color
 from ..widgets.plot_export import save_offscreen
@@ -132,7 +133,8 @@ class SweepPlot(pg.PlotWidget):
                 self.fits[lane] = fit
                 pred = np.array([fit.predict_ms(p.flops_per_batch) for p in pts])
                 # The fits join the legend only while it stays short; the verdict text has them all.
-                fit_name = (f"{lane} fit: {fit.overhead_ms:.2g} ms + FLOPs / {fit.gflops:,.0f} GFLOP/s"
+                fit_name = (f"{lane} fit: {fmt_num(fit.overhead_ms)} ms intercept + FLOPs / {fmt_num(fit.gflops)} "
+                            "GFLOP/s"
                             if len(by_lane) <= 2 else None)
                 self.plot(w, pred, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine), name=fit_name)
             floors = [(p.width, p.floor_ms) for p in pts if math.isfinite(p.floor_ms) and p.floor_ms > 0]
