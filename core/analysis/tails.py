@@ -35,6 +35,12 @@ def tail_or_nan(q: int, value: float, calls: int) -> float:
     return value if known(q, calls) and math.isfinite(value) else math.nan
 
 
+def spread_shown(task: str, calls: int) -> bool:
+    """Whether a p10–p90 spread is shown: a training step's is its batches' scatter, always; a served call's p90 is
+    a tail, given by the tail rule only (its sidecar holds it null, results.summary_json)."""
+    return task != "predict" or known(90, calls)
+
+
 def withheld(q: int, calls: int, unit: str = "calls") -> str:
     """Why a tail is not given: "p99 needs ≥ 662 calls (have 59)" (or requests, under a load)."""
     return f"p{q} needs ≥ {MIN_CALLS[q]:,} {unit} (have {calls:,})"

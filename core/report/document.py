@@ -13,6 +13,7 @@ from typing import Mapping, Sequence
 from markupsafe import Markup
 
 from ..machine import HostInfo
+from ..analysis import tails
 from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.leads import refinement_of_sidecar
@@ -254,7 +255,9 @@ def run_figure(run: RunResult, n: int) -> Figure:
         device = result.started.device if result.started else ""
         rows.append((lane, device, str(result.status), str(s.n_batches) if s else "–",
                      fmt_num(s.median_ms) if s else "–",
-                     fmt_range(s.p10_ms, s.p90_ms, 3) if s and math.isfinite(s.p10_ms) else "–",
+                     fmt_range(s.p10_ms, s.p90_ms, 3)
+                     if s and math.isfinite(s.p10_ms) and tails.spread_shown(run.config.train.task, s.n_batches)
+                     else "–",
                      fmt_num(s.samples_per_s) if s else "–", fmt_num(s.gflops) if s else "–",
                      fmt_num(s.warmup_s) if s else "–"))
     table = _table(["lane", "device", "status", "steady", "median ms", "p10–p90 ms", "samples/s", "GFLOP/s",

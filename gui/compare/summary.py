@@ -195,7 +195,8 @@ class SummaryPanel(QWidget):
             state = live.phase(name)
             phase = PHASE_WORDS[state] if isinstance(state, Between) else state.value
             cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), phase,
-                     fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3) if math.isfinite(s.p10_ms) else MISSING,
+                     fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3)
+                     if math.isfinite(s.p10_ms) and tails.spread_shown(live.config.train.task, s.n_batches) else MISSING,
                      fmt_num(s.p99_ms) if math.isfinite(s.p99_ms) else MISSING, fmt_num(s.samples_per_s),
                      fmt_num(s.gflops), self._model_text(live, name), self._data_text(self._settings(live, name)),
                      self._progress(live, name, state))

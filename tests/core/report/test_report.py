@@ -384,3 +384,32 @@ def test_a_runs_time_limit_is_recorded_and_its_reproduce_command_gives_it_back(t
     assert "--epochs 1000 --time-limit 0.2" in command, command
     refused = cli_in_process(capsys, "run", "--lanes", "cpu", "--time-limit", "0")
     assert refused.returncode == 2 and "--time-limit 0: choose above 0" in refused.stderr
+
+
+def test_a_served_calls_p90_from_too_few_calls_is_no_spread_in_the_reports_run_table(tmp_path):
+    """Issue 45: p90 is gated wherever it is shown. A predict run of 30 calls a lane (the tail rule gives a p90 from
+    64): the run's table shows no p10–p90 for it, as its sidecar holds it null; a training run's spread stays."""
+    from crossover_lab.core.analysis.stats import summarize
+    from crossover_lab.core.records import BatchTiming
+    from crossover_lab.core.results import LaneResult, RunResult
+    from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+    from helpers import lane_events
+
+    def run(task: str, n: int) -> RunResult:
+        config = RunConfig(ModelSpec((64,)), TrainSpec(batch_size=1, task=task))
+        lanes = {}
+        for lane, ms in (("cpu", 1.0), ("cpu1", 1.5)):
+            events = lane_events(f"{task}-{n}", lane, lane.upper(), ms, n=n)
+            records = [e for e in events if isinstance(e, BatchTiming)]
+            s = summarize(records, run_id=f"{task}-{n}", lane=lane, device=lane.upper(), status="completed",
+                          flops_per_batch=config.flops_per_batch, wall_s=1.0)
+            lanes[lane] = LaneResult(lane, events[0], records, s)
+        return RunResult(f"{task}-{n}", config, "sequential", "2026-01-01T00:00:00+00:00", lanes)
+
+    for task, n, shown in (("predict", 30, False), ("predict", 200, True), ("train", 30, True)):
+        path = tmp_path / f"{task}-{n}.csv"
+        export_runs(path, [run(task, n)], {"machine": "box"})
+        md = write_report([str(path)], tmp_path / f"{task}-{n}.md", "md").read_text()
+        (cpu_row,) = [line for line in md.splitlines() if line.startswith("| cpu | CPU | completed |")]
+        cells = [c.strip() for c in cpu_row.strip("|").split("|")]
+        assert (cells[5] != "–") == shown, (task, n, cpu_row)
