@@ -181,7 +181,8 @@ def test_a_saved_model_runs_and_sweeps_along_batch_size_and_analyze_reads_it_bac
     (answer,) = Findings(rows).answers()
     assert set(answer.verdict.lanes) == {"cpu", "cpu1"} and answer.verdict.state in set(State)
     said = answer_words(answer)
-    assert "cpu1" in said and said in out.stdout, out.stdout + out.stderr[-2000:]
+    # (the sentence names only the faster lane where one leads throughout: "cpu is faster from 1 to 64 …")
+    assert said in out.stdout, (said, out.stdout + out.stderr[-2000:])
     assert "as saved" in out.stdout, out.stdout
     analyzed = cli_in_process(capsys, "analyze", str(sweep_csv))
     assert analyzed.returncode == 0 and said in analyzed.stdout, analyzed.stdout
