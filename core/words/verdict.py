@@ -10,7 +10,7 @@ from ..analysis.points import SweepPoint
 from ..families import Family, ModelKind
 from ..analysis.verdict import Change, PairVerdict, State, Stretch
 from ..files.rule_calibration import calibrated_false_leads
-from .numbers import fmt_flops, fmt_num, fmt_range
+from .numbers import fmt_flops, fmt_num, fmt_range, plural
 
 
 def unit_of(points: Sequence[SweepPoint]) -> str:
@@ -149,7 +149,7 @@ def noise_basis(v: PairVerdict) -> str:
         parts.append("this machine's earlier sweep" if n.prior == "machine" else "the rule's floor of ±5%")
     said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "the rule's floor"
     dof = fmt_num(n.dof, 2)
-    return f"{said}; {dof} degree{'' if dof == '1' else 's'} of freedom"
+    return f"{said}; {dof} {plural(float(dof.replace(',', '')), 'degree')} of freedom"
 
 
 def error_words(v: PairVerdict, points: str = "widths") -> str:
