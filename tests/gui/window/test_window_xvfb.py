@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, check_files, group_gone, record_counts, wait_for, wait_for_more_records, wait_for_records
+from helpers import (ROOT, check_files, group_gone, load_words, record_counts, wait_for, wait_for_more_records,
+                     wait_for_records, wall_limit)
 from PySide6.QtGui import QImage
 
 pytestmark = [pytest.mark.xvfb, pytest.mark.lanes]
@@ -62,9 +63,12 @@ def test_real_window_screenshot_mid_run(xvfb_display, tmp_path):
            "CROSSOVER_HOME": str(tmp_path / "home"), "KERAS_HOME": str(tmp_path / "keras")}
     started = time.monotonic()
     out = subprocess.run([sys.executable, "main.py", "--screenshot", str(path), "--run", "--after", "12"],
-                         cwd=ROOT, env=env, text=True, capture_output=True, timeout=120)
+                         cwd=ROOT, env=env, text=True, capture_output=True, timeout=wall_limit(120))
     assert out.returncode == 0, out.stderr[-2000:]
-    assert time.monotonic() - started < 12 + 30  # the close after the picture did not hang
+    # The close after the picture did not hang: 12 s of run, then the start and the close, which stretch with the
+    # load as every bound here does (48.8 s against a fixed 42 s at load 8 on a fresh clone's CI, issue 49 #7).
+    took = time.monotonic() - started
+    assert took < 12 + wall_limit(30), f"{took:.1f} s at {load_words()}"
     image = QImage(str(path))
     assert not image.isNull()
     assert (image.width(), image.height()) == (1440, 900)
