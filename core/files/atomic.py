@@ -11,10 +11,11 @@ import csv
 import errno
 import io
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence, Union
+from typing import Any, Iterable, Iterator, Mapping, Sequence, Union
 
 from ..config import ConfigError
 
@@ -70,13 +71,43 @@ def target_problem(target: Path) -> str:
 
 # A CSV cell as csv.writer takes it: a str written as is, a number as str() writes it, None as an empty cell.
 Cell = Union[str, int, float, None]
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP, "CSV Injection"): `=HYPERLINK(…)`,
+# `@SUM(…)`, `-2+3+cmd|' /C calc'!A0`. A number that starts with a sign is a number, and stays one.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
+
+
+def _formula_like(text: str) -> bool:
+    """A text cell a spreadsheet would run, behind any number of quotes already put before it (so that inert_cell
+    and plain_cell undo each other on every text: a name that itself begins "'=" reads back as it was)."""
+    bare = text.lstrip("'")
+    return bare.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(bare)
+
+
+def inert_cell(cell: Cell) -> Cell:
+    """`cell` as a CSV Crossover writes holds it: a text a spreadsheet would run as a formula behind a leading
+    quote, which shows it as text (OWASP's advice); numbers, and any other text, as they are."""
+    return "'" + cell if isinstance(cell, str) and _formula_like(cell) else cell
+
+
+def plain_cell(text: str) -> str:
+    """A cell read back as it was before inert_cell: the one quote it added taken off; any other text as it is."""
+    return text[1:] if text.startswith("'") and _formula_like(text[1:]) else text
+
+
+def plain_row(row: Mapping[Any, Any]) -> dict[str, str | None]:
+    """A row as csv.DictReader gives it, each text cell as plain_cell reads it (cells past the header, which
+    DictReader keeps in a list under None, are left out: no column reads them)."""
+    return {key: plain_cell(value) if isinstance(value, str) else value
+            for key, value in row.items() if isinstance(key, str)}
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+    """A CSV of `header` and `rows`, every text cell inert in a spreadsheet (inert_cell)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerow([inert_cell(c) for c in header])
+    writer.writerows([inert_cell(c) for c in row] for row in rows)
     return buf.getvalue()
 
 

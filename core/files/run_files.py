@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..json_data import JsonValue, json_clean, parse_json
-from .atomic import ExportError, atomic_write_files, complete_lines, csv_text
+from .atomic import ExportError, atomic_write_files, complete_lines, csv_text, plain_row
 from .inputs import open_regular, read_text_bounded
 from ..records import CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming
 from ..results import RunResult
@@ -66,7 +66,7 @@ def read_batches_csv(path: str | os.PathLike) -> list[BatchTiming]:
     with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="") as fh:  # never a fifo or a device
         try:
             for row in csv.DictReader(complete_lines(fh, name=os.fspath(path))):  # each line of bounded length
-                out.append(BatchTiming.from_csv_row(row))
+                out.append(BatchTiming.from_csv_row(plain_row(row)))
         except csv.Error as exc:
             raise ValueError(f"{os.fspath(path)} is not a readable CSV: {exc}") from None
     return out

@@ -24,7 +24,7 @@ from ..config import ConfigError
 from ..json_data import JsonValue, parse_json
 from ..machine import HostInfo
 from .run_files import batches_text, read_run_file, read_runs, run_json, sidecar_from_parts, sidecar_path, sidecar_text
-from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, split_lines
+from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, plain_row, split_lines
 from .inputs import open_regular, read_text_bounded
 from .live import BackgroundWriter, OutputClaim
 from ..analysis.leads import Refinement, with_refinement
@@ -89,7 +89,7 @@ def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[
                     continue
                 reading.lines += 1
                 try:
-                    yield SweepRow.from_csv_row(row).check()
+                    yield SweepRow.from_csv_row(plain_row(row)).check()
                 except RowError as exc:
                     reading.dropped[exc.problem] += 1
     except UnicodeDecodeError:
