@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from urllib.parse import quote
 from pathlib import Path
 from typing import Sequence
 
@@ -49,6 +50,7 @@ def _environment() -> Environment:
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["md"] = _md_cell
     env.filters["md_code"] = _md_code
+    env.filters["href"] = lambda path: quote(str(path), safe="/:")  # a file's name as a link: no space, no markup
     return env
 
 
@@ -68,8 +70,8 @@ def write_report(paths: Sequence[str | os.PathLike], out: str | os.PathLike, fmt
     as SVG files beside it); every file written atomically, together. ConfigError for files that cannot be read."""
     if fmt not in FORMATS:
         raise ConfigError(f"report format {fmt!r}: choose {' or '.join(FORMATS)}")
-    report = build_report(read_inputs([str(p) for p in paths], labels))
     target = Path(out)
+    report = _with_sidecar_links(build_report(read_inputs([str(p) for p in paths], labels)), target)
     if fmt == "html":
         atomic_write_files([(target, render_html(report))])
         return target
@@ -85,3 +87,19 @@ def _with_names(report: Report, target: Path) -> Report:
     sections = tuple(dataclasses.replace(s, figures=tuple(dataclasses.replace(f, file_name=f"{target.stem}-{f.file_name}")
                                                           for f in s.figures)) for s in report.sections)
     return dataclasses.replace(report, sections=sections)
+
+
+def _relative(path: str, folder: Path) -> str:
+    """`path` as a link from a page in `folder`: relative where it can be (the report beside its files moves with
+    them), else absolute."""
+    try:
+        return Path(os.path.relpath(Path(path).resolve(), folder.resolve())).as_posix()
+    except ValueError:  # another drive
+        return Path(path).resolve().as_uri()
+
+
+def _with_sidecar_links(report: Report, target: Path) -> Report:
+    """The report whose settings link each file's sidecar (every key as recorded) from where it is written."""
+    settings = tuple(dataclasses.replace(s, sidecar=_relative(s.sidecar, target.parent)) if s.sidecar else s
+                     for s in report.settings)
+    return dataclasses.replace(report, settings=settings)

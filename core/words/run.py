@@ -252,9 +252,11 @@ def one_run_line(result: RunResult) -> str:
             "much for these lanes yet (a sweep measures one point twice, and later runs are bounded by it)")
 
 
-def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None, task: str = "train") -> str:
+def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None, task: str = "train",
+            general: bool = True) -> str:
     """2-4 sentences on fixed per-step cost versus throughput, with the runs' own figures (per call, for the
-    predict task)."""
+    predict task). Without `general`, the sentence on fixed cost in general is said only beside `fits` that
+    measured it (the report says only what its figures show: one model at one size fits no cost line)."""
     if not (has_steady(a) and has_steady(b)):
         return f"Not enough steady batches yet to explain the timings of {a.lane} and {b.lane}."
     flops = a.flops_per_batch or b.flops_per_batch
@@ -265,11 +267,12 @@ def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = N
     if flops:
         out.append(f"With {fmt_flops(flops)} per {step}, that is {fmt_num(a.gflops)} GFLOP/s on {a.lane} "
                    f"and {fmt_num(b.gflops)} GFLOP/s on {b.lane}.")
-    out.append(f"Every {step} also pays a fixed cost (dispatch, kernel launches, synchronisation) "
-               "that does not shrink with the model: for a small model it dominates, so the lane "
-               "with the lower fixed cost wins; as FLOPs grow, throughput dominates and the lane "
-               "with more GFLOP/s pulls ahead.")
     fa, fb = (fits or {}).get(a.lane), (fits or {}).get(b.lane)
+    if general or (fa and fb):
+        out.append(f"Every {step} also pays a fixed cost (dispatch, kernel launches, synchronisation) "
+                   "that does not shrink with the model: for a small model it dominates, so the lane "
+                   "with the lower fixed cost wins; as FLOPs grow, throughput dominates and the lane "
+                   "with more GFLOP/s pulls ahead.")
     if fa and fb:
         fit_text = (f"Fitted over the model sizes measured, {a.lane} costs {fmt_num(fa.overhead_ms)} ms intercept "
                     f"plus {fmt_num(fa.gflops)} GFLOP/s, and {b.lane} {fmt_num(fb.overhead_ms)} ms plus "
