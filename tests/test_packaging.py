@@ -80,6 +80,7 @@ def test_every_file_in_resources_is_listed_and_there():
     assert sorted(p.name for p in resource_dir().iterdir() if p.suffix in (".svg", ".qss")) == sorted(RESOURCES)
 
 
+@pytest.mark.lanes  # builds the wheel with pip, a process of its own
 def test_the_wheel_holds_one_package_with_its_resources_and_both_entry_points(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
@@ -97,6 +98,7 @@ def test_the_wheel_holds_one_package_with_its_resources_and_both_entry_points(wh
     assert "[gui_scripts]\ncrossover-window = crossover_lab.main:window" in entry_points
 
 
+@pytest.mark.lanes  # the installed app as a process of its own
 def test_the_installed_window_starts_with_its_style_sheet_and_icons(installed, tmp_path):
     picture = tmp_path / "window.png"
     out = subprocess.run(INSTALLED_PYTHON + ["-W", "error:Crossover resource missing", "-c", START_WINDOW,
@@ -111,6 +113,7 @@ def test_the_installed_window_starts_with_its_style_sheet_and_icons(installed, t
     assert report["window_icon"] and all(report["icons"].values()) and report["desktop_file"] == APP_ID
 
 
+@pytest.mark.lanes  # the installed command as a process of its own
 def test_the_installed_command_line_works_and_installs_its_desktop_entry(installed, tmp_path):
     env = installed_env(installed, tmp_path)
     crossover = installed / "bin" / "crossover"

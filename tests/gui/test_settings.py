@@ -55,6 +55,7 @@ window.close()
 """
 
 
+@pytest.mark.lanes  # the window as a process of its own, twice
 def test_geometry_and_splitters_persist(gui_home, tmp_path):
     # The default offscreen screen (800x800) is smaller than the window: use a 1920x1200 virtual one.
     screen = tmp_path / "screen.json"

@@ -127,6 +127,7 @@ print("jax after:", jax.__name__)
 """
 
 
+@pytest.mark.lanes  # imports TensorFlow and JAX in a process of its own (half a minute under load)
 @pytest.mark.skipif("jax" not in INSTALLED, reason="JAX is not installed")
 def test_a_tensorflow_lane_does_not_import_jax_but_its_user_still_can():
     import subprocess

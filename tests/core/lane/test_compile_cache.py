@@ -77,6 +77,7 @@ print("compiles per K:", counts)
 """
 
 
+@pytest.mark.lanes  # compiles real JAX programs: a test of realness (14 s), not of logic
 def test_the_on_device_loop_is_one_program_for_every_window_of_k_steps():
     """K follows the first step's time (a power of two): a program per K was compiled again, not read from the
     cache, whenever a wobble moved K; the count of steps is an argument of one program now."""

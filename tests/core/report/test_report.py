@@ -192,6 +192,7 @@ OFFLINE = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--p
            "--host-resolver-rules=MAP * ~NOTFOUND", "--disable-background-networking"]
 
 
+@pytest.mark.lanes  # a real browser, a program of its own
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs Debian's chromium)")
 def test_a_real_browser_shows_each_report_offline(tmp_path):
     reports = {"h200": write_report([str(H200_SWEEP_CSV), str(H200 / "seed-qa.csv")], tmp_path / "h200.html"),
