@@ -20,7 +20,7 @@ from ..files.sweeps import SweepAskedFor
 from ..machine import HostInfo
 from ..results import RunResult
 from ..version import APP_VERSION
-from ..words.anatomy import CALL_CLOCKS, CLOCKS, PER_CALL_CLOCK, SYNCED_CLOCK, why_sentence
+from ..words.anatomy import CALL_CLOCKS, CLOCKS, PER_CALL_CLOCK, SYNCED_CLOCK
 from ..words.load import compare_words
 from ..words.load import sweep_lines as sweep_lines_load
 from ..words.numbers import fmt_count
@@ -35,7 +35,7 @@ from .kinds import saved_model_words, worded_points
 from .parts import FileSettings, Section, Table, sentence, table
 from .reproduce import anatomy_command, reproduce_command
 from .rule import Rule, rule_of
-from .sections import anatomy_section, is_load, run_section, segment_widths, sweep_section
+from .sections import anatomy_answer, anatomy_section, is_load, run_section, segment_widths, sweep_section
 
 
 @dataclass(frozen=True)
@@ -179,9 +179,9 @@ def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...],
             answer += run_answer(run)
     for item in inputs.anatomies:
         lanes += [p.lane for p in item.points]
-        for widths in dict.fromkeys(p.widths for p in item.points):
-            same = [p for p in item.points if p.widths == widths]
-            answer += [why_sentence(p) for p in same]
+        answer += anatomy_answer(item)
+        facts += [("model", f"hidden {'-'.join(map(str, widths))} · batch {batch}")
+                  for widths, batch in dict.fromkeys((p.widths, p.batch_size) for p in item.points)]
     metas = [s.meta for s in inputs.sweeps] + [r.meta for r in inputs.runs]
     tasks, kinds = [], [p.task for item in inputs.anatomies for p in item.points]
     for meta in metas:
@@ -278,7 +278,10 @@ def build_report(inputs: Inputs) -> Report:
     notes = tuple(s.dropped for s in inputs.sweeps if s.dropped)
     model = next((value for key, value in facts if key == "model"), "")
     calls = bool(inputs.anatomies) and all(p.task == "predict" for item in inputs.anatomies for p in item.points)
-    title = "Crossover report: " + (model or ("the anatomy of a served call" if calls else
-                                              "the anatomy of a training step" if inputs.anatomies else "measurements"))
+    anatomy = "the anatomy of a served call" if calls else "the anatomy of a training step"
+    if inputs.sweeps or inputs.runs or not inputs.anatomies:
+        title = "Crossover report: " + (model or "measurements")
+    else:
+        title = f"Crossover report: {anatomy}" + (f" ({model})" if model else "")
     return Report(title, question, answer, tuple(facts), tuple(rule.lines()) if rule else (), tuple(sections),
                   tuple(machines), tuple(settings), tuple(reproduce), files, APP_VERSION, notes)

@@ -90,12 +90,14 @@ def _with_names(report: Report, target: Path) -> Report:
 
 
 def _relative(path: str, folder: Path) -> str:
-    """`path` as a link from a page in `folder`: relative where it can be (the report beside its files moves with
-    them), else absolute."""
+    """`path` as a link from a page in `folder`: relative where the report is written beside its files or one folder
+    from them (they move together), else the file's absolute address."""
+    target = Path(path).resolve()
     try:
-        return Path(os.path.relpath(Path(path).resolve(), folder.resolve())).as_posix()
+        relative = Path(os.path.relpath(target, folder.resolve()))
     except ValueError:  # another drive
-        return Path(path).resolve().as_uri()
+        return target.as_uri()
+    return relative.as_posix() if relative.parts[:2].count("..") < 2 else target.as_uri()
 
 
 def _with_sidecar_links(report: Report, target: Path) -> Report:

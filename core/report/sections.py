@@ -17,9 +17,9 @@ from ..files.sweep_rows import curve_point, group_rows
 from ..files.sweeps import run_rows
 from ..records import BatchTiming
 from ..results import RunResult
-from ..words.anatomy import (PART_LABELS, clock_lines, floor_crossover_lines, floor_notes, floor_sentence, fmt_part,
-                             fmt_rung, why_sentence)
-from ..words.load import rate_lines
+from ..words.anatomy import (PART_LABELS, anatomy_notes, clock_lines, floor_crossover_lines, floor_notes,
+                             floor_sentence, fmt_part, fmt_rung, why_sentence)
+from ..words.load import LOAD_HEADER, load_row, rate_lines, rate_words
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..words.run import cold_start_lines, energy_lines as run_energy_lines, explain, verdict_lines
 from ..words.sweep import cost_lines, energy_lines, fits_words
@@ -135,6 +135,12 @@ def run_figure(run: RunResult, n: int) -> Figure:
     for i, (lane, result) in enumerate(run.lanes.items()):
         records = _decimate([r for r in result.records if r.ms > 0])
         series.append(Series(lane, [(float(r.step), r.ms) for r in records], "line", i))
+    rate = run.config.train.arrival_rate
+    if rate is not None:  # a load: its calls along the run, and its table the CLI's (core/words/load.py)
+        title = f"Run {run.run_id}, requests at {rate_words(rate)}: ms per call along the run"
+        plot = Plot(title, "call", "ms per call", series, log_x=False, log_y=True)
+        numbers = table(LOAD_HEADER, [load_row(p) for p in run_points([run])])
+        return figure(title, plot, numbers, f"figure-{n}-load-{slug(run.run_id)}.svg")
     title = f"Run {run.run_id}: ms per batch along the run"
     plot = Plot(title, "step", "ms per batch", series, log_x=False, log_y=True)
     rows = []
@@ -215,13 +221,32 @@ def run_section(item: RunInput, n0: int) -> Section:
 # ---------------------------------------------------------------- anatomies
 
 
+BUSY_NOTE = "other work used"  # how anatomy_notes begins its note on a busy lane: the answer's, not the section's
+
+
+def _notes(item: AnatomyInput, busy: bool) -> list[tuple[str, str]]:
+    """Each lane's notes as `anatomy` prints them (anatomy_notes), once: those on other work on its cores (`busy`),
+    or the others."""
+    said = dict.fromkeys((p.lane, note) for p in item.points for note in anatomy_notes(p))
+    return [(lane, note) for lane, note in said if note.startswith(BUSY_NOTE) == busy]
+
+
+def anatomy_answer(item: AnatomyInput) -> list[str]:
+    """An anatomy's answer: where each lane's step (or call) goes, per model, and which lane the on-device loop
+    favours; then a busy lane's note, as `anatomy` prints it."""
+    models = list(dict.fromkeys(p.widths for p in item.points))
+    lines = []
+    for widths in models:
+        same = [p for p in item.points if p.widths == widths]
+        prefix = f"Hidden {'-'.join(map(str, widths))}: " if len(models) > 1 else ""
+        lines.append(prefix + " ".join(why_sentence(p) for p in same)
+                     + (" " + floor_sentence(same) if len(same) > 1 else ""))
+    return lines + [sentence(note[:1].upper() + note[1:]) for _, note in _notes(item, busy=True)]
+
+
 def anatomy_section(item: AnatomyInput, n0: int) -> Section:
     points = item.points
-    lines: list[str] = []
-    for widths in dict.fromkeys(p.widths for p in points):
-        same = [p for p in points if p.widths == widths]
-        lines.append(f"Hidden {'-'.join(map(str, widths))}: " + " ".join(why_sentence(p) for p in same)
-                     + (" " + floor_sentence(same) if len(same) > 1 else ""))
+    lines = [sentence(f"note ({lane}): {note}") for lane, note in _notes(item, busy=False)]
     lines += [sentence(line) for line in clock_lines(points)]
     lines += [sentence(f"{name}: {meaning}") for name, meaning in item.clocks.items()]
     bars = [Bar(f"{p.lane} {'-'.join(map(str, p.widths))}",

@@ -39,7 +39,8 @@ def _answer(html: str) -> str:
 
 
 def _settings(text: str) -> str:
-    return text[text.index("Settings What applies"):text.index("Hardware and versions")]
+    start = text.index("Settings What applies")
+    return text[start:text.index("Reproduce", start)]
 
 
 def test_the_report_of_an_mlps_training_run_says_what_applies_in_words_once_and_what_it_rests_on(tmp_path):
@@ -111,3 +112,32 @@ def test_a_sweep_a_load_and_a_served_sweep_say_their_own_settings(tmp_path):
         for word in absent:
             assert word not in settings, (files, word)
         assert "fixed cost" not in text.replace("fixed + FLOPs", "")  # no lesson where no fit shows it
+
+
+def test_an_anatomy_answers_once_with_its_busy_note_and_a_load_shows_the_clis_load_table(tmp_path):
+    import dataclasses
+    import json
+
+    from helpers import point
+
+    from crossover_lab.core.words.anatomy import anatomy_json, why_sentence
+
+    busy = dataclasses.replace(point("cpu", "CPU (2 threads)", fit=0.8, device_loop=0.3),
+                               settings={"backend": "jax", "others_cpu": 0.6, "load_avg": 3.1, "jit_compile": True,
+                                         "jit_source": "jax default", "placement": "cpu:0"})
+    quiet = dataclasses.replace(point(), settings={"backend": "jax", "jit_compile": True, "jit_source": "jax default",
+                                                   "placement": "gpu:0"})
+    path = tmp_path / "anatomy.json"
+    path.write_text(json.dumps(anatomy_json([quiet, busy])))
+    html = write_report([str(path)], tmp_path / "a.html").read_text()
+    text, answer = page_text(html), _answer(html)
+    assert answer.startswith(why_sentence(quiet)) and text.count(why_sentence(quiet)) == 1  # said once: the answer
+    assert "Other work used 60% of cpu's cores while it was measured (load 3.1)" in answer
+    assert "other work used" not in text.replace(answer, "")
+    settings = _settings(text)
+    assert "on JAX's GPU 0" in settings and "on JAX's CPU 0" in settings and "on, JAX's default" in settings
+    assert "Every lane" in settings and PYTHON_WORDS.search(text) is None
+
+    load = write_report([str(CPU / "load.csv")], tmp_path / "load.html").read_text()
+    assert "<th>asked /s</th><th>answered /s</th>" in load and "samples/s" not in load  # the CLI's load table
+    assert "ms per call along the run" in load
