@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, Mapping, Union
 
@@ -95,20 +95,28 @@ class BatchTiming:
 
     @classmethod
     def from_csv_row(cls, row: dict[str, str | None]) -> BatchTiming:
-        """A record back from a per-batch CSV row (raises ValueError or KeyError on a damaged one);
-        columns a file lacks take their defaults."""
+        """A record back from a per-batch CSV row; columns a file lacks take their defaults. A damaged row raises
+        ValueError naming its column: "ms is not a number", "step is missing"."""
         values: dict[str, Any] = {}
         for name, kind in _BATCH_FIELD_TYPES.items():
             text = row.get(name)
             if text is None or text == "":
                 continue
-            values[name] = text == "1" if kind == "bool" else int(text) if kind == "int" else \
-                float(text) if kind == "float" else \
-                tuple(float(w) for w in text.split(";")) if kind == "tuple[float, ...]" else text
+            try:
+                values[name] = text == "1" if kind == "bool" else int(text) if kind == "int" else \
+                    float(text) if kind == "float" else \
+                    tuple(float(w) for w in text.split(";")) if kind == "tuple[float, ...]" else text
+            except ValueError:
+                raise ValueError(f"{name} is not {_BATCH_KIND_WORDS.get(str(kind), 'text')}") from None
+        missing = [name for name in _BATCH_REQUIRED if name not in values]
+        if missing:
+            raise ValueError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing")
         return cls(**values)
 
 
 _BATCH_FIELD_TYPES = {f.name: f.type for f in fields(BatchTiming)}
+_BATCH_REQUIRED = tuple(f.name for f in fields(BatchTiming) if f.default is MISSING and f.default_factory is MISSING)
+_BATCH_KIND_WORDS = {"int": "a whole number", "float": "a number", "tuple[float, ...]": "numbers joined by ';'"}
 
 
 @dataclass(frozen=True)

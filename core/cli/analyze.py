@@ -11,6 +11,7 @@ import dataclasses
 from ..analysis.crossings import SweepAnalysis, analyze_groups
 from ..analysis.serving_load import LoadPoint, rates_of, run_points
 from ..config import ConfigError
+from ..files.inputs import RowsReading
 from ..files.run_files import read_runs
 from ..results import RunResult
 from ..words.load import sweep_lines
@@ -93,12 +94,18 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 def load_runs(path: str) -> list[RunResult] | None:
     """The runs of a load sweep's file (the per-call CSV and sidecar of `sweep --arrival-rates` or `run
-    --arrival-rate`), or None when the file is no such file (a sweep CSV, another run)."""
+    --arrival-rate`), or None when the file is no such file (a sweep CSV, another run). Rows that are damaged or
+    hold what no lane measures are dropped, and said on stderr ("…: dropped 3 of 200 rows: …")."""
+    reading = RowsReading(path)
     try:
-        results = read_runs(path)
+        results = read_runs(path, reading)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return results if any(r.config.train.arrival_rate is not None for r in results) else None
+    if not any(r.config.train.arrival_rate is not None for r in results):
+        return None
+    if reading.dropped:
+        print(f"{reading.drop_note()}; each lane is judged from the rows kept", file=sys.stderr)
+    return results
 
 
 def analyze_load(args: argparse.Namespace, results: list[RunResult]) -> int:

@@ -98,7 +98,7 @@ def plain_cell(text: str) -> str:
 def plain_row(row: Mapping[Any, Any]) -> dict[str, str | None]:
     """A row as csv.DictReader gives it, each text cell as plain_cell reads it (cells past the header, which
     DictReader keeps in a list under None, are left out: no column reads them)."""
-    return {key: plain_cell(value) if isinstance(value, str) else value
+    return {key: plain_cell(value) if isinstance(value, str) and value[:1] == "'" else value
             for key, value in row.items() if isinstance(key, str)}
 
 

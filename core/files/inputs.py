@@ -11,12 +11,30 @@ import errno
 import hashlib
 import os
 import stat
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..config import ConfigError
 from .atomic import kind_of
 
 MAX_SIDECAR_BYTES = 256 << 20  # a sidecar of a long sweep is a few MB; a quarter of a GB is damage, or an attack
+
+
+@dataclass
+class RowsReading:
+    """What reading a file of rows found besides its rows: how many lines, and why some were dropped."""
+
+    path: str
+    lines: int = 0
+    dropped: Counter = field(default_factory=Counter)  # problem → rows
+
+    def drop_note(self) -> str:
+        """"…: dropped 3 of 120 rows: 2 whose median_ms is not a positive time…; 1 …", or "" when none were."""
+        if not self.dropped:
+            return ""
+        reasons = "; ".join(f"{n} whose {problem}" for problem, n in self.dropped.most_common())
+        return f"{self.path}: dropped {sum(self.dropped.values())} of {self.lines} rows: {reasons}"
 
 
 class InputError(OSError):

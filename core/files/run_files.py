@@ -4,18 +4,24 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..json_data import JsonValue, json_clean, parse_json
 from .atomic import ExportError, atomic_write_files, complete_lines, csv_text, plain_row
-from .inputs import open_regular, read_text_bounded
+from .inputs import RowsReading, open_regular, read_text_bounded
 from ..records import CSV_COLUMNS, CSV_EXTRA_COLUMNS, BatchTiming
 from ..results import RunResult
 
 HEADER = CSV_COLUMNS + CSV_EXTRA_COLUMNS
 FORMAT = "crossover-batches/1"
+# What one record can hold, as a lane measures it: a longer time or a larger count is a damaged file's.
+MAX_PLAUSIBLE_MS = 86_400_000.0  # a day for one training step or call, or for a request's wait
+MAX_PLAUSIBLE_RUN_S = 366 * 86_400.0  # a record's start, in seconds since its run began
+MAX_PLAUSIBLE_COUNT = 10**9  # an epoch, step, sample or request count of one record
+_COUNTS = ("epoch", "batch", "step", "samples", "batches", "batch_size", "segment", "requests", "queued", "backlog")
 
 __all__ = ["ExportError", "HEADER", "export_runs", "read_runs", "sidecar_path"]
 
@@ -60,28 +66,63 @@ def export_runs(csv_path: str | os.PathLike, results: Sequence[RunResult], host:
     return Path(csv_path), json_path
 
 
-def read_batches_csv(path: str | os.PathLike) -> list[BatchTiming]:
-    """Records back from a per-batch CSV (a last line cut off by a crash is skipped)."""
+def record_problem(rec: BatchTiming) -> str:
+    """Why `rec` holds what no lane measures, as the end of "3 rows whose …", or "" when it holds what one can: a
+    time that is not finite, negative or longer than a day, a count below zero or beyond any run's."""
+    if not (math.isfinite(rec.ms) and 0 <= rec.ms <= MAX_PLAUSIBLE_MS):
+        return "ms is not a time from 0 to a day"
+    if not (math.isfinite(rec.start_s) and 0 <= rec.start_s <= MAX_PLAUSIBLE_RUN_S):
+        return "start_s is not a time from 0 to a year since the run began"
+    if not all(math.isfinite(w) and 0 <= w <= MAX_PLAUSIBLE_MS for w in rec.waits_ms):
+        return "waits_ms holds a wait that is not a time from 0 to a day"
+    for name in _COUNTS:
+        if not 0 <= getattr(rec, name) <= MAX_PLAUSIBLE_COUNT:
+            return f"{name} is not a count from 0 to {MAX_PLAUSIBLE_COUNT:,}"
+    if rec.requests != len(rec.waits_ms) or rec.queued > rec.requests:
+        return "requests is not the number of waits_ms (with at most as many queued)"
+    return ""
+
+
+def read_batches_csv(path: str | os.PathLike, reading: RowsReading | None = None) -> list[BatchTiming]:
+    """Records back from a per-batch CSV (a last line cut off by a crash is skipped). A row that is damaged, or
+    holds what no lane measures (record_problem), is dropped and counted in `reading` by what is wrong with it, as
+    the sweep reader drops its rows; a file that is not a per-batch CSV raises ValueError."""
+    reading = reading if reading is not None else RowsReading(os.fspath(path))
     out = []
     with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="") as fh:  # never a fifo or a device
         try:
-            for row in csv.DictReader(complete_lines(fh, name=os.fspath(path))):  # each line of bounded length
-                out.append(BatchTiming.from_csv_row(plain_row(row)))
+            reader = csv.DictReader(complete_lines(fh, name=os.fspath(path)))  # each line of bounded length
+            missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or ())]
+            if missing:
+                raise ValueError(f"{os.fspath(path)} is not a per-batch CSV: it has no {', '.join(missing)} column")
+            for row in reader:
+                reading.lines += 1
+                try:
+                    rec = BatchTiming.from_csv_row(plain_row(row))
+                except ValueError as exc:
+                    reading.dropped[str(exc)] += 1
+                    continue
+                problem = record_problem(rec)
+                if problem:
+                    reading.dropped[problem] += 1
+                else:
+                    out.append(rec)
         except csv.Error as exc:
             raise ValueError(f"{os.fspath(path)} is not a readable CSV: {exc}") from None
     return out
 
 
-def read_runs(csv_path: str | os.PathLike) -> list[RunResult]:
+def read_runs(csv_path: str | os.PathLike, reading: RowsReading | None = None) -> list[RunResult]:
     """The runs of a per-batch CSV and its sidecar, as the engine made them.
 
     Raises OSError or ValueError (KeyError, TypeError included) on a damaged or foreign file.
     A lane that had not ended when the file was written reads as stopped.
     """
-    return read_run_file(csv_path)[1]
+    return read_run_file(csv_path, reading)[1]
 
 
-def read_run_file(csv_path: str | os.PathLike) -> tuple[dict[str, JsonValue], list[RunResult]]:
+def read_run_file(csv_path: str | os.PathLike,
+                  reading: RowsReading | None = None) -> tuple[dict[str, JsonValue], list[RunResult]]:
     """The sidecar of a per-batch CSV as read (its host, what a sweep adds) and the runs it records, the file read
     once; raises as read_runs does."""
     meta: Any = parse_json(read_text_bounded(sidecar_path(csv_path)), "a sidecar")
@@ -89,7 +130,7 @@ def read_run_file(csv_path: str | os.PathLike) -> tuple[dict[str, JsonValue], li
         raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar (not a JSON object)")
     if meta.get("format") != FORMAT:
         raise ValueError(f"{sidecar_path(csv_path)} is not a Crossover sidecar ({FORMAT})")
-    return meta, sidecar_runs(meta, read_batches_csv(csv_path), strict=True)
+    return meta, sidecar_runs(meta, read_batches_csv(csv_path, reading), strict=True)
 
 
 def sidecar_runs(sidecar: Mapping[str, JsonValue], records: Sequence[BatchTiming] = (),

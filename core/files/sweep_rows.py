@@ -15,14 +15,13 @@ from typing import Any, Iterable, Sequence, TypedDict
 from ..analysis.energy import energy_scope
 from ..analysis.points import SweepPoint
 from ..config import LaneSpec, is_saved_kind
-from .run_files import csv_text
+from .run_files import MAX_PLAUSIBLE_MS, csv_text
 from ..records import RunSettings, RunSummary, Status
 from ..results import RunResult, Segment
 
 NAN = math.nan
 REQUIRED = ("lane", "width", "flops_per_batch", "median_ms")
 MAX_PLAUSIBLE_WIDTH = 10_000_000
-MAX_PLAUSIBLE_MS = 86_400_000.0  # a day per training step
 
 
 def row_width(widths: tuple[int, ...]) -> int:

@@ -12,8 +12,7 @@ import io
 import json
 import math
 import os
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Protocol, Sequence
 
@@ -25,7 +24,7 @@ from ..json_data import JsonValue, parse_json
 from ..machine import HostInfo
 from .run_files import batches_text, read_run_file, read_runs, run_json, sidecar_from_parts, sidecar_path, sidecar_text
 from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, plain_row, split_lines
-from .inputs import open_regular, read_text_bounded
+from .inputs import RowsReading, open_regular, read_text_bounded
 from .live import BackgroundWriter, OutputClaim
 from ..analysis.leads import Refinement, with_refinement
 from ..messages import Calibrated
@@ -44,20 +43,8 @@ def batches_path(csv_path: str | os.PathLike) -> Path:
     return path.with_name(stem + "-batches.csv")
 
 
-@dataclass
-class SweepReading:
+class SweepReading(RowsReading):
     """What reading a sweep file found besides its rows: how many lines, and why some were dropped."""
-
-    path: str
-    lines: int = 0
-    dropped: Counter = field(default_factory=Counter)  # problem → rows
-
-    def drop_note(self) -> str:
-        """"…: dropped 3 of 120 rows: 2 whose median_ms is not a positive time…; 1 …", or "" when none were."""
-        if not self.dropped:
-            return ""
-        reasons = "; ".join(f"{n} whose {problem}" for problem, n in self.dropped.most_common())
-        return f"{self.path}: dropped {sum(self.dropped.values())} of {self.lines} rows: {reasons}"
 
 
 def iter_sweep_rows(path: str, reading: SweepReading | None = None) -> Iterator[SweepRow]:
