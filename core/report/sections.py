@@ -21,7 +21,7 @@ from ..words.anatomy import (PART_LABELS, anatomy_notes, clock_lines, floor_cros
                              floor_sentence, fmt_part, fmt_rung, why_sentence)
 from ..words.load import LOAD_HEADER, load_row, rate_lines, rate_words
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
-from ..words.run import cold_start_lines, energy_lines as run_energy_lines, explain, verdict_lines
+from ..words.run import busy_lines, cold_start_lines, energy_lines as run_energy_lines, explain, verdict_lines
 from ..words.sweep import cost_lines, energy_lines, fits_words
 from ..words.verdict import unit_of
 from .inputs import AnatomyInput, RunInput, SweepInput
@@ -189,9 +189,10 @@ def _run_lines(run: RunResult) -> list[str]:
     summaries = [lane.summary for lane in run.lanes.values() if lane.summary is not None]
     task = run.config.train.task
     lines: list[str] = []
-    if len(segment_widths(run)) > 1:  # a ramp or a dragged width: its last model, named
+    if len(segment_widths(run)) > 1:  # a ramp or a dragged width: its last model, named (the busy note: the answer's)
+        busy = busy_lines(summaries)
         lines += [sentence(x) for x in verdict_lines(summaries, model=_last_model(run), task=task,
-                                                     noise=run.run_noise)]
+                                                     noise=run.run_noise) if x not in busy]
     elif len(summaries) == 2:
         lines.append(explain(summaries[0], summaries[1], task=task, general=False))
     lines += [sentence(x) for x in cold_start_lines(run) + run_energy_lines(summaries)]

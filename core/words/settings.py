@@ -3,6 +3,7 @@ with its unit, grouped (the model, the training or the serving, the sweep, every
 every lane said once, and what Crossover chose for the user said as such. The sidecar keeps every key as recorded."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +95,7 @@ def _layers(what: str, unit: str, widths: Sequence[tuple[int, ...]]) -> str:
     if all(len(set(w)) == 1 for w in widths):
         each = "each as wide as the others" if depth > 2 else "each as wide as the other" if depth == 2 else "of"
         return f"{count}, {each}: {listed([w[0] for w in widths], unit)}" if depth > 1 else \
-            f"{count} of {listed([w[0] for w in widths], unit)}"
+            f"{count}: {listed([w[0] for w in widths], unit)}, one width at a time"
     return f"{count}: " + "; ".join("-".join(_whole(w)) for w in widths)
 
 
@@ -369,6 +370,20 @@ def lane_groups(lanes: Mapping[str, tuple[LaneSettings, str]]) -> list[SettingsG
         for lane, rows in worded.items()]
 
 
+def _asked(runs: Sequence[RunResult]) -> tuple[list[ModelSpec], list[TrainSpec]]:
+    """The models and training settings a file's runs measured: each run's config, and where a run stepped through
+    widths or batch sizes (a ramp, a width dragged), each segment's (its config holds only the first)."""
+    models, trains = [], []
+    for run in runs:
+        steps = dict.fromkeys((seg.started.widths, seg.started.batch_size)
+                              for lane in run.lanes.values() for seg in lane.segments)
+        if len(steps) < 2:
+            steps = {(run.config.model.widths, run.config.train.batch_size): None}
+        models += [dataclasses.replace(run.config.model, widths=widths) for widths, _ in steps]
+        trains += [dataclasses.replace(run.config.train, batch_size=batch) for _, batch in steps]
+    return models, trains
+
+
 def settings_groups(runs: Sequence[RunResult], sweep: SweepAskedFor | None = None) -> list[SettingsGroup]:
     """A file's settings, grouped: the model, the training (or the serving), the sweep or the lanes' schedule; then
     what every lane shares, said once, and each lane's own."""
@@ -377,9 +392,9 @@ def settings_groups(runs: Sequence[RunResult], sweep: SweepAskedFor | None = Non
     lanes = lane_settings(runs)
     settings = {lane: s for lane, (s, _) in lanes.items()}
     task = runs[0].config.train.task
-    groups = [SettingsGroup("Model", tuple(model_rows([r.config.model for r in runs], task))),
-              SettingsGroup("Serving" if task == "predict" else "Training",
-                            tuple(train_rows([r.config.train for r in runs], settings, sweep)))]
+    models, trains = _asked(runs)
+    groups = [SettingsGroup("Model", tuple(model_rows(models, task))),
+              SettingsGroup("Serving" if task == "predict" else "Training", tuple(train_rows(trains, settings, sweep)))]
     plan = sweep_rows(sweep, runs[0].config.model.family, task) if sweep is not None else []
     schedule = runs[0].schedule
     if schedule and len(lanes) > 1:

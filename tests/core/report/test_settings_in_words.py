@@ -141,3 +141,12 @@ def test_an_anatomy_answers_once_with_its_busy_note_and_a_load_shows_the_clis_lo
     load = write_report([str(CPU / "load.csv")], tmp_path / "load.html").read_text()
     assert "<th>asked /s</th><th>answered /s</th>" in load and "samples/s" not in load  # the CLI's load table
     assert "ms per call along the run" in load
+
+
+def test_a_ramps_settings_name_every_width_it_stepped_through():
+    from helpers import canned_ramp
+
+    ramp = canned_ramp([RunConfig(ModelSpec((w,)), TrainSpec(batch_size=64)) for w in (16, 256, 1024)])
+    model = {g.title: dict(g.rows) for g in settings_groups([ramp])}["Model"]
+    assert model["hidden layers"] == "1 layer: 16, 256 and 1,024 units, one width at a time"
+    assert model["trainable parameters"].endswith(", by width")
