@@ -36,6 +36,9 @@ LOAD_REQUESTS = 1000  # requests per load point by default: more than the 662 a 
 # A rate is judged held only from this many seconds of arrivals (core/analysis/serving_load.py): a load point's
 # default schedule is at least this long, so that the default can answer "holds R requests/s" at any rate.
 MIN_HOLD_S = 5.0
+# The longest a load's schedule (its requests over its rate) may run a lane: a longer one is refused before any lane
+# starts (`--arrival-rate 1e-300` waited for 10^295 years without a word), with how to shorten it.
+MAX_SCHEDULE_S = 3600.0
 SERVE_WAYS = ("keras", "compiled")  # Keras predict_on_batch | the backend's compiled forward pass called directly
 DEFAULT_WARMUP_STEPS = 5
 

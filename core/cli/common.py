@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (ARRIVALS, FACTORY, LOAD_REQUESTS, MNIST_TRAIN_SIZE, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (ARRIVALS, FACTORY, LOAD_REQUESTS, MAX_SCHEDULE_S, MIN_HOLD_S, MNIST_TRAIN_SIZE, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
@@ -30,6 +30,7 @@ from ..presets import PRESETS
 from ..engine.machine_load import LoadWatch
 from ..engine.pool import LanePool
 from ..records import BUSY_SHARE
+from ..words.numbers import fmt_duration, fmt_rate
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -115,6 +116,23 @@ def check_steps(config: RunConfig) -> None:
     if t.steps_per_execution > steps:
         raise ConfigError(f"steps per execution {t.steps_per_execution:,}: an epoch of {samples:,} samples in batches "
                           f"of {t.batch_size:,} has {steps:,} steps; choose at most {steps:,} (or more samples)")
+
+
+def check_schedule(config: RunConfig, rates: str = "--arrival-rate") -> None:
+    """Refuse, before any lane starts, a load whose schedule would run longer than MAX_SCHEDULE_S a lane (its
+    requests over its rate), saying how long and how to shorten it."""
+    t = config.train
+    if t.arrival_rate is None:
+        return
+    seconds = t.load_requests / t.arrival_rate
+    if seconds <= MAX_SCHEDULE_S:
+        return
+    length = fmt_duration(seconds) if seconds < 100 * 86_400 else "more than 100 days"
+    raise ConfigError(f"{rates}: {t.load_requests:,} requests at {fmt_rate(t.arrival_rate)} arrive over "
+                      f"{length} a lane, longer than the {MAX_SCHEDULE_S / 3600:g} h a load's schedule may run: "
+                      f"give a higher rate{',' if rates == '--arrival-rate' else ' or'} fewer requests (--requests; a "
+                      f"rate is judged held from {MIN_HOLD_S:g} s of arrivals)"
+                      + (", or a time limit (--time-limit)" if rates == "--arrival-rate" else ""))
 
 
 def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec],

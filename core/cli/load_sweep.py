@@ -23,7 +23,7 @@ from ..records import LaneEvent, Status, now_iso
 from ..results import RunResult, new_run_id
 from ..words.load import sweep_lines
 from ..words.numbers import fmt_count, fmt_duration, fmt_rate, fmt_rates
-from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, check_memory, config_from_args, lanes_can_run,
+from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, check_memory, check_schedule, config_from_args, lanes_can_run,
                      open_run_files, report_safely, say, write_or_rescue)
 from .machines import prices_from, remote_settings
 from .printing import Progress, print_load
@@ -69,6 +69,8 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
                           "`run --task predict --arrival-rate R --model FILE`")
     lanes = list(parse_lanes(args.lanes))
     configs = rate_configs(base, rates)
+    for config in configs:
+        check_schedule(config, "--arrival-rates")
     check_memory(configs[:1], lanes)
     prices = prices_from(args, [lane.name for lane in lanes])
     host = host_info()

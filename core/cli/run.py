@@ -13,7 +13,7 @@ import threading
 from ..files import autosave
 from ..files.noise import bound_by_noise
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
-                     check_memory, lanes_can_run, open_run_files, resolve_factory, resolve_saved, report_safely, say, write_or_rescue)
+                     check_memory, check_schedule, lanes_can_run, open_run_files, resolve_factory, resolve_saved, report_safely, say, write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_run_costs, remote_settings
 from ..config import ConfigError, Schedule, parse_int_list, parse_lanes
 from ..engine.devices import host_info
@@ -68,6 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not 0 < args.time_limit <= 36_000:
             raise ConfigError(f"--time-limit {args.time_limit:g}: choose above 0 and up to 36,000 seconds")
         config = dataclasses.replace(config, train=dataclasses.replace(config.train, max_seconds=args.time_limit))
+    check_schedule(config)
     lanes = list(parse_lanes(args.lanes))
     if config.model.saved is not None and args.ramp is not None:
         raise ConfigError("--ramp steps through widths, and a saved model has none: ramp it through "
