@@ -33,18 +33,33 @@ MAX_RATES = 32
 
 
 def parse_rates(text: str) -> tuple[float, ...]:
-    """"50,100,200" → (50.0, 100.0, 200.0), ascending and distinct; ConfigError with the reason otherwise."""
-    try:
-        rates = tuple(float(t) for t in text.split(",") if t.strip())
-    except ValueError:
-        raise ConfigError(f"--arrival-rates {text!r}: give requests per second, e.g. 50,100,200") from None
-    if not rates or len(rates) > MAX_RATES:
-        raise ConfigError(f"--arrival-rates {text!r}: give 1 to {MAX_RATES} rates")
+    """"50,100,200" → (50.0, 100.0, 200.0), ascending and distinct; ConfigError with the reason otherwise, naming
+    the entry that is wrong (an empty one too: "50,,100" is a typing slip, not two rates)."""
+    shown = shown_arg(text)
+    entries = [t.strip() for t in text.split(",")]
+    if len(entries) > MAX_RATES:
+        raise ConfigError(f"--arrival-rates {shown}: give 1 to {MAX_RATES} rates, not {len(entries):,}")
+    rates = []
+    for n, entry in enumerate(entries, 1):
+        if not entry:
+            raise ConfigError(f"--arrival-rates {shown}: entry {n} is empty; give requests per second separated by "
+                              "commas, e.g. 50,100,200")
+        try:
+            rates.append(float(entry))
+        except ValueError:
+            raise ConfigError(f"--arrival-rates {shown}: {shown_arg(entry, 24)} is not a number; give requests per "
+                              "second, e.g. 50,100,200") from None
     bad = [r for r in rates if not (0 < r <= MAX_RATE) or not math.isfinite(r)]
     if bad:
         raise ConfigError(f"--arrival-rates: {bad[0]:g} is not a rate; choose above 0, at most {MAX_RATE:,.0f} "
                           "requests per second")
     return tuple(sorted(set(rates)))
+
+
+def shown_arg(text: str, limit: int = 60) -> str:
+    """An argument as an error quotes it: whole where short, else its start and its length (a 24 KB list of rates
+    is not echoed back)."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text):,} characters)"
 
 
 def check_bound(p99_ms: float | None) -> float | None:
@@ -80,7 +95,7 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
     points: list[LoadPoint] = []
     code, written = EXIT_OK, ""
     progress = Progress()
-    with StopSignals() as stop:
+    with StopSignals(measured=lambda: bool(results)) as stop:  # a rate's run is written from its first moment
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
@@ -124,6 +139,8 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
                                                     "the load sweep's records")
                 files.close()
             pool.close()
+    if stop.received is not None and not results:
+        say("stopped before any rate was measured: nothing was written" + (f" to {args.csv}" if args.csv else ""))
     report_safely(lambda: _report(points, bound, prices))
     if written:
         report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))

@@ -3,6 +3,7 @@ of model, which lane to use above and below a number of FLOPs per batch, printed
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from ..files.atomic import ExportError
@@ -11,7 +12,7 @@ from ..files.sweep_sets import parse_labels
 from ..report.inputs import read_sweeps
 from ..report.rule import rule_of, write_rule
 from ..analysis.serving_load import lane_for_rate, run_points
-from ..config import ConfigError
+from ..config import MAX_RATE, ConfigError
 from ..files.sweep_sets import file_prices, sidecar_of
 from ..words.load import choice_words, sweep_lines
 from .analyze import load_runs
@@ -56,6 +57,9 @@ def rule_for_load(args: argparse.Namespace) -> int | None:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
+    if args.rate is not None and not (math.isfinite(args.rate) and 0 < args.rate <= MAX_RATE):
+        raise ConfigError(f"--rate {args.rate:g}: give the requests per second to choose a lane for, above 0 and at "
+                          f"most {MAX_RATE:,.0f}")
     if args.json:
         check_output_path(args.json, "--json")
     done = rule_for_load(args)

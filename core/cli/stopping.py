@@ -23,13 +23,15 @@ NAMES = {signal.SIGINT: "Ctrl-C"} | {s: signal.Signals(s).name for s in STOP_SIG
 
 
 class StopSignals:
-    """While active (a context manager), stop signals set `cancel`; `received` is the first signal's number."""
+    """While active (a context manager), stop signals set `cancel`; `received` is the first signal's number.
+    `measured`, where given, says whether anything was measured yet: a stop before then promises nothing."""
 
-    def __init__(self, stream: TextIO = STDERR) -> None:
+    def __init__(self, stream: TextIO = STDERR, measured: Callable[[], bool] | None = None) -> None:
         self.cancel = threading.Event()
         self.hurry = threading.Event()
         self.received: int | None = None
         self._stream = stream
+        self._measured = measured
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> StopSignals:
@@ -51,14 +53,17 @@ class StopSignals:
         self._previous.clear()
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        name = NAMES.get(signum, signum)
+        nothing = self._measured is not None and not self._measured()
         if self.received is None:
             self.received = signum
-            self._say(f"\nstopping ({NAMES.get(signum, signum)}): what was measured will be written…")
+            self._say(f"\nstopping ({name}): " + ("nothing was measured yet, so nothing will be written" if nothing
+                                                  else "what was measured will be written…"))
             self.cancel.set()
         elif not self.hurry.is_set():
             self.hurry.set()
-            self._say(f"\nstopping now ({NAMES.get(signum, signum)} again): closing the lanes; what was "
-                      "measured is still written…")
+            self._say(f"\nstopping now ({name} again): closing the lanes"
+                      + ("" if nothing else "; what was measured is still written…"))
 
     def _say(self, text: str) -> None:
         try:
