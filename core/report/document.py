@@ -162,21 +162,23 @@ def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...],
             answer += [sentence(prefix + line) for line in (refine_lines(refined) if refined else [])]
         facts.append(("machines", machines_words(inputs.sweeps)))
     loads = False
+    several = len(inputs.sweeps) + len(inputs.runs) + len(inputs.anatomies) > 1
     for item in inputs.runs:
         prefix = run_lane_prefix(item, inputs.sweeps)
+        source = f"{Path(item.path).name}: " if several else ""  # "this model" is the file's, among several
         if is_load(item):  # serving under load
             loads = True
             lanes += [prefix + lane for run in item.runs for lane in run.lanes]
             facts.append(("model", run_model_words(item.runs[0])))
             points = run_points(item.runs)
-            answer += [sentence(x) for x in (sweep_lines_load(points) if len(rates_of(points)) > 1
-                                              else [compare_words(points, points[0].rate)] if points else [])
+            answer += [sentence(source + x) for x in (sweep_lines_load(points) if len(rates_of(points)) > 1
+                                                      else [compare_words(points, points[0].rate)] if points else [])
                        if x]
             continue
         for run in item.runs:
             lanes += [prefix + lane for lane in run.lanes]
             facts.append(("model", run_model_words(run)))
-            answer += run_answer(run)
+            answer += [source + line for line in run_answer(run)]
     for item in inputs.anatomies:
         lanes += [p.lane for p in item.points]
         answer += anatomy_answer(item)
