@@ -24,6 +24,28 @@ pytest_plugins = ["gui_fixtures", "ssh_server"]
 pytest.register_assert_rewrite("helpers")
 
 
+def pytest_configure(config):
+    """Every qtbot wait stretches with the load, as every other time bound of the suite does (helpers.wall_limit):
+    a wait's timeout only keeps a broken test from hanging, and a fixed 5 s failed a theme test at load 7.9 on 2
+    cores in a fresh clone's CI, with nothing wrong but the machine's other work."""
+    from pytestqt.qtbot import QtBot
+
+    import helpers
+
+    wait_until, wait_signal = QtBot.waitUntil, QtBot.waitSignal
+
+    def stretched(timeout: int) -> int:
+        return timeout if timeout is None or timeout <= 0 else int(helpers.wall_limit(timeout / 1000) * 1000)
+
+    def waitUntil(self, callback, *, timeout: int = 5000):  # noqa: N802 (pytest-qt's name)
+        return wait_until(self, callback, timeout=stretched(timeout))
+
+    def waitSignal(self, signal, *, timeout: int = 5000, **kwargs):  # noqa: N802
+        return wait_signal(self, signal, timeout=stretched(timeout), **kwargs)
+
+    QtBot.waitUntil, QtBot.waitSignal = waitUntil, waitSignal
+
+
 # The tests of realness run in two processes, a file to a process at a time (--dist loadfile), each next file
 # given to the process that comes free first. The longest files go first (longest-processing-time-first), so
 # that none of them starts last while the other process has nothing left: before, the families file (over a

@@ -87,6 +87,8 @@ def test_the_wheel_holds_one_package_with_its_resources_and_both_entry_points(wh
     assert tops == {"crossover_lab", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     for name in RESOURCES:
         assert f"crossover_lab/resources/{name}" in names, f"{name} is not in the wheel"
+    for profile in (ROOT / "resources" / "profiles").glob("*.json"):  # the shipped device profiles (issue 47)
+        assert f"crossover_lab/resources/profiles/{profile.name}" in names, f"{profile.name} is not in the wheel"
     for module in ("main.py", "core/cli/main.py", "core/cli/desktop_entry.py", "gui/app.py", "gui/theme/scheme.py",
                    "core/report/html.py", "core/report/templates/report.html.j2", "core/report/templates/report.md.j2"):
         assert f"crossover_lab/{module}" in names
