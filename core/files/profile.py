@@ -28,7 +28,8 @@ from ..paths import resource_dir
 from ..records import Status
 from .atomic import atomic_write_text
 from .inputs import read_text_bounded
-from .run_files import MAX_PLAUSIBLE_MS
+from .run_files import MAX_PLAUSIBLE_MS, sidecar_runs
+from ..results import RunResult
 from .sweep_sets import sidecar_of
 from .sweeps import read_sweep_rows
 from .sweep_rows import MAX_PLAUSIBLE_WIDTH, SweepRow
@@ -144,7 +145,7 @@ class DeviceProfile:
             raise ConfigError(f"{where} holds {len(lanes_json)} lanes: a profile holds at most {MAX_LANES}")
         lanes = tuple(_lane_from_json(x, where) for x in lanes_json)
         return cls(_text(d.get("name")) or "unnamed", _text(d.get("made_at")), _text(d.get("measured_at")),
-                   HostInfo.from_json(d.get("host")),
+                   HostInfo.of_sidecar(d),
                    _text(d.get("command")), tuple(_text(s) for s in as_seq(d.get("sources"))[:MAX_LANES]), lanes)
 
 
@@ -318,6 +319,14 @@ def lanes_from_rows(rows: Sequence[SweepRow]) -> tuple[ProfileLane, ...]:
     return tuple(x for x in out if x.lines)
 
 
+def _runs_of(sidecar: Mapping[str, JsonValue]) -> list[RunResult]:
+    """The runs a sidecar records, read by their own type; none where they do not read (the rows still count)."""
+    try:
+        return sidecar_runs(sidecar)
+    except (KeyError, TypeError, ValueError, AttributeError, ConfigError):
+        return []
+
+
 def _point(r: SweepRow) -> LinePoint:
     return LinePoint(r.width, r.layers, float(r.flops_per_batch), float(r.median_ms))
 
@@ -334,7 +343,7 @@ def profile_from_files(paths: Sequence[str], name: str, command: str, made_at: s
         rows.extend(found)
         sidecar = sidecar_of(path)
         hosts.append(HostInfo.of_sidecar(sidecar))
-        began += [s for run in as_seq(sidecar.get("runs")) if isinstance(s := as_map(run).get("started_at"), str)]
+        began += [run.started_at for run in _runs_of(sidecar) if run.started_at]
         dropped = sum(reading.dropped.values())
         if dropped:
             notes.append(f"{path}: {dropped} of {reading.lines} rows dropped ({'; '.join(reading.dropped)})")
