@@ -34,6 +34,7 @@ from ..words.numbers import fmt_duration
 from ..words.profile import (crossing_words, line_words, machine_words, measured_words, prediction_words, profile_words,
                              settings_note, version_notes)
 from .printing import table
+from .stopping import StopSignals
 
 MEASURE_S = 5.0  # predict --measure: steady seconds per lane
 EXIT_STOPPED = 130
@@ -101,17 +102,23 @@ def cmd_profile(args: argparse.Namespace) -> int:
     done: list[str] = []
     code = EXIT_OK
     left = seconds
-    for i, part in enumerate(plan, 1):
-        csv = folder / f"{part.name}.csv"
-        say(f"profile: sweep {i} of {len(plan)}, {part.name} ({part.points} points), about {fmt_duration(left)} left")
-        code = _run_sweep(part, args, str(csv))
-        left -= expected_seconds((part,), len(lanes), backends)
-        if csv.exists():
-            done.append(str(csv))
-        if code == EXIT_STOPPED or code > 128:
+    with StopSignals() as between:  # a stop between two sweeps (each sweep hears its own while it runs)
+        for i, part in enumerate(plan, 1):
+            if between.cancel.is_set():
+                code = between.exit_code or EXIT_STOPPED
+                break
+            csv = folder / f"{part.name}.csv"
+            say(f"profile: sweep {i} of {len(plan)}, {part.name} ({part.points} points), about "
+                f"{fmt_duration(left)} left")
+            code = _run_sweep(part, args, str(csv))
+            left -= expected_seconds((part,), len(lanes), backends)
+            if csv.exists():
+                done.append(str(csv))
+            if code >= EXIT_STOPPED:
+                break
+        if code >= EXIT_STOPPED or between.cancel.is_set():
             say(f"profile: stopped after {len(done)} of {len(plan)} sweeps; the profile is made of what they "
-                "measured")
-            break
+                "measured" if done else "profile: stopped before any sweep was measured")
     if not done:
         say("profile: nothing was measured, so no profile was written")
         return code or EXIT_FAILED
