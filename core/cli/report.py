@@ -8,6 +8,7 @@ import sys
 
 from ..files.atomic import ExportError
 from ..files.live import check_output_path
+from ..files.profile import find_profile
 from ..files.sweep_sets import parse_labels
 from ..report.html import FORMATS, write_report
 from .common import EXIT_FAILED, EXIT_OK
@@ -23,14 +24,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="html (default; md when PATH ends in .md): md writes the pictures as SVG files beside it")
     p.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
                    help="name a sweep file's machine (default: the machine in its sidecar, else the file name)")
+    p.add_argument("--profile", action="append", default=[], metavar="PROFILE",
+                   help="add a Predictions section: each lane of this device profile (a file, or the name of one "
+                   "Crossover ships: profile --list) predicted on the files' models, apart from what they measured")
     p.set_defaults(func=cmd_report)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     check_output_path(args.output, "-o")
     fmt = args.format or ("md" if args.output.lower().endswith(".md") else "html")
+    profiles = [find_profile(name) for name in args.profile]
     try:
-        path = write_report(args.files, args.output, fmt, parse_labels(args.label))
+        path = write_report(args.files, args.output, fmt, parse_labels(args.label), profiles=profiles)
     except (ExportError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_FAILED

@@ -14,6 +14,7 @@ from ..analysis.leads import refinement_of_sidecar
 from ..analysis.serving_load import rates_of, run_points
 from ..config import is_saved_kind
 from ..files.findings import Findings
+from ..files.predicted import AskedPrediction
 from ..files.run_files import sidecar_path, sidecar_runs
 from ..files.sweep_rows import SweepRow
 from ..files.sweeps import SweepAskedFor
@@ -33,6 +34,7 @@ from ..words.verdict import pair_words, unit_of
 from .inputs import AnatomyInput, Inputs, RunInput, SweepInput, sweep_sidecar
 from .kinds import saved_model_words, worded_points
 from .parts import FileSettings, Section, Table, sentence, table
+from .predictions import predictions_section
 from .reproduce import anatomy_command, reproduce_command
 from .rule import Rule, rule_of
 from .sections import anatomy_answer, anatomy_section, is_load, run_section, segment_widths, sweep_section
@@ -239,7 +241,9 @@ def _anatomy_settings(item: AnatomyInput) -> FileSettings | None:
     return FileSettings(path.name, tuple(groups), str(path), path.name) if groups else None
 
 
-def build_report(inputs: Inputs) -> Report:
+def build_report(inputs: Inputs, predictions: Sequence[AskedPrediction] = ()) -> Report:
+    """The report of `inputs`; `predictions` (a window's predicted lanes, or `report --profile`'s) get a section of
+    their own after the measured ones, and no part of the answer."""
     findings = Findings(r for s in inputs.sweeps for r in s.rows)  # the answer, made once for every section
     question, answer, facts = _question(inputs, findings)
     sections: list[Section] = []
@@ -255,6 +259,8 @@ def build_report(inputs: Inputs) -> Report:
     for item in inputs.anatomies:
         sections.append(anatomy_section(item, n))
         n += 1
+    if predictions:
+        sections.append(predictions_section(predictions))
     machines: list[tuple[str, Table]] = []
     settings: list[FileSettings] = []
     reproduce: list[tuple[str, str]] = []

@@ -15,8 +15,11 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from ..config import ConfigError
 from ..files.atomic import atomic_write_files
+from ..files.predicted import AskedPrediction
+from ..files.profile import DeviceProfile
 from .document import Report, build_report
 from .inputs import read_inputs
+from .predictions import asked_of_files
 from .svg import STYLE as SVG_STYLE
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -65,13 +68,17 @@ def render_markdown(report: Report) -> str:
 
 
 def write_report(paths: Sequence[str | os.PathLike], out: str | os.PathLike, fmt: str = "html",
-                 labels: dict[str, str] | None = None) -> Path:
+                 labels: dict[str, str] | None = None, predictions: Sequence[AskedPrediction] = (),
+                 profiles: Sequence[DeviceProfile] = ()) -> Path:
     """The report of `paths` (sweep CSVs, run CSVs, anatomy JSONs) at `out`, as HTML or Markdown (its pictures
-    as SVG files beside it); every file written atomically, together. ConfigError for files that cannot be read."""
+    as SVG files beside it); every file written atomically, together. ConfigError for files that cannot be read.
+    `predictions` and every lane of `profiles` on the files' models make its Predictions section."""
     if fmt not in FORMATS:
         raise ConfigError(f"report format {fmt!r}: choose {' or '.join(FORMATS)}")
     target = Path(out)
-    report = _with_sidecar_links(build_report(read_inputs([str(p) for p in paths], labels)), target)
+    inputs = read_inputs([str(p) for p in paths], labels)
+    asked = list(predictions) + asked_of_files(inputs, profiles)
+    report = _with_sidecar_links(build_report(inputs, asked), target)
     if fmt == "html":
         atomic_write_files([(target, render_html(report))])
         return target

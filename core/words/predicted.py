@@ -1,0 +1,46 @@
+"""A predicted lane in words: its label on the map and in the report, what its line style means, and a width's
+prediction in a table's cells (the sentences themselves are core/words/profile.py's)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..analysis.prediction import Prediction
+from ..files.predicted import PredictedLane, PredictedPoint
+from .numbers import fmt_flops, fmt_num
+from .profile import outside_words, unit
+
+PREDICTED_TIP = ("Dashed lines are predicted from a device profile (a machine measured elsewhere), never measured "
+                 "here: they are not points of the map, and take no part in its crossings or its verdict. The light "
+                 "band is the prediction's 95% interval; a dotted stretch is an extrapolation, outside what the "
+                 "profile measured, with no interval.")
+
+
+def predicted_label(lane: PredictedLane) -> str:
+    """"jax:gpu0, predicted from h200-2026-11-30"."""
+    return f"{lane.lane}, predicted from {lane.profile.name}"
+
+
+def predicted_note(lanes: Sequence[PredictedLane], extrapolated: bool) -> str:
+    """The map's sentence under its verdict while predicted lanes are drawn."""
+    if not lanes:
+        return ""
+    names = ", ".join(dict.fromkeys(x.profile.name for x in lanes))
+    return (f"Dashed: predicted from {names}, not measured; the verdict is the measured lanes' alone."
+            + (" Dotted: an extrapolation, without an interval." if extrapolated else ""))
+
+
+def interval_cell(p: Prediction) -> str:
+    """"1.07–1.79 ms", or why there is none."""
+    if p.refused:
+        return "no prediction"
+    if p.has_interval:
+        return f"{fmt_num(p.lo)}–{fmt_num(p.hi)} ms"
+    reasons = [o for o in p.outside if o.what != "few"] or list(p.outside)
+    return "none: " + "; ".join(outside_words(o) for o in reasons) if reasons else "none"
+
+
+def point_cells(point: PredictedPoint, task: str) -> tuple[str, str, str, str]:
+    """A width's row: width, FLOPs per step, predicted ms ("≈" for an extrapolation), its 95% interval."""
+    p = point.prediction
+    ms = "–" if p.refused else (f"{fmt_num(p.ms)}" if p.has_interval else f"≈{fmt_num(p.ms)}")
+    return (f"{point.width:,}", f"{fmt_flops(point.flops_per_batch)} per {unit(task)}", ms, interval_cell(p))
