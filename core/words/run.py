@@ -62,17 +62,17 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str =
     rests = error_words(v)
     if v.state is not State.LEADS:
         if bounded and known is not None:
-            return (f"{a.lane} and {b.lane} are too close to call on {model} from one run ({apart}, inside this "
+            return (f"{a.lane} and {b.lane} are too close to call on {model} ({apart}, inside this "
                     f"machine's run-to-run noise: {_noise_words((a.lane, b.lane), known)}; {rests})")
-        return (f"{a.lane} and {b.lane} are too close to call on {model} from one run ({apart}, inside the noise "
+        return (f"{a.lane} and {b.lane} are too close to call on {model} ({apart}, inside the noise "
                 f"one run cannot rule out; {rests})")
     shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
     beyond = (f", beyond this machine's run-to-run noise ({_noise_words((fast.lane, slow.lane), known)})"
               if bounded and known is not None else "")
     if task == "predict":
         return (f"{fast.lane} answers {shown}x faster than {slow.lane} on {model} (median latency of one call)"
-                f"{beyond}, from one run ({rests})")
-    return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}{beyond}, from one run ({rests})"
+                f"{beyond} ({rests})")
+    return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}{beyond} ({rests})"  # rests: "one run of each lane; …"
 
 
 def tail_words(q: int, value: float, calls: int) -> str:

@@ -312,11 +312,11 @@ def summary(lane, median_ms, flops=12_345_678):
 def test_verdict():
     rests = " (one run of each lane; at most a 5% chance of any false lead at this width, "
     assert verdict(summary("cpu", 3.1), summary("gpu0", 1.0)).startswith(
-        "gpu0 is 3.1x faster than cpu on this model, from one run" + rests)
+        "gpu0 is 3.1x faster than cpu on this model" + rests)
     assert verdict(summary("gpu0", 1.0), summary("cpu", 0.25)).startswith(
-        "cpu is 4.0x faster than gpu0 on this model, from one run" + rests)
+        "cpu is 4.0x faster than gpu0 on this model" + rests)
     assert verdict(summary("cpu", 1.02), summary("gpu0", 1.0)).startswith(
-        "cpu and gpu0 are too close to call on this model from one run (medians 2% apart, inside the noise one run "
+        "cpu and gpu0 are too close to call on this model (medians 2% apart, inside the noise one run "
         "cannot rule out; one run of each lane; at most a 5% chance of any false lead at this width, ")
     assert "not enough steady batches" in verdict(summary("cpu", math.nan), summary("gpu0", 1.0))
 

@@ -69,7 +69,7 @@ def test_the_predict_verdict_speaks_in_latency_and_calls_noise_noise():
     slow = summarize(calls([2.0 + 0.01 * (i % 5) for i in range(200)], lane="cpu1"), run_id="r", lane="cpu1",
                      device="CPU", status="completed", flops_per_batch=1000, wall_s=1.0)
     assert verdict(fast, slow, task="predict").startswith(
-        "cpu answers 2.0x faster than cpu1 on this model (median latency of one call), from one run (one run of each "
+        "cpu answers 2.0x faster than cpu1 on this model (median latency of one call) (one run of each "
         "lane; at most a 5% chance of any false lead at this width")
     same = summarize(calls([1.0 + 0.3 * (i % 7) for i in range(200)], lane="cpu1"), run_id="r", lane="cpu1",
                      device="CPU", status="completed", flops_per_batch=1000, wall_s=1.0)

@@ -249,7 +249,7 @@ def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
     qtbot.addWidget(summary)
     summary.show_run(live)
     text = summary.verdict.text()
-    assert "cpu and cpu1 are too close to call on model 16 from one run (medians 1% apart, inside the noise" in text
+    assert "cpu and cpu1 are too close to call on model 16 (medians 1% apart, inside the noise" in text
     assert "at most a 5% chance of any false lead at this width" in text  # what it rests on, as every verdict says
 
 
