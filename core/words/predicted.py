@@ -44,3 +44,16 @@ def point_cells(point: PredictedPoint, task: str) -> tuple[str, str, str, str]:
     p = point.prediction
     ms = "–" if p.refused else (f"{fmt_num(p.ms)}" if p.has_interval else f"≈{fmt_num(p.ms)}")
     return (f"{point.width:,}", f"{fmt_flops(point.flops_per_batch)} per {unit(task)}", ms, interval_cell(p))
+
+
+def added_words(lane: PredictedLane) -> str:
+    return (f"Added {predicted_label(lane)} to the crossover map: dashed, for the window's model, apart from what "
+            "was measured.")
+
+
+def no_lane_words(profile_name: str, lane: str, lanes: Sequence[str]) -> str:
+    return f"{profile_name} has no lane {lane!r}: it has {', '.join(lanes)}."
+
+
+def already_words(lane: PredictedLane) -> str:
+    return f"{predicted_label(lane)} is on the map already."

@@ -15,16 +15,22 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...core.analysis.verdict import PairVerdict, State, crossovers_of
+from ...core.config import RunConfig
+from ...core.files.predicted import AskedPrediction
 from ...core.files.findings import Findings
 from ...core.analysis.points import Crossover, SweepPoint
 from ...core.results import RunResult
 from ...core.words.numbers import fmt_flops, fmt_num
+from ...core.words.predicted import PREDICTED_TIP, predicted_note
+from ...core.words.profile import profile_words
 from ...core.words.verdict import pair_words, width_unit
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plots import plot_item
 from ...core.families import axis_words
+from ..widgets.file_dialogs import FileDialogs
+from .predicted import PredictedButton, PredictedCurve, PredictedLanes, draw_curve
 from .map_points import firm_rows, Line, MapPoint, PointKind, Shape, apart, crossing_points, lines, run_points, shape_words
 from ..resources import icon
 from ..theme.scheme import PlotTheme, SchemeColors
@@ -70,10 +76,14 @@ class CrossoverMap(QWidget):
 
     points_changed = Signal()  # firm points were added, removed or cleared (cost fits may have changed)
 
-    def __init__(self, findings: Findings | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, findings: Findings | None = None, parent: QWidget | None = None,
+                 dialogs: FileDialogs | None = None) -> None:
         """`findings`: the window's, which the Sweep tab and the summary share: the map puts its runs' completed
-        points there, and says (and stars) the answers it gives for the kinds of model it draws."""
+        points there, and says (and stars) the answers it gives for the kinds of model it draws. `dialogs`: the
+        window's, for a profile file to draw a predicted lane from (gui/compare/predicted.py)."""
         super().__init__(parent)
+        self.predicted = PredictedLanes(self)  # profiles' lanes, drawn dashed for the window's model, never points
+        self.predicted.changed.connect(self._redraw)
         self.findings = findings if findings is not None else Findings()
         self._points: list[MapPoint] = []  # from runs that ended, in the order they came
         self._live: LiveRun | None = None
@@ -97,11 +107,14 @@ class CrossoverMap(QWidget):
         self.description = QLabel()
         self.description.setObjectName("explanationLabel")
         self.description.setWordWrap(True)
+        self.predicted_button = PredictedButton(self.predicted, dialogs)
         clear = QPushButton(icon("clear"), "Clear map")
-        clear.setToolTip("Remove every point from the map (the runs stay in the history).")
+        clear.setToolTip("Remove every measured point from the map (the runs stay in the history; predicted lanes "
+                         "stay until removed from their menu).")
         clear.clicked.connect(self._on_clear_clicked)
         bar = QHBoxLayout()
         bar.addWidget(self.key, 1)
+        bar.addWidget(self.predicted_button, 0, Qt.AlignmentFlag.AlignTop)
         bar.addWidget(clear, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -183,6 +196,26 @@ class CrossoverMap(QWidget):
         """Where two lanes' leads change hands among completed points of one kind (`drawn`: kept(), if at hand)."""
         return crossovers_of([v for _, v in self.verdicts(drawn)])
 
+    def set_model(self, config: RunConfig | None) -> None:
+        """The window's model, which predicted lanes are drawn for (None while a setting is invalid)."""
+        self.predicted.set_model(config)
+
+    def predicted_curves(self) -> list[PredictedCurve]:
+        """The predicted lanes for the window's model, at the map's widths of that model and the ladder's near them."""
+        config = self.predicted.config
+        if config is None:
+            return []
+        shape = (len(config.model.widths), config.train.batch_size, config.model.kind, config.train.task)
+        return self.predicted.curves(p.point.width for p in self.map_points() if p.shape == shape and p.uniform)
+
+    def asked_predictions(self) -> list[AskedPrediction]:
+        """What a report of the window lists under Predictions: each predicted lane at the widths drawn."""
+        config = self.predicted.config
+        if config is None:
+            return []
+        shape = (len(config.model.widths), config.train.batch_size, config.model.kind, config.train.task)
+        return self.predicted.asked(p.point.width for p in self.map_points() if p.shape == shape and p.uniform)
+
     def refresh(self) -> None:
         """Redraw with the findings' answers now (the Sweep tab added points to them)."""
         self._redraw()
@@ -209,9 +242,16 @@ class CrossoverMap(QWidget):
         everything = self.map_points()
         drawn, loose = lines(everything), apart(everything)
         shown = [p for pts in drawn.values() for p in pts] + loose
-        self._by_width = bool(shown) and len({p.shape for p in shown}) == 1 and all(p.uniform for p in shown)
-        self.plot.setLabel("bottom", self._x_label(shown))
+        curves = [c for c in self.predicted_curves() if c.drawn]
+        config = self.predicted.config
+        shapes = {p.shape for p in shown} | ({(len(config.model.widths), config.train.batch_size, config.model.kind,
+                                               config.train.task)} if curves and config is not None else set())
+        self._by_width = len(shapes) == 1 and all(p.uniform for p in shown)
+        self.plot.setLabel("bottom", self._x_label(shown, shapes))
         colors = self.theme.colors
+        for curve in curves:  # first: the measured lanes are drawn over them
+            draw_curve(self.plot, curve, lambda p: float(p.width) if self._by_width else float(p.flops_per_batch),
+                       lane_color(curve.lane.lane, colors.dark))
         styles = shape_styles(drawn)  # one line style per kind of model, the same on every lane, named in the key
         for (lane, shape), pts in drawn.items():
             self._draw_points(lane, pts, colors, line=True, style=styles[shape])
@@ -221,10 +261,14 @@ class CrossoverMap(QWidget):
         crossovers = crossovers_of([v for _, v in found])
         self._draw_crossings(crossovers, drawn, colors)
         key, whole = self._key_text(shown, colors)
+        if curves:
+            key, whole = self._predicted_key(key, whole, curves, colors)
         self.key.setText(key)
         self.key.setToolTip(whole)
-        self.description.setText(self._describe(shown, found, drawn))
-        self._frame(shown)
+        note = predicted_note([c.lane for c in curves], any(c.extrapolated for c in curves))
+        self.description.setText(self._describe(shown, found, drawn) + (f" {note}" if note else ""))
+        self._frame(shown, [(float(p.width) if self._by_width else float(p.flops_per_batch), p.prediction.ms)
+                            for c in curves for p in c.drawn])
 
     def _x(self, p: MapPoint | SweepPoint) -> float:
         point = p.point if isinstance(p, MapPoint) else p
@@ -233,10 +277,10 @@ class CrossoverMap(QWidget):
     def _x_text(self, x: float) -> str:
         return _width_text(x) if self._by_width else fmt_flops(x)
 
-    def _x_label(self, shown: list[MapPoint]) -> str:
+    def _x_label(self, shown: list[MapPoint], shapes: set[Shape]) -> str:
         if not self._by_width:
             return "model size: FLOPs per batch"
-        layers, batch, family, task = shown[0].shape
+        layers, batch, family, task = shown[0].shape if shown else next(iter(shapes))
         return f"{axis_words(family, layers)}, batch {batch}{', predict' if task == 'predict' else ''})"
 
     def _draw_points(self, lane: str, pts: list[MapPoint], colors: SchemeColors, line: bool,
@@ -288,14 +332,15 @@ class CrossoverMap(QWidget):
             label.setPos(x, y)
             item.addItem(label, ignoreBounds=True)
 
-    def _frame(self, points: list[MapPoint]) -> None:
-        """Pad the view around the points: a single size would otherwise make a zero-width log axis."""
+    def _frame(self, points: list[MapPoint], predicted: list[tuple[float, float]]) -> None:
+        """Pad the view around the points and the predicted lanes' (x, ms): a single size would otherwise make a
+        zero-width log axis."""
         view = plot_item(self.plot).getViewBox()
-        if not points:
+        if not points and not predicted:
             view.setRange(xRange=(6, 10), yRange=(-1, 2), padding=0)
             return
-        xs = [math.log10(max(self._x(p), 1e-9)) for p in points]
-        ys = [math.log10(p.point.median_ms) for p in points]
+        xs = [math.log10(max(self._x(p), 1e-9)) for p in points] + [math.log10(max(x, 1e-9)) for x, _ in predicted]
+        ys = [math.log10(p.point.median_ms) for p in points] + [math.log10(ms) for _, ms in predicted]
         # At least two decades wide: a narrower log axis labels every minor tick, and they overlap.
         x_pad = max(0.3, (2.0 - (max(xs) - min(xs))) / 2)
         y_pad = max(0.2, (1.0 - (max(ys) - min(ys))) / 2)
@@ -324,6 +369,21 @@ class CrossoverMap(QWidget):
             whole.append("Each kind of model (family, depth, batch size, train or predict) has its own line style; "
                          "lines of different kinds are never joined or crossed")
         return " &nbsp; ".join(parts), "\n".join(whole)
+
+    @staticmethod
+    def _predicted_key(key: str, whole: str, curves: list[PredictedCurve], colors: SchemeColors) -> tuple[str, str]:
+        """The key and its tooltip with each predicted lane: its dashes in its lane's colour, its label, and (in the
+        tooltip) its profile and what dashes, band and dots mean."""
+        parts = [key] if key else []
+        for curve in curves:
+            color = lane_color(curve.lane.lane, colors.dark).name()
+            parts.append(f"<span style='color:{color}'>╌╌</span>&nbsp;{curve.label.replace(' ', '&nbsp;')}")
+        if any(c.extrapolated for c in curves):
+            parts.append("┈┈&nbsp;extrapolated&nbsp;(no&nbsp;interval)")
+        profiles = {c.lane.profile.name: c.lane.profile for c in curves}
+        lines = [whole] if whole else []
+        lines += [profile_words(p) for p in profiles.values()] + [PREDICTED_TIP]
+        return " &nbsp; ".join(parts), "\n".join(lines)
 
     @staticmethod
     def _describe(shown: list[MapPoint], found: list[tuple[Shape, PairVerdict]],

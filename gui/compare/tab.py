@@ -13,17 +13,20 @@ from ..live_run import LiveRun
 from .live_plot import LivePlot
 from ..settings import AppSettings
 from .summary import SummaryPanel
+from ..widgets.file_dialogs import FileDialogs
 from ..widgets.layouts import group
 
 
 class CompareTab(QSplitter):
     """Four panels in resizable splitters; it remembers the splitters' positions."""
 
-    def __init__(self, findings: Findings | None = None, parent: QWidget | None = None) -> None:
-        """`findings`: the window's one answer per pair and kind of model, shared with the Sweep tab."""
+    def __init__(self, findings: Findings | None = None, parent: QWidget | None = None,
+                 dialogs: FileDialogs | None = None) -> None:
+        """`findings`: the window's one answer per pair and kind of model, shared with the Sweep tab; `dialogs`:
+        the window's, for the map's predicted lanes from a profile file."""
         super().__init__(Qt.Orientation.Vertical, parent)
         self.plot = LivePlot()
-        self.map = CrossoverMap(findings)
+        self.map = CrossoverMap(findings, dialogs=dialogs)
         self.summary = SummaryPanel()
         self.summary.findings = self.map.findings
         self.history = HistoryPanel()

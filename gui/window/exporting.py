@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ...core.config import ConfigError
+from ...core.files.predicted import AskedPrediction
 from ...core.files.run_files import ExportError, export_runs
 from ...core.results import RunResult
 from ..controller import RunController
@@ -20,9 +21,12 @@ class WindowExports:
     """Each export has a plain method (path in, problem sentence or "" out) and an ask_… that opens a dialog."""
 
     def __init__(self, parent: QWidget, controller: RunController, plot: LivePlot, dialogs: FileDialogs,
-                 say: Callable[..., None]) -> None:
-        """`say(text, error=False)` puts a sentence in the window's status bar."""
+                 say: Callable[..., None],
+                 predictions: Callable[[], Sequence[AskedPrediction]] = lambda: ()) -> None:
+        """`say(text, error=False)` puts a sentence in the window's status bar; `predictions()`: the window's
+        predicted lanes, which every report it writes lists apart from what it measured."""
         self.parent, self.controller, self.plot, self.dialogs, self.say = parent, controller, plot, dialogs, say
+        self.predictions = predictions
 
     def export_timings(self, path: str, runs: list[RunResult] | None = None) -> str:
         """Write every run since launch (or `runs`); returns "" on success, else why not."""
@@ -59,7 +63,7 @@ class WindowExports:
             files = sources(Path(path))
             from ...core.report.html import write_report  # Jinja2 and the report's words: loaded when first asked
 
-            write_report(files, path)
+            write_report(files, path, predictions=self.predictions())
         except (ExportError, ConfigError, OSError) as exc:
             return str(exc)
         self.say(f"Wrote the report to {path} (from {', '.join(f.name for f in files)}, beside it).")

@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         # One answer per pair of lanes and kind of model, from every completed point measured since the window
         # opened: the map, the summary's headline of a ramp and the Sweep tab all say it (core/files/findings.py).
         self.findings = Findings()
-        self.compare = CompareTab(self.findings)
+        self.compare = CompareTab(self.findings, dialogs=self.dialogs)
         self.sweep = SweepTab(lambda: self.controller.pool, self.side.lanes_panel.selected_specs,
                               lambda: self.desk.config or RunConfig(),
                               lambda: self.desk.lanes_busy(Holder.SWEEP),
@@ -103,7 +103,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status, 1)
         self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.status,
                             lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
-        self.exports = WindowExports(self, self.controller, self.compare.plot, self.dialogs, self.say)
+        self.exports = WindowExports(self, self.controller, self.compare.plot, self.dialogs, self.say,
+                                     predictions=self.compare.map.asked_predictions)
         self.compare.summary.prices = self.controller.prices = self.side.lanes_panel.prices.values  # cost per sample, recorded
         self.side.lanes_panel.prices.changed.connect(self.compare.summary.refresh)
         self.side.start_button.setToolTip(self.actions.start.toolTip())
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.side.lanes_panel.set_options(self.controller.options, searching=True)
         self._restore_state()
+        self.compare.map.set_model(self.desk.config)
         self.desk.update_controls()
         self.busy_label = QLabel("")  # while a run goes: other work on this machine's cores, when there is some
         self.busy_label.setObjectName("busyLabel")
@@ -198,6 +200,8 @@ class MainWindow(QMainWindow):
         c.live_changed.connect(self.compare.plot.refresh)
         c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
         self.side.model_panel.input_adjusted.connect(self._on_model_panel_input_adjusted)
+        self.side.model_panel.config_changed.connect(self.compare.map.set_model)  # predicted lanes follow the model
+        self.compare.map.predicted.said.connect(lambda text, problem: self.say(text, error=problem))
         self.side.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
         self.side.lanes_panel.remote_changed.connect(c.set_remote)
         self.compare.history.export_requested.connect(self.exports.ask_export_run)

@@ -1,0 +1,102 @@
+"""Predicted lanes in the window (issue 47): a device profile's lane, a shipped one by name or a profile file from a
+dialog, drawn on the crossover map as a dashed line labelled "predicted from <profile>" for the window's model at
+the map's widths, never a point of the map nor part of its verdict; an extrapolation dotted and said; the window's
+report lists it with its profile and interval; removing it removes it from the map and the report."""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from helpers import answer_next_dialog, two_lane_result
+from PySide6.QtCore import Qt
+
+from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.files.profile import find_profile
+
+PROFILE = "h200-2026-11-30"
+LABEL = f"jax:gpu0, predicted from {PROFILE}"
+MODEL = RunConfig(ModelSpec((256,)), TrainSpec(batch_size=64, data="synthetic", samples=4096))
+
+
+def _items(window, name: str, style: Qt.PenStyle | None = None) -> list:
+    """The map's data items of that name (drawn with a pen of that style, if given)."""
+    found = [i for i in window.compare.map.plot.listDataItems() if i.name() == name]
+    if style is None:
+        return found
+    return [i for i in found if i.opts["pen"] is not None and i.opts["pen"].style() == style]
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"<[^>]+>", " ", text).replace("&nbsp;", " ")
+
+
+def _report(window, path) -> str:
+    assert window.exports.export_report(str(path), window.report_sources) == ""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")))
+
+
+def test_a_shipped_profiles_lane_is_drawn_dashed_reported_apart_and_removed(make_window, tmp_path):
+    window = make_window()
+    window.side.model_panel.set_config(MODEL)
+    run = two_lane_result("measured", 256, 2.0, 1.0, MODEL, lanes=("cpu", "cpu1"))
+    window.compare.add_saved_runs([run, two_lane_result("measured2", 64, 0.5, 0.9, dataclasses.replace(
+        MODEL, model=ModelSpec((64,))), lanes=("cpu", "cpu1"))])
+    window.compare.history.run_chosen.emit(run)  # the run a report of the Compare tab reports
+    m = window.compare.map
+    verdicts = [v for _, v in m.verdicts()]
+    measured = sum(len(i.xData) for i in m.plot.listDataItems() if i.name() is None and i.xData is not None)
+
+    assert m.predicted.add_named(PROFILE, "jax:gpu0") == ""
+    dashed = _items(window, LABEL, Qt.PenStyle.DashLine)
+    assert dashed, [i.name() for i in m.plot.listDataItems()]
+    xs = sorted({x for i in dashed for x in i.xData})
+    assert 64 in xs and 256 in xs and 16 in xs and 1024 in xs  # at the map's widths (the axis is width)
+    assert LABEL in _plain(m.key.text()) and "95% interval" in m.key.toolTip() and "NVIDIA H200" in m.key.toolTip()
+    assert "predicted from h200-2026-11-30, not measured" in m.description.text()
+    # Never mixed with the measured: the same verdicts, the same measured points, no finding from a prediction.
+    assert [v for _, v in m.verdicts()] == verdicts
+    assert sum(len(i.xData) for i in m.plot.listDataItems() if i.name() is None and i.xData is not None) == measured
+    assert {a.verdict.lanes for a in window.findings.answers()} <= {("cpu", "cpu1"), ("cpu1", "cpu")}
+    assert m.predicted.add_named(PROFILE, "jax:gpu0").endswith("on the map already.")
+    assert m.predicted.add_named(PROFILE, "gpu7").startswith(f"{PROFILE} has no lane 'gpu7'")
+    assert m.predicted.add_named("nonesuch", "gpu0").startswith("no profile 'nonesuch'")
+    assert "No profile 'nonesuch'" in window.status.message()
+
+    report = _report(window, tmp_path / "r.html")
+    predictions = report[report.index("Predictions"):]
+    assert LABEL in predictions and "NVIDIA H200" in predictions and "measured 2026-11-30" in predictions
+    assert re.search(r"784-256-10, batch 64: [\d.]+ ms per step \(95%: [\d.]+–[\d.]+ ms\)", predictions), predictions
+    assert "predicted" not in report[:report.index("Predictions")].split("Settings")[0].split("The question")[1]
+
+    # A model outside what the profile measured: dotted, said as an extrapolation in the key.
+    window.side.model_panel.set_config(dataclasses.replace(MODEL, train=dataclasses.replace(MODEL.train,
+                                                                                            batch_size=2048)))
+    assert _items(window, f"{LABEL} (extrapolated)", Qt.PenStyle.DotLine)
+    assert not _items(window, LABEL, Qt.PenStyle.DashLine)
+    assert "extrapolated (no interval)" in _plain(m.key.text())
+
+    assert m.predicted.remove(LABEL)
+    assert not _items(window, LABEL) and not _items(window, f"{LABEL} (extrapolated)")
+    assert "predicted" not in _plain(m.key.text()) and "not measured" not in m.description.text()
+    assert "Predictions" not in _report(window, tmp_path / "after.html")
+
+
+def test_a_profile_file_from_the_dialog_starts_in_the_last_folder_and_adds_its_lane(make_window, tmp_path):
+    window = make_window()
+    window.side.model_panel.set_config(RunConfig(ModelSpec((128, 128)), TrainSpec(batch_size=128)))  # as measured
+    shipped = find_profile("cpu-2026-12-03")
+    one_lane = dataclasses.replace(shipped, name="lab-cpu", lanes=shipped.lanes[:1])
+    path = one_lane.write(tmp_path / "lab-cpu.json")
+    seen: list[str] = []
+    answer_next_dialog(window.dialogs, str(path), seen)
+    window.compare.map.predicted_button.ask_file()
+    label = f"{one_lane.lanes[0].lane}, predicted from lab-cpu"
+    assert _items(window, label, Qt.PenStyle.DashLine)
+    assert window.dialogs.folder() == str(tmp_path)  # the next dialog starts here
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text('{"format": "crossover-profile/9"}')
+    answer_next_dialog(window.dialogs, str(damaged), seen)
+    window.compare.map.predicted_button.ask_file()
+    assert seen[-1] == str(tmp_path.resolve())
+    assert "is not a Crossover device profile" in window.status.message()
+    assert [lane.lane for lane in window.compare.map.predicted.lanes] == [one_lane.lanes[0].lane]
