@@ -131,9 +131,14 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
         span = arrivals_span = 0.0
     median = float(np.median(latencies)) if n else math.nan
     low, high = block_interval(latencies)
+    ended = summary.load_ended if summary is not None else ""
+    # A lane that says it was done answered its whole schedule: what it answered is what the schedule held. The
+    # settings alone would say otherwise for a file of an older default schedule (1,000 requests at any rate), and
+    # for a file whose damaged rows were dropped on reading (core/files/run_files.py): neither fell behind.
+    scheduled = n if ended == "done" and n else train.load_requests
     return LoadPoint(
         lane=lane, rate=float(train.arrival_rate or 0.0), arrivals=train.arrivals, max_batch=train.max_batch,
-        batch_size=train.batch_size, scheduled=train.load_requests, answered=n, span_s=span,
+        batch_size=train.batch_size, scheduled=scheduled, answered=n, span_s=span,
         arrivals_s=arrivals_span, median_ms=median,
         p90_ms=tails.tail_or_nan(90, tails.early_stopping(90, latencies), n),
         p99_ms=tails.tail_or_nan(99, tails.early_stopping(99, latencies), n),
@@ -143,7 +148,7 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
         waited=sum(r.queued for r in calls) / n if n else math.nan,
         max_backlog=max((r.backlog for r in calls), default=0),
         busy=sum(r.ms for r in calls) / 1000.0 / span if span > 0 else math.nan,
-        ended=summary.load_ended if summary is not None else "",
+        ended=ended,
         status=summary.status if summary is not None else "")
 
 
