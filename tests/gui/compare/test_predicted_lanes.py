@@ -100,3 +100,21 @@ def test_a_profile_file_from_the_dialog_starts_in_the_last_folder_and_adds_its_l
     assert seen[-1] == str(tmp_path.resolve())
     assert "is not a Crossover device profile" in window.status.message()
     assert [lane.lane for lane in window.compare.map.predicted.lanes] == [one_lane.lanes[0].lane]
+
+
+def test_the_menu_lists_the_shipped_profiles_lanes_and_removes_what_it_added(make_window):
+    window = make_window()
+    window.side.model_panel.set_config(MODEL)
+    button = window.compare.map.predicted_button
+    menu = button.menu()
+    menu.aboutToShow.emit()
+    profiles = {a.text(): a.menu() for a in menu.actions() if a.menu() is not None}
+    assert set(profiles) == {"cpu-2026-12-03", PROFILE}
+    lanes = {a.text(): a for a in profiles[PROFILE].actions()}
+    assert set(lanes) == {"jax:cpu", "jax:gpu0"}  # each lane once, whatever settings it was measured with
+    lanes["jax:gpu0"].trigger()
+    assert _items(window, LABEL, Qt.PenStyle.DashLine)
+    menu.aboutToShow.emit()
+    (remove,) = [a for a in menu.actions() if a.text() == LABEL]
+    remove.trigger()
+    assert not _items(window, LABEL) and not window.compare.map.predicted.lanes
