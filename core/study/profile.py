@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config import ConfigError
+from .sweep import THREE_RECHECKS_FROM, TWO_RECHECKS_FROM
 
 POINT_SECONDS = 2.0  # steady time per point at most: a profile is many points, each needs a few dozen batches
 STEADY_STEPS = 40
@@ -73,10 +74,11 @@ def plan_named(families: str | None, quick: bool) -> tuple[ProfileSweep, ...]:
 
 def expected_seconds(plan: tuple[ProfileSweep, ...], lanes: int, backends: dict[str, int]) -> float:
     """About how long the plan takes on `lanes` lanes: per point and lane its warm-up and its steady time, the
-    sweeps' rechecks (two points again from six points up), and each sweep's start."""
+    sweeps' rechecks, and each sweep's start."""
     warm = sum(WARMUP_S.get(b, 2.5) * n for b, n in backends.items()) / max(sum(backends.values()), 1)
     total = 0.0
     for s in plan:
-        points = s.points + (2 if s.points >= 6 else 1 if s.points > 1 else 0)
+        points = s.points + (3 if s.points >= THREE_RECHECKS_FROM else 2 if s.points >= TWO_RECHECKS_FROM
+                             else 1 if s.points > 1 else 0)  # as core/study/sweep.py rechecks()
         total += START_S + points * lanes * (warm + POINT_SECONDS)
     return total
