@@ -16,8 +16,10 @@ import datetime as _dt
 import math
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Sequence
 
+from . import run as cli_run, sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args, say
 from ..analysis.prediction import Prediction, crossing, predict
 from ..config import ConfigError, LaneSpec, RunConfig, parse_lanes
@@ -128,10 +130,15 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return code if code != EXIT_OK else written
 
 
-def _run_sweep(part: ProfileSweep, args: argparse.Namespace, csv: str) -> int:
-    from .main import build_parser  # the sweep command, as a user types it
+def command_args(command: ModuleType, argv: list[str]) -> argparse.Namespace:
+    """`argv` parsed by one command's own parser (core/cli/sweep.py, run.py): the command as a user types it."""
+    parser = argparse.ArgumentParser(prog=PROG)
+    command.add_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(argv)
 
-    sweep_args = build_parser().parse_args(part.argv(args.lanes, csv) + ["--watchdog-s", f"{args.watchdog_s:g}"])
+
+def _run_sweep(part: ProfileSweep, args: argparse.Namespace, csv: str) -> int:
+    sweep_args = command_args(cli_sweep, part.argv(args.lanes, csv) + ["--watchdog-s", f"{args.watchdog_s:g}"])
     try:
         return int(sweep_args.func(sweep_args))
     except ConfigError as exc:
@@ -292,11 +299,9 @@ def _measure(config: RunConfig, predictions: Sequence[tuple[DeviceProfile, Profi
         return _offer_measure(predictions, here)
     csv = args.csv or str(autosave_dir() / "predict" / f"measured-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.csv")
     Path(csv).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    from .main import build_parser  # the run command, as a user types it
-
     argv = ["run", "--lanes", ",".join(lanes), "--time-limit", f"{MEASURE_S:g}", "--csv", csv] + _model_argv(args)
     say(f"measuring here: {' '.join(argv)}")
-    run_args = build_parser().parse_args(argv)
+    run_args = command_args(cli_run, argv)
     code = int(run_args.func(run_args))
     rows, _ = read_sweep_rows(csv) if Path(csv).expanduser().exists() else ([], None)
     medians = {r.lane: r.median_ms for r in rows}
