@@ -21,9 +21,10 @@ from typing import Sequence
 
 from . import run as cli_run, sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args, say
-from ..analysis.prediction import Prediction, crossing, predict
+from ..analysis.prediction import Prediction, crossing
 from ..config import ConfigError, LaneSpec, RunConfig, parse_lanes
 from ..engine.devices import host_info
+from ..files.predicted import predict_config, speed_settings
 from ..files.profile import DeviceProfile, ProfileLane, find_profile, profile_from_files, shipped_profiles
 from ..files.sweeps import read_sweep_rows
 from ..machine import HostInfo
@@ -196,7 +197,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         for lane in profile.lanes:
             if wanted is None or lane.lane in wanted:
                 if not any(p is profile and x.lane == lane.lane for p, x in chosen):
-                    fitting = profile.lane(lane.lane, _settings(config))
+                    fitting = profile.lane(lane.lane, speed_settings(config))
                     chosen.append((profile, fitting or lane))
     if not chosen:
         raise ConfigError(f"--lanes {args.lanes}: none of the profiles has such a lane")
@@ -214,21 +215,6 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 def parse_lane_names(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
-
-
-def _settings(config: RunConfig) -> dict[str, str]:
-    train = config.train
-    return {"feeding": train.feeding, "mixed_precision": "on" if train.mixed_precision else "off",
-            "steps_per_execution": str(train.steps_per_execution or 1)}
-
-
-def predict_config(config: RunConfig, lane: ProfileLane) -> Prediction:
-    """The prediction for `config` on the profile lane: its kind, depth, batch size and FLOPs per sample."""
-    model = config.model
-    forward = config.train.task == "predict"
-    per_sample = model.flops_per_batch(1, forward=forward)
-    layers = len(model.widths) if model.widths else (model.figures.layers if model.figures else 1)
-    return predict(lane.lines, model.kind, config.train.task, config.train.batch_size, per_sample, layers)
 
 
 def _predict_along(config: RunConfig, widths: Sequence[int], layers: int | None,
