@@ -152,14 +152,26 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
                     measured = [c for c in analyze_points([x[0].point() for x, _ in got] + [y[0].point() for _, y in got]).crossovers
                                 if set(c.lanes) == {a, b}]
                     m = measured[0] if measured else None
-                    inside = bool(m and predicted and m.width_lo <= predicted.width <= m.width_hi)
+                    # A predicted change is clear where the intervals lie apart on both sides of it; else the
+                    # predictions cannot tell the lanes apart there, as the rule says "no change" of a tie.
+                    clear = predicted is not None and predicted.clear_below and predicted.clear_above
+                    if m is not None and predicted is not None:
+                        verdict = "inside" if m.width_lo <= predicted.width <= m.width_hi else \
+                            "overlaps" if predicted.tie_from <= m.width_hi and m.width_lo <= predicted.tie_to else "MISS"
+                    else:
+                        verdict = "agree: no clear change" if m is None and not clear else "MISS"
                     crossings.append({"sweep": stem, "batch": batch, "lanes": [a, b],
-                                      "predicted": predicted.width if predicted else None,
-                                      "measured": [m.width_lo, m.width_hi] if m else None, "inside": inside})
-                    lines.append(f"{stem} b{batch} {a} vs {b}: predicted "
-                                 f"{f'{predicted.width:.3g}' if predicted else 'no change'}, measured "
-                                 f"{f'{m.width_lo:.3g}–{m.width_hi:.3g}' if m else 'no change'}: "
-                                 f"{'inside' if inside else 'agree: no change' if not m and not predicted else 'MISS'}")
+                                      "predicted": predicted.width if predicted else None, "clear": clear,
+                                      "predicted_range": [predicted.tie_from, predicted.tie_to] if predicted else None,
+                                      "measured": [m.width_lo, m.width_hi] if m else None, "verdict": verdict})
+                    said = (f"{predicted.width:.3g} (cannot tell apart {predicted.tie_from:g}–{predicted.tie_to:g}"
+                            f"{'' if clear else ', no clear change'})" if predicted else "no change")
+                    lines.append(f"{stem} b{batch} {a} vs {b}: predicted {said}, measured "
+                                 f"{f'{m.width_lo:.3g}–{m.width_hi:.3g}' if m else 'no change'}: {verdict}")
+    verdicts = [c["verdict"] for c in crossings]
+    lines.append(f"crossings: {verdicts.count('inside')} predicted inside the measured range, "
+                 f"{verdicts.count('overlaps')} overlapping it, {verdicts.count('agree: no clear change')} agreeing "
+                 f"that there is no clear change, {verdicts.count('MISS')} misses, of {len(verdicts)} pairs")
     return lines, {"profile": profile.name, "summary": table, "points": errors, "crossings": crossings}
 
 
