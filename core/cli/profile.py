@@ -115,19 +115,25 @@ def cmd_profile(args: argparse.Namespace) -> int:
                 f"{fmt_duration(left)} left")
             code = _run_sweep(part, args, str(csv))
             left -= expected_seconds((part,), len(lanes), backends)
-            if csv.exists():
+            if _measured_any(csv):  # a sweep stopped before its first point leaves a header alone
                 done.append(str(csv))
             if code >= EXIT_STOPPED:
                 break
-        if code >= EXIT_STOPPED or between.cancel.is_set():
-            say(f"profile: stopped after {len(done)} of {len(plan)} sweeps; the profile is made of what they "
-                "measured" if done else "profile: stopped before any sweep was measured")
+        if done and (code >= EXIT_STOPPED or between.cancel.is_set()):
+            say(f"profile: stopped with {len(done)} of {len(plan)} sweeps measured; the profile is made of what they "
+                "measured, where it makes a line")
     if not done:
         say("profile: nothing was measured, so no profile was written")
         return code or EXIT_FAILED
     command = f"{PROG} profile --lanes {args.lanes} -o {out}" + (f" --families {args.families}" if args.families
                                                                   else "") + (" --quick" if args.quick else "")
-    written = _write_profile(done, name, command, out)
+    try:
+        written = _write_profile(done, name, command, out)
+    except ConfigError as exc:
+        if code == EXIT_OK:
+            raise
+        say(f"profile: no profile was written ({exc}); the sweeps' files stay in {folder}/")
+        return code
     return code if code != EXIT_OK else written
 
 
@@ -136,6 +142,15 @@ def command_args(command: ModuleType, argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=PROG)
     command.add_parser(parser.add_subparsers(dest="command"))
     return parser.parse_args(argv)
+
+
+def _measured_any(csv: Path) -> bool:
+    """Whether a sweep's CSV holds a point (a row below its header)."""
+    try:
+        with csv.open(encoding="utf-8") as fh:
+            return sum(1 for _ in zip(range(2), fh)) > 1
+    except OSError:
+        return False
 
 
 def _run_sweep(part: ProfileSweep, args: argparse.Namespace, csv: str) -> int:
