@@ -1,10 +1,9 @@
 """Per-lane cost models: ms per step = a fixed cost + FLOPs / throughput, fitted robustly, and where two lines meet."""
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -52,24 +51,36 @@ def _constrained_wls(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _robust_start(x: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """Least-median-of-squares over lines through pairs: a start no single outlier can drag."""
+    """Least-median-of-squares over lines through pairs: a start no single outlier can drag. Every pair's line at
+    once (the 2×2 systems by Cramer's rule, the medians along rows): a bootstrap of a sweep fits 400 lines."""
     n = len(f)
-    pairs: Any = itertools.combinations(range(n), 2)
     if n > _MAX_START_POINTS:
         rng = np.random.default_rng(0)
-        pairs = (tuple(rng.choice(n, 2, replace=False)) for _ in range(2000))
-    best, best_score = _constrained_wls(x, np.ones(n)), math.inf
-    for i, j in pairs:
-        if f[i] == f[j]:
-            continue
-        c = np.linalg.solve(x[[i, j]], np.ones(2))
-        if not c[1] > 0:
-            continue
-        c[0] = max(c[0], 0.0)
-        score = float(np.median(np.abs(1.0 - x @ c)))
-        if score < best_score:
-            best, best_score = c, score
-    return best
+        i, j = np.array([rng.choice(n, 2, replace=False) for _ in range(2000)]).T
+    else:
+        i, j = np.triu_indices(n, 1)  # in itertools.combinations' order, so ties go to the same (first) pair
+    best = _constrained_wls(x, np.ones(n))
+    use = f[i] != f[j]
+    i, j = i[use], j[use]
+    (a_i, b_i), (a_j, b_j) = x[i].T, x[j].T
+    det = a_i * b_j - a_j * b_i
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.column_stack([(b_j - b_i) / det, (a_i - a_j) / det])
+    c = c[c[:, 1] > 0]
+    if not len(c):
+        return best
+    c[:, 0] = np.maximum(c[:, 0], 0.0)
+    scores = np.median(np.abs(1.0 - c @ x.T), axis=1)
+    scores[~np.isfinite(scores)] = np.inf
+    k = int(np.argmin(scores))
+    return c[k].copy() if np.isfinite(scores[k]) else best
+
+
+def _median(values: np.ndarray) -> float:
+    """np.median of a short 1-D array, without its wrappers' cost (called for every step of every fit)."""
+    s = np.sort(values)
+    m = len(s) // 2
+    return float(s[m]) if len(s) % 2 else float((s[m - 1] + s[m]) / 2)
 
 
 def fit_cost_model(flops: Sequence[float], ms: Sequence[float]) -> CostFit | None:
@@ -92,13 +103,14 @@ def fit_cost_model(flops: Sequence[float], ms: Sequence[float]) -> CostFit | Non
         c = _robust_start(x, f)
     for _ in range(100 if len(f) >= _MIN_POINTS_TO_REJECT else 0):
         r = 1.0 - x @ c
-        s = max(1.4826 * float(np.median(np.abs(r))), _MIN_REL_SCALE)
+        s = max(1.4826 * _median(np.abs(r)), _MIN_REL_SCALE)
         u = r / (_BISQUARE_C * s)
         w = np.where(np.abs(u) < 1.0, (1.0 - u ** 2) ** 2, 0.0)
-        if np.unique(f[w > 0]).size < 2:
+        kept = f[w > 0]
+        if kept.size < 2 or kept.min() == kept.max():  # fewer than 2 distinct FLOP counts keep weight
             break
         new = _constrained_wls(x, w)
-        done = np.allclose(new, c, rtol=1e-12, atol=1e-15)
+        done = bool(np.all(np.abs(new - c) <= 1e-15 + 1e-12 * np.abs(c)))  # np.allclose's test, without its cost
         c = new
         if done:
             break
