@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (QAbstractScrollArea, QAbstractSlider, QAbstractSp
                                QScrollBar, QWidget)
 
 GUARDED = (QAbstractSpinBox, QComboBox, QAbstractSlider)
+WATCHED = frozenset((QEvent.Type.Polish, QEvent.Type.Wheel))
 
 
 class WheelGuard(QObject):
@@ -15,6 +16,8 @@ class WheelGuard(QObject):
     15,000, silently)."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() not in WATCHED:  # every event of the application passes here: the cheapest test first
+            return False
         if not isinstance(watched, GUARDED) or isinstance(watched, QScrollBar):  # a scroll bar is for the wheel
             return False
         widget: QWidget = watched
