@@ -34,12 +34,15 @@ def _tally(cal, machine, lead, sweeps, seed, paths=("sweep", "window", "analyze-
     return tallies
 
 
-def test_equal_lanes_on_a_shared_machine_rarely_get_a_lead_in_any_view(calibration):
+# 60 sweeps in the fast set, 150 in `make test`'s second set (marked `thorough`); the bound is the same: 5% by
+# design, and 60 sweeps at a true 5% exceed 12% with a chance of 1% (150 exceed 10% with a chance of 0.4%).
+@pytest.mark.parametrize("sweeps, most", [pytest.param(60, 0.12, id="sample"),
+                                          pytest.param(150, 0.10, id="thorough", marks=pytest.mark.thorough)])
+def test_equal_lanes_on_a_shared_machine_rarely_get_a_lead_in_any_view(calibration, sweeps, most):
     shared = next(m for m in calibration.MACHINES if m.name == "shared")
-    tallies = _tally(calibration, shared, 1.0, 150, 11, ("sweep", "no-recheck", "window", "analyze-1"))
+    tallies = _tally(calibration, shared, 1.0, sweeps, 11, ("sweep", "no-recheck", "window", "analyze-1"))
     for path, t in tallies.items():
-        # 5% by design; 150 sweeps at a true 5% exceed 10% with a chance under 1%.
-        assert t.share(t.lead) <= 0.10, (path, t)
+        assert t.share(t.lead) <= most, (path, t)
         assert t.share(t.crossing) <= 0.03, (path, t)
     # The views judge one sweep alike: the same rows, the same answer.
     assert len({(t.lead, t.crossing) for path, t in tallies.items() if path != "no-recheck"}) == 1

@@ -18,7 +18,9 @@ from helpers import ROOT, cli_in_process
 SOURCE = ROOT / "docs" / "results" / "cpu-2026-12-03"
 WRONG = [None, "", "x", -1, 0, float("inf"), float("nan"), [], {}, [[[[]]]], 10**400, True, {"@": "RunJob"}]
 CELLS = ["", "nan", "inf", "-inf", "1e400", "1e-320", "-1", "x", "0", "999999999999999999999999"]
-CASES = 80  # per file: the whole module takes about 20 s
+# Cases per file: a seeded sample in the fast set, the whole count in `make test`'s second set (marked `thorough`),
+# the sample's cases first among them.
+CASES = [pytest.param(16, id="sample"), pytest.param(80, id="thorough", marks=pytest.mark.thorough)]
 
 
 def json_paths(node, prefix=()):
@@ -47,12 +49,13 @@ def read_back(capsys, folder: Path, csv_name: str) -> list[tuple[str, int, str]]
     return out
 
 
+@pytest.mark.parametrize("cases", CASES)
 @pytest.mark.parametrize("csv_name", ["seed-blog-small.csv", "sweep-batches.csv"], ids=["run", "sweep"])
-def test_damaged_sidecars_give_exit_2_and_a_sentence(tmp_path, capsys, csv_name):
+def test_damaged_sidecars_give_exit_2_and_a_sentence(tmp_path, capsys, csv_name, cases):
     meta = json.loads((SOURCE / csv_name.replace(".csv", ".json")).read_text(encoding="utf-8"))
     paths = list(json_paths(meta))
     rng = random.Random(csv_name)
-    for case in range(CASES):
+    for case in range(cases):
         damaged = json.loads(json.dumps(meta))
         for _ in range(rng.randint(1, 3)):
             try:
@@ -68,12 +71,13 @@ def test_damaged_sidecars_give_exit_2_and_a_sentence(tmp_path, capsys, csv_name)
             assert code == 0 or err.startswith("error: ") or "\nerror: " in err, (case, command, err[-800:])
 
 
-def test_damaged_cells_of_a_sweep_csv_give_exit_0_or_2_never_a_traceback(tmp_path, capsys):
+@pytest.mark.parametrize("cases", CASES)
+def test_damaged_cells_of_a_sweep_csv_give_exit_0_or_2_never_a_traceback(tmp_path, capsys, cases):
     with open(SOURCE / "sweep.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     header, body = rows[0], rows[1:]
     rng = random.Random("cells")
-    for case in range(CASES):
+    for case in range(cases):
         damaged = [list(row) for row in body]
         for _ in range(rng.randint(1, 4)):
             damaged[rng.randrange(len(damaged))][rng.randrange(len(header))] = rng.choice(CELLS)
