@@ -117,6 +117,7 @@ def test_about_names_versions_devices_and_folders(make_window):
         assert expected.lower() in text.lower()
 
 
+@pytest.mark.lanes  # a Python process of its own: a test of realness
 def test_the_gui_process_never_imports_a_framework():
     code = ("import sys; from PySide6.QtWidgets import QApplication; app = QApplication([]); "
             "import crossover_lab.gui.window.main_window, crossover_lab.gui.app; "
@@ -126,6 +127,7 @@ def test_the_gui_process_never_imports_a_framework():
     assert out.stdout.strip() == "[]", out.stderr
 
 
+@pytest.mark.lanes  # a Python process of its own: a test of realness
 def test_no_display_gives_a_sentence_not_an_abort():
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     r = subprocess.run([sys.executable, str(MAIN)], capture_output=True, text=True, env=env, timeout=60)

@@ -80,6 +80,7 @@ def test_analyze_rejects_a_non_sweep_csv(tmp_path, capsys):
     assert r.returncode == 2 and "is not a sweep CSV" in r.stderr
 
 
+@pytest.mark.lanes  # a Python process of its own: a test of realness
 def test_core_never_imports_qt_and_cli_never_imports_a_framework():
     code = ("import sys, crossover_lab.core.cli.main, crossover_lab.core.study.sweep, crossover_lab.core.engine.pool, crossover_lab.core.engine.devices, crossover_lab.core.files.run_files, crossover_lab.core.engine.lanes;"
             "bad = [m for m in sys.modules if m.split('.')[0] in "

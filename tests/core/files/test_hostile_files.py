@@ -210,6 +210,7 @@ def test_appended_pieces_that_splitlines_cut_at_u2028_are_joined_back(tmp_path):
     assert (tmp_path / "s.csv").read_bytes().decode("utf-8") == text
 
 
+@pytest.mark.lanes  # a Python process of its own: a test of realness
 def test_a_stale_lock_left_by_kill_9_is_taken_over_with_a_note(tmp_path):
     """A process killed with kill -9 while it holds a claim leaves its lock file (the kernel drops the lock, not
     the file): the next claim takes it over, says whose it was, and writes its own pid in it."""

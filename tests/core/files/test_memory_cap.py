@@ -58,6 +58,7 @@ def bomb(path: Path, rows: int, stored_rows: int) -> Path:
     return path
 
 
+@pytest.mark.lanes  # a Python process of its own: a test of realness
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS as Linux counts it")
 def test_bombs_are_refused_before_any_lane_under_a_memory_cap(tmp_path):
     big = bomb(tmp_path / "big.npz", 400_000_000, 20)  # declares 314 GB, holds 16 kB

@@ -90,6 +90,7 @@ class Unregistered:
     x: int
 
 
+@pytest.mark.lanes  # a Python process of its own: a test of realness
 def test_the_worker_refuses_an_app_of_another_version():
     proc = subprocess.Popen([PY, "-m", "crossover_lab.core.engine.remote.worker"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
