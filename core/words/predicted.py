@@ -6,8 +6,9 @@ from typing import Sequence
 
 from ..analysis.prediction import Prediction
 from ..files.predicted import PredictedLane, PredictedPoint
+from ..machine import HostInfo
 from .numbers import fmt_flops, fmt_num
-from .profile import outside_words, unit
+from .profile import outside_words, unit, version_notes
 
 PREDICTED_TIP = ("Dashed lines are predicted from a device profile (a machine measured elsewhere), never measured "
                  "here: they are not points of the map, and take no part in its crossings or its verdict. The light "
@@ -20,13 +21,23 @@ def predicted_label(lane: PredictedLane) -> str:
     return f"{lane.lane}, predicted from {lane.profile.name}"
 
 
-def predicted_note(lanes: Sequence[PredictedLane], extrapolated: bool) -> str:
-    """The map's sentence under its verdict while predicted lanes are drawn."""
+def predicted_note(lanes: Sequence[PredictedLane], extrapolated: bool, here: HostInfo | None = None) -> str:
+    """The map's sentence under its verdict while predicted lanes are drawn; with `here` (this machine), each
+    profile measured with other versions of Keras or a lane's backend says so."""
     if not lanes:
         return ""
     names = ", ".join(dict.fromkeys(x.profile.name for x in lanes))
     return (f"Dashed: predicted from {names}, not measured; the verdict is the measured lanes' alone."
-            + (" Dotted: an extrapolation, without an interval." if extrapolated else ""))
+            + (" Dotted: an extrapolation, without an interval." if extrapolated else "")
+            + "".join(f" {note}." for note in lanes_version_notes(lanes, here)))  # a profile's name, as written
+
+
+def lanes_version_notes(lanes: Sequence[PredictedLane], here: HostInfo | None) -> list[str]:
+    """version_notes of each profile drawn, once each ([] without this machine's host info)."""
+    if here is None:
+        return []
+    profiles = list({id(x.profile): x.profile for x in lanes}.values())
+    return list(dict.fromkeys(note for profile in profiles for note in version_notes(profile, here)))
 
 
 def interval_cell(p: Prediction) -> str:
@@ -46,9 +57,10 @@ def point_cells(point: PredictedPoint, task: str) -> tuple[str, str, str, str]:
     return (f"{point.width:,}", f"{fmt_flops(point.flops_per_batch)} per {unit(task)}", ms, interval_cell(p))
 
 
-def added_words(lane: PredictedLane) -> str:
+def added_words(lane: PredictedLane, here: HostInfo | None = None) -> str:
+    notes = "".join(f" {note}." for note in lanes_version_notes([lane], here))
     return (f"Added {predicted_label(lane)} to the crossover map: dashed, for the window's model, apart from what "
-            "was measured.")
+            f"was measured.{notes}")
 
 
 def no_lane_words(profile_name: str, lane: str, lanes: Sequence[str]) -> str:

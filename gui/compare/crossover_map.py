@@ -265,7 +265,8 @@ class CrossoverMap(QWidget):
             key, whole = self._predicted_key(key, whole, curves, colors)
         self.key.setText(key)
         self.key.setToolTip(whole)
-        note = predicted_note([c.lane for c in curves], any(c.extrapolated for c in curves))
+        note = predicted_note([c.lane for c in curves], any(c.extrapolated for c in curves),
+                              self.predicted.here() if curves else None)
         self.description.setText(self._describe(shown, found, drawn) + (f" {note}" if note else ""))
         self._frame(shown, [(float(p.width) if self._by_width else float(p.flops_per_batch), p.prediction.ms)
                             for c in curves for p in c.drawn])

@@ -17,6 +17,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QInputDialog, QMenu, QToolButton, QWidget
 
 from ...core.config import ConfigError, RunConfig
+from ...core.json_data import JsonValue
+from ...core.machine import HostInfo
 from ...core.files.predicted import AskedPrediction, PredictedLane, PredictedPoint, has_widths
 from ...core.files.profile import DeviceProfile, find_profile, read_profile, shipped_profiles
 from ...core.words.predicted import added_words, already_words, no_lane_words, predicted_label
@@ -70,6 +72,13 @@ class PredictedLanes(QObject):
         super().__init__(parent)
         self._lanes: list[PredictedLane] = []
         self.config: RunConfig | None = None
+        # This machine's host info (the window's, asked once per process), for a profile of other versions to say
+        # so; None: not said.
+        self.host: Callable[[], JsonValue] | None = None
+
+    def here(self) -> HostInfo | None:
+        """This machine, as the profiles' versions are compared with it."""
+        return HostInfo.from_json(self.host()) if self.host is not None else None
 
     @property
     def lanes(self) -> tuple[PredictedLane, ...]:
@@ -84,7 +93,7 @@ class PredictedLanes(QObject):
         if any(x.key == chosen.key for x in self._lanes):
             return self._problem(already_words(chosen))
         self._lanes.append(chosen)
-        self.said.emit(added_words(chosen), False)
+        self.said.emit(added_words(chosen, self.here()), False)
         self.changed.emit()
         return ""
 

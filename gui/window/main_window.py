@@ -28,7 +28,7 @@ from ...core.results import RunResult
 from .about import GUIDE_URL, show_about
 from .actions import Actions, build_actions
 from ..compare.tab import CompareTab
-from ..controller import DiscoverFn, RunController
+from ..controller import DiscoverFn, RunController, cached_host_info
 from .exporting import WindowExports
 from ..widgets.file_dialogs import FileDialogs
 from ..panels.lanes import machine_text
@@ -202,6 +202,7 @@ class MainWindow(QMainWindow):
         self.side.model_panel.input_adjusted.connect(self._on_model_panel_input_adjusted)
         self.side.model_panel.config_changed.connect(self.compare.map.set_model)  # predicted lanes follow the model
         self.compare.map.predicted.said.connect(lambda text, problem: self.say(text, error=problem))
+        self.compare.map.predicted.host = cached_host_info  # a profile of other versions says so
         self.side.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
         self.side.lanes_panel.remote_changed.connect(c.set_remote)
         self.compare.history.export_requested.connect(self.exports.ask_export_run)

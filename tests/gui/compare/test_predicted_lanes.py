@@ -118,3 +118,23 @@ def test_the_menu_lists_the_shipped_profiles_lanes_and_removes_what_it_added(mak
     (remove,) = [a for a in menu.actions() if a.text() == LABEL]
     remove.trigger()
     assert not _items(window, LABEL) and not window.compare.map.predicted.lanes
+
+
+def test_a_profile_of_other_versions_says_so_when_added_and_under_the_map(make_window):
+    """Another Keras or backend can move the fixed cost per step: the window says which, as `predict` does."""
+    window = make_window()
+    window.side.model_panel.set_config(MODEL)
+    m = window.compare.map
+    profile = find_profile(PROFILE)
+    said: list[str] = []
+    m.predicted.said.connect(lambda text, problem: said.append(text))
+    m.predicted.host = lambda: {"keras": "9.9.9", "backends": {"jax": "0.0.1"}}
+    assert m.predicted.add_named(PROFILE, "jax:gpu0") == ""
+    keras = f"{PROFILE} was measured with Keras {profile.host.keras}; this machine has 9.9.9."
+    jax = f"{PROFILE} was measured with jax {dict(profile.host.backends)['jax']}; this machine has 0.0.1."
+    assert keras in said[-1] and jax in said[-1], said
+    assert keras in m.description.text() and jax in m.description.text()
+    m.predicted.clear()
+    m.predicted.host = lambda: {"keras": profile.host.keras, "backends": dict(profile.host.backends)}
+    assert m.predicted.add_named(PROFILE, "jax:gpu0") == ""
+    assert "was measured with" not in said[-1] and "was measured with" not in m.description.text()
