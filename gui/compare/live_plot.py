@@ -10,13 +10,15 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGraphicsGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from ...core.words.numbers import local_time
+from ...core.words.numbers import fmt_count, local_time
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plot_export import export_plot
 from ..widgets.plots import plot_item
+from .live_predicted import PredictedLines, live_predictions, why_not_drawn
 from .plot_scale import StableRange
+from .predicted import PredictedLanes
 from .segment_marks import SegmentMarks
 from ..settings import AppSettings
 from ..theme.scheme import PlotTheme, SchemeColors
@@ -109,12 +111,19 @@ class LivePlot(QWidget):
         cast(QGraphicsGridLayout, item.layout).addItem(self.legend, 4, 1)
         item.legend = self.legend
         self.marks = SegmentMarks(self.plot)
+        self.predicted_lines = PredictedLines(self.plot)
+        self._predicted: PredictedLanes | None = None  # the crossover map's predicted lanes (set_predicted)
+        self.predicted_note = QLabel()  # under the plot while predicted lanes are chosen: what the dashes are
+        self.predicted_note.setWordWrap(True)
+        self.predicted_note.setObjectName("hintLabel")
+        self.predicted_note.hide()
         self.theme = PlotTheme(self.plot, self._restyle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addLayout(bar)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.predicted_note)
         self._live: LiveRun | None = None
         self._axes = X_AXES  # what x is: a training step, or (the predict task) one call
         self._items: dict[str, LaneItems] = {}
@@ -141,11 +150,18 @@ class LivePlot(QWidget):
         columns = 2 if len(entries) > 1 and needed(2) <= width - LEGEND_MARGIN_PX else 1
         self.legend.setColumnCount(columns)  # a no-op when it has that many
 
+    def set_predicted(self, lanes: PredictedLanes) -> None:
+        """Draw the crossover map's predicted lanes for the run shown, and follow them as they change."""
+        self._predicted = lanes
+        lanes.changed.connect(self._on_predicted_changed)
+        self._draw_predicted()
+
     def show_run(self, live: LiveRun) -> None:
         """Clear the plot for a new run; its lanes appear as they start."""
         self.plot.clear()
         self.legend.clear()
         self.marks.clear()
+        self.predicted_lines.clear()
         self._items = {}
         self._live = live
         self._range.reset()
@@ -164,6 +180,7 @@ class LivePlot(QWidget):
         # A run from the history says when it ran: the plot is not of the run in progress.
         self.title.setText(f"Run of {local_time(live.result.started_at)}: {run_title(live)}" if live.finished
                            else run_title(live))
+        self._draw_predicted(relegend=False)
         self.refresh()
 
     def refresh(self) -> None:
@@ -195,7 +212,8 @@ class LivePlot(QWidget):
         live = self._live
         series = live.series.values()
         log = self.log_y.isChecked()
-        if self._range.update_y([s.steady.ms.values for s in series], log) and (y := self._range.y) is not None:
+        if self._range.update_y([s.steady.ms.values for s in series], log, self.predicted_lines.values()) \
+                and (y := self._range.y) is not None:
             bottom, top = y
             view.setYRange(math.log10(bottom) if log else bottom, math.log10(top) if log else top, padding=0)
         if self.x_axis.currentData() == "batch":
@@ -241,6 +259,7 @@ class LivePlot(QWidget):
         for lane, items in self._items.items():
             self._pen_lane(lane, items, colors)
         self.marks.restyle(colors)
+        self._draw_predicted(colors=colors)
 
     def _draw(self, live: LiveRun, lane: str, items: LaneItems) -> None:
         x_kind = self.x_axis.currentData()
@@ -308,7 +327,47 @@ class LivePlot(QWidget):
     @Slot(bool)
     def _on_log_y_toggled(self, checked: bool) -> None:
         self.plot.setLogMode(y=checked)
+        self._draw_predicted()
         self._redraw_all()
+
+    # ------------------------------------------------------------------ predicted lanes
+
+    def _segments(self, live: LiveRun) -> int:
+        """How many models the run shown trains: a ramp's plan, or a model changed while it ran."""
+        labels = {seg.label for lane in live.lanes.values() for seg in lane.segments}
+        return max(len(live.plan), len(labels))
+
+    def _draw_predicted(self, relegend: bool = True, colors: SchemeColors | None = None) -> None:
+        """The predicted lines for the run shown (none before a run, for a ramp, or for a load), and the note."""
+        lanes = self._predicted.lanes if self._predicted is not None else ()
+        live = self._live
+        shown = live_predictions(lanes, live.result.config, self._segments(live)) if live and lanes else []
+        self.predicted_lines.draw(shown, self.log_y.isChecked(), colors or self.theme.colors)
+        names = ", ".join(dict.fromkeys(x.profile.name for x in lanes))
+        which = ", ".join(f"{x.lane} from {x.profile.name}" for x in lanes)
+        why = why_not_drawn(live.result.config, self._segments(live)) if live and lanes else ""
+        if not lanes:
+            note = ""
+        elif why:
+            note = f"No predicted line on this run: {why}."
+        elif live is None:
+            note = f"Predicted lanes from {names} are drawn on the run shown, dashed."
+        else:
+            refused = len(lanes) - len(shown)
+            note = (f"Dashed: predicted for this run's model ({which}), not measured; the light band is the 95% "
+                    "interval, a dotted line an extrapolation." + (
+                        f" {fmt_count(refused, 'predicted lane')} had no figure for this model."
+                        if refused else ""))
+        self.predicted_note.setText(note)
+        self.predicted_note.setVisible(bool(note))
+        self._range.reset()
+        if relegend and live is not None:  # before a run the legend has nothing to hold
+            self._relegend()
+            self._rescale()
+
+    @Slot()
+    def _on_predicted_changed(self) -> None:
+        self._draw_predicted()
 
     @Slot()
     def _on_view_range_changed_manually(self) -> None:

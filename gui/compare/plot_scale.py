@@ -9,7 +9,7 @@ run's planned length). Warm-up batches never count, so a slow first batch cannot
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -49,17 +49,19 @@ class StableRange:
     def reset(self) -> None:
         self.y = self.x = None
 
-    def update_y(self, steady_ms: Iterable[np.ndarray], log: bool) -> bool:
-        """Refit the y range to the steady state; True when it changed."""
+    def update_y(self, steady_ms: Iterable[np.ndarray], log: bool, also: Sequence[float] = ()) -> bool:
+        """Refit the y range to the steady state, and to `also` (a predicted lane's ms: each stays in view); True
+        when it changed."""
         lanes = [v[np.isfinite(v) & (v > 0)] for v in steady_ms]
         values = np.concatenate([v for v in lanes if v.size] or [np.empty(0)])
+        extra = [v for v in also if math.isfinite(v) and v > 0]
         if values.size == 0:
             return False
         # Each lane's newest batches count on their own: after a width dragged to a bigger model, thousands of
         # small-model batches would keep the 99th percentile low and the new line above the plot.
         newest = max((float(np.percentile(v[-TAIL:], 90)) for v in lanes if v.size), default=0.0)
-        top = round_up(max(float(np.percentile(values, 99)), newest) * HEADROOM)
-        bottom = round_down(float(np.percentile(values, 1)) / HEADROOM) if log else 0.0
+        top = round_up(max([float(np.percentile(values, 99)), newest, *extra]) * HEADROOM)
+        bottom = round_down(min([float(np.percentile(values, 1)), *extra]) / HEADROOM) if log else 0.0
         if self.y is not None:
             old_bottom, old_top = self.y
             fits = top <= old_top and top >= old_top * SHRINK_BELOW

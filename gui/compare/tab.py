@@ -27,6 +27,7 @@ class CompareTab(QSplitter):
         super().__init__(Qt.Orientation.Vertical, parent)
         self.plot = LivePlot()
         self.map = CrossoverMap(findings, dialogs=dialogs)
+        self.plot.set_predicted(self.map.predicted)  # the map's predicted lanes, dashed on the run shown too
         self.summary = SummaryPanel()
         self.summary.findings = self.map.findings
         self.history = HistoryPanel()

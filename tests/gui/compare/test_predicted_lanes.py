@@ -138,3 +138,61 @@ def test_a_profile_of_other_versions_says_so_when_added_and_under_the_map(make_w
     m.predicted.host = lambda: {"keras": profile.host.keras, "backends": dict(profile.host.backends)}
     assert m.predicted.add_named(PROFILE, "jax:gpu0") == ""
     assert "was measured with" not in said[-1] and "was measured with" not in m.description.text()
+
+
+def _live_lines(window) -> list:
+    import pyqtgraph as pg
+
+    return [i for i in window.compare.plot.plot.getPlotItem().items if isinstance(i, pg.InfiniteLine)
+            and i.angle == 0]
+
+
+def test_the_live_plot_draws_a_predicted_lane_for_the_run_shown_dashed_labelled_and_never_a_batch(make_window):
+    """The Compare tab's live plot: the map's predicted lane as a dashed line at its predicted ms for the run's
+    model, with its band and its figure on the line; no batch counted from it; a ramp gets none, and says why."""
+    import math
+
+    from helpers import canned_ramp
+
+    window = make_window()
+    plot = window.compare.plot
+    run = two_lane_result("measured", 256, 2.0, 1.0, MODEL, lanes=("cpu", "cpu1"))
+    window.compare.history.add_run(run)
+    window.compare.history.run_chosen.emit(run)
+    points = plot.points_drawn(warmup=True)
+    assert not _live_lines(window) and not plot.predicted_note.isVisibleTo(window)
+
+    assert window.compare.map.predicted.add_named(PROFILE, "jax:gpu0") == ""
+    expected = find_profile(PROFILE).lane("jax:gpu0")
+    assert expected is not None
+    from crossover_lab.core.files.predicted import PredictedLane
+    p = PredictedLane(find_profile(PROFILE), "jax:gpu0").predict(MODEL)
+    lines = _live_lines(window)
+    assert len(lines) == 1 and math.isclose(lines[0].value(), p.ms if not plot.log_y.isChecked() else math.log10(p.ms))
+    style = Qt.PenStyle.DashLine if p.has_interval else Qt.PenStyle.DotLine
+    assert lines[0].pen.style() == style
+    text = lines[0].label.textItem.toPlainText()
+    assert text.startswith("jax:gpu0 predicted: ") and text.endswith(" ms"), text  # labelled on the line
+    assert lines[0].toolTip().startswith(f"{LABEL}: ")
+    assert "predicted for this run's model (jax:gpu0 from h200-2026-11-30), not measured" in plot.predicted_note.text()
+    assert plot.points_drawn(warmup=True) == points  # never a batch of the plot
+    lo, hi = plot.plot.getViewBox().viewRange()[1]
+    y = lines[0].value()
+    assert lo <= y <= hi  # in view, however far from the measured lanes
+
+    plot.log_y.toggle()  # the y axis changes: the line moves with it
+    lines = _live_lines(window)
+    assert len(lines) == 1 and math.isclose(lines[0].value(), p.ms if not plot.log_y.isChecked() else math.log10(p.ms))
+
+    ramp = canned_ramp([dataclasses.replace(MODEL, model=ModelSpec((w,))) for w in (64, 256)])
+    window.compare.history.add_run(ramp)
+    window.compare.history.run_chosen.emit(ramp)
+    assert not _live_lines(window)
+    assert "No predicted line on this run: predicted lanes are drawn for a run of one model" in \
+        plot.predicted_note.text()
+
+    window.compare.history.run_chosen.emit(run)
+    assert len(_live_lines(window)) == 1
+    window.compare.map.predicted.clear()
+    assert not _live_lines(window) and not plot.predicted_note.text()
+    assert not any("predicted" in label.text for _, label in plot.legend.items)
