@@ -28,6 +28,7 @@ class Actions:
     export_report: QAction
     clear_compiled: QAction
     clear_map: QAction
+    profile: QAction
     reset: QAction
     quit: QAction
     about: QAction
@@ -80,6 +81,9 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
                                "(the next run of each model compiles it again; figures are unaffected)"),
         clear_map=_action(window, "&Clear crossover map", "Remove every point from the crossover map",
                           icon_name="clear"),
+        profile=_action(window, "Measure a device &profile…", "Measure this machine's lanes into a device profile "
+                        "(six short sweeps, with a time estimate): a file to send, from which another machine's "
+                        "window predicts this one's lanes", ("Ctrl+Shift+P",)),
         reset=_action(window, "&Reset to defaults", "Default model, training settings, lanes and schedule"),
         quit=_action(window, "&Quit", "Stop any run and close Crossover", ("Ctrl+Q",)),
         about=_action(window, "&About Crossover", "Versions, devices and where files are kept", ("F1",)),
@@ -99,6 +103,8 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
     run_menu = menus.addMenu("&Run")
     for action in (a.start, a.ramp, a.stop, a.clear_map):
         run_menu.addAction(action)
+    run_menu.addSeparator()
+    run_menu.addAction(a.profile)
     view_menu = menus.addMenu("&View")
     view_menu.addSection("Colour scheme")
     for action in a.schemes.values():

@@ -13,6 +13,7 @@ from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ...core.files.findings import Findings
+from ...core.files.profile import DeviceProfile
 from ...core.presets import WINDOW_DEFAULT
 from ...core.files import autosave
 from ...core.files.atomic import ExportError, atomic_write_text
@@ -23,7 +24,7 @@ from ...core.config import RunConfig
 from ...core.engine.devices import LaneOption
 from ...core.engine.machine_load import LoadWatch, busy_start_words, busy_words
 from ...core.paths import compile_cache_dir, guide_path, log_dir_problem
-from ...core.words.numbers import local_time
+from ...core.words.numbers import fmt_count, local_time
 from ...core.results import RunResult
 from .about import GUIDE_URL, show_about
 from .actions import Actions, build_actions
@@ -34,6 +35,7 @@ from ..widgets.file_dialogs import FileDialogs
 from ..panels.lanes import machine_text
 from ..live_run import LiveRun
 from ..widgets.page_tabs import PageTabs
+from .profile_dialog import ProfileDialog
 from .recovery import RecoveryOffer
 from .run_desk import Holder, RunDesk
 from ..resources import icon
@@ -80,6 +82,7 @@ class MainWindow(QMainWindow):
         self._prestart_pending = False  # the lanes are started once the window is on the screen
         self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
         self.dialogs = FileDialogs(self.settings)
+        self.profile_dialog: ProfileDialog | None = None  # Run > Measure a device profile, once opened
         self.side = SidePanel(self.dialogs)
         # One answer per pair of lanes and kind of model, from every completed point measured since the window
         # opened: the map, the summary's headline of a ramp and the Sweep tab all say it (core/files/findings.py).
@@ -195,6 +198,7 @@ class MainWindow(QMainWindow):
         a.quit.triggered.connect(self.close)
         a.about.triggered.connect(lambda: show_about(self, c.host(), c.options))
         a.guide.triggered.connect(self._open_guide)
+        a.profile.triggered.connect(self.open_profile_dialog)
         c.devices_discovered.connect(self._on_controller_devices_discovered)
         c.discovery_failed.connect(self._on_controller_discovery_failed)
         c.live_changed.connect(self.compare.plot.refresh)
@@ -373,8 +377,23 @@ class MainWindow(QMainWindow):
         if problems:
             self.say(" ".join(problems), error=True)
         else:
-            self.say(f"Restored {len(runs)} run{'s' if len(runs) != 1 else ''} from {autosave.autosave_dir()}.")
+            self.say(f"Restored {fmt_count(len(runs), 'run')} from {autosave.autosave_dir()}.")
         return runs
+
+    def open_profile_dialog(self) -> ProfileDialog:
+        """Run > Measure a device profile: the dialog (one per window), with the lanes chosen here (this machine's:
+        a remote lane is profiled on its own machine)."""
+        if self.profile_dialog is None:
+            lanes = [name for name in self.side.lanes_panel.selected_names() if "/" not in name and "@" not in name]
+            self.profile_dialog = ProfileDialog(lanes, self.dialogs, self._add_profile_lanes, self)
+        self.profile_dialog.show()
+        self.profile_dialog.raise_()
+        return self.profile_dialog
+
+    def _add_profile_lanes(self, profile: DeviceProfile) -> None:
+        for lane in dict.fromkeys(x.lane for x in profile.lanes):
+            self.compare.map.predicted.add(profile, lane)
+        self.tabs.setCurrentWidget(self.compare)
 
     def _open_guide(self) -> bool:
         """Help > Guide: the guide's window page in the system's viewer, or where to find the guide."""
@@ -387,6 +406,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         started = time.monotonic()
         self.save_state()
+        if self.profile_dialog is not None:
+            self.profile_dialog.shutdown()  # the profile command keeps the sweeps it measured
         self.sweep.shutdown()
         self.why.shutdown()
         self.desk.model_file.shutdown()

@@ -1,0 +1,299 @@
+"""Run > Measure a device profile: this machine's lanes measured into a profile file (issue 47), from the window.
+
+It runs the command line's `profile` as a process of its own (the window's process never imports a framework, and the
+command already says its expected length, keeps every sweep's files, and makes a profile of what was measured when
+stopped), shows its progress and time left from the lines it prints, and, once written, offers to draw the profile's
+lanes on the crossover map as predicted lanes. Stop (or closing the dialog) asks the command to stop as Ctrl-C does:
+the point being measured ends, and the sweeps measured so far make the profile.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from PySide6.QtCore import QProcess, QTimer, Slot
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget)
+
+from ...core.config import ConfigError
+from ...core.files.profile import DeviceProfile, read_profile
+from ...core.paths import PACKAGE_DIR, crossover_home
+from ...core.study.profile import plan_named
+from ..widgets.file_dialogs import FileDialogs
+
+# The command's lines this dialog reads (core/cli/profile.py says them).
+PLAN_LINE = re.compile(r"^profile: (\d+) sweeps? .*expected length: about ([^;]+);")
+SWEEP_LINE = re.compile(r"^profile: sweep (\d+) of (\d+), (\S+) .*about (.+) left$")
+WROTE_LINE = re.compile(r"^wrote (.+\.json)$")
+HURRY_AFTER_MS = 10_000  # a stop not heard within this long is sent again (as a second Ctrl-C: hurry)
+EXIT_STOPPED = 130
+
+CommandFn = Callable[[Sequence[str]], list[str]]
+
+
+def profile_command(args: Sequence[str]) -> list[str]:
+    """This Python running Crossover's command line with `args`."""
+    return [sys.executable, str(PACKAGE_DIR / "main.py"), *args]
+
+
+def default_profile_path(now: _dt.datetime | None = None) -> Path:
+    """Where a profile goes unless the user chooses: the app's folder, named by host and time."""
+    stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M")
+    host = re.sub(r"[^A-Za-z0-9._-]+", "-", os.uname().nodename if hasattr(os, "uname") else "this-machine")[:40]
+    return crossover_home() / "profiles" / f"{host}-{stamp}.json"
+
+
+class ProfileDialog(QDialog):
+    """Lanes, dense-only, a file; Start; the command's progress; Stop; then the profile's lanes onto the map."""
+
+    def __init__(self, lanes: Sequence[str], dialogs: FileDialogs | None,
+                 add_lanes: Callable[[DeviceProfile], None], parent: QWidget | None = None,
+                 command: CommandFn = profile_command) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Measure a device profile")
+        self._dialogs, self._add_lanes, self._command = dialogs, add_lanes, command
+        self.lanes = QLineEdit(",".join(lanes) or "cpu,cpu1")
+        self.lanes.setToolTip("The lanes to profile, as the command line names them (cpu, cpu1, jax:cpu, gpu0 …)")
+        self.quick = QCheckBox("Dense models only (about half the time)")
+        self.quick.setToolTip("Leave out the convolution, LSTM and transformer sweeps: a prediction for those "
+                              "families on this profile is then said as an extrapolation")
+        self.path = QLineEdit(str(default_profile_path()))
+        choose = QPushButton("Choose…")
+        choose.clicked.connect(self._on_choose_clicked)
+        where = QHBoxLayout()
+        where.addWidget(self.path, 1)
+        where.addWidget(choose)
+        form = QFormLayout()
+        form.addRow("Lanes", self.lanes)
+        form.addRow("", self.quick)
+        form.addRow("Profile file", where)
+        self.state = QLabel("Measures six short sweeps (dense models at three depths and batch sizes, a CNN, an "
+                            "LSTM and a transformer) on each lane, one lane at a time, into a file you can send. "
+                            "Each sweep's files are kept beside it.")
+        self.state.setWordWrap(True)
+        # Its wrapped lines in full: a word-wrapped label's height otherwise gives way to the log's stretch.
+        self.state.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m sweeps")
+        self._show_plan()
+        self.quick.toggled.connect(self._show_plan)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(2000)
+        self.log.setAccessibleName("What the profile command says")
+        self.start = QPushButton("Start")
+        self.stop = QPushButton("Stop")
+        self.stop.setEnabled(False)
+        self.stop.setToolTip("Stop as Ctrl-C does: the point being measured ends; the sweeps measured so far make "
+                             "the profile")
+        self.add = QPushButton("Add its lanes to the crossover map")
+        self.add.setEnabled(False)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        for button in (self.start, self.stop, self.add):
+            buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.close)
+        self.start.clicked.connect(self.begin)
+        self.stop.clicked.connect(self.halt)
+        self.add.clicked.connect(self._on_add_clicked)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.state)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.log, 1)
+        layout.addWidget(buttons)
+        self.resize(720, 480)
+        self._process: QProcess | None = None
+        self._pending = ""
+        self._expected = ""
+        self._written: Path | None = None
+        self.profile: DeviceProfile | None = None
+        self.exit_code: int | None = None
+        self._close_when_done = False
+        self._hurry = QTimer(self)
+        self._hurry.setSingleShot(True)
+        self._hurry.timeout.connect(self._on_hurry_timeout)
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None
+
+    # ------------------------------------------------------------------ the command
+
+    def arguments(self) -> list[str]:
+        out = ["profile", "--lanes", self.lanes.text().strip(), "-o", self.path.text().strip()]
+        return out + (["--quick"] if self.quick.isChecked() else [])
+
+    @Slot()
+    def begin(self) -> None:
+        """Start the command (nothing when one runs, or the settings are not a profile's)."""
+        if self.running:
+            return
+        lanes, path = self.lanes.text().strip(), self.path.text().strip()
+        problem = ("Name at least one lane." if not lanes else "Choose a .json file for the profile."
+                   if not path.endswith(".json") else "")
+        if problem:
+            self.state.setText(problem)
+            return
+        try:
+            Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.state.setText(f"The profile cannot go in {Path(path).parent}: {exc.strerror or exc}.")
+            return
+        program, *args = self._command(self.arguments())
+        process = QProcess(self)
+        process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
+        process.readyReadStandardOutput.connect(self._on_process_ready_read)
+        process.finished.connect(self._on_process_finished)
+        process.errorOccurred.connect(self._on_process_error)
+        self._process, self._pending, self._written, self.profile, self.exit_code = process, "", None, None, None
+        self.log.clear()
+        self._show_plan()
+        self.state.setText("Starting the lanes…")
+        for widget in (self.lanes, self.quick, self.path, self.start, self.add):
+            widget.setEnabled(False)
+        self.stop.setEnabled(True)
+        process.start(program, args)
+
+    @Slot()
+    def _show_plan(self) -> None:
+        """The bar at none of the plan's sweeps (the command's own count replaces it once it starts)."""
+        self.progress.setRange(0, len(plan_named(None, self.quick.isChecked())))
+        self.progress.setValue(0)
+
+    @Slot()
+    def halt(self) -> None:
+        """Ask the command to stop as Ctrl-C does; again after HURRY_AFTER_MS if it has not ended."""
+        if self._process is None:
+            return
+        self._signal(signal.SIGINT)
+        self.state.setText("Stopping: the point being measured ends, then the profile is made of the sweeps measured.")
+        self.stop.setEnabled(False)
+        self._hurry.start(HURRY_AFTER_MS)
+
+    def _signal(self, which: signal.Signals) -> None:
+        pid = self._process.processId() if self._process is not None else 0
+        if pid:
+            try:
+                os.kill(pid, which)
+            except OSError:
+                pass
+
+    @Slot()
+    def _on_hurry_timeout(self) -> None:
+        self._signal(signal.SIGINT)  # a second Ctrl-C: stop now, keeping what was measured
+
+    @Slot()
+    def _on_process_ready_read(self) -> None:
+        if self._process is None:
+            return
+        text = self._pending + bytes(self._process.readAllStandardOutput().data()).decode("utf-8", "replace")
+        *lines, self._pending = text.replace("\r", "\n").split("\n")
+        for line in lines:
+            self._read_line(line.rstrip())
+
+    def _read_line(self, line: str) -> None:
+        if not line:
+            return
+        self.log.appendPlainText(line)
+        if m := PLAN_LINE.match(line):
+            self._expected = m.group(2)
+            self.progress.setRange(0, int(m.group(1)))
+            self.state.setText(f"Expected length: about {self._expected}.")
+        elif m := SWEEP_LINE.match(line):
+            done, total = int(m.group(1)) - 1, int(m.group(2))
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.state.setText(f"Sweep {done + 1} of {total}: {m.group(3)}; about {m.group(4)} left "
+                               f"(expected length: about {self._expected}).")
+        elif m := WROTE_LINE.match(line):
+            self._written = Path(m.group(1))
+
+    @Slot(int, QProcess.ExitStatus)
+    def _on_process_finished(self, code: int, status: QProcess.ExitStatus) -> None:
+        self._on_process_ready_read()
+        if self._pending:
+            self._read_line(self._pending)
+            self._pending = ""
+        self._hurry.stop()
+        self._process = None
+        if self._close_when_done:
+            self._close_when_done = False
+            QTimer.singleShot(0, self.close)
+        self.exit_code = code if status == QProcess.ExitStatus.NormalExit else -1
+        for widget in (self.lanes, self.quick, self.path, self.start):
+            widget.setEnabled(True)
+        self.stop.setEnabled(False)
+        if self._written is not None:
+            try:
+                self.profile = read_profile(self._written)
+            except ConfigError as exc:
+                self.state.setText(f"The command wrote {self._written}, but it does not read back: {exc}")
+                return
+            if self.exit_code == 0:
+                self.progress.setValue(self.progress.maximum())
+            stopped = "Stopped. " if self.exit_code == EXIT_STOPPED else ""
+            lanes = ", ".join(dict.fromkeys(x.lane for x in self.profile.lanes))
+            self.state.setText(f"{stopped}Profile {self.profile.name} written to {self._written} (lanes {lanes}). "
+                               "Send the file to compare machines, or add its lanes to the crossover map.")
+            self.add.setEnabled(True)
+            return
+        last = next((line for line in reversed(self.log.toPlainText().splitlines())
+                     if line.startswith(("error:", "profile:"))), "")
+        self.state.setText(("Stopped before any sweep was measured: no profile was written."
+                            if self.exit_code == EXIT_STOPPED else "No profile was written"
+                            + (f": {last.removeprefix('error: ')}" if last else ".")))
+
+    @Slot(QProcess.ProcessError)
+    def _on_process_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:
+            self._process = None
+            for widget in (self.lanes, self.quick, self.path, self.start):
+                widget.setEnabled(True)
+            self.stop.setEnabled(False)
+            self.state.setText(f"The profile command did not start: {self._command(self.arguments())[0]} could not "
+                               "be run.")
+
+    # ------------------------------------------------------------------ the rest
+
+    @Slot()
+    def _on_choose_clicked(self) -> None:
+        if self._dialogs is None:
+            return
+        path = self._dialogs.save_path(self, "Write the device profile to", Path(self.path.text()).name,
+                                       "Device profiles (*.json)", ".json")
+        if path:
+            self.path.setText(path)
+
+    @Slot()
+    def _on_add_clicked(self) -> None:
+        if self.profile is not None:
+            self._add_lanes(self.profile)
+            self.add.setEnabled(False)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        """Closing while it measures stops it (what was measured is kept); the dialog closes once it has ended,
+        and the window stays live meanwhile."""
+        if self._process is not None:
+            if self.stop.isEnabled():
+                self.halt()
+            self._close_when_done = True
+            event.ignore()
+            return
+        super().closeEvent(event)
+
+    def shutdown(self, wait_ms: int = 3000) -> None:
+        """The window is quitting: stop the command and wait for it a moment (a second stop if it has not ended),
+        so that the sweeps measured are kept and no lane is left running."""
+        process = self._process
+        if process is None:
+            return
+        self.halt()
+        if not process.waitForFinished(wait_ms):
+            self._signal(signal.SIGINT)
+            process.waitForFinished(wait_ms)
