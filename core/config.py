@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from . import families
 from .families import FACTORY, SAVED, Family, ModelKind
 from .json_data import JsonValue
+from .plurals import plural
 
 MIN_WIDTH, MAX_WIDTH = 1, 16384
 MAX_LAYERS = 8
@@ -129,7 +130,7 @@ class SavedModel:
     def head_words(self) -> str:
         """What it is trained to give: "5 classes", or "3 outputs (a regression, mean squared error)"."""
         if self.regression:
-            return f"{self.outputs} output{'s' if self.outputs != 1 else ''} (a regression, mean squared error)"
+            return f"{self.outputs} {plural(self.outputs, 'output')} (a regression, mean squared error)"
         return f"{self.classes} classes"
 
     @property

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from .plurals import plural
 
 
 class Family(str, Enum):
@@ -86,7 +87,7 @@ def label(family: str, widths: tuple[int, ...], cell: str, heads: int) -> str:
         return "cnn " + "-".join(map(str, widths))
     if family == Family.RNN:
         return f"{cell} " + "-".join(map(str, widths))
-    return f"transformer {len(widths)}×{widths[0]} ({heads} head{'s' if heads != 1 else ''})"
+    return f"transformer {len(widths)}×{widths[0]} ({heads} {plural(heads, 'head')})"
 
 
 def _cnn_maps(widths: tuple[int, ...]) -> list[tuple[int, int, int]]:
@@ -193,7 +194,7 @@ def kind_of(family: str, cell: str = "lstm", heads: int = 4) -> ModelKind:
     if family == Family.RNN:
         return ModelKind(cell)
     if family == Family.TRANSFORMER:
-        return ModelKind(Family.TRANSFORMER, f"{heads} head{'s' if heads != 1 else ''}")
+        return ModelKind(Family.TRANSFORMER, f"{heads} {plural(heads, 'head')}")
     return ModelKind(family)
 
 
@@ -209,4 +210,4 @@ def axis_words(kind: str, layers: int) -> str:
         family = "mlp"
     word = {"mlp": "hidden width", "cnn": "filters", "rnn": f"{kind} units", "transformer": "d_model"}[family]
     layer = layer_word(family).replace("hidden ", "")
-    return f"{word} ({layers} {layer}{'s' if layers != 1 else ''}"
+    return f"{word} ({layers} {plural(layers, layer)}"

@@ -31,6 +31,7 @@ from ..engine.machine_load import LoadWatch
 from ..engine.pool import LanePool
 from ..records import BUSY_SHARE
 from ..words.numbers import fmt_duration, fmt_rate
+from ..plurals import plural
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -152,7 +153,7 @@ def resolve_factory(config: RunConfig, pool: LanePool, lanes: Sequence[LaneSpec]
         raise ConfigError("; ".join(problems))
     first = inspecting_lane(lanes)
     say(f"model factory {factory.path}:{factory.function} (sha256 {factory.sha256[:12]}…): {first.name} imports "
-        f"it (your code runs there) and builds width{'s' if len(todo) > 1 else ''} {', '.join(map(str, todo))}")
+        f"it (your code runs there) and builds {plural(len(todo), 'width')} {', '.join(map(str, todo))}")
     for lane in lanes:  # the other lanes import their frameworks meanwhile, not after
         if lane != first:
             pool.get(lane).start()

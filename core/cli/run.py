@@ -30,6 +30,7 @@ from .stopping import StopSignals
 from ..engine.tracking import RunTracker
 from ..words.failures import failure_words
 from ..words.run import contention_lines
+from ..plurals import plural
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -127,7 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
             elif plan:
                 depth = len(plan[0].model.widths)
-                say(f"ramp: {depth} hidden layer{'s' if depth != 1 else ''} through widths "
+                say(f"ramp: {depth} hidden {plural(depth, 'layer')} through widths "
                     f"{', '.join(str(c.model.widths[0]) for c in plan)}, batch {config.train.batch_size}; "
                     f"lanes {', '.join(lane.name for lane in lanes)} ({schedule})")
             else:

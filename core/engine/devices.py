@@ -23,6 +23,7 @@ from ..files.npz_check import available_bytes
 from ..json_data import JsonValue
 from ..messages import Probed
 from ..version import APP_VERSION
+from ..plurals import plural
 
 if TYPE_CHECKING:
     from .conductor import Lanes
@@ -183,7 +184,7 @@ def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
     problems = []
     for spec in specs:
         if spec.kind == DeviceKind.CPU and spec.threads is not None and spec.threads > cores:
-            problems.append(f"{spec.name}: this machine has {cores} usable CPU core{'s' if cores != 1 else ''}: "
+            problems.append(f"{spec.name}: this machine has {cores} usable CPU {plural(cores, 'core')}: "
                             f"choose cpu1-cpu{cores}, or cpu for all of them")
             continue
         option = by_name.get(spec.name)

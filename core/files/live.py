@@ -25,6 +25,7 @@ from .atomic import (NO_FOLLOW, ExportError, append_lines, atomic_write_files, a
                      kind_of, name_problem, split_lines, target_problem)
 from ..records import LANE_ENDS, BatchTiming, LaneEvent, RunStarted, SegmentEnded, SegmentStarted
 from ..results import RunResult
+from ..plurals import plural
 
 FLUSH_INTERVAL_S = 1.0  # records reach the disk at most this late: what a kill -9 can lose
 
@@ -120,7 +121,7 @@ class OutputClaim:
             self.release()
             raise
         for pid, held in stale.items():
-            self.notes.append(f"took over the lock{'s' if len(held) > 1 else ''} of {' and '.join(held)} left by pid "
+            self.notes.append(f"took over the {plural(len(held), 'lock')} of {' and '.join(held)} left by pid "
                               f"{pid}, which no longer writes {'them' if len(held) > 1 else 'it'} (a run killed "
                               "with kill -9, or a power cut, leaves one)")
 

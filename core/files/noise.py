@@ -23,6 +23,7 @@ from ..paths import crossover_home
 from ..results import RunResult
 from .atomic import ExportError, atomic_write_text
 from .inputs import InputError, read_text_bounded
+from ..plurals import plural
 
 FORMAT = "crossover-run-noise/1"
 NOISE_FILE = "run-noise.json"
@@ -166,7 +167,7 @@ def bound_by_noise(result: RunResult, known: Mapping[str, LaneNoise] | None = No
         sources = sorted({_cited(n.source) for n in mine.values() if n.source})
         age = _age_days(min((n.measured_at for n in mine.values() if n.measured_at), default=""))
         old = f", {age} days before this run" if age is not None and age > OLD_DAYS else ""
-        result.run_noise_from = (f"the sweep{'s' if len(dates) > 1 else ''} of {', '.join(dates) or 'an earlier day'}"
+        result.run_noise_from = (f"the {plural(len(dates), 'sweep')} of {', '.join(dates) or 'an earlier day'}"
                                  + old + (f" ({', '.join(sources)})" if sources else ""))
     return result
 

@@ -13,6 +13,7 @@ from ..config import ConfigError, DeviceKind, LaneSpec, TrainSpec
 from ..json_data import JsonValue
 from ..machine import GPU_HINT, LABEL, cpu_model, usable_cores
 from ..paths import COMPILE_CACHE_MAX_BYTES, compile_cache_dir
+from ..plurals import plural
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -163,7 +164,7 @@ def compile_cache_word(before: tuple[int, int], after: tuple[int, int]) -> str:
 def require_device(spec: LaneSpec, threads: int) -> str:
     """Check the lane's device exists for its backend; returns its name or raises PlacementError."""
     if spec.kind == DeviceKind.CPU:
-        return f"CPU ({cpu_model()}, {threads} thread{'s' if threads != 1 else ''})"
+        return f"CPU ({cpu_model()}, {threads} {plural(threads, 'thread')})"
     names = gpu_names(spec.backend)
     if not names:
         raise PlacementError(f"No GPU is visible to {LABEL[spec.backend]} ({GPU_HINT[spec.backend]}).")

@@ -13,6 +13,7 @@ import numpy as np
 from ..config import CLASSES, INPUT_DIM, MNIST_TRAIN_SIZE, ConfigError
 from ..files.inputs import InputError, file_sha256, open_regular
 from ..files.npz_check import DataError, check_arrays, check_shapes
+from ..plurals import plural
 
 MNIST_SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
 DOWNLOAD_TIMEOUT_S = 10.0
@@ -160,7 +161,7 @@ def load(data: str = "auto", samples: int | None = None, preprocessing: str = "s
         x, y = synthetic_regression(n, seed, features, outputs)
         return Dataset(preprocess(x, preprocessing), y, "synthetic",
                        f"synthetic regression data of the model's shape ({features} values, {outputs} real-valued "
-                       f"target{'s' if outputs != 1 else ''} a linear map of them, seed {seed})")
+                       f"{plural(outputs, 'target')} a linear map of them, seed {seed})")
     if (features, classes) != (INPUT_DIM, CLASSES):
         # MNIST's 784 pixels and labels 0-9 fit this model or not (the caller refused other data that does not
         # fit: SavedModel.data_problem); auto falls back to synthetic data of the model's shape.

@@ -26,6 +26,7 @@ import numpy as np
 from ..config import DeviceKind, LaneSpec, TrainSpec
 from .arrivals import OpenLoop, arrival_times
 from .steps import Tensor, Unsupported
+from ..plurals import plural
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -51,7 +52,7 @@ def train_weights(model: Model, x: np.ndarray, y: np.ndarray, batch_size: int) -
     fit: Any = model.fit  # Keras declares verbose a str ("auto"); 0 is its documented silent
     fit(x[:n], y[:n], batch_size=batch_size, epochs=1, verbose=0, shuffle=False)
     steps = -(-n // batch_size)
-    return f"trained {steps} step{'s' if steps != 1 else ''} before the first call (not timed)"
+    return f"trained {steps} {plural(steps, 'step')} before the first call (not timed)"
 
 
 class Forward:

@@ -6,6 +6,8 @@ import datetime as _dt
 import math
 from typing import Iterable
 
+from ..plurals import fmt_count, plural  # the one plural rule, said here to the words
+
 MISSING = "–"
 
 
@@ -22,17 +24,6 @@ def fmt_num(x: float | None, sig: int = 3) -> str:
     digits = sig - 1 - math.floor(math.log10(abs(x)))
     text = f"{round(x, digits):.{max(digits, 0)}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def plural(n: float, noun: str, many: str = "") -> str:
-    """`noun` for a count of `n`: itself for exactly one, else `many` (noun + "s" unless given). The one plural rule:
-    "1 sample", "2 samples", "0 requests", "1.5 requests"."""
-    return noun if n == 1 else many or f"{noun}s"
-
-
-def fmt_count(n: int, noun: str, many: str = "") -> str:
-    """A whole count with its noun, thousands separated: "1 request", "1,000 requests"."""
-    return f"{n:,} {plural(n, noun, many)}"
 
 
 def fmt_rate(rate: float, noun: str = "request", sig: int = 3) -> str:

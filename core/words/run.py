@@ -22,6 +22,7 @@ from ..results import RunResult
 from .numbers import fmt_flops, fmt_joules, fmt_num
 from .sweep import unlike_words
 from .verdict import error_words
+from ..plurals import plural
 
 
 def _point(s: RunSummary) -> SweepPoint:
@@ -291,7 +292,7 @@ def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = N
 
 def run_outcome(statuses: Mapping[str, Status], failures: Mapping[str, str], map_points: int) -> tuple[str, bool]:
     """How a run ended, for the status bar: (sentence, is_error)."""
-    points = f"{map_points} point{'s' if map_points != 1 else ''} added to the crossover map"
+    points = f"{map_points} {plural(map_points, 'point')} added to the crossover map"
     failed = [f"{lane}: {failures.get(lane, '')}" for lane, status in statuses.items() if status == Status.FAILED]
     if failed:
         return "Finished with failures — " + "; ".join(failed), True

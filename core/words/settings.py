@@ -15,6 +15,7 @@ from ..files.sweeps import SweepAskedFor
 from ..json_data import JsonValue
 from ..results import RunResult
 from .numbers import fmt_count, fmt_num
+from ..plurals import plural
 
 Rows = list[tuple[str, str]]
 T = TypeVar("T")
@@ -284,7 +285,7 @@ def _threads_rows(settings: LaneSettings, backend: str) -> Rows:
         pinned = settings.get("cpu_affinity")
         if isinstance(pinned, list) and pinned:
             cores = [c for c in pinned if isinstance(c, int)]
-            rows.append(("CPU threads", f"{fmt_count(threads, 'thread')}, pinned to core{'s' if len(cores) > 1 else ''}"
+            rows.append(("CPU threads", f"{fmt_count(threads, 'thread')}, pinned to {plural(len(cores), 'core')}"
                                         f" {listed(cores)} ({CHOSEN}: a thread budget takes the last cores)"))
         else:
             rows.append(("CPU threads", f"{fmt_count(threads, 'thread')}: every usable core"))

@@ -142,7 +142,7 @@ def noise_basis(v: PairVerdict) -> str:
         return "no estimate"
     parts = []
     if n.repeat_widths:
-        parts.append(f"{n.repeat_widths} width{'s' if n.repeat_widths > 1 else ''} measured in several runs")
+        parts.append(f"{n.repeat_widths} {plural(n.repeat_widths, 'width')} measured in several runs")
     if n.shape_dof > 0:
         parts.append(f"the shape of {len(v.widths)} widths")
     if n.floored:

@@ -56,7 +56,7 @@ def run_title(live: LiveRun) -> str:
         sizes = [c.model.widths for c in live.plan]
         model = "ramp " + " → ".join(str(s[0]) if len(set(s)) == 1 else "-".join(map(str, s)) for s in sizes)
         if len({len(s) for s in sizes}) == 1:
-            model += f" ({len(sizes[0])} layer{'s' if len(sizes[0]) > 1 else ''})"
+            model += f" ({fmt_count(len(sizes[0]), 'layer')})"
     else:
         model = cfg.model.label()
         # A model changed while it trains: the hidden widths it has trained, in order ("16 → 1024").

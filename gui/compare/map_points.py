@@ -25,6 +25,7 @@ from ...core.analysis.contention import contended
 from ...core.files.sweep_rows import SweepRow
 from ...core.records import RunSummary, Status
 from ...core.results import RunResult, Segment
+from ...core.words.numbers import fmt_count
 
 Shape = tuple[int, int, str, str]  # hidden layers, batch size, kind of model, task (train or predict)
 MIN_STEADY_BATCHES = 10  # a segment that is not complete adds its point only with at least this many steady batches
@@ -188,5 +189,5 @@ def shape_words(shape: Shape) -> str:
     layers, batch, family, task = shape
     timed = "predict, " if task == "predict" else ""
     if family == Family.MLP:
-        return f"{timed}{layers} layer{'s' if layers != 1 else ''}, batch {batch}"
+        return f"{timed}{fmt_count(layers, 'layer')}, batch {batch}"
     return f"{timed}{family}, {axis_words(family, layers).split('(', 1)[1]}, batch {batch}"

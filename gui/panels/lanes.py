@@ -18,6 +18,7 @@ from ..widgets.layouts import empty_layout
 from .remote_hosts import RemoteHosts
 from ..settings import AppSettings
 from ...core.config import DeviceKind
+from ...core.plurals import plural
 
 SCHEDULES = (  # (choice, shown as, tooltip)
     ("auto", "Automatic", "Lanes that share this machine's CPU cores take turns; a GPU lane trains beside the CPU."),
@@ -50,7 +51,7 @@ def machine_text(options: list[LaneOption] | None) -> str:
         gpus = "looking for GPUs…"
     else:
         gpus = ", ".join(o.device for o in options if o.spec.kind == DeviceKind.GPU and o.available) or "no GPU lane"
-    return f"{cores} CPU core{'s' if cores != 1 else ''} · {gpus}"
+    return f"{cores} CPU {plural(cores, 'core')} · {gpus}"
 
 
 class LanesPanel(QWidget):

@@ -15,6 +15,7 @@ from ...core.results import RunResult
 from ..controller import RunController
 from ..widgets.file_dialogs import FileDialogs
 from ..compare.live_plot import LivePlot
+from ...core.plurals import plural
 
 
 class WindowExports:
@@ -39,7 +40,7 @@ class WindowExports:
             csv_path, json_path = export_runs(path, runs, self.controller.host(), extra)
         except ExportError as exc:
             return str(exc)
-        self.say(f"Wrote {len(runs)} run{'s' if len(runs) != 1 else ''} to {csv_path} and {json_path.name}.")
+        self.say(f"Wrote {len(runs)} {plural(len(runs), 'run')} to {csv_path} and {json_path.name}.")
         return ""
 
     def export_run(self, run_id: str, path: str) -> str:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStatusBar, QWidget
 
 from ...core.files import autosave
+from ...core.plurals import plural
 
 
 class RecoveryOffer(QWidget):
@@ -19,7 +20,7 @@ class RecoveryOffer(QWidget):
         super().__init__(parent)
         self.run_ids = list(run_ids)
         n = len(self.run_ids)
-        self.label = QLabel(f"{n} run{'s' if n != 1 else ''} from an earlier session "
+        self.label = QLabel(f"{n} {plural(n, 'run')} from an earlier session "
                             f"{'are' if n != 1 else 'is'} saved.")
         self.label.setToolTip(f"Autosaved in {autosave.autosave_dir()} (per-batch CSV and JSON sidecar).")
         self.restore = QPushButton("Restore")

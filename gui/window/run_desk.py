@@ -29,6 +29,7 @@ from ..widgets.tips import say_why_not
 from ..widgets.status_line import StatusLine
 from ..sweep.tab import SweepTab
 from ..why.tab import WhyView
+from ...core.plurals import plural
 
 
 class Holder(str, Enum):
@@ -316,6 +317,6 @@ class RunDesk(QObject):
         # What the tab's table, progress and last sentence count: every measurement, a point measured again once
         # more (a sweep's results keep one pooled row for it, a refinement's a row per measurement).
         points = len(self.sweep.view.rows)
-        self.say(f"Sweep ended: {points} point{'s' if points != 1 else ''} measured.")
+        self.say(f"Sweep ended: {points} {plural(points, 'point')} measured.")
         self.update_controls()
         self._lanes_free()
