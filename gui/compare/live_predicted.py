@@ -64,7 +64,7 @@ def live_predictions(lanes: tuple[PredictedLane, ...], config: RunConfig, segmen
     if why_not_drawn(config, segments):
         return []
     found = [LivePrediction(lane, lane.predict(config)) for lane in lanes]
-    return [x for x in found if not x.prediction.refused and math.isfinite(x.prediction.ms)]
+    return [x for x in found if not x.prediction.refused and math.isfinite(x.prediction.ms) and x.prediction.ms > 0]
 
 
 class PredictedLines:
