@@ -31,6 +31,7 @@ from ..files.findings import Findings
 from ..files.sweep_rows import group_rows
 from ..files.sweep_sets import file_prices, parse_labels, sidecar_of
 from ..report.inputs import read_sweeps
+from ..words.numbers import fmt_count
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -84,7 +85,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2))
         return EXIT_OK
     for s in sets:
-        print(f"{s.label}: {s.path}, {len(s.rows)} points ({'; '.join(s.devices) or 'no device named'})")
+        print(f"{s.label}: {s.path}, {fmt_count(len(s.rows), 'point')} ({'; '.join(s.devices) or 'no device named'})")
     print()
     print_groups_analysis(groups, answers=findings.answers())
     if prices:

@@ -33,7 +33,7 @@ from ..presets import PRESETS
 from ..records import now_iso
 from ..study.profile import PLAN, ProfileSweep, expected_seconds, plan_named
 from ..study.sweep import parse_sweep_widths
-from ..words.numbers import fmt_duration
+from ..words.numbers import fmt_duration, fmt_count
 from ..words.profile import (crossing_words, line_words, machine_words, measured_words, prediction_words, profile_words,
                              settings_note, version_notes)
 from .printing import table
@@ -98,8 +98,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
     for lane in lanes:
         backends[lane.backend or "tensorflow"] = backends.get(lane.backend or "tensorflow", 0) + 1
     seconds = expected_seconds(plan, len(lanes), backends)
-    say(f"profile: {len(plan)} sweeps ({', '.join(s.name for s in plan)}) on {', '.join(x.name for x in lanes)}, "
-        f"{sum(s.points for s in plan)} points each lane; expected length: about {fmt_duration(seconds)}; each "
+    say(f"profile: {fmt_count(len(plan), 'sweep')} ({', '.join(s.name for s in plan)}) on {', '.join(x.name for x in lanes)}, "
+        f"{fmt_count(sum(s.points for s in plan), 'point')} each lane; expected length: about {fmt_duration(seconds)}; each "
         f"sweep's files in {folder}/")
     folder.mkdir(parents=True, exist_ok=True)
     done: list[str] = []
@@ -111,7 +111,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
                 code = between.exit_code or EXIT_STOPPED
                 break
             csv = folder / f"{part.name}.csv"
-            say(f"profile: sweep {i} of {len(plan)}, {part.name} ({part.points} points), about "
+            say(f"profile: sweep {i} of {len(plan)}, {part.name} ({fmt_count(part.points, 'point')}), about "
                 f"{fmt_duration(left)} left")
             code = _run_sweep(part, args, str(csv))
             left -= expected_seconds((part,), len(lanes), backends)

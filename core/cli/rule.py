@@ -19,6 +19,7 @@ from .analyze import load_runs
 from .common import EXIT_FAILED, EXIT_OK
 from .load_sweep import check_bound
 from .machines import add_price_arg, prices_from
+from ..words.numbers import fmt_count
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -71,7 +72,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
             print(s.dropped, file=sys.stderr)
     rule = rule_of(sweeps)
     for s in sweeps:
-        print(f"{s.label}: {s.path}, {len(s.rows)} points ({'; '.join(s.devices) or 'no device named'})")
+        print(f"{s.label}: {s.path}, {fmt_count(len(s.rows), 'point')} ({'; '.join(s.devices) or 'no device named'})")
     for line in rule.lines():
         print(line + ".")
     if args.json:

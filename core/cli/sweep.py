@@ -34,7 +34,7 @@ from ..study.sweep import (NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DE
                            SweepSpec, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
 from ..files.sweeps import SweepFiles, export_sweep, sweep_paths
 from ..files.sweep_rows import group_rows
-from ..words.numbers import fmt_num
+from ..words.numbers import fmt_num, fmt_count
 from ..words.sweep import refine_lines
 from ..words.verdict import scatter
 from ..records import Status, now_iso
@@ -210,7 +210,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            say(f"sweep: {len(spec.points())} points × {len(lanes)} lanes{' × 2 (compare)' if args.compare else ''}"
+            say(f"sweep: {fmt_count(len(spec.points()), 'point')} × {fmt_count(len(lanes), 'lane')}{' × 2 (compare)' if args.compare else ''}"
                 f"{f' × {len(specs)} knob settings' if ladder else ''}, "
                 f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
                 f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")

@@ -22,6 +22,7 @@ from ...core.engine.remote.wire import DEFAULT_PYTHON
 from ..jobs import JobOutcome, JobRunner
 from ..widgets.layouts import empty_layout
 from ..settings import AppSettings
+from ...core.words.numbers import fmt_count
 
 KEY = "remote/hosts"
 Lister = Callable[[str, RemoteSettings, float, threading.Event], RemoteMachine]
@@ -157,7 +158,7 @@ class RemoteHosts(QWidget):
         for row, (host, python) in enumerate(self._pythons.items()):
             found = self._found.get(host)
             if isinstance(found, RemoteMachine):
-                text = f"{found.url} · {found.machine.get('machine') or ''} · {len(found.options)} lanes"
+                text = f"{found.url} · {found.machine.get('machine') or ''} · {fmt_count(len(found.options), 'lane')}"
             elif isinstance(found, str):
                 text = found  # the sentence names the host
             else:
