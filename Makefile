@@ -39,7 +39,7 @@ check: $(STAMP)
 
 venv: $(STAMP)
 
-# uv installs the same packages as pip from the same index in a fifth of the time (10 s against 50 s here, most of
+# uv installs the same packages as pip from the same index faster (10 s against 50 s here before compiling, most of
 # a fresh clone's setup); where uv cannot be had, pip does it. Both compile the packages' bytecode at install, as pip
 # does by default (uv only when asked): a process that imports SciPy or TensorFlow from source compiles it first, and
 # every lane, CLI command and test process would (the CLI's start: 4.8 s without, 2.3 s with).
