@@ -180,7 +180,7 @@ class LivePlot(QWidget):
         # A run from the history says when it ran: the plot is not of the run in progress.
         self.title.setText(f"Run of {local_time(live.result.started_at)}: {run_title(live)}" if live.finished
                            else run_title(live))
-        self._draw_predicted(relegend=False)
+        self._draw_predicted(rescale=False)  # refresh() below rescales
         self.refresh()
 
     def refresh(self) -> None:
@@ -337,22 +337,22 @@ class LivePlot(QWidget):
         labels = {seg.label for lane in live.lanes.values() for seg in lane.segments}
         return max(len(live.plan), len(labels))
 
-    def _draw_predicted(self, relegend: bool = True, colors: SchemeColors | None = None) -> None:
+    def _draw_predicted(self, rescale: bool = True, colors: SchemeColors | None = None) -> None:
         """The predicted lines for the run shown (none before a run, for a ramp, or for a load), and the note."""
         lanes = self._predicted.lanes if self._predicted is not None else ()
         live = self._live
-        shown = live_predictions(lanes, live.result.config, self._segments(live)) if live and lanes else []
-        self.predicted_lines.draw(shown, self.log_y.isChecked(), colors or self.theme.colors)
-        names = ", ".join(dict.fromkeys(x.profile.name for x in lanes))
-        which = ", ".join(f"{x.lane} from {x.profile.name}" for x in lanes)
         why = why_not_drawn(live.result.config, self._segments(live)) if live and lanes else ""
+        shown = live_predictions(lanes, live.result.config) if live and lanes and not why else []
+        self.predicted_lines.draw(shown, self.log_y.isChecked(), colors or self.theme.colors)
         if not lanes:
             note = ""
         elif why:
             note = f"No predicted line on this run: {why}."
         elif live is None:
+            names = ", ".join(dict.fromkeys(x.profile.name for x in lanes))
             note = f"Predicted lanes from {names} are drawn on the run shown, dashed."
         else:
+            which = ", ".join(f"{x.lane} from {x.profile.name}" for x in lanes)
             refused = len(lanes) - len(shown)
             note = (f"Dashed: predicted for this run's model ({which}), not measured; the light band is the 95% "
                     "interval, a dotted line an extrapolation." + (
@@ -361,8 +361,7 @@ class LivePlot(QWidget):
         self.predicted_note.setText(note)
         self.predicted_note.setVisible(bool(note))
         self._range.reset()
-        if relegend and live is not None:  # before a run the legend has nothing to hold
-            self._relegend()
+        if rescale and live is not None:  # the y range holds the lines
             self._rescale()
 
     @Slot()

@@ -59,10 +59,8 @@ def why_not_drawn(config: RunConfig, segments: int) -> str:
     return NOT_DRAWN["ramp"] if segments > 1 else ""
 
 
-def live_predictions(lanes: tuple[PredictedLane, ...], config: RunConfig, segments: int) -> list[LivePrediction]:
-    """Each predicted lane's figure for a run of `config` (none for a ramp or a load, nor where refused)."""
-    if why_not_drawn(config, segments):
-        return []
+def live_predictions(lanes: tuple[PredictedLane, ...], config: RunConfig) -> list[LivePrediction]:
+    """Each predicted lane's figure for a run of one model, `config` (none where refused; why_not_drawn first)."""
     found = [LivePrediction(lane, lane.predict(config)) for lane in lanes]
     return [x for x in found if not x.prediction.refused and math.isfinite(x.prediction.ms) and x.prediction.ms > 0]
 

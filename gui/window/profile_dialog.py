@@ -155,10 +155,15 @@ class ProfileDialog(QDialog):
         self.log.clear()
         self._show_plan()
         self.state.setText("Starting the lanes…")
-        for widget in (self.lanes, self.quick, self.path, self.start, self.add):
-            widget.setEnabled(False)
-        self.stop.setEnabled(True)
+        self.add.setEnabled(False)
+        self._set_running(True)
         process.start(program, args)
+
+    def _set_running(self, running: bool) -> None:
+        """The settings and Start while nothing runs; Stop while the command does."""
+        for widget in (self.lanes, self.quick, self.path, self.start):
+            widget.setEnabled(not running)
+        self.stop.setEnabled(running)
 
     @Slot()
     def _show_plan(self) -> None:
@@ -226,9 +231,7 @@ class ProfileDialog(QDialog):
             self._close_when_done = False
             QTimer.singleShot(0, self.close)
         self.exit_code = code if status == QProcess.ExitStatus.NormalExit else -1
-        for widget in (self.lanes, self.quick, self.path, self.start):
-            widget.setEnabled(True)
-        self.stop.setEnabled(False)
+        self._set_running(False)
         if self._written is not None:
             try:
                 self.profile = read_profile(self._written)
@@ -253,9 +256,7 @@ class ProfileDialog(QDialog):
     def _on_process_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:
             self._process = None
-            for widget in (self.lanes, self.quick, self.path, self.start):
-                widget.setEnabled(True)
-            self.stop.setEnabled(False)
+            self._set_running(False)
             self.state.setText(f"The profile command did not start: {self._command(self.arguments())[0]} could not "
                                "be run.")
 
