@@ -5,12 +5,13 @@ from PySide6.QtGui import QColor
 
 from .scheme import scheme_colors, readable
 
-# Colour-blind-safe (Okabe-Ito first, then Paul Tol's muted scheme); fixed for the lanes of one machine so
-# a lane keeps its colour everywhere, and lanes that share a plot differ from each other, not only from the
-# ground: cpu and jax:cpu are blue and pink, never two blues
-# (chosen so that every two differ by 20 degrees of hue or by lightness, on either ground).
+# Colour-blind-safe (Okabe-Ito first, then Paul Tol's muted scheme, and ColorBrewer Dark2's green for jax:gpu0);
+# fixed for the lanes of one machine so a lane keeps its colour everywhere, and lanes that share a plot differ from
+# each other, not only from the ground: cpu and jax:cpu are blue and pink, never two blues, and jax:cpu and jax:gpu0
+# (the pair of a JAX machine with a GPU) pink and green, never two pinks (chosen so that every two differ by 20
+# degrees of hue or by lightness, on either ground).
 _FIXED = {"cpu": "#0072B2", "cpu1": "#009E73", "gpu0": "#D55E00", "gpu1": "#AA4499",
-          "jax:cpu": "#CC79A7", "jax:cpu1": "#F0E442", "jax:gpu0": "#CC6677", "jax:gpu1": "#999933",
+          "jax:cpu": "#CC79A7", "jax:cpu1": "#F0E442", "jax:gpu0": "#66A61E", "jax:gpu1": "#999933",
           "torch:cpu": "#332288", "torch:cpu1": "#117733", "torch:gpu0": "#88CCEE", "torch:gpu1": "#44AA99"}
 _PALETTE = ("#E69F00", "#56B4E9", "#882255", "#117733", "#F0E442", "#332288", "#999933", "#AA4499")
 

@@ -104,6 +104,10 @@ def test_lane_colours_stand_out_on_the_plot_and_stay_apart(qapp, colors):
             ca, cb = lane_color(a, colors.dark), lane_color(b, colors.dark)
             hue = abs(ca.hslHueF() - cb.hslHueF()) * 360
             assert min(hue, 360 - hue) >= 20 or contrast(ca, cb) >= 1.5, (a, b, ca.name(), cb.name())
+    # The pairs a machine's crossover is about are of clearly different hues: CPU and GPU, TensorFlow and JAX.
+    for a, b in (("cpu", "gpu0"), ("jax:cpu", "jax:gpu0"), ("cpu", "jax:cpu"), ("torch:cpu", "torch:gpu0")):
+        hue = abs(lane_color(a, colors.dark).hslHueF() - lane_color(b, colors.dark).hslHueF()) * 360
+        assert min(hue, 360 - hue) >= 45, (a, b, hue)
     assert contrast(colors.text, colors.background) >= 7 and contrast(colors.error, colors.background) >= 4.5
 
 
