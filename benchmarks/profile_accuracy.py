@@ -5,18 +5,24 @@ the profile in turn.
     .venv/bin/python benchmarks/profile_accuracy.py --out docs/results/cpu-2026-12-06 [--lanes cpu,cpu1,jax:cpu,jax:cpu1]
     .venv/bin/python benchmarks/profile_accuracy.py --out DIR --analyze-only   # again, from the files DIR holds
 
-Measuring: `profile` (core/study/profile.py's plan) into DIR/profile-here.json, then held-out sweeps (DIR/held-out/:
-depths, widths and batch sizes between those the profile measured, each family), every point once, each as a user
-runs `sweep`. Printed, and written to DIR/profile-accuracy.txt and .json: per lane and family, the share of
-predictions within ±10% and ±25% of the measured median, the median error, how many fell inside their 95% interval;
-extrapolations apart (never counted as predictions); and per pair of lanes, the predicted crossing against the
-measured one (the one rule's range, core/analysis/points.py Crossover). The machine's load is printed before and
-after each part: a busy machine moves every figure.
+Measuring: held-out sweeps (DIR/held-out/a/: depths, widths and batch sizes between those the profile measures, each
+family, every point once, each as a user runs `sweep`, with the profile's steady steps and time per point), then
+`profile` (core/study/profile.py's plan) into DIR/profile-here.json, then the held-out sweeps again in the reverse
+order (DIR/held-out/b/): a point's measured time is the geometric mean of its two passes, so that a drift of the
+machine over the half hour falls on it about as on the profile measured between them. Printed, and written to
+DIR/profile-accuracy.txt and .json: how far the two passes agree with each other per lane (no prediction can be
+checked more closely than the measurement repeats) and the most a perfect prediction could score were the lanes'
+run-to-run noise (the profile's rechecks) the only error; per lane and family, the share of predictions within ±10%
+and ±25% of the measured time, the median error, how many fell inside their 95% interval; extrapolations apart (never
+counted as predictions); and per pair of lanes, the predicted crossing against the measured one (the one rule's
+range, core/analysis/points.py Crossover). The machine's load is printed before and after each part: a busy machine
+moves every figure. A folder of an older run, one pass in DIR/held-out/, is read as one pass.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import math
 import os
@@ -29,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT.parent))
 PY = sys.executable
+from crossover_lab.core.study.profile import POINT_SECONDS, STEADY_STEPS  # noqa: E402  # the profile's own
 
 # Held-out sweeps: (file stem, family, widths, layers, batch sizes, extra options). Depth 3 lies between the
 # profile's 2 and 4, batch sizes 64 and 256 between its 32, 128 and 512, widths between its widths.
@@ -53,21 +60,32 @@ def run(cmd: list[str], log: Path) -> int:
         return subprocess.call(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
 
 
+PASSES = ("a", "b")  # the held-out sweeps measured before the profile and again after it, in the reverse order
+
+
+def measure_held_out(folder: Path, lanes: str, order: tuple) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for stem, family, widths, layers, batches, extra in order:
+        started = time.monotonic()
+        code = run([PY, "main.py", "sweep", "--family", family, "--widths", ",".join(map(str, widths)),
+                    "--layers", str(layers), "--batch-sizes", ",".join(map(str, batches)), "--lanes", lanes,
+                    "--steady-steps", str(STEADY_STEPS), "--seconds-per-point", f"{POINT_SECONDS:g}",
+                    "--no-calibrate", "--no-recheck",
+                    "--csv", str(folder / f"{stem}.csv"), *extra], folder / f"{stem}.log")
+        print(f"held-out {folder.name}/{stem}: exit {code} after {time.monotonic() - started:.0f} s ({load()})",
+              flush=True)
+
+
 def measure(out: Path, lanes: str) -> None:
+    """Held-out pass a, the profile, held-out pass b (its sweeps in the reverse order): a drift of the machine's
+    speed over the half hour falls on the held-out points' mean about as it falls on the profile."""
     out.mkdir(parents=True, exist_ok=True)
+    measure_held_out(out / "held-out" / PASSES[0], lanes, HELD_OUT)
     started = time.monotonic()
     code = run([PY, "main.py", "profile", "--lanes", lanes, "-o", str(out / "profile-here.json")],
                out / "profile-here.log")
     print(f"profile: exit {code} after {time.monotonic() - started:.0f} s ({load()})", flush=True)
-    held = out / "held-out"
-    held.mkdir(exist_ok=True)
-    for stem, family, widths, layers, batches, extra in HELD_OUT:
-        started = time.monotonic()
-        code = run([PY, "main.py", "sweep", "--family", family, "--widths", ",".join(map(str, widths)),
-                    "--layers", str(layers), "--batch-sizes", ",".join(map(str, batches)), "--lanes", lanes,
-                    "--steady-steps", "40", "--seconds-per-point", "2", "--no-calibrate", "--no-recheck",
-                    "--csv", str(held / f"{stem}.csv"), *extra], held / f"{stem}.log")
-        print(f"held-out {stem}: exit {code} after {time.monotonic() - started:.0f} s ({load()})", flush=True)
+    measure_held_out(out / "held-out" / PASSES[1], lanes, tuple(reversed(HELD_OUT)))
 
 
 def summarise(errors: list[dict]) -> dict:
@@ -95,11 +113,26 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
     from crossover_lab.core.words.profile import outside_words
 
     profile = read_profile(out / "profile-here.json")
-    rows = []
-    for stem, *_ in HELD_OUT:
-        path = out / "held-out" / f"{stem}.csv"
-        if path.exists():
-            rows += [r for r in read_sweep_rows(str(path))[0] if r.status == "completed" and r.median_ms > 0]
+    passes = [out / "held-out" / name for name in PASSES if (out / "held-out" / name).is_dir()] or [out / "held-out"]
+    by_pass: list[dict[tuple, object]] = []
+    for folder in passes:
+        got = {}
+        for stem, *_ in HELD_OUT:
+            path = folder / f"{stem}.csv"
+            if path.exists():
+                for r in read_sweep_rows(str(path))[0]:
+                    if r.status == "completed" and r.median_ms > 0:
+                        got[(r.lane, r.family, r.layers, r.batch_size, r.width)] = r
+        by_pass.append(got)
+    # A point's measured time: the geometric mean of its passes' medians (a point one pass lacks: the other's).
+    rows, repeat = [], []
+    for key in sorted(set().union(*by_pass), key=str):
+        measured = [p[key] for p in by_pass if key in p]
+        ms = math.exp(statistics.fmean(math.log(r.median_ms) for r in measured))
+        rows.append(dataclasses.replace(measured[0], median_ms=ms))
+        if len(measured) == 2:
+            repeat.append({"lane": key[0], "family": key[1],
+                           "log_ratio": math.log(measured[1].median_ms / measured[0].median_ms)})
     errors, by_point = [], {}
     for r in rows:
         lane = profile.lane(r.lane)
@@ -115,7 +148,37 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
         errors.append(e)
         by_point[(r.lane, r.family, r.layers, r.batch_size, r.width)] = (r, p)
     lines = [f"# predictions on this machine's profile ({profile.name}, {profile.host.cpu}, "
-             f"{profile.host.cpu_cores} cores, {profile.versions}) of {len(rows)} held-out points"]
+             f"{profile.host.cpu_cores} cores, {profile.versions}) of {len(rows)} held-out points, "
+             + (f"each measured in {len(passes)} passes (the measured time: their geometric mean)" if len(passes) > 1
+                else "each measured once")]
+    agreement, ceiling = {}, {}
+    if repeat:
+        lines.append("# how far the held-out passes agree with each other (pass b against pass a, per lane): no "
+                     "prediction can be checked more closely than the measurement repeats")
+        for lane in sorted({e["lane"] for e in repeat}):
+            logs = [e["log_ratio"] for e in repeat if e["lane"] == lane]
+            size = [abs(x) for x in logs]
+            agreement[lane] = {"points": len(logs), "within_10": sum(x <= math.log(1.1) for x in size) / len(size),
+                               "within_25": sum(x <= math.log(1.25) for x in size) / len(size),
+                               "median_apart": math.exp(statistics.median(size)) - 1,
+                               "b_against_a": math.exp(statistics.fmean(logs)) - 1}
+            lines.append(f"{lane:>9} {len(logs)} points: {share(sum(x <= math.log(1.1) for x in size) / len(size))} "
+                         f"of the passes within ±10% of each other, "
+                         f"{share(sum(x <= math.log(1.25) for x in size) / len(size))} within ±25%, median "
+                         f"{share(math.exp(statistics.median(size)) - 1)} apart; pass b "
+                         f"{100 * (math.exp(statistics.fmean(logs)) - 1):+.0f}% on average")
+    lines.append("# the most a perfect prediction could score here: the share of a mean of the passes' measurements "
+                 "that falls within ±10% and ±25% of the truth, were the lane's run-to-run noise the profile's rechecks "
+                 "measured (SD of logs) the only error")
+    for lane in profile.lanes:
+        sd = lane.noise_log_sd / math.sqrt(len(passes))
+        if math.isfinite(sd) and sd > 0:
+            ceiling[lane.lane] = {"noise_log_sd": lane.noise_log_sd, "repeats": lane.noise_repeats,
+                                  "within_10": math.erf(math.log(1.1) / sd / math.sqrt(2)),
+                                  "within_25": math.erf(math.log(1.25) / sd / math.sqrt(2))}
+            lines.append(f"{lane.lane:>9} noise ±{100 * lane.noise_log_sd:.0f}% over {lane.noise_repeats} repeats: "
+                         f"{share(math.erf(math.log(1.1) / sd / math.sqrt(2)))} within ±10%, "
+                         f"{share(math.erf(math.log(1.25) / sd / math.sqrt(2)))} within ±25%")
     table = {}
     for lane in sorted({e["lane"] for e in errors}):
         for family in sorted({e["family"] for e in errors}) + ["all"]:
@@ -172,7 +235,8 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
     lines.append(f"crossings: {verdicts.count('inside')} predicted inside the measured range, "
                  f"{verdicts.count('overlaps')} overlapping it, {verdicts.count('agree: no clear change')} agreeing "
                  f"that there is no clear change, {verdicts.count('MISS')} misses, of {len(verdicts)} pairs")
-    return lines, {"profile": profile.name, "summary": table, "points": errors, "crossings": crossings}
+    return lines, {"profile": profile.name, "passes": len(passes), "passes_agree": agreement,
+                   "perfect_prediction": ceiling, "summary": table, "points": errors, "crossings": crossings}
 
 
 def analyze_h200() -> tuple[list[str], dict]:
