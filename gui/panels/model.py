@@ -17,6 +17,7 @@ from ..widgets.file_dialogs import FileDialogs
 from ..widgets.range_spin import RangeSpinBox
 from ..settings import AppSettings
 from ..widgets.width_slider import LayerWidths
+from .factory_widths import FactoryWidths
 
 DATA_SOURCES = ("auto", "mnist", "synthetic")
 DATA_TIP = ("Training data. auto: MNIST from the Keras cache (downloaded once), else a synthetic "
@@ -34,11 +35,6 @@ SERVE_TITLES = {"keras": "Keras predict_on_batch", "compiled": "Compiled forward
 LAYER_LABELS = {"mlp": "Hidden layers", "cnn": "Conv blocks", "rnn": "RNN layers", "transformer": "Encoder blocks"}
 MODEL_FILTERS = "Your models (*.keras *.py);;Keras models (*.keras);;Model factories (*.py)"
 SETTLE_MS = 300  # a width typed or stepped is asked for this long after the last change; a released slider at once
-
-
-def same_factory(a: FactoryModel, b: FactoryModel) -> bool:
-    """Whether two factories are one file's one function (what a lane found of one holds for the other)."""
-    return (a.path, a.sha256, a.function) == (b.path, b.sha256, b.function)
 
 
 class ModelPanel(QWidget):
@@ -105,9 +101,7 @@ class ModelPanel(QWidget):
         self.family.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.family.setMinimumContentsLength(12)
         self._saved: SavedModel | None = None  # a user's own model, once a lane has inspected it
-        self._factory: FactoryModel | None = None  # a user's function of the width, with the widths counted so far
-        self._factory_notes: dict[int, str] = {}  # why a factory's width has no figures (while none came)
-        self._factory_waiting: set[int] = set()  # widths noted as waiting for the lanes (asked again once free)
+        self._factory = FactoryWidths()  # a user's function of the width, with the widths counted so far
         self._settle = QTimer(self)
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
@@ -264,8 +258,8 @@ class ModelPanel(QWidget):
                 raise ConfigError(problem)
         if self.family.currentData() == SAVED and self._saved is not None:
             model = ModelSpec(widths=(), family=SAVED, saved=self._saved)
-        elif self.family.currentData() == FACTORY and self._factory is not None:
-            model = ModelSpec(self.widths.widths()[:1], family=FACTORY, factory=self._factory)
+        elif self.family.currentData() == FACTORY and self._factory.factory is not None:
+            model = ModelSpec(self.widths.widths()[:1], family=FACTORY, factory=self._factory.factory)
         else:
             model = ModelSpec(self.widths.widths(), dropout=round(self.dropout.value(), 4),
                               activation=self.activation.currentText(), family=self.family.currentData(),
@@ -422,9 +416,7 @@ class ModelPanel(QWidget):
     def set_factory(self, factory: FactoryModel) -> None:
         """Show a user's model factory (checked, perhaps not built yet) and choose it at the width the first slider
         shows; one config_changed follows, and factory_width_wanted if no lane has counted that width."""
-        if self._factory is None or not same_factory(self._factory, factory):
-            self._factory_notes, self._factory_waiting = {}, set()
-        self._offer_factory(factory)
+        self._offer_factory(factory, fresh=True)
         index = self.family.findData(FACTORY)
         if self.family.currentIndex() == index:
             self._on_field_changed()
@@ -435,54 +427,43 @@ class ModelPanel(QWidget):
     def add_factory_widths(self, found: FactoryModel) -> None:
         """What a lane found of the factory shown (widths built and counted): kept, and the cost said; a factory
         that is no longer the one shown (another file opened meanwhile) is ignored."""
-        if self._factory is None or not same_factory(self._factory, found):
+        if not self._factory.add(found):
             return
-        for b in found.built:
-            self._factory_notes.pop(b.width, None)
-            self._factory_waiting.discard(b.width)
-        self._factory = self._factory.with_built(found.built)
         if self.family.currentData() == FACTORY:
             self._on_field_changed()
 
     def note_factory_width(self, width: int, note: str, waiting: bool = False) -> None:
         """Why the factory's `width` has no figures (it could not be built; with `waiting`, the lanes are busy
         measuring and it is asked again by lanes_free): the cost says it in place of "counting…"."""
-        self._factory_notes[width] = note
-        if waiting:
-            self._factory_waiting.add(width)
-        else:
-            self._factory_waiting.discard(width)
+        self._factory.note(width, note, waiting)
         if self.family.currentData() == FACTORY:
             self._on_field_changed()
 
     def lanes_free(self) -> None:
         """What measured has ended: a width that waited for the lanes is asked for now."""
-        for width in self._factory_waiting:
-            self._factory_notes.pop(width, None)
-        self._factory_waiting = set()
+        self._factory.free()
         if self.family.currentData() == FACTORY:
             self._on_field_changed()
         self._ask_factory_width()
 
     def factory(self) -> FactoryModel | None:
         """The model factory the panel holds (chosen or not), with every width a lane counted for it."""
-        return self._factory
+        return self._factory.factory
 
     @Slot()
     def _ask_factory_width(self) -> None:
         """The width the user settled on, asked for once it is let go (never each width a drag passes)."""
         self._settle.stop()
-        if self.family.currentData() != FACTORY or self._factory is None or self.widths.sliders[0].isSliderDown():
+        if self.family.currentData() != FACTORY or self.widths.sliders[0].isSliderDown():
             return
         width = self.widths.widths()[0]
-        if self._factory.at(width) is None and width not in self._factory_notes:
+        if self._factory.wanted(width):
             self.factory_width_wanted.emit(width)
 
-    def _offer_factory(self, factory: FactoryModel) -> None:
-        """The family box's entry for the model factory, added once and renamed for another function."""
-        if self._factory is not None and same_factory(self._factory, factory):
-            factory = self._factory.with_built(factory.built)
-        self._factory = factory
+    def _offer_factory(self, factory: FactoryModel, fresh: bool = False) -> None:
+        """The family box's entry for the model factory, added once and renamed for another function (`fresh`: one
+        just opened, whose widths start without notes)."""
+        factory = self._factory.show(factory, fresh)
         self._offer(FACTORY, f"Your model: {factory.function}(width)",
                     f"{factory.path}:{factory.function} · sha256 {factory.sha256[:12]}… · a lane builds and counts "
                     "each width")
@@ -569,7 +550,7 @@ class ModelPanel(QWidget):
         factory = config.model.factory
         if factory is not None and config.model.figures is None:  # not built by a lane yet: nothing to claim
             width = config.model.widths[0]
-            self.cost.setText(self._factory_notes.get(width, f"counting {factory.function}({width})…"))
+            self.cost.setText(self._factory.cost_words(width))
         else:
             self.cost.setText(f"{config.model.label()}\n{config.model.params:,} parameters · "
                               f"{fmt_flops(config.flops_per_batch)} per {'call' if predict else 'step'} at batch "

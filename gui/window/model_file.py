@@ -22,7 +22,8 @@ from ...core.files.model_factory import check_factory, factory_functions
 from ...core.files.saved_model import check_saved_model
 from ...core.study.saved import inspect_factory, inspect_saved_model
 from ..jobs import JobOutcome, JobRunner
-from ..panels.model import ModelPanel, same_factory
+from ..panels.factory_widths import same_factory
+from ..panels.model import ModelPanel
 
 DEFAULT_LANE = LaneSpec.parse("cpu")  # loads the file when no lane of this machine is chosen
 
