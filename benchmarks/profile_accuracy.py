@@ -88,12 +88,19 @@ def measure(out: Path, lanes: str) -> None:
     measure_held_out(out / "held-out" / PASSES[1], lanes, tuple(reversed(HELD_OUT)))
 
 
+BOUNDS = (0.10, 0.25)  # "within ±10%" and "within ±25%": |figure / measured − 1| at most this, in every table here
+
+
+def within(rel: list[float], bound: float) -> float | None:
+    """The share of `rel` (each |figure / measured − 1|) at most `bound`; None for none."""
+    return sum(r <= bound for r in rel) / len(rel) if rel else None
+
+
 def summarise(errors: list[dict]) -> dict:
     inside = [e for e in errors if not e["outside"]]
     rel = [abs(e["error"]) for e in inside]
     return {"predictions": len(inside), "extrapolations": len(errors) - len(inside),
-            "within_10": sum(r <= 0.10 for r in rel) / len(rel) if rel else None,
-            "within_25": sum(r <= 0.25 for r in rel) / len(rel) if rel else None,
+            "within_10": within(rel, BOUNDS[0]), "within_25": within(rel, BOUNDS[1]),
             "median_error": statistics.median(rel) if rel else None,
             "in_interval": sum(e["in_interval"] for e in inside) / len(inside) if inside else None,
             "extrapolation_median_error": statistics.median(abs(e["error"]) for e in errors if e["outside"])
@@ -157,28 +164,25 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
                      "prediction can be checked more closely than the measurement repeats")
         for lane in sorted({e["lane"] for e in repeat}):
             logs = [e["log_ratio"] for e in repeat if e["lane"] == lane]
-            size = [abs(x) for x in logs]
-            agreement[lane] = {"points": len(logs), "within_10": sum(x <= math.log(1.1) for x in size) / len(size),
-                               "within_25": sum(x <= math.log(1.25) for x in size) / len(size),
-                               "median_apart": math.exp(statistics.median(size)) - 1,
-                               "b_against_a": math.exp(statistics.fmean(logs)) - 1}
-            lines.append(f"{lane:>9} {len(logs)} points: {share(sum(x <= math.log(1.1) for x in size) / len(size))} "
-                         f"of the passes within ±10% of each other, "
-                         f"{share(sum(x <= math.log(1.25) for x in size) / len(size))} within ±25%, median "
-                         f"{share(math.exp(statistics.median(size)) - 1)} apart; pass b "
-                         f"{100 * (math.exp(statistics.fmean(logs)) - 1):+.0f}% on average")
+            rel = [abs(math.exp(x) - 1) for x in logs]  # pass b against pass a, as a prediction against its measurement
+            a = agreement[lane] = {"points": len(logs), "within_10": within(rel, BOUNDS[0]),
+                                   "within_25": within(rel, BOUNDS[1]), "median_apart": statistics.median(rel),
+                                   "b_against_a": math.exp(statistics.fmean(logs)) - 1}
+            lines.append(f"{lane:>9} {a['points']} points: {share(a['within_10'])} of the passes within ±10% of each "
+                         f"other, {share(a['within_25'])} within ±25%, median {share(a['median_apart'])} apart; pass b "
+                         f"{100 * a['b_against_a']:+.0f}% on average")
     lines.append("# the most a perfect prediction could score here: the share of a mean of the passes' measurements "
                  "that falls within ±10% and ±25% of the truth, were the lane's run-to-run noise the profile's rechecks "
                  "measured (SD of logs) the only error")
     for lane in profile.lanes:
         sd = lane.noise_log_sd / math.sqrt(len(passes))
         if math.isfinite(sd) and sd > 0:
-            ceiling[lane.lane] = {"noise_log_sd": lane.noise_log_sd, "repeats": lane.noise_repeats,
-                                  "within_10": math.erf(math.log(1.1) / sd / math.sqrt(2)),
-                                  "within_25": math.erf(math.log(1.25) / sd / math.sqrt(2))}
+            noise = statistics.NormalDist(0.0, sd)  # the log of measured / truth
+            # measured / truth − 1 within ±bound: the log between log(1 − bound) and log(1 + bound)
+            c = ceiling[lane.lane] = {"noise_log_sd": lane.noise_log_sd, "repeats": lane.noise_repeats, **{
+                f"within_{round(100 * b)}": noise.cdf(math.log1p(b)) - noise.cdf(math.log1p(-b)) for b in BOUNDS}}
             lines.append(f"{lane.lane:>9} noise ±{100 * lane.noise_log_sd:.0f}% over {lane.noise_repeats} repeats: "
-                         f"{share(math.erf(math.log(1.1) / sd / math.sqrt(2)))} within ±10%, "
-                         f"{share(math.erf(math.log(1.25) / sd / math.sqrt(2)))} within ±25%")
+                         f"{share(c['within_10'])} within ±10%, {share(c['within_25'])} within ±25%")
     table = {}
     for lane in sorted({e["lane"] for e in errors}):
         for family in sorted({e["family"] for e in errors}) + ["all"]:
