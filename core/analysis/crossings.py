@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeVar
 
 from ..json_data import JsonObject, finite_or_none
-from .fits import CostFit, fit_cost_model, predicted_crossover
+from .fits import MIN_POINTS_TO_MEET, CostFit, fit_cost_model, predicted_crossover
 from .points import Crossover, SweepPoint, by_lane
 from .verdict import crossovers_of, verdicts
 
@@ -120,7 +120,9 @@ def analyze_points(points: Sequence[SweepPoint]) -> SweepAnalysis:
     predicted = []
     for a, b in itertools.combinations(sorted(lanes), 2):
         fa, fb = fits[a].fit, fits[b].fit
-        f = predicted_crossover(fa, fb) if fa and fb else None
+        # Two points fit a line exactly: no residual says how far its meeting point could move, so none is said.
+        enough = fa is not None and fb is not None and min(fa.n, fb.n) >= MIN_POINTS_TO_MEET
+        f = predicted_crossover(fa, fb) if fa and fb and enough else None
         if f is not None:
             predicted.append(PredictedCrossover((a, b), f))
     return SweepAnalysis(fits, tuple(find_crossovers(points)), tuple(predicted))

@@ -133,6 +133,9 @@ def predicted_crossover(a: CostFit, b: CostFit) -> float | None:
 
 
 FIT_RESAMPLES = 200
+# Where two lanes' fitted lines meet is said only where each line rests on this many points or more: a line of two
+# passes through both, its residuals are zero, and a bootstrap of them would give an interval of no width.
+MIN_POINTS_TO_MEET = 3
 
 
 def crossover_interval(flops_a: Sequence[float], ms_a: Sequence[float], flops_b: Sequence[float],

@@ -337,3 +337,24 @@ def test_explain_with_fits_quotes_crossover():
     fits = {"cpu": fit_of(0.01, 1000.0), "gpu0": fit_of(0.1, 100.0)}
     assert "cpu is predicted faster at every size" in explain(summary("cpu", 0.5), summary("gpu0", 2.0), fits)
     assert "Not enough steady batches" in explain(summary("cpu", math.nan), summary("gpu0", 2.0))
+
+
+def test_fitted_lines_meet_only_where_each_rests_on_three_points_or_more():
+    """Two points fit a line exactly (zero residuals): where two such lines meet is said nowhere, neither in the
+    words nor in a file's analysis; a third point on each gives the meeting point again."""
+    from crossover_lab.core.analysis.crossings import analyze_points
+    from crossover_lab.core.analysis.points import SweepPoint
+
+    def pts(widths):
+        out = []
+        for w in widths:
+            f = 1e6 * w
+            out += [SweepPoint("cpu", w, f, 0.5 + f / 2e9), SweepPoint("gpu0", w, f, 2.0 + f / 2e10)]
+        return out
+
+    two = analyze_points(pts((16, 256)))
+    assert two.lanes["cpu"].fit is not None and two.predicted == ()
+    assert two.to_json()["predicted_crossovers"] == []
+    three = analyze_points(pts((16, 256, 4096)))
+    assert [p.lanes for p in three.predicted] == [("cpu", "gpu0")]
+    assert three.predicted[0].flops_per_batch == pytest.approx(1.5 / (1 / 2e9 - 1 / 2e10), rel=0.01)
