@@ -9,6 +9,10 @@ from typing import Mapping
 
 from .json_data import JsonObject, JsonValue
 from .paths import install_hint
+from .plain_text import ONE_LINE, printable
+
+MAX_HOST_TEXT = 400  # characters of one text of a sidecar's host kept
+MAX_GPUS = 64  # GPUs (and backends) of one host kept
 
 INSTALL_HINT = {
     "tensorflow": install_hint("", "tensorflow"),
@@ -89,7 +93,10 @@ class HostInfo:
 
         def text(key: str) -> str:
             v = d.get(key)
-            return str(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else ""
+            return clean(str(v)) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else ""
+
+        def clean(v: object) -> str:  # a sidecar or a profile is someone's file: its texts are shown, never obeyed
+            return printable(str(v)[:MAX_HOST_TEXT], ONE_LINE)
 
         cores = d.get("cpu_cores")
         gpus = d.get("gpus")
@@ -97,8 +104,9 @@ class HostInfo:
         keras = d.get("keras")
         return cls(text("app_version"), text("machine"), text("python"), text("platform"), text("cpu"),
                    cores if isinstance(cores, int) and not isinstance(cores, bool) else None,
-                   tuple(Gpu(str(g.get("name") or ""), str(g.get("driver") or ""), str(g.get("memory") or ""))
-                         for g in gpus if isinstance(g, Mapping)) if isinstance(gpus, list) else (),
-                   text("numpy"), str(keras) if isinstance(keras, str) else None,
-                   tuple((str(k), str(v) if isinstance(v, str) else None) for k, v in backends.items())
+                   tuple(Gpu(clean(g.get("name") or ""), clean(g.get("driver") or ""), clean(g.get("memory") or ""))
+                         for g in gpus[:MAX_GPUS] if isinstance(g, Mapping)) if isinstance(gpus, list) else (),
+                   text("numpy"), clean(keras) if isinstance(keras, str) else None,
+                   tuple((clean(k), clean(v) if isinstance(v, str) else None)
+                         for k, v in list(backends.items())[:MAX_GPUS])
                    if isinstance(backends, Mapping) else ())

@@ -20,6 +20,7 @@ from ..json_data import JsonValue
 from ..json_data import json_clean
 from ..files.atomic import ExportError, atomic_write_text
 from ..files.live import check_output_path
+from ..files.measured import check_keeps_measurements
 from ..presets import PRESETS
 from .printing import table
 from ..engine.pool import LanePool
@@ -57,6 +58,7 @@ def cmd_anatomy(args: argparse.Namespace) -> int:
         raise ConfigError("anatomy writes no CSV: --json prints every figure, --json-file writes them")
     if args.json_file:
         check_output_path(args.json_file, "--json-file")
+        check_keeps_measurements(args.json_file, "--json-file")
     if args.serve:
         raise ConfigError("--serve: the anatomy of a call times both ways (predict_on_batch and the compiled "
                           "forward pass) as rungs of one ladder")

@@ -27,6 +27,9 @@ from ..engine.devices import host_info
 from ..files.predicted import predict_config, speed_settings
 from ..files.profile import DeviceProfile, ProfileLane, find_profile, profile_from_files, shipped_profiles
 from ..files.sweeps import read_sweep_rows
+from ..files.measured import check_keeps_measurements
+from ..files.live import check_output_path
+from ..plain_text import ONE_LINE, printable
 from ..machine import HostInfo
 from ..paths import PROG, autosave_dir
 from ..presets import PRESETS
@@ -86,6 +89,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     if out.suffix != ".json":
         raise ConfigError(f"-o {args.out}: a profile is a .json file")
     name = (args.name or out.stem)[:80]
+    check_profile_output(out, args.sources or ())
     if args.sources:
         if args.families or args.quick:
             raise ConfigError("--from builds the profile from files: --families and --quick choose what to measure")
@@ -135,6 +139,18 @@ def cmd_profile(args: argparse.Namespace) -> int:
         say(f"profile: no profile was written ({exc}); the sweeps' files stay in {folder}/")
         return code
     return code if code != EXIT_OK else written
+
+
+def check_profile_output(out: Path, sources: Sequence[str]) -> None:
+    """Refuse, before anything is measured, a profile's path that cannot be written (a folder, a fifo, a device,
+    a read-only folder), that would replace a measurement or one of --from's files, or (when measuring) whose
+    sweeps' folder cannot be made: ConfigError with a sentence."""
+    check_output_path(str(out), "-o")
+    check_keeps_measurements(out, "-o", sources)
+    if not sources:
+        folder = out.with_name(out.stem + "-sweeps")
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"-o {out}: the sweeps' folder {folder} is a file: choose another name, or move it")
 
 
 def command_args(command: ModuleType, argv: list[str]) -> argparse.Namespace:
@@ -207,6 +223,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     chosen: list[tuple[DeviceProfile, ProfileLane]] = []
     for profile in profiles:
         print(profile_words(profile))
+        print(f"  (read from {printable(profile.path, ONE_LINE)})")
         for note in version_notes(profile, here):
             print(f"note: {note}")
         for lane in profile.lanes:
@@ -274,8 +291,10 @@ def _measurable(predictions: Sequence[tuple[DeviceProfile, ProfileLane, Predicti
     out = []
     for profile, lane, _ in predictions:
         try:
-            LaneSpec.parse(lane.lane)
+            spec = LaneSpec.parse(lane.lane)
         except ConfigError:
+            continue
+        if spec.host:  # read_profile refuses such a lane; a file never names a host this command connects to
             continue
         if _same_machine(profile, here) and lane.lane not in out:
             out.append(lane.lane)

@@ -8,6 +8,7 @@ import sys
 
 from ..files.atomic import ExportError
 from ..files.live import check_output_path
+from ..files.measured import check_keeps_measurements
 from ..files.profile import find_profile
 from ..files.sweep_sets import parse_labels
 from ..report.html import FORMATS, write_report
@@ -32,6 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     check_output_path(args.output, "-o")
+    check_keeps_measurements(args.output, "-o", args.files)
     fmt = args.format or ("md" if args.output.lower().endswith(".md") else "html")
     profiles = [find_profile(name) for name in args.profile]
     try:

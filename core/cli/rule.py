@@ -8,6 +8,7 @@ import sys
 
 from ..files.atomic import ExportError
 from ..files.live import check_output_path
+from ..files.measured import check_keeps_measurements
 from ..files.sweep_sets import parse_labels
 from ..report.inputs import read_sweeps
 from ..report.rule import rule_of, write_rule
@@ -63,6 +64,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
                           f"most {MAX_RATE:,.0f}")
     if args.json:
         check_output_path(args.json, "--json")
+        check_keeps_measurements(args.json, "--json", args.files)
     done = rule_for_load(args)
     if done is not None:
         return done

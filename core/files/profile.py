@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ..analysis.prediction import CostLine, LinePoint, fit_line
-from ..config import ConfigError
-from ..json_data import JsonObject, JsonValue, as_map, as_seq, finite_or_none
+from ..config import ConfigError, LaneSpec
+from ..json_data import JsonError, JsonObject, JsonValue, as_map, as_seq, finite_or_none, parse_json
 from ..machine import HostInfo
-from ..paths import resource_dir
+from ..paths import crossover_home, resource_dir
+from ..plain_text import ONE_LINE, printable
 from ..records import Status
 from .atomic import atomic_write_text
 from .inputs import read_text_bounded
@@ -150,7 +151,23 @@ class DeviceProfile:
 
 
 def _text(value: JsonValue) -> str:
-    return value[:MAX_TEXT] if isinstance(value, str) else ""
+    """A text of the file as Crossover shows it anywhere: bounded, one line, every control or bidi character
+    escaped (a profile is someone else's file: its texts are data for the eye, never a terminal's command)."""
+    return printable(value[:MAX_TEXT], ONE_LINE) if isinstance(value, str) else ""
+
+
+def local_lane_name(text: str, where: str) -> str:
+    """A profile's lane name, as the machine it describes calls it (cpu, cpu1, jax:gpu0): ConfigError for
+    anything else. A lane of another machine (ssh://host/cpu) is refused: a file never names a host to connect
+    to, so nothing run because of a profile (predict --measure) can reach one."""
+    try:
+        spec = LaneSpec.parse(text)
+    except ConfigError:
+        raise ConfigError(f"{where}: lane {text!r} is not a lane's name (cpu, cpu1, gpu0, jax:gpu0…)") from None
+    if spec.host:
+        raise ConfigError(f"{where}: lane {text!r} names another machine over SSH; a profile's lanes are the lanes "
+                          "of the one machine it describes (cpu, jax:gpu0…), never a host to connect to")
+    return spec.name
 
 
 def _number(value: JsonValue, what: str, where: str, lo: float, hi: float, optional: bool = False) -> float:
@@ -170,6 +187,7 @@ def _lane_from_json(data: JsonValue, where: str) -> ProfileLane:
     lane = _text(d.get("lane"))
     if not lane:
         raise ConfigError(f"{where}: a lane has no name")
+    lane = local_lane_name(lane, where)
     at = f"{where}, lane {lane}"
     settings = as_map(d.get("settings"))
     noise = _number(d.get("noise_log_sd"), "noise_log_sd", at, 0.0, 2.0, optional=True)
@@ -210,16 +228,22 @@ def _line_from_json(data: JsonValue, where: str, noise: float) -> CostLine | Non
 
 def read_profile(path: str | os.PathLike) -> DeviceProfile:
     """The profile in the file at `path`; ConfigError with a sentence where it cannot be one."""
+    shown = printable(os.fspath(path), ONE_LINE)
     try:
         text = read_text_bounded(path, MAX_BYTES)
     except OSError as exc:
-        raise ConfigError(f"cannot read the profile {path}: {exc.strerror or exc}") from None
+        raise ConfigError(f"cannot read the profile {shown}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{shown} is not a device profile: its bytes are not UTF-8 text") from None
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"{path} is not a device profile: it is not JSON ({str(exc)[:80]})") from None
-    profile = DeviceProfile.from_json(data, str(path))
-    return dataclasses.replace(profile, path=str(path))
+        data = parse_json(text, f"the profile {shown}")
+    except JsonError as exc:
+        raise ConfigError(f"{shown} is not a device profile: {exc}") from None
+    try:
+        profile = DeviceProfile.from_json(data, shown)
+    except RecursionError:
+        raise ConfigError(f"{shown} is not a device profile: it nests too deep") from None
+    return dataclasses.replace(profile, path=os.path.abspath(path))
 
 
 def shipped_profiles() -> list[DeviceProfile]:
@@ -234,17 +258,42 @@ def shipped_profiles() -> list[DeviceProfile]:
     return out
 
 
+def user_profiles_dir() -> Path:
+    """The user's own profiles, found by name as the shipped ones are (crossover_home()/profiles)."""
+    return crossover_home() / "profiles"
+
+
+def is_profile_path(text: str) -> bool:
+    """Whether `text` names a file by its shape (a `/`, a leading `~`, or ending in .json), not a profile's name:
+    a name never reads a file of the working folder, so a file planted there cannot stand in for a shipped one."""
+    return "/" in text or os.sep in text or text.startswith("~") or text.lower().endswith(SUFFIX)
+
+
 def find_profile(name_or_path: str) -> DeviceProfile:
-    """A profile by its file's path, or by the name of one Crossover ships ("h200-2026-11-30")."""
-    path = Path(name_or_path).expanduser()
-    if path.exists():
+    """A profile by its path (a `/` in it, or ending in .json), or by the name of one Crossover ships
+    ("h200-2026-11-30") or of one in the user's profiles folder; its `path` says which file was read."""
+    shown = printable(name_or_path, ONE_LINE)
+    if is_profile_path(name_or_path):
+        try:
+            path = Path(name_or_path).expanduser()
+        except RuntimeError:  # "~nouser/x": no such user's home
+            raise ConfigError(f"no profile {shown!r}: there is no such user's home folder") from None
         return read_profile(path)
-    shipped = shipped_dir() / f"{name_or_path}{SUFFIX}"
-    if shipped.is_file():
-        return read_profile(shipped)
+    if not name_or_path or name_or_path.startswith(".") or any(ch in name_or_path for ch in "\\:\0"):
+        raise ConfigError(f"no profile {shown!r}: give a profile's name (profile --list) or a file's path "
+                          "(./NAME.json)")
+    for folder in (shipped_dir(), user_profiles_dir()):
+        candidate = folder / f"{name_or_path}{SUFFIX}"
+        try:
+            found = candidate.is_file()
+        except OSError:
+            found = False
+        if found:
+            return read_profile(candidate)
     known = ", ".join(p.stem for p in sorted(shipped_dir().glob(f"*{SUFFIX}"))) or "none"
-    raise ConfigError(f"no profile {name_or_path!r}: give a profile file, or one Crossover ships ({known}); "
-                      "`profile --list` lists them")
+    raise ConfigError(f"no profile {shown!r} among those Crossover ships ({known}) or in "
+                      f"{user_profiles_dir()}; a file is named by its path (./{shown}.json). `profile --list` "
+                      "lists them")
 
 
 # Building a profile from what sweeps measured.
@@ -331,6 +380,16 @@ def _point(r: SweepRow) -> LinePoint:
     return LinePoint(r.width, r.layers, float(r.flops_per_batch), float(r.median_ms))
 
 
+def _machine_key(host: HostInfo) -> tuple[str, int | None, tuple[str, ...]]:
+    """What tells two machines apart in a sidecar: the CPU, its core count and the GPUs."""
+    return host.cpu, host.cpu_cores, tuple(g.name for g in host.gpus)
+
+
+def machine_name(host: HostInfo) -> str:
+    gpus = ", ".join(g.name for g in host.gpus)
+    return f"{host.cpu} ({host.cpu_cores or '?'} cores{', ' + gpus if gpus else ''})"
+
+
 def profile_from_files(paths: Sequence[str], name: str, command: str, made_at: str) -> tuple[DeviceProfile, list[str]]:
     """A profile of the lanes that the sweep files at `paths` measured (a run's per-batch CSV reads as its ramp),
     and a note per file on what was left out; ConfigError where nothing in them makes a line."""
@@ -351,14 +410,23 @@ def profile_from_files(paths: Sequence[str], name: str, command: str, made_at: s
         if unused:
             notes.append(f"{path}: {unused} of {len(found)} points not used (failed, cut short, or fewer than "
                          f"{MIN_BATCHES} steady batches)")
+    remote = sorted({r.lane for r in rows if r.lane.lower().startswith("ssh://")})
+    if remote:  # a profile describes one machine; a remote lane's belongs in a profile measured there
+        notes.append(f"left out {', '.join(remote)}: lanes of another machine; make its profile there")
+        rows = [r for r in rows if not r.lane.lower().startswith("ssh://")]
     lanes = lanes_from_rows(rows)
     if not lanes:
         raise ConfigError(f"no cost line could be made from {', '.join(paths)}: a line takes a lane's points at two "
                           "model sizes or more, of one kind of model and batch size")
-    machines = {h.cpu for h in hosts if h.cpu}
+    machines = {_machine_key(h) for h in hosts if h.cpu}
     if len(machines) > 1:
-        raise ConfigError(f"these files were measured on {len(machines)} machines ({', '.join(sorted(machines))}): a "
+        names = sorted({machine_name(h) for h in hosts if h.cpu})
+        raise ConfigError(f"these files were measured on {len(machines)} machines ({'; '.join(names)}): a "
                           "profile is of one machine; make one profile per machine")
+    unknown = [p for p, h in zip(paths, hosts) if not h.cpu]
+    if unknown and len(paths) > 1:
+        raise ConfigError(f"{', '.join(printable(p, ONE_LINE) for p in unknown)}: no machine recorded (no sidecar "
+                          "beside it), so it cannot be told to be the other files' machine; make its profile alone")
     host = next((h for h in hosts if h.cpu), hosts[0] if hosts else HostInfo())
     return DeviceProfile(name[:MAX_TEXT], made_at, min(began) if began else "", host, command[:4 * MAX_TEXT],
                          tuple(Path(p).name for p in paths), lanes), notes

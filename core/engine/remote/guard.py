@@ -20,12 +20,12 @@ import re
 import time
 import types
 import typing
-import unicodedata
 from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
 
 from ...messages import Wirable, field_types
 from ...config import TASKS
 from ...records import BatchTiming
+from ...plain_text import printable
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -49,7 +49,6 @@ MAX_MS = 1e12  # about 31 years: a time beyond it is damage, not a measurement
 MAX_EVENTS_PER_S = 50_000  # averaged over FLOOD_WINDOW_S
 FLOOD_WINDOW_S = 5.0
 MAX_EVENTS_PER_RUN = 5_000_000  # between two RunStarted: a run of five million steps is hours of 1 ms steps
-KEEP = frozenset("\n\t")
 # Fields that hold a time (ms or seconds), by name: finite where BatchTiming carries them, never negative.
 _TIME = re.compile(r"^(ms|.*_ms|.*_s|seconds.*|start_s)$")
 # BatchTiming.family: mlp, gru, transformer 4 heads; a user's model by its name or its function: saved my_cnn
@@ -62,22 +61,6 @@ _COUNT_SETTINGS = ("total_steps", "steps_per_epoch", "samples", "epochs", "warmu
 
 class WireRefused(ValueError):
     """A message from a remote lane holds a value the app does not take; the text names the field."""
-
-
-def printable(text: str) -> str:
-    """`text` with every control, format and line/paragraph-separator character escaped as \\xNN or \\uNNNN (but
-    newline and tab): what a remote says may be printed, and never moves the cursor, sets a title or clears the
-    screen."""
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        if ch in KEEP or ch.isprintable() or unicodedata.category(ch) == "Zs":
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    return "".join(out)
 
 
 def checked(message: Wirable) -> Wirable:
