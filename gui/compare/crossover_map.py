@@ -28,6 +28,7 @@ from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
 from ..widgets.log_axis import LogAxis
 from ..widgets.plots import plot_item
+from ..widgets.plain_text import rich
 from ...core.families import axis_words
 from ..widgets.file_dialogs import FileDialogs
 from .predicted import PredictedButton, PredictedCurve, PredictedLanes, draw_curve
@@ -355,7 +356,7 @@ class CrossoverMap(QWidget):
         parts, whole = [], []
         for lane in sorted({p.lane for p in shown}):
             device = next((p.point.device for p in reversed(shown) if p.lane == lane and p.point.device), "")
-            parts.append(f"<span style='color:{lane_color(lane, colors.dark).name()}'>━●</span>&nbsp;{lane}")
+            parts.append(f"<span style='color:{lane_color(lane, colors.dark).name()}'>━●</span>&nbsp;{rich(lane)}")
             whole.append(f"{lane}: {device}" if device else lane)
         kinds = {p.kind for p in shown} - {PointKind.COMPLETED}
         for kind in (PointKind.PROVISIONAL, PointKind.CUT_SHORT, PointKind.CONTENDED):
@@ -366,7 +367,7 @@ class CrossoverMap(QWidget):
         if len(shapes) > 1:  # each kind of model's line style, named: predict calls, other families, batch sizes
             for shape in shapes:
                 glyph = STYLE_GLYPHS[SHAPE_STYLES[min(shapes.index(shape), len(SHAPE_STYLES) - 1)]]
-                parts.append(f"{glyph}&nbsp;{shape_words(shape).replace(' ', '&nbsp;')}")
+                parts.append(f"{glyph}&nbsp;{rich(shape_words(shape)).replace(' ', '&nbsp;')}")
             whole.append("Each kind of model (family, depth, batch size, train or predict) has its own line style; "
                          "lines of different kinds are never joined or crossed")
         return " &nbsp; ".join(parts), "\n".join(whole)
@@ -378,7 +379,7 @@ class CrossoverMap(QWidget):
         parts = [key] if key else []
         for curve in curves:
             color = lane_color(curve.lane.lane, colors.dark).name()
-            parts.append(f"<span style='color:{color}'>╌╌</span>&nbsp;{curve.label.replace(' ', '&nbsp;')}")
+            parts.append(f"<span style='color:{color}'>╌╌</span>&nbsp;{rich(curve.label).replace(' ', '&nbsp;')}")
         if any(c.extrapolated for c in curves):
             parts.append("┈┈&nbsp;extrapolated&nbsp;(no&nbsp;interval)")
         profiles = {c.lane.profile.name: c.lane.profile for c in curves}

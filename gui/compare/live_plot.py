@@ -1,5 +1,6 @@
 """The live plot: ms per batch as batches arrive, one colour per lane, warm-up apart, rolling medians."""
 from __future__ import annotations
+from ..widgets.plain_text import rich
 
 import math
 from dataclasses import dataclass
@@ -230,7 +231,7 @@ class LivePlot(QWidget):
         steady.setClipToView(True)
         steady.setDownsampling(auto=True, method="peak")
         # The legend shows the median's solid line: the raw points' faint one is hard to tell apart.
-        median = pg.PlotDataItem(name=f"{lane} · {live.device(lane) or '…'}")
+        median = pg.PlotDataItem(name=rich(f"{lane} · {live.device(lane) or '…'}"))
         median.setClipToView(True)
         median.setDownsampling(auto=True, method="peak")
         median.setVisible(self.show_median.isChecked())

@@ -6,6 +6,7 @@ gui/compare/map_points.py's and core/files/findings.py's, of measured points onl
 band; a stretch that touches an extrapolation (outside what the profile measured: no interval) is dotted.
 """
 from __future__ import annotations
+from ..widgets.plain_text import rich
 
 import math
 from dataclasses import dataclass
@@ -227,8 +228,8 @@ def draw_curve(plot: pg.PlotWidget, curve: PredictedCurve, x_of: Callable[[Predi
     for i in range(len(pts) - 1):
         both = firm[i] and firm[i + 1]
         plot.addItem(pg.PlotDataItem(xs[i:i + 2], ys[i:i + 2], pen=dashed if both else dotted,
-                                     name=curve.label if both else f"{curve.label} (extrapolated)"))
+                                     name=rich(curve.label if both else f"{curve.label} (extrapolated)")))
     at = [i for i, f in enumerate(firm) if f]
     if at:
         plot.addItem(pg.PlotDataItem([xs[i] for i in at], [ys[i] for i in at], pen=None, symbol="d", symbolSize=7,
-                                     symbolBrush=None, symbolPen=pg.mkPen(color, width=1.5), name=curve.label))
+                                     symbolBrush=None, symbolPen=pg.mkPen(color, width=1.5), name=rich(curve.label)))

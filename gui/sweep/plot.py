@@ -4,6 +4,7 @@ Also a command for pictures made from any sweep CSV without opening the window:
 `python -m gui.sweep_plot sweep.csv out.png [--title TEXT]`.
 """
 from __future__ import annotations
+from ..widgets.plain_text import rich
 
 import argparse
 import dataclasses
@@ -118,7 +119,7 @@ class SweepPlot(pg.PlotWidget):
             device = pts[0].device
             if len(device) > LEGEND_DEVICE_CHARS and not self.slide:  # the legend must fit a 1024 px window
                 device = device[:LEGEND_DEVICE_CHARS - 1] + "…"
-            name = f"{lane} — {device}" if device else lane
+            name = rich(f"{lane} — {device}" if device else lane)  # a legend entry is HTML: the file's text, escaped
             self.plot(w, ms, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=8, symbolBrush=color,
                       symbolPen=pg.mkPen(colors.point_outline), name=name)
             lo = np.array([p.p10_ms if math.isfinite(p.p10_ms) else p.median_ms for p in pts])
@@ -133,7 +134,7 @@ class SweepPlot(pg.PlotWidget):
                 self.fits[lane] = fit
                 pred = np.array([fit.predict_ms(p.flops_per_batch) for p in pts])
                 # The fits join the legend only while it stays short; the verdict text has them all.
-                fit_name = (f"{lane} fit: {fmt_num(fit.overhead_ms)} ms intercept + FLOPs / {fmt_num(fit.gflops)} "
+                fit_name = (rich(lane) + f" fit: {fmt_num(fit.overhead_ms)} ms intercept + FLOPs / {fmt_num(fit.gflops)} "
                             "GFLOP/s"
                             if len(by_lane) <= 2 else None)
                 self.plot(w, pred, pen=pg.mkPen(color, width=1, style=Qt.PenStyle.DashLine), name=fit_name)
@@ -142,7 +143,7 @@ class SweepPlot(pg.PlotWidget):
                 pen = pg.mkPen(color, width=2, style=Qt.PenStyle.CustomDashLine)
                 pen.setDashPattern([6, 3])
                 self.plot(*map(np.array, zip(*floors)), pen=pen, symbol="d", symbolSize=6, symbolBrush=color,
-                          name=f"{lane} floor (on-device loop)")
+                          name=f"{rich(lane)} floor (on-device loop)")
         self._set_ticks(points)
         self.crossovers = list(crossovers) if crossovers is not None else find_crossovers(points, between=True)
         for i, c in enumerate(self.crossovers):

@@ -18,6 +18,7 @@ from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
 from ..jobs import JobOutcome, JobRunner
 from ..theme.scheme import status_style
+from ..widgets.plain_text import rich
 from .bars import WhyBars
 
 
@@ -54,6 +55,7 @@ class WhyView(QWidget):
         self.stop_button.clicked.connect(self.stop)
         self.clocks = QLabel("")
         self.clocks.setWordWrap(True)
+        self.clocks.setTextFormat(Qt.TextFormat.RichText)  # the clocks' names in bold; every text inserted escaped
         self.bars = WhyBars()
         self.words = QLabel("")
         self.words.setWordWrap(True)
@@ -89,7 +91,7 @@ class WhyView(QWidget):
                 "pipelined, an on-device loop) for the Model panel's model on each chosen lane, one at a time")
         if not self.bars.points:
             clocks = CALL_CLOCKS if task == "predict" else CLOCKS
-            self.clocks.setText(" ".join(f"The <b>{name}</b>: {text}." for name, text in clocks.items()))
+            self.clocks.setText(" ".join(f"The <b>{rich(name)}</b>: {rich(text)}." for name, text in clocks.items()))
             self.words.setText("Press Measure why to see where a " + ("call's" if task == "predict" else "step's")
                                + " time goes on each lane.")
 
@@ -175,7 +177,7 @@ class WhyView(QWidget):
         self.bars.set_points(points)
         if not points:
             return
-        self.clocks.setText(" ".join(f"The <b>{name}</b>: {text}." for name, text in clocks_of(points).items()))
+        self.clocks.setText(" ".join(f"The <b>{rich(name)}</b>: {rich(text)}." for name, text in clocks_of(points).items()))
         lines = [why_sentence(p) for p in points]
         floor = floor_sentence(points)
         lines += ([floor] if floor else []) + [line + "." for line in clock_lines(points)]

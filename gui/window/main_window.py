@@ -42,7 +42,7 @@ from ..resources import icon
 from ..settings import AppSettings
 from ..panels.side import SidePanel
 from ..widgets.status_line import StatusLine
-from ..widgets import wheel_guard
+from ..widgets import plain_text, wheel_guard
 from ..sweep.tab import SweepTab
 from ..theme.scheme import Theme
 from ..why.tab import WhyView
@@ -73,6 +73,7 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             wheel_guard.install(app)  # before the panels are polished: a wheel over a setting scrolls the column
+            plain_text.install(app)  # every label and tooltip plain text: a file's text is never HTML here
         self.setWindowTitle("Crossover — where a GPU starts to beat a CPU")
         self.setWindowIcon(icon("crossover"))
         self.settings = settings or AppSettings()

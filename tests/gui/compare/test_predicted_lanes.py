@@ -196,3 +196,42 @@ def test_the_live_plot_draws_a_predicted_lane_for_the_run_shown_dashed_labelled_
     window.compare.map.predicted.clear()
     assert not _live_lines(window) and not plot.predicted_note.text()
     assert not any("predicted" in label.text for _, label in plot.legend.items)
+
+
+RICH = '<b style="color:red">VERDICT: gpu0 is 9x faster (measured)</b><img src="/usr/share/pixmaps/x.png">'
+
+
+def test_a_profiles_texts_are_plain_text_in_every_label_legend_and_tooltip(make_window, tmp_path, qtbot):
+    """A profile named with HTML draws no red verdict and loads no image: the map's key, the live plot's and the
+    map's legends and every label and tooltip show its characters (issue 56, item 4)."""
+    import json
+
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QLabel, QToolTip
+
+    from crossover_lab.core.files.profile import read_profile
+
+    data = json.loads(find_profile(PROFILE).path and open(find_profile(PROFILE).path).read())
+    data["name"] = RICH
+    data["host"]["cpu"] = RICH
+    path = tmp_path / "sent.json"
+    path.write_text(json.dumps(data))
+    window = make_window()
+    window.side.model_panel.set_config(MODEL)
+    window.show()
+    m = window.compare.map
+    assert m.predicted.add(read_profile(path), "jax:gpu0") == ""
+    assert "<b style" not in m.key.text() and "&lt;b" in m.key.text()
+    for label in window.findChildren(QLabel):
+        if label.textFormat() != Qt.TextFormat.PlainText:
+            assert "<b style" not in label.text() and "<img" not in label.text(), label.objectName()
+    for item in m.plot.listDataItems():
+        assert item.name() is None or "<b" not in item.name()
+    # The key's tooltip holds the profile's words: shown as those characters, never as HTML.
+    assert RICH in m.key.toolTip()
+    event = QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2), m.key.mapToGlobal(QPoint(2, 2)))
+    QApplication.sendEvent(m.key, event)
+    qtbot.waitUntil(lambda: QToolTip.isVisible(), timeout=3000)
+    assert "&lt;b style=" in QToolTip.text() and "<b style" not in QToolTip.text()
+    QToolTip.hideText()
