@@ -37,6 +37,20 @@ class RowError(ValueError):
         self.problem = problem
 
 
+# A width the user held while the lanes trained (a drag, then a pause) is a point once it has this many steady batches
+# a lane, as the README promises: the next drag ends its segment ("switched") and it still counts, a point the rule
+# judges with the rest. Fewer, and it was only passed through: cut short, drawn apart, never judged.
+MIN_HELD_BATCHES = 10
+
+
+def segment_status(s: RunSummary) -> Status:
+    """A segment's status as a point: one switched away from after MIN_HELD_BATCHES steady batches is a completed
+    point of its width; one switched sooner is cut short (cancelled)."""
+    if s.status == Status.SWITCHED:
+        return Status.COMPLETED if s.n_batches >= MIN_HELD_BATCHES else Status.CANCELLED
+    return Status(s.status)
+
+
 @dataclass(frozen=True)
 class SweepRow:
     """One point of a sweep on one lane: the model's size, its steady-state timing, and how it ran."""
@@ -152,9 +166,8 @@ class SweepRow:
             n_batches=s.n_batches if s else 0, mad_ms=s.mad_ms if s else nan, layers=len(widths),
             backend=settings.backend or LaneSpec.parse(lane).backend,
             samples_per_s=s.samples_per_s if s else nan, gflops=s.gflops if s else nan,
-            # A segment the user cut short by changing the model is, as a sweep point, cut short.
             warmup_s=s.warmup_s if s else nan,
-            status=(Status.CANCELLED if s.status == Status.SWITCHED else Status(s.status)) if s else Status.CANCELLED,
+            status=segment_status(s) if s else Status.CANCELLED,
             jit=settings.jit_compile, steps_per_execution=settings.steps_per_execution,
             feeding=settings.feeding, mixed_precision=settings.mixed_precision,
             run_id=run.run_id, stage="ramp", mean_wall_ms=s.mean_wall_ms if s else nan,

@@ -2,7 +2,7 @@
 
 A run on one model gives a point per lane; a ramp or a run whose model changed while it trained
 gives one per segment. A point is provisional while its segment runs (it firms up as batches
-arrive), cut short when its segment was stopped or switched before its budget ran out, and
+arrive), cut short when its segment was stopped, or switched before MIN_HELD_BATCHES steady batches, and
 contended when it overlapped in time with another lane on the same CPU cores.
 
 Like with like: a lane's line joins only its completed (and provisional) points of one kind of model
@@ -22,13 +22,17 @@ from typing import Callable, Iterable
 from ...core.families import Family, axis_words
 from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
-from ...core.files.sweep_rows import SweepRow
+from ...core.files.sweep_rows import MIN_HELD_BATCHES, SweepRow, segment_status
 from ...core.records import RunSummary, Status
 from ...core.results import RunResult, Segment
 from ...core.words.numbers import fmt_count
 
 Shape = tuple[int, int, str, str]  # hidden layers, batch size, kind of model, task (train or predict)
-MIN_STEADY_BATCHES = 10  # a segment that is not complete adds its point only with at least this many steady batches
+# A segment that is not complete (still measuring) adds its point only with this many steady batches: the same count
+# that makes a width the user dragged away from a completed point (core/files/sweep_rows.py).
+MIN_STEADY_BATCHES = MIN_HELD_BATCHES
+
+
 class PointKind(str, Enum):
     """What a map point rests on: a finished stretch, one still measuring, one stopped early, or one measured while
     another lane trained on the same cores. Only completed points are crossed; completed and provisional ones are
@@ -134,7 +138,7 @@ def firm_rows(result: RunResult, now: float | None = None) -> list[SweepRow]:
 def _kind(s: RunSummary | None, crowded: bool, firm: bool) -> PointKind | None:
     if s is None or not (math.isfinite(s.median_ms) and s.median_ms > 0) or s.n_batches < 1 or s.status == Status.FAILED:
         return None
-    complete = firm and s.status == Status.COMPLETED
+    complete = firm and segment_status(s) == Status.COMPLETED  # a width held long enough, then dragged on, counts
     if not complete and s.n_batches < MIN_STEADY_BATCHES:
         return None
     if crowded:

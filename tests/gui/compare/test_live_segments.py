@@ -406,3 +406,45 @@ def test_a_predict_run_never_borrows_a_training_fit():
     assert set(findings.lane_fits(train)) == {"cpu"}
     assert findings.lane_fits(train.replace(task="predict")) == {}
     assert findings.lane_fits(train.replace(batch_size=64)) == {}  # another batch size: another kind
+
+
+DRAG = tuple(RunConfig(ModelSpec((w,)), BASE.train) for w in (128, 1024))
+
+
+def test_a_dragged_width_held_for_ten_steady_batches_is_a_point_that_the_star_and_answer_follow(qtbot):
+    """Issue 55: a drag 128 → 1,024 with both widths held makes a completed point at both widths for both lanes
+    (switched after 10 steady batches or more), the findings judge them, and the map's words name the change of
+    the faster lane."""
+    cmap = CrossoverMap()
+    qtbot.addWidget(cmap)
+    live = LiveRun("d1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "interleaved",
+                   "2026-01-01T00:00:00+00:00")
+    cmap.follow(live)
+    cpu, cpu1 = Lane("d1", "cpu"), Lane("d1", "cpu1", t0=2000.0)  # taking turns: never on the cores together
+    events = cpu.start() + cpu1.start()
+    # cpu1 faster at 128 (1.0 against 2.0 ms), cpu faster at 1,024 (4.0 against 16.0 ms); 128 switched by the drag.
+    events += cpu.segment(1, DRAG[0], 2.0, 40, end="switched") + cpu1.segment(1, DRAG[0], 1.0, 40, end="switched")
+    events += cpu.segment(2, DRAG[1], 4.0, 40) + cpu1.segment(2, DRAG[1], 16.0, 40)
+    live.apply(events + [cpu.finish(DRAG[1]), cpu1.finish(DRAG[1])])
+    live.finish()
+    cmap.add_run(live.result)
+    kinds = sorted((lane, p.point.width, str(p.kind)) for (lane, _), pts in cmap.kept().items() for p in pts)
+    assert kinds == [("cpu", 128, "completed"), ("cpu", 1024, "completed"), ("cpu1", 128, "completed"),
+                     ("cpu1", 1024, "completed")], kinds
+    answers = cmap.findings.answers()
+    assert answers and sorted(p.width for p in answers[0].points) == [128, 128, 1024, 1024]
+    assert "No two lanes have completed points" not in cmap.description.text()
+    assert "faster" in cmap.description.text(), cmap.description.text()
+
+
+def test_a_width_passed_through_in_fewer_than_ten_batches_is_no_point(qtbot):
+    cmap = CrossoverMap()
+    qtbot.addWidget(cmap)
+    live = LiveRun("d2", BASE, [LaneSpec.parse("cpu")], "interleaved", "2026-01-01T00:00:00+00:00")
+    cmap.follow(live)
+    cpu = Lane("d2", "cpu")
+    live.apply(cpu.start() + cpu.segment(1, DRAG[0], 2.0, 6, end="switched") + cpu.segment(2, DRAG[1], 4.0, 40)
+               + [cpu.finish(DRAG[1])])
+    live.finish()
+    cmap.add_run(live.result)
+    assert sorted((p.point.width, str(p.kind)) for p in cmap.map_points()) == [(1024, "completed")]
