@@ -17,7 +17,7 @@ from ..files.findings import Findings
 from ..files.predicted import AskedPrediction
 from ..files.run_files import sidecar_path, sidecar_runs
 from ..files.sweep_rows import SweepRow
-from ..files.sweeps import SweepAskedFor
+from ..files.sweeps import SweepAskedFor, run_rows
 from ..machine import HostInfo
 from ..results import RunResult
 from ..version import APP_VERSION
@@ -29,7 +29,7 @@ from ..words.run import (busy_lines, compared_lines, compared_summaries, latency
                          run_headline)
 from ..words.settings import backend_name, lane_groups, settings_groups, task_words
 from ..words.sweep import busy_lines as sweep_busy_lines
-from ..words.sweep import picture_title, refine_lines, run_crossing_lines
+from ..words.sweep import answer_words, picture_title, refine_lines, run_crossing_lines
 from ..words.verdict import pair_words, unit_of
 from .inputs import AnatomyInput, Inputs, RunInput, SweepInput, sweep_sidecar
 from .kinds import saved_model_words, worded_points
@@ -104,6 +104,20 @@ def run_answer(run: RunResult) -> list[str]:
     return [sentence(x) for x in lines]
 
 
+def _changed_model_answer(inputs: Inputs) -> list[str]:
+    """Where the lanes cross over every run whose model changed (a ramp, a drag), their points pooled and judged
+    once as the window's findings judge them: the window's headline over the same widths, whichever runs it rests
+    on (File > Export report writes them all). Nothing where no run changed its model."""
+    runs = [run for item in inputs.runs if not is_load(item) for run in item.runs]
+    if not any(len(segment_widths(run)) > 1 for run in runs):
+        return []
+    pooled = Findings(row for run in runs for row in run_rows(run))
+    said = [sentence(answer_words(a)) for a in pooled.answers() if len(a.verdict.widths) >= 2]
+    summaries = [lane.summary for run in runs for lane in run.lanes.values() if lane.summary is not None]
+    return (said + [sentence(x) for x in busy_lines(summaries)]) if said else \
+        [sentence("the lanes have not both completed two widths of one kind of model: no crossing can be stated")]
+
+
 def sweep_model_words(rows: Sequence[SweepRow]) -> str:
     """What the sweeps measured, per kind of model: picture_title's words ("MLP, 2 hidden layers of 16–4,096 units ·
     batch 128"), and a saved model by its name, along batch size ("your saved model mine.keras (6 layers), along
@@ -165,6 +179,7 @@ def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...],
         facts.append(("machines", machines_words(inputs.sweeps)))
     loads = False
     several = len(inputs.sweeps) + len(inputs.runs) + len(inputs.anatomies) > 1
+    answer += _changed_model_answer(inputs)
     for item in inputs.runs:
         prefix = run_lane_prefix(item, inputs.sweeps)
         source = f"{Path(item.path).name}: " if several else ""  # "this model" is the file's, among several
@@ -180,7 +195,8 @@ def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...],
         for run in item.runs:
             lanes += [prefix + lane for lane in run.lanes]
             facts.append(("model", run_model_words(run)))
-            answer += [source + line for line in run_answer(run)]
+            if len(segment_widths(run)) <= 1:  # a ramp's or a drag's answer is the pooled one above
+                answer += [source + line for line in run_answer(run)]
     for item in inputs.anatomies:
         lanes += [p.lane for p in item.points]
         answer += anatomy_answer(item)
@@ -284,7 +300,8 @@ def build_report(inputs: Inputs, predictions: Sequence[AskedPrediction] = ()) ->
     files = table(["file", "role", "bytes", "SHA-256"],
                    [(f.name, f.role, f"{f.size:,}", f.sha256) for f in inputs.files])
     notes = tuple(s.dropped for s in inputs.sweeps if s.dropped)
-    model = next((value for key, value in facts if key == "model"), "")
+    models = list(dict.fromkeys(value for key, value in facts if key == "model"))
+    model = models[0] if len(models) <= 1 else f"{models[0]} and {fmt_count(len(models) - 1, 'model')} more"
     calls = bool(inputs.anatomies) and all(p.task == "predict" for item in inputs.anatomies for p in item.points)
     anatomy = "the anatomy of a served call" if calls else "the anatomy of a training step"
     if inputs.sweeps or inputs.runs or not inputs.anatomies:

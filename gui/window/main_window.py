@@ -295,9 +295,19 @@ class MainWindow(QMainWindow):
         live = self.compare.shown
         if live is None or not live.result.lanes:
             raise ExportError("no run to report: start a run, or choose one in the History")
-        csv_path, _ = export_runs(f"{stem}-run.csv", [live.result], self.controller.host(),
-                                  {"prices": p} if (p := self.controller.prices_of(set(live.result.lanes))) else None)
+        runs = self.answer_runs(live.result)
+        lanes = {lane for run in runs for lane in run.lanes}
+        csv_path, _ = export_runs(f"{stem}-run.csv", runs, self.controller.host(),
+                                  {"prices": p} if (p := self.controller.prices_of(lanes)) else None)
         return [csv_path]
+
+    def answer_runs(self, shown: RunResult) -> list[RunResult]:
+        """The runs the window's answer rests on (every run whose points the findings hold, in the order they ran)
+        and the run shown: what a report of the Compare tab reads, so that it says what the headline says, over
+        the same widths."""
+        ids = self.findings.run_ids
+        runs = [run for run in self.controller.runs if run.run_id in ids or run.run_id == shown.run_id]
+        return runs if any(run.run_id == shown.run_id for run in runs) else runs + [shown]
 
     def clear_compiled_cache(self) -> None:
         """File > Clear compiled cache: empty the JAX lanes' persistent compilation cache (not while anything runs:

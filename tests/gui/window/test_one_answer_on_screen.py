@@ -111,3 +111,27 @@ def test_a_run_of_one_model_has_one_headline_in_the_cli_the_report_and_the_windo
     tab.add_saved_runs([run])
     tab.history.run_chosen.emit(run)
     assert tab.summary.verdict.text().startswith(headline + "."), tab.summary.verdict.text()
+
+
+def test_file_export_report_says_the_windows_answer_over_the_same_widths(qtbot, make_window, scripted, tmp_path):
+    """Issue 55: two ramps (or a run and a drag) make one answer over every width measured since the window
+    opened; File > Export report of the Compare tab reads the runs that answer rests on, so it says the headline's
+    sentence over the same widths, not the last run's alone."""
+    scripted.scripts.update(cpu=cpu_like(fixed_ms=0.3, gflops=20, noise=0.02),
+                            cpu1=cpu_like(fixed_ms=1.0, gflops=60, noise=0.02, seed=1))
+    window = make_window()
+    window.side.model_panel.set_config(RunConfig(ModelSpec((16,)), TrainSpec(batch_size=128, samples=4096,
+                                                                        data="synthetic")))
+    for n, widths in enumerate(("16,64,256", "1024,2048"), start=1):
+        window.side.ramp_widths.setText(widths)
+        assert window.desk.start_ramp() is not None
+        qtbot.waitUntil(lambda: not window.controller.running and len(window.controller.runs) == n, timeout=60_000)
+    (answer,) = window.findings.answers()
+    said = answer_words(answer)
+    assert sorted(answer.verdict.widths) == [16, 64, 256, 1024, 2048]
+    qtbot.waitUntil(lambda: _plain(said) in _plain(window.compare.summary.verdict.text()), timeout=5_000)
+    window.tabs.setCurrentWidget(window.compare)
+    page = tmp_path / "report.html"
+    assert window.exports.export_report(str(page), window.report_sources) == ""
+    text = html.unescape(page.read_text(encoding="utf-8"))
+    assert said in text, (said, text[:3000])
