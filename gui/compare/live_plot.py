@@ -76,9 +76,11 @@ class LivePlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.x_axis = QComboBox()
-        self.x_axis.addItem("x: batch", "batch")
+        # Elapsed seconds first: lanes taking turns line up in time, so a drag's change shows at one x in every lane
+        # and the lines visibly cross; at a batch index two lanes' changes fall far apart.
         self.x_axis.addItem("x: elapsed seconds", "elapsed")
-        self.x_axis.setToolTip("Plot each batch at its step number, or at the time it ended.")
+        self.x_axis.addItem("x: batch", "batch")
+        self.x_axis.setToolTip("Plot each batch at the time it ended (lanes line up in time), or at its step number.")
         self.x_axis.setAccessibleName("Live plot x axis")
         self.log_y = QCheckBox("Log y")
         self.log_y.setToolTip("Logarithmic ms axis: lanes that differ tenfold both stay readable.")
@@ -97,7 +99,7 @@ class LivePlot(QWidget):
         self.plot.setToolTip("Step time of every batch. Hollow markers: warm-up batches (tracing, first "
                              "memory touches), left out of the autoscale so the steady state fills the plot.")
         self.plot.setLabel("left", "ms per batch")
-        self.plot.setLabel("bottom", X_AXES["batch"])
+        self.plot.setLabel("bottom", X_AXES["elapsed"])
         self.plot.showGrid(x=False, y=True, alpha=0.25)
         self._range = StableRange()
         self._auto = True  # False once the user pans or zooms; the plot's "A" button gives it back
@@ -312,7 +314,7 @@ class LivePlot(QWidget):
 
     def restore_state(self, settings: AppSettings) -> None:
         self.log_y.setChecked(settings.flag("plot/log_y"))
-        self.x_axis.setCurrentIndex(max(0, self.x_axis.findData(settings.text("plot/x_axis", "batch"))))
+        self.x_axis.setCurrentIndex(max(0, self.x_axis.findData(settings.text("plot/x_axis", "elapsed"))))
 
     def _redraw_all(self) -> None:
         for items in self._items.values():

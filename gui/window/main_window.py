@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Slot
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QShowEvent
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter
 
 from ...core.files.findings import Findings
@@ -181,6 +181,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.main_split)
         self.setMinimumSize(LEAST_SIZE)
         self.resize(1440, 900)
+        self.fit_screen()
 
     def _connect(self) -> None:
         a, c, d = self.actions, self.controller, self.desk
@@ -221,6 +222,28 @@ class MainWindow(QMainWindow):
             state = self.settings.state(key)
             if state is not None:
                 restore(state)
+        self.fit_screen()  # a geometry saved on a larger screen opens inside this one
+
+    def fit_screen(self) -> None:
+        """Keep the window inside the screen's available area (1024×700 included): never larger than it, never
+        partly off it, so the map, the History and the status bar are on screen."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None or QGuiApplication.platformName() == "offscreen":  # no real screen: a picture's size
+            return
+        area = screen.availableGeometry()
+        if area.width() < 200 or area.height() < 200:  # an offscreen platform's odd screen: nothing to fit
+            return
+        frame = self.frameGeometry().size() - self.geometry().size()  # the title bar and borders
+        width = min(self.width(), area.width() - frame.width())
+        height = min(self.height(), area.height() - frame.height())
+        if self.minimumWidth() > width or self.minimumHeight() > height:
+            self.setMinimumSize(min(self.minimumWidth(), width), min(self.minimumHeight(), height))
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        x = min(max(self.x(), area.left()), area.right() + 1 - width - frame.width())
+        y = min(max(self.y(), area.top()), area.bottom() + 1 - height - frame.height())
+        if (x, y) != (self.x(), self.y()):
+            self.move(x, y)
 
     def save_state(self) -> None:
         """Every panel's part of the window state, for the next launch."""
