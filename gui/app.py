@@ -133,6 +133,13 @@ def main(argv: list[str]) -> int:
 
         QTimer.singleShot(int(args.after * 1000), shoot)
     code = app.exec()
+    if window.isVisible():
+        # The event loop ended without a close: the display went away (a logout, dropped X forwarding, a crashed X
+        # server: Qt's xcb plugin says "The X11 connection broke" and quits the loop with 1). Closed here as by its
+        # close button, the run in progress is stopped and saved and the lanes end. Left open, the lanes' processes
+        # kept the interpreter's exit waiting on them for good (multiprocessing joins its children at exit), and a
+        # stop signal only queued a close for the event loop that no longer ran (issue 56 #16).
+        window.close()
     collector.timer.stop()
     if outcome["signal"] is not None:
         return 128 + outcome["signal"]

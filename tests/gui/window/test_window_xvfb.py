@@ -1,5 +1,6 @@
 """The real window under Xvfb (X11, the xcb platform): run the app, grab it mid-run, check the picture; drag a
-width slider mid-run with real X input (xdotool) and see the run go on with the new width.
+width slider mid-run with real X input (xdotool) and see the run go on with the new width; take the display away
+mid-run and see the window end as its close button would.
 
 Skipped where there is no Xvfb (apt-get install xvfb libxcb-icccm4 libxcb-keysyms1). The PNG is kept
 in artifacts/ when that folder is writable: look at it.
@@ -13,7 +14,9 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import pytest
 from helpers import (ROOT, check_files, group_gone, load_words, record_counts, wait_for, wait_for_more_records,
@@ -30,8 +33,21 @@ def _free_display() -> int:
     raise RuntimeError("no free X display number between :90 and :199")
 
 
+@dataclass(frozen=True)
+class XServer:
+    """An Xvfb of a test's own: its display, and its process, which a test may end to take the display away."""
+
+    display: str
+    proc: subprocess.Popen
+
+
 @pytest.fixture
-def xvfb_display():
+def xvfb_display(xvfb_server: XServer) -> str:
+    return xvfb_server.display
+
+
+@pytest.fixture
+def xvfb_server():
     exe = shutil.which("Xvfb")
     if exe is None:
         pytest.skip("Xvfb is not installed (apt-get install xvfb libxcb-icccm4 libxcb-keysyms1)")
@@ -44,7 +60,7 @@ def xvfb_display():
             proc.kill()
             pytest.fail(f"Xvfb :{n} did not start: {proc.stderr.read().decode(errors='replace')[-500:]}")
         time.sleep(0.05)
-    yield f":{n}"
+    yield XServer(f":{n}", proc)
     proc.terminate()
     try:
         proc.wait(5)
@@ -81,11 +97,11 @@ def test_real_window_screenshot_mid_run(xvfb_display, tmp_path):
         shutil.copy(path, artifacts / "window-xvfb-test.png")
 
 
-def _window(tmp_path: Path, display: str) -> subprocess.Popen:
+def _window(tmp_path: Path, display: str, stderr: int | IO[str] = subprocess.PIPE) -> subprocess.Popen:
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": display, "CROSSOVER_HOME": str(tmp_path / "home"),
            "KERAS_HOME": str(tmp_path / "keras"), "CROSSOVER_NO_RESTORE_PROMPT": "1"}
     return subprocess.Popen([sys.executable, str(ROOT / "main.py"), "--run"], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=stderr, start_new_session=True)
 
 
 def _autosaved_records(tmp_path: Path, proc: subprocess.Popen, lanes: set[str], n: int,
@@ -120,6 +136,49 @@ def test_the_window_killed_mid_run_keeps_the_records_and_leaves_no_lane(xvfb_dis
     if sig == signal.SIGTERM:  # closed as by its close button: the run was stopped and saved whole
         assert {lane["status"] for lane in meta["runs"][0]["lanes"].values()} <= {"cancelled", "completed"}
     assert group_gone(proc.pid)
+
+
+X11_BROKE = "The X11 connection broke"  # what Qt's xcb plugin says when the X server goes away
+
+
+@pytest.mark.parametrize("then_sigterm", [False, True], ids=["display-gone", "display-gone-then-sigterm"])
+def test_the_window_ends_with_its_display_keeps_the_records_and_leaves_no_lane(xvfb_server, tmp_path, then_sigterm):
+    """A logout, dropped X forwarding or a crashed X server ends the window's process as its close button would,
+    and so does a SIGTERM sent after the display is gone (issue 56 #16: one waited on its two lanes for 20 minutes
+    and more, deaf to `kill`)."""
+    import psutil
+
+    said = tmp_path / "stderr.txt"
+    with open(said, "w") as stderr:
+        proc = _window(tmp_path, xvfb_server.display, stderr)
+    try:
+        saved = _autosaved_records(tmp_path, proc, {"cpu", "cpu1"}, 10)
+        lanes = [c for c in psutil.Process(proc.pid).children() if "resource_tracker" not in " ".join(c.cmdline())]
+        assert len(lanes) == 2, [c.cmdline() for c in lanes]
+        before = sum(record_counts(saved).values())
+        xvfb_server.proc.kill()  # the display goes away at once, as a crashed X server's does
+        xvfb_server.proc.wait(10)
+        assert wait_for(lambda: X11_BROKE in said.read_text() or proc.poll() is not None, wall_limit(15), 0.1)
+        if then_sigterm:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(wall_limit(15))
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the window outlived its display by {wall_limit(15):.0f} s at {load_words()}: "
+                        f"{said.read_text()[-2000:]}")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    # Qt quits with 1 when its display breaks; a SIGTERM that lands while the window closes is said as 128 + 15.
+    assert proc.returncode in ((1, 143) if then_sigterm else (1,)), said.read_text()[-2000:]
+    _gone, alive = psutil.wait_procs(lanes, timeout=5)
+    assert not alive, f"lanes outlived the window: {[p.pid for p in alive]}"
+    assert group_gone(proc.pid)
+    meta = check_files(saved, {"cpu", "cpu1"})
+    assert sum(record_counts(saved).values()) >= before  # nothing measured was lost
+    # Closed as by its close button: the run was stopped and its sidecar written whole, not left "running".
+    assert {lane["status"] for lane in meta["runs"][0]["lanes"].values()} <= {"cancelled", "completed"}
 
 
 def _wait_for_file(path: Path, proc: subprocess.Popen, timeout: float) -> dict:
