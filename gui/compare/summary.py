@@ -32,6 +32,7 @@ from ...core.words.run import energy_lines, explain, latency_lines, run_headline
 from ..theme.lane_colours import lane_color
 from ...core.words.run import contention_note
 from ..live_run import LiveRun
+from .headline import Headline
 from .summary_words import as_sentence, changed_model, crossing_lines, energy_crossing_lines, verdict_segments
 from ..theme.scheme import scheme_colors
 
@@ -75,9 +76,7 @@ class SummaryPanel(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setToolTip("Steady-state figures (warm-up batches left out), updated as batches arrive.")
-        self.verdict = QLabel("No run yet.")
-        self.verdict.setObjectName("verdictLabel")
-        self.verdict.setWordWrap(True)
+        self.verdict = Headline("No run yet.")
         self.explanation = QLabel("")
         self.explanation.setObjectName("explanationLabel")
         self.explanation.setWordWrap(True)
@@ -348,9 +347,9 @@ class SummaryPanel(QWidget):
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
         if answer and not live.failure and not (states and all(state == Status.FAILED for state in states)):
-            now = self.verdict.text()
+            now = self.verdict.said()
             self.verdict.setText(" ".join(as_sentence(line, live.lanes) + "." for line in answer))
-            if now and now != self.verdict.text() and not now.startswith(("Waiting", "Choose", "No verdict")):
+            if now and now != self.verdict.said() and not now.startswith(("Waiting", "Choose", "No verdict")):
                 details.insert(0, "On the model trained last: " + now.rstrip("."))
         details += energy_lines(summaries)  # energy per million samples, total and above idle, or why not measured
         self.detail.setText(" ".join(as_sentence(line, live.lanes) + "." for line in details))

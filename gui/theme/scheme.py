@@ -12,7 +12,7 @@ from typing import Callable, Iterator
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from .palettes import explicit_palette, is_dark_palette
@@ -21,6 +21,22 @@ from ..settings import AppSettings
 
 SCHEMES = ("system", "light", "dark")
 SCHEME_KEY = "view/scheme"
+PRESENTATION_KEY = "view/presentation"
+# View > Presentation: what a room reads from the back. Fonts grow by this much, plot ticks and axis titles are at
+# least TICK_PX tall (9 px at 1600×1000 before), and the headline is set large.
+PRESENTATION_SCALE = 1.6
+TICK_PX = 20
+PRESENTATION_SHEET = """
+QLabel#verdictLabel { font-size: 30px; }
+QLabel#hintLabel { font-size: 17px; }
+"""
+_presenting = [False]  # the application's one state, set by Theme.apply: read by every plot's style
+_base_font: list[QFont] = []  # the application's font as it started (a later window's Theme must not take a scaled one)
+
+
+def presenting() -> bool:
+    """Whether the window is in its presentation view (View > Presentation)."""
+    return _presenting[0]
 
 
 @dataclass(frozen=True)
@@ -100,6 +116,22 @@ def style_plot(plot: pg.PlotWidget, colors: SchemeColors) -> None:
         item.legend.setBrush(pg.mkBrush(*colors.label_fill))
     if item.titleLabel.text:
         item.titleLabel.setText(item.titleLabel.text, color=colors.text)
+    big = presenting()
+    tick = QFont()
+    tick.setPixelSize(TICK_PX)
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setTickFont(tick if big else None)
+        style = {"font-size": f"{TICK_PX}px"} if big else {}
+        if axis.labelStyle != style:
+            axis.labelStyle = style
+            if axis.labelText:
+                axis.setLabel(axis.labelText, axis.labelUnits or None)
+
+
+# A new scheme changes the palette; the presentation view changes the application's font.
+RESTYLE_EVENTS = frozenset((QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange, QEvent.Type.FontChange,
+                            QEvent.Type.ApplicationFontChange))
 
 
 class PlotTheme(QObject):
@@ -110,13 +142,13 @@ class PlotTheme(QObject):
         super().__init__(plot)
         self._plot, self._restyle = plot, restyle
         self._pending = False
-        self.colors = scheme_colors()
+        self.colors, self._presenting = scheme_colors(), presenting()
         style_plot(plot, self.colors)
         plot.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         # Theme may set two palettes in a row (the platform's, then ours): restyle once, when it settles.
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and not self._pending:
+        if event.type() in RESTYLE_EVENTS and not self._pending:
             self._pending = True
             QTimer.singleShot(0, self, self._on_palette_settled)
         return False
@@ -124,11 +156,11 @@ class PlotTheme(QObject):
     @Slot()
     def _on_palette_settled(self) -> None:
         self._pending = False
-        if scheme_colors() != self.colors:
+        if scheme_colors() != self.colors or presenting() != self._presenting:
             self.apply(scheme_colors())
 
     def apply(self, colors: SchemeColors) -> None:
-        self.colors = colors
+        self.colors, self._presenting = colors, presenting()
         style_plot(self._plot, colors)
         self._restyle(colors)
 
@@ -158,6 +190,7 @@ class Theme(QObject):
         self._system = hints.colorScheme()
         hints.colorSchemeChanged.connect(self._on_style_hints_color_scheme_changed)
         self._following = True
+        self.presentation = settings.text(PRESENTATION_KEY, "off") == "on"
         self.apply()
 
     @property
@@ -176,6 +209,13 @@ class Theme(QObject):
             if hasattr(hints, "unsetColorScheme"):
                 hints.unsetColorScheme()
             self._system = hints.colorScheme()  # it may have changed while the user's choice overrode it
+        self.apply()
+
+    def present(self, on: bool) -> None:
+        """The presentation view on or off, from now on and at the next launch: fonts, plot ticks and the headline
+        large enough to read from the back of a room."""
+        self.presentation = on
+        self._settings.set_text(PRESENTATION_KEY, "on" if on else "off")
         self.apply()
 
     def wanted_dark(self) -> bool | None:
@@ -205,7 +245,20 @@ class Theme(QObject):
             app.setStyle("Fusion")  # the Windows Vista style draws light controls whatever the palette says
         if stand_in is not None:
             app.setPalette(stand_in)
-        sheet = style_sheet(dark)
+        if not _base_font:  # the application's own font, before any presentation view scaled it
+            _base_font.append(QFont(app.font()))
+        base = _base_font[0]
+        _presenting[0] = self.presentation
+        font = QFont(base)
+        if self.presentation:
+            size = base.pointSizeF()
+            if size > 0:
+                font.setPointSizeF(size * PRESENTATION_SCALE)
+            else:
+                font.setPixelSize(round(base.pixelSize() * PRESENTATION_SCALE))
+        if app.font() != font:
+            app.setFont(font)  # every widget, and (ApplicationFontChange) every plot's ticks: PlotTheme
+        sheet = style_sheet(dark) + (PRESENTATION_SHEET if self.presentation else "")
         if app.styleSheet() != sheet:  # the same sheet again re-polishes every widget for nothing (0.6 s a window)
             app.setStyleSheet(sheet)
 

@@ -34,6 +34,7 @@ class Actions:
     about: QAction
     guide: QAction
     schemes: dict[str, QAction]  # View: System, Light, Dark (one checked)
+    presentation: QAction  # View > Presentation (F11): checkable, goes to the theme
 
 
 def _action(window: QMainWindow, text: str, tip: str, shortcuts: tuple[str, ...] = (),
@@ -90,7 +91,12 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
         guide=_action(window, "&Guide", "The guide's pages on the window, the command line, serving, the numbers "
                       "and the files (docs/guide/), in the system's viewer"),
         schemes=_scheme_actions(window, theme),
+        presentation=_action(window, "&Presentation", "Large fonts, plot ticks and headline for a room; the History "
+                             "and the toolbar hidden", ("F11", "Ctrl+=")),
     )
+    a.presentation.setCheckable(True)
+    a.presentation.setChecked(theme.presentation)
+    a.presentation.toggled.connect(theme.present)
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
     for action in (a.export_timings, a.export_png, a.export_svg, a.export_report):
@@ -106,6 +112,7 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
     run_menu.addSeparator()
     run_menu.addAction(a.profile)
     view_menu = menus.addMenu("&View")
+    view_menu.addAction(a.presentation)
     view_menu.addSection("Colour scheme")
     for action in a.schemes.values():
         view_menu.addAction(action)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QGuiApplication, QShowEvent
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QToolBar
 
 from ...core.files.findings import Findings
 from ...core.files.profile import DeviceProfile
@@ -103,6 +103,7 @@ class MainWindow(QMainWindow):
         # The name hides QWidget.actions(), which the window never calls; tests and callers read window.actions,
         # so it stays until they move to another name.
         self.actions = build_actions(self, self.theme)  # pyright: ignore[reportIncompatibleMethodOverride]
+        self.actions.presentation.toggled.connect(self._on_presentation_toggled)
         self.status = StatusLine()
         self.statusBar().addWidget(self.status, 1)
         self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.status,
@@ -117,6 +118,8 @@ class MainWindow(QMainWindow):
         self._connect()
         self.side.lanes_panel.set_options(self.controller.options, searching=True)
         self._restore_state()
+        if self.theme.presentation:  # remembered from the last session
+            self._on_presentation_toggled(True)
         self.compare.map.set_model(self.desk.config)
         self.desk.update_controls()
         self.busy_label = QLabel("")  # while a run goes: other work on this machine's cores, when there is some
@@ -223,6 +226,14 @@ class MainWindow(QMainWindow):
             if state is not None:
                 restore(state)
         self.fit_screen()  # a geometry saved on a larger screen opens inside this one
+
+    @Slot(bool)
+    def _on_presentation_toggled(self, on: bool) -> None:
+        """The presentation view hides what a room does not read (the toolbar, the History); the theme has made the
+        fonts, the plots' ticks and the headline large."""
+        for bar in self.findChildren(QToolBar):
+            bar.setVisible(not on)
+        self.compare.history.parentWidget().setVisible(not on)
 
     def fit_screen(self) -> None:
         """Keep the window inside the screen's available area (1024×700 included): never larger than it, never

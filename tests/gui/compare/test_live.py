@@ -65,12 +65,12 @@ def test_summary_says_which_lane_is_faster_and_why(qtbot, live):
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    assert "Waiting" in summary.verdict.text()
+    assert "Waiting" in summary.verdict.said()
     cpu = lane_events("r1", "cpu", "CPU (test)", 3.1)
     gpu = lane_events("r1", "gpu0", "GPU:0 (test)", 1.0)
     live.apply(cpu + gpu)
     summary.refresh()
-    assert "gpu0 is 3.1x faster than cpu on this model" in summary.verdict.text()
+    assert "gpu0 is 3.1x faster than cpu on this model" in summary.verdict.said()
     assert "fixed cost" in summary.explanation.text()
     column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
     assert summary.table.item(2, column["cpu"]).text() == "3.1"  # median ms per batch

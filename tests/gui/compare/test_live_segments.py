@@ -70,6 +70,7 @@ def ramp_run(schedule: str = "interleaved") -> LiveRun:
 def test_the_plot_marks_each_segment_with_its_widths_once_per_place(qtbot):
     plot = LivePlot()
     qtbot.addWidget(plot)
+    plot.x_axis.setCurrentIndex(plot.x_axis.findData("batch"))  # marks placed at batch numbers (elapsed is default)
     live = ramp_run("side-by-side")
     plot.show_run(live)
     assert plot.title.text().startswith("ramp 16 → 256 → 1024 (1 layer) · batch 64 · cpu vs cpu1 (side by side)")
@@ -220,7 +221,7 @@ def test_lanes_that_overlapped_on_shared_cores_give_contended_points_and_a_conte
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    assert "contended: both trained at once on the same CPU cores" in summary.verdict.text()
+    assert "contended: both trained at once on the same CPU cores" in summary.verdict.said()
 
 
 def test_lanes_taking_turns_are_compared_on_the_model_both_have_trained(qtbot):
@@ -232,8 +233,8 @@ def test_lanes_taking_turns_are_compared_on_the_model_both_have_trained(qtbot):
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    assert "cpu is 3.0x faster than cpu1 on model 16" in summary.verdict.text()
-    assert "contended" not in summary.verdict.text()
+    assert "cpu is 3.0x faster than cpu1 on model 16" in summary.verdict.said()
+    assert "contended" not in summary.verdict.said()
     column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
     assert summary.table.item(ROWS.index("Model"), column["cpu"]).text() == "256 · batch 64 (2/3)"
     assert summary.table.item(ROWS.index("Status"), column["cpu1"]).text() == "waiting for its turn"
@@ -248,7 +249,7 @@ def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    text = summary.verdict.text()
+    text = summary.verdict.said()
     assert "cpu and cpu1 are too close to call on model 16 (medians 1% apart, inside the noise" in text
     assert "at most a 5% chance of any false lead at this width" in text  # what it rests on, as every verdict says
 
@@ -270,7 +271,7 @@ def test_when_every_lane_fails_the_summary_says_why_not_waiting(qtbot):
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
-    text = summary.verdict.text()
+    text = summary.verdict.said()
     assert text.startswith("Every lane failed") and "out of memory" in text and "No GPU is visible" in text
     assert summary.table.item(ROWS.index("Device"), 0).text() == "—"
     assert summary.table.item(ROWS.index("Progress"), 1).text() == "failed before its first batch"
@@ -327,7 +328,7 @@ def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qt
     live.apply(cpu.segment(2, RAMP[1], 8.0, 20) + cpu1.segment(2, RAMP[1], 4.0, 20))
     summary.refresh()
     # A ramp's headline is its crossing; the model trained last is compared below it.
-    assert summary.verdict.text().startswith("cpu1 is faster above about") and "cpu below" in summary.verdict.text()
+    assert summary.verdict.said().startswith("cpu1 is faster above about") and "cpu below" in summary.verdict.said()
     assert summary.detail.text().startswith("On the model trained last: cpu1 is 2")
 
 
@@ -340,7 +341,7 @@ def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20)
                + cpu.segment(2, RAMP[1], 4.0, 20) + cpu1.segment(2, RAMP[1], 8.0, 20))
     summary.refresh()
-    claim, bracket = summary.verdict.text().split(" (one run per width; ", 1)
+    claim, bracket = summary.verdict.said().split(" (one run per width; ", 1)
     assert claim == "cpu is faster from 16 to 256 units (2x)"
     assert bracket.startswith("at most a 5% chance of any false lead over these 2 widths") and bracket.endswith(").")
 
@@ -373,6 +374,7 @@ def test_a_ramp_through_batch_sizes_is_named_by_its_batch_sizes_in_the_marks_his
                + cpu.segment(2, batches[1], 8.0, 20) + cpu1.segment(2, batches[1], 4.0, 20))
     plot = LivePlot()
     qtbot.addWidget(plot)
+    plot.x_axis.setCurrentIndex(plot.x_axis.findData("batch"))  # one mark a change where both lanes change at a step
     plot.show_run(live)
     plot.refresh()
     assert plot.marks.labels() == ["batch 8", "batch 512"]  # not "64", "64"
@@ -382,7 +384,7 @@ def test_a_ramp_through_batch_sizes_is_named_by_its_batch_sizes_in_the_marks_his
     summary.show_run(live)
     summary.refresh()
     assert "cpu1 is 2.0x faster than cpu on 784-64-10 at batch 512" in summary.detail.text()
-    assert "samples per batch" in summary.verdict.text()  # the ramp's headline: along batch size
+    assert "samples per batch" in summary.verdict.said()  # the ramp's headline: along batch size
     from crossover_lab.gui.compare.map_points import run_points
 
     shown = run_points(live.result)  # the map's sentence for these points (no second map widget in this test)
@@ -448,3 +450,22 @@ def test_a_width_passed_through_in_fewer_than_ten_batches_is_no_point(qtbot):
     live.finish()
     cmap.add_run(live.result)
     assert sorted((p.point.width, str(p.kind)) for p in cmap.map_points()) == [(1024, "completed")]
+
+
+def test_the_headline_is_one_sentence_and_a_short_line_of_how_sure_with_the_whole_a_hover_away(qtbot):
+    """Issue 55: what a room reads is the answer alone; the statistics are a line below in short, and whole in the
+    tooltip."""
+    from crossover_lab.gui.compare.headline import Headline
+
+    whole = ("cpu is faster above about 260 units (≈52.4 MFLOP per batch; 128–1,024 within the noise), cpu1 below "
+             "(one run per width; at most a 5% chance of any false lead over these 2 widths, 3.5% measured (rule "
+             "calibration, 2026-12-06)).")
+    h = Headline()
+    qtbot.addWidget(h)
+    h.setText(whole)
+    assert h.text() == "cpu is faster above about 260 units, cpu1 below."
+    assert h.sure.text().startswith("How sure: at most a 5% chance of any false lead over these 2 widths")
+    assert "degrees" not in h.sure.text() and "calibration" not in h.sure.text()
+    assert h.said() == whole and h.shown.toolTip() == whole
+    h.setText("Waiting for steady batches on both lanes…")
+    assert h.text() == h.said() and h.sure.isHidden()

@@ -33,7 +33,7 @@ def test_a_load_run_in_the_window_says_which_lane_held_the_rate(qtbot, make_wind
     live = window.controller.live
     assert run.schedule == "sequential" and run.config.train.arrival_rate == 200.0
     summary = window.compare.summary
-    assert "at 200 requests/s cpu serves and cpu1 falls behind" in summary.verdict.text()
+    assert "at 200 requests/s cpu serves and cpu1 falls behind" in summary.verdict.said()
     detail = summary.detail.text()
     assert "cpu holds 200 requests/s" in detail and "cpu1 does not hold 200 requests/s" in detail
     plot = window.compare.plot

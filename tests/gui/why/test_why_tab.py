@@ -39,7 +39,7 @@ def test_why_measures_draws_the_parts_and_hands_the_summary_both_clocks(qtbot, m
     row = ROWS.index("Pipelined ms/step")
     assert [summary.table.item(row, c).text() for c in range(2)] == ["–, press Why", "–, press Why"]
     # The verdict alone in the headline; the clock it uses is said in the detail line (issue 19, demo polish).
-    assert "by the synced clock" not in summary.verdict.text().lower()
+    assert "by the synced clock" not in summary.verdict.said().lower()
     assert "by the synced clock" in summary.detail.text().lower()
     assert "not measured for this model (press Why)" in summary.detail.text()
 
@@ -52,7 +52,7 @@ def test_why_measures_draws_the_parts_and_hands_the_summary_both_clocks(qtbot, m
     assert "With an on-device loop this model would take 0.05 ms per step on gpu0 against 0.7 ms on cpu." in text
     # The run trains the measured model (more epochs do not change a step): both clocks show, and they disagree.
     assert [summary.table.item(row, c).text() for c in range(2)] == ["0.4", "0.5"]
-    verdict = summary.verdict.text()
+    verdict = summary.verdict.said()
     assert "gpu0 is 3.1x faster than cpu on this model" in verdict
     assert "the pipelined clock disagrees: cpu is faster when steps are not waited for" in verdict
     # Another model: the anatomy no longer applies.

@@ -36,7 +36,7 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
         v = answer.verdict
         assert v.state is State.CROSSES and [(c.faster_below, c.faster_above) for c in v.changes] == \
             [("cpu", "cpu1")], said
-        for view, text in (("headline", window.compare.summary.verdict.text()), ("map", window.compare.map.description.text()),
+        for view, text in (("headline", window.compare.summary.verdict.said()), ("map", window.compare.map.description.text()),
                            ("Sweep tab", window.sweep.view.verdict.text())):
             assert _plain(said) in _plain(text), (view, said, text)
         said_before.append(said)
@@ -46,7 +46,7 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
     window.side.ramp_widths.setText("16,64,256,1024,2048")
     assert window.desk.start_ramp() is not None
     qtbot.waitUntil(lambda: not window.controller.running and len(window.controller.runs) == 1, timeout=60_000)
-    qtbot.waitUntil(lambda: "chance of any false lead" in window.compare.summary.verdict.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: "chance of any false lead" in window.compare.summary.verdict.said(), timeout=5_000)
     one_sentence()
     ramp_csv = tmp_path / "ramp.csv"
     window.exports.export_run(window.controller.runs[-1].run_id, str(ramp_csv))
@@ -110,7 +110,7 @@ def test_a_run_of_one_model_has_one_headline_in_the_cli_the_report_and_the_windo
     qtbot.addWidget(tab)
     tab.add_saved_runs([run])
     tab.history.run_chosen.emit(run)
-    assert tab.summary.verdict.text().startswith(headline + "."), tab.summary.verdict.text()
+    assert tab.summary.verdict.said().startswith(headline + "."), tab.summary.verdict.said()
 
 
 def test_file_export_report_says_the_windows_answer_over_the_same_widths(qtbot, make_window, scripted, tmp_path):
@@ -129,7 +129,7 @@ def test_file_export_report_says_the_windows_answer_over_the_same_widths(qtbot, 
     (answer,) = window.findings.answers()
     said = answer_words(answer)
     assert sorted(answer.verdict.widths) == [16, 64, 256, 1024, 2048]
-    qtbot.waitUntil(lambda: _plain(said) in _plain(window.compare.summary.verdict.text()), timeout=5_000)
+    qtbot.waitUntil(lambda: _plain(said) in _plain(window.compare.summary.verdict.said()), timeout=5_000)
     window.tabs.setCurrentWidget(window.compare)
     page = tmp_path / "report.html"
     assert window.exports.export_report(str(page), window.report_sources) == ""

@@ -75,7 +75,7 @@ def test_real_run_draws_the_plot_fills_the_summary_and_the_map(qtbot, window):
         assert float(table.item(5, col).text().replace(",", "")) > 0  # samples/s
         data = table.item(ROWS.index("Data"), col)
         assert data.text() == "synthetic" and "synthetic MNIST-shaped data" in data.toolTip()
-    verdict = window.compare.summary.verdict.text()
+    verdict = window.compare.summary.verdict.said()
     assert "faster than" in verdict or "too close to call" in verdict, verdict  # a lead, or a tie said as one
     assert "fixed cost" in window.compare.summary.explanation.text()
     assert {p.lane for p in window.compare.map.points()} == {"cpu", "cpu1"}

@@ -1,0 +1,40 @@
+"""View > Presentation (issue 55): for a room, the plots' tick labels at least 18 px tall, the fonts and the headline
+large, the History and the toolbar hidden; remembered at the next launch, and undone by the same key."""
+from __future__ import annotations
+
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QToolBar
+
+from crossover_lab.gui.theme.scheme import TICK_PX
+
+
+def _tick_px(plot) -> int:
+    axis = plot.getPlotItem().getAxis("bottom")
+    font = axis.style["tickFont"]
+    return QFontMetrics(font).height() if font is not None else 0
+
+
+def test_presentation_makes_ticks_and_headline_readable_from_a_room_and_is_remembered(make_window, qtbot):
+    window = make_window()
+    window.resize(1600, 1000)
+    window.show()
+    plots = [window.compare.plot.plot, window.compare.map.plot]
+    headline = window.compare.summary.verdict
+    before = QFontMetrics(headline.font()).height()
+    assert all(_tick_px(p) < 18 for p in plots)
+    window.actions.presentation.trigger()
+    qtbot.waitUntil(lambda: all(_tick_px(p) >= 18 for p in plots), timeout=3000)
+    assert TICK_PX >= 18
+    assert QFontMetrics(headline.font()).height() >= 1.5 * before
+    assert not window.compare.history.parentWidget().isVisible()
+    assert not any(bar.isVisible() for bar in window.findChildren(QToolBar))
+    window.close()
+
+    again = make_window()  # the next launch, same settings
+    assert again.actions.presentation.isChecked() and again.theme.presentation
+    again.show()
+    assert not again.compare.history.parentWidget().isVisible()
+    again.actions.presentation.trigger()  # F11 again: back to the desk view
+    qtbot.waitUntil(lambda: _tick_px(again.compare.plot.plot) == 0, timeout=3000)
+    assert again.compare.history.parentWidget().isVisible()
+    assert QFontMetrics(again.compare.summary.verdict.font()).height() == before
