@@ -233,7 +233,9 @@ class MainWindow(QMainWindow):
         fonts, the plots' ticks and the headline large."""
         for bar in self.findChildren(QToolBar):
             bar.setVisible(not on)
-        self.compare.history.parentWidget().setVisible(not on)
+        box = self.compare.history.parentWidget()  # its "History" group in the Compare tab
+        if box is not None:
+            box.setVisible(not on)
 
     def fit_screen(self) -> None:
         """Keep the window inside the screen's available area (1024×700 included): never larger than it, never
