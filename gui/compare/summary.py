@@ -28,7 +28,7 @@ from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, f
 from ...core.words.failures import failure_words
 from ...core.analysis.serving_load import run_points
 from ...core.words.load import compare_words, point_words, schedule_words
-from ...core.words.run import energy_lines, explain, latency_lines, run_headline, verdict_lines
+from ...core.words.run import energy_lines, explain, latency_lines, provisional_lines, run_headline, verdict_lines
 from ..theme.lane_colours import lane_color
 from ...core.words.run import contention_note
 from ..live_run import LiveRun
@@ -302,10 +302,12 @@ class SummaryPanel(QWidget):
                 details.append(f"Compared over the {fmt_num(stretch.seconds, 2)} s during which every lane trained")
             elif stretch and stretch.reason:
                 details.append(f"Not compared on the same time: {stretch.reason}")
-            lines = verdict_lines(compared, crowded, model or "this model", task, live.result.run_noise)
+            lines = (verdict_lines(compared, crowded, model or "this model", task, live.result.run_noise)
+                     if live.finished else provisional_lines(compared, crowded, model or "this model", task))
         else:
             compared = summaries
-            lines = verdict_lines(summaries, task=task, noise=live.result.run_noise)
+            lines = (verdict_lines(summaries, task=task, noise=live.result.run_noise) if live.finished
+                     else provisional_lines(summaries, task=task))
         if live.finished and not changed_model(live):
             lines = run_headline(live.result)  # a finished run of one model: the CLI's and the report's words
         train = live.result.config.train

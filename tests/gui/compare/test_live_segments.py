@@ -329,7 +329,7 @@ def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qt
     summary.refresh()
     # A ramp's headline is its crossing; the model trained last is compared below it.
     assert summary.verdict.said().startswith("cpu1 is faster above about") and "cpu below" in summary.verdict.said()
-    assert summary.detail.text().startswith("On the model trained last: cpu1 is 2")
+    assert summary.detail.text().startswith("On the model trained last: So far cpu1 is 2")
 
 
 def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
@@ -469,3 +469,24 @@ def test_the_headline_is_one_sentence_and_a_short_line_of_how_sure_with_the_whol
     assert h.said() == whole and h.shown.toolTip() == whole
     h.setText("Waiting for steady batches on both lanes…")
     assert h.text() == h.said() and h.sure.isHidden()
+
+
+def test_a_lead_while_the_lanes_measure_is_provisional_and_quotes_no_error_rate(qtbot):
+    """Issue 55: a lead from the batches so far is said as provisional with what it rests on; the rule's error rate
+    is quoted only once the run has ended (a 3.8x from 9 batches 'at most a 5% chance' jumped to 1.4x)."""
+    live = LiveRun("p1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "sequential",
+                   "2026-01-01T00:00:00+00:00")
+    cpu, cpu1 = Lane("p1", "cpu", t0=1000.0), Lane("p1", "cpu1", t0=5000.0)
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, BASE, 1.0, 12, end=None)
+               + cpu1.segment(1, BASE, 3.0, 9, end=None))
+    summary.refresh()
+    said = summary.verdict.said()
+    assert said.startswith("So far cpu is 3.0x faster than cpu1") and "provisional: 12 steady batches and 9" in said
+    assert "chance" not in said and "provisional" in summary.verdict.sure.text()
+    live.apply([cpu.finish(BASE), cpu1.finish(BASE)])
+    live.finish()
+    summary.refresh()
+    assert "So far" not in summary.verdict.said() and "chance of any false lead" in summary.verdict.said()
