@@ -278,3 +278,15 @@ def crossing(widths: Sequence[int], a: Sequence[Prediction], b: Sequence[Predict
             return Crossing(width, max(before) if before else pairs[0][0], min(after) if after else pairs[-1][0],
                             below, above, bool(before), bool(after))
     return None
+
+
+def crossing_with_measured(widths: Sequence[int], predicted: Sequence[Prediction], measured_ms: Sequence[float],
+                           predicted_lane: str, measured_lane: str) -> Crossing | None:
+    """Where a predicted lane (a profile of a machine one does not have) and a lane measured here change places
+    along `widths` (ascending; each measured median at its width): `crossing` with the measured medians as points
+    without an interval of their own, so how far the crossing can be trusted is the prediction's interval alone.
+    Only where the change is clear on both sides (the predicted interval apart from the measured median below and
+    above it) is it a crossing; None otherwise."""
+    measured = [Prediction(ms, ms, ms) if math.isfinite(ms) and ms > 0 else Prediction() for ms in measured_ms]
+    found = crossing(widths, predicted, measured, predicted_lane, measured_lane)
+    return found if found is not None and found.clear_below and found.clear_above else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..analysis.prediction import Prediction
+from ..analysis.prediction import Crossing, Prediction
 from ..files.predicted import PredictedLane, PredictedPoint
 from ..machine import HostInfo
 from .numbers import fmt_flops, fmt_num
@@ -69,3 +69,17 @@ def no_lane_words(profile_name: str, lane: str, lanes: Sequence[str]) -> str:
 
 def already_words(lane: PredictedLane) -> str:
     return f"{predicted_label(lane)} is on the map already."
+
+
+def predicted_crossing_words(crossing: Crossing, lane: PredictedLane, measured_lane: str) -> str:
+    """A crossing of a predicted lane with a lane measured here, said as a prediction: "predicted, not measured:
+    jax:gpu0 (from h200-2026-11-30) would be faster than cpu above about 300 units (between 128 and 1,024 the
+    prediction cannot tell them apart)"."""
+    def who(name: str) -> str:
+        return f"{name} (from {lane.profile.name})" if name == lane.lane else name
+
+    above, below = crossing.faster_above, crossing.faster_below
+    spread = (f"; from {fmt_num(crossing.tie_from, 3)} to {fmt_num(crossing.tie_to, 3)} units the prediction's "
+              "interval cannot tell them apart" if crossing.tie_to > crossing.tie_from else "")
+    return (f"Predicted, not measured: {who(above)} would be faster than {who(below)} above about "
+            f"{fmt_num(crossing.width, 2)} units, {who(below)} below{spread}")

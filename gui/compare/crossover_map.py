@@ -19,9 +19,10 @@ from ...core.config import RunConfig
 from ...core.files.predicted import AskedPrediction
 from ...core.files.findings import Findings
 from ...core.analysis.points import Crossover, SweepPoint
+from ...core.analysis.prediction import Crossing as PredictionCrossing, crossing_with_measured
 from ...core.results import RunResult
 from ...core.words.numbers import fmt_flops, fmt_num
-from ...core.words.predicted import PREDICTED_TIP, predicted_note
+from ...core.words.predicted import PREDICTED_TIP, predicted_crossing_words, predicted_note
 from ...core.words.profile import profile_words
 from ...core.words.verdict import pair_words, width_unit
 from ..theme.lane_colours import lane_color
@@ -87,6 +88,8 @@ class CrossoverMap(QWidget):
         self.predicted.changed.connect(self._redraw)
         self.findings = findings if findings is not None else Findings()
         self._points: list[MapPoint] = []  # from runs that ended, in the order they came
+        # Where a predicted lane and a measured one change places (drawn as a hollow star, said as predicted).
+        self.predicted_crossings: list[tuple[PredictedCurve, str, PredictionCrossing]] = []
         self._live: LiveRun | None = None
         self._live_version = -1
         self._by_width = False  # the x axis: hidden width (True) or FLOPs per batch
@@ -261,6 +264,8 @@ class CrossoverMap(QWidget):
         found = self.verdicts(drawn)
         crossovers = crossovers_of([v for _, v in found])
         self._draw_crossings(crossovers, drawn, colors)
+        self.predicted_crossings = self._predicted_crossings(curves, drawn)
+        self._draw_predicted_crossings(self.predicted_crossings, drawn, colors)
         key, whole = self._key_text(shown, colors)
         if curves:
             key, whole = self._predicted_key(key, whole, curves, colors)
@@ -268,7 +273,9 @@ class CrossoverMap(QWidget):
         self.key.setToolTip(whole)
         note = predicted_note([c.lane for c in curves], any(c.extrapolated for c in curves),
                               self.predicted.here() if curves else None)
-        self.description.setText(self._describe(shown, found, drawn) + (f" {note}" if note else ""))
+        said = " ".join(predicted_crossing_words(c, curve.lane, lane) + "." for curve, lane, c in self.predicted_crossings)
+        self.description.setText(self._describe(shown, found, drawn) + (f" {note}" if note else "")
+                                 + (f" {said}" if said else ""))
         self._frame(shown, [(float(p.width) if self._by_width else float(p.flops_per_batch), p.prediction.ms)
                             for c in curves for p in c.drawn])
 
@@ -332,6 +339,55 @@ class CrossoverMap(QWidget):
             label = pg.TextItem(text, color=colors.text, anchor=(1.12 if right else -0.12, 1.1 if above else -0.1),
                                 fill=pg.mkBrush(*colors.label_fill))
             label.setPos(x, y)
+            item.addItem(label, ignoreBounds=True)
+
+    def _predicted_crossings(self, curves: list[PredictedCurve], drawn: dict[Line, list[MapPoint]]
+                             ) -> list[tuple[PredictedCurve, str, PredictionCrossing]]:
+        """Where each predicted lane and each measured lane of the window's model change places, clear on both
+        sides by the prediction's interval (core/analysis/prediction.py crossing_with_measured): the demo a class
+        without a GPU sees, said and drawn as predicted, never as a measured star."""
+        config = self.predicted.config
+        if config is None or not curves:
+            return []
+        shape = (len(config.model.widths), config.train.batch_size, config.model.kind, config.train.task)
+        found = []
+        for curve in curves:
+            predicted = {p.width: p.prediction for p in curve.drawn}
+            for (lane, line_shape), pts in drawn.items():
+                if line_shape != shape:
+                    continue
+                measured = {p.point.width: p.point.median_ms for p in pts if p.uniform and p.point.width in predicted}
+                widths = sorted(measured)
+                crossing = crossing_with_measured(widths, [predicted[w] for w in widths],
+                                                  [measured[w] for w in widths], curve.lane.lane, lane)
+                if crossing is not None:
+                    found.append((curve, lane, crossing))
+        return found
+
+    def _draw_predicted_crossings(self, found: list[tuple[PredictedCurve, str, PredictionCrossing]],
+                                  drawn: dict[Line, list[MapPoint]], colors: SchemeColors) -> None:
+        """A hollow star in the predicted lane's colour, dashed, with its label: told apart from a measured star
+        (filled yellow) at a glance."""
+        if not self._by_width:
+            return  # along FLOPs the predicted lanes' model sizes are the window's; their widths place them
+        item = plot_item(self.plot)
+        labelled: list[float] = []  # one label where predicted crossings lie close (the caption says each)
+        for curve, lane, c in found:
+            along = sorted((float(p.point.width), p.point.median_ms) for (name, _), pts in drawn.items()
+                           if name == lane for p in pts if p.uniform)
+            ms = _ms_at(along, c.width)
+            if not (math.isfinite(ms) and ms > 0):
+                continue
+            color = lane_color(curve.lane.lane, colors.dark)
+            self.plot.addItem(pg.PlotDataItem([c.width], [ms], pen=None, symbol="star", symbolSize=22,
+                                              symbolBrush=None, symbolPen=pg.mkPen(color, width=2.5,
+                                                                                   style=Qt.PenStyle.DashLine)))
+            if any(abs(math.log10(c.width) - x) < 0.5 for x in labelled):
+                continue
+            labelled.append(math.log10(c.width))
+            label = pg.TextItem(f"predicted ≈ {fmt_num(c.width, 2)} units\n(not measured)", color=colors.text,
+                                anchor=(0.5, -0.25), fill=pg.mkBrush(*colors.label_fill))
+            label.setPos(math.log10(c.width), math.log10(ms))
             item.addItem(label, ignoreBounds=True)
 
     def _frame(self, points: list[MapPoint], predicted: list[tuple[float, float]]) -> None:

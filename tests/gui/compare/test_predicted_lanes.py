@@ -235,3 +235,31 @@ def test_a_profiles_texts_are_plain_text_in_every_label_legend_and_tooltip(make_
     qtbot.waitUntil(lambda: QToolTip.isVisible(), timeout=3000)
     assert "&lt;b style=" in QToolTip.text() and "<b style" not in QToolTip.text()
     QToolTip.hideText()
+
+
+def test_a_predicted_lane_crossing_a_measured_one_is_marked_and_said_as_predicted(make_window):
+    """Issue 55/58: with no GPU here, the H200 profile's jax:gpu0 against this machine's measured lanes: where they
+    change places, clear by the prediction's interval, the map draws a hollow dashed star and says it as
+    'Predicted, not measured', never as the measured star or verdict."""
+    from crossover_lab.core.analysis.prediction import Prediction, crossing_with_measured
+
+    window = make_window()
+    window.side.model_panel.set_config(MODEL)
+    m = window.compare.map
+    # Measured lanes whose times grow fast with the width, so that the predicted GPU lane crosses them.
+    runs = [two_lane_result(f"m{w}", w, 0.2 * (w / 64) ** 2, 0.3 * (w / 64) ** 2,
+                            dataclasses.replace(MODEL, model=ModelSpec((w,))), lanes=("cpu", "cpu1"))
+            for w in (16, 64, 256, 1024)]
+    window.compare.add_saved_runs(runs)
+    assert m.predicted.add_named(PROFILE, "jax:gpu0") == ""
+    assert m.predicted_crossings, m.description.text()
+    curve, lane, c = m.predicted_crossings[0]
+    assert curve.lane.lane == "jax:gpu0" and lane in ("cpu", "cpu1") and c.faster_above == "jax:gpu0"
+    assert "Predicted, not measured: jax:gpu0 (from h200-2026-11-30) would be faster than" in m.description.text()
+    stars = [i for i in m.plot.listDataItems() if i.opts.get("symbol") == "star"]
+    assert any(i.opts["symbolBrush"] is None for i in stars)  # hollow: the predicted crossing's own mark
+    assert not any(a.verdict.lanes for a in window.findings.answers() if "jax:gpu0" in a.verdict.lanes)
+    # No crossing where the interval cannot tell them apart on a side.
+    wide = Prediction(1.0, 0.1, 10.0)
+    assert crossing_with_measured([16, 64], [wide, wide], [0.5, 2.0], "gpu", "cpu") is None
+    assert crossing_with_measured([16, 64], [Prediction(1.0, 0.9, 1.1)] * 2, [0.5, 2.0], "gpu", "cpu") is not None
