@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from ..colours import lane_hex
 from ..analysis import tails
 from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
@@ -45,14 +46,14 @@ def sweep_figure(label: str, points: Sequence[SweepPoint], n: int) -> Figure:
     analysis = analyze_points(points)
     lanes = sorted({p.lane for p in points})
     series: list[Series] = []
-    for i, lane in enumerate(lanes):
+    for lane in lanes:
         mine = sorted((p for p in points if p.lane == lane), key=lambda p: p.width)
-        series.append(Series(lane, [(p.flops_per_batch, p.median_ms) for p in mine], "points", i))
+        series.append(Series(lane, [(p.flops_per_batch, p.median_ms) for p in mine], "points", lane_hex(lane)))
         fit = analysis.lanes.get(lane)
         line = _fit_line(fit.overhead_ms if fit else None, fit.gflops if fit else None,
                          [p.flops_per_batch for p in mine])
         if line:
-            series.append(Series(f"{lane} fit", line, "fit", i))
+            series.append(Series(f"{lane} fit", line, "fit", lane_hex(lane)))
     unit = unit_of(points)
     batch_axis = any(p.axis == "batch" for p in points)  # x is the batch size: say so in the marks and the table
     marks = [(c.flops_per_batch, f"≈{fmt_num(c.width, 2)} {'per batch' if batch_axis else unit}")
@@ -132,9 +133,9 @@ def _decimate(records: Sequence[BatchTiming], most: int = 1500) -> list[BatchTim
 def run_figure(run: RunResult, n: int) -> Figure:
     """ms per batch along the run's steps, per lane (warm-up batches included, as measured)."""
     series = []
-    for i, (lane, result) in enumerate(run.lanes.items()):
+    for lane, result in run.lanes.items():
         records = _decimate([r for r in result.records if r.ms > 0])
-        series.append(Series(lane, [(float(r.step), r.ms) for r in records], "line", i))
+        series.append(Series(lane, [(float(r.step), r.ms) for r in records], "line", lane_hex(lane)))
     rate = run.config.train.arrival_rate
     if rate is not None:  # a load: its calls along the run, and its table the CLI's (core/words/load.py)
         title = f"Run {run.run_id}, requests at {rate_words(rate)}: ms per call along the run"

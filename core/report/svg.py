@@ -4,6 +4,7 @@ the page's style sheet (or, for a standalone file, the SVG's own) sets for light
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -14,6 +15,7 @@ from ..words.numbers import fmt_flops, fmt_num
 W, H = 720, 400
 LEFT, RIGHT, TOP, BOTTOM = 70, 200, 20, 50
 COLOURS = 8  # classes c0…c7
+_HEX = re.compile(r"#[0-9A-Fa-f]{6}")
 STYLE = """
 .fig-bg{fill:#fff}.fig-axis{stroke:#555;stroke-width:1;fill:none}.fig-grid{stroke:#ddd;stroke-width:1}
 .fig-text{fill:#222;font:12px sans-serif}.fig-mark{stroke:#888;stroke-dasharray:4 3;stroke-width:1}
@@ -33,7 +35,7 @@ class Series:
     name: str
     xy: Sequence[tuple[float, float]]
     style: str = "points"  # points | line | fit
-    colour: int = 0
+    colour: int | str = 0  # a class c0…c7, or a lane's own colour ("#0072B2", core/colours.py) as the window draws it
 
 
 @dataclass(frozen=True)
@@ -122,16 +124,20 @@ def plot_svg(plot: Plot, standalone: bool = False) -> Markup:
             body.append(f'<line class="fig-mark" x1="{px}" y1="{TOP}" x2="{px}" y2="{H - BOTTOM}"/>'
                         f'<text class="fig-text" x="{px}" y="{TOP + 12}" dx="4">{escape(label)}</text>')
     for i, s in enumerate(plot.series):
-        c = f"c{s.colour % COLOURS}"
+        c = f"c{s.colour % COLOURS}" if isinstance(s.colour, int) else "lane"
+        # A lane's colour (checked to be one, so nothing else reaches the markup): the window's, in both schemes.
+        own = isinstance(s.colour, str) and _HEX.fullmatch(s.colour) is not None
+        paint = f' style="stroke:{s.colour};fill:{s.colour}"' if own else ""  # a point's marker
+        stroke = f' style="stroke:{s.colour}"' if own else ""  # a line's: its class leaves it unfilled
         pts = [(ax(x), ay(y)) for x, y in s.xy if ax.inside(x) and ay.inside(y)]
         if s.style == "points":
-            body += [f'<circle class="{c}" cx="{_t(x)}" cy="{_t(y)}" r="3.5"/>' for x, y in pts]
+            body += [f'<circle class="{c}"{paint} cx="{_t(x)}" cy="{_t(y)}" r="3.5"/>' for x, y in pts]
         elif pts:
             kind = "fig-fit" if s.style == "fit" else "fig-line"
-            body.append(f'<polyline class="{c} {kind}" points="{" ".join(f"{_t(x)},{_t(y)}" for x, y in pts)}"/>')
+            body.append(f'<polyline class="{c} {kind}"{stroke} points="{" ".join(f"{_t(x)},{_t(y)}" for x, y in pts)}"/>')
         ly = TOP + 14 + 18 * i
-        sample = (f'<circle class="{c}" cx="{W - RIGHT + 18}" cy="{ly - 4}" r="3.5"/>' if s.style == "points" else
-                  f'<line class="{c} {"fig-fit" if s.style == "fit" else "fig-line"}" x1="{W - RIGHT + 10}" '
+        sample = (f'<circle class="{c}"{paint} cx="{W - RIGHT + 18}" cy="{ly - 4}" r="3.5"/>' if s.style == "points" else
+                  f'<line class="{c} {"fig-fit" if s.style == "fit" else "fig-line"}"{stroke} x1="{W - RIGHT + 10}" '
                   f'y1="{ly - 4}" x2="{W - RIGHT + 26}" y2="{ly - 4}"/>')
         body.append(sample + f'<text class="fig-text" x="{W - RIGHT + 32}" y="{ly}">{escape(_short(s.name))}</text>')
     return _svg(body, plot.title, H, standalone)

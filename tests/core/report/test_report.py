@@ -414,3 +414,19 @@ def test_a_served_calls_p90_from_too_few_calls_is_no_spread_in_the_reports_run_t
         (cpu_row,) = [line for line in md.splitlines() if line.startswith("| cpu | CPU | completed |")]
         cells = [c.strip() for c in cpu_row.strip("|").split("|")]
         assert (cells[5] != "–") == shown, (task, n, cpu_row)
+
+
+def test_a_lane_has_the_windows_colour_in_the_reports_pictures():
+    """Issue 55: the report coloured cpu1 red where the window draws it in its own colour: each lane's points,
+    fit and line take the lane's colour from core/colours.py, which the window's lane_color reads too."""
+    from crossover_lab.core.analysis.points import SweepPoint
+    from crossover_lab.core.colours import lane_hex
+    from crossover_lab.core.report.sections import sweep_figure
+
+    points = [SweepPoint(lane, w, 1000.0 * w * w, ms * w / 16, batch_size=128, n_batches=50)
+              for lane, ms in (("cpu", 1.0), ("cpu1", 2.0)) for w in (16, 64, 256)]
+    svg = str(sweep_figure("test", points, 1).svg)
+    for lane in ("cpu", "cpu1"):
+        assert f"stroke:{lane_hex(lane)};fill:{lane_hex(lane)}" in svg  # its points
+        assert f'fig-fit" style="stroke:{lane_hex(lane)}"' in svg  # its fitted line, unfilled
+    assert 'class="c1' not in svg and lane_hex("cpu1") != lane_hex("jax:gpu0")
