@@ -67,6 +67,10 @@ class LayerWidths(QWidget):
             spin.setAccelerated(True)
             spin.setToolTip(f"Exact width of hidden layer {i + 1} ({MIN_WIDTH}-{MAX_WIDTH} neurons).")
             spin.setAccessibleName(f"Layer {i + 1} exact width")
+            # A drag changes the model once, where it is let go: the box shows each width passed meanwhile, but the
+            # lanes are not switched to every one of them (a drag 128 → 4,000 went through 13 models in a second).
+            slider.setTracking(False)
+            slider.sliderMoved.connect(lambda pos, i=i: self._on_slider_dragged(i, pos))
             slider.valueChanged.connect(lambda pos, i=i: self._on_slider_moved(i, pos))
             spin.valueChanged.connect(lambda value, i=i: self._on_spin_changed(i, value))
             spin.clamped.connect(lambda text, i=i: self.value_clamped.emit(f"Width of layer {i + 1}: {text}."))
@@ -116,6 +120,12 @@ class LayerWidths(QWidget):
         self.sliders[i].setValue(nearest_position(width))
         for widget in (self.sliders[i], self.spins[i]):
             widget.blockSignals(False)
+
+    def _on_slider_dragged(self, i: int, position: int) -> None:
+        """While the slider is held: the box previews the width under it; nothing changes until it is let go."""
+        self.spins[i].blockSignals(True)
+        self.spins[i].setValue(ROUND_WIDTHS[position])
+        self.spins[i].blockSignals(False)
 
     def _on_slider_moved(self, i: int, position: int) -> None:
         self.spins[i].blockSignals(True)
