@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import nnls
-from scipy.special import stdtrit
+from .special import nnls
+from .special import stdtrit
 
 from .fits import CostFit, fit_cost_model
 from .significance import PRIOR_NOISE

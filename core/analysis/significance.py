@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.special import stdtr, stdtrit
+from .special import stdtr, stdtrit
 
 ALPHA = 0.05  # the chance of any false lead over a whole sweep (every width, and the sweep as a whole)
 # Batches of one run are correlated: lag-1 autocorrelation of log step times 0.2-0.45 in docs/results' batch files,
