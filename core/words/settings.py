@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence, TypeVar
 
-from ..config import ConfigError, ModelSpec, Schedule, TrainSpec
+from ..config import ConfigError, DeviceKind, LaneSpec, ModelSpec, Schedule, TrainSpec
 from ..families import Family
 from ..files.sweeps import SweepAskedFor
 from ..json_data import JsonValue
@@ -420,3 +420,14 @@ def task_words(runs: Sequence[RunResult], sweep: SweepAskedFor | None = None) ->
     length = "" if sweep is not None else f", {fmt_count(t.epochs, 'epoch')}" + (
         f" or {fmt_num(t.max_seconds)} s a lane, whichever came first" if t.max_seconds else "")
     return f"training{length}, {OPTIMIZERS.get(t.optimizer, t.optimizer)}, {data}"
+
+
+def lane_meaning(lane: LaneSpec, cores: int | None) -> str:
+    """What a lane's name means, for a newcomer and a class: "cpu = all 2 cores", "cpu1 = one thread", "gpu0 = the
+    first GPU"."""
+    name = lane.local.name
+    if lane.kind == DeviceKind.GPU:
+        return f"{name} = the first GPU" if lane.index == 0 else f"{name} = GPU number {lane.index}"
+    if lane.threads is None:
+        return f"{name} = all {fmt_count(cores, 'core')}" if cores else f"{name} = every core"
+    return f"{name} = one thread" if lane.threads == 1 else f"{name} = {fmt_count(lane.threads, 'thread')}"

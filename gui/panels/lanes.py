@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout
 
 from ...core.machine import LABEL, usable_cores
 from ...core.words.run import contention_note
+from ...core.words.settings import lane_meaning
 from ...core.config import ConfigError, LaneSpec
 from ...core.engine.conductor import default_schedule, schedule_named
 from ...core.engine.devices import LaneOption
@@ -86,6 +87,9 @@ class LanesPanel(QWidget):
         self.schedule_box.setToolTip("How the lanes share the machine while they train")
         self.schedule_box.setAccessibleName("Schedule")
         self.schedule_box.currentIndexChanged.connect(self._on_schedule_toggled)
+        self.meaning = QLabel()  # what each of this machine's lane names means: cpu = all 2 cores, cpu1 = one thread
+        self.meaning.setObjectName("hintLabel")
+        self.meaning.setWordWrap(True)
         self.note = QLabel()
         self.note.setObjectName("warningLabel")
         self.note.setWordWrap(True)
@@ -94,6 +98,7 @@ class LanesPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.searching)
         layout.addWidget(self._list)
+        layout.addWidget(self.meaning)
         layout.addWidget(QLabel("Other machines (SSH)"))
         layout.addWidget(self.hosts)
         schedule_row = QHBoxLayout()
@@ -141,6 +146,8 @@ class LanesPanel(QWidget):
                 why.setWordWrap(True)
                 why.setToolTip(option.reason)
                 self._list_layout.addWidget(why)
+        self.meaning.setText("; ".join(dict.fromkeys(lane_meaning(o.spec, len(usable_cores())) for o in self._local
+                                                     if o.available)))
         self._order_tabs()
         self._apply_selection()
 
