@@ -82,5 +82,8 @@ def parse_json(text: str | bytes, what: str, max_depth: int = MAX_DEPTH) -> Json
         return json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise JsonError(f"{what} is not JSON ({exc})") from None
+    except ValueError:  # an integer of more than 4,300 digits: Python refuses to convert it, in no JSONDecodeError
+        raise JsonError(f"{what} holds a number thousands of digits long: it is damaged or was not written by "
+                        "Crossover") from None
     except (RecursionError, MemoryError):
         raise JsonError(f"{what} is too large or too deep to read") from None

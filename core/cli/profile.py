@@ -15,6 +15,7 @@ import dataclasses
 import datetime as _dt
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 from typing import Sequence
@@ -22,13 +23,13 @@ from typing import Sequence
 from . import run as cli_run, sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args, say
 from ..analysis.prediction import Prediction, crossing
-from ..config import ConfigError, LaneSpec, RunConfig, parse_lanes
+from ..config import MAX_LAYERS, ConfigError, LaneSpec, RunConfig, parse_lanes
 from ..engine.devices import host_info
 from ..files.predicted import predict_config, speed_settings
 from ..files.profile import DeviceProfile, ProfileLane, find_profile, profile_from_files, shipped_profiles
 from ..files.sweeps import read_sweep_rows
 from ..files.measured import check_keeps_measurements
-from ..files.live import check_output_path
+from ..files.live import check_output_path, expand_home
 from ..plain_text import ONE_LINE, printable
 from ..machine import HostInfo
 from ..paths import PROG, autosave_dir
@@ -85,7 +86,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def cmd_profile(args: argparse.Namespace) -> int:
     if args.list:
         return _list_profiles()
-    out = Path(args.out or f"profile-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json").expanduser()
+    out = expand_home(args.out or f"profile-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json", "-o")
     if out.suffix != ".json":
         raise ConfigError(f"-o {args.out}: a profile is a .json file")
     name = (args.name or out.stem)[:80]
@@ -205,7 +206,8 @@ def _list_profiles() -> int:
 # predict
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    profiles = [find_profile(p) for p in args.profile]
+    # One file given twice (by its name and by its path) is one profile: two columns of it would compare nothing.
+    profiles = list({p.path: p for p in (find_profile(name) for name in args.profile)}.values())
     if getattr(args, "arrival_rate", None) is not None:
         raise ConfigError("predict says one call's time, not a load's latency: leave out --arrival-rate")
     config = config_from_args(argparse.Namespace(**{**vars(args), "lanes": None}))
@@ -215,6 +217,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if args.layers is not None and not widths:
         raise ConfigError("--layers sets the depth of --along's models: add --along, or give --widths one width "
                           "per layer")
+    if args.layers is not None and not 1 <= args.layers <= MAX_LAYERS:  # -1 made no layer at all: "0 hidden layers"
+        raise ConfigError(f"--layers {args.layers}: give the hidden layers of --along's models, 1 to {MAX_LAYERS}")
     if widths and args.measure:
         raise ConfigError("--measure checks one model: leave out --along (or sweep the widths here, then "
                           "predict each)")
@@ -234,15 +238,26 @@ def cmd_predict(args: argparse.Namespace) -> int:
     if not chosen:
         raise ConfigError(f"--lanes {args.lanes}: none of the profiles has such a lane")
     task = config.train.task
+    called = profile_labels(profiles)
     if widths:
-        return _predict_along(config, widths, args.layers, chosen)
+        return _predict_along(config, widths, args.layers, chosen, called)
     print(f"\n{config.model.label()}, batch {config.train.batch_size}, {task}:")
     predictions = []
     for profile, lane in chosen:
         p = predict_config(config, lane)
         predictions.append((profile, lane, p))
-        print(f"  {lane.lane} on {profile.name}{settings_note(lane)}: {prediction_words(p, task)}")
+        print(f"  {lane.lane} on {called[profile.path]}{settings_note(lane)}: {prediction_words(p, task)}")
     return _measure(config, predictions, args, here) if args.measure else _offer_measure(predictions, here)
+
+
+def profile_labels(profiles: Sequence[DeviceProfile]) -> dict[str, str]:
+    """What each profile (by its file) is called in predict's columns and lines: its name, or where two files hold
+    profiles of one name (a copy sent back, a profile made twice), its file's name, or its path where those are
+    alike too; else two columns had one header and a crossing "between cpu (x) and cpu (x)"."""
+    names = Counter(p.name for p in profiles)
+    files = Counter(Path(p.path).name for p in profiles)
+    return {p.path: p.name if names[p.name] == 1 else
+            printable(Path(p.path).name if files[Path(p.path).name] == 1 else p.path, ONE_LINE) for p in profiles}
 
 
 def parse_lane_names(text: str) -> list[str]:
@@ -250,13 +265,13 @@ def parse_lane_names(text: str) -> list[str]:
 
 
 def _predict_along(config: RunConfig, widths: Sequence[int], layers: int | None,
-                   chosen: Sequence[tuple[DeviceProfile, ProfileLane]]) -> int:
+                   chosen: Sequence[tuple[DeviceProfile, ProfileLane]], called: dict[str, str]) -> int:
     if config.model.saved is not None or config.model.factory is not None:
         raise ConfigError("--along sets Crossover's own models' widths; your own model has its own")
     depth = layers if layers is not None else len(config.model.widths)
     configs = [dataclasses.replace(config, model=dataclasses.replace(config.model, widths=(w,) * depth))
                for w in widths]
-    names = [f"{lane.lane} ({profile.name})" for profile, lane in chosen]
+    names = [f"{lane.lane} ({called[profile.path]})" for profile, lane in chosen]
     grid = [[predict_config(c, lane) for c in configs] for _, lane in chosen]
     print(f"\n{config.model.kind}, {depth} layers of each width, batch {config.train.batch_size}, "
           f"{config.train.task}: predicted ms per {'call' if config.train.task == 'predict' else 'step'} (95%)")

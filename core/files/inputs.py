@@ -51,8 +51,15 @@ def input_problem(path: str | os.PathLike) -> str:
     except FileNotFoundError:
         return f"{os.fspath(path)} does not exist"
     except OSError as exc:
-        return f"cannot read {os.fspath(path)}: {exc.strerror or exc}"
+        return _unreadable(path, exc)
     return _kind_problem(path, mode)
+
+
+def _unreadable(path: str | os.PathLike, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:  # the system's "too many levels of symbolic links" names neither the link nor a loop
+        return (f"{os.fspath(path)} is a symbolic link that leads round in a loop (or through more links than the "
+                "system follows): point it at a file")
+    return f"cannot read {os.fspath(path)}: {exc.strerror or exc}"
 
 
 def _kind_problem(path: str | os.PathLike, mode: int) -> str:
@@ -81,7 +88,7 @@ def open_regular(path: str | os.PathLike) -> BinaryIO:
     except OSError as exc:
         if exc.errno == errno.ENOENT:
             raise InputError(errno.ENOENT, f"{os.fspath(path)} does not exist") from None
-        raise InputError(exc.errno, f"cannot read {os.fspath(path)}: {exc.strerror or exc}") from None
+        raise InputError(exc.errno, _unreadable(path, exc)) from None
     try:
         problem = _kind_problem(path, os.fstat(fd).st_mode)
         if problem:

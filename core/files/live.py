@@ -44,7 +44,7 @@ def check_output_path(path: str, what: str = "--csv") -> Path:
     example = EXAMPLES.get(what, "timings.csv")
     if not path or not path.strip():
         raise ConfigError(f"{what} is empty: name the file to write, e.g. {what} {example}")
-    target = Path(path).expanduser()
+    target = expand_home(path, what)
     problem = name_problem(target)
     if problem:
         raise ConfigError(f"{what} {path}: {problem}; choose a shorter name")
@@ -65,6 +65,15 @@ def check_output_path(path: str, what: str = "--csv") -> Path:
     except OSError as exc:
         raise ConfigError(f"{what} {path}: the folder {folder} is not writable ({exc.strerror or exc})") from None
     return target
+
+
+def expand_home(path: str, what: str) -> Path:
+    """`path` with a leading ~ or ~USER made the home folder; ConfigError where there is no such user (pathlib's
+    RuntimeError was a traceback for `--csv ~nouser/x.csv`)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise ConfigError(f"{what} {path}: there is no such user's home folder") from None
 
 
 def _is_dir(path: Path) -> bool:
@@ -135,6 +144,7 @@ class OutputClaim:
                 raise ExportError(f"cannot claim {path}: its lock file {lock} is a symbolic link, which Crossover "
                                   "does not follow; remove the link and try again") from None
             raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
+        held = False  # once the lock is ours, the lock file is too, and a failure removes it as release() would
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
@@ -148,13 +158,22 @@ class OutputClaim:
                 owner = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
                 raise ExportError(f"{path} is being written by another Crossover process (pid {owner}): "
                                   "choose another file, or wait until it has finished") from None
+            held = True
             # Held now, so whatever pid the file names is not writing: a stale lock, taken over with a note.
             stale = os.read(fd, 32).decode(errors="replace").strip()
             os.ftruncate(fd, 0)
             os.lseek(fd, 0, os.SEEK_SET)
             os.write(fd, str(os.getpid()).encode())
-        except BaseException:
+        except BaseException as exc:
+            if held:  # a full disk takes the lock file's few bytes too: no empty lock file is left per try
+                try:
+                    os.unlink(lock)
+                except OSError:
+                    pass
             os.close(fd)
+            if isinstance(exc, OSError) and not isinstance(exc, ExportError):
+                raise ExportError(f"cannot write {path}: {exc.strerror or exc} (even its lock file {lock.name}, "
+                                  "a few bytes beside it, could not be written)") from None
             raise
         return fd, "".join(c for c in stale if c.isdigit())[:12]
 

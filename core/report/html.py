@@ -54,6 +54,9 @@ def _environment() -> Environment:
     env.filters["md"] = _md_cell
     env.filters["md_code"] = _md_code
     env.filters["href"] = lambda path: quote(str(path), safe="/:")  # a file's name as a link: no space, no markup
+    # A picture beside a Markdown report, named after it: a space, a bracket or a newline in the report's name ends
+    # a link's destination, so every character but a plain one is escaped (":" too, or "a:b-figure-1.svg" is a scheme).
+    env.filters["file_link"] = lambda name: quote(str(name), safe="")
     return env
 
 

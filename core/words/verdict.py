@@ -9,7 +9,7 @@ from typing import Sequence
 from ..analysis.points import SweepPoint
 from ..families import Family, ModelKind
 from ..analysis.verdict import Change, PairVerdict, State, Stretch
-from ..files.rule_calibration import calibrated_false_leads
+from ..files.rule_calibration import calibrated_false_leads, calibration_problem
 from .numbers import fmt_flops, fmt_num, fmt_range, plural
 
 
@@ -164,7 +164,11 @@ def error_words(v: PairVerdict, points: str = "widths") -> str:
         runs = "one run of each lane" if v.runs <= 1 else f"{v.runs} runs of each lane"
     over = f"over these {len(v.widths)} {points}" if len(v.widths) > 1 else f"at this {point}"
     measured = calibrated_false_leads()
-    rate = f", {fmt_num(100 * measured[0], 2)}% measured ({measured[1]})" if measured else ", not yet measured"
+    if measured:
+        rate = f", {fmt_num(100 * measured[0], 2)}% measured ({measured[1]})"
+    else:  # a damaged calibration file is named as the fault, not left to look like the user's own file's
+        problem = calibration_problem()
+        rate = f", not measured (the rule's calibration cannot be used: {problem})" if problem else ", not yet measured"
     return f"{runs}; at most a {fmt_num(100 * v.alpha, 2)}% chance of any false lead {over}{rate}"
 
 

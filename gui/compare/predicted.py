@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu, QToolButton, QWidget
 from ...core.config import ConfigError, RunConfig
 from ...core.json_data import JsonValue
 from ...core.machine import HostInfo
+from ...core.plain_text import ONE_LINE, printable
 from ...core.files.predicted import AskedPrediction, PredictedLane, PredictedPoint, has_widths
 from ...core.files.profile import DeviceProfile, find_profile, read_profile, shipped_profiles
 from ...core.words.predicted import added_words, already_words, no_lane_words, predicted_label
@@ -32,6 +33,17 @@ from ..widgets.plots import plot_item
 LADDER = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 REACH = 4
 BAND_ALPHA = 45  # of 255: the interval's band stays behind every measured line and point
+# What reading a profile someone sent may raise: ConfigError with its sentence; an OSError or a ValueError that a
+# reader below did not turn into one (such as the ValueError of a number of 5,000 digits) is said too.
+UNREADABLE = (ConfigError, OSError, ValueError)
+
+
+def unreadable_words(path: str, exc: Exception) -> str:
+    """The sentence for a profile that could not be read: ConfigError's own, else what went wrong, naming the file."""
+    if isinstance(exc, ConfigError):
+        return str(exc)
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"cannot read the profile {printable(path, ONE_LINE)}: {why}"
 
 
 @dataclass(frozen=True)
@@ -102,8 +114,8 @@ class PredictedLanes(QObject):
         """A shipped profile by its name (or a profile file by its path), and its lane."""
         try:
             profile = find_profile(name_or_path)
-        except ConfigError as exc:
-            return self._problem(str(exc))
+        except UNREADABLE as exc:
+            return self._problem(unreadable_words(name_or_path, exc))
         return self.add(profile, lane)
 
     def remove(self, label: str) -> bool:
@@ -188,10 +200,10 @@ class PredictedButton(QToolButton):
                                       "Device profiles (*.json);;All files (*)")
         if not path:
             return
-        try:
+        try:  # a slot: whatever a damaged file raises is said in the status line, never left to escape it
             profile = read_profile(path)
-        except ConfigError as exc:
-            self.lanes._problem(str(exc))
+        except UNREADABLE as exc:
+            self.lanes._problem(unreadable_words(path, exc))
             return
         names = list(dict.fromkeys(x.lane for x in profile.lanes))
         lane, ok = (names[0], True) if len(names) == 1 else QInputDialog.getItem(

@@ -30,7 +30,7 @@ from ..widgets.file_dialogs import FileDialogs
 # The command's lines this dialog reads (core/cli/profile.py says them).
 PLAN_LINE = re.compile(r"^profile: (\d+) sweeps? .*expected length: about ([^;]+);")
 SWEEP_LINE = re.compile(r"^profile: sweep (\d+) of (\d+), (\S+) .*about (.+) left$")
-WROTE_LINE = re.compile(r"^wrote (.+\.json)$")
+WROTE_LINE = re.compile(r"^wrote (.+\.json)$")  # a sweep's "wrote A.csv, B.csv, C.json" too: see written_profile
 HURRY_AFTER_MS = 10_000  # a stop not heard within this long is sent again (as a second Ctrl-C: hurry)
 EXIT_STOPPED = 130
 
@@ -42,11 +42,38 @@ def profile_command(args: Sequence[str]) -> list[str]:
     return [sys.executable, str(PACKAGE_DIR / "main.py"), *args]
 
 
+def written_profile(line: str, target: str | os.PathLike) -> Path | None:
+    """The profile file a line of the command says it wrote: only the command's own final `wrote PROFILE.json`
+    (core/cli/profile.py _write_profile), naming the -o it was given; None for every other line. Each sweep it
+    runs says `wrote …/mlp-2.csv, …/mlp-2-batches.csv, …/mlp-2.json` too, and a stop that made no profile was then
+    said as a profile that "does not read back"."""
+    m = WROTE_LINE.match(line)
+    if m is None:
+        return None
+    said = Path(m.group(1))
+    try:  # the command prints -o as it expanded it; either may be relative to the same folder, or pass a link
+        same = os.path.samefile(said.expanduser(), Path(target).expanduser())
+    except OSError:  # not there (or unreadable): compare the names as written
+        same = said.expanduser().absolute() == Path(target).expanduser().absolute()
+    return said if same else None
+
+
 def default_profile_path(now: _dt.datetime | None = None) -> Path:
     """Where a profile goes unless the user chooses: the app's folder, named by host and time."""
     stamp = (now or _dt.datetime.now()).strftime("%Y%m%d-%H%M")
     host = re.sub(r"[^A-Za-z0-9._-]+", "-", os.uname().nodename if hasattr(os, "uname") else "this-machine")[:40]
     return crossover_home() / "profiles" / f"{host}-{stamp}.json"
+
+
+def no_profile_words(last: str, stopped: bool) -> str:
+    """The dialog's sentence when the command ended without writing a profile: plainly that none was written, and
+    why from the command's last `error:` or `profile:` line that is no progress (`last`, "" when it said none)."""
+    why = last.removeprefix("error: ").removeprefix("profile: ")
+    if stopped and why.startswith("nothing was measured"):
+        return "Stopped before any sweep was measured: no profile was written."
+    if why.startswith("no profile was written"):  # the command's own words say it, with the reason
+        return f"Stopped: {why}" if stopped else f"N{why[1:]}"
+    return f"{'Stopped: no' if stopped else 'No'} profile was written" + (f": {why}" if why else ".")
 
 
 class ProfileDialog(QDialog):
@@ -216,8 +243,8 @@ class ProfileDialog(QDialog):
             self.progress.setValue(done)
             self.state.setText(f"Sweep {done + 1} of {total}: {m.group(3)}; about {m.group(4)} left "
                                f"(expected length: about {self._expected}).")
-        elif m := WROTE_LINE.match(line):
-            self._written = Path(m.group(1))
+        elif written := written_profile(line, self.path.text().strip()):
+            self._written = written
 
     @Slot(int, QProcess.ExitStatus)
     def _on_process_finished(self, code: int, status: QProcess.ExitStatus) -> None:
@@ -246,11 +273,10 @@ class ProfileDialog(QDialog):
                                "Send the file to compare machines, or add its lanes to the crossover map.")
             self.add.setEnabled(True)
             return
-        last = next((line for line in reversed(self.log.toPlainText().splitlines())
-                     if line.startswith(("error:", "profile:"))), "")
-        self.state.setText(("Stopped before any sweep was measured: no profile was written."
-                            if self.exit_code == EXIT_STOPPED else "No profile was written"
-                            + (f": {last.removeprefix('error: ')}" if last else ".")))
+        last = next((line for line in reversed(self.log.toPlainText().splitlines())  # why, not a progress line
+                     if line.startswith(("error:", "profile:")) and not PLAN_LINE.match(line)
+                     and not SWEEP_LINE.match(line) and not line.startswith("profile: stopped with")), "")
+        self.state.setText(no_profile_words(last, self.exit_code == EXIT_STOPPED))
 
     @Slot(QProcess.ProcessError)
     def _on_process_error(self, error: QProcess.ProcessError) -> None:
