@@ -95,7 +95,7 @@ class HostInfo:
             v = d.get(key)
             return clean(str(v)) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else ""
 
-        def clean(v: object) -> str:  # a sidecar or a profile is someone's file: its texts are shown, never obeyed
+        def clean(v: str) -> str:  # a sidecar or a profile is someone's file: its texts are shown, never obeyed
             return printable(str(v)[:MAX_HOST_TEXT], ONE_LINE)
 
         cores = d.get("cpu_cores")
@@ -104,7 +104,7 @@ class HostInfo:
         keras = d.get("keras")
         return cls(text("app_version"), text("machine"), text("python"), text("platform"), text("cpu"),
                    cores if isinstance(cores, int) and not isinstance(cores, bool) else None,
-                   tuple(Gpu(clean(g.get("name") or ""), clean(g.get("driver") or ""), clean(g.get("memory") or ""))
+                   tuple(Gpu(*(clean(str(g.get(key) or "")) for key in ("name", "driver", "memory")))
                          for g in gpus[:MAX_GPUS] if isinstance(g, Mapping)) if isinstance(gpus, list) else (),
                    text("numpy"), clean(keras) if isinstance(keras, str) else None,
                    tuple((clean(k), clean(v) if isinstance(v, str) else None)

@@ -2,28 +2,32 @@
 window needs none of them until something is judged or predicted."""
 from __future__ import annotations
 
-from typing import Any
+import numpy as np
+import numpy.typing as npt
+
+Values = npt.NDArray[np.float64]  # what SciPy's functions give (a NumPy scalar for scalar arguments)
 
 
-def stdtr(dof: Any, t: Any) -> Any:
+def stdtr(dof: npt.ArrayLike, t: npt.ArrayLike) -> Values:
     """Student's t distribution's CDF (scipy.special.stdtr)."""
     from scipy.special import stdtr as f
     return f(dof, t)
 
 
-def stdtrit(dof: Any, p: Any) -> Any:
+def stdtrit(dof: npt.ArrayLike, p: npt.ArrayLike) -> Values:
     """Its inverse (scipy.special.stdtrit)."""
     from scipy.special import stdtrit as f
     return f(dof, p)
 
 
-def bdtr(k: Any, n: Any, p: Any) -> Any:
+def bdtr(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> Values:
     """The binomial CDF, P(X ≤ k) for n trials of probability p (scipy.special.bdtr)."""
     from scipy.special import bdtr as f
     return f(k, n, p)
 
 
-def nnls(a: Any, b: Any) -> Any:
-    """Non-negative least squares (scipy.optimize.nnls)."""
+def nnls(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[Values, float]:
+    """Non-negative least squares (scipy.optimize.nnls): the solution and the residual's norm."""
     from scipy.optimize import nnls as f
-    return f(a, b)
+    x, norm = f(a, b)
+    return x, float(norm)

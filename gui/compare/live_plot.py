@@ -62,7 +62,10 @@ def run_title(live: LiveRun) -> str:
         model = cfg.model.label()
         # A model changed while it trains: the hidden widths it has trained, in order ("16 → 1024").
         starts = sorted((seg.started.at, seg.label) for lane in live.lanes.values() for seg in lane.segments)
-        labels = list(dict.fromkeys(label for _, label in starts))
+        labels: list[str] = []  # in the order trained, a model dragged back to said again ("128 → 4000 → 128")
+        for _, label in starts:
+            if not labels or labels[-1] != label:
+                labels.append(label)
         if len(labels) > 1:
             model = f"hidden {' → '.join(labels)}"
     schedule = SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)
