@@ -5,9 +5,10 @@ from their intended arrivals, the call's own time) and the summary's `load_ended
 sweep, `analyze` of a load sweep's CSV) renders these fields and computes none of its own.
 
 - **Latency** is each request's, intended arrival to answer on the host (wait + call): the median, and p90 and
-  p99 as MLPerf loadgen's early-stopping estimates (core/analysis/tails.py early_stopping: the value the
-  percentile is under at 99% confidence, not the plain percentile), given by the tail rule (p99 from ≥ 662
-  requests, else withheld and said). Whether a p99 is under a bound is decided on that estimate.
+  p99 as 99% upper bounds for requests that queue (core/analysis/tails.py queue_tail: the binomial bound with each
+  request counted at its worth, for a queue's latencies are not independent), withheld where the requests are
+  worth too few independent ones (`worth`; p99 from ≥ 662, and said). Whether a p99 is under a bound is decided
+  on that bound.
 - **Achieved rate**: requests answered over the time from the first intended arrival to the last answer.
 - **Waited**: the share of requests that arrived while the server was busy with an earlier call (they queued).
 - **Held**: every scheduled request answered without the oldest waiting BEHIND_S, at HOLD_SHARE of the rate the
@@ -62,6 +63,7 @@ class LoadPoint:
     busy: float  # share of the span the server spent in calls (its utilisation)
     ended: str  # done | behind | stopped (RunSummary.load_ended)
     status: str  # the lane's run status
+    worth: float = math.nan  # the independent requests its requests are worth, as its tails' bounds count them
 
     @property
     def achieved(self) -> float:
@@ -109,8 +111,8 @@ class LoadPoint:
         return self.kept_up and self.schedule_s >= MIN_HOLD_S
 
     def p99_within(self, bound_ms: float) -> bool | None:
-        """Whether the p99 (its early-stopping estimate, a 99%-confidence upper bound) is at most `bound_ms`: None
-        where the p99 is withheld (too few requests); False where the lane did not hold the rate."""
+        """Whether the p99 (its 99% upper bound, tails.queue_tail) is at most `bound_ms`: None where the p99 is
+        withheld (requests worth too few independent ones); False where the lane did not hold the rate."""
         if not self.held:
             return False
         return None if math.isnan(self.p99_ms) else self.p99_ms <= bound_ms
@@ -130,6 +132,7 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
     else:
         span = arrivals_span = 0.0
     median = float(np.median(latencies)) if n else math.nan
+    memory = tails.queue_memory(latencies)  # once for both tails: the requests' worth is the run's, said once
     low, high = block_interval(latencies)
     ended = summary.load_ended if summary is not None else ""
     # A lane that says it was done answered its whole schedule: what it answered is what the schedule held. The
@@ -140,8 +143,8 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
         lane=lane, rate=float(train.arrival_rate or 0.0), arrivals=train.arrivals, max_batch=train.max_batch,
         batch_size=train.batch_size, scheduled=scheduled, answered=n, span_s=span,
         arrivals_s=arrivals_span, median_ms=median,
-        p90_ms=tails.tail_or_nan(90, tails.early_stopping(90, latencies), n),
-        p99_ms=tails.tail_or_nan(99, tails.early_stopping(99, latencies), n),
+        p90_ms=tails.queue_tail(90, latencies, memory).value,
+        p99_ms=tails.queue_tail(99, latencies, memory).value,
         low_ms=low, high_ms=high,
         service_ms=float(np.median([r.ms for r in calls])) if calls else math.nan,
         mean_wait_ms=float(waits.mean()) if n else math.nan,
@@ -149,7 +152,8 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
         max_backlog=max((r.backlog for r in calls), default=0),
         busy=sum(r.ms for r in calls) / 1000.0 / span if span > 0 else math.nan,
         ended=ended,
-        status=summary.status if summary is not None else "")
+        status=summary.status if summary is not None else "",
+        worth=memory.worth)
 
 
 def run_points(runs: Iterable[RunResult]) -> list[LoadPoint]:

@@ -26,6 +26,12 @@ def bdtr(k: npt.ArrayLike, n: npt.ArrayLike, p: npt.ArrayLike) -> Values:
     return f(k, n, p)
 
 
+def betaincinv(a: npt.ArrayLike, b: npt.ArrayLike, y: npt.ArrayLike) -> Values:
+    """The inverse of the regularized incomplete beta function: the beta(a, b) quantile y (scipy.special.betaincinv)."""
+    from scipy.special import betaincinv as f
+    return f(a, b, y)
+
+
 def nnls(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[Values, float]:
     """Non-negative least squares (scipy.optimize.nnls): the solution and the residual's norm."""
     from scipy.optimize import nnls as f

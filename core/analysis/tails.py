@@ -8,14 +8,23 @@ and says so, "p99 needs ≥ 662 calls (have 59)", wherever a tail is shown (the 
 `analyze`); files keep the calls behind each figure (`n_batches`), and a row that pools runs recomputes its tail
 from the pooled calls (core/study/sweep.py with_batches).
 
-Under a load the tail given is that estimate itself (`early_stopping`, core/analysis/serving_load.py): the
-value the percentile is under at 99% confidence, not the plain np.percentile, which is under the true one about
-half the time. Computed as its rule states, the estimate exists from 44 values for the 90th percentile and 459
-for the 99th; the gate keeps MLPerf's larger counts, 64 and 662.
+Calls made one at a time (a closed loop) are independent of one another: their tail is the plain percentile, an
+estimate said as one ("p99 ≈ 3.20 ms, from 700 calls"). MLPerf's `early_stopping` bound counts its values as
+independent too. Under a load they are not: requests queue, and one slow call delays every request behind it, so
+neighbouring latencies are alike and a run of them is worth fewer independent ones (simulated M/M/1 queues of
+1,000 requests: the early-stopping "99% bound" was at or over the true p99 in 80% of runs at 50% utilisation,
+27% at 80%, 9% at 90%; benchmarks/tail_coverage.py, docs/results/cpu-2026-12-07/tail-coverage.txt). A load's tail
+(`queue_tail`, core/analysis/serving_load.py) is the same binomial bound with each request counted at its worth:
+the run's memory (`queue_memory`: its integrated autocorrelation time by Sokal's windowed sum, the largest of the
+latencies' own and of the flags "slower than the p90" and "slower than the p99"), and the requests worth n / that
+many independent ones (the bound itself counts them at the memory's 99% upper end). The bound is withheld, and says
+why, where they are worth fewer than MIN_WORTH: too short a run, or too dependent a one, for its memory to be
+measured or the tail bounded. docs/guide/numbers.md says why this method.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
@@ -23,6 +32,13 @@ from .special import bdtr  # the binomial CDF (scipy.stats cost the window 0.45 
 
 # Percentile → the fewest calls from which it is given (MLPerf loadgen's early-stopping minimums).
 MIN_CALLS = {90: 64, 99: 662}
+# Percentile → the fewest independent requests a load's requests must be worth for its bound. The p99 keeps MLPerf's
+# 662. For a p90, 64 would do for independent values, but a memory measured from a run only 64 times as long as it
+# is too uncertain: while choosing this rule, p90 bounds from 64 were under the true p90 in about half the runs that
+# gave one at 80% utilisation and 1,000 requests; from 200 they cover as the p99's do (benchmarks/tail_coverage.py).
+MIN_WORTH = {90: 200, 99: 662}
+MEMORY_WINDOW = 5.0  # Sokal's window: lags are summed up to MEMORY_WINDOW times the memory summed so far (emcee's c)
+MEMORY_UPPER_Z = 2.326  # the one-sided 99% normal point: the memory's upper end, as the bound's own 99%
 
 
 def known(q: int, calls: int) -> bool:
@@ -76,3 +92,109 @@ def fewest_for_early_stopping(q: float, confidence: float = 0.99) -> int:
     """The fewest values from which early_stopping gives an estimate: the smallest n with q/100 ** n at most
     1 - confidence (k = n, the largest value, bounds the percentile)."""
     return math.ceil(math.log(1.0 - confidence) / math.log(q / 100.0) - 1e-12)
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Over how many consecutive requests a load's latencies stay alike, and the independent requests they are
+    worth."""
+
+    length: float  # the integrated autocorrelation time in requests (1: independent; inf: longer than can be measured)
+    upper: float  # its 99% upper end, by Sokal's variance of the windowed sum: what the bound counts a request at
+    requests: int
+
+    @property
+    def worth(self) -> float:
+        """How many independent requests they are worth: requests / length (what a tail's gate asks of them)."""
+        return self.requests / self.length
+
+    def enough(self, q: int) -> bool:
+        return self.requests >= MIN_CALLS[q] and self.worth >= MIN_WORTH[q]
+
+
+def _autocorrelation(series: np.ndarray) -> np.ndarray:
+    """Each row's autocorrelation at lags 0..n-1, by one batched FFT (a load's 100,000 requests take milliseconds);
+    zeros for a row that does not vary."""
+    from scipy import fft  # imported when first used, as core/analysis/special.py does; 3x numpy's FFT here
+    n = series.shape[1]
+    size = fft.next_fast_len(2 * n - 1, real=True)  # zero-padded past 2n - 1: no lag wraps around onto another
+    f = np.asarray(fft.rfft(series - series.mean(axis=1, keepdims=True), size, axis=1))
+    acov = np.asarray(fft.irfft(np.real(f) ** 2 + np.imag(f) ** 2, size, axis=1))[:, :n]
+    var = acov[:, :1]
+    return np.divide(acov, var, out=np.zeros_like(acov), where=var > 0)
+
+
+def _windowed(rho: np.ndarray) -> tuple[float, int]:
+    """Sokal's integrated autocorrelation time from autocorrelations `rho`, and the window it summed to (inf where no
+    window up to the series' own length is MEMORY_WINDOW times the sum: the series is too short for its memory)."""
+    sums = 2.0 * np.cumsum(rho) - 1.0  # 1 + 2 * (rho_1 + ... + rho_m) at each window m
+    inside = np.flatnonzero(np.arange(len(rho)) >= MEMORY_WINDOW * sums)
+    if not len(inside):
+        return math.inf, len(rho)
+    m = int(inside[0])
+    return max(1.0, float(sums[m])), m  # a series cannot be worth more requests than it has
+
+
+def _in_order(values: Iterable[float]) -> np.ndarray:
+    """The finite values, in their order (a load's 100,000 latencies as an array are not copied value by value)."""
+    xs = np.asarray(values if isinstance(values, (np.ndarray, list, tuple)) else list(values), dtype=float)
+    return xs[np.isfinite(xs)]
+
+
+def queue_memory(values: Iterable[float]) -> Memory:
+    """A load's memory, from its latencies in the order the requests arrived: the largest of the integrated
+    autocorrelation times of the latencies, and of the flags "slower than the run's p90" and "slower than its
+    p99" (a tail's exceedances come in bursts longer than the latencies' own memory shows), with its 99% upper end
+    (Sokal's variance of the windowed sum, 2(2m + 1)/n relative, for a window of m lags)."""
+    xs = _in_order(values)
+    n = len(xs)
+    if n < 2:
+        return Memory(math.inf, math.inf, n)
+    series = np.vstack([xs] + [(xs > np.percentile(xs, q)).astype(float) for q in (90, 99)])
+    length, window = max((_windowed(rho) for rho in _autocorrelation(series)), key=lambda lw: lw[0])
+    if not math.isfinite(length):
+        return Memory(math.inf, math.inf, n)
+    return Memory(length, length * (1.0 + MEMORY_UPPER_Z * math.sqrt(2.0 * (2 * window + 1) / n)), n)
+
+
+def counted_bound(q: float, values: Iterable[float], per_independent: float = 1.0, confidence: float = 0.99) -> float:
+    """early_stopping's bound with every `per_independent` values counted as one independent value: the value with
+    K of the values above it, K the most for which a Binomial(n / per_independent, 1 - q/100) count is at most
+    K / per_independent with probability at most 1 - confidence (continuous in both, by the regularized incomplete
+    beta function). At per_independent 1 it is early_stopping's order statistic. NaN where none is (too few)."""
+    xs = np.sort(_in_order(values))
+    n = len(xs)
+    if n == 0 or not (0.0 < q < 100.0) or not (0.0 < confidence < 1.0) or not per_independent >= 1.0:
+        return math.nan
+    from scipy.special import betainc  # imported when first used, as core/analysis/special.py does
+    p = 1.0 - q / 100.0
+    worth = n / per_independent
+    above = np.arange(min(n - 1, math.floor(p * n) + 1) + 1)  # a bound has at most about p * n values above it
+    k = above / per_independent
+    ok = k < worth  # a count of `worth` trials is at most k >= worth with certainty
+    at_most = np.ones(len(above))
+    at_most[ok] = betainc(worth - k[ok], k[ok] + 1.0, 1.0 - p)  # P(Binomial(worth, p) <= k)
+    enough = np.flatnonzero(at_most <= 1.0 - confidence)
+    return float(xs[n - 1 - enough[-1]]) if len(enough) else math.nan
+
+
+@dataclass(frozen=True)
+class QueueTail:
+    """A load's q-th percentile latency: a 99% upper bound (NaN where withheld) and what it rests on."""
+
+    q: int
+    value: float
+    memory: Memory
+
+
+def queue_tail(q: int, values: Iterable[float], memory: Memory | None = None) -> QueueTail:
+    """The q-th percentile of a load's latencies (in arrival order), bounded at 99% confidence for dependent
+    requests: counted_bound with every `memory.upper` requests counted as one (queue_memory); NaN where the
+    requests are fewer than MIN_CALLS or worth fewer than MIN_WORTH independent ones. Gating on the memory's own
+    estimate and bounding with its upper end, the bound widens as a run nears the gate, to the slowest request
+    there, instead of jumping from withheld to a tight figure that only the calmest short runs would reach."""
+    xs = _in_order(values)
+    mem = memory if memory is not None else queue_memory(xs)
+    if not mem.enough(q):
+        return QueueTail(q, math.nan, mem)
+    return QueueTail(q, counted_bound(q, xs, mem.upper), mem)

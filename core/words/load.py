@@ -11,20 +11,68 @@ from ..analysis.serving_load import (BLOCKS, HOLD_SHARE, MIN_HOLD_S, LoadPoint, 
 from ..config import BEHIND_S
 from .numbers import fmt_count, fmt_dollars, fmt_num, fmt_rate, fmt_rates
 
-LOAD_HEADER = ["lane", "asked /s", "answered /s", "requests", "median ms", "p90 ms", "p99 ms", "queued",
-               "left waiting", "server busy", "held"]
+LOAD_HEADER = ["lane", "asked /s", "answered /s", "requests", "median ms", "p90 ≤ ms", "p99 ≤ ms", "queued",
+               "left waiting", "server busy", "held"]  # a load's tails are bounds (bound_words)
 
 
 def rate_words(rate: float) -> str:
     return fmt_rate(rate)
 
 
-def tail_cell(q: int, value: float, n: int) -> str:
-    return fmt_num(value) if tails.known(q, n) and math.isfinite(value) else "–"
+def tail_cell(value: float) -> str:
+    """A load's tail in its table: the bound, or "–" where it is withheld (its sentence says why)."""
+    return fmt_num(value) if math.isfinite(value) else "–"
 
 
-# What a load's p90 and p99 are (core/analysis/tails.py early_stopping), said beside them.
-UPPER_BOUND = "99%-confidence upper bound, MLPerf early stopping"
+def withheld_words(q: int, requests: int, worth: float) -> str:
+    """Why a load's tail is withheld: too few requests ("p99 needs ≥ 662 requests (have 300)"), or requests that
+    queued and are worth too few independent ones ("p99 needs requests worth ≥ 662 independent ones (from 1,000
+    requests, worth 140)")."""
+    if requests < tails.MIN_CALLS[q] or not math.isfinite(worth):
+        return tails.withheld(q, requests, "requests")
+    if worth >= tails.MIN_WORTH[q]:  # the gate passed, but its memory's upper end leaves no order statistic a bound
+        return (f"p{q} withheld: their memory is too uncertain for even the slowest of "
+                f"{fmt_count(requests, 'request')} (worth {worth:,.0f} independent ones) to be a 99% bound")
+    return (f"p{q} needs requests worth ≥ {tails.MIN_WORTH[q]:,} independent ones "
+            f"(from {fmt_count(requests, 'request')}, worth {worth:,.0f})")
+
+
+def bound_words(q: int, value: float, requests: int, worth: float) -> str:
+    """A load's tail, the same way wherever it is said: "p99 ≤ 145 ms, a 99% bound from 10,000 requests worth 1,200
+    independent ones" (core/analysis/tails.py queue_tail), or why it is withheld."""
+    if not math.isfinite(value):
+        return withheld_words(q, requests, worth)
+    return f"p{q} ≤ {fmt_num(value)} ms, a 99% bound {_basis(requests, worth)}"
+
+
+def _basis(requests: int, worth: float) -> str:
+    return f"from {fmt_count(requests, 'request')} worth {worth:,.0f} independent ones"
+
+
+def tails_words(p: LoadPoint) -> str:
+    """A point's p90 and p99, what they rest on said once: "p90 ≤ 2.5 ms and p99 ≤ 3.4 ms, 99% bounds from 10,000
+    requests worth 1,200 independent ones"; "p90 ≤ 4.8 ms, a 99% bound from 1,000 requests worth 213 independent
+    ones; p99 needs ≥ 662 independent ones"; "p90 and p99 need requests worth ≥ 200 and ≥ 662 independent ones
+    (from 3,000 requests, worth 51)"."""
+    if all(math.isfinite(v) for v in (p.p90_ms, p.p99_ms)):
+        return (f"p90 ≤ {fmt_num(p.p90_ms)} ms and p99 ≤ {fmt_num(p.p99_ms)} ms, 99% bounds "
+                f"{_basis(p.answered, p.worth)}")
+    if math.isfinite(p.p90_ms) and _short_of_worth(p, 99):
+        return (f"{bound_words(90, p.p90_ms, p.answered, p.worth)}; "
+                f"p99 needs ≥ {tails.MIN_WORTH[99]:,} independent ones")
+    if _short_of_worth(p, 90) and _short_of_worth(p, 99):
+        return (f"p90 and p99 need requests worth ≥ {tails.MIN_WORTH[90]:,} and ≥ {tails.MIN_WORTH[99]:,} "
+                f"independent ones (from {fmt_count(p.answered, 'request')}, worth {p.worth:,.0f})")
+    said = [bound_words(q, v, p.answered, p.worth) for q, v in ((90, p.p90_ms), (99, p.p99_ms))]
+    counted = any(math.isfinite(v) or (p.answered >= tails.MIN_CALLS[q] and math.isfinite(p.worth))
+                  for q, v in ((90, p.p90_ms), (99, p.p99_ms)))  # a phrase above says the requests it rests on
+    return "; ".join(said + ([] if counted else [f"from {fmt_count(p.answered, 'request')}"]))
+
+
+def _short_of_worth(p: LoadPoint, q: int) -> bool:
+    """The tail is withheld for its requests' worth (they are enough in count)."""
+    return (math.isnan({90: p.p90_ms, 99: p.p99_ms}[q]) and p.answered >= tails.MIN_CALLS[q] and math.isfinite(p.worth)
+            and p.worth < tails.MIN_WORTH[q])
 
 
 def held_cell(p: LoadPoint) -> str:
@@ -42,8 +90,8 @@ def load_row(p: LoadPoint) -> list[str]:
     held = p.kept_up or not p.measured  # a queue that only grew has no latency to give (its length is the
     # schedule's); a stopped load has those of the requests it answered
     return [p.lane, fmt_num(p.rate, 3), fmt_num(p.achieved, 3), f"{p.answered:,}/{p.scheduled:,}",
-            fmt_num(p.median_ms) if held else "–", tail_cell(90, p.p90_ms, p.answered) if held else "–",
-            tail_cell(99, p.p99_ms, p.answered) if held else "–",
+            fmt_num(p.median_ms) if held else "–", tail_cell(p.p90_ms) if held else "–",
+            tail_cell(p.p99_ms) if held else "–",
             pct(p.waited), f"{p.max_backlog:,}", pct(p.busy), held_cell(p)]
 
 
@@ -68,15 +116,11 @@ def point_words(p: LoadPoint) -> str:
                 f"{fmt_num(p.service_ms)} ms)")
     if p.answered == 0:
         return f"{p.lane} answered no request at {rate_words(p.rate)} ({p.status or 'not run'})"
-    tail = [tails.withheld(q, p.answered, "requests") if not tails.known(q, p.answered) else f"p{q} {fmt_num(v)} ms"
-            for q, v in ((90, p.p90_ms), (99, p.p99_ms))]
-    given = sum(tails.known(q, p.answered) for q in (90, 99))
-    bounds = ((UPPER_BOUND.replace("bound,", "bounds,") if given == 2 else UPPER_BOUND) + ", ") if given else ""
     held = (f"holds {rate_words(p.rate)} (over {fmt_num(p.schedule_s, 2)} s of arrivals)" if p.held
             else f"kept up with {rate_words(p.rate)}, not judged held ({p.hold_unknown_why})" if p.hold_unknown_why
             else f"was {p.ended or p.status} at {rate_words(p.rate)}")
     return (f"{p.lane} {held}: a request waits and is answered in {fmt_num(p.median_ms)} ms "
-            f"at the median ({', '.join(tail)}; {bounds}from {fmt_count(p.answered, 'request')}), "
+            f"at the median ({tails_words(p)}), "
             f"{100 * p.waited:.0f}% of requests "
             f"queued behind another call, the server busy {100 * p.busy:.0f}% of the time "
             f"(a call {fmt_num(p.service_ms)} ms)")
@@ -158,12 +202,12 @@ def sweep_lines(points: Sequence[LoadPoint], p99_ms: float | None = None,
             unknown = [p for p in points if p.lane == lane and p.held and p.p99_within(p99_ms) is None]
             if bounded is not None:
                 line += f", and {rate_words(bounded.rate)} with its p99 at most {fmt_num(p99_ms)} ms " \
-                        f"(p99 {fmt_num(bounded.p99_ms)} ms: {UPPER_BOUND}, " \
-                        f"{fmt_count(bounded.answered, 'request')})"
+                        f"({bound_words(99, bounded.p99_ms, bounded.answered, bounded.worth)})"
             else:
                 line += f", none of them with its p99 at most {fmt_num(p99_ms)} ms"
             if unknown:
-                line += f" ({tails.withheld(99, min(p.answered for p in unknown), 'requests')} at some rates)"
+                least = min(unknown, key=lambda p: (p.answered, p.worth))
+                line += f" ({withheld_words(99, least.answered, least.worth)} at some rates)"
         lines.append(line + _unjudged(points, lane))
     if p99_ms is not None and prices and len(lanes) >= 2:
         lines += _cheaper(points, lanes, p99_ms, prices)
@@ -196,12 +240,12 @@ def _cheaper(points: Sequence[LoadPoint], lanes: Sequence[str], p99_ms: float,
 
 
 def choice_words(choice: RateChoice, rate: float, p99_ms: float | None = None) -> str:
-    """"for 300 requests/s with p99 at most 50 ms: use cpu1 (it held 400 requests/s, p99 2.58 ms; …)"."""
+    """"for 300 requests/s with p99 at most 50 ms: use cpu1 (it held 400 requests/s, median 1.2 ms, p99 ≤ 2.58 ms,
+    a 99% bound from …; …)"."""
     asked = f"for {rate_words(rate)}" + (f" with p99 at most {fmt_num(p99_ms)} ms" if p99_ms is not None else "")
     if choice.lane is None or choice.point is None:
         return f"{asked}: no lane: {choice.reason}"
     p = choice.point
-    tail = (f"p99 {fmt_num(p.p99_ms)} ms: {UPPER_BOUND}, {fmt_count(p.answered, 'request')}"
-            if math.isfinite(p.p99_ms) else tails.withheld(99, p.answered, "requests"))
+    tail = bound_words(99, p.p99_ms, p.answered, p.worth)
     return (f"{asked}: use {choice.lane} (it held {rate_words(p.rate)}, median {fmt_num(p.median_ms)} ms, {tail}; "
             f"{choice.reason})")

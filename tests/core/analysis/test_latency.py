@@ -45,7 +45,7 @@ def test_a_predict_summary_keeps_the_tail_from_enough_calls_and_leaves_out_warm_
     # 1000 / the median (1,000).
     assert s.requests_per_s == pytest.approx(1000 / (980 * 1.25 + 20 * 9.25 - 0.25) * 1000, rel=1e-6)
     line, tail = latency_lines([s], batch=8)
-    assert line == ("cpu answers a batch of 8 in 1 ms (p90 1 ms, p99 9 ms, from 1,000 calls; 709 calls/s "
+    assert line == ("cpu answers a batch of 8 in 1 ms (p90 ≈ 1 ms, p99 ≈ 9 ms, from 1,000 calls; 709 calls/s "
                     "measured, one call at a time)")
     assert tail.startswith("the slowest call in a hundred on cpu takes 9x its median")
 
@@ -60,7 +60,7 @@ def test_a_tail_from_too_few_calls_is_withheld_and_says_how_many_it_needs():
     enough_for_p90 = summarize(calls_at([1.0] * 100), run_id="r", lane="cpu", device="CPU", status="completed",
                                flops_per_batch=1000, wall_s=1.0)
     (line,) = latency_lines([enough_for_p90])
-    assert "(p90 1 ms, p99 needs ≥ 662 calls (have 100), from 100 calls;" in line
+    assert "(p90 ≈ 1 ms, p99 needs ≥ 662 calls (have 100), from 100 calls;" in line
 
 
 def test_the_predict_verdict_speaks_in_latency_and_calls_noise_noise():
