@@ -1,4 +1,4 @@
-"""Crossover: `python main.py` opens the window; `python main.py devices|run|sweep|analyze|anatomy|rule|report|profile|predict …` works headless.
+"""Crossover: `python main.py` opens the window; `python main.py devices|run|sweep|analyze|anatomy|rule|report|profile|predict|calibrate …` works headless.
 
 Installed, `crossover` is main() and `crossover-window` is window(); `crossover --install-desktop` puts the
 window in the desktop's launcher. In a checkout, `make run` installs the folder (editable) into .venv
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-CLI_COMMANDS = {"devices", "run", "sweep", "analyze", "anatomy", "rule", "report", "profile", "predict"}
+CLI_COMMANDS = {"devices", "run", "sweep", "analyze", "anatomy", "rule", "report", "profile", "predict", "calibrate"}
 DESKTOP_OPTIONS = {"--install-desktop", "--uninstall-desktop"}
 NOT_INSTALLED = ("Crossover is not installed in this Python ({python}). In a checkout, run `make run` (it makes "
                  ".venv and installs the folder into it), or `pip install -e .` in an environment of your own.")

@@ -335,7 +335,11 @@ class TrainSpec:
                f"may hold: {_fewer_requests(MAX_CALL_SAMPLES // self.batch_size)}, or smaller requests (--batch-size)")
 
 
-_LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<device>cpu|gpu)(?P<num>\d*)$")
+_LANE_RE = re.compile(r"^(?:(?P<backend>[a-z]+):)?(?P<device>cpu|gpu)(?P<num>\d*)(?:#(?P<twin>\d{1,6}))?$")
+# A lane's twin: a second (third…) process of the same lane, named LANE#2 (LANE#3…), that takes turns with it as
+# any two lanes do: an A/A control, two equal lanes whose verdict should be "too close to call" (`calibrate`).
+TWIN_MARK = "#"
+MAX_TWIN = 16
 SSH_PREFIX = "ssh://"
 # [user@]host[:port]: nothing that could reach ssh as an option or the remote shell as syntax.
 _HOST_RE = re.compile(r"^(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9._-]*)@)?"
@@ -369,6 +373,9 @@ class LaneSpec:
     threads: int | None = None  # CPU thread budget; None = all cores
     backend: str = "tensorflow"
     host: str = ""  # [user@]host[:port] of a remote lane, reached over SSH; "" = this machine
+    # 0: the lane itself; 2, 3…: its twin of that number, the same device in a process of its own (only its name
+    # differs: cpu1#2), so that a lane can be compared with itself.
+    twin: int = 0
 
     def __post_init__(self) -> None:
         if self.host:
@@ -378,15 +385,20 @@ class LaneSpec:
         _check(self.backend in BACKENDS, f"backend {self.backend!r}: choose one of {', '.join(BACKENDS)}")
         _check(self.index >= 0, f"GPU index {self.index}: must be 0 or more")
         _check(self.threads is None or 1 <= self.threads <= 1024, f"thread budget {self.threads}: choose 1-1024")
+        _check(isinstance(self.twin, int) and not isinstance(self.twin, bool)
+               and (self.twin == 0 or 2 <= self.twin <= MAX_TWIN),
+               f"twin {self.twin!r}: a lane's twins are numbered 2-{MAX_TWIN} (cpu1#2); the first is the lane itself")
 
     @property
     def name(self) -> str:
-        """The lane's name in the CLI and the CSV: cpu, cpu1, gpu0, jax:gpu0…"""
+        """The lane's name in the CLI and the CSV: cpu, cpu1, gpu0, jax:gpu0…, a twin's with its number (cpu1#2)."""
         if self.kind == DeviceKind.CPU:
             base = "cpu" if self.threads is None else f"cpu{self.threads}"
         else:
             base = f"gpu{self.index}"
         local = base if self.backend == "tensorflow" else f"{self.backend}:{base}"
+        if self.twin:
+            local += f"{TWIN_MARK}{self.twin}"
         return f"{SSH_PREFIX}{self.host}/{local}" if self.host else local
 
     @property
@@ -394,10 +406,24 @@ class LaneSpec:
         """The same lane as the machine that runs it names it (no host)."""
         return dataclasses.replace(self, host="")
 
+    @property
+    def original(self) -> "LaneSpec":
+        """The lane a twin is a twin of (cpu1 for cpu1#2); the lane itself when it is no twin."""
+        return dataclasses.replace(self, twin=0)
+
+    def twinned(self, taken: "set[str] | frozenset[str]") -> "LaneSpec":
+        """This lane's first twin whose name is not in `taken` (cpu1#2, then cpu1#3…); ConfigError past MAX_TWIN."""
+        for twin in range(2, MAX_TWIN + 1):
+            spec = dataclasses.replace(self, twin=twin)
+            if spec.name not in taken:
+                return spec
+        raise ConfigError(f"{self.original.name} listed more than {MAX_TWIN} times: a lane has at most "
+                          f"{MAX_TWIN - 1} twins")
+
     @classmethod
     def parse(cls, text: str) -> "LaneSpec":
-        """`cpu`, `cpu1` (one thread), `gpu`/`gpu0`, `gpu1` (second GPU), `jax:gpu`, `torch:cpu`…,
-        and any of them on another machine: `ssh://[user@]host[:port]/LANE`."""
+        """`cpu`, `cpu1` (one thread), `gpu`/`gpu0`, `gpu1` (second GPU), `jax:gpu`, `torch:cpu`…, a lane's twin
+        `cpu1#2`, and any of them on another machine: `ssh://[user@]host[:port]/LANE`."""
         text = text.strip()
         if text.lower().startswith(SSH_PREFIX):
             host, slash, lane = text[len(SSH_PREFIX):].partition("/")
@@ -408,20 +434,42 @@ class LaneSpec:
         if not m:
             raise ConfigError(
                 f"lane {text!r}: use cpu, cpuN (N threads), gpu, gpuN (GPU number N), "
-                f"optionally prefixed by a backend ({', '.join(BACKENDS)}), e.g. jax:gpu")
+                f"optionally prefixed by a backend ({', '.join(BACKENDS)}), e.g. jax:gpu; a lane's twin "
+                "(a second process of it) as cpu1#2")
         backend = m["backend"] or "tensorflow"
         num = m["num"]
+        twin = int(m["twin"]) if m["twin"] else 0
+        _check(m["twin"] is None or (twin >= 2 and str(twin) == m["twin"]),
+               f"lane {text!r}: a lane's twins are numbered from 2 (cpu1#2); the first is the lane itself (cpu1)")
         if m.group("device") == DeviceKind.CPU:
-            return cls(kind=DeviceKind.CPU, threads=int(num) if num else None, backend=backend)
-        return cls(kind=DeviceKind.GPU, index=int(num) if num else 0, backend=backend)
+            return cls(kind=DeviceKind.CPU, threads=int(num) if num else None, backend=backend, twin=twin)
+        return cls(kind=DeviceKind.GPU, index=int(num) if num else 0, backend=backend, twin=twin)
+
+
+def twin_problem(spec: LaneSpec) -> str:
+    """Why this twin cannot run beside its lane, as a sentence ("" when it can): TensorFlow maps nearly all of a
+    GPU's memory to the first process that uses it, so a TensorFlow GPU lane's twin would train on what is left,
+    a pair unequal before it starts. JAX (no preallocation) and PyTorch allocate as they go."""
+    if spec.twin and spec.kind == DeviceKind.GPU and spec.backend == "tensorflow":
+        return (f"{spec.name}: two TensorFlow processes do not share one GPU evenly (the first maps nearly all of "
+                "its memory): twin a CPU lane (cpu1,cpu1) or a JAX GPU lane (jax:gpu0,jax:gpu0)")
+    return ""
 
 
 def parse_lanes(text: str) -> tuple[LaneSpec, ...]:
-    lanes = tuple(LaneSpec.parse(t) for t in text.split(",") if t.strip())
+    """The lanes of `--lanes`, each once: a lane named again is its twin (`cpu1,cpu1` is cpu1 and cpu1#2, a third
+    cpu1#3), the same device in a process of its own, taking turns with it."""
+    lanes: list[LaneSpec] = []
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        spec = LaneSpec.parse(part)
+        taken = {lane.name for lane in lanes}
+        lanes.append(spec.twinned(taken) if spec.name in taken else spec)
     _check(bool(lanes), "no lanes given: name at least one, e.g. --lanes cpu,gpu")
-    names = [lane.name for lane in lanes]
-    _check(len(set(names)) == len(names), f"lane listed twice in {', '.join(names)}")
-    return lanes
+    problems = [problem for problem in map(twin_problem, lanes) if problem]
+    _check(not problems, "; ".join(problems))
+    return tuple(lanes)
 
 
 def _whole(part: str) -> int:

@@ -2,8 +2,9 @@
 
 Two lanes of this machine that both train on CPUs compete for its cores (`cpu1` is pinned to one
 of the cores `cpu` uses): a segment that ran while the other lane was training is contended, and
-its figures say less about either lane alone. A GPU lane's work is on the GPU, but its host thread
-still shares the CPU: that is noted, not counted as contention.
+its figures say less about either lane alone. A lane and its twin (cpu1#2, jax:gpu0#2) share their device
+whatever it is. A GPU lane's work is on the GPU, but its host thread still shares the CPU: that is noted, not
+counted as contention.
 """
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ def shares_cores(a: LaneSpec, b: LaneSpec) -> bool:
     return a.kind == DeviceKind.CPU and b.kind == DeviceKind.CPU and not a.host and not b.host
 
 
+def shares_device(a: LaneSpec, b: LaneSpec) -> bool:
+    """Whether two lanes slow each other when they train at once: they share this machine's CPU cores, or they are
+    twins of one lane (cpu1 and cpu1#2, jax:gpu0 and jax:gpu0#2, a remote lane's), two processes on one device."""
+    return shares_cores(a, b) or a.original == b.original
+
+
 def _spec(lane: str) -> LaneSpec | None:
     try:
         return LaneSpec.parse(lane)
@@ -28,19 +35,21 @@ def _spec(lane: str) -> LaneSpec | None:
         return None
 
 
-def share_cores(a: str, b: str) -> bool:
+def share_device(a: str, b: str) -> bool:
+    """shares_device of two lanes named as a result names them (False for a lane another machine's file names)."""
     sa, sb = _spec(a), _spec(b)
-    return sa is not None and sb is not None and shares_cores(sa, sb)
+    return sa is not None and sb is not None and shares_device(sa, sb)
 
 
 def contended(result: RunResult, now: float | None = None) -> set[tuple[str, int]]:
-    """(lane, segment) of every segment that overlapped in time with a segment of a lane sharing its cores."""
+    """(lane, segment) of every segment that overlapped in time with a segment of a lane sharing its cores (or its
+    device: a twin's)."""
     now = time.time() if now is None else now
     names = list(result.lanes)
     found: set[tuple[str, int]] = set()
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            if not share_cores(a, b):
+            if not share_device(a, b):
                 continue
             if not (result.lanes[a].segments and result.lanes[b].segments):
                 if result.schedule is Schedule.SIDE_BY_SIDE:  # a run saved before segments were: both ran at once

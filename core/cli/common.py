@@ -349,17 +349,23 @@ def add_task_args(p: argparse.ArgumentParser) -> None:
                    f"(default {LOAD_REQUESTS:,}: a p99 needs 662)")
 
 
-def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool = True) -> None:
+def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool = True,
+                    lanes: tuple[str, str] | None = None, csv: bool = True) -> None:
     """The model, training and lane options that run, sweep (and the commands built on them) share; with `task`,
-    --task and --serve too (the anatomy dissects a training step only)."""
+    --task and --serve too (the anatomy dissects a training step only); `lanes`, the default and help of --lanes
+    where it is not a list of lanes to compare; without `csv`, no --csv (a command that keeps its own files)."""
     p.add_argument("--widths", help=widths_help)
     p.add_argument("--model", metavar="FILE.keras|FILE.py:FUNCTION", help="your own model instead of Crossover's: "
                    "a saved Keras 3 model (loaded with safe mode on: a Lambda layer is refused, never run; it has no "
                    "width, so sweep it along --batch-sizes), or FUNCTION(width) in your Python file returning a "
                    "keras.Model (each lane imports the file and runs your code, as any script would; --widths are "
                    "the widths passed to it)")
-    p.add_argument("--lanes", default="cpu,cpu1", help="comma-separated lanes: cpu (all cores), cpu1 (one thread), "
-                   "gpu/gpu0, gpu1…, optionally with a backend: jax:gpu, torch:cpu (default: cpu,cpu1)")
+    if lanes is not None:
+        p.add_argument("--lanes", default=lanes[0], help=lanes[1])
+    else:
+        p.add_argument("--lanes", default="cpu,cpu1", help="comma-separated lanes: cpu (all cores), cpu1 (one "
+                       "thread), gpu/gpu0, gpu1…, optionally with a backend: jax:gpu, torch:cpu; a lane named twice "
+                       "runs beside its twin, a process of its own (cpu1,cpu1: cpu1 and cpu1#2) (default: cpu,cpu1)")
     p.add_argument("--family", choices=FAMILIES, help="the model: mlp (default), cnn (--widths are filters per "
                    "block), rnn (units per recurrent layer) or transformer (d_model of each encoder block, all equal)")
     p.add_argument("--cell", choices=CELLS, help="the rnn's recurrent layer: lstm (default) or gru")
@@ -387,4 +393,5 @@ def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool 
                    "device: whole set resident on the device (jax, torch)")
     p.add_argument("--mixed-precision", action="store_true", help="float16 compute on GPU lanes")
     p.add_argument("--warmup-steps", type=int, help="steps flagged as warm-up at the start of each run (default 5)")
-    p.add_argument("--csv", help="write per-batch timings here, and the settings to a .json beside it")
+    if csv:
+        p.add_argument("--csv", help="write per-batch timings here, and the settings to a .json beside it")

@@ -1,4 +1,4 @@
-"""The headless command line: devices, run, sweep, analyze, anatomy, rule, report, profile, predict. Exit 0 done, 1 a run failed, 2 bad input, 130 stopped.
+"""The headless command line: devices, run, sweep, analyze, anatomy, rule, report, profile, predict, calibrate. Exit 0 done, 1 a run failed, 2 bad input, 130 stopped.
 
 Each command lives in its own module of core/cli/ (analyze.py, report.py, rule.py, …) with an `add_parser`;
 this one assembles them. What they print (tables, progress) is core/cli/printing.py.
@@ -10,7 +10,7 @@ import sys
 from typing import Sequence
 
 from . import analyze as cli_analyze, anatomy as cli_anatomy, report as cli_report, rule as cli_rule, run as cli_run
-from . import profile as cli_profile, sweep as cli_sweep
+from . import calibrate as cli_calibrate, profile as cli_profile, sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_remote_arg, remote_settings
 from ..machine import HostInfo
@@ -22,7 +22,7 @@ from ..engine.remote.devices import list_remote_lanes
 from .printing import table
 from ..engine.pool import LanePool
 
-COMMANDS = (cli_run, cli_sweep, cli_analyze, cli_anatomy, cli_rule, cli_report, cli_profile)
+COMMANDS = (cli_run, cli_sweep, cli_analyze, cli_anatomy, cli_rule, cli_report, cli_profile, cli_calibrate)
 
 
 def cmd_devices(args: argparse.Namespace) -> int:

@@ -45,9 +45,17 @@ MAX_POINTS = 1000  # widths of one sweep: a minute each would already take most 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sweep", help="time growing widths on each lane and find the crossover")
+    add_sweep_args(p)
+    p.set_defaults(func=cmd_sweep)
+
+
+def add_sweep_args(p: argparse.ArgumentParser, *, studies: bool = True, lanes: tuple[str, str] | None = None) -> None:
+    """The sweep's options, for `sweep` and the commands that run sweeps as it does (`calibrate`); `studies`: also
+    those that make a sweep another study (--compare, --ladder, --refine, a load along --arrival-rates) and --csv;
+    `lanes`: the default and help of --lanes where it means something else than the lanes to compare."""
     p.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a seed's experiment over widths")
     add_config_args(p, widths_help="widths to sweep, e.g. 16,64,256,1024 "
-                    "(default: log-spaced --min-width..--max-width)")
+                    "(default: log-spaced --min-width..--max-width)", lanes=lanes, csv=studies)
     p.add_argument("--layers", type=int, help="hidden layers, each of the swept width (default 2)")
     p.add_argument("--min-width", type=int, default=16, help="without --widths: the smallest width (default 16)")
     p.add_argument("--max-width", type=int, default=4096, help="without --widths: the largest width (default 4096)")
@@ -59,33 +67,36 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         f"{calls_for_tail(99)}, the calls a p99 needs, core/analysis/tails.py)")
     p.add_argument("--seconds-per-point", type=float, default=DEFAULT_POINT_SECONDS,
                    help=f"steady time per point at most (default {DEFAULT_POINT_SECONDS:g})")
-    p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and show "
-                   f"how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
-                   "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
-    p.add_argument("--arrival-rates", metavar="RATES", help="with --task predict: serve under load at each of these "
-                   "rates, e.g. 50,100,200 requests per second (an open loop: see run --arrival-rate), each lane "
-                   "in turn; says where the faster lane changes, in requests per second, and the highest rate each "
-                   "lane holds")
-    p.add_argument("--p99-ms", type=float, metavar="MS", help="with --arrival-rates: the highest rate each lane "
-                   "holds with its p99 latency at most MS (and, with --price, which lane serves it more cheaply)")
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     p.add_argument("--floor", action="store_true", help="also time each point's on-device loop (the anatomy's "
                    "device_loop rung): column floor_ms, and where the faster lane would change with one")
+    p.add_argument("--passes", type=int, default=1, metavar="N", help="measure every point N times, in passes apart "
+                   "in time, the widths' and lanes' order reversed each pass (3: the rule then measures what a "
+                   "pass's widths share, such as a load one lane feels more, and finds leads of 10%%; N times as long)")
     p.add_argument("--no-recheck", action="store_true", help="measure each point once; by default one point (two "
                    "from six points up), chosen by its place along the sweep, is measured a second time, to learn the "
                    "pair's run-to-run noise (what one run's batches cannot show), which the verdict then counts")
-    p.add_argument("--ladder", action="store_true", help="what would make the GPU win sooner: the sweep once per "
-                   "knob that moves the fixed cost (steps per execution 1/8/64, data on the device, jit on/off, "
-                   "mixed precision, each installed backend), ranked by the slower lane's step time")
-    p.add_argument("--refine", type=float, metavar="TOL", help="after the widths, measure where the faster lane "
-                   "changes until it is known within ±TOL (0.15: ±15%%), the budget is spent, or the lanes are "
-                   "equal within noise; added points are marked stage=refine in the CSV")
-    p.add_argument("--budget-s", type=float, help="time a refinement may take, counted from the first point "
-                   f"(default {DEFAULT_BUDGET_S:g})")
+    if studies:
+        p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and "
+                       f"show how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
+                       "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
+        p.add_argument("--arrival-rates", metavar="RATES", help="with --task predict: serve under load at each of "
+                       "these rates, e.g. 50,100,200 requests per second (an open loop: see run --arrival-rate), each "
+                       "lane in turn; says where the faster lane changes, in requests per second, and the highest rate "
+                       "each lane holds")
+        p.add_argument("--p99-ms", type=float, metavar="MS", help="with --arrival-rates: the highest rate each lane "
+                       "holds with its p99 latency at most MS (and, with --price, which lane serves it more cheaply)")
+        p.add_argument("--ladder", action="store_true", help="what would make the GPU win sooner: the sweep once per "
+                       "knob that moves the fixed cost (steps per execution 1/8/64, data on the device, jit on/off, "
+                       "mixed precision, each installed backend), ranked by the slower lane's step time")
+        p.add_argument("--refine", type=float, metavar="TOL", help="after the widths, measure where the faster lane "
+                       "changes until it is known within ±TOL (0.15: ±15%%), the budget is spent, or the lanes are "
+                       "equal within noise; added points are marked stage=refine in the CSV")
+        p.add_argument("--budget-s", type=float, help="time a refinement may take, counted from the first point "
+                       f"(default {DEFAULT_BUDGET_S:g})")
     add_remote_arg(p)
     add_price_arg(p)
     add_stop_args(p)
-    p.set_defaults(func=cmd_sweep)
 
 
 def refine_target(args: argparse.Namespace) -> RefineTarget | None:
@@ -124,7 +135,7 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
     return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
                      batch_sizes=batches, base=config, steady_steps=steady_steps_for(args.steady_steps, config),
                      seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor,
-                     recheck=not args.no_recheck)
+                     recheck=not args.no_recheck, passes=getattr(args, "passes", 1))
 
 
 def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: list[SweepSpec],

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
-from ..analysis.contention import shares_cores
+from ..analysis.contention import shares_device
 from ..config import SCHEDULES, ConfigError, LaneSpec, RunConfig, Schedule
 from ..messages import Finish, Pause, Proceed, Resume, SwitchModel
 from ..records import LANE_ENDS, BatchTiming, LaneEvent, LaneInterrupted, SegmentEnded, Status, TurnEnded
@@ -46,9 +46,10 @@ def schedule_named(name: str) -> Schedule:
 
 
 def default_schedule(specs: Sequence[LaneSpec]) -> Schedule:
-    """Interleaved when some lanes share CPU cores (figures must be uncontended), else side by side."""
+    """Interleaved when some lanes share CPU cores, or a lane runs beside its twin (figures must be uncontended),
+    else side by side."""
     specs = list(specs)
-    shared = any(shares_cores(a, b) for i, a in enumerate(specs) for b in specs[i + 1:])
+    shared = any(shares_device(a, b) for i, a in enumerate(specs) for b in specs[i + 1:])
     return Schedule.INTERLEAVED if shared else Schedule.SIDE_BY_SIDE
 
 

@@ -187,7 +187,7 @@ def check_lanes(specs: list[LaneSpec], options: list[LaneOption]) -> list[str]:
             problems.append(f"{spec.name}: this machine has {cores} usable CPU {plural(cores, 'core')}: "
                             f"choose cpu1-cpu{cores}, or cpu for all of them")
             continue
-        option = by_name.get(spec.name)
+        option = by_name.get(spec.original.name)  # a twin runs where its lane does
         if option is not None:
             if not option.available:
                 problems.append(f"{spec.name}: {option.reason}")

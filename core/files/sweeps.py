@@ -195,6 +195,7 @@ class SweepAskedFor:
     recheck: bool = False
     steady_steps: int | None = None
     seconds_per_point: float | None = None
+    passes: int = 1  # every point measured this many times, in passes (sweep --passes)
 
     @classmethod
     def of_sidecar(cls, meta: Mapping[str, JsonValue]) -> SweepAskedFor | None:
@@ -211,11 +212,12 @@ class SweepAskedFor:
             v = d.get(key)
             return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
-        layers, steady = d.get("layers"), d.get("steady_steps")
+        layers, steady, passes = d.get("layers"), d.get("steady_steps"), d.get("passes")
         return cls(ints("widths"), layers if isinstance(layers, int) else 0, ints("batch_sizes"),
                    d.get("floor") is True, d.get("recheck") is True,
                    steady if isinstance(steady, int) and not isinstance(steady, bool) else None,
-                   number("seconds_per_point"))
+                   number("seconds_per_point"),
+                   passes if isinstance(passes, int) and not isinstance(passes, bool) and 1 <= passes <= 99 else 1)
 
 
 def sweep_info(specs: Sequence[SweepAsked], results: Sequence[SweepMeasured] = ()) -> dict[str, JsonValue]:
@@ -227,6 +229,7 @@ def sweep_info(specs: Sequence[SweepAsked], results: Sequence[SweepMeasured] = (
             "floor": getattr(spec, "floor", False),
             # Whether points chosen by place were measured twice (core/study/sweep.py rechecks): their rows' runs 2.
             "recheck": getattr(spec, "recheck", False),
+            "passes": getattr(spec, "passes", 1),  # every point measured this many times (sweep --passes)
             "steady_steps": spec.steady_steps, "seconds_per_point": spec.seconds_per_point,
             "variants": {res.spec.variant: {"calibration": {k: vars(v) for k, v in res.calibration.items()},
                                             "cancelled": res.cancelled,

@@ -111,6 +111,11 @@ class SweepSpec:
     # Measure one or two points a second time, chosen by place (rechecks, to_recheck): how the pair's ratio scatters
     # between runs, the run-to-run noise that one run's batches cannot show and the one rule counts.
     recheck: bool = True
+    # Measure every point this many times, in passes apart in time (the widths' order and the lanes' order reversed
+    # from one pass to the next): the one rule then tests the whole sweep over its passes' means, which holds
+    # whatever a pass's widths share (a slow load one lane feels more, a session's state). Three or more: the rule's
+    # designs with that test (core/analysis/significance.py PASSES_FOR_SWEEP); 1: one pass and its rechecks.
+    passes: int = 1
 
     def __post_init__(self) -> None:
         if self.base.model.saved is not None:  # a saved model has no width: one x per batch size, width 0 in rows
@@ -130,6 +135,9 @@ class SweepSpec:
             raise ConfigError(f"steady batches per point {self.steady_steps}: choose at least 3")
         if not self.seconds_per_point > 0:
             raise ConfigError(f"time per point {self.seconds_per_point} s: choose more than 0")
+        if not 1 <= self.passes <= MAX_PASSES:
+            raise ConfigError(f"{self.passes} passes: choose 1-{MAX_PASSES} (3 lets the rule measure what a pass's "
+                              "widths share)")
 
     def points(self) -> list[RunConfig]:
         out = []
@@ -220,7 +228,10 @@ def measure_point(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, 
 
 def lane_points(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> int:
     """How many (lane, point) measurements the sweeps `specs` make: what their progress counts to."""
-    return sum(len(s.points()) + rechecks(s, lanes) for s in specs) * len(lanes)
+    return sum(len(s.points()) * s.passes + rechecks(s, lanes) for s in specs) * len(lanes)
+
+
+MAX_PASSES = 9
 
 
 # A sweep of this many points or more measures two of them again, and from THREE_RECHECKS_FROM three: the pair's
@@ -234,10 +245,14 @@ def rechecks(spec: SweepSpec, lanes: Sequence[LaneSpec]) -> int:
     with two lanes or more to compare and two points or more; two where the sweep has TWO_RECHECKS_FROM points or
     more, three from THREE_RECHECKS_FROM (one width measured twice is one degree of freedom: a load that changed
     once would be all it knew), else one."""
-    if not (spec.recheck and len(lanes) > 1 and len(spec.points()) > 1):
-        return 0
-    points = len(spec.points())
-    return 3 if points >= THREE_RECHECKS_FROM else 2 if points >= TWO_RECHECKS_FROM else 1
+    if not (spec.recheck and spec.passes == 1 and len(lanes) > 1 and len(spec.points()) > 1):
+        return 0  # passes measure every point again: no recheck is needed beside them
+    return rechecks_for(len(spec.points()))
+
+
+def rechecks_for(points: int) -> int:
+    """How many of a sweep's `points` points it measures a second time (rechecks)."""
+    return 3 if points >= THREE_RECHECKS_FROM else 2 if points >= TWO_RECHECKS_FROM else 1 if points > 1 else 0
 
 
 def to_recheck(points: Sequence[tuple[RunConfig, RunResult, list[SweepRow]]], lanes: Sequence[str],
@@ -353,6 +368,30 @@ def measure_again(pool: LanePool, lanes: Sequence[LaneSpec], point: tuple[RunCon
     return run, pooled
 
 
+def measure_pass(pool: LanePool, lanes: Sequence[LaneSpec], point: tuple[RunConfig, RunResult, list[SweepRow]],
+                 earlier: Sequence[RunResult], result: SweepResult, on_event: Callable[[LaneEvent], None] | None,
+                 cancel: threading.Event) -> tuple[RunResult, list[SweepRow]]:
+    """One more pass at a point whose `earlier` passes' runs are given: each lane that measured it gets a row over
+    every pass's batches, its runs and their medians in pass order (the one rule's passes), in place of its row in
+    `result`; the row keeps its first run's id and its floor."""
+    config, first, _ = point
+    run, rows = measure_point(pool, lanes, config, result, on_event, cancel)
+    current = {r.lane: r for r in result.rows if r.run_id == first.run_id}
+    runs = [*earlier, run]
+    pooled = []
+    for row in rows:
+        old = current.get(row.lane)
+        if row.status != Status.COMPLETED or old is None:
+            continue
+        records = [rec for r in runs for rec in steady_records(r, row.lane)]
+        summaries = [s for s in (lane_summary(r, row.lane) for r in runs) if s is not None]
+        new = with_batches(row, records, summaries)
+        pooled.append(dataclasses.replace(new, floor_ms=old.floor_ms, stage=old.stage, run_id=old.run_id))
+    swap = {id(current[r.lane]): r for r in pooled}
+    result.rows[:] = [swap.get(id(r), r) for r in result.rows]
+    return run, pooled
+
+
 def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec], *,
                on_point: Callable[[PointMeasured], None] | None = None,
                on_event: Callable[[LaneEvent], None] | None = None,
@@ -379,6 +418,7 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
                     break
                 result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
         measured: list[tuple[RunConfig, RunResult, list[SweepRow]]] = []
+        runs_of: dict[int, list[RunResult]] = {}  # each point's runs, pass by pass (passes > 1)
         for i, config in enumerate(spec.points()):
             if cancel.is_set():
                 break
@@ -390,6 +430,17 @@ def run_sweeps(pool: LanePool, lanes: Sequence[LaneSpec], specs: Sequence[SweepS
             done += len(lanes)  # every lane's turn at the point, measured or cut short: the estimate counts it
             if on_point is not None:
                 on_point(PointMeasured(spec.variant, tuple(rows), run, done, total))
+        points = list(enumerate(measured))
+        for p in range(1, spec.passes):  # the passes after the first: the points in the reverse order each time
+            for i, point in (reversed(points) if p % 2 else points):
+                if cancel.is_set():
+                    break
+                earlier = runs_of.setdefault(i, [point[1]])
+                run, rows = measure_pass(pool, turn_order(lanes, i + p), point, earlier, result, on_event, cancel)
+                earlier.append(run)
+                done += len(lanes)
+                if on_point is not None:
+                    on_point(PointMeasured(spec.variant, tuple(rows), run, done, total, again=True))
         for doubt in to_recheck(measured, [lane.name for lane in lanes], rechecks(spec, lanes)):
             if cancel.is_set():
                 break

@@ -77,15 +77,17 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str =
 
 
 def tail_words(q: int, value: float, calls: int) -> str:
-    """"p99 3.20 ms", or why it is not given: "p99 needs ≥ 662 calls (have 59)" (core/analysis/tails.py)."""
+    """"p99 ≈ 3.20 ms", an estimate from independent calls (a closed loop's plain percentile; a load's tail is a
+    bound, core/words/load.py bound_words), or why it is not given: "p99 needs ≥ 662 calls (have 59)"
+    (core/analysis/tails.py). The sentence it sits in says the calls it is from."""
     if tails.known(q, calls) and math.isfinite(value):
-        return f"p{q} {fmt_num(value)} ms"
+        return f"p{q} ≈ {fmt_num(value)} ms"
     return tails.withheld(q, calls)
 
 
 def latency_words(s: RunSummary, batch: int = 0) -> str:
     """One lane's latency, the tail beside the median, over how many calls, and the calls it held per second
-    (one client, one call at a time): "cpu answers a batch of 8 in 1.37 ms (p90 2.58 ms, p99 3.20 ms, from 700
+    (one client, one call at a time): "cpu answers a batch of 8 in 1.37 ms (p90 ≈ 2.58 ms, p99 ≈ 3.20 ms, from 700
     calls; 730 calls/s measured, one call at a time)"."""
     size = f"a batch of {batch:,}" if batch > 0 else "a call"
     return (f"{s.lane} answers {size} in {fmt_num(s.median_ms)} ms ({tail_words(90, s.p90_ms, s.n_batches)}, "
@@ -331,8 +333,8 @@ def run_outcome(statuses: Mapping[str, Status], failures: Mapping[str, str], map
 
 
 def contention_note(specs: list[LaneSpec], schedule: str) -> str:
-    """A sentence when side-by-side lanes share CPU cores (or a GPU lane's host does); "" when the figures
-    are uncontended. Lanes on other machines share none of this machine's cores."""
+    """A sentence when side-by-side lanes share CPU cores (or a GPU lane's host does, or a twin its GPU); "" when
+    the figures are uncontended. Lanes on other machines share none of this machine's cores."""
     specs = [s for s in specs if not s.host]
     cpu = [s for s in specs if s.kind == DeviceKind.CPU]
     if Schedule.named(schedule) is not Schedule.SIDE_BY_SIDE or len(specs) < 2:
@@ -340,6 +342,10 @@ def contention_note(specs: list[LaneSpec], schedule: str) -> str:
     names = ", ".join(s.name for s in specs)
     if len(cpu) >= 2:
         return (f"Side by side, {names} share this machine's {len(usable_cores())} CPU cores: the figures "
+                "include that contention. Choose Take turns for uncontended figures.")
+    twin = next((s for s in specs if s.twin), None)
+    if twin is not None and twin.original in specs:
+        return (f"Side by side, {twin.name} shares its GPU with {twin.original.name}, whose twin it is: the figures "
                 "include that contention. Choose Take turns for uncontended figures.")
     if cpu:
         return f"Side by side, the GPU lane's host thread shares this machine's CPU cores with {cpu[0].name}."

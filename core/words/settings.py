@@ -256,8 +256,9 @@ def sweep_rows(sweep: SweepAskedFor, family: str, task: str = "train") -> Rows:
     if each:
         rows.append(("each point", f"at most {' or '.join(each)} a lane"
                      + (", whichever came first" if len(each) > 1 else "")))
-    rows.append(("run-to-run noise", "measured: one point timed again, the default" if sweep.recheck
-                 else "not measured (--no-recheck): each point timed once"))
+    rows.append(("run-to-run noise", f"measured: every point timed {sweep.passes} times, in passes (--passes "
+                 f"{sweep.passes})" if sweep.passes > 1 else "measured: one point timed again, the default"
+                 if sweep.recheck else "not measured (--no-recheck): each point timed once"))
     if sweep.floor:
         rows.append(("floor", "each point's on-device loop timed as well (--floor)"))
     return rows
@@ -426,6 +427,8 @@ def lane_meaning(lane: LaneSpec, cores: int | None) -> str:
     """What a lane's name means, for a newcomer and a class: "cpu = all 2 cores", "cpu1 = one thread", "gpu0 = the
     first GPU"."""
     name = lane.local.name
+    if lane.twin:
+        return f"{name} = {lane.local.original.name} again, in a process of its own (its twin)"
     if lane.kind == DeviceKind.GPU:
         return f"{name} = the first GPU" if lane.index == 0 else f"{name} = GPU number {lane.index}"
     if lane.threads is None:

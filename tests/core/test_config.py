@@ -50,8 +50,38 @@ def test_bad_lanes():
         LaneSpec.parse("tpu")
     with pytest.raises(ConfigError, match="backend 'mxnet'"):
         LaneSpec.parse("mxnet:cpu")
-    with pytest.raises(ConfigError, match="listed twice"):
+    with pytest.raises(ConfigError, match="twins are numbered from 2"):
+        LaneSpec.parse("cpu1#1")
+    with pytest.raises(ConfigError, match="twins are numbered 2-16"):
+        LaneSpec.parse("cpu1#17")
+
+
+def test_a_lane_named_again_is_its_twin_the_same_device_named_apart():
+    """Issue 57: `cpu1,cpu1` was refused ("lane listed twice"); it is cpu1 and its twin cpu1#2, a third cpu1#3."""
+    assert [lane.name for lane in parse_lanes("cpu1,cpu1")] == ["cpu1", "cpu1#2"]
+    assert [lane.name for lane in parse_lanes("cpu1, cpu1,cpu1")] == ["cpu1", "cpu1#2", "cpu1#3"]
+    assert [lane.name for lane in parse_lanes("cpu1#2,cpu1#2,cpu1")] == ["cpu1#2", "cpu1#3", "cpu1"]
+    assert [lane.name for lane in parse_lanes("jax:gpu,jax:gpu0")] == ["jax:gpu0", "jax:gpu0#2"]
+    twin = LaneSpec.parse("cpu1#2")  # as a file's lane column names it
+    assert (twin.name, twin.kind, twin.threads, twin.backend, twin.twin) == ("cpu1#2", "cpu", 1, "tensorflow", 2)
+    assert twin.original == LaneSpec.parse("cpu1") and twin != LaneSpec.parse("cpu1")
+    remote = parse_lanes("ssh://me@lab:2222/cpu,ssh://me@lab:2222/cpu")
+    assert [lane.name for lane in remote] == ["ssh://me@lab:2222/cpu", "ssh://me@lab:2222/cpu#2"]
+    assert LaneSpec.parse(remote[1].name) == remote[1] and remote[1].local.name == "cpu#2"
+    with pytest.raises(ConfigError, match="two TensorFlow processes do not share one GPU evenly"):
         parse_lanes("gpu,gpu0")
+    with pytest.raises(ConfigError, match="at most 15 twins"):
+        parse_lanes(",".join(["cpu"] * 17))
+
+
+def test_a_twin_has_a_colour_of_its_own():
+    from crossover_lab.core.colours import FIXED, PALETTE, lane_hex
+
+    for lane in list(FIXED) + ["cpu3", "vm/cpu1"]:
+        twins = [lane_hex(f"{lane}#{k}") for k in (2, 3)]
+        assert lane_hex(lane) not in twins and twins[0] != twins[1], lane
+    # A machine label's "#" (two files of machines named alike) is no twin's: the name's palette colour, as before.
+    assert lane_hex("vm#2/cpu") == PALETTE[sum(map(ord, "vm#2/cpu")) % len(PALETTE)]
 
 
 def test_params_match_keras_count():

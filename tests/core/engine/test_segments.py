@@ -161,6 +161,11 @@ def test_schedules_by_name_and_default():
     assert default_schedule([CPU, CPU1]) == "interleaved"
     assert default_schedule([CPU, LaneSpec.parse("gpu0")]) == "side-by-side"
     assert default_schedule([CPU1, LaneSpec.parse("ssh://lab/cpu")]) == "side-by-side"
+    # A lane and its twin share their device, whatever it is: they take turns, as lanes sharing cores do.
+    assert default_schedule([CPU1, LaneSpec.parse("cpu1#2")]) == "interleaved"
+    assert default_schedule([LaneSpec.parse("jax:gpu0"), LaneSpec.parse("jax:gpu0#2")]) == "interleaved"
+    assert default_schedule([LaneSpec.parse("ssh://lab/cpu"), LaneSpec.parse("ssh://lab/cpu#2")]) == "interleaved"
+    assert default_schedule([LaneSpec.parse("jax:gpu0"), LaneSpec.parse("jax:gpu1#2")]) == "side-by-side"
 
 
 def _segmented_result() -> RunResult:
