@@ -1,23 +1,31 @@
-"""How often the one rule names a lead that is not there, and how often it finds one that is: simulated sweeps of two
-lanes, measured as a sweep measures them, judged by the same code every view calls.
+"""How often the one rule names a lead that is not there, and finds one that is, for each design a user runs, on
+noise the rule does not itself model: simulated sweeps of two lanes, measured as a sweep measures them and judged
+by the code every view calls (core/analysis/verdict.py pair_verdict, core/files/findings.py).
 
-Each simulated sweep times two lanes at 10 widths from 16 to 4,096 units (60 steady batches a turn), the lanes
-taking turns in the order a sweep uses (reversed at every other width; a recheck reverses its first run's order).
-A batch's time is the lane's cost at that width times: a log-AR(1) series (sd 0.12, lag-1 correlation 0.4), spikes
-of 1.5-3x in 3% of batches, a shift per turn (what a turn meets that the batches cannot show), and a load that both
-lanes feel, drifting slowly over the sweep's clock. Two machine states: quiet (shift sd 0.02, load sd 0.03) and
-shared (shift sd 0.06, load sd 0.25). The rows are built as a sweep builds them (core/study/sweep.py with_batches
-pools a recheck's batches; the row keeps its first run's id) and judged by each view's path:
+Designs (what a user runs): a run of one model (1 width: `run`, the window's Start), 5 widths (the window's ramp),
+6 (the CLI's default sweep), 10 and 20; one pass with no
+width measured again (`--no-recheck`, a ramp), one pass with its rechecks (the CLI's default: 1-3 widths measured
+again, core/study/sweep.py), three passes (`--passes 3`: every width once a pass, the passes apart in time, the
+widths' order and the lanes' order reversed from pass to pass); one file (both lanes in one sweep) or two (`analyze
+A B`, each lane from a sweep of its own, in its own session).
 
-- sweep: the CLI's `sweep` (two widths measured again): core/analysis/verdict.py pair_verdict on its rows' points;
-- no-recheck: `sweep --no-recheck`;
-- window: the Sweep tab's findings (core/files/findings.py), given each point's rows as they come, rechecks too;
-- analyze-1: `analyze FILE`: the rows written as the sweep CSV (SweepRow.to_csv_row) and read back;
-- analyze-2: `analyze A B`: two sweeps' files in one Findings.
+Noise (each row says its model; the rule models none of them but the first's parts):
+- quiet: batches log-AR(1) (sd 0.12, lag-1 0.4) with 3% spikes of 1.5-3x, a shift per turn (sd 0.02), a slow
+  load both lanes feel alike (sd 0.03, 40 s);
+- shared: the same, shift sd 0.06, load sd 0.25;
+- unequal load: a slow load (sd 0.10, 40 s) that lane a feels whole and lane b at 30%, invisible to any load meter;
+- AR(1) 0.8: batches correlated at lag 1 by 0.8 (sd 0.12), a shift per turn of 0.04;
+- heavy tails: batch noise Student t with 3 degrees of freedom (scale 0.08), a shift per turn of 0.04 (t3 too);
+- unequal batches: lane b gets 20 steady batches a turn, lane a 60, on the shared machine;
+- session offset (two files only): each file's lane shifted by N(0, 0.08) for its session, on the quiet machine.
 
-Usage: .venv/bin/python benchmarks/rule_calibration.py [--sweeps 400] [--seed 1] [--out docs/results/DIR]
-With --out, writes rule-calibration.txt and .json there, and (--ship) resources/rule-calibration.json, whose worst
-false-lead rate every answer's words cite.
+Cases: equal lanes (a lead named is a false lead; a crossing named a false crossing), lane a faster by 10% on the
+quiet machine, by 30% under the unequal load and at the default design. "found": the faster lane named and never
+the other; "wrong": the slower one named anywhere.
+
+Usage: .venv/bin/python benchmarks/rule_calibration.py [--sweeps 200] [--seed 1] [--out docs/results/DIR] [--ship]
+With --out, writes rule-calibration.txt and .json there; --ship also writes resources/rule-calibration.json, the
+table whose row for an answer's own design every answer quotes.
 """
 from __future__ import annotations
 
@@ -30,7 +38,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -38,28 +46,45 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE.parent))
 
 from crossover_lab.core.analysis.stats import robust_stats  # noqa: E402
-from crossover_lab.core.analysis.verdict import PairVerdict, State, pair_verdict  # noqa: E402
+from crossover_lab.core.analysis.verdict import PairVerdict, State  # noqa: E402
 from crossover_lab.core.files.findings import Findings  # noqa: E402
-from crossover_lab.core.files.sweep_rows import COLUMNS, SweepRow, group_rows  # noqa: E402
+from crossover_lab.core.files.sweep_rows import COLUMNS, SweepRow  # noqa: E402
 from crossover_lab.core.records import BatchTiming  # noqa: E402
-from crossover_lab.core.study.sweep import recheck_places, with_batches  # noqa: E402
+from crossover_lab.core.study.sweep import recheck_places, rechecks_for, with_batches  # noqa: E402
 
-WIDTHS = (16, 32, 64, 128, 256, 512, 1024, 1536, 2048, 4096)
-BATCHES = 60
-RECHECK_AT = tuple(recheck_places(len(WIDTHS), 3))  # what core/study/sweep.py measures again of 10 points
+WIDTH_COUNTS = (1, 5, 6, 10, 20)  # 1: a run of one model (`run`, the window's Start), at one width
+DESIGNS = ("one pass", "rechecks", "3 passes")
 TURN_S = 3.0
+FORMAT = "crossover-rule-calibration/2"
+
+
+def widths_of(n: int) -> tuple[int, ...]:
+    if n == 1:
+        return (256,)
+    return tuple(sorted({int(round(16 * (4096 / 16) ** (i / (n - 1)))) for i in range(n)}))
 
 
 @dataclass(frozen=True)
 class Machine:
     name: str
-    shift_sd: float  # per turn
-    load_sd: float  # the slow load's standard deviation (both lanes feel it)
-    load_tau_s: float = 40.0  # how slowly it drifts
+    shift_sd: float = 0.02  # per turn
+    load_sd: float = 0.03  # the slow load's SD
+    felt_by_b: float = 1.0  # the share of the slow load lane b feels (lane a feels it whole)
+    phi: float = 0.4  # batches' lag-1 correlation
+    batch_sd: float = 0.12
+    tails: bool = False  # Student t (3 dof) batch noise and shifts instead of normal
+    batches_b: int = 60  # lane b's steady batches a turn (lane a: 60)
+    session_sd: float = 0.0  # an offset per file on one lane (two files only)
+    load_tau_s: float = 40.0
 
 
-MACHINES = (Machine("quiet", 0.02, 0.03), Machine("shared", 0.06, 0.25))
-INDEPENDENT = Machine("independent noise, no load", 0.0, 0.0)
+MACHINES = (Machine("quiet"), Machine("shared", shift_sd=0.06, load_sd=0.25),
+            Machine("unequal load", load_sd=0.10, felt_by_b=0.3),
+            Machine("AR(1) 0.8", shift_sd=0.04, phi=0.8),
+            Machine("heavy tails (t3)", shift_sd=0.04, tails=True, batch_sd=0.08),
+            Machine("unequal batches", shift_sd=0.06, load_sd=0.25, batches_b=20),
+            Machine("session offset", session_sd=0.08))
+QUIET, UNEQUAL = MACHINES[0], MACHINES[2]
 
 
 def cost_ms(width: int) -> float:
@@ -67,11 +92,16 @@ def cost_ms(width: int) -> float:
     return 1.5 + flops / 40e9 * 1000
 
 
+def flops_of(width: int) -> int:
+    return int(6 * 128 * (784 * width + width * width + width * 10))
+
+
 class Clock:
-    """The sweep's clock and the load on it: an Ornstein-Uhlenbeck drift both lanes feel."""
+    """The sweep's clock and the slow load on it (an Ornstein-Uhlenbeck drift)."""
 
     def __init__(self, rng: np.random.Generator, machine: Machine) -> None:
-        self.rng, self.machine, self.t, self.load = rng, machine, 0.0, rng.normal(0, machine.load_sd)
+        self.rng, self.machine, self.t = rng, machine, 0.0
+        self.load = rng.normal(0, machine.load_sd) if machine.load_sd > 0 else 0.0
 
     def advance(self, seconds: float) -> float:
         m = self.machine
@@ -82,68 +112,70 @@ class Clock:
         return self.load
 
 
+def _noise(rng: np.random.Generator, m: Machine, n: int) -> np.ndarray:
+    if m.tails:
+        return rng.standard_t(3, n) * m.batch_sd
+    return rng.normal(0, m.batch_sd, n)
+
+
 def turn(rng: np.random.Generator, clock: Clock, lane: str, width: int, true_ms: float, run_id: str,
-         segment: int) -> list[BatchTiming]:
-    """One lane's turn at one width: BATCHES steady batches."""
-    load = clock.advance(TURN_S)
-    shift = rng.normal(0, clock.machine.shift_sd) if clock.machine.shift_sd > 0 else 0.0
-    phi, sd = 0.4, 0.12
-    e = np.empty(BATCHES)
-    e[0] = rng.normal(0, sd)
-    innov = rng.normal(0, sd * math.sqrt(1 - phi * phi), BATCHES)
-    for i in range(1, BATCHES):
-        e[i] = phi * e[i - 1] + innov[i]
-    spikes = np.where(rng.random(BATCHES) < 0.03, rng.uniform(1.5, 3.0, BATCHES), 1.0)
-    ms = true_ms * np.exp(load + shift + e) * spikes
+         offset: float) -> list[BatchTiming]:
+    """One lane's turn at one width."""
+    m = clock.machine
+    load = clock.advance(TURN_S) * (m.felt_by_b if lane == "b" else 1.0)
+    shift = (float(rng.standard_t(3)) * m.shift_sd / math.sqrt(3) if m.tails else rng.normal(0, m.shift_sd)) \
+        if m.shift_sd > 0 else 0.0
+    n = m.batches_b if lane == "b" else 60
+    e = np.empty(n)
+    innov = _noise(rng, m, n) * math.sqrt(1 - m.phi * m.phi)
+    e[0] = _noise(rng, m, 1)[0]
+    for i in range(1, n):
+        e[i] = m.phi * e[i - 1] + innov[i]
+    spikes = np.where(rng.random(n) < 0.03, rng.uniform(1.5, 3.0, n), 1.0)
+    ms = true_ms * np.exp(load + shift + offset + e) * spikes
     return [BatchTiming(run_id, lane, "cpu", 1, i, i, clock.t + i * 0.01, float(x), 128, False, math.nan,
-                        segment=segment) for i, x in enumerate(ms)]
+                        segment=1) for i, x in enumerate(ms)]
 
 
 def row_of(records: Sequence[BatchTiming], lane: str, width: int, run_id: str) -> SweepRow:
     s = robust_stats([r.ms for r in records])
-    flops = int(6 * 128 * (784 * width + width * width + width * 10))
-    return SweepRow(lane=lane, device="cpu", width=width, params=0, flops_per_batch=flops, batch_size=128,
+    return SweepRow(lane=lane, device="cpu", width=width, params=0, flops_per_batch=flops_of(width), batch_size=128,
                     median_ms=s.median, p10_ms=s.p10, p90_ms=s.p90, n_batches=s.n, layers=2, run_id=run_id)
 
 
-@dataclass
-class Simulated:
-    first: list[SweepRow]  # every width's first run, both lanes
-    again: list[SweepRow]  # the rechecks' rows, pooling both runs (the first run's id)
-
-    def swept(self) -> list[SweepRow]:
-        """The sweep's rows as it ends: a recheck's row in place of its first."""
-        swap = {(r.lane, r.width): r for r in self.again}
-        return [swap.get((r.lane, r.width), r) for r in self.first]
-
-
-def simulate(rng: np.random.Generator, machine: Machine, lead: float, tag: str, recheck: bool = True) -> Simulated:
-    """One sweep of lanes a and b; b's cost is `lead` times a's (1: equal lanes)."""
-    clock = Clock(rng, machine)
-    first, records = [], {}
-    lanes = ("a", "b")
-    for i, width in enumerate(WIDTHS):
-        run_id = f"{tag}-{i}"
-        order = lanes if i % 2 == 0 else lanes[::-1]
-        for lane in order:
-            recs = turn(rng, clock, lane, width, cost_ms(width) * (lead if lane == "b" else 1.0), run_id, 1)
-            records[(lane, width)] = (order, recs)
-            first.append(row_of(recs, lane, width, run_id))
-    again = []
-    for i in RECHECK_AT if recheck else ():
-        width = WIDTHS[i]
-        order = records[("a", width)][0][::-1]
-        for lane in order:
-            recs = turn(rng, clock, lane, width, cost_ms(width) * (lead if lane == "b" else 1.0), f"{tag}-{i}-again", 1)
-            one = row_of(recs, lane, width, f"{tag}-{i}-again")
-            pooled = with_batches(one, records[(lane, width)][1] + recs)
-            again.append(dataclasses.replace(pooled, run_id=f"{tag}-{i}"))
-    return Simulated(first, again)
-
-
-def verdict_of_rows(rows: Sequence[SweepRow]) -> PairVerdict:
-    points = next(iter(group_rows(rows).values()))
-    return pair_verdict(points, "a", "b")
+def simulate(rng: np.random.Generator, m: Machine, lead: float, tag: str, widths: Sequence[int], design: str,
+             lanes: Sequence[str] = ("a", "b"), offsets: dict[str, float] | None = None) -> list[SweepRow]:
+    """One sweep's rows as it ends, as core/study/sweep.py builds them: b's cost is `lead` times a's."""
+    clock = Clock(rng, m)
+    offsets = offsets or {}
+    passes = 3 if design == "3 passes" else 1
+    records: dict[tuple[str, int], list[BatchTiming]] = {}
+    first: dict[tuple[str, int], str] = {}
+    orders: dict[int, list[str]] = {}
+    for p in range(passes):
+        order = list(widths) if p % 2 == 0 else list(reversed(widths))
+        for i, width in enumerate(order):
+            run_id = f"{tag}-{width}-{p}"
+            lane_order = list(lanes) if (i + p) % 2 == 0 else list(reversed(lanes))
+            orders.setdefault(width, lane_order)
+            for lane in lane_order:
+                true_ms = cost_ms(width) * (lead if lane == "b" else 1.0)
+                records.setdefault((lane, width), []).extend(
+                    turn(rng, clock, lane, width, true_ms, run_id, offsets.get(lane, 0.0)))
+                first.setdefault((lane, width), run_id)
+    if design == "rechecks" and len(lanes) > 1:
+        for i in recheck_places(len(widths), rechecks_for(len(widths))):
+            width = widths[i]
+            for lane in reversed(orders[width]):
+                true_ms = cost_ms(width) * (lead if lane == "b" else 1.0)
+                records[(lane, width)].extend(
+                    turn(rng, clock, lane, width, true_ms, f"{tag}-{width}-again", offsets.get(lane, 0.0)))
+    rows = []
+    for (lane, width), recs in records.items():
+        one = row_of(recs, lane, width, first[(lane, width)])
+        pooled = with_batches(one, recs) if len({r.run_id for r in recs}) > 1 else one
+        rows.append(dataclasses.replace(pooled, run_id=first[(lane, width)]))
+    return rows
 
 
 def through_csv(rows: Sequence[SweepRow]) -> list[SweepRow]:
@@ -151,42 +183,34 @@ def through_csv(rows: Sequence[SweepRow]) -> list[SweepRow]:
     return [SweepRow.from_csv_row(dict(zip(COLUMNS, r.to_csv_row()))) for r in rows]
 
 
-def window(sim: Simulated) -> PairVerdict:
-    findings = Findings()
-    findings.put(sim.first)
-    findings.put(sim.again)
-    return findings.answers()[0].verdict
+def judged(rows: Sequence[SweepRow]) -> PairVerdict:
+    """`analyze` of the files: every row in one Findings, its answer on the pair."""
+    answers = Findings(through_csv(rows)).answers()
+    return answers[0].verdict
 
 
-def two_files(one: Simulated, two: Simulated) -> PairVerdict:
-    findings = Findings(list(through_csv(one.swept())) + list(through_csv(two.swept())))
-    return findings.answers()[0].verdict
-
-
-PATHS: dict[str, Callable[[Simulated, Simulated, Simulated], PairVerdict]] = {
-    "sweep": lambda s, plain, second: verdict_of_rows(s.swept()),
-    "no-recheck": lambda s, plain, second: verdict_of_rows(plain.swept()),
-    "window": lambda s, plain, second: window(s),
-    "analyze-1": lambda s, plain, second: verdict_of_rows(through_csv(s.swept())),
-    "analyze-2": lambda s, plain, second: two_files(s, second),
-}
-
-
-def leaders(v: PairVerdict) -> set[str]:
-    return {s.leader for s in v.stretches if s.leader}
+def one_sweep(rng: np.random.Generator, m: Machine, lead: float, tag: str, widths: Sequence[int], design: str,
+              files: int) -> PairVerdict:
+    if files == 1:
+        return judged(simulate(rng, m, lead, tag, widths, design))
+    rows = []
+    for lane, name in (("a", "A"), ("b", "B")):  # each lane in a sweep (a session) of its own
+        offset = {lane: float(rng.normal(0, m.session_sd))} if m.session_sd > 0 else {}
+        rows += simulate(rng, m, lead, f"{tag}{name}", widths, design, lanes=(lane,), offsets=offset)
+    return judged(rows)
 
 
 @dataclass
 class Tally:
     sweeps: int = 0
-    lead: int = 0  # any lead named
+    lead: int = 0
     crossing: int = 0
-    found: int = 0  # the faster lane named, the other never
-    wrong: int = 0  # the slower lane named anywhere
+    found: int = 0
+    wrong: int = 0
 
     def add(self, v: PairVerdict, faster: str | None) -> None:
         self.sweeps += 1
-        named = leaders(v)
+        named = {s.leader for s in v.stretches if s.leader}
         self.lead += bool(named)
         self.crossing += v.state is State.CROSSES
         if faster is not None:
@@ -197,77 +221,114 @@ class Tally:
     def share(self, n: int) -> float:
         return n / self.sweeps if self.sweeps else math.nan
 
+    def interval(self, n: int) -> tuple[float, float]:
+        """Wilson's 95% interval of the share n / sweeps."""
+        if not self.sweeps:
+            return math.nan, math.nan
+        z, p, k = 1.96, n / self.sweeps, self.sweeps
+        centre = (p + z * z / (2 * k)) / (1 + z * z / k)
+        half = z * math.sqrt(p * (1 - p) / k + z * z / (4 * k * k)) / (1 + z * z / k)
+        return max(centre - half, 0.0), min(centre + half, 1.0)
 
-CASES = [("equal lanes", 1.0, None), ("a true 10% lead", 1.1, "a"), ("a true 30% lead", 1.3, "a")]
+
+Key = tuple[str, int, str, int, str]  # machine, widths, design, files, case
 
 
-def run(sweeps: int, seed: int) -> dict[tuple[str, str, str], Tally]:
-    out: dict[tuple[str, str, str], Tally] = {}
-    for m_i, machine in enumerate((INDEPENDENT, *MACHINES)):
-        for c_i, (case, lead, faster) in enumerate(CASES):
-            if machine is INDEPENDENT and lead != 1.0:
-                continue
-            rng = np.random.default_rng([seed, m_i, c_i])
-            for k in range(sweeps):
-                sim = simulate(rng, machine, lead, f"s{k}")
-                plain = simulate(rng, machine, lead, f"p{k}", recheck=False)
-                second = simulate(rng, machine, lead, f"t{k}")
-                for path, judge in PATHS.items():
-                    out.setdefault((machine.name, case, path), Tally()).add(judge(sim, plain, second), faster)
+def cases_for(m: Machine, n_widths: int, design: str, files: int) -> list[tuple[str, float, str | None]]:
+    out: list[tuple[str, float, str | None]] = [("equal lanes", 1.0, None)]
+    if m is QUIET and files == 1:
+        out.append(("a 10% lead", 1 / 1.1, "b"))
+    if m is UNEQUAL and files == 1:
+        out.append(("a 30% lead", 1 / 1.3, "b"))
     return out
 
 
-def table(results: dict[tuple[str, str, str], Tally]) -> str:
-    lines = [f"{'machine':<28} {'true state':<16} {'view':<11} {'sweeps':>6} {'lead':>7} {'crossing':>9} "
-             f"{'found':>7} {'wrong lane':>10}"]
-    for (machine, case, path), t in results.items():
-        found = f"{100 * t.share(t.found):.1f}%" if case != "equal lanes" else "–"
-        wrong = f"{100 * t.share(t.wrong):.1f}%" if case != "equal lanes" else "–"
-        lines.append(f"{machine:<28} {case:<16} {path:<11} {t.sweeps:>6} {100 * t.share(t.lead):>6.1f}% "
-                     f"{100 * t.share(t.crossing):>8.1f}% {found:>7} {wrong:>10}")
+def run(sweeps: int, seed: int, width_counts: Sequence[int] = WIDTH_COUNTS) -> dict[Key, Tally]:
+    out: dict[Key, Tally] = {}
+    for m_i, m in enumerate(MACHINES):
+        for n_widths in width_counts:
+            widths = widths_of(n_widths)
+            for d_i, design in enumerate(DESIGNS):
+                for files in ((1, 2) if m.session_sd == 0 else (2,)):
+                    for c_i, (case, lead, faster) in enumerate(cases_for(m, n_widths, design, files)):
+                        rng = np.random.default_rng([seed, m_i, n_widths, d_i, files, c_i])
+                        tally = out.setdefault((m.name, n_widths, design, files, case), Tally())
+                        for k in range(sweeps):
+                            tally.add(one_sweep(rng, m, lead, f"s{k}", widths, design, files), faster)
+    return out
+
+
+def table(results: dict[Key, Tally]) -> str:
+    lines = [f"{'noise model':<18} {'widths':>6} {'design':<9} {'files':>5} {'true state':<12} {'sweeps':>6} "
+             f"{'lead':>7} {'crossing':>9} {'found':>7} {'wrong':>6}"]
+    for (machine, n, design, files, case), t in results.items():
+        lead = case != "equal lanes"
+        lines.append(f"{machine:<18} {n:>6} {design:<9} {files:>5} {case:<12} {t.sweeps:>6} "
+                     f"{100 * t.share(t.lead):>6.1f}% {100 * t.share(t.crossing):>8.1f}% "
+                     f"{(f'{100 * t.share(t.found):.1f}%' if lead else '–'):>7} "
+                     f"{(f'{100 * t.share(t.wrong):.1f}%' if lead else '–'):>6}")
     return "\n".join(lines)
 
 
-def summary(results: dict[tuple[str, str, str], Tally]) -> dict[str, float]:
-    equal = [t for (m, c, p), t in results.items() if c == "equal lanes"]
-    lead10 = [t for (m, c, p), t in results.items() if c == "a true 10% lead" and m == "quiet"]
-    lead30q = [t for (m, c, p), t in results.items() if c == "a true 30% lead" and m == "quiet"]
-    lead30s = [t for (m, c, p), t in results.items() if c == "a true 30% lead" and m == "shared"]
-    wrong = [t for (m, c, p), t in results.items() if c != "equal lanes"]
-    return {"worst_false_lead": max(t.share(t.lead) for t in equal),
-            "worst_false_crossing": max(t.share(t.crossing) for t in equal),
-            "least_found_10pct_quiet": min(t.share(t.found) for t in lead10),
-            "least_found_30pct_quiet": min(t.share(t.found) for t in lead30q),
-            "least_found_30pct_shared": min(t.share(t.found) for t in lead30s),
-            "worst_wrong_lane": max(t.share(t.wrong) for t in wrong)}
+def designs_table(results: dict[Key, Tally]) -> list[dict[str, object]]:
+    """Per design (widths, passes, files): the worst false-lead rate over every noise model, with its interval and
+    the model it came from, and the power rows: what an answer of that design quotes."""
+    rows = []
+    for n in sorted({k[1] for k in results}):
+        for design in DESIGNS:
+            for files in (1, 2):
+                equal = [(k[0], t) for k, t in results.items()
+                         if k[1:4] == (n, design, files) and k[4] == "equal lanes"]
+                if not equal:
+                    continue
+                worst_name, worst = max(equal, key=lambda item: item[1].share(item[1].lead))
+                lo, hi = worst.interval(worst.lead)
+                power = {k[4] + " (" + k[0] + ")": t.share(t.found) for k, t in results.items()
+                         if k[1:4] == (n, design, files) and k[4] != "equal lanes"}
+                rows.append({"widths": n, "design": design, "files": files, "sweeps": worst.sweeps,
+                             "false_lead": worst.share(worst.lead), "false_lead_lo": lo, "false_lead_hi": hi,
+                             "worst_noise": worst_name,
+                             "false_crossing": max(t.share(t.crossing) for _, t in equal),
+                             "wrong_lane": max((t.share(t.wrong) for k, t in results.items()
+                                                if k[1:4] == (n, design, files) and k[4] != "equal lanes"),
+                                               default=0.0),
+                             "found": power})
+    return rows
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sweeps", type=int, default=400)
+    ap.add_argument("--sweeps", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--widths", default=",".join(map(str, WIDTH_COUNTS)), help="the width counts to simulate")
     ap.add_argument("--out", help="a results folder for rule-calibration.txt and .json")
     ap.add_argument("--ship", action="store_true", help="also write resources/rule-calibration.json")
     args = ap.parse_args()
     t0 = time.monotonic()
-    results = run(args.sweeps, args.seed)
+    load = os.getloadavg()[0]
+    results = run(args.sweeps, args.seed, tuple(int(x) for x in args.widths.split(",")))
     took = time.monotonic() - t0
-    text = table(results)
-    worst = summary(results)
-    head = (f"rule calibration: {args.sweeps} simulated sweeps per machine, true state and view (seed {args.seed}), "
-            f"{len(WIDTHS)} widths, {BATCHES} steady batches a turn; {took:.0f} s, load {os.getloadavg()[0]:.1f}")
-    lines = [head, "", text, ""] + [f"{k}: {100 * v:.1f}%" for k, v in worst.items()]
+    designs = designs_table(results)
+    head = (f"rule calibration: {args.sweeps} simulated sweeps a row (seed {args.seed}); {took:.0f} s, load "
+            f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+    summary = [f"{d['widths']:>2} widths, {d['design']:<9}, {d['files']} file{'s' if d['files'] > 1 else ''}: "
+               f"false lead ≤ {100 * d['false_lead']:.1f}% (95%: {100 * d['false_lead_lo']:.1f}–"
+               f"{100 * d['false_lead_hi']:.1f}%, worst under {d['worst_noise']}), false crossing "
+               f"{100 * d['false_crossing']:.1f}%, wrong lane {100 * d['wrong_lane']:.1f}%"
+               + "".join(f"; {k} found {100 * v:.0f}%" for k, v in d["found"].items())  # type: ignore[union-attr]
+               for d in designs]
+    lines = [head, "", table(results), "", "Per design (what an answer quotes):"] + summary
     print("\n".join(lines))
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "rule-calibration.txt").write_text("\n".join(lines) + "\n")
-        doc = {"format": "crossover-rule-calibration/1", "date": time.strftime("%Y-%m-%d"), "sweeps": args.sweeps,
-               "seed": args.seed, "widths": list(WIDTHS), "batches": BATCHES,
-               "command": " ".join(["benchmarks/rule_calibration.py", *sys.argv[1:]]), **worst,
-               "table": [{"machine": m, "true_state": c, "view": p, "sweeps": t.sweeps, "lead": t.share(t.lead),
-                          "crossing": t.share(t.crossing), "found": t.share(t.found), "wrong": t.share(t.wrong)}
-                         for (m, c, p), t in results.items()]}
+        doc = {"format": FORMAT, "date": time.strftime("%Y-%m-%d"), "sweeps": args.sweeps, "seed": args.seed,
+               "command": " ".join(["benchmarks/rule_calibration.py", *sys.argv[1:]]),
+               "worst_false_lead": max(d["false_lead"] for d in designs), "designs": designs,  # type: ignore
+               "table": [{"noise": k[0], "widths": k[1], "design": k[2], "files": k[3], "true_state": k[4],
+                          "sweeps": t.sweeps, "lead": t.share(t.lead), "crossing": t.share(t.crossing),
+                          "found": t.share(t.found), "wrong": t.share(t.wrong)} for k, t in results.items()]}
         (out / "rule-calibration.json").write_text(json.dumps(doc, indent=1) + "\n")
         if args.ship:
             (HERE / "resources" / "rule-calibration.json").write_text(json.dumps(doc, indent=1) + "\n")

@@ -118,14 +118,20 @@ def analyze_points(points: Sequence[SweepPoint]) -> SweepAnalysis:
         residuals = tuple((p.width, finite_or_none(r)) for p, r in zip(pts, fit.residuals)) if fit else ()
         fits[lane] = LaneFit(lane, fit, len(pts), residuals)
     predicted = []
+    measured = find_crossovers(points)
+    crossing = {tuple(sorted(c.lanes)) for c in measured}
     for a, b in itertools.combinations(sorted(lanes), 2):
         fa, fb = fits[a].fit, fits[b].fit
-        # Two points fit a line exactly: no residual says how far its meeting point could move, so none is said.
-        enough = fa is not None and fb is not None and min(fa.n, fb.n) >= MIN_POINTS_TO_MEET
+        # Two points fit a line exactly: no residual says how far its meeting point could move, so none is said. And
+        # the lines meet only where both fits are good and the rule itself finds the lanes change places across the
+        # measured range (their difference changes sign beyond its noise): two equal lanes' fitted lines meet
+        # somewhere by chance, and "meet at X (95%: …)" beside "no answer" read as an answer (issue 57).
+        enough = (fa is not None and fb is not None and min(fa.n, fb.n) >= MIN_POINTS_TO_MEET
+                  and fits[a].ok and fits[b].ok and (a, b) in crossing)
         f = predicted_crossover(fa, fb) if fa and fb and enough else None
         if f is not None:
             predicted.append(PredictedCrossover((a, b), f))
-    return SweepAnalysis(fits, tuple(find_crossovers(points)), tuple(predicted))
+    return SweepAnalysis(fits, tuple(measured), tuple(predicted))
 
 
 def analyze_groups(groups: dict[str, list[SweepPoint]]) -> SweepAnalysis:

@@ -96,8 +96,9 @@ def width_data(pa: CurvePoint, pb: CurvePoint) -> WidthData:
             and all(x > 0 for x in pa.run_values + pb.run_values)):
         run_ds = tuple(math.log(x / y) for x, y in zip(pa.run_values, pb.run_values))
     flops = math.sqrt(max(pa.flops_per_batch, 1.0) * max(pb.flops_per_batch, 1.0))
+    apart = bool(pa.session and pb.session and pa.session != pb.session)  # e.g. `analyze A B`: one lane each
     return WidthData(pa.width, flops if math.isfinite(flops) else 1.0, math.log(pa.value / pb.value), within, runs,
-                     run_ds, (pa.between_runs, pb.between_runs))
+                     () if apart else run_ds, (pa.between_runs, pb.between_runs), apart)
 
 
 def pair_test(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,

@@ -29,11 +29,12 @@ class SweepPoint:
     load_avg: float = NAN  # the 1-minute load average then
     energy_scope: str = ""  # what its joules cover (analysis/energy.py SCOPES: package, package+dram, board), "" none
     run_medians: tuple[float, ...] = ()  # each pooled run's own median, in the order measured; () where not kept
+    session: str = ""  # the run it was (first) measured in: two lanes of different runs were measured apart
 
     def curve_point(self) -> CurvePoint:
         """The point as the crossing rule reads it: its median ms per step, with its spread."""
         return CurvePoint(self.lane, self.width, self.median_ms, self.p10_ms, self.p90_ms, self.n_batches,
-                          self.flops_per_batch, self.runs, self.between_runs, self.run_medians)
+                          self.flops_per_batch, self.runs, self.between_runs, self.run_medians, self.session)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class CurvePoint:
     # Each run's own figure, in the order measured (the pair's runs line up: a point's lanes take their turns in
     # one run); () where not kept (files older than the column, money and energy curves).
     run_values: tuple[float, ...] = ()
+    session: str = ""  # the run the figure was (first) measured in ("" where not known)
 
 
 @dataclass(frozen=True)

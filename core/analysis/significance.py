@@ -45,6 +45,23 @@ SWEEP_SHARE = 0.5
 # (a CPU's lead giving way to a GPU's) would pass for noise.
 SHAPE_FROM = 8
 MAX_DOF = 1000.0
+# An offset common to every width of one pass of the pair: a slow load one lane feels more than the other, a turn
+# order that favours one lane, the machine in another state. It does not shrink with the number of widths, so the
+# test of the whole sweep never counts it as the widths' independent noise (ten widths of a load felt unequally gave
+# two equal lanes a "lead" in 44% of sweeps). Measured where the sweep has PASSES_FOR_SWEEP passes or more (each
+# width measured once in each pass, the passes apart in time, the lanes' order reversed): the whole sweep is then
+# tested over its passes' means, a t-test with passes - 1 degrees of freedom that holds whatever the widths share
+# within a pass. Fewer passes cannot measure it: the whole-sweep test counts COMMON_PRIOR of it as a stated prior.
+PASSES_FOR_SWEEP = 3
+COMMON_PRIOR = 0.05
+# A sweep whose run-to-run noise nothing measured (no width measured twice, too few widths for its shape) cannot
+# tell a lead from a shift of the machine: its floor for τ is this, so a lead is only said beyond about
+# 2.8 × √2 × UNMEASURED_FLOOR (~30%) at one width, less over a whole sweep, and the words say so.
+UNMEASURED_FLOOR = 0.08
+MEASURED_DOF = 6.0  # degrees of freedom of the data's own noise from which PRIOR_NOISE is the floor
+# Lanes measured in separate runs (two files, `analyze A B`): an offset between the sessions that no run of either
+# can show, a stated prior worth PRIOR_DOF degrees of freedom, added to every width and to the whole sweep.
+SESSION_PRIOR = 0.20
 
 
 
@@ -61,6 +78,7 @@ class WidthData:
     runs: int
     run_ds: tuple[float, ...] = ()
     lane_between: tuple[float, float] = (math.nan, math.nan)  # each lane's SD of its runs' log medians
+    apart: bool = False  # the two lanes' figures come from different runs (files of separate sessions)
 
 
 @dataclass(frozen=True)
@@ -73,13 +91,22 @@ class PairNoise:
     repeat_widths: int
     shape_dof: float  # from the sweep's shape
     prior_dof: float
-    prior: str  # "machine": this machine's recorded noise; "default": PRIOR_NOISE
+    prior: str  # "machine": this machine's recorded noise; "default": PRIOR_NOISE; "unmeasured": UNMEASURED_FLOOR
     floored: bool = True  # τ is the floor (the data showed less), not the data's own figure
+    passes: int = 1  # passes the whole-sweep test rests on (PASSES_FOR_SWEEP or more: measured, else the prior)
+    common: float = COMMON_PRIOR  # the common offset's SD the whole-sweep test counts where passes cannot show it
+    session: float = 0.0  # the offset between sessions counted where the lanes were measured apart
+
+    @property
+    def measured(self) -> bool:
+        """Whether the data measured the run-to-run noise (widths measured again, or the sweep's shape) on enough
+        degrees of freedom to stand on (MEASURED_DOF)."""
+        return self.repeat_dof + self.shape_dof >= MEASURED_DOF
 
     def to_json(self) -> dict[str, float | int | str | bool]:
         return {"tau": self.tau, "dof": self.dof, "repeat_dof": self.repeat_dof, "repeat_widths": self.repeat_widths,
                 "shape_dof": self.shape_dof, "prior_dof": self.prior_dof, "prior": self.prior,
-                "floored": self.floored}
+                "floored": self.floored, "passes": self.passes, "common": self.common, "session": self.session}
 
 
 @dataclass(frozen=True)
@@ -143,7 +170,7 @@ def _repeat_part(data: Sequence[WidthData]) -> tuple[float, float, int]:
     for w in data:
         if w.runs < 2:
             continue
-        single = float(np.median(singles)) if singles else w.within * w.runs
+        single = float(np.median(singles)) if singles else 0.0  # every width pooled: its runs' scatter as it is
         if len(w.run_ds) == w.runs:
             s2 = float(np.var(np.asarray(w.run_ds), ddof=1))
         elif all(math.isfinite(x) for x in w.lane_between):
@@ -188,14 +215,56 @@ def pair_noise(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
     rep, rep_dof, rep_widths = _repeat_part(data)
     shape, shape_dof = _shape_part(data)
     known = math.isfinite(prior) and prior >= 0
-    tau0 = max(prior, PRIOR_NOISE) if known else PRIOR_NOISE
     data_dof = rep_dof + shape_dof
+    # Noise measured on few degrees of freedom is barely measured: two rechecks often show a third of it. Below
+    # MEASURED_DOF the floor is the unmeasured one, so that a lead is said only beyond it.
+    floor = PRIOR_NOISE if data_dof >= MEASURED_DOF else UNMEASURED_FLOOR
+    tau0 = max(prior, floor) if known else floor
     seen = (rep_dof * rep + shape_dof * shape) / data_dof if data_dof else 0.0
     # Where the data show more than the floor, their figure stands on their own degrees of freedom (the floor is no
     # evidence that the noise is smaller); where the floor stands, it adds its own.
-    tau2, dof = (seen, data_dof) if seen > tau0 ** 2 else (tau0 ** 2, data_dof + prior_dof)
-    return PairNoise(math.sqrt(tau2), dof, rep_dof, rep_widths, shape_dof, prior_dof, "machine" if known else "default",
-                     seen <= tau0 ** 2)
+    # Where the data show less than the floor, the floor stands, resting on the data's degrees of freedom or the
+    # prior's, whichever is more, never both added (a floor added to two repeats as four more would pass for a
+    # well-measured noise: two equal lanes on a shared machine then got a lead in 17% of 6-width sweeps).
+    tau2, dof = (seen, data_dof) if seen > tau0 ** 2 else (tau0 ** 2, max(data_dof, prior_dof))
+    passes = min((len(w.run_ds) for w in data), default=0) if data else 0
+    return PairNoise(math.sqrt(tau2), dof, rep_dof, rep_widths, shape_dof, prior_dof,
+                     "machine" if known else "default" if data_dof >= MEASURED_DOF else "unmeasured",
+                     seen <= tau0 ** 2,
+                     passes=passes if passes >= PASSES_FOR_SWEEP else 1,
+                     session=SESSION_PRIOR if any(w.apart for w in data) else 0.0)
+
+
+def _satterthwaite(total: float, parts: Sequence[tuple[float, float]]) -> float:
+    """The degrees of freedom of a variance `total` made of a known part and `parts` (variance, its degrees of
+    freedom) estimated apart (Welch-Satterthwaite)."""
+    spread = sum(v * v / dof for v, dof in parts if v > 0 and dof > 0)
+    return min(total * total / spread, MAX_DOF) if spread > 0 else MAX_DOF
+
+
+def _sweep_test(data: Sequence[WidthData], ses: Sequence[float], noise: PairNoise) -> SweepTest:
+    """The whole sweep as one. With PASSES_FOR_SWEEP passes or more (every width with as many aligned runs): a
+    t-test over the passes' mean log-ratios, which holds whatever the widths of a pass share (a slow load, an
+    offset of the session) since each pass's mean carries it whole. Else the inverse-variance mean of the widths,
+    its variance the widths' independent part plus the common offset no pass could show (COMMON_PRIOR, stated)
+    and, for lanes measured apart, the sessions' offset."""
+    passes = noise.passes
+    if passes >= PASSES_FOR_SWEEP and all(len(w.run_ds) >= passes for w in data):
+        means = np.array([[w.run_ds[k] for k in range(passes)] for w in data]).mean(axis=0)
+        mean = float(means.mean())
+        se = float(means.std(ddof=1) / math.sqrt(passes))
+        se = max(se, float(np.sqrt(np.mean([w.within for w in data]) / passes)))  # never below the batches' own
+        dof = float(passes - 1)
+        return SweepTest(mean, se, dof, _p_two_sided(mean / se, dof) if se > 0 else 1.0, False, len(data))
+    session2 = noise.session ** 2
+    weights = np.array([1 / max(s * s - session2, 1e-12) for s in ses])  # each width's own part, the session apart
+    mean = float(np.dot(weights, [w.d for w in data]) / weights.sum())
+    independent = float(1 / weights.sum())
+    common2 = max(noise.common, noise.tau if not noise.measured else 0.0) ** 2  # unmeasured: the floor, whole
+    v = independent + common2 + session2
+    dof = _satterthwaite(v, ((independent, noise.dof if noise.tau > 0 else MAX_DOF), (common2, PRIOR_DOF),
+                             (session2, PRIOR_DOF)))
+    return SweepTest(mean, math.sqrt(v), dof, _p_two_sided(mean / math.sqrt(v), dof), False, len(data))
 
 
 def holm(ps: Sequence[float], weights: Sequence[float], alpha: float) -> tuple[list[bool], list[float]]:
@@ -223,21 +292,15 @@ def judge_pair(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
     noise = pair_noise(data, prior, prior_dof)
     if not data:
         return PairTest((), None, noise, alpha, 0)
-    tau2 = noise.tau ** 2
+    tau2, session2 = noise.tau ** 2, noise.session ** 2
     ses, dofs, ps = [], [], []
     for w in data:
         between = tau2 / max(w.runs, 1)
-        v = w.within + between
+        v = w.within + between + session2
         ses.append(math.sqrt(v))
-        dofs.append(min(v ** 2 / (between ** 2 / noise.dof), MAX_DOF) if between > 0 else MAX_DOF)
+        dofs.append(_satterthwaite(v, ((between, noise.dof), (session2, PRIOR_DOF))))
         ps.append(_p_two_sided(w.d / math.sqrt(v), dofs[-1]) if v > 0 else 1.0)
-    sweep = None
-    if len(data) >= SWEEP_TEST_FROM:
-        weights = np.array([1 / (s * s) for s in ses])
-        mean = float(np.dot(weights, [w.d for w in data]) / weights.sum())
-        se = float(1 / math.sqrt(weights.sum()))
-        sweep_dof = noise.dof if tau2 > 0 else MAX_DOF
-        sweep = SweepTest(mean, se, sweep_dof, _p_two_sided(mean / se, sweep_dof), False, len(data))
+    sweep = _sweep_test(data, ses, noise) if len(data) >= SWEEP_TEST_FROM else None
     all_p = ps + ([sweep.p] if sweep else [])
     weights = [(1 - SWEEP_SHARE) / len(ps)] * len(ps) + [SWEEP_SHARE] if sweep else [1 / len(ps)] * len(ps)
     rejected, level = holm(all_p, weights, alpha)

@@ -33,6 +33,11 @@ class State(str, Enum):
         return self.value
 
 
+# The widest difference still said as "equal within ±X%": wider, a tie is no answer (absence of evidence is not
+# equality: medians 16% apart were called equal).
+EQUAL_WITHIN = 0.10
+
+
 @dataclass(frozen=True)
 class Stretch:
     """Neighbouring widths where the same lane leads (`leader`), or neither does (None: equal within noise)."""
@@ -44,6 +49,15 @@ class Stretch:
     ratio_hi: float  # (for a tie: the medians' largest ratio either way, ≥ 1)
     # Neighbouring widths in it whose leads were each inside the noise, and beyond it together (leads.with_patterns).
     pattern: int = 0
+    # For a tie: how far apart the lanes could be there, at the rule's own level (each width's |d| plus its interval's
+    # half-width, the largest): an equivalence bound, "equal within ±X%" only where X ≤ EQUAL_WITHIN.
+    within: float = math.nan
+
+    @property
+    def equal(self) -> bool:
+        """A tie the data bound closely enough to say "equal within ±X%" (an equivalence test at the rule's level);
+        a tie that is not is no answer: a difference of up to `within` could hide there."""
+        return self.leader is None and math.isfinite(self.within) and self.within <= EQUAL_WITHIN
 
 
 @dataclass(frozen=True)
@@ -97,7 +111,10 @@ class PairVerdict:
                 "noise": self.noise.to_json() if self.noise else None, "alpha": self.alpha, "tests": self.tests,
                 "runs": self.runs,
                 "stretches": [{"leader": s.leader, "width_lo": s.width_lo, "width_hi": s.width_hi,
-                               "ratio_lo": s.ratio_lo, "ratio_hi": s.ratio_hi, "pattern": s.pattern}
+                               "ratio_lo": s.ratio_lo, "ratio_hi": s.ratio_hi, "pattern": s.pattern,
+                               "equal_within": s.within if s.equal else None,
+                               "could_hide": s.within if s.leader is None and not s.equal
+                               and math.isfinite(s.within) else None}
                               for s in self.stretches],
                 "changes": [{"faster_below": c.faster_below, "faster_above": c.faster_above, "width": c.width,
                              "width_lo": c.width_lo, "width_hi": c.width_hi,
@@ -121,7 +138,9 @@ def _stretch(run: Sequence[Site], lanes: tuple[str, str]) -> Stretch:
     sign = run[0].sign
     ratios = [math.exp(sign * s.d) if sign else math.exp(abs(s.d)) for s in run]
     leader = None if sign == 0 else (lanes[0] if sign < 0 else lanes[1])
-    return Stretch(leader, run[0].width, run[-1].width, min(ratios), max(ratios), max(s.pattern for s in run))
+    within = max(math.exp(abs(s.d) + s.half) - 1 for s in run) if sign == 0 else math.nan
+    return Stretch(leader, run[0].width, run[-1].width, min(ratios), max(ratios), max(s.pattern for s in run),
+                   within)
 
 
 def pair_verdict(points: Sequence[SweepPoint], a: str, b: str, levels: Mapping[int, int] | None = None,

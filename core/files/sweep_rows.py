@@ -181,7 +181,8 @@ class SweepRow:
                           self.device, self.batch_size, self.n_batches, self.floor_ms, self.energy_j_per_msample,
                           kind=self.family, runs=self.runs, between_runs=self.between_runs,
                           others_cpu=self.others_cpu, load_avg=self.load_avg,
-                          energy_scope=energy_scope(self.energy_counter), run_medians=self.run_medians)
+                          energy_scope=energy_scope(self.energy_counter), run_medians=self.run_medians,
+                          session=self.run_id)
 
     @property
     def width_label(self) -> str:

@@ -189,7 +189,7 @@ def cost_lines(groups: Mapping[str, Sequence[SweepPoint]], prices: Prices) -> li
 def _energy_change(c: Change, unit: str = "units") -> str:
     if c.width is None:
         return (f"{c.faster_below} uses less energy per sample up to {c.width_lo:,} {unit} and {c.faster_above} "
-                f"from {c.width_hi:,} {unit}; between, they are equal within noise")
+                f"from {c.width_hi:,} {unit}; between, the noise cannot tell them apart")
     return (f"{c.faster_above} uses less energy per sample above about {fmt_num(c.width, 2)} {unit} "
             f"({c.width_lo:,}–{c.width_hi:,})")
 

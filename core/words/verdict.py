@@ -9,7 +9,9 @@ from typing import Sequence
 from ..analysis.points import SweepPoint
 from ..families import Family, ModelKind
 from ..analysis.verdict import Change, PairVerdict, State, Stretch
-from ..files.rule_calibration import calibrated_false_leads, calibration_problem
+from ..files.rule_calibration import calibration_problem, design_of, design_rate
+from ..files.rule_here import here_calibration
+from .rule_here import rate_words
 from .numbers import fmt_flops, fmt_num, fmt_range, plural
 
 
@@ -57,12 +59,13 @@ NOISE_GAP = 1.2
 
 
 def stretch_words(s: Stretch, unit: str = "units") -> str:
-    if s.leader is None and s.ratio_hi >= NOISE_GAP:
-        return (f"no answer {_at(s.width_lo, s.width_hi, unit)} (medians up to {_times(s.ratio_hi, s.ratio_hi)} "
-                "apart there, inside the noise)")
+    if s.leader is None and s.equal:  # the equivalence test's bound, decided in the verdict (core/analysis/verdict.py)
+        return (f"equal within ±{fmt_num(100 * s.within, 2)}% {_at(s.width_lo, s.width_hi, unit)} (medians up to "
+                f"{_percent(s.ratio_hi)} apart)")
     if s.leader is None:
-        return (f"equal within noise {_at(s.width_lo, s.width_hi, unit)} (medians up to {_percent(s.ratio_hi)} apart, "
-                "inside the noise)")
+        hide = f"; a difference of up to {_percent(1 + s.within)} could hide here" if math.isfinite(s.within) else ""
+        apart = _times(s.ratio_hi, s.ratio_hi) if s.ratio_hi >= NOISE_GAP else _percent(s.ratio_hi)
+        return f"no answer {_at(s.width_lo, s.width_hi, unit)} (medians up to {apart} apart there, inside the noise{hide})"
     together = ("; the sweep's widths together, those inside the noise alone too: the test of the whole sweep"
                 if s.pattern else "")
     return f"{s.leader} is faster {_at(s.width_lo, s.width_hi, unit)} ({_times(s.ratio_lo, s.ratio_hi)}{together})"
@@ -71,7 +74,7 @@ def stretch_words(s: Stretch, unit: str = "units") -> str:
 def change_words(c: Change, unit: str = "units") -> str:
     if c.width is None:
         return (f"{c.faster_below} is faster up to {_of(c.width_lo, unit)} and {c.faster_above} from "
-                f"{_of(c.width_hi, unit)}; between, they are equal within noise")
+                f"{_of(c.width_hi, unit)}; between, the noise cannot tell them apart")
     flops = f"≈{fmt_flops(c.flops_per_batch)} per batch; " if c.flops_per_batch else ""
     return (f"{c.faster_above} is faster above about {fmt_num(c.width, 2)} {unit} ({flops}"
             f"{_w(c.width_lo)}–{_w(c.width_hi)} within the noise), {c.faster_below} below")
@@ -146,7 +149,10 @@ def noise_basis(v: PairVerdict) -> str:
     if n.shape_dof > 0:
         parts.append(f"the shape of {len(v.widths)} widths")
     if n.floored:
-        parts.append("this machine's earlier sweep" if n.prior == "machine" else "the rule's floor of ±5%")
+        parts.append("this machine's earlier sweep" if n.prior == "machine" else
+                     f"the rule's floor of ±{fmt_num(100 * n.tau, 2)}%" + (
+                         ", as the noise was not measured on enough degrees of freedom (sweep --passes 3 measures it)"
+                         if n.prior == "unmeasured" else ""))
     said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "the rule's floor"
     dof = fmt_num(n.dof, 2)
     return f"{said}; {dof} {plural(float(dof.replace(',', '')), 'degree')} of freedom"
@@ -163,17 +169,46 @@ def error_words(v: PairVerdict, points: str = "widths") -> str:
     if len(v.widths) == 1:
         runs = "one run of each lane" if v.runs <= 1 else f"{v.runs} runs of each lane"
     over = f"over these {len(v.widths)} {points}" if len(v.widths) > 1 else f"at this {point}"
-    measured = calibrated_false_leads()
-    if measured:
-        rate = f", {fmt_num(100 * measured[0], 2)}% measured ({measured[1]})"
-    else:  # a damaged calibration file is named as the fault, not left to look like the user's own file's
-        problem = calibration_problem()
-        rate = f", not measured (the rule's calibration cannot be used: {problem})" if problem else ", not yet measured"
+    rate = design_words(v)
     return f"{runs}; at most a {fmt_num(100 * v.alpha, 2)}% chance of any false lead {over}{rate}"
+
+
+def design_words(v: PairVerdict) -> str:
+    """The false-lead rate measured for this answer's own design (its widths, passes, files), never another's:
+    ", 2.5% measured for this design (95%: 0.7–8.8%, the worst of 7 noise models; rule calibration, 2026-12-07)";
+    or that its design was not calibrated; or why the calibration cannot be used."""
+    n = v.noise
+    if n is None:
+        return ""
+    passes = n.passes
+    rechecked = n.repeat_dof > 0 and passes < 3
+    files = 2 if n.session > 0 else 1
+    row = design_rate(len(v.widths), passes, rechecked, files)
+    here = here_words()
+    if row is not None:
+        return (f", {fmt_num(100 * row.false_lead, 2)}% measured for this design (95%: "
+                f"{fmt_num(100 * row.lo, 2)}–{fmt_num(100 * row.hi, 2)}%, the worst noise model of the calibration, "
+                f"{row.worst_noise}; {row.source}){here}")
+    problem = calibration_problem()
+    if problem:  # a damaged calibration file is named as the fault, not left to look like the user's own file's
+        return f", not measured (the rule's calibration cannot be used: {problem})"
+    files_words = "two files measured apart" if files > 1 else "one file"
+    return (f"; this design ({len(v.widths)} {plural(len(v.widths), 'width')}, {design_of(passes, rechecked)}, "
+            f"{files_words}) is outside the rule's calibration (benchmarks/rule_calibration.py){here}")
+
+
+def here_words() -> str:
+    """This machine's own false-lead rate, where `calibrate` measured it (twin sweeps of a lane against itself):
+    "; on this machine, 0 false leads in 6 twin sweeps of cpu1 (95%: 0–46%; calibrate, 2026-12-07)"."""
+    here = here_calibration()
+    if here is None:
+        return ""
+    said = rate_words(here).removesuffix(")")  # "… (95%: 0–46%": the source joins its bracket
+    return f"; on this machine, {said}; calibrate, {here.measured_at[:10]})"
 
 
 def _with_subject(text: str, a: str, b: str) -> str:
     """A sentence that opens on a tie names who is equal: "cpu and cpu1 are equal within noise at 64 units"."""
-    if text.startswith("equal within noise"):
+    if text.startswith("equal within"):
         return f"{a} and {b} are {text}"
     return f"for {a} and {b}, {text}" if text.startswith("no answer") else text

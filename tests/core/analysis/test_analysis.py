@@ -25,11 +25,15 @@ def model_ms(flops, overhead=OVERHEAD_MS, gflops=GFLOPS):
     return overhead + np.asarray(flops, dtype=float) / (gflops * 1e9) * 1000
 
 
-def sweep(lane, widths, ms, spread=None, flops=None, n=0):
+def sweep(lane, widths, ms, spread=None, flops=None, n=0, passes=3):
+    """A lane's points as a sweep of `passes` passes measures them (each pass within 1% of the median): the rule then
+    measures the pair's run-to-run noise instead of standing on its unmeasured floor."""
     return [SweepPoint(lane=lane, width=int(w), flops_per_batch=float(flops(w) if flops else 1000.0 * w * w),
                        median_ms=float(m),
                        p10_ms=float(m * (1 - spread)) if spread else math.nan,
-                       p90_ms=float(m * (1 + spread)) if spread else math.nan, n_batches=n)
+                       p90_ms=float(m * (1 + spread)) if spread else math.nan, n_batches=n,
+                       runs=passes, run_medians=tuple(float(m) * (1 + 0.01 * (k - 1)) for k in range(passes))
+                       if passes > 1 else ())
             for w, m in zip(widths, ms)]
 
 
@@ -269,8 +273,8 @@ def test_lane_with_one_point():
     pts = sweep("cpu", [64], [0.64]) + sweep("gpu0", WIDTHS, [1.0] * 6)
     assert find_crossovers(pts) == []
     said = describe_pair(pts, "cpu", "gpu0")  # one width: a lead, no crossing, and what it rests on
-    assert said.startswith("cpu is faster at 64 units (1.6x) (one run of each lane; at most a 5% chance of any "
-                           "false lead at this width"), said
+    assert said.startswith("cpu is faster at 64 units (1.6x) (3 runs of each lane; at most a 5% chance of any "
+                           "false lead at this width; this design (1 width"), said
     assert "no width measured on both" in describe_pair(pts, "cpu", "gpu7")
 
 
@@ -341,7 +345,9 @@ def test_explain_with_fits_quotes_crossover():
 
 def test_fitted_lines_meet_only_where_each_rests_on_three_points_or_more():
     """Two points fit a line exactly (zero residuals): where two such lines meet is said nowhere, neither in the
-    words nor in a file's analysis; a third point on each gives the meeting point again."""
+    words nor in a file's analysis; a third point on each gives the meeting point again, where the rule itself finds
+    the lanes change places across the widths measured (issue 57: two equal lanes' lines meet somewhere by
+    chance)."""
     from crossover_lab.core.analysis.crossings import analyze_points
     from crossover_lab.core.analysis.points import SweepPoint
 
@@ -355,6 +361,8 @@ def test_fitted_lines_meet_only_where_each_rests_on_three_points_or_more():
     two = analyze_points(pts((16, 256)))
     assert two.lanes["cpu"].fit is not None and two.predicted == ()
     assert two.to_json()["predicted_crossovers"] == []
-    three = analyze_points(pts((16, 256, 4096)))
+    no_change = analyze_points(pts((16, 256, 4096)))  # gpu0 1.16x ahead at 4,096: inside one run's noise
+    assert no_change.predicted == () and no_change.to_json()["predicted_crossovers"] == []
+    three = analyze_points(pts((16, 256, 16384)))  # gpu0 3x ahead at 16,384: the lanes change places
     assert [p.lanes for p in three.predicted] == [("cpu", "gpu0")]
     assert three.predicted[0].flops_per_batch == pytest.approx(1.5 / (1 / 2e9 - 1 / 2e10), rel=0.01)

@@ -23,32 +23,35 @@ def calibration():
     return module
 
 
-def _tally(cal, machine, lead, sweeps, seed, paths=("sweep", "window", "analyze-1")):
+def _tally(cal, machine, lead, sweeps, seed, widths=6, design="rechecks", files=1):
     rng = np.random.default_rng(seed)
-    tallies = {path: cal.Tally() for path in paths}
+    t = cal.Tally()
     for k in range(sweeps):
-        sim = cal.simulate(rng, machine, lead, f"s{k}")
-        plain = cal.simulate(rng, machine, lead, f"p{k}", recheck=False) if "no-recheck" in paths else sim
-        for path in paths:
-            tallies[path].add(cal.PATHS[path](sim, plain, sim), "a" if lead != 1.0 else None)
-    return tallies
+        t.add(cal.one_sweep(rng, machine, lead, f"s{k}", cal.widths_of(widths), design, files),
+              "b" if lead < 1.0 else None)
+    return t
+
+
+def _machine(cal, name):
+    return next(m for m in cal.MACHINES if m.name == name)
 
 
 # 60 sweeps in the fast set, 150 in `make test`'s second set (marked `thorough`); the bound is the same: 5% by
 # design, and 60 sweeps at a true 5% exceed 12% with a chance of 1% (150 exceed 10% with a chance of 0.4%).
+# Issue 57: noise the rule does not model (a slow load one lane feels more than the other, a shared machine's swings),
+# at the CLI's default design (6 widths, their rechecks), three passes, and two files measured apart. The rule of
+# 2026-12-06 named a lead in 11-47% of such sweeps.
 @pytest.mark.parametrize("sweeps, most", [pytest.param(60, 0.12, id="sample"),
                                           pytest.param(150, 0.10, id="thorough", marks=pytest.mark.thorough)])
-def test_equal_lanes_on_a_shared_machine_rarely_get_a_lead_in_any_view(calibration, sweeps, most):
-    shared = next(m for m in calibration.MACHINES if m.name == "shared")
-    tallies = _tally(calibration, shared, 1.0, sweeps, 11, ("sweep", "no-recheck", "window", "analyze-1"))
-    for path, t in tallies.items():
-        assert t.share(t.lead) <= most, (path, t)
-        assert t.share(t.crossing) <= 0.03, (path, t)
-    # The views judge one sweep alike: the same rows, the same answer.
-    assert len({(t.lead, t.crossing) for path, t in tallies.items() if path != "no-recheck"}) == 1
+@pytest.mark.parametrize("noise, design, files", [("unequal load", "rechecks", 1), ("shared", "rechecks", 1),
+                                                  ("unequal load", "3 passes", 1), ("shared", "one pass", 2)])
+def test_equal_lanes_rarely_get_a_lead_on_noise_the_rule_does_not_model(calibration, sweeps, most, noise, design,
+                                                                        files):
+    t = _tally(calibration, _machine(calibration, noise), 1.0, sweeps, 11, design=design, files=files)
+    assert t.share(t.lead) <= most, (noise, design, files, t)
+    assert t.share(t.crossing) <= 0.03, (noise, design, files, t)
 
 
-def test_a_true_30_percent_lead_is_found_and_the_other_lane_never_named(calibration):
-    quiet = next(m for m in calibration.MACHINES if m.name == "quiet")
-    for path, t in _tally(calibration, quiet, 1.3, 40, 12).items():
-        assert t.share(t.found) >= 0.9 and t.wrong == 0, (path, t)
+def test_a_true_30_percent_lead_is_found_under_an_unequal_load_and_the_other_lane_never_named(calibration):
+    t = _tally(calibration, _machine(calibration, "unequal load"), 1 / 1.3, 40, 12, design="3 passes")
+    assert t.share(t.found) >= 0.8 and t.wrong == 0, t

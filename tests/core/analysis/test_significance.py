@@ -10,8 +10,8 @@ import pytest
 
 from crossover_lab.core.analysis.leads import sites_of, width_data
 from crossover_lab.core.analysis.points import CurvePoint
-from crossover_lab.core.analysis.significance import (ALPHA, PRIOR_DOF, PRIOR_NOISE, WidthData, _shape_part, holm,
-                                                      judge_pair, pair_noise)
+from crossover_lab.core.analysis.significance import (ALPHA, PRIOR_DOF, PRIOR_NOISE, UNMEASURED_FLOOR, WidthData,
+                                                      _shape_part, holm, judge_pair, pair_noise)
 
 WIDTHS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
 WITHIN = 1e-6  # a width's variance of d from its batches: next to nothing, so that the noise is the runs'
@@ -19,6 +19,11 @@ WITHIN = 1e-6  # a width's variance of d from its batches: next to nothing, so t
 
 def widths(ds: list[float], runs: int = 1, within: float = WITHIN) -> list[WidthData]:
     return [WidthData(w, 1000.0 * w, d, within, runs) for w, d in zip(WIDTHS, ds)]
+
+
+def passes(ds: list[float], spread: float = 0.01) -> list[WidthData]:
+    """Each width measured in three passes whose log-ratios lie `spread` either side of d (the passes line up)."""
+    return [WidthData(w, 1000.0 * w, d, WITHIN, 3, (d - spread, d, d + spread)) for w, d in zip(WIDTHS, ds)]
 
 
 # ---------------------------------------------------------------- Holm's step-down
@@ -79,28 +84,30 @@ def pair_data(cpu1_busy: float, keep: bool) -> list[WidthData]:
 
 def test_the_pairs_noise_comes_from_each_runs_ratio_where_the_runs_line_up():
     """The load moved both lanes 40% together: their ratio moved 2%. With each run's median kept, the pair's
-    noise is that ratio's scatter (inside the floor: the floor stands, with its own degrees of freedom beside the
-    repeats'); without, it is both lanes' scatters added, the load counted twice."""
+    noise is that ratio's scatter (inside the floor: the floor stands, on the repeats' own degrees of freedom; four
+    repeats are too few to lower it below the unmeasured one); without, it is both lanes' scatters added, the load
+    counted twice."""
     aligned = pair_data(1.02, keep=True)
     assert all(len(w.run_ds) == 2 for w in aligned)
     assert aligned[0].run_ds == pytest.approx((math.log(0.5), math.log(1.4 / (2.8 * 1.02))))
     noise = pair_noise(aligned)
-    assert noise.tau == PRIOR_NOISE and noise.repeat_widths == 4 and noise.repeat_dof == 4
-    assert noise.dof == 4 + PRIOR_DOF and noise.shape_dof == 0
+    assert noise.tau == UNMEASURED_FLOOR and noise.repeat_widths == 4 and noise.repeat_dof == 4
+    assert noise.dof == max(4, PRIOR_DOF) and noise.shape_dof == 0
 
     apart = pair_data(1.02, keep=False)
     assert all(w.run_ds == () and all(math.isfinite(x) for x in w.lane_between) for w in apart)
     noise = pair_noise(apart)
     w = apart[0]
-    # Each width's two runs: both lanes' variances added, less what one run's batches alone explain.
-    expected = w.lane_between[0] ** 2 + w.lane_between[1] ** 2 - w.within * w.runs
+    # Each width's two runs: both lanes' variances added (every width pooled: no run of one width alone says what
+    # one run's batches explain, so nothing is taken off: a wider noise, never a narrower one).
+    expected = w.lane_between[0] ** 2 + w.lane_between[1] ** 2
     assert noise.tau == pytest.approx(math.sqrt(expected), rel=1e-9) and noise.tau > 0.3
     assert noise.dof == 4 and noise.repeat_widths == 4  # the data's figure, on the data's degrees of freedom
 
     # Where the ratio itself moved 30% between the runs, the aligned runs show it.
     moved = pair_data(1.3, keep=True)
     w = moved[0]
-    expected = float(np.var(w.run_ds, ddof=1)) - w.within * w.runs
+    expected = float(np.var(w.run_ds, ddof=1))
     assert pair_noise(moved).tau == pytest.approx(math.sqrt(expected), rel=1e-9)
     assert expected == pytest.approx(math.log(1.3) ** 2 / 2, rel=0.01)
 
@@ -108,8 +115,8 @@ def test_the_pairs_noise_comes_from_each_runs_ratio_where_the_runs_line_up():
 def test_a_width_measured_once_adds_nothing_to_the_repeats():
     once = [WidthData(w, 1.0, 0.1, WITHIN, 1) for w in (64, 128, 256)]
     noise = pair_noise(once)
-    assert noise.repeat_dof == 0 and noise.repeat_widths == 0 and noise.tau == PRIOR_NOISE
-    assert noise.dof == PRIOR_DOF
+    assert noise.repeat_dof == 0 and noise.repeat_widths == 0 and noise.tau == UNMEASURED_FLOOR
+    assert noise.dof == PRIOR_DOF and noise.prior == "unmeasured" and not noise.measured
 
 
 def test_a_straight_line_of_d_shows_no_noise_in_the_sweeps_shape():
@@ -119,7 +126,7 @@ def test_a_straight_line_of_d_shows_no_noise_in_the_sweeps_shape():
     for offset, slope in ((0.0, 0.0), (0.3, -0.2), (-1.0, 0.7)):
         shape, dof = _shape_part(widths(list(offset + slope * x), within=0.0))
         assert shape == pytest.approx(0.0, abs=1e-12) and dof > 0
-    assert pair_noise(widths(list(0.3 - 0.2 * x))).tau == PRIOR_NOISE
+    assert pair_noise(widths(list(0.3 - 0.2 * x))).tau == UNMEASURED_FLOOR  # 4 degrees of freedom: too few
     c = 0.05  # d = c·x²: each inner width sits c·h² (h = 1 doubling) off its neighbours' line
     shape, _ = _shape_part(widths(list(c * x ** 2), within=0.0))
     assert shape == pytest.approx(c ** 2 / 1.5, rel=1e-9)  # the residual's variance for one unit of τ²: 1 + ¼ + ¼
@@ -131,10 +138,14 @@ def test_the_noise_is_never_below_the_floor_and_the_data_stand_where_they_show_m
     x = np.log2(WIDTHS)
     straight = widths(list(0.1 * x))
     noise = pair_noise(straight)
-    assert noise.tau == PRIOR_NOISE and noise.prior == "default" and noise.dof == noise.shape_dof + PRIOR_DOF
+    # The shape of nine widths is under MEASURED_DOF degrees of freedom: the unmeasured floor, on the shape's own.
+    assert noise.tau == UNMEASURED_FLOOR and noise.prior == "unmeasured" and noise.dof == max(noise.shape_dof, PRIOR_DOF)
+    # Three passes measure the noise on 18 degrees of freedom: the floor is PRIOR_NOISE.
+    measured = pair_noise(passes(list(0.1 * x)))
+    assert measured.tau == PRIOR_NOISE and measured.prior == "default" and measured.repeat_dof == 18 and measured.measured
     # A machine's recorded noise above the floor lifts it; one below it leaves the floor.
-    assert pair_noise(straight, prior=0.08).tau == 0.08 and pair_noise(straight, prior=0.08).prior == "machine"
-    assert pair_noise(straight, prior=0.01).tau == PRIOR_NOISE
+    assert pair_noise(straight, prior=0.1).tau == 0.1 and pair_noise(straight, prior=0.1).prior == "machine"
+    assert pair_noise(straight, prior=0.01).tau == UNMEASURED_FLOOR
     # A jagged sweep shows more than the floor: its figure stands, on its own degrees of freedom only.
     jagged = widths([0.3 * (-1) ** i for i in range(9)])
     noise = pair_noise(jagged)
@@ -142,36 +153,40 @@ def test_the_noise_is_never_below_the_floor_and_the_data_stand_where_they_show_m
     assert noise.tau == pytest.approx(math.sqrt(shape)) and noise.tau > PRIOR_NOISE and noise.dof == dof
     # Each width's error: its batches' and the pair's noise over its runs.
     test = judge_pair(widths([0.1] * 3, runs=4, within=1e-4))
-    assert test.widths[0].se == pytest.approx(math.sqrt(1e-4 + PRIOR_NOISE ** 2 / 4))
+    assert test.widths[0].se == pytest.approx(math.sqrt(1e-4 + UNMEASURED_FLOOR ** 2 / 4))
 
 
 # ---------------------------------------------------------------- the test of the whole sweep
 
 def site_marks(ds: list[float]) -> list[tuple[bool, int, int]]:
-    data = widths(ds)
+    data = passes(ds)
     return [(s.lead, s.pattern, s.sign) for s in sites_of(data, judge_pair(data), {})]
 
 
 def test_the_whole_sweep_marks_its_widths_only_where_every_width_leans_its_way():
-    """Nine widths 7% apart in one run: none beyond the floor alone, the sweep as one well beyond it. Its lead
+    """Nine widths 7% apart, measured in three passes whose means agree: none beyond the floor alone, the sweep as
+    one (a t-test over its passes) well beyond it. In one pass the same lean is no lead: an offset every width of
+    the pass shares would look alike (issue 57). Its lead
     marks every width (the first lane's, d > 0: the second is faster, sign +1) where all lean that way; not where
     one leans the other way by more than its standard error, nor where one width leads alone (the widths then speak
     for themselves)."""
     lean = math.log(1.07)
-    test = judge_pair(widths([lean] * 9))
+    assert not judge_pair(widths([lean] * 9)).sweep.lead  # one pass
+    test = judge_pair(passes([lean] * 9))
     assert test.sweep is not None and test.sweep.lead and not any(t.lead for t in test.widths)
+    assert test.sweep.dof == 2 and test.noise.passes == 3
     assert site_marks([lean] * 9) == [(False, 9, 1)] * 9
     assert site_marks([-lean] * 9) == [(False, 9, -1)] * 9
 
     se = test.widths[0].se
     against = [lean] * 8 + [-2 * se]
-    assert judge_pair(widths(against)).sweep.lead  # the sweep still leads as a mean …
+    assert judge_pair(passes(against)).sweep.lead  # the sweep still leads as a mean …
     assert site_marks(against) == [(False, 0, 0)] * 9  # … but is no lead at every width
     slight = [lean] * 8 + [-0.5 * se]  # a lean the other way inside its own error stays marked
     assert site_marks(slight) == [(False, 9, 1)] * 9
 
     one_leads = [lean] * 8 + [math.log(1.6)]
-    test = judge_pair(widths(one_leads))
+    test = judge_pair(passes(one_leads))
     assert test.widths[-1].lead and test.sweep.lead
     assert site_marks(one_leads) == [(False, 0, 0)] * 8 + [(True, 0, 1)]
 

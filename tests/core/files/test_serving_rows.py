@@ -17,8 +17,8 @@ def row(lane: str, batch: int, ms: float, task: str = "predict", width: int = 51
 
 
 # cpu1 answers small batches faster (less fixed cost), cpu large ones (more cores): a crossing near batch 200,
-# each batch size 1.4-1.5x from equal (one run's, beyond its noise).
-CURVE = [row(lane, b, ms) for lane, series in (("cpu", [1.5, 1.5, 2.0, 6.0]), ("cpu1", [1.0, 1.1, 1.3, 9.0]))
+# each batch size 1.5-2x from equal (one run's, beyond the rule's floor for a noise nothing measured).
+CURVE = [row(lane, b, ms) for lane, series in (("cpu", [2.0, 2.2, 2.6, 6.0]), ("cpu1", [1.0, 1.1, 1.3, 12.0]))
          for b, ms in zip((1, 8, 64, 512), series)]
 
 
@@ -52,7 +52,7 @@ def test_training_and_predict_points_are_never_crossed(tmp_path, capsys):
     assert " units" in train_part and "samples per batch" not in train_part
     back = SweepRow.from_csv_row(dict(zip(path.read_text().splitlines()[0].split(","),
                                           path.read_text().splitlines()[1].split(","))))
-    assert back.task == "predict" and back.p99_ms == pytest.approx(2.25)
+    assert back.task == "predict" and back.p99_ms == pytest.approx(3.0)
 
 
 def test_a_predict_sweep_along_batch_size_says_what_analyze_of_its_file_says(tmp_path, capsys, scripted_pool):

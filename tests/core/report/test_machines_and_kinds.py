@@ -33,8 +33,9 @@ def write(path: Path, rows: list[SweepRow], machine: str | None) -> str:
 
 
 def width_sweep(path: Path, machine: str | None = "vm", series: dict | None = None, widths=WIDTHS) -> str:
-    """An MLP of 2 hidden layers at batch 128: cpu1 faster at small widths, cpu above about 140 units."""
-    series = series or {"cpu": [1.0, 1.2, 2.0, 5.0, 20.0], "cpu1": [0.5, 0.9, 2.5, 9.0, 40.0]}
+    """An MLP of 2 hidden layers at batch 128: cpu1 faster at small widths, cpu above about 140 units (each width
+    1.7x or more from equal: beyond the rule's floor for a sweep measured once)."""
+    series = series or {"cpu": [1.0, 1.2, 2.0, 5.0, 20.0], "cpu1": [0.5, 0.6, 3.42, 9.0, 40.0]}
     rows = [SweepRow(lane, "CPU", w, 0, 250_000 * w, 128, ms, ms * 0.97, ms * 1.03, 100, layers=2)
             for lane, mss in series.items() for w, ms in zip(widths, mss)]
     return write(path, rows, machine)
@@ -44,7 +45,7 @@ def saved_sweep(path: Path, machine: str | None = "vm") -> str:
     """A saved model's sweep as `sweep --model mine.keras` writes it: width 0 (NO_WIDTH), family "saved
     mine.keras", its own 6 layers, along batch size: cpu1 faster at batch 1, equal from 4 to 16, cpu from 128.
     Each floor is a hair above its step, so the floor notes speak too."""
-    series = {"cpu": [2.0, 2.0, 2.2, 4.0, 20.0], "cpu1": [1.0, 2.01, 2.2, 6.0, 40.0]}
+    series = {"cpu": [2.0, 2.0, 2.2, 4.0, 20.0], "cpu1": [1.0, 2.01, 2.2, 8.0, 40.0]}
     rows = [SweepRow(lane, "CPU", 0, 5000, 1_000_000 * b, b, ms, ms * 0.97, ms * 1.03, 100, layers=6,
                      family="saved mine.keras", floor_ms=ms * 1.01)
             for lane, mss in series.items() for b, ms in zip(BATCHES, mss)]

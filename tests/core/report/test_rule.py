@@ -55,7 +55,7 @@ def test_a_range_too_close_to_call_answers_none_with_that_reason(tmp_path):
     path.write_text(sweep_rows_text(rows))
     rule = make_rule([str(path)])
     tie = decide(rule, 64_000)
-    assert tie.lane is None and "too close to call" in tie.reason and "equal within noise" in tie.reason
+    assert tie.lane is None and "too close to call" in tie.reason and "a difference of up to" in tie.reason
     assert choose(rule, 1_024_000) == "cpu1"  # measured faster at the last width
     gap = decide(rule, 500_000)
     assert gap.lane is None and "not measured between 256 and 1,024 units" in gap.reason

@@ -42,9 +42,10 @@ def test_one_crossing_is_found_and_refined_within_the_tolerance(seed):
     assert c.width_lo <= 600 <= c.width_hi and tight(c.width_lo, c.width_hi)
     assert c.width_lo <= c.width <= c.width_hi
     assert c.flops_per_batch == pytest.approx(ModelSpec((round(c.width),)).flops_per_batch(128), rel=0.01)
-    # It aims: a handful of widths, all inside the first bracket, instead of a dense sweep.
+    # It aims: a dozen widths at most, all inside the first bracket, instead of a dense sweep (points measured once
+    # stand on the rule's unmeasured floor, so a tight bracket takes a few more than it did: issue 57).
     added = [w for w, _level in fake.calls[3:]]
-    assert 1 <= len(added) <= 6 and all(256 < w < 2048 for w in added)
+    assert 1 <= len(added) <= 12 and all(256 < w < 2048 for w in added)
     assert r.widths == tuple(w for w, _ in fake.calls) and r.spent_s == fake.now
 
 
