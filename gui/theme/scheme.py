@@ -26,6 +26,7 @@ PRESENTATION_KEY = "view/presentation"
 # least TICK_PX tall (9 px at 1600×1000 before), and the headline is set large.
 PRESENTATION_SCALE = 1.6
 TICK_PX = 20
+LEGEND_SIZE, LEGEND_PRESENTING = "9pt", "15pt"  # a plot's legend entries (pyqtgraph's default, and for a room)
 PRESENTATION_SHEET = """
 QLabel#verdictLabel { font-size: 30px; }
 QLabel#hintLabel { font-size: 17px; }
@@ -110,9 +111,13 @@ def style_plot(plot: pg.PlotWidget, colors: SchemeColors) -> None:
         axis.setPen(colors.axis)
         axis.setTextPen(colors.text)
     if item.legend is not None:
+        # A room's size while presenting; back to the default after, but a slide's own size (SweepPlot) is kept.
+        now = item.legend.opts.get("labelTextSize")
+        size = LEGEND_PRESENTING if presenting() else LEGEND_SIZE if now == LEGEND_PRESENTING else now
         item.legend.setLabelTextColor(colors.text)  # for entries added later: those there keep their colour…
+        item.legend.setLabelTextSize(size)
         for _sample, label in item.legend.items:
-            label.setText(label.text, color=colors.text)  # …until drawn again
+            label.setText(label.text, color=colors.text, size=size)  # …until drawn again
         item.legend.setBrush(pg.mkBrush(*colors.label_fill))
     if item.titleLabel.text:
         item.titleLabel.setText(item.titleLabel.text, color=colors.text)
