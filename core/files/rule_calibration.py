@@ -115,7 +115,7 @@ def design_rate(widths: int, passes: int, rechecked: bool, files: int, path: Pat
     factor of 1.5, else the design is not calibrated: None)."""
     rows = [r for r in _designs(str(path or calibration_path()))
             if r.design == design_of(passes, rechecked) and r.files == min(files, 2)]
-    if not rows or widths < 2:
+    if not rows or widths < 1:
         return None
     best = min(rows, key=lambda r: abs(math.log(r.widths / widths)))
     return best if max(best.widths, widths) / min(best.widths, widths) <= 1.5 else None

@@ -186,9 +186,10 @@ def design_words(v: PairVerdict) -> str:
     row = design_rate(len(v.widths), passes, rechecked, files)
     here = here_words()
     if row is not None:
-        return (f", {fmt_num(100 * row.false_lead, 2)}% measured for this design (95%: "
+        more = row.false_lead > v.alpha  # honest where noise the rule does not model beat its design
+        return (f"{', but' if more else ','} {fmt_num(100 * row.false_lead, 2)}% measured for this design (95%: "
                 f"{fmt_num(100 * row.lo, 2)}–{fmt_num(100 * row.hi, 2)}%, the worst noise model of the calibration, "
-                f"{row.worst_noise}; {row.source}){here}")
+                f"{row.worst_noise}{': more than it is designed for' if more else ''}; {row.source}){here}")
     problem = calibration_problem()
     if problem:  # a damaged calibration file is named as the fault, not left to look like the user's own file's
         return f", not measured (the rule's calibration cannot be used: {problem})"
