@@ -4,6 +4,7 @@ the profile in turn.
 
     .venv/bin/python benchmarks/profile_accuracy.py --out docs/results/cpu-2026-12-06 [--lanes cpu,cpu1,jax:cpu,jax:cpu1]
     .venv/bin/python benchmarks/profile_accuracy.py --out DIR --analyze-only   # again, from the files DIR holds
+    .venv/bin/python benchmarks/profile_accuracy.py --rescore DIR   # the predictor before and after, measuring nothing
 
 Measuring: held-out sweeps (DIR/held-out/a/: depths, widths and batch sizes between those the profile measures, each
 family, every point once, each as a user runs `sweep`, with the profile's steady steps and time per point), then
@@ -17,6 +18,14 @@ and ±25% of the measured time, the median error, how many fell inside their 95%
 counted as predictions); and per pair of lanes, the predicted crossing against the measured one (the one rule's
 range, core/analysis/points.py Crossover). The machine's load is printed before and after each part: a busy machine
 moves every figure. A folder of an older run, one pass in DIR/held-out/, is read as one pass.
+
+Rescoring (--rescore DIR) measures nothing: it builds the profile again from the sweeps stored in
+DIR/profile-here-sweeps/ and scores two predictors on the stored held-out points, the cost line alone (every line
+`fit_line(..., models=(LINE,))`, as `predict` was before the families' terms) and the model each line chooses
+(core/analysis/prediction.py), per lane and family: the share within ±10% and ±25%, the median and mean error, how
+many fell inside their 95% interval; each line's chosen terms with what they cost; and each point before and after.
+It checks first that the cost line alone gives the predictions DIR/profile-accuracy.json stored, and writes
+DIR/rescore.txt.
 """
 from __future__ import annotations
 
@@ -102,6 +111,7 @@ def summarise(errors: list[dict]) -> dict:
     return {"predictions": len(inside), "extrapolations": len(errors) - len(inside),
             "within_10": within(rel, BOUNDS[0]), "within_25": within(rel, BOUNDS[1]),
             "median_error": statistics.median(rel) if rel else None,
+            "mean_error": statistics.fmean(rel) if rel else None,
             "in_interval": sum(e["in_interval"] for e in inside) / len(inside) if inside else None,
             "extrapolation_median_error": statistics.median(abs(e["error"]) for e in errors if e["outside"])
             if len(errors) > len(inside) else None}
@@ -111,15 +121,12 @@ def share(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
-def analyze_here(out: Path) -> tuple[list[str], dict]:
-    from crossover_lab.core.analysis.crossings import analyze_points
-    from crossover_lab.core.families import kind_word
-    from crossover_lab.core.analysis.prediction import crossing, predict
-    from crossover_lab.core.files.profile import read_profile
+def read_held_out(out: Path) -> tuple[list[Path], list, list[dict]]:
+    """The held-out folders of `out` (its passes), each held-out point once with its measured time (the geometric
+    mean of its passes' medians; a point one pass lacks: the other's), and per point measured twice the log ratio
+    of pass b to pass a."""
     from crossover_lab.core.files.sweeps import read_sweep_rows
-    from crossover_lab.core.words.profile import outside_words
 
-    profile = read_profile(out / "profile-here.json")
     passes = [out / "held-out" / name for name in PASSES if (out / "held-out" / name).is_dir()] or [out / "held-out"]
     by_pass: list[dict[tuple, object]] = []
     for folder in passes:
@@ -131,7 +138,6 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
                     if r.status == "completed" and r.median_ms > 0:
                         got[(r.lane, r.family, r.layers, r.batch_size, r.width)] = r
         by_pass.append(got)
-    # A point's measured time: the geometric mean of its passes' medians (a point one pass lacks: the other's).
     rows, repeat = [], []
     for key in sorted(set().union(*by_pass), key=str):
         measured = [p[key] for p in by_pass if key in p]
@@ -140,6 +146,18 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
         if len(measured) == 2:
             repeat.append({"lane": key[0], "family": key[1],
                            "log_ratio": math.log(measured[1].median_ms / measured[0].median_ms)})
+    return passes, rows, repeat
+
+
+def analyze_here(out: Path) -> tuple[list[str], dict]:
+    from crossover_lab.core.analysis.crossings import analyze_points
+    from crossover_lab.core.families import kind_word
+    from crossover_lab.core.analysis.prediction import crossing, predict
+    from crossover_lab.core.files.profile import read_profile
+    from crossover_lab.core.words.profile import outside_words
+
+    profile = read_profile(out / "profile-here.json")
+    passes, rows, repeat = read_held_out(out)
     errors, by_point = [], {}
     for r in rows:
         lane = profile.lane(r.lane)
@@ -274,12 +292,204 @@ def analyze_h200() -> tuple[list[str], dict]:
     return lines, {"h200_seeds": out}
 
 
+def stored_profile(out: Path) -> tuple[object, str]:
+    """The profile made again from the sweeps stored beside it (`out`/profile-here-sweeps/, in the order the stored
+    profile names them), or the stored profile where they are not all there; and which of the two it is."""
+    from crossover_lab.core.files.profile import profile_from_files, read_profile
+
+    stored = read_profile(out / "profile-here.json")
+    sweeps = out / "profile-here-sweeps"
+    paths = [str(sweeps / name) for name in stored.sources if (sweeps / name).is_file()]
+    if not paths or len(paths) < len(stored.sources):
+        return stored, "profile-here.json (its sweeps are not all stored)"
+    made, _ = profile_from_files(paths, stored.name, stored.command, stored.made_at)
+    return made, f"its {len(paths)} sweeps in profile-here-sweeps/ ({', '.join(stored.sources)})"
+
+
+def cost_line_alone(lane) -> list:
+    """The lane's lines with the cost line alone (fixed + per layer + FLOPs), as `predict` was before the families'
+    terms: the 'before' of a rescoring."""
+    from crossover_lab.core.analysis.prediction import LINE, fit_line
+
+    refit = (fit_line(x.kind, x.task, x.batch_size, x.points, x.noise_log_sd, models=(LINE,)) for x in lane.lines)
+    return [x for x in refit if x is not None]
+
+
+def chosen_models(lane) -> list:
+    """The lane's lines as a profile reads them: each with the model its points support."""
+    return list(lane.lines)
+
+
+def score(profile, rows: list, lines_of) -> list[dict]:
+    """Each held-out row that its lane's lines (`lines_of(lane)`) give a figure for: measured, predicted, the
+    relative error, the interval and whether the measurement fell inside it, whether it is an extrapolation."""
+    from crossover_lab.core.analysis.prediction import predict
+
+    out = []
+    for r in rows:
+        lane = profile.lane(r.lane)
+        if lane is None:
+            continue
+        p = predict(lines_of(lane), r.family, r.task, r.batch_size, r.flops_per_batch / r.batch_size, r.layers)
+        if p.refused:
+            continue
+        out.append({"lane": r.lane, "family": r.family, "width": r.width, "layers": r.layers, "batch": r.batch_size,
+                    "measured_ms": r.median_ms, "predicted_ms": p.ms, "lo": p.lo if p.has_interval else None,
+                    "hi": p.hi if p.has_interval else None, "error": p.ms / r.median_ms - 1,
+                    "in_interval": p.contains(r.median_ms), "outside": "; ".join(o.what for o in p.outside),
+                    "model": " and ".join("+".join(map(str, x.terms)) for x in p.lines)})
+    return out
+
+
+def neighbours(lane, kind: str, task: str, batch: int, layers: int, width: int) -> tuple[float, float] | None:
+    """The medians the profile measured at the nearest width below and above `width` (same kind, task, batch size
+    and depth): a model whose time grows with size and passes near its own points predicts between them."""
+    line = next((x for x in lane.lines if x.kind == kind and x.task == task and x.batch_size == batch), None)
+    if line is None:
+        return None
+    same = [p for p in line.points if p.layers == layers]
+    below = [p for p in same if p.width < width]
+    above = [p for p in same if p.width > width]
+    if not below or not above:
+        return None
+    return max(below, key=lambda p: p.width).ms, min(above, key=lambda p: p.width).ms
+
+
+def _term_words(line) -> str:
+    """What a line's chosen terms cost over all its points, each ± its jackknife standard error."""
+    units = {"fixed": (1.0, "ms"), "layer": (1.0, "ms per layer"), "flops": (1e9, "ms per GFLOP"),
+             "bytes": (1e6, "ms per MB")}
+    parts = []
+    for t in line.term_fits():
+        factor, unit = units[t.term.value]
+        se = f" ± {t.se * factor:.2g}" if math.isfinite(t.se) else ""
+        parts.append(f"{t.term.value} {t.ms_per_unit * factor:.3g}{se} {unit}")
+    return "; ".join(parts)
+
+
+def rescore(out: Path) -> tuple[list[str], dict]:
+    """The cost line alone and the chosen models, scored on the held-out points stored in `out`, measuring nothing
+    (see the module's docstring); the text's lines and the figures."""
+    profile, made_from = stored_profile(out)
+    passes, rows, _ = read_held_out(out)
+    before, after = score(profile, rows, cost_line_alone), score(profile, rows, chosen_models)
+    key = ("lane", "family", "layers", "batch", "width")
+    lines = [f"# offline: stored measurements re-scored, nothing measured. The profile made again from {made_from}; "
+             f"{len(rows)} held-out points, each the geometric mean of its {len(passes)} stored passes",
+             "# before: every line the cost line alone (fixed + per layer + FLOPs); after: each line the simplest "
+             "model its points support, by leave-one-out on its own points (core/analysis/prediction.py)"]
+    reproduced = {}
+    stored_path = out / "profile-accuracy.json"
+    stored = json.loads(stored_path.read_text()) if stored_path.is_file() else {}
+    then = {tuple(e[k] for k in key): e for e in stored.get("points", [])}
+    apart = [abs(e["predicted_ms"] / then[tuple(e[k] for k in key)]["predicted_ms"] - 1)
+             for e in before if tuple(e[k] for k in key) in then]
+    if apart:  # a folder whose run stored its predictions: the 'before' must give them back
+        table_then = stored.get("summary", {})
+        differ = []
+        for group, figures in summarise_groups(before).items():
+            old = table_then.get(group)
+            for name in ("within_10", "within_25", "median_error", "in_interval"):
+                if old is None or old.get(name) is None or figures[name] is None \
+                        or round(100 * old[name]) != round(100 * figures[name]):
+                    differ.append(f"{group} {name}")
+        reproduced = {"points": len(apart), "of": len(then), "largest_difference": max(apart) if apart else None,
+                      "table_differences": differ}
+        lines.append(f"# before reproduces the stored run's predictions (profile-accuracy.json): {len(apart)} of "
+                     f"{len(then)} points, the largest difference {100 * max(apart):.2g}%; its table "
+                     + ("equal to the percent in every figure" if not differ else f"differs in {', '.join(differ)}"))
+    table_before, table_after = summarise_groups(before), summarise_groups(after)
+    lines.append("# per lane and family, before → after: the share within ±10% and ±25% of the measured time, the "
+                 "median and mean error, the share inside their 95% interval; the model each line chose, with its "
+                 "leave-one-out error on the profile's points (the cost line's → the chosen model's)")
+    header = (f"{'lane':>9} {'family':<20} {'n':>3}  {'±10%':>11}  {'±25%':>11}  {'median':>11}  {'mean':>11}  "
+              f"{'in 95%':>11}  model")
+    lines.append(header)
+    rows_of_table = []
+    for group, b in table_before.items():
+        a = table_after[group]
+        lane_name, family = group.split("/", 1)
+        models = ""
+        lane = profile.lane(lane_name)
+        if family != "all" and lane is not None:
+            chosen = [x for x in lane.lines if x.kind == family]
+            models = ", ".join(f"b{x.batch_size} {'+'.join(map(str, x.terms))} ({share(x.line_loo_log_sd)} → "
+                               f"{share(x.loo_log_sd)})" for x in chosen)
+        cells = [f"{share(b[k]):>4} → {share(a[k]):>4}" for k in ("within_10", "within_25", "median_error",
+                                                                   "mean_error", "in_interval")]
+        rows_of_table.append(f"{lane_name:>9} {family:<20} {b['predictions']:>3}  " + "  ".join(cells)
+                             + f"  {models}".rstrip())
+    b, a = summarise(before), summarise(after)
+    cells = [f"{share(b[k]):>4} → {share(a[k]):>4}" for k in ("within_10", "within_25", "median_error", "mean_error",
+                                                               "in_interval")]
+    rows_of_table.append(f"{'all lanes':>9} {'all':<20} {b['predictions']:>3}  " + "  ".join(cells))
+    lines += rows_of_table
+    lines.append("# what each line's chosen terms cost, fitted to all its points alike (± jackknife standard error)")
+    for lane in profile.lanes:
+        for x in lane.lines:
+            lines.append(f"{lane.lane:>9} {x.kind:<20} b{x.batch_size:<4} {'+'.join(map(str, x.terms)):<24} "
+                         f"{_term_words(x)}")
+    lines.append("# each held-out point: lane, family, layers, batch, width: measured → before (error), after "
+                 "(error, 95% interval); where the profile measured widths on both sides, the medians there (a "
+                 "measurement outside them is one no model growing with size can reach from the profile's points)")
+    after_of = {tuple(e[k] for k in key): e for e in after}
+    outside_both = 0
+    for b in before:
+        a = after_of[tuple(b[k] for k in key)]
+        interval = f"95% {a['lo']:.3g}–{a['hi']:.3g}" if a["lo"] is not None else f"no interval ({a['outside']})"
+        lane = profile.lane(b["lane"])
+        near = neighbours(lane, b["family"], "train", b["batch"], b["layers"], b["width"]) if lane else None
+        beside = ""
+        if near is not None:
+            lo, hi = min(near), max(near)
+            off = b["measured_ms"] / hi - 1 if b["measured_ms"] > hi else b["measured_ms"] / lo - 1 \
+                if b["measured_ms"] < lo else 0.0
+            outside_both += off != 0.0
+            beside = f"; the profile's neighbours {near[0]:.3g} and {near[1]:.3g} ms" + (
+                f", the measurement {100 * off:+.0f}% beyond them" if off else "")
+        lines.append(f"{b['lane']:>9} {b['family']:<20} L{b['layers']} b{b['batch']:<4} w{b['width']:<5} "
+                     f"{b['measured_ms']:8.3g} → {b['predicted_ms']:8.3g} ({100 * b['error']:+4.0f}%), "
+                     f"{a['predicted_ms']:8.3g} ({100 * a['error']:+4.0f}%, {interval}){beside}")
+    bracketed = sum(1 for b in before if (lane := profile.lane(b["lane"])) is not None and neighbours(
+        lane, b["family"], "train", b["batch"], b["layers"], b["width"]) is not None)
+    lines.append(f"# {outside_both} of the {bracketed} held-out points between two widths the profile measured lie "
+                 "beyond both of the profile's medians there")
+    return lines, {"made_from": made_from, "reproduced": reproduced, "before": table_before, "after": table_after,
+                   "table": rows_of_table,
+                   "points_before": before, "points_after": after, "beyond_neighbours": outside_both,
+                   "between_neighbours": bracketed}
+
+
+def summarise_groups(errors: list[dict]) -> dict[str, dict]:
+    """`summarise` per lane and family ("cpu/cnn"), and per lane over all its families ("cpu/all")."""
+    table = {}
+    for lane in sorted({e["lane"] for e in errors}):
+        for family in sorted({e["family"] for e in errors}) + ["all"]:
+            group = [e for e in errors if e["lane"] == lane and (family == "all" or e["family"] == family)]
+            if group:
+                table[f"{lane}/{family}"] = summarise(group)
+    return table
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--lanes", default="cpu,cpu1,jax:cpu,jax:cpu1")
     parser.add_argument("--analyze-only", action="store_true")
+    parser.add_argument("--rescore", type=Path, metavar="DIR",
+                        help="score the predictor before and after on a stored folder's held-out points, measuring "
+                             "nothing; writes DIR/rescore.txt")
     args = parser.parse_args()
+    if args.rescore is not None:
+        shown = args.rescore.resolve()
+        shown = shown.relative_to(ROOT) if shown.is_relative_to(ROOT) else shown
+        lines, _ = rescore(args.rescore)
+        text = "\n".join([f"# .venv/bin/python benchmarks/profile_accuracy.py --rescore {shown}"] + lines) + "\n"
+        print(text, end="")
+        (args.rescore / "rescore.txt").write_text(text)
+        return 0
+    if args.out is None:
+        parser.error("give --out DIR to measure (or analyse) there, or --rescore DIR")
     from crossover_lab.core.json_data import json_clean
     begun = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}, {load()}"
     if not args.analyze_only:

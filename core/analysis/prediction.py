@@ -1,42 +1,88 @@
-"""A step's time on a lane one has not got, predicted from a device profile's points, with an interval that comes
-from the profile's own fit error and noise; and where two lanes' predicted times cross.
+"""A step's time on a lane one has not got, predicted from a device profile's points by a cost model of the model's
+family, with an interval from that model's own error on the profile's points; and where two lanes' predicted times
+cross.
 
 A line is one lane's points of one kind of model, task and batch size (a profile keeps the points; every reader
-fits them again, so a prediction is always what its points say). It predicts with the project's cost model, a fixed
-cost per step plus FLOPs over a throughput (core/analysis/fits.py), with a cost per layer beside it where the line
-measured more than one depth, fitted locally: each point weighs by how near its FLOPs lie to the model's, on a
-Gaussian kernel of BANDWIDTH in log FLOPs (real lanes bend away from one straight line over three decades of size:
-caches, kernel choice, thread pools). BANDWIDTH was chosen among 0.7, 1.0 and 1.5 on the H200 results' files; the
-accuracy benchmark here (benchmarks/profile_accuracy.py) is its check on models no line was built from.
+fits them again, so a prediction is always what its points say). Its cost model is a sum of what a step pays, each
+term ≥ 0 (non-negative least squares in relative error, core/analysis/special.py):
 
-How far a line misses a model it was not fitted to is measured on the line itself: each point left out in turn is
-predicted from the others (leave-one-out), and the RMS of those log errors is the line's error. A measurement on
-another day scatters by the lane's run-to-run noise besides (never taken below the rule's ±5% floor,
-core/analysis/significance.py), so the 95% interval is
+    ms = fixed + per layer · layers + FLOPs / throughput [+ bytes moved / bandwidth]
+
+the fixed cost per step; a cost per layer of the family's kind (a dense layer, a conv block, a recurrent layer's
+step along the sequence, an attention block) where the line measured more than one depth; the FLOPs over a
+throughput (the compute side of a roofline); and the bytes a step moves (its memory side: weights read and updated,
+activations written and read back, their gradients), counted from the family's own arithmetic (`shape`, beside the
+code that counts FLOPs: core/families.py, ModelSpec's for the MLP), so an old profile, which keeps only width,
+depth, FLOPs and ms, reads as it did. Each line takes the simplest of MODELS that its points support: each point
+left out in turn is predicted from the others (leave-one-out), and a model with more terms is taken only where its
+mean squared log error lies more than one standard error below the simpler one's (the one-standard-error rule: with
+five to twelve points a line, a lower error by less than that is as likely luck as a term that matters). Without the
+bytes (a kind that is none of Crossover's families, a line across batch sizes) a line is the cost line: fixed + per
+layer + FLOPs.
+
+Every term is fitted locally: each point weighs by how near its FLOPs lie to the model's, on a Gaussian kernel of
+BANDWIDTH in log FLOPs (real lanes bend away from one straight line over three decades of size: caches, kernel
+choice, thread pools). BANDWIDTH was chosen among 0.7, 1.0 and 1.5 on the H200 results' files; the accuracy
+benchmark here (benchmarks/profile_accuracy.py, and its --rescore of stored folders) is its check on models no line
+was built from.
+
+How far a line misses a model it was not fitted to is the chosen model's leave-one-out error: the RMS of the log
+errors with which the others predict each point. A measurement on another day scatters by the lane's run-to-run
+noise besides (never taken below the rule's ±5% floor, core/analysis/significance.py), so the 95% interval is
 
     predicted × exp(± t(0.975, n − p) · √(loo² + noise²))
 
-over n points and p parameters. A line of fewer than MIN_POINTS points gives no interval; a model outside what the
-line measured (another kind of model, another batch size, a depth or FLOPs far from those measured) gets its figure
-said as an extrapolation, without an interval, never as a prediction like the others.
+over n points and the model's p terms. A line of fewer than MIN_POINTS points gives no interval; a model outside what
+the line measured (another kind of model, another batch size, a depth or FLOPs far from those measured) gets its
+figure said as an extrapolation, without an interval, never as a prediction like the others.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
 from .special import nnls
 from .special import stdtrit
 
+from .. import families
+from ..config import CLASSES, INPUT_DIM
+from ..families import GATES, MLP_RATIO, SIDE, Family, ModelKind
 from .fits import CostFit, fit_cost_model
 from .significance import PRIOR_NOISE
 
 MIN_POINTS = 5  # a line's leave-one-out error needs four points left to fit each time; its t, two dof or more
+MIN_DOF = 2  # a model of p terms is tried only on a line of p + 2 points or more: its t needs two dof
 BANDWIDTH = 1.5  # the local fit's kernel, in natural log of FLOPs: a point 4.5 times larger or smaller weighs 61%
 FAR = 4.0  # FLOPs per step beyond 4× the largest measured (or below a quarter of the smallest): an extrapolation
 Z95 = 0.975
+FLOAT_BYTES = 4  # float32, as every lane trains
+# How often a step touches each weight and each activation, as a roofline counts it. Training: a weight is read
+# forward and backward and its gradient accumulated at every use, then Adam reads the weight, its gradient and two
+# moments and writes three back; an activation is written forward and read backward, its gradient written and read.
+# A forward call reads each weight at each use and writes each activation for the next layer to read.
+WEIGHT_TOUCHES = {"train": (3, 7), "predict": (1, 0)}  # (per use, per step)
+ACTIVATION_TOUCHES = {"train": 4, "predict": 2}
+
+
+class Term(str, Enum):
+    """One thing a step pays for, as the cost model fits it (ms per unit, ≥ 0)."""
+
+    FIXED = "fixed"  # per step, whatever the model: dispatch, the optimizer's launch, feeding a batch
+    LAYER = "layer"  # per layer of the family's kind (a recurrent layer counts each of its steps)
+    FLOPS = "flops"  # per FLOP: one over the lane's throughput, a roofline's compute side
+    BYTES = "bytes"  # per byte a step moves: one over its bandwidth, a roofline's memory side
+
+    def __str__(self) -> str:
+        return self.value
+
+
+LINE = (Term.FIXED, Term.LAYER, Term.FLOPS)  # the project's cost line (core/analysis/fits.py), a cost per layer beside
+MEMORY = (*LINE, Term.BYTES)
+MODELS = (LINE, MEMORY)  # simplest first: a line takes the first its points support (`choose`)
 
 
 @dataclass(frozen=True)
@@ -49,32 +95,174 @@ class LinePoint:
     ms: float
 
 
-def _local_coefficients(points: Sequence[LinePoint], flops: float, by_depth: bool) -> np.ndarray:
-    """(fixed ms, ms per layer, ms per FLOP), each ≥ 0, fitted to `points` in relative error, each point weighed by
-    the kernel around `flops`."""
-    f = np.array([p.flops for p in points])
-    ms = np.array([p.ms for p in points])
-    layers = np.array([p.layers for p in points], dtype=float) if by_depth else np.zeros(len(points))
-    x = np.column_stack([np.ones(len(points)), layers, f])
-    w = np.sqrt(np.exp(-(np.log(f) - math.log(flops)) ** 2 / (2 * BANDWIDTH ** 2)))
-    a = x / ms[:, None] * w[:, None]
+@dataclass(frozen=True)
+class Shape:
+    """What a step of a model pays beside its FLOPs, from its family's arithmetic: the layers of its kind (a recurrent
+    layer's steps along the sequence counted one by one) and the bytes it moves (NaN where the kind is none of
+    Crossover's families, or the line's batch size is not one number)."""
+
+    flops: float  # per step
+    layer_ops: float
+    bytes: float
+
+    def column(self, term: Term) -> float:
+        return {Term.FIXED: 1.0, Term.LAYER: self.layer_ops, Term.FLOPS: self.flops, Term.BYTES: self.bytes}[term]
+
+
+def _family(kind: str) -> tuple[str, str, int] | None:
+    """(family, cell, heads) of a kind's text ("lstm", "transformer 4 heads"); None for another kind."""
+    k = ModelKind.parse(kind)
+    if k.family not in families.FAMILIES:
+        return None
+    heads = 4
+    if k.family == Family.TRANSFORMER:
+        word = k.detail.split(" ")[0]
+        if not word.isdigit() or int(word) < 1:
+            return None
+        heads = int(word)
+    return str(k.family), k.base if k.family == Family.RNN else "lstm", heads
+
+
+def _counts(family: str, cell: str, heads: int, width: int, layers: int, forward: bool) -> tuple[int, int, int, int]:
+    """A model of `layers` layers each `width` wide: FLOPs per sample (as the project counts them), trainable
+    parameters, activation values per sample that a step keeps, and how often each weight is used per step."""
+    widths = (width,) * layers
+    if family == Family.MLP:  # ModelSpec.flops_per_batch and .params (core/config.py)
+        sizes = (INPUT_DIM, *widths, CLASSES)
+        flops = sum((2 if forward else 4 if i == 0 else 6) * a * b for i, (a, b) in enumerate(zip(sizes, sizes[1:])))
+        return flops, sum(a * b + b for a, b in zip(sizes, sizes[1:])), sum(sizes[1:]), 1
+    flops = families.flops_per_sample(family, widths, cell, heads, forward)
+    params = families.params(family, widths, cell, heads)
+    if family == Family.CNN:  # each block's conv output, and its pooled map where it pools
+        side, values = SIDE, 0
+        for _ in widths:
+            values += width * side * side
+            if side >= 4:
+                side //= 2
+                values += width * side * side
+        return flops, params, values + CLASSES, 1
+    if family == Family.RNN:  # each step keeps its gates, its cell and its hidden state; the weights serve each step
+        return flops, params, layers * SIDE * width * (GATES[cell] + 2) + CLASSES, SIDE
+    # A transformer: the tokens' projection; per block queries, keys, values, the heads' output and its projection,
+    # two norms, the MLP's hidden and output values, and the attention scores before and after their softmax.
+    per_block = SIDE * width * (3 + 1 + 1 + 2 + MLP_RATIO + 1) + 2 * heads * SIDE * SIDE
+    return flops, params, SIDE * width + layers * per_block + width + CLASSES, 1
+
+
+def _bytes(family: str, cell: str, heads: int, width: int, layers: int, task: str, batch: int) -> tuple[float, float]:
+    """(FLOPs per sample, bytes moved per step) of the model `width` wide."""
+    flops, params, values, uses = _counts(family, cell, heads, width, layers, task == "predict")
+    per_use, per_step = WEIGHT_TOUCHES[task]
+    moved = params * (per_use * uses + per_step) + values * batch * ACTIVATION_TOUCHES[task]
+    return float(flops), float(FLOAT_BYTES * moved)
+
+
+def shape(kind: str, task: str, batch_size: int, flops: float, layers: int) -> Shape:
+    """What a step of `flops` FLOPs of a `layers`-deep model of `kind` pays beside them. The width is the one at
+    which a model of equal layers has those FLOPs (exactly the width measured for Crossover's own models; between
+    two whole widths the bytes are interpolated, for a model of unequal widths), so a profile's points need no more
+    than they hold."""
+    found = _family(kind)
+    recurrent = found is not None and found[0] == Family.RNN
+    ops = float(layers * SIDE if recurrent else layers)
+    if found is None or batch_size < 1 or layers < 1 or task not in WEIGHT_TOUCHES or not flops > 0:
+        return Shape(flops, ops, math.nan)
+    family, cell, heads = found
+    target = flops / batch_size
+
+    def at(w: int) -> tuple[float, float]:
+        return _bytes(family, cell, heads, w, layers, task, batch_size)
+
+    lo, hi = 1, 2
+    while at(hi)[0] < target and hi < 1 << 22:  # FLOPs grow with width: double, then halve the bracket
+        lo, hi = hi, 2 * hi
+    if at(lo)[0] >= target:
+        return Shape(flops, ops, at(lo)[1])
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if at(mid)[0] < target else (lo, mid)
+    (f0, b0), (f1, b1) = at(lo), at(hi)
+    share = min(max((target - f0) / (f1 - f0), 0.0), 1.0) if f1 > f0 else 0.0
+    return Shape(flops, ops, b0 + share * (b1 - b0))
+
+
+def terms_for(model: Sequence[Term], shapes: Sequence[Shape]) -> tuple[Term, ...]:
+    """The terms of `model` that `shapes` can fit: a cost per layer only where they hold more than one depth (else it
+    is the fixed cost again), the bytes only where every point's are known."""
+    out = []
+    for term in model:
+        if term == Term.LAYER and len({s.layer_ops for s in shapes}) < 2:
+            continue
+        if term == Term.BYTES and not all(math.isfinite(s.bytes) and s.bytes > 0 for s in shapes):
+            continue
+        out.append(term)
+    return tuple(out)
+
+
+def _coefficients(shapes: Sequence[Shape], ms: Sequence[float], terms: Sequence[Term],
+                  flops: float | None) -> np.ndarray:
+    """The terms' ms per unit, each ≥ 0, fitted to `ms` in relative error; each point weighed by the kernel around
+    `flops` (None: every point alike)."""
+    x = np.array([[s.column(t) for t in terms] for s in shapes], dtype=float)
+    y = np.asarray(ms, dtype=float)
+    f = np.array([s.flops for s in shapes])
+    w = (np.ones(len(shapes)) if flops is None
+         else np.sqrt(np.exp(-(np.log(f) - math.log(flops)) ** 2 / (2 * BANDWIDTH ** 2))))
+    a = x / y[:, None] * w[:, None]
     scale = np.abs(a).max(axis=0)
     scale[scale == 0] = 1.0
     c, _ = nnls(a / scale, w)
     return c / scale
 
 
-def local_ms(points: Sequence[LinePoint], flops: float, layers: int) -> float:
-    """The local fit's ms per step at `flops` and `layers`."""
-    by_depth = len({p.layers for p in points}) > 1
-    c = _local_coefficients(points, flops, by_depth)
-    return float(c[0] + c[1] * (layers if by_depth else 0) + c[2] * flops)
+def model_ms(shapes: Sequence[Shape], ms: Sequence[float], terms: Sequence[Term], at: Shape) -> float:
+    """The local fit's ms per step at `at`."""
+    c = _coefficients(shapes, ms, terms, at.flops)
+    return float(sum(ci * at.column(t) for ci, t in zip(c, terms)))
+
+
+def loo_errors(shapes: Sequence[Shape], ms: Sequence[float], terms: Sequence[Term]) -> list[float] | None:
+    """The log error with which the others predict each point (measured over predicted); None where one has no
+    positive prediction."""
+    errors = []
+    for i, s in enumerate(shapes):
+        predicted = model_ms([x for j, x in enumerate(shapes) if j != i], [m for j, m in enumerate(ms) if j != i],
+                             terms, s)
+        if not predicted > 0:
+            return None
+        errors.append(math.log(ms[i] / predicted))
+    return errors
+
+
+def choose(errors: Sequence[Sequence[float] | None]) -> int:
+    """Which of several models (simplest first, each with its leave-one-out errors on the same points, None where
+    it cannot be fitted) a line takes: the simplest whose mean squared error lies within one standard error of the
+    lowest one's (Breiman's one-standard-error rule)."""
+    mse = [float(np.mean(np.square(e))) if e else math.inf for e in errors]
+    best = int(np.argmin(mse))
+    lowest = errors[best]
+    if not lowest or not math.isfinite(mse[best]):
+        return 0
+    squares = np.square(lowest)
+    se = float(np.std(squares, ddof=1) / math.sqrt(len(squares))) if len(squares) > 1 else 0.0
+    return next(i for i, m in enumerate(mse) if m <= mse[best] + se)
+
+
+@dataclass(frozen=True)
+class TermFit:
+    """One term of a line's model over all its points (no kernel): ms per unit, and its jackknife standard error
+    (over the fits that leave each point out; NaN with fewer than MIN_POINTS)."""
+
+    term: Term
+    ms_per_unit: float
+    se: float
 
 
 @dataclass(frozen=True)
 class CostLine:
-    """One lane's points for one kind of model, task and batch size, with the line's own error (leave-one-out) and
-    its straight cost fit (intercept and throughput, for the words; predictions fit locally)."""
+    """One lane's points for one kind of model, task and batch size, with the cost model they support (`terms`), its
+    own error (leave-one-out) and the straight cost fit (intercept and throughput, for the words; predictions fit
+    locally)."""
 
     kind: str  # "mlp", "cnn", "lstm", "transformer 4 heads" (core/families.py kind_word)
     task: str  # train: ms per training step; predict: ms per forward call
@@ -82,7 +270,9 @@ class CostLine:
     points: tuple[LinePoint, ...]
     noise_log_sd: float  # the lane's run-to-run noise (SD of the logs of repeat medians); NaN where not measured
     fit: CostFit
-    loo_log_sd: float  # NaN with fewer than MIN_POINTS points
+    loo_log_sd: float  # the chosen model's; NaN with fewer than MIN_POINTS points
+    terms: tuple[Term, ...] = (Term.FIXED, Term.FLOPS)  # the chosen model's terms, as these points can fit them
+    line_loo_log_sd: float = math.nan  # the cost line's own (LINE), beside the chosen model's
 
     @property
     def n(self) -> int:
@@ -90,7 +280,7 @@ class CostLine:
 
     @property
     def parameters(self) -> int:
-        return 3 if len(self.layers) > 1 else 2
+        return len(self.terms)
 
     @property
     def flops_range(self) -> tuple[float, float]:
@@ -112,33 +302,51 @@ class CostLine:
             return math.nan
         return float(stdtrit(self.n - self.parameters, Z95)) * math.hypot(self.loo_log_sd, self.noise)
 
+    def shape(self, flops: float, layers: int) -> Shape:
+        return shape(self.kind, self.task, self.batch_size, flops, layers)
+
+    @cached_property  # a width found from FLOPs per point: found once, not at every width a map predicts
+    def shapes(self) -> tuple[Shape, ...]:
+        return tuple(self.shape(p.flops, p.layers) for p in self.points)
+
     def predict(self, flops: float, layers: int) -> float:
-        return local_ms(self.points, flops, layers)
+        return model_ms(self.shapes, [p.ms for p in self.points], self.terms, self.shape(flops, layers))
+
+    def term_fits(self) -> tuple[TermFit, ...]:
+        """The chosen model's terms fitted to all the points alike, each with its jackknife standard error: what
+        the lane pays per step, per layer, per FLOP and per byte, and how well its points pin each down."""
+        shapes, ms = self.shapes, [p.ms for p in self.points]
+        c = _coefficients(shapes, ms, self.terms, None)
+        se = np.full(len(self.terms), math.nan)
+        if self.n >= MIN_POINTS:
+            rest = np.array([_coefficients([s for j, s in enumerate(shapes) if j != i],
+                                           [m for j, m in enumerate(ms) if j != i], self.terms, None)
+                             for i in range(self.n)])
+            se = np.sqrt((self.n - 1) / self.n * np.sum((rest - rest.mean(axis=0)) ** 2, axis=0))
+        return tuple(TermFit(t, float(ci), float(s)) for t, ci, s in zip(self.terms, c, se))
 
 
 def fit_line(kind: str, task: str, batch_size: int, points: Sequence[LinePoint],
-             noise_log_sd: float = math.nan) -> CostLine | None:
-    """The line of `points`, with its leave-one-out error; None where they cannot make one (fewer than two
-    distinct FLOP counts, or no positive throughput in their straight fit)."""
+             noise_log_sd: float = math.nan, models: Sequence[Sequence[Term]] = MODELS) -> CostLine | None:
+    """The line of `points`, with the simplest of `models` its points support (`choose`) and that model's
+    leave-one-out error; None where they cannot make one (fewer than two distinct FLOP counts, or no positive
+    throughput in their straight fit). `models=(LINE,)` is the cost line alone, as every line was before the
+    family's terms."""
     pts = tuple(sorted(points, key=lambda p: (p.flops, p.width, p.layers)))
     fit = fit_cost_model([p.flops for p in pts], [p.ms for p in pts])
     if fit is None or not (fit.gflops > 0 and math.isfinite(fit.overhead_ms)):
         return None
-    return CostLine(kind, task, batch_size, pts, noise_log_sd, fit, loo_error(pts))
-
-
-def loo_error(points: Sequence[LinePoint]) -> float:
-    """The RMS of the log errors with which the others predict each point; NaN with fewer than MIN_POINTS."""
-    if len(points) < MIN_POINTS:
-        return math.nan
-    errors = []
-    for i, p in enumerate(points):
-        rest = [q for j, q in enumerate(points) if j != i]
-        predicted = local_ms(rest, p.flops, p.layers)
-        if not predicted > 0:
-            return math.nan
-        errors.append(math.log(p.ms / predicted))
-    return math.sqrt(sum(e * e for e in errors) / len(errors))
+    shapes = [shape(kind, task, batch_size, p.flops, p.layers) for p in pts]
+    ms = [p.ms for p in pts]
+    candidates = list(dict.fromkeys(terms_for(m, shapes) for m in models))
+    if len(pts) < MIN_POINTS:
+        return CostLine(kind, task, batch_size, pts, noise_log_sd, fit, math.nan, candidates[0])
+    errors = [loo_errors(shapes, ms, terms) if len(pts) - len(terms) >= MIN_DOF else None for terms in candidates]
+    chosen = choose(errors)
+    rms = [math.sqrt(float(np.mean(np.square(e)))) if e else math.nan for e in errors]
+    own = terms_for(LINE, shapes)
+    line_rms = rms[candidates.index(own)] if own in candidates else math.nan
+    return CostLine(kind, task, batch_size, pts, noise_log_sd, fit, rms[chosen], candidates[chosen], line_rms)
 
 
 @dataclass(frozen=True)

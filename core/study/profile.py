@@ -48,7 +48,10 @@ class ProfileSweep:
         return out
 
 
-PLAN = (  # a dense line per batch size: 8 points over three depths; the other families' lines 5 points each
+# A dense line per batch size: 8 points over three depths; the other families' lines 5 points each, the fewest on
+# which a line can weigh the bytes its steps move (three terms, and two degrees of freedom left for the t of its
+# interval: core/analysis/prediction.py MIN_DOF).
+PLAN = (
     ProfileSweep("mlp-2", "mlp", (32, 128, 512, 2048), 2, (32, 128, 512)),
     ProfileSweep("mlp-1", "mlp", (64, 512), 1, (32, 128, 512)),
     ProfileSweep("mlp-4", "mlp", (64, 512), 4, (32, 128, 512)),

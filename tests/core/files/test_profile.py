@@ -102,3 +102,30 @@ def test_each_h200_seed_left_out_of_the_profile_is_predicted_within_25_percent(s
                     config.model.flops_per_batch(1), len(config.model.widths))
         assert math.isfinite(p.ms) and not p.refused
         assert abs(p.ms / seed_ms(seed, lane) - 1) <= 0.25, (seed, lane, p.ms, seed_ms(seed, lane))
+
+
+def test_the_shipped_profiles_keep_the_cost_line_and_predict_as_before_the_families_terms():
+    """Their dense lines' points do not support a bytes term (core/analysis/prediction.py's rule): every line keeps
+    the cost line, and predicts what the cost line alone predicts."""
+    from crossover_lab.core.analysis.prediction import LINE, Term, fit_line
+
+    lines = [line for profile in shipped_profiles() for lane in profile.lanes for line in lane.lines]
+    assert len(lines) == 10
+    for line in lines:
+        assert Term.BYTES not in line.terms, (line.kind, line.batch_size)
+        alone = fit_line(line.kind, line.task, line.batch_size, line.points, line.noise_log_sd, models=(LINE,))
+        assert alone is not None and alone.terms == line.terms
+        for p in line.points:
+            assert line.predict(p.flops * 1.3, p.layers) == alone.predict(p.flops * 1.3, p.layers)
+
+
+def test_a_profile_of_every_family_reads_and_weighs_bytes_only_where_its_points_support_them():
+    from crossover_lab.core.analysis.prediction import Term
+
+    profile = read_profile(ROOT / "docs" / "results" / "cpu-2026-12-07" / "profile-accuracy" / "profile-here.json")
+    weighed = {(lane.lane, line.kind) for lane in profile.lanes for line in lane.lines if Term.BYTES in line.terms}
+    assert weighed == {("cpu", "cnn"), ("cpu1", "cnn"), ("jax:cpu1", "lstm")}
+    cnn = next(x for x in profile.lane("cpu1").lines if x.kind == "cnn")
+    assert cnn.loo_log_sd < cnn.line_loo_log_sd  # chosen for missing its own points by less
+    fits = {t.term: t for t in cnn.term_fits()}
+    assert set(fits) == {Term.FIXED, Term.FLOPS, Term.BYTES} and fits[Term.BYTES].ms_per_unit > 2 * fits[Term.BYTES].se
