@@ -38,6 +38,7 @@ figure said as an extrapolation, without an interval, never as a prediction like
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from enum import Enum
@@ -123,6 +124,7 @@ def _family(kind: str) -> tuple[str, str, int] | None:
     return str(k.family), k.base if k.family == Family.RNN else "lstm", heads
 
 
+@functools.lru_cache(maxsize=1 << 16)  # shape() searches widths by bisection: the same widths come back again and again
 def _counts(family: str, cell: str, heads: int, width: int, layers: int, forward: bool) -> tuple[int, int, int, int]:
     """A model of `layers` layers each `width` wide: FLOPs per sample (as the project counts them), trainable
     parameters, activation values per sample that a step keeps, and how often each weight is used per step."""
@@ -157,6 +159,7 @@ def _bytes(family: str, cell: str, heads: int, width: int, layers: int, task: st
     return float(flops), float(FLOAT_BYTES * moved)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # each point's shape is asked again by every fit that leaves another point out
 def shape(kind: str, task: str, batch_size: int, flops: float, layers: int) -> Shape:
     """What a step of `flops` FLOPs of a `layers`-deep model of `kind` pays beside them. The width is the one at
     which a model of equal layers has those FLOPs (exactly the width measured for Crossover's own models; between
@@ -221,9 +224,21 @@ def model_ms(shapes: Sequence[Shape], ms: Sequence[float], terms: Sequence[Term]
     return float(sum(ci * at.column(t) for ci, t in zip(c, terms)))
 
 
+# A line's leave-one-out error is measured on at most this many of its points, evenly spaced along it (each left out
+# in turn from that sample): each point left out costs a fit of the others, so a line of 1,000 points (a 3.9 MB
+# profile within every bound) took predict 5 min of CPU; real profiles' lines hold 5-30 points, all used as before.
+LOO_MAX = 48
+
+
+def _left_out(n: int) -> list[int]:
+    return list(range(n)) if n <= LOO_MAX else sorted({round(k * (n - 1) / (LOO_MAX - 1)) for k in range(LOO_MAX)})
+
+
 def loo_errors(shapes: Sequence[Shape], ms: Sequence[float], terms: Sequence[Term]) -> list[float] | None:
     """The log error with which the others predict each point (measured over predicted); None where one has no
     positive prediction."""
+    keep = _left_out(len(shapes))  # a long line: its error from an even sample of its points, each left out in turn
+    shapes, ms = [shapes[i] for i in keep], [ms[i] for i in keep]
     errors = []
     for i, s in enumerate(shapes):
         predicted = model_ms([x for j, x in enumerate(shapes) if j != i], [m for j, m in enumerate(ms) if j != i],

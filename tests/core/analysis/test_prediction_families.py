@@ -140,3 +140,19 @@ def test_a_profile_of_dense_lines_predicts_as_the_cost_line_did():
     assert MEMORY[:3] == LINE  # the memory model is the cost line and one term more
     flops = ModelSpec(widths=(300, 300, 300)).flops_per_batch(128)
     assert predict([line], "mlp", "train", 128, flops / 128, 3) == predict([alone], "mlp", "train", 128, flops / 128, 3)
+
+
+def test_a_long_lines_error_rests_on_an_even_sample_so_a_huge_profile_is_bounded_work():
+    """Issue 56 #11: a profile of 1,000 points a line (3.9 MB, within every bound) took predict 5 min of CPU, each
+    point left out costing a fit of the others: a line's leave-one-out error now rests on LOO_MAX of its points,
+    evenly spaced; a real line (5-30 points) leaves every point out as before."""
+    from crossover_lab.core.analysis import prediction
+
+    assert prediction._left_out(20) == list(range(20))
+    sample = prediction._left_out(1000)
+    assert len(sample) == prediction.LOO_MAX and sample[0] == 0 and sample[-1] == 999
+    shapes = [prediction.shape("mlp", "train", 128, 6.0 * 128 * (784 * w + w * w + 10 * w), 2)
+              for w in range(16, 1016)]
+    ms = [1.0 + s.flops / 5e9 for s in shapes]
+    errors = prediction.loo_errors(shapes, ms, prediction.terms_for(prediction.LINE, shapes))
+    assert errors is not None and len(errors) == prediction.LOO_MAX
