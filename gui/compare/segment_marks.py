@@ -18,6 +18,7 @@ from ..theme.scheme import SchemeColors
 
 # Label heights, top of the plot down, taken in turn so the labels of close segments do not overlap.
 LABEL_ROWS = (0.96, 0.88, 0.80)
+LABEL_SHARE = 0.12  # a label's width, as a share of the plot's x span (a model's widths, "4000" or "512-512")
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,32 @@ def segment_marks(live: LiveRun, x_kind: str) -> list[Mark]:
                     continue
                 x = records[0].start_s
             found.setdefault((round(x, 3), segment.named(by_batch)), []).append(lane)
-    return [Mark(x, label, tuple(lanes)) for (x, label), lanes in sorted(found.items())]
+    marks = [Mark(x, label, tuple(lanes)) for (x, label), lanes in sorted(found.items())]
+    # One mark a change: lanes taking turns switch seconds apart, so one change of the model made one mark per lane
+    # ("4000" twice beside "128"); consecutive marks of one model are one, at the first lane's switch.
+    merged: list[Mark] = []
+    for mark in marks:
+        if merged and merged[-1].label == mark.label:
+            last = merged[-1]
+            merged[-1] = Mark(last.x, last.label, tuple(dict.fromkeys(last.lanes + mark.lanes)))
+        else:
+            merged.append(mark)
+    return merged
+
+
+def label_rows(xs: list[float], span: float) -> list[int]:
+    """A row (an index into LABEL_ROWS) for each mark's label, left to right: the highest row whose last label lies
+    at least a label's width (LABEL_SHARE of the plot's x span) to the left, else the row used longest ago, so that
+    labels of close marks never sit on each other."""
+    gap = LABEL_SHARE * span if span > 0 else 0.0
+    last = [float("-inf")] * len(LABEL_ROWS)
+    rows = []
+    for x in xs:
+        free = [r for r in range(len(LABEL_ROWS)) if x - last[r] >= gap]
+        row = free[0] if free else min(range(len(LABEL_ROWS)), key=lambda r: last[r])
+        last[row] = x
+        rows.append(row)
+    return rows
 
 
 class SegmentMarks:
@@ -62,10 +88,14 @@ class SegmentMarks:
         wanted = segment_marks(live, x_kind)
         for mark in set(self._lines) - set(wanted):
             self.plot.removeItem(self._lines.pop(mark))
+        (x0, x1), _ = plot_item(self.plot).getViewBox().viewRange()
+        xs = [m.x for m in wanted]
+        span = max(x1 - x0, (max(xs) - min(xs)) if xs else 0.0)
+        rows = label_rows(xs, span)
         for i, mark in enumerate(wanted):
             if mark not in self._lines:
                 line = pg.InfiniteLine(pos=mark.x, angle=90, movable=False, label=mark.label,
-                                       labelOpts={"position": LABEL_ROWS[i % len(LABEL_ROWS)], "movable": False,
+                                       labelOpts={"position": LABEL_ROWS[rows[i]], "movable": False,
                                                   "anchors": [(0, 0.5), (0, 0.5)]})
                 line.setToolTip(f"{', '.join(mark.lanes)}: model {mark.label} from here")
                 plot_item(self.plot).addItem(line, ignoreBounds=True)

@@ -490,3 +490,29 @@ def test_a_lead_while_the_lanes_measure_is_provisional_and_quotes_no_error_rate(
     live.finish()
     summary.refresh()
     assert "So far" not in summary.verdict.said() and "chance of any false lead" in summary.verdict.said()
+
+
+def test_one_change_is_one_mark_and_close_labels_take_different_rows():
+    """Issue 55: lanes taking turns switch seconds apart, and one change of width made a mark per lane ("4000"
+    twice beside "128"); consecutive marks of one model are one, and labels of close marks never share a row."""
+    from crossover_lab.gui.compare.segment_marks import LABEL_ROWS, label_rows
+
+    rows = label_rows([0.0, 0.5, 1.0, 1.5, 20.0], span=30.0)
+    assert rows[:3] == [0, 1, 2] and rows[4] == 0  # three close ones apart; a far one back on the top row
+    assert len(set(rows[:3])) == len(LABEL_ROWS)
+    assert label_rows([0.0, 10.0, 20.0], span=30.0) == [0, 0, 0]  # far apart: one row
+
+
+def test_a_drag_back_and_forth_is_one_mark_a_change_on_the_elapsed_axis(qtbot):
+    plot = LivePlot()
+    qtbot.addWidget(plot)
+    live = LiveRun("m1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "interleaved",
+                   "2026-01-01T00:00:00+00:00")
+    plot.show_run(live)
+    cpu, cpu1 = Lane("m1", "cpu", t0=1000.0), Lane("m1", "cpu1", t0=1000.0)
+    cpu1.t = 0.005  # cpu1 starts, and switches, a little after cpu, as lanes taking turns do
+    live.apply(cpu.start() + cpu1.start() + cpu.segment(1, DRAG[0], 1.0, 20, end="switched")
+               + cpu1.segment(1, DRAG[0], 1.0, 20, end="switched") + cpu.segment(2, DRAG[1], 4.0, 20, end=None)
+               + cpu1.segment(2, DRAG[1], 4.0, 20, end=None))
+    plot.refresh()
+    assert plot.marks.labels() == ["128", "1024"]
