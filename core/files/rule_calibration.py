@@ -25,9 +25,9 @@ def calibration_path() -> Path:
 
 
 @functools.lru_cache(maxsize=4)
-def _read(path: str) -> tuple[tuple[float, str] | None, str]:
-    """The measured rate and where it comes from (None where not measured), and why the file at `path` could not
-    give it, as a sentence naming the file ("" when it was read, or is simply not there).
+def _load(path: str) -> tuple[dict | None, str]:
+    """The calibration file at `path` as read (None where it cannot be one), and why not, as a sentence naming the
+    file ("" when it was read, or is simply not there). Read once, for the rate and the designs alike.
 
     Read like any file from outside: a regular file only (a fifo in its place would hang every answer), a MB at
     most, JSON no deeper than parse_json's bound (a deep one raised RecursionError, which `analyze` then blamed
@@ -42,6 +42,14 @@ def _read(path: str) -> tuple[tuple[float, str] | None, str]:
         return None, str(exc) if isinstance(exc, JsonError) else f"cannot read {path}: {exc.strerror or exc}"
     if not isinstance(data, dict) or data.get("format") not in FORMATS:
         return None, f"{path} is not a rule calibration (its format is not {FORMAT}): it is damaged"
+    return data, ""
+
+
+def _read(path: str) -> tuple[tuple[float, str] | None, str]:
+    """The measured worst rate and where it comes from (None where not measured), and why not."""
+    data, problem = _load(path)
+    if data is None:
+        return None, problem
     rate, date = data.get("worst_false_lead"), data.get("date")
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (0 <= rate <= 1 and math.isfinite(rate)):
         return None, f"{path} gives no false-lead rate between 0 and 1: it is damaged"
@@ -83,10 +91,7 @@ def design_of(passes: int, rechecked: bool) -> str:
 
 @functools.lru_cache(maxsize=4)
 def _designs(path: str) -> tuple[DesignRate, ...]:
-    try:
-        data = parse_json(read_text_bounded(path, MAX_BYTES), path)
-    except (InputError, UnicodeDecodeError, JsonError, OSError):
-        return ()
+    data, _ = _load(path)
     designs = data.get("designs") if isinstance(data, dict) and data.get("format") == FORMAT else None
     if not isinstance(data, dict) or not isinstance(designs, list):
         return ()

@@ -6,7 +6,7 @@ says what core/analysis/ found.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..analysis.fits import CostFit, predicted_crossover
 from ..analysis import tails
@@ -67,7 +67,7 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str =
                     f"machine's run-to-run noise: {_noise_words((a.lane, b.lane), known)}; {rests})")
         return (f"{a.lane} and {b.lane} are too close to call on {model} ({apart}, inside the noise "
                 f"one run cannot rule out; {rests})")
-    shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"  # "1.0x faster" would read as a tie
+    shown = _times(ratio)
     beyond = (f", beyond this machine's run-to-run noise ({_noise_words((fast.lane, slow.lane), known)})"
               if bounded and known is not None else "")
     if task == "predict":
@@ -113,19 +113,7 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
                   noise: Mapping[str, float] | None = None) -> list[str]:
     """"A is N× faster than B on this model", the fastest lane against each other lane, by median synced
     step time; a pair measured at the same time on shared CPU cores (`contended` lanes) is said to be."""
-    usable = [s for s in summaries if has_steady(s)]
-    if len(usable) < 2:
-        return []
-    fastest = min(usable, key=lambda s: s.median_ms)
-    lines = []
-    for other in usable:
-        if other is fastest:
-            continue
-        line = verdict(fastest, other, model, task, noise)
-        if fastest.lane in contended and other.lane in contended:
-            line += " (contended: both trained at once on the same CPU cores)"
-        lines.append(line)
-    return lines + (busy_lines(usable) if lines else [])
+    return _pair_lines(summaries, contended, lambda fast, other: verdict(fast, other, model, task, noise))
 
 
 def provisional_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset = frozenset(),
@@ -134,6 +122,24 @@ def provisional_lines(summaries: Sequence[RunSummary], contended: set[str] | fro
     the rule's error rate (that rate is the design's, over a finished measurement: a lead from 9 batches quoted at
     "at most a 5% chance" jumped 3.8x, 1.4x, 1.8x in 45 s). "Too close to call" claims no lead and is said as the
     rule says it."""
+    def say(fastest: RunSummary, other: RunSummary) -> str:
+        line = verdict(fastest, other, model, task)
+        if " too close to call " in line:
+            return line
+        verb = "answers" if task == "predict" else "is"
+        return (f"So far {fastest.lane} {verb} {_times(other.median_ms / fastest.median_ms)}x faster than "
+                f"{other.lane} on {model} (provisional: "
+                f"{fmt_count(fastest.n_batches, 'steady batch', 'steady batches')} and "
+                f"{fmt_count(other.n_batches, 'steady batch', 'steady batches')} so far; the rule judges the "
+                "lead when the run ends)")
+
+    return _pair_lines(summaries, contended, say)
+
+
+def _pair_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset,
+                say: Callable[[RunSummary, RunSummary], str]) -> list[str]:
+    """The fastest lane against each other lane with steady batches, as `say` words a pair; a pair measured at once
+    on shared CPU cores said to be; then the busy note."""
     usable = [s for s in summaries if has_steady(s)]
     if len(usable) < 2:
         return []
@@ -142,19 +148,16 @@ def provisional_lines(summaries: Sequence[RunSummary], contended: set[str] | fro
     for other in usable:
         if other is fastest:
             continue
-        line = verdict(fastest, other, model, task)
-        if " too close to call " not in line:
-            ratio = other.median_ms / fastest.median_ms
-            shown = f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"
-            verb = "answers" if task == "predict" else "is"
-            line = (f"So far {fastest.lane} {verb} {shown}x faster than {other.lane} on {model} (provisional: "
-                    f"{fmt_count(fastest.n_batches, 'steady batch', 'steady batches')} and "
-                    f"{fmt_count(other.n_batches, 'steady batch', 'steady batches')} so far; the rule judges the "
-                    "lead when the run ends)")
+        line = say(fastest, other)
         if fastest.lane in contended and other.lane in contended:
             line += " (contended: both trained at once on the same CPU cores)"
         lines.append(line)
     return lines + (busy_lines(usable) if lines else [])
+
+
+def _times(ratio: float) -> str:
+    """A ratio as "1.08" or "2.3": two decimals under 1.1, where "1.0x faster" would read as a tie."""
+    return f"{ratio:.2f}" if ratio < 1.1 else f"{ratio:.1f}"
 
 
 def compared_summaries(result: RunResult, stretch: CommonStretch | None = None) -> list[RunSummary]:
