@@ -18,7 +18,7 @@ import dataclasses
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ..analysis.fits import CostFit, fit_cost_model
 from ..analysis.points import SweepPoint
@@ -113,6 +113,7 @@ class Findings:
         self._places: dict[Place, dict[str, SweepRow]] = {}
         self._answers: tuple[Answer, ...] | None = None
         self._fits: dict[tuple[str, str, str, int, int], dict[str, CostFit]] = {}  # lane_fits, per kind asked for
+        self.on_change: Callable[[], None] | None = None  # told after a put or drop that changed the points
         self.put(rows)
 
     def put(self, rows: Iterable[SweepRow]) -> bool:
@@ -144,6 +145,8 @@ class Findings:
                 changed = True
         if changed:
             self._answers, self._fits = None, {}
+            if self.on_change is not None:
+                self.on_change()
         return changed
 
     def drop(self, run_ids: Iterable[str]) -> bool:
@@ -159,6 +162,8 @@ class Findings:
                 del self._places[place]
         if changed:
             self._answers, self._fits = None, {}
+            if self.on_change is not None:
+                self.on_change()
         return changed
 
     @property

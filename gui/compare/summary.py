@@ -349,10 +349,13 @@ class SummaryPanel(QWidget):
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
         if answer and not live.failure and not (states and all(state == Status.FAILED for state in states)):
-            now = self.verdict.said()
+            # The box says one answer: the pooled one over every width. The model trained last is said as what was
+            # measured on it, not judged a second time (its own verdict could contradict the pooled one's).
             self.verdict.setText(" ".join(as_sentence(line, live.lanes) + "." for line in answer))
-            if now and now != self.verdict.said() and not now.startswith(("Waiting", "Choose", "No verdict")):
-                details.insert(0, "On the model trained last: " + now.rstrip("."))
+            medians = ", ".join(f"{s.lane} {fmt_num(s.median_ms)} ms" for s in compared if has_steady(s))
+            if medians:
+                details.insert(0, f"Now on {model or 'the model trained last'}: {medians} a batch (medians so far; "
+                                  "the answer above judges every model measured)")
         details += energy_lines(summaries)  # energy per million samples, total and above idle, or why not measured
         self.detail.setText(" ".join(as_sentence(line, live.lanes) + "." for line in details))
         self.detail.setVisible(bool(details))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from ...core.words.anatomy import floor_notes, floor_crossover_lines
@@ -44,8 +44,6 @@ NO_ENERGY_TIP = ("No point has energy measured: this machine has no counter Cros
 
 class SweepView(QSplitter):
     """The picture and its verdict above, the table and the file buttons below."""
-
-    findings_changed = Signal()  # points measured here joined the window's findings: other views say their answer
 
     def __init__(self, dialogs: FileDialogs, prices: LanePrices | None, say: Say,
                  results: Callable[[], list[SweepResult]], findings: Findings | None = None,
@@ -120,6 +118,12 @@ class SweepView(QSplitter):
             self.table.add_row(row)
         self.redraw()
 
+    def findings_changed(self) -> None:
+        """Points measured elsewhere in the window (a ramp, a run's held width) joined the findings: a sweep
+        measured here says the answer they give now."""
+        if self.measured and self.rows:
+            self.redraw()
+
     @Slot()
     def redraw(self) -> None:
         groups = group_rows(self.rows + self.overlays.rows())
@@ -132,8 +136,7 @@ class SweepView(QSplitter):
         if self.measured and self.rows and not self.overlays.rows():
             # Measured here: the window's one answer on these kinds of model (the ramp's points, an earlier
             # sweep's, pooled with these), as the map and the summary say it.
-            if self.findings.put(self.rows):
-                self.findings_changed.emit()
+            self.findings.put(self.rows)  # the window's app model tells the other views (gui/app_model.py)
             answers = self.findings.answers_about(self.rows)
         given = answers is not None and drawn is groups  # the answers' crossings and fits, made once, are drawn
         points, crossings = curves(drawn, find=not given)

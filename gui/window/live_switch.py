@@ -8,6 +8,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ...core.config import RunConfig
+from ..app_model import AppModel, Change
 from ..controller import RunController
 from ..panels.model import ModelPanel
 
@@ -27,23 +28,22 @@ class LiveSwitch(QObject):
 
     switched = Signal(RunConfig)  # the model the run goes on with from its next batch
 
-    def __init__(self, panel: ModelPanel, controller: RunController, say: Callable[..., None],
+    def __init__(self, app: AppModel, panel: ModelPanel, controller: RunController, say: Callable[..., None],
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._panel, self._controller, self._say = panel, controller, say
+        self._app, self._panel, self._controller, self._say = app, panel, controller, say
         self._sent: RunConfig | None = None  # what the run trains now (as far as we asked)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SETTLE_MS)
         self._timer.timeout.connect(self.send)
-        panel.config_changed.connect(self._on_panel_config_changed)
+        app.subscribe(lambda _: self._on_config_changed(), Change.CONFIG)
         for slider in panel.widths.sliders:
             slider.sliderReleased.connect(self.send)
         controller.run_started.connect(lambda live: setattr(self, "_sent", live.config))
 
-    @Slot(object)
-    def _on_panel_config_changed(self, config: RunConfig | None) -> None:
-        if config is None or not self._controller.running:
+    def _on_config_changed(self) -> None:
+        if self._app.config is None or not self._controller.running:
             return
         if any(slider.isSliderDown() for slider in self._panel.widths.sliders):
             return  # wait for the release: a drag through every width would train each of them
@@ -52,7 +52,7 @@ class LiveSwitch(QObject):
     @Slot()
     def send(self) -> None:
         self._timer.stop()
-        wanted, running = self._panel.current(), self._sent
+        wanted, running = self._app.config, self._sent
         if wanted is None or running is None or not self._controller.running:
             return
         config = live_part(wanted, running)

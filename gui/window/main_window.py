@@ -26,6 +26,7 @@ from ...core.engine.machine_load import LoadWatch, busy_start_words, busy_words
 from ...core.paths import compile_cache_dir, guide_path, log_dir_problem
 from ...core.words.numbers import fmt_count, local_time
 from ...core.results import RunResult
+from ..app_model import AppModel, Change
 from .about import GUIDE_URL, show_about
 from .actions import Actions, build_actions
 from ..compare.tab import CompareTab
@@ -85,19 +86,21 @@ class MainWindow(QMainWindow):
         self.dialogs = FileDialogs(self.settings)
         self.profile_dialog: ProfileDialog | None = None  # Run > Measure a device profile, once opened
         self.side = SidePanel(self.dialogs)
-        # One answer per pair of lanes and kind of model, from every completed point measured since the window
-        # opened: the map, the summary's headline of a ramp and the Sweep tab all say it (core/files/findings.py).
-        self.findings = Findings()
+        # The window's one state (gui/app_model.py): the model set up, the lanes chosen and the findings, one answer
+        # per pair of lanes and kind of model from every completed point measured since the window opened. The map,
+        # the headline, the Sweep tab and the report all render it; a view is told when it changes.
+        self.app = AppModel(self.side.model_panel.current(), self.side.model_panel.problem(), Findings(),
+                            defer=lambda tell: QTimer.singleShot(0, self, tell))
+        self.findings = self.app.findings
         self.compare = CompareTab(self.findings, dialogs=self.dialogs)
-        self.sweep = SweepTab(lambda: self.controller.pool, self.side.lanes_panel.selected_specs,
-                              lambda: self.desk.config or RunConfig(),
+        self.sweep = SweepTab(lambda: self.controller.pool, lambda: list(self.app.lanes),
+                              lambda: self.app.config or RunConfig(),
                               lambda: self.desk.lanes_busy(Holder.SWEEP),
                               settings=self.settings, prices=self.side.lanes_panel.prices, dialogs=self.dialogs,
                               findings=self.findings)
-        self.sweep.view.findings_changed.connect(self.compare.findings_changed)
         self.sweep.sweep_started.connect(lambda: self._say_busy_start("this sweep"))
         self.controller.run_started.connect(lambda _live: self._say_busy_start("this run"))
-        self.why = WhyView(lambda: self.controller.pool, self.side.lanes_panel.selected_specs, lambda: self.config,
+        self.why = WhyView(lambda: self.controller.pool, lambda: list(self.app.lanes), lambda: self.app.config,
                            lambda: self.desk.lanes_busy(Holder.WHY), self.compare.summary.set_anatomy,
                            measured=self.findings.measured)
         # The name hides QWidget.actions(), which the window never calls; tests and callers read window.actions,
@@ -106,7 +109,8 @@ class MainWindow(QMainWindow):
         self.actions.presentation.toggled.connect(self._on_presentation_toggled)
         self.status = StatusLine()
         self.statusBar().addWidget(self.status, 1)
-        self.desk = RunDesk(self.controller, self.side, self.compare, self.sweep, self.why, self.actions, self.status,
+        self.desk = RunDesk(self.app, self.controller, self.side, self.compare, self.sweep, self.why, self.actions,
+                            self.status,
                             lambda: self.tabs.currentWidget() is self.sweep, self.save_state, self)
         self.exports = WindowExports(self, self.controller, self.compare.plot, self.dialogs, self.say,
                                      predictions=self.compare.map.asked_predictions)
@@ -120,7 +124,8 @@ class MainWindow(QMainWindow):
         self._restore_state()
         if self.theme.presentation:  # remembered from the last session
             self._on_presentation_toggled(True)
-        self.compare.map.set_model(self.desk.config)
+        self.app.set_lanes(self.side.lanes_panel.selected_specs())
+        self.compare.map.set_model(self.app.config)
         self.desk.update_controls()
         self.busy_label = QLabel("")  # while a run goes: other work on this machine's cores, when there is some
         self.busy_label.setObjectName("busyLabel")
@@ -209,7 +214,10 @@ class MainWindow(QMainWindow):
         c.live_changed.connect(self.compare.plot.refresh)
         c.autosave_failed.connect(lambda reason: self.say(f"Autosave failed: {reason}", error=True))
         self.side.model_panel.input_adjusted.connect(self._on_model_panel_input_adjusted)
-        self.side.model_panel.config_changed.connect(self.compare.map.set_model)  # predicted lanes follow the model
+        panel = self.side.model_panel
+        panel.config_changed.connect(lambda config: self.app.set_config(config, "" if config else panel.problem()))
+        self.app.subscribe(lambda _: self.compare.map.set_model(self.app.config), Change.CONFIG)  # predicted lanes
+        self.app.subscribe(lambda _: self._on_findings_changed(), Change.FINDINGS)
         self.compare.map.predicted.said.connect(lambda text, problem: self.say(text, error=problem))
         self.compare.map.predicted.host = cached_host_info  # a profile of other versions says so
         self.side.lanes_panel.selection_changed.connect(self._on_lanes_panel_selection_changed)
@@ -277,7 +285,7 @@ class MainWindow(QMainWindow):
 
     @property
     def config(self) -> RunConfig | None:
-        return self.desk.config
+        return self.app.config
 
     def start_run(self) -> LiveRun | None:
         return self.desk.start_run()
@@ -393,8 +401,15 @@ class MainWindow(QMainWindow):
         # it unseen: say it once that is through, so the user's next edit is what clears it.
         QTimer.singleShot(0, self, lambda: self.say(text, error=True, about="model"))
 
+    def _on_findings_changed(self) -> None:
+        """Points joined or left the findings (a run's segment, a ramp, a sweep, a refinement, a run deleted): every
+        view says the answer now."""
+        self.compare.findings_changed()
+        self.sweep.view.findings_changed()
+
     @Slot()
     def _on_lanes_panel_selection_changed(self) -> None:
+        self.app.set_lanes(self.side.lanes_panel.selected_specs())
         if self.side.lanes_panel.selected_specs():
             self.status.settle("lanes")
         if self._prestart and not self.controller.running:

@@ -17,6 +17,7 @@ from ...core.results import RunResult
 from ...core.study.sweep import SweepResult, parse_sweep_widths, ramp_plan
 from ...core.engine.devices import LaneOption, memory_problem
 from ...core.words.run import run_outcome
+from ..app_model import AppModel, Change
 from .actions import Actions
 from ..compare.tab import CompareTab
 from ..controller import RunController
@@ -46,7 +47,7 @@ class RunDesk(QObject):
     """Start, Ramp and Stop for the window; `config` is the model panel's last valid configuration. It owns the
     answer to "who holds the lanes" (`holders`, `lanes_busy`), which every job asks before it starts."""
 
-    def __init__(self, controller: RunController, side: SidePanel, compare: CompareTab, sweep: SweepTab, why: WhyView,
+    def __init__(self, app: AppModel, controller: RunController, side: SidePanel, compare: CompareTab, sweep: SweepTab, why: WhyView,
                  actions: Actions, status: StatusLine, on_sweep_tab: Callable[[], bool],
                  save_state: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -54,13 +55,13 @@ class RunDesk(QObject):
         self.why = why
         self.status, self.say = status, status.say
         self._on_sweep_tab, self._save_state = on_sweep_tab, save_state
-        self.config: RunConfig | None = side.model_panel.current()
+        self.app = app
         self.start_after_discovery = False
         self.ramp_after_discovery: str | None = None  # --ramp's widths, while discovery may change the lanes
         self.preparing = False  # a lane builds the model factory's widths a run or ramp will time, before it starts
-        self.live_switch = LiveSwitch(side.model_panel, controller, status.say, self)
+        self.live_switch = LiveSwitch(app, side.model_panel, controller, status.say, self)
         self.ask: Callable[[str], bool] = self._ask  # a question with Yes and No; tests answer it themselves
-        self.model_file = ModelFileOpener(side.model_panel, lambda: controller.pool, side.lanes_panel.selected_specs,
+        self.model_file = ModelFileOpener(side.model_panel, lambda: controller.pool, lambda: list(self.app.lanes),
                                           lambda: self.lanes_busy(Holder.MODEL_FILE, Holder.PREPARING),
                                           status.say, self)
         c = controller
@@ -69,7 +70,7 @@ class RunDesk(QObject):
         c.run_failed.connect(self._on_controller_run_failed)
         # Queued: the window's own slot shows the discovered lanes first, and the ramp runs on those.
         c.devices_discovered.connect(self._on_controller_devices_discovered, Qt.ConnectionType.QueuedConnection)
-        side.model_panel.config_changed.connect(self._on_model_panel_config_changed)
+        app.subscribe(lambda _: self._on_config_changed(), Change.CONFIG)
         side.ramp_requested.connect(self.start_ramp)
         sweep.sweep_started.connect(self._on_sweep_started)
         sweep.sweep_ended.connect(self._on_sweep_ended)
@@ -105,7 +106,7 @@ class RunDesk(QObject):
         """The configuration and the chosen lanes, if a run can start now; else None, and the status bar says why."""
         if self.lanes_busy(Holder.MODEL_FILE):  # a model file being read goes on; a run waits for its figures below
             return None
-        specs = self.side.lanes_panel.selected_specs()
+        specs = list(self.app.lanes)
         if self.config is None:
             self.say(f"Cannot start: {self.side.model_panel.problem()}.", error=True, about="model")
             return None
@@ -230,7 +231,7 @@ class RunDesk(QObject):
         holders = self.holders()
         sweeping = Holder.SWEEP in holders or Holder.WHY in holders  # both hold the lanes; Stop ends either
         running = bool({Holder.RUN, Holder.SWEEP, Holder.WHY, Holder.PREPARING} & set(holders))
-        ready = self.config is not None and bool(self.side.lanes_panel.selected_specs())
+        ready = self.config is not None and bool(self.app.lanes)
         why_not = ("" if not running and ready else
                    "A run or a sweep is in progress: Stop (Esc) ends it." if running else
                    "Choose at least one lane that can run (Lanes panel)." if self.config is not None else
@@ -296,11 +297,15 @@ class RunDesk(QObject):
             widths, self.ramp_after_discovery = self.ramp_after_discovery, None
             self.start_ramp(widths)
 
-    @Slot(object)
-    def _on_model_panel_config_changed(self, config: RunConfig | None) -> None:
-        self.config = config
+    @property
+    def config(self) -> RunConfig | None:
+        """The model panel's last valid configuration (the app model's), None while a setting is invalid."""
+        return self.app.config
+
+    def _on_config_changed(self) -> None:
+        config = self.app.config
         if config is None:
-            problem = self.side.model_panel.problem()
+            problem = self.app.problem or self.side.model_panel.problem()
             self.say(f"{problem[:1].upper()}{problem[1:]}.", error=True, about="model")
         else:
             self.status.settle("model")

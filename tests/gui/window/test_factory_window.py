@@ -122,6 +122,7 @@ def test_a_width_changed_during_a_factory_run_switches_only_to_a_width_counted_b
     from crossover_lab.core.config import FACTORY, ModelSpec, RunConfig
     from crossover_lab.gui.panels.model import ModelPanel
     from crossover_lab.gui.window.live_switch import LiveSwitch
+    from crossover_lab.gui.app_model import AppModel
 
     class Controller(QObject):
         run_started = Signal(object)
@@ -141,7 +142,9 @@ def test_a_width_changed_during_a_factory_run_switches_only_to_a_width_counted_b
     factory = factory.with_built([FactoryWidth(w, figures(factory, w)) for w in (64, 256)])
     panel.set_config(RunConfig(ModelSpec(widths=(64,), family=FACTORY, factory=factory)))
     controller, said = Controller(), []
-    switch = LiveSwitch(panel, controller, lambda text, error=False: said.append(text))
+    app = AppModel(panel.current())  # the window's state, which the panel writes into
+    panel.config_changed.connect(lambda config: app.set_config(config, panel.problem()))
+    switch = LiveSwitch(app, panel, controller, lambda text, error=False: said.append(text))
     controller.run_started.emit(type("Live", (), {"config": panel.config()})())
     panel.widths.spins[0].setValue(100)  # never built: not sent, and the run goes on
     switch.send()
