@@ -9,15 +9,13 @@ import time
 from types import FrameType
 
 import psutil
-from PySide6.QtCore import QTimer
-from pyqtgraph.util.garbage_collector import GarbageCollector
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from ..core.config import ConfigError, RunConfig
 from ..core.cli.desktop_entry import APP_ID
 from ..core.paths import PROG
 from ..core.cli.stopping import STOP_SIGNALS, shield_resource_tracker
-from ..core.study.sweep import parse_sweep_widths, ramp_plan
 from .resources import icon
 
 SIGNAL_POLL_MS = 200  # lets Python see Ctrl+C while Qt's event loop runs
@@ -44,6 +42,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.after < 0:
         parser.error(f"--after {args.after}: choose 0 seconds or more")
     if args.ramp is not None:
+        from ..core.study.sweep import parse_sweep_widths, ramp_plan
+
         try:
             ramp_plan(RunConfig(), parse_sweep_widths(args.ramp))  # refused now, not in the status bar later
         except ConfigError as exc:
@@ -78,6 +78,26 @@ def no_display() -> bool:
     return not any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
 
 
+OPENING_TEXT = ("Crossover is opening…\n\nThe window follows in a few seconds (its plots load first); then every "
+                "lane starts its framework in a process of its own.")
+
+
+def opening_card() -> QLabel:
+    """What the screen shows while the window's modules load (pyqtgraph alone takes seconds on a busy machine): a
+    small card, shown within a second of launch and closed when the window is up."""
+    card = QLabel(OPENING_TEXT)
+    card.setWindowTitle("Crossover")
+    card.setObjectName("openingCard")
+    card.setWordWrap(True)
+    card.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    card.setMargin(24)
+    card.setMinimumWidth(460)
+    card.setWindowFlag(Qt.WindowType.SplashScreen)
+    card.show()
+    QApplication.processEvents()  # painted now, before the imports below take the thread
+    return card
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if no_display():
@@ -92,6 +112,10 @@ def main(argv: list[str]) -> int:
     app.setOrganizationName("Crossover")
     app.setDesktopFileName(APP_ID)  # Wayland and X11 docks match the window to its desktop entry and icon
     app.setWindowIcon(icon("crossover"))
+    card = None if args.screenshot else opening_card()
+    card_after = seconds_since_process_start()
+    from pyqtgraph.util.garbage_collector import GarbageCollector  # the plots' library: seconds, after the card
+
     # Python's garbage is collected on this thread, on a timer, never by whichever thread happens to allocate:
     # a collection in a lane's or a job's thread that frees a widget runs Qt's destructor there, which can
     # deadlock with this thread on Qt's mutex and the GIL (seen in the test suite: the window froze for good).
@@ -106,6 +130,11 @@ def main(argv: list[str]) -> int:
         window.tabs.setCurrentWidget(getattr(window, args.tab))
     window.show()
     shown_after = seconds_since_process_start()
+    if card is not None:
+        card.close()
+        if os.environ.get("CROSSOVER_SAY_START"):  # for benchmarks/first_steps.py: when each appeared
+            print(f"crossover: opening card shown {card_after:.2f} s, window shown {shown_after:.2f} s after the "
+                  "process started", file=sys.stderr, flush=True)
     outcome: dict = {"saved": True, "signal": None}
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:

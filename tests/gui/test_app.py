@@ -133,3 +133,31 @@ def test_no_display_gives_a_sentence_not_an_abort():
     r = subprocess.run([sys.executable, str(MAIN)], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 2
     assert "no display here" in r.stderr and "python main.py devices | run | sweep | analyze" in r.stderr
+
+
+@pytest.mark.lanes  # the window as a process of its own
+def test_an_opening_card_shows_before_the_plots_library_loads_and_closes_with_the_window(gui_home):
+    """Issue 55: something on the screen within a second of launch. The card is painted before pyqtgraph is
+    imported (seconds on a busy machine) and closed once the window is shown."""
+    code = ("import sys; from crossover_lab.gui import app as gui_app\n"
+            "from PySide6.QtCore import QTimer\n"
+            "from PySide6.QtWidgets import QApplication\n"
+            "seen = {}\n"
+            "real = gui_app.opening_card\n"
+            "def look():\n"
+            "    windows = [x for x in QApplication.topLevelWidgets() if type(x).__name__ == 'MainWindow']\n"
+            "    if not (windows and windows[0].isVisible()):\n"
+            "        QTimer.singleShot(200, look); return\n"
+            "    QApplication.processEvents()\n"
+            "    print('CARD', seen['card'], 'CLOSED', not seen['c'].isVisible(), 'WINDOW', True, flush=True)\n"
+            "    QApplication.closeAllWindows()\n"
+            "def card():\n"
+            "    c = real(); seen['card'] = c.isVisible() and 'pyqtgraph' not in sys.modules; seen['c'] = c\n"
+            "    QTimer.singleShot(0, look)\n"
+            "    return c\n"
+            "gui_app.opening_card = card\n"
+            "sys.exit(gui_app.main([]))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, text=True, capture_output=True,
+                         timeout=wall_limit(90), env={**os.environ, "QT_QPA_PLATFORM": "offscreen",
+                                                      "CROSSOVER_HOME": gui_home, "CROSSOVER_NO_RESTORE_PROMPT": "1"})
+    assert "CARD True CLOSED True WINDOW True" in out.stdout, out.stdout + out.stderr[-2000:]
