@@ -9,7 +9,7 @@ import threading
 from typing import Callable, Sequence
 
 from .conductor import Conductor, RunControl, schedule_named
-from ..config import LaneSpec, RunConfig
+from ..config import LaneSpec, RunConfig, Schedule
 from .lanes import WATCHDOG_S, Channel, ChannelFactory, Lane, local_channel
 from ..records import LaneEvent, now_iso
 from .remote.channel import RemoteSettings, remote_lane_channel
@@ -129,5 +129,11 @@ def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
 def conduct(pool: LanePool, specs: list[LaneSpec], plan: Sequence[RunConfig], schedule: str, run_id: str,
             on_event: Callable[[LaneEvent], None], control: RunControl) -> None:
     """Carry out a run, telling `on_event` every event in order and folding none: for a caller that folds
-    them into its own RunTracker on its own thread (the window's LiveRun). Blocks."""
+    them into its own RunTracker on its own thread (the window's LiveRun). Blocks.
+
+    Lanes that take turns (interleaved, sequential) are all started first, and the first turn waits until each has
+    loaded its framework (or could not): a lane importing TensorFlow takes the cores a lane being timed needs, and
+    is no "other work" the load meter sees. Side by side, every lane starts as before."""
+    if len(specs) > 1 and schedule_named(schedule) is not Schedule.SIDE_BY_SIDE:
+        pool.ready(specs, control.cancel)
     Conductor(pool, list(specs), plan, schedule, run_id, on_event, control).run()

@@ -17,7 +17,7 @@ import time
 import traceback
 from typing import Protocol
 
-from .backends import configure_process, gpu_names, import_keras, keras_device, require_device
+from .backends import configure_process, gpu_names, import_keras, keras_device, require_device, warm_framework
 from ..machine import cpu_model
 from ..config import CLASSES, INPUT_DIM, ConfigError, LaneSpec, RunConfig
 from .data import Dataset, load
@@ -84,6 +84,7 @@ class LaneWorker:
         self.settings = configure_process(spec)
         self.keras, backend_settings = import_keras(spec, self.settings["threads"])
         self.settings.update(backend_settings)
+        self.settings.update(warm_framework(self.keras, spec))  # before the freeze: its runtime lives as long
         # What the import made lives as long as the lane: out of the collector's sight, a full collection after
         # each job walks only what that job made (0.01 s, not the 0.3 s a TensorFlow lane's whole heap took,
         # which the next lane's timed turn would share the cores with), and one during a step is as short.

@@ -342,6 +342,9 @@ def lane_rows(settings: LaneSettings, device: str) -> Rows:
     feeding = settings.get("feeding")
     if isinstance(feeding, str) and feeding:
         rows.append(("feeding", feeding))
+    if "framework_warmed_s" in settings:
+        rows.append(("framework warmed", "two steps of a tiny model as the lane started, so the framework's "
+                                         f"once-a-process costs are not in a run's first steps ({CHOSEN})"))
     frozen = settings.get("gc_frozen_objects")
     if isinstance(frozen, int) and frozen > 0:
         rows.append(("garbage collector", "what the framework's import made, frozen before timing, so a collection "

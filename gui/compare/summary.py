@@ -262,8 +262,11 @@ class SummaryPanel(QWidget):
         lane = live.lanes[name]
         total, last = live.total_steps(name), (lane.records[-1] if lane.records else None)
         if state == Status.WAITING:
-            return ("waiting for its turn" if live.result.schedule is not Schedule.SIDE_BY_SIDE
-                    else "starting the lane…")
+            if live.result.schedule is Schedule.SIDE_BY_SIDE:
+                return "starting the lane…"
+            if not any(other.records for other in live.lanes.values()):  # core/engine/pool.py conduct
+                return "starting: the turns begin once every lane has loaded its framework"
+            return "waiting for its turn"
         if state is Between.FINISHING:
             return f"all {last.step} batches measured" if last is not None else "finishing…"
         segment = live.current_segment(name)

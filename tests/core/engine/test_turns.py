@@ -119,3 +119,32 @@ def test_a_model_changed_mid_turn_reaches_the_waiting_lane_after_a_short_turn(sc
     # lane had its turn: not a whole TURN_S.
     assert steady_after_switch.get(first, 0.0) <= FIRST_TURN_S + 0.05, steady_after_switch
     assert FIRST_TURN_S < TURN_S
+
+
+def test_lanes_taking_turns_are_not_timed_while_another_still_loads_its_framework():
+    """Issue 55: a lane importing TensorFlow takes the cores a lane being timed needs, and no load meter sees it
+    (it is one of ours). Taking turns, the first turn starts once every lane of the run is up; the lane that comes
+    up first is not timed meanwhile. Side by side, each starts at once as before."""
+    from scripted_lanes import LaneScript, ScriptedMachine
+
+    from crossover_lab.core.engine.pool import LanePool
+
+    tiny = BLOG.replace(samples=512, epochs=1)
+    for schedule in ("interleaved", "side-by-side"):
+        machine = ScriptedMachine({"cpu1": LaneScript(start_s=1.5), "cpu": LaneScript(start_s=0.0)})
+        pool = LanePool(channels=machine.channel)
+        began, first_batch = time.monotonic(), {}
+
+        def on_event(event, first_batch=first_batch, began=began):
+            if isinstance(event, BatchTiming):
+                first_batch.setdefault(event.lane, time.monotonic() - began)
+
+        try:
+            run_comparison(pool, [CPU, CPU1], tiny, schedule=schedule, on_event=on_event)
+        finally:
+            pool.close()
+            machine.close()
+        if schedule == "interleaved":
+            assert first_batch["cpu"] >= 1.5, first_batch  # cpu waited for cpu1 to come up
+        else:
+            assert first_batch["cpu"] < 1.5, first_batch  # side by side: nobody waits

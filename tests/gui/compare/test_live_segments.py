@@ -240,6 +240,20 @@ def test_lanes_taking_turns_are_compared_on_the_model_both_have_trained(qtbot):
     assert summary.table.item(ROWS.index("Status"), column["cpu1"]).text() == "waiting for its turn"
 
 
+def test_lanes_taking_turns_say_they_are_starting_until_the_first_turn(qtbot):
+    """Issue 55: the first turn waits until every lane has loaded its framework (core/engine/pool.py conduct), and
+    the summary says so rather than "waiting for its turn" for seconds."""
+    live = ramp_run("interleaved")
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    summary.show_run(live)
+    column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
+    for lane in ("cpu", "cpu1"):
+        assert summary.table.item(ROWS.index("Status"), column[lane]).text() == "waiting"
+        assert summary.table.item(ROWS.index("Progress"), column[lane]).text() == (
+            "starting: the turns begin once every lane has loaded its framework")
+
+
 def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
     live = ramp_run("interleaved")
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
