@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import math
+import time
 from pathlib import Path
 
 from . import sweep as cli_sweep
@@ -23,7 +25,7 @@ from ..files.rule_here import (MAX_SWEEPS, HereCalibration, TwinDesign, TwinSwee
 from ..machine import HostInfo
 from ..records import now_iso
 from ..study.sweep import rechecks
-from ..words.numbers import fmt_count
+from ..words.numbers import fmt_count, fmt_duration
 from ..words.rule_here import calibration_lines, twin_sweep_line
 
 DEFAULT_LANE = "cpu1"
@@ -115,13 +117,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         f"{fmt_count(len(design.widths) * len(design.batch_sizes), 'point')} each; each sweep's files in {folder}/")
     judged: list[TwinSweep] = []
     code = EXIT_OK
+    began = time.monotonic()
     with StopSignals() as between:  # a stop between two sweeps (each sweep hears its own while it runs)
         for number in range(1, args.sweeps + 1):
             if between.cancel.is_set():
                 code = between.exit_code or EXIT_FAILED
                 break
             csv = folder / f"twin-{number}.csv"
-            say(f"calibrate: twin sweep {number} of {args.sweeps}")
+            each = (time.monotonic() - began) / (number - 1) if number > 1 else math.nan
+            left = f", about {fmt_duration(each * (args.sweeps - number + 1))} left" if number > 1 else ""
+            say(f"calibrate: twin sweep {number} of {args.sweeps}{left}")
             try:
                 code = int(cli_sweep.cmd_sweep(sweep_args(args, pair, csv)))
             except ConfigError as exc:

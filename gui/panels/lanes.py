@@ -55,6 +55,25 @@ def machine_text(options: list[LaneOption] | None) -> str:
     return f"{cores} CPU {plural(cores, 'core')} · {gpus}"
 
 
+TWIN_WORDS = "twin of {lane}, an A/A control"
+TWIN_TIP = ("{twin} is {lane} again, in a process of its own: two equal lanes taking turns. Compared or swept against "
+            "{lane}, any lead the rule names between them is a false one, which is how Run > Calibrate the rule here "
+            "measures this machine's false-lead rate.")
+
+
+def with_twins(options: list[LaneOption]) -> list[LaneOption]:
+    """This machine's lanes, each one-thread CPU lane followed by its twin (cpu1#2): a lane against itself, the
+    control any user can run (issue 57)."""
+    out: list[LaneOption] = []
+    for option in options:
+        out.append(option)
+        spec = option.spec
+        if spec.kind == DeviceKind.CPU and spec.threads == 1 and not spec.twin and not spec.host:
+            twin = spec.twinned({spec.name})
+            out.append(LaneOption(twin, TWIN_WORDS.format(lane=spec.name), option.available, option.reason))
+    return out
+
+
 class LanesPanel(QWidget):
     """Check boxes for the lanes (disabled ones say why in their tooltip) and the schedule."""
 
@@ -113,7 +132,7 @@ class LanesPanel(QWidget):
         self._render()
 
     def _render(self) -> None:
-        self._options = self._local + self.hosts.options()
+        self._options = with_twins(self._local) + self.hosts.options()
         self.searching.setVisible(self._searching)
         empty_layout(self._list_layout)
         self.boxes, self.price_fields = {}, {}
@@ -129,6 +148,8 @@ class LanesPanel(QWidget):
             box = LaneBox(f"{option.spec.local.name}  ·  {option.device}", option.spec.local.name)
             box.setEnabled(option.available)
             shown = f"{option.name}: {option.device}" if option.spec.host else option.device
+            if option.spec.twin:
+                shown = TWIN_TIP.format(twin=option.name, lane=option.spec.original.name)
             box.setToolTip(shown if option.available else f"Not available: {option.reason}")
             box.toggled.connect(self._on_box_toggled)
             row = QWidget()

@@ -29,6 +29,7 @@ class Actions:
     clear_compiled: QAction
     clear_map: QAction
     profile: QAction
+    calibrate: QAction
     reset: QAction
     quit: QAction
     about: QAction
@@ -85,6 +86,8 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
         profile=_action(window, "Measure a device &profile…", "Measure this machine's lanes into a device profile "
                         "(six short sweeps, with a time estimate): a file to send, from which another machine's "
                         "window predicts this one's lanes", ("Ctrl+Shift+P",)),
+        calibrate=_action(window, "&Calibrate the rule here…", "Sweep a lane against its twin (two equal lanes) "
+                          "several times and keep this machine's measured false-lead rate: every answer quotes it"),
         reset=_action(window, "&Reset to defaults", "Default model, training settings, lanes and schedule"),
         quit=_action(window, "&Quit", "Stop any run and close Crossover", ("Ctrl+Q",)),
         about=_action(window, "&About Crossover", "Versions, devices and where files are kept", ("F1",)),
@@ -111,6 +114,7 @@ def build_actions(window: QMainWindow, theme: Theme) -> Actions:
         run_menu.addAction(action)
     run_menu.addSeparator()
     run_menu.addAction(a.profile)
+    run_menu.addAction(a.calibrate)
     view_menu = menus.addMenu("&View")
     view_menu.addAction(a.presentation)
     view_menu.addSection("Colour scheme")

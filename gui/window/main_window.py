@@ -36,6 +36,7 @@ from ..widgets.file_dialogs import FileDialogs
 from ..panels.lanes import machine_text
 from ..live_run import LiveRun
 from ..widgets.page_tabs import PageTabs
+from .calibrate_dialog import CalibrateDialog
 from .profile_dialog import ProfileDialog
 from .recovery import RecoveryOffer
 from .run_desk import Holder, RunDesk
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self.close_seconds = 0.0  # how long the last close took (the close must end within 3 s)
         self.dialogs = FileDialogs(self.settings)
         self.profile_dialog: ProfileDialog | None = None  # Run > Measure a device profile, once opened
+        self.calibrate_dialog: CalibrateDialog | None = None  # Run > Calibrate the rule here, once opened
         self.side = SidePanel(self.dialogs)
         # The window's one state (gui/app_model.py): the model set up, the lanes chosen and the findings, one answer
         # per pair of lanes and kind of model from every completed point measured since the window opened. The map,
@@ -209,6 +211,7 @@ class MainWindow(QMainWindow):
         a.about.triggered.connect(lambda: show_about(self, c.host(), c.options))
         a.guide.triggered.connect(self._open_guide)
         a.profile.triggered.connect(self.open_profile_dialog)
+        a.calibrate.triggered.connect(self.open_calibrate_dialog)
         c.devices_discovered.connect(self._on_controller_devices_discovered)
         c.discovery_failed.connect(self._on_controller_discovery_failed)
         c.live_changed.connect(self.compare.plot.refresh)
@@ -452,6 +455,15 @@ class MainWindow(QMainWindow):
         self.profile_dialog.raise_()
         return self.profile_dialog
 
+    def open_calibrate_dialog(self) -> CalibrateDialog:
+        """Run > Calibrate the rule here: the dialog (one per window), offering this machine's chosen lanes."""
+        if self.calibrate_dialog is None:
+            lanes = [s.name for s in self.app.lanes if not s.host and not s.twin]
+            self.calibrate_dialog = CalibrateDialog(lanes, self)
+        self.calibrate_dialog.show()
+        self.calibrate_dialog.raise_()
+        return self.calibrate_dialog
+
     def _add_profile_lanes(self, profile: DeviceProfile) -> None:
         for lane in dict.fromkeys(x.lane for x in profile.lanes):
             self.compare.map.predicted.add(profile, lane)
@@ -470,6 +482,8 @@ class MainWindow(QMainWindow):
         self.save_state()
         if self.profile_dialog is not None:
             self.profile_dialog.shutdown()  # the profile command keeps the sweeps it measured
+        if self.calibrate_dialog is not None:
+            self.calibrate_dialog.shutdown()  # the sweeps that finished are counted and kept
         self.sweep.shutdown()
         self.why.shutdown()
         self.desk.model_file.shutdown()

@@ -11,35 +11,26 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
-import signal
-import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QProcess, QTimer, Slot
+from PySide6.QtCore import QTimer, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget)
 
 from ...core.config import ConfigError
 from ...core.files.profile import DeviceProfile, read_profile
-from ...core.paths import PACKAGE_DIR, crossover_home
+from ...core.paths import crossover_home
 from ...core.study.profile import plan_named
+from ..widgets.command_process import EXIT_STOPPED, CommandFn, CommandProcess, crossover_command
 from ..widgets.file_dialogs import FileDialogs
 
 # The command's lines this dialog reads (core/cli/profile.py says them).
 PLAN_LINE = re.compile(r"^profile: (\d+) sweeps? .*expected length: about ([^;]+);")
 SWEEP_LINE = re.compile(r"^profile: sweep (\d+) of (\d+), (\S+) .*about (.+) left$")
 WROTE_LINE = re.compile(r"^wrote (.+\.json)$")  # a sweep's "wrote A.csv, B.csv, C.json" too: see written_profile
-HURRY_AFTER_MS = 10_000  # a stop not heard within this long is sent again (as a second Ctrl-C: hurry)
-EXIT_STOPPED = 130
-
-CommandFn = Callable[[Sequence[str]], list[str]]
-
-
-def profile_command(args: Sequence[str]) -> list[str]:
-    """This Python running Crossover's command line with `args`."""
-    return [sys.executable, str(PACKAGE_DIR / "main.py"), *args]
+profile_command = crossover_command  # the name the tests and older callers know
 
 
 def written_profile(line: str, target: str | os.PathLike) -> Path | None:
@@ -135,20 +126,19 @@ class ProfileDialog(QDialog):
         layout.addWidget(self.log, 1)
         layout.addWidget(buttons)
         self.resize(720, 480)
-        self._process: QProcess | None = None
-        self._pending = ""
+        self.runner = CommandProcess(lambda args: self._command(args), self)
+        self.runner.line.connect(self._read_line)
+        self.runner.ended.connect(self._on_ended)
+        self.runner.not_started.connect(self._on_not_started)
         self._expected = ""
         self._written: Path | None = None
         self.profile: DeviceProfile | None = None
         self.exit_code: int | None = None
         self._close_when_done = False
-        self._hurry = QTimer(self)
-        self._hurry.setSingleShot(True)
-        self._hurry.timeout.connect(self._on_hurry_timeout)
 
     @property
     def running(self) -> bool:
-        return self._process is not None
+        return self.runner.running
 
     # ------------------------------------------------------------------ the command
 
@@ -172,19 +162,13 @@ class ProfileDialog(QDialog):
         except OSError as exc:
             self.state.setText(f"The profile cannot go in {Path(path).parent}: {exc.strerror or exc}.")
             return
-        program, *args = self._command(self.arguments())
-        process = QProcess(self)
-        process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
-        process.readyReadStandardOutput.connect(self._on_process_ready_read)
-        process.finished.connect(self._on_process_finished)
-        process.errorOccurred.connect(self._on_process_error)
-        self._process, self._pending, self._written, self.profile, self.exit_code = process, "", None, None, None
+        self._written, self.profile, self.exit_code = None, None, None
         self.log.clear()
         self._show_plan()
         self.state.setText("Starting the lanes…")
         self.add.setEnabled(False)
         self._set_running(True)
-        process.start(program, args)
+        self.runner.start(self.arguments())
 
     def _set_running(self, running: bool) -> None:
         """The settings and Start while nothing runs; Stop while the command does."""
@@ -201,33 +185,11 @@ class ProfileDialog(QDialog):
     @Slot()
     def halt(self) -> None:
         """Ask the command to stop as Ctrl-C does; again after HURRY_AFTER_MS if it has not ended."""
-        if self._process is None:
+        if not self.runner.running:
             return
-        self._signal(signal.SIGINT)
+        self.runner.halt()
         self.state.setText("Stopping: the point being measured ends, then the profile is made of the sweeps measured.")
         self.stop.setEnabled(False)
-        self._hurry.start(HURRY_AFTER_MS)
-
-    def _signal(self, which: signal.Signals) -> None:
-        pid = self._process.processId() if self._process is not None else 0
-        if pid:
-            try:
-                os.kill(pid, which)
-            except OSError:
-                pass
-
-    @Slot()
-    def _on_hurry_timeout(self) -> None:
-        self._signal(signal.SIGINT)  # a second Ctrl-C: stop now, keeping what was measured
-
-    @Slot()
-    def _on_process_ready_read(self) -> None:
-        if self._process is None:
-            return
-        text = self._pending + bytes(self._process.readAllStandardOutput().data()).decode("utf-8", "replace")
-        *lines, self._pending = text.replace("\r", "\n").split("\n")
-        for line in lines:
-            self._read_line(line.rstrip())
 
     def _read_line(self, line: str) -> None:
         if not line:
@@ -246,18 +208,12 @@ class ProfileDialog(QDialog):
         elif written := written_profile(line, self.path.text().strip()):
             self._written = written
 
-    @Slot(int, QProcess.ExitStatus)
-    def _on_process_finished(self, code: int, status: QProcess.ExitStatus) -> None:
-        self._on_process_ready_read()
-        if self._pending:
-            self._read_line(self._pending)
-            self._pending = ""
-        self._hurry.stop()
-        self._process = None
+    @Slot(int)
+    def _on_ended(self, code: int) -> None:
         if self._close_when_done:
             self._close_when_done = False
             QTimer.singleShot(0, self.close)
-        self.exit_code = code if status == QProcess.ExitStatus.NormalExit else -1
+        self.exit_code = code
         self._set_running(False)
         if self._written is not None:
             try:
@@ -278,13 +234,10 @@ class ProfileDialog(QDialog):
                      and not SWEEP_LINE.match(line) and not line.startswith("profile: stopped with")), "")
         self.state.setText(no_profile_words(last, self.exit_code == EXIT_STOPPED))
 
-    @Slot(QProcess.ProcessError)
-    def _on_process_error(self, error: QProcess.ProcessError) -> None:
-        if error == QProcess.ProcessError.FailedToStart:
-            self._process = None
-            self._set_running(False)
-            self.state.setText(f"The profile command did not start: {self._command(self.arguments())[0]} could not "
-                               "be run.")
+    @Slot(str)
+    def _on_not_started(self, program: str) -> None:
+        self._set_running(False)
+        self.state.setText(f"The profile command did not start: {program} could not be run.")
 
     # ------------------------------------------------------------------ the rest
 
@@ -306,7 +259,7 @@ class ProfileDialog(QDialog):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         """Closing while it measures stops it (what was measured is kept); the dialog closes once it has ended,
         and the window stays live meanwhile."""
-        if self._process is not None:
+        if self.runner.running:
             if self.stop.isEnabled():
                 self.halt()
             self._close_when_done = True
@@ -317,10 +270,5 @@ class ProfileDialog(QDialog):
     def shutdown(self, wait_ms: int = 3000) -> None:
         """The window is quitting: stop the command and wait for it a moment (a second stop if it has not ended),
         so that the sweeps measured are kept and no lane is left running."""
-        process = self._process
-        if process is None:
-            return
-        self.halt()
-        if not process.waitForFinished(wait_ms):
-            self._signal(signal.SIGINT)
-            process.waitForFinished(wait_ms)
+        self.state.setText("Stopping: the window is closing.")
+        self.runner.shutdown(wait_ms)

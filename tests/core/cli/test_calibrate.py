@@ -3,6 +3,8 @@ sweeps and keeps this machine's false-lead rate: twins named apart in every file
 its count, interval and design, a stop keeping what finished; on scripted lanes of equal cost, and once on real ones."""
 from __future__ import annotations
 
+import re
+
 import csv
 import json
 
@@ -57,6 +59,8 @@ def test_calibrate_on_equal_scripted_twins_writes_the_rate_with_its_count_interv
     assert r.returncode == 0, r.stderr
     lines = [x for x in r.stdout.splitlines() if x.startswith("twin sweep ")]
     assert [x.split(":")[0] for x in lines] == [f"twin sweep {i} of 3" for i in (1, 2, 3)], r.stdout
+    said = r.stdout + r.stderr  # each sweep after the first says how long is left, from the sweeps measured
+    assert "calibrate: twin sweep 1 of 3\n" in said and re.search(r"calibrate: twin sweep 3 of 3, about \S+", said)
     found = here_calibration()
     assert found is not None, here_calibration_problem()
     assert (found.rate.trials, found.asked) == (3, 3) and 0 <= found.rate.count <= 3

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from helpers import answer_next_dialog
-from PySide6.QtCore import QProcess
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.files.profile import find_profile
@@ -111,7 +110,7 @@ def test_a_stop_that_wrote_no_profile_says_so_not_that_a_sweeps_files_do_not_rea
                  "makes a line",
                  f"profile: no profile was written (no line); the sweeps' files stay in {folder}/"):
         dialog._read_line(line)
-    dialog._on_process_finished(130, QProcess.ExitStatus.NormalExit)
+    dialog._on_ended(130)
     state = dialog.state.text()
     assert "does not read back" not in state and "mlp-2.csv" not in state, state
     assert state == f"Stopped: no profile was written (no line); the sweeps' files stay in {folder}/"
@@ -121,6 +120,6 @@ def test_a_stop_that_wrote_no_profile_says_so_not_that_a_sweeps_files_do_not_rea
     shutil.copy(find_profile(SHIPPED).path, target)
     for line in (f"wrote {folder}/mlp-2.csv, {folder}/mlp-2-batches.csv, {folder}/mlp-2.json", f"wrote {target}"):
         dialog._read_line(line)
-    dialog._on_process_finished(130, QProcess.ExitStatus.NormalExit)
+    dialog._on_ended(130)
     assert dialog.state.text().startswith(f"Stopped. Profile {SHIPPED} written to {target}"), dialog.state.text()
     assert dialog.profile is not None and dialog.add.isEnabled()
