@@ -84,8 +84,10 @@ class WindowExports:
         if not self.controller.runs:
             self._report("nothing to export yet: run a comparison first")
             return
-        path = self.dialogs.save_path(self.parent, "Export timings", "crossover-timings.csv", "CSV files (*.csv)",
-                                      ".csv")
+        n = len(self.controller.runs)  # the session's runs: one run alone is the History's Export
+        path = self.dialogs.save_path(self.parent, f"Export the timings of every run since launch ({n} "
+                                      f"{plural(n, 'run')}; one run: its History menu)",
+                                      "crossover-session-timings.csv", "CSV files (*.csv)", ".csv")
         if path:
             self._report(self.export_timings(path))
 
