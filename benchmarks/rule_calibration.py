@@ -45,7 +45,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE.parent))
 
-from crossover_lab.core.analysis.stats import robust_stats  # noqa: E402
+from crossover_lab.core.records import robust_stats  # noqa: E402
 from crossover_lab.core.analysis.verdict import PairVerdict, State  # noqa: E402
 from crossover_lab.core.files.findings import Findings  # noqa: E402
 from crossover_lab.core.files.sweep_rows import COLUMNS, SweepRow  # noqa: E402

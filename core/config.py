@@ -26,9 +26,6 @@ ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu")
 PREPROCESSING = ("scale", "l2")
 BACKENDS = ("tensorflow", "jax", "torch")
 FEEDINGS = ("host", "device")
-# What a run times: a training step (fit), or one forward call as a server makes it (input from host memory,
-# the answer back on the host). A predict call is timed one of two ways, each named in the records:
-TASKS = ("train", "predict")
 # An open-loop load (predict --arrival-rate, core/lane/arrivals.py): how requests arrive, and the bounds asked of it.
 ARRIVALS = ("poisson", "constant")
 MAX_RATE = 100_000.0  # requests per second a schedule may ask for
@@ -79,6 +76,21 @@ class Schedule(str, Enum):
 
 SCHEDULES = tuple(s.value for s in Schedule)
 _SCHEDULE_ALIASES = {"concurrent": "side-by-side", "side_by_side": "side-by-side"}
+
+
+class Task(str, Enum):
+    """What a run times: a training step (fit), or one forward call as a server makes it (input from host memory,
+    the answer back on the host). A str, so that files, settings and the wire carry the word ("predict") and one
+    read back compares equal to its member; code compares with the members, and reads a word with Task(word)."""
+
+    TRAIN = "train"
+    PREDICT = "predict"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+TASKS = tuple(t.value for t in Task)
 
 
 def _fewer_requests(most: int) -> str:
@@ -269,7 +281,7 @@ class TrainSpec:
     warmup_steps: int = DEFAULT_WARMUP_STEPS
     feeding: str = "host"
     mixed_precision: bool = False
-    task: str = "train"  # train | predict (TASKS)
+    task: Task = Task.TRAIN  # a Task once made (a file's or a setting's word is parsed; any other is refused)
     serve: str = "keras"  # how a predict call is made (SERVE_WAYS); ignored for training
     # predict under load: requests per second arriving on their own schedule (None: one call after another),
     # how they arrive (ARRIVALS), and how many waiting requests one call may answer (1: one at a time).
@@ -311,16 +323,17 @@ class TrainSpec:
         _check(self.max_seconds is None or self.max_seconds > 0, f"max seconds {self.max_seconds}: choose above 0")
         _check(0 <= self.warmup_steps <= 1000, f"warm-up steps {self.warmup_steps}: choose 0-1000")
         _check(self.feeding in FEEDINGS, f"feeding {self.feeding!r}: choose one of {', '.join(FEEDINGS)}")
-        _check(self.task in TASKS, f"task {self.task!r}: choose one of {', '.join(TASKS)}")
+        _check(self.task in TASKS, f"task {str(self.task)!r}: choose one of {', '.join(TASKS)}")
+        object.__setattr__(self, "task", Task(self.task))  # a file's or a setting's word, as the type
         _check(self.serve in SERVE_WAYS, f"predict way {self.serve!r}: choose one of {', '.join(SERVE_WAYS)}")
-        _check(self.task == "train" or self.feeding == "host",
+        _check(self.task == Task.TRAIN or self.feeding == "host",
                "feeding=device is for training: a predict call takes its input from host memory, as a server does")
-        _check(self.task == "train" or self.steps_per_execution == 1,
+        _check(self.task == Task.TRAIN or self.steps_per_execution == 1,
                f"steps per execution {self.steps_per_execution} is for training: a predict call is one call (use 1)")
         rate = self.arrival_rate
         _check(rate is None or (isinstance(rate, (int, float)) and 0 < rate <= MAX_RATE),
                f"arrival rate {rate}: choose above 0, at most {MAX_RATE:,.0f} requests per second")
-        _check(rate is None or self.task == "predict",
+        _check(rate is None or self.task == Task.PREDICT,
                "an arrival rate is for the predict task: requests arrive at a server (add --task predict)")
         _check(self.arrivals in ARRIVALS, f"arrivals {self.arrivals!r}: choose one of {', '.join(ARRIVALS)}")
         _check(isinstance(self.max_batch, int) and 1 <= self.max_batch <= MAX_BATCH,
@@ -514,7 +527,7 @@ class RunConfig:
     @property
     def flops_per_batch(self) -> int:
         """FLOPs of one timed step: a training step, or for the predict task one forward call."""
-        return self.model.flops_per_batch(self.train.batch_size, forward=self.train.task == "predict")
+        return self.model.flops_per_batch(self.train.batch_size, forward=self.train.task == Task.PREDICT)
 
     def to_dict(self) -> dict[str, JsonValue]:
         return dataclasses.asdict(self)

@@ -14,12 +14,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, TypedDict
 if TYPE_CHECKING:
     from typing_extensions import NotRequired  # typing's own from Python 3.11
 
-from .config import RunConfig, Schedule
+from .config import RunConfig, Schedule, Task
 from .json_data import JsonObject, JsonValue, as_map, as_seq
-from .analysis import tails
-from .analysis.stats import summarize
 from .records import (BatchTiming, LaneEnded, LaneEvent, LaneInterrupted, RunFailed, RunFinished, RunStarted,
-                      RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed)
+                      RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed, known, summarize)
 
 LANE_STATUSES = (Status.WAITING, Status.RUNNING, Status.COMPLETED, Status.CANCELLED, Status.FAILED)
 
@@ -65,7 +63,7 @@ class Segment:
         out.append((begin, end))
         return [(a, b) for a, b in out if b > a]
 
-    def to_json(self, task: str = "train") -> JsonObject:
+    def to_json(self, task: Task = Task.TRAIN) -> JsonObject:
         """The segment as a run's sidecar holds it (_SegmentEntry; from_json reads it back)."""
         return {"segment": self.index, "widths": list(self.started.widths), "batch_size": self.started.batch_size,
                 "flops_per_batch": self.started.flops_per_batch, "first_step": self.started.first_step,
@@ -106,16 +104,16 @@ class _SegmentEntry(TypedDict):
 # Figures every view withholds are null in the file too (issue 45), each kept under a raw name for what reads them
 # again (runs pooled later add short energy readings up; a view gates a tail itself): a counter's reading over a
 # window too short to give joules (RunSummary.energy_measured false), and a served call's p90 from fewer calls than
-# its rule needs (core/analysis/tails.py; the p99 is withheld where it is computed).
+# its rule needs (core/records.py known, core/analysis/tails.py; the p99 is withheld where it is computed).
 RAW_ENERGY = {"energy_j": "energy_j_raw", "energy_s": "energy_s_raw"}
 RAW_TAIL = {"p90_ms": "p90_ms_raw"}
 
 
-def summary_json(s: RunSummary, task: str = "train") -> JsonObject:
+def summary_json(s: RunSummary, task: Task = Task.TRAIN) -> JsonObject:
     """A summary as a sidecar holds it: its fields, each withheld figure null (RAW_ENERGY, RAW_TAIL keep it raw)."""
     d = s.as_dict()
     withheld = {**(RAW_ENERGY if s.energy_read and not s.energy_measured else {}),
-                **(RAW_TAIL if task == "predict" and not tails.known(90, s.n_batches) else {})}
+                **(RAW_TAIL if task == Task.PREDICT and not known(90, s.n_batches) else {})}
     for name, raw in withheld.items():
         if d[name] is not None and d[name] == d[name]:  # NaN is written null already
             d[raw], d[name] = d[name], None
@@ -206,7 +204,7 @@ class LaneResult:
             if self.summary is None and not self.failure:
                 self.stopped, self.failure = True, event.reason
 
-    def to_json(self, task: str = "train") -> JsonObject:
+    def to_json(self, task: Task = Task.TRAIN) -> JsonObject:
         """The lane as a run's sidecar holds it (from_json reads it back; its records live in the CSV); `task`, the
         run's, says which of its figures a view withholds (summary_json)."""
         return {"device": self.started.device if self.started else None,

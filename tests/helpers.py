@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from crossover_lab.core.analysis.anatomy import AnatomyPoint, RungTime
-from crossover_lab.core.analysis.stats import summarize
+from crossover_lab.core.records import summarize
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.engine.devices import LaneOption
 from crossover_lab.core.results import LaneResult, RunResult

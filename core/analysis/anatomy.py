@@ -22,10 +22,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ..config import Task
 from ..json_data import JsonObject, JsonValue
+from ..records import robust_stats
 from .crossings import find_crossovers
 from .points import Crossover, SweepPoint
-from .stats import robust_stats
 
 NAN = math.nan
 
@@ -36,7 +37,7 @@ class Ladder:
     the parts their differences name: part → (the rung above it, the rung below it; "" below: the rung itself).
     `stack` lists, bottom up, the parts that telescope to the top rung: the stacked bar of a step or call."""
 
-    task: str
+    task: Task
     rungs: tuple[str, ...]
     parts: dict[str, tuple[str, str]]
     stack: tuple[str, ...]
@@ -48,7 +49,7 @@ class Ladder:
 
 
 TRAIN_LADDER = Ladder(
-    "train", ("fit", "fit_pipelined", "step_loop", "step_loop_pipelined", "device_loop"),
+    Task.TRAIN, ("fit", "fit_pipelined", "step_loop", "step_loop_pipelined", "device_loop"),
     {"fit_and_input": ("fit", "step_loop"),
      "synchronisation": ("step_loop", "step_loop_pipelined"),
      "host_dispatch": ("step_loop_pipelined", "device_loop"),
@@ -62,7 +63,7 @@ TRAIN_LADDER = Ladder(
 #     call_pipelined    K calls on resident inputs, one wait at the end: the answers stay on the device
 #     device_loop       K forward passes inside one compiled call: the device's floor for this model
 PREDICT_LADDER = Ladder(
-    "predict", ("predict_on_batch", "call_synced", "call_resident", "call_pipelined", "device_loop"),
+    Task.PREDICT, ("predict_on_batch", "call_synced", "call_resident", "call_pipelined", "device_loop"),
     {"predict_machinery": ("predict_on_batch", "call_synced"),
      "input_transfer": ("call_synced", "call_resident"),
      "answer_back": ("call_resident", "call_pipelined"),
@@ -73,7 +74,7 @@ LADDERS = {ladder.task: ladder for ladder in (TRAIN_LADDER, PREDICT_LADDER)}
 RUNGS, PARTS, STACK = TRAIN_LADDER.rungs, TRAIN_LADDER.parts, TRAIN_LADDER.stack
 
 
-def ladder_of(task: str) -> Ladder:
+def ladder_of(task: Task) -> Ladder:
     return LADDERS.get(task, TRAIN_LADDER)
 
 
@@ -174,7 +175,7 @@ class AnatomyPoint:
     losses: dict[str, float] = field(default_factory=dict)  # the same-loss check, per rung, when asked
     settings: dict[str, Any] = field(default_factory=dict)
     seconds: float = NAN  # how long the lane took to measure it
-    task: str = "train"  # train: the rungs of a training step; predict: of a served call (its Ladder)
+    task: Task = Task.TRAIN  # the rungs of a training step, or of a served call (its Ladder)
 
     @property
     def width(self) -> int:
@@ -215,7 +216,7 @@ class AnatomyPoint:
         cost = self.timing_cost
         return {"lane": self.lane, "width": self.width, "widths": [w for w in self.widths], "batch_size": self.batch_size,
                 "backend": self.backend, "device": self.device, "flops_per_batch": self.flops_per_batch,
-                "task": self.task,
+                "task": str(self.task),
                 "rungs": {name: (r.to_json() if (r := self.rungs.get(name)) else None) for name in self.ladder.rungs},
                 "parts": {name: (p.to_json() if p else None) for name, p in parts.items()},
                 "reasons": reasons,
@@ -253,7 +254,7 @@ def point_from_json(point: Mapping[str, JsonValue]) -> AnatomyPoint:
     def num(x: float | int | str | None) -> float:
         return NAN if x is None else float(x)
 
-    ladder = ladder_of(str(data.get("task") or "train"))
+    ladder = ladder_of(Task(data.get("task") or Task.TRAIN))
     rungs = {name: None if (r := (data.get("rungs") or {}).get(name)) is None else
              RungTime(num(r["median_ms"]), num(r["p10_ms"]), num(r["p90_ms"]), int(r.get("n", 0)),
                       int(r.get("steps_per_sample", 1))) for name in ladder.rungs}

@@ -12,9 +12,8 @@ import time
 from dataclasses import dataclass
 
 from ..config import ConfigError, DeviceKind, LaneSpec, Schedule
-from ..records import BatchTiming, RunSummary
+from ..records import BatchTiming, RunSummary, summarize
 from ..results import LaneResult, RunResult
-from .stats import summarize
 
 
 def shares_cores(a: LaneSpec, b: LaneSpec) -> bool:

@@ -50,7 +50,7 @@ from .special import nnls
 from .special import stdtrit
 
 from .. import families
-from ..config import CLASSES, INPUT_DIM
+from ..config import CLASSES, INPUT_DIM, Task
 from ..families import GATES, MLP_RATIO, SIDE, Family, ModelKind
 from .fits import CostFit, fit_cost_model
 from .significance import PRIOR_NOISE
@@ -65,8 +65,8 @@ FLOAT_BYTES = 4  # float32, as every lane trains
 # forward and backward and its gradient accumulated at every use, then Adam reads the weight, its gradient and two
 # moments and writes three back; an activation is written forward and read backward, its gradient written and read.
 # A forward call reads each weight at each use and writes each activation for the next layer to read.
-WEIGHT_TOUCHES = {"train": (3, 7), "predict": (1, 0)}  # (per use, per step)
-ACTIVATION_TOUCHES = {"train": 4, "predict": 2}
+WEIGHT_TOUCHES = {Task.TRAIN: (3, 7), Task.PREDICT: (1, 0)}  # (per use, per step)
+ACTIVATION_TOUCHES = {Task.TRAIN: 4, Task.PREDICT: 2}
 
 
 class Term(str, Enum):
@@ -151,16 +151,16 @@ def _counts(family: str, cell: str, heads: int, width: int, layers: int, forward
     return flops, params, SIDE * width + layers * per_block + width + CLASSES, 1
 
 
-def _bytes(family: str, cell: str, heads: int, width: int, layers: int, task: str, batch: int) -> tuple[float, float]:
+def _bytes(family: str, cell: str, heads: int, width: int, layers: int, task: Task, batch: int) -> tuple[float, float]:
     """(FLOPs per sample, bytes moved per step) of the model `width` wide."""
-    flops, params, values, uses = _counts(family, cell, heads, width, layers, task == "predict")
+    flops, params, values, uses = _counts(family, cell, heads, width, layers, task == Task.PREDICT)
     per_use, per_step = WEIGHT_TOUCHES[task]
     moved = params * (per_use * uses + per_step) + values * batch * ACTIVATION_TOUCHES[task]
     return float(flops), float(FLOAT_BYTES * moved)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # each point's shape is asked again by every fit that leaves another point out
-def shape(kind: str, task: str, batch_size: int, flops: float, layers: int) -> Shape:
+def shape(kind: str, task: Task, batch_size: int, flops: float, layers: int) -> Shape:
     """What a step of `flops` FLOPs of a `layers`-deep model of `kind` pays beside them. The width is the one at
     which a model of equal layers has those FLOPs (exactly the width measured for Crossover's own models; between
     two whole widths the bytes are interpolated, for a model of unequal widths), so a profile's points need no more
@@ -280,7 +280,7 @@ class CostLine:
     locally)."""
 
     kind: str  # "mlp", "cnn", "lstm", "transformer 4 heads" (core/families.py kind_word)
-    task: str  # train: ms per training step; predict: ms per forward call
+    task: Task  # ms per training step, or per forward call
     batch_size: int  # 0: a line across batch sizes (a predict sweep along batch size)
     points: tuple[LinePoint, ...]
     noise_log_sd: float  # the lane's run-to-run noise (SD of the logs of repeat medians); NaN where not measured
@@ -341,7 +341,7 @@ class CostLine:
         return tuple(TermFit(t, float(ci), float(s)) for t, ci, s in zip(self.terms, c, se))
 
 
-def fit_line(kind: str, task: str, batch_size: int, points: Sequence[LinePoint],
+def fit_line(kind: str, task: Task, batch_size: int, points: Sequence[LinePoint],
              noise_log_sd: float = math.nan, models: Sequence[Sequence[Term]] = MODELS) -> CostLine | None:
     """The line of `points`, with the simplest of `models` its points support (`choose`) and that model's
     leave-one-out error; None where they cannot make one (fewer than two distinct FLOP counts, or no positive
@@ -410,7 +410,7 @@ def _outside(line: CostLine, flops: float, layers: int) -> list[Outside]:
     return out
 
 
-def predict(lines: Sequence[CostLine], kind: str, task: str, batch_size: int, flops_per_sample: float,
+def predict(lines: Sequence[CostLine], kind: str, task: Task, batch_size: int, flops_per_sample: float,
             layers: int, family_fallback: str = "mlp") -> Prediction:
     """The step time of a model of `kind`, `layers` deep, with `flops_per_sample` FLOPs per sample, at `batch_size`,
     from a lane's lines: the line at that batch size; between two lines of the same kind, the log-linear mean of both

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
 from typing import Sequence
 
 import numpy as np
@@ -81,6 +82,18 @@ class WidthData:
     apart: bool = False  # the two lanes' figures come from different runs (files of separate sessions)
 
 
+class Prior(str, Enum):
+    """What the floor under a pair's run-to-run noise is: this machine's recorded noise, PRIOR_NOISE (the data measured
+    the noise on enough degrees of freedom), or UNMEASURED_FLOOR (they did not). Its word is what a file holds."""
+
+    MACHINE = "machine"
+    DEFAULT = "default"
+    UNMEASURED = "unmeasured"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class PairNoise:
     """The run-to-run term of one run's log-ratio (τ, a standard deviation in log units) and what it rests on."""
@@ -91,7 +104,7 @@ class PairNoise:
     repeat_widths: int
     shape_dof: float  # from the sweep's shape
     prior_dof: float
-    prior: str  # "machine": this machine's recorded noise; "default": PRIOR_NOISE; "unmeasured": UNMEASURED_FLOOR
+    prior: Prior
     floored: bool = True  # τ is the floor (the data showed less), not the data's own figure
     passes: int = 1  # passes the whole-sweep test rests on (PASSES_FOR_SWEEP or more: measured, else the prior)
     common: float = COMMON_PRIOR  # the common offset's SD the whole-sweep test counts where passes cannot show it
@@ -105,7 +118,7 @@ class PairNoise:
 
     def to_json(self) -> dict[str, float | int | str | bool]:
         return {"tau": self.tau, "dof": self.dof, "repeat_dof": self.repeat_dof, "repeat_widths": self.repeat_widths,
-                "shape_dof": self.shape_dof, "prior_dof": self.prior_dof, "prior": self.prior,
+                "shape_dof": self.shape_dof, "prior_dof": self.prior_dof, "prior": str(self.prior),
                 "floored": self.floored, "passes": self.passes, "common": self.common, "session": self.session}
 
 
@@ -229,7 +242,7 @@ def pair_noise(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
     tau2, dof = (seen, data_dof) if seen > tau0 ** 2 else (tau0 ** 2, max(data_dof, prior_dof))
     passes = min((len(w.run_ds) for w in data), default=0) if data else 0
     return PairNoise(math.sqrt(tau2), dof, rep_dof, rep_widths, shape_dof, prior_dof,
-                     "machine" if known else "default" if data_dof >= MEASURED_DOF else "unmeasured",
+                     Prior.MACHINE if known else Prior.DEFAULT if data_dof >= MEASURED_DOF else Prior.UNMEASURED,
                      seen <= tau0 ** 2,
                      passes=passes if passes >= PASSES_FOR_SWEEP else 1,
                      session=SESSION_PRIOR if any(w.apart for w in data) else 0.0)

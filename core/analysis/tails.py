@@ -28,10 +28,13 @@ from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
+
+from ..config import Task
+# The fewest calls for each percentile, and whether a tail is given, live with the records a run is summarised from
+# (its summary and the run's results withhold a tail by them); they are this rule's, named here as ever.
+from ..records import MIN_CALLS as MIN_CALLS, known as known, tail_or_nan as tail_or_nan
 from .special import bdtr  # the binomial CDF (scipy.stats cost the window 0.45 s more to import)
 
-# Percentile → the fewest calls from which it is given (MLPerf loadgen's early-stopping minimums).
-MIN_CALLS = {90: 64, 99: 662}
 # Percentile → the fewest independent requests a load's requests must be worth for its bound. The p99 keeps MLPerf's
 # 662. For a p90, 64 would do for independent values, but a memory measured from a run only 64 times as long as it
 # is too uncertain: while choosing this rule, p90 bounds from 64 were under the true p90 in about half the runs that
@@ -41,20 +44,10 @@ MEMORY_WINDOW = 5.0  # Sokal's window: lags are summed up to MEMORY_WINDOW times
 MEMORY_UPPER_Z = 2.326  # the one-sided 99% normal point: the memory's upper end, as the bound's own 99%
 
 
-def known(q: int, calls: int) -> bool:
-    """Whether the q-th percentile of `calls` calls is given."""
-    return calls >= MIN_CALLS[q]
-
-
-def tail_or_nan(q: int, value: float, calls: int) -> float:
-    """The percentile where it is given, else NaN (the one place a withheld tail becomes "unknown")."""
-    return value if known(q, calls) and math.isfinite(value) else math.nan
-
-
-def spread_shown(task: str, calls: int) -> bool:
+def spread_shown(task: Task, calls: int) -> bool:
     """Whether a p10–p90 spread is shown: a training step's is its batches' scatter, always; a served call's p90 is
     a tail, given by the tail rule only (its sidecar holds it null, results.summary_json)."""
-    return task != "predict" or known(90, calls)
+    return task != Task.PREDICT or known(90, calls)
 
 
 def withheld(q: int, calls: int, unit: str = "calls") -> str:

@@ -18,6 +18,7 @@ from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..analysis.contention import common_stretch, contended
 from ..messages import Calibrated
 from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished, RunStarted, Status
+from ..config import Task
 from ..results import RunResult
 from ..study.sweep import SweepResult
 from ..files.sweeps import run_rows
@@ -126,7 +127,7 @@ def withheld_tails(calls_by_lane: Sequence[tuple[str, int]]) -> list[str]:
 
 def print_summary(result: RunResult, out: TextIO = STDOUT) -> None:
     """A run's table and verdict; a predict run's in latency, its tail (p90, p99) beside the median."""
-    predict = result.config.train.task == "predict"
+    predict = result.config.train.task == Task.PREDICT
     rows: list[list[Cell]] = []
     for name, lane in result.lanes.items():
         s = lane.summary
@@ -245,7 +246,7 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
         else:
             print(f"{lane}: a {cal.size}x{cal.size} float32 matrix product runs at {fmt_num(cal.gflops)} GFLOP/s",
                   file=out)
-    tail = any(r.task == "predict" for r in rows)  # a predict point's latency has its p99 beside it
+    tail = any(r.task == Task.PREDICT for r in rows)  # a predict point's latency has its p99 beside it
     # The p10-p90 spread (and a p99) rest on the steady batches (calls) beside them.
     print(table(["lane", "width", "batch", "MFLOP/batch", "median ms", "p10-p90 ms", *(["p99 ms"] if tail else []),
                  "steady", "GFLOP/s", "of peak", "status"],
@@ -255,7 +256,7 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
                   f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
                  for r in rows]), file=out)
     if tail:
-        short = [r for r in rows if r.task == "predict" and r.n_batches and not tails.known(99, r.n_batches)]
+        short = [r for r in rows if r.task == Task.PREDICT and r.n_batches and not tails.known(99, r.n_batches)]
         if short:
             print(f"p99 not given for {len(short)} of {len(rows)} points: p99 needs ≥ {tails.MIN_CALLS[99]:,} calls "
                   f"(have {min(r.n_batches for r in short):,}-{max(r.n_batches for r in short):,}); a point's time "

@@ -23,7 +23,7 @@ from typing import Sequence
 from . import run as cli_run, sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args, say
 from ..analysis.prediction import Prediction, crossing
-from ..config import MAX_LAYERS, ConfigError, LaneSpec, RunConfig, parse_lanes
+from ..config import MAX_LAYERS, ConfigError, LaneSpec, RunConfig, Task, parse_lanes
 from ..engine.devices import host_info
 from ..files.predicted import predict_config, speed_settings
 from ..files.profile import DeviceProfile, ProfileLane, find_profile, profile_from_files, shipped_profiles
@@ -274,7 +274,7 @@ def _predict_along(config: RunConfig, widths: Sequence[int], layers: int | None,
     names = [f"{lane.lane} ({called[profile.path]})" for profile, lane in chosen]
     grid = [[predict_config(c, lane) for c in configs] for _, lane in chosen]
     print(f"\n{config.model.kind}, {depth} layers of each width, batch {config.train.batch_size}, "
-          f"{config.train.task}: predicted ms per {'call' if config.train.task == 'predict' else 'step'} (95%)")
+          f"{config.train.task}: predicted ms per {'call' if config.train.task == Task.PREDICT else 'step'} (95%)")
     rows = []
     for i, w in enumerate(widths):
         rows.append([str(w)] + [_cell(grid[j][i]) for j in range(len(chosen))])

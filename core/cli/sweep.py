@@ -13,7 +13,7 @@ from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_
                      check_memory, check_rescue_folder, lanes_can_run, report_safely, resolve_factory, resolve_saved, say,
                      write_or_rescue)
 from .machines import add_price_arg, add_remote_arg, prices_from, print_costs, remote_settings
-from ..config import ConfigError, LaneSpec, RunConfig, parse_int_list, parse_lanes
+from ..config import ConfigError, LaneSpec, RunConfig, Task, parse_int_list, parse_lanes
 from ..json_data import JsonValue
 from ..engine.devices import host_info
 from ..files.atomic import ExportError
@@ -242,7 +242,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 for row in point.rows:
                     label = "again" if point.again else row.variant if target is None else row.stage
                     say(f"[{done}] {label:>8} {row.lane:>10} width "
-                        f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == 'predict' else 'batch'}"
+                        f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == Task.PREDICT else 'batch'}"
                         + (f" over both runs, which scatter by {scatter(row.between_runs)}" if point.again else "")
                         + f" ({row.status})")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..machine import GPU_HINT, INSTALL_HINT, LABEL, Gpu, HostInfo, cpu_model, usable_cores
-from ..config import BACKENDS, OPTIMIZER_SLOTS, DeviceKind, LaneSpec, RunConfig
+from ..config import BACKENDS, OPTIMIZER_SLOTS, DeviceKind, LaneSpec, RunConfig, Task
 from ..files.npz_check import available_bytes
 from ..json_data import JsonValue
 from ..messages import Probed
@@ -216,7 +216,7 @@ def memory_problem(configs: Sequence[RunConfig], lanes: Sequence[LaneSpec], free
     need = config.model.min_memory_bytes(config.train.batch_size, config.train.optimizer)
     what = (f"to train with {config.train.optimizer} (weights, gradients and "
             f"{OPTIMIZER_SLOTS[config.train.optimizer]} optimizer slots per weight, float32"
-            f"{'; a predict run trains its weights a few steps first' if config.train.task == 'predict' else ''})")
+            f"{'; a predict run trains its weights a few steps first' if config.train.task == Task.PREDICT else ''})")
     if local:
         have = available_bytes() if free is None else free
         if need * len(local) > have:

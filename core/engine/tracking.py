@@ -13,9 +13,9 @@ import math
 from enum import Enum
 from typing import Iterable, Sequence
 
-from ..analysis.stats import summarize
 from ..config import ConfigError, LaneSpec, RunConfig, Schedule
-from ..records import LANE_ENDS, LANE_EVENTS, BatchTiming, LaneEvent, RunSummary, Status, TurnEnded, now_iso
+from ..records import (LANE_ENDS, LANE_EVENTS, BatchTiming, LaneEvent, RunSummary, Status, TurnEnded, now_iso,
+                       summarize)
 from ..results import LaneResult, RunResult, Segment
 
 

@@ -21,6 +21,7 @@ from ..analysis.points import SweepPoint
 from ..json_data import JsonError, JsonValue, parse_json
 from ..paths import crossover_home
 from ..results import RunResult
+from ..config import TASKS, Task
 from .atomic import ExportError, atomic_write_text
 from .inputs import InputError, read_text_bounded
 from ..plurals import plural
@@ -49,14 +50,14 @@ class LaneNoise:
     measured_at: str
     source: str = ""
     load_avg: float = math.nan
-    task: str = "train"  # what the sweep timed: training steps, or predict calls
+    task: Task = Task.TRAIN  # what the sweep timed: training steps, or predict calls
 
     @property
     def key(self) -> str:
         return f"{self.task}:{self.lane}"
 
     def as_json(self) -> dict[str, JsonValue]:
-        return {"lane": self.lane, "task": self.task, "log_sd": self.log_sd, "points": self.points,
+        return {"lane": self.lane, "task": str(self.task), "log_sd": self.log_sd, "points": self.points,
                 "measured_at": self.measured_at, "source": self.source,
                 "load_avg": None if math.isnan(self.load_avg) else self.load_avg}
 
@@ -81,10 +82,10 @@ class LaneNoise:
         source = data.get("source")
         if source is not None and (not isinstance(source, str) or len(source) > 4096):
             raise ValueError(f"{lane}'s source is not a file's path")
-        task = data.get("task", "train")
-        if task not in ("train", "predict"):
+        task = data.get("task", Task.TRAIN)
+        if not isinstance(task, str) or task not in TASKS:
             raise ValueError(f"{lane}'s task is not train or predict")
-        return cls(lane, float(sd), points, at, source or "", math.nan if load is None else float(load), str(task))
+        return cls(lane, float(sd), points, at, source or "", math.nan if load is None else float(load), Task(task))
 
 
 def noise_path() -> Path:
@@ -92,7 +93,7 @@ def noise_path() -> Path:
 
 
 def measured_noise(points: Sequence[SweepPoint], measured_at: str, source: str = "",
-                   task: str = "train") -> list[LaneNoise]:
+                   task: Task = Task.TRAIN) -> list[LaneNoise]:
     """Each lane's run-to-run noise from a sweep's points (leads.run_noise, the figure its own verdict used), where
     it measured a point more than once."""
     out = []

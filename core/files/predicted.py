@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..analysis.prediction import Prediction, predict
-from ..config import RunConfig
+from ..config import RunConfig, Task
 from .profile import DeviceProfile, ProfileLane
 
 
@@ -27,7 +27,7 @@ def predict_config(config: RunConfig, lane: ProfileLane) -> Prediction:
     """The prediction for `config` on the profile lane: its kind, depth, batch size and FLOPs per sample (as the
     `predict` command asks it)."""
     model = config.model
-    per_sample = model.flops_per_batch(1, forward=config.train.task == "predict")
+    per_sample = model.flops_per_batch(1, forward=config.train.task == Task.PREDICT)
     layers = len(model.widths) if model.widths else (model.figures.layers if model.figures else 1)
     return predict(lane.lines, model.kind, config.train.task, config.train.batch_size, per_sample, layers)
 

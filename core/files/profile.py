@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from ..analysis.prediction import CostLine, LinePoint, fit_line
-from ..config import ConfigError, LaneSpec
+from ..config import TASKS, ConfigError, LaneSpec, Task
 from ..json_data import JsonError, JsonObject, JsonValue, as_map, as_seq, finite_or_none, parse_json
 from ..machine import HostInfo
 from ..paths import crossover_home, resource_dir
@@ -82,7 +82,7 @@ class ProfileLane:
 
 
 def _line_json(line: CostLine) -> JsonObject:
-    return {"kind": line.kind, "task": line.task, "batch_size": line.batch_size,
+    return {"kind": line.kind, "task": str(line.task), "batch_size": line.batch_size,
             # For a reader of the file; every reader fits the points again.
             "intercept_ms": finite_or_none(line.fit.overhead_ms), "gflops": finite_or_none(line.fit.gflops),
             "loo_log_sd": finite_or_none(line.loo_log_sd),
@@ -209,7 +209,7 @@ def _lane_from_json(data: JsonValue, where: str) -> ProfileLane:
 def _line_from_json(data: JsonValue, where: str, noise: float) -> CostLine | None:
     d = as_map(data)
     kind, task = _text(d.get("kind")), _text(d.get("task"))
-    if task not in ("train", "predict") or not kind:
+    if task not in TASKS or not kind:
         raise ConfigError(f"{where}: a line of task {task!r} and kind {kind!r}: a line is of a kind of model, "
                           "for train or predict")
     batch = int(_number(d.get("batch_size"), "batch_size", where, 0, 1 << 20))
@@ -223,7 +223,7 @@ def _line_from_json(data: JsonValue, where: str, noise: float) -> CostLine | Non
                                 int(_number(q.get("layers"), "layers", where, 0, 64)),
                                 _number(q.get("flops"), "flops", where, 1.0, MAX_FLOPS),
                                 _number(q.get("ms"), "ms", where, 1e-6, MAX_PLAUSIBLE_MS)))
-    return fit_line(kind, task, batch, points, noise)
+    return fit_line(kind, Task(task), batch, points, noise)
 
 
 def read_profile(path: str | os.PathLike) -> DeviceProfile:
@@ -344,11 +344,11 @@ def lanes_from_rows(rows: Sequence[SweepRow]) -> tuple[ProfileLane, ...]:
     out = []
     for (lane, settings), lane_rows in sorted(by_lane.items()):
         noise, repeats = _noise(lane_rows)
-        groups: dict[tuple[str, str, int], list[SweepRow]] = {}
+        groups: dict[tuple[str, Task, int], list[SweepRow]] = {}
         for r in lane_rows:
             groups.setdefault((r.family, r.task, r.batch_size), []).append(r)
         lines: list[CostLine] = []
-        thin: dict[tuple[str, str], list[SweepRow]] = {}
+        thin: dict[tuple[str, Task], list[SweepRow]] = {}
         for (kind, task, batch), group in sorted(groups.items()):
             if len({r.flops_per_batch for r in group}) < 2:
                 thin.setdefault((kind, task), []).extend(group)
@@ -361,7 +361,8 @@ def lanes_from_rows(rows: Sequence[SweepRow]) -> tuple[ProfileLane, ...]:
                 line = fit_line(kind, task, 0, [_point(r) for r in group], noise)
                 if line is not None:
                     lines.append(line)
-        batch1 = [r.p99_ms for r in lane_rows if r.task == "predict" and r.batch_size == 1 and math.isfinite(r.p99_ms)]
+        batch1 = [r.p99_ms for r in lane_rows
+                  if r.task == Task.PREDICT and r.batch_size == 1 and math.isfinite(r.p99_ms)]
         first = lane_rows[0]
         out.append(ProfileLane(lane, first.device[:MAX_TEXT], first.backend, settings, tuple(lines), noise, repeats,
                                min(batch1) if batch1 else math.nan))

@@ -22,6 +22,7 @@ from ..json_data import JsonError, JsonValue, as_map, as_seq, finite_or_none, pa
 from ..machine import HostInfo
 from ..paths import crossover_home
 from ..plain_text import ONE_LINE, printable
+from ..config import TASKS, Task
 from .atomic import atomic_write_text
 from .findings import Findings
 from .inputs import InputError, read_text_bounded
@@ -53,14 +54,14 @@ class TwinDesign:
     rechecks: int
     steady_steps: int
     seconds_per_point: float
-    task: str = "train"
+    task: Task = Task.TRAIN
     family: str = "mlp"
     passes: int = 1
 
     def to_json(self) -> dict[str, JsonValue]:
         return {"lane": self.lane, "twin": self.twin, "widths": list(self.widths), "layers": self.layers,
                 "batch_sizes": list(self.batch_sizes), "rechecks": self.rechecks, "steady_steps": self.steady_steps,
-                "seconds_per_point": self.seconds_per_point, "task": self.task, "family": self.family,
+                "seconds_per_point": self.seconds_per_point, "task": str(self.task), "family": self.family,
                 "passes": self.passes}
 
     @classmethod
@@ -78,7 +79,7 @@ class TwinDesign:
                    _whole(m.get("layers"), "its layers", 1, 1000), batches,
                    _whole(m.get("rechecks"), "its rechecks", 0, MAX_WIDTHS),
                    _whole(m.get("steady_steps"), "its steady steps", 1, 1 << 30), float(seconds),
-                   _text(m.get("task"), "its task"), _text(m.get("family"), "its kind of model"),
+                   _task(m.get("task")), _text(m.get("family"), "its kind of model"),
                    _whole(m.get("passes", 1), "its passes", 1, 99))
 
 
@@ -201,6 +202,13 @@ def _text(value: JsonValue, what: str, empty: bool = False) -> str:
     if not isinstance(value, str) or not (value or empty):
         raise ValueError(f"{what} is not a text")
     return printable(value[:MAX_TEXT], ONE_LINE)
+
+
+def _task(value: JsonValue) -> Task:
+    """A design's task as `calibrate` writes it ("train" or "predict")."""
+    if not isinstance(value, str) or value not in TASKS:
+        raise ValueError("its task is not train or predict")
+    return Task(value)
 
 
 def here_path() -> Path:

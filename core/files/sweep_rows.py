@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence, TypedDict
 
 from ..analysis.energy import energy_scope
 from ..analysis.points import SweepPoint
-from ..config import LaneSpec, is_saved_kind
+from ..config import LaneSpec, Task, is_saved_kind
 from .run_files import MAX_PLAUSIBLE_MS, csv_text
 from ..records import RunSettings, RunSummary, Status
 from ..results import RunResult, Segment
@@ -95,7 +95,7 @@ class SweepRow:
     idle_w: float = NAN
     energy_counter: str = ""
     family: str = "mlp"  # the kind of model (core/families.py: mlp, cnn, lstm, gru, transformer 4 heads)
-    task: str = "train"  # train: ms per training step; predict: ms per forward call (latency), p99 beside it
+    task: Task = Task.TRAIN  # ms per training step, or per forward call (latency, its p99 beside it)
     p99_ms: float = NAN
     # The separate runs whose steady batches the row pools (more than one where a refinement measured the width
     # again), and the spread between their medians (the standard deviation of their logs; NaN with one run): the
@@ -257,7 +257,7 @@ def energy_columns(s: RunSummary | None) -> _EnergyColumns:
 COLUMNS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(SweepRow))
 _KINDS = {name: hint for name, hint in typing.get_type_hints(SweepRow).items()}
 _KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool | None: "True or False",
-               int | None: "a whole number"}
+               int | None: "a whole number", Task: "train or predict"}
 
 
 def _text(value: str | int | float | bool | None) -> str:
@@ -273,6 +273,8 @@ def _parse(text: str, kind: object) -> str | int | float | bool:
     text = text.strip()
     if kind is str:
         return text
+    if kind is Task:
+        return Task(text)
     if kind is float:
         return float(text)
     if kind is int or kind == int | None:

@@ -28,8 +28,7 @@ from .inputs import RowsReading, open_regular, read_text_bounded
 from .live import BackgroundWriter, OutputClaim
 from ..analysis.leads import Refinement, with_refinement
 from ..messages import Calibrated
-from ..analysis.stats import summarize
-from ..records import BatchTiming, SegmentEnded, Status
+from ..records import BatchTiming, SegmentEnded, Status, summarize
 from ..results import RunResult, Segment
 from .sweep_rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
 

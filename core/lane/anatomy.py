@@ -22,7 +22,7 @@ from ..analysis.anatomy import MAX_WINDOW_STEPS, PREDICT_LADDER, TRAIN_LADDER, A
 from .run import LaneProcess
 from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
 from .backends import compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
-from ..config import RunConfig, TrainSpec
+from ..config import RunConfig, Task, TrainSpec
 from ..json_data import JsonValue
 from .data import Dataset
 from .feeding import Source, input_factory, steps_per_epoch
@@ -293,11 +293,11 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
     a served call (its task's ladder); an answer saying why if it cannot. The lane lives on either way."""
     keras = worker.keras
     try:
-        measure = _call_anatomy if job.config.train.task == "predict" else _step_anatomy
+        measure = _call_anatomy if job.config.train.task == Task.PREDICT else _step_anatomy
         return AnatomyMeasured(measure(worker, job, describe))
     except Exception as exc:  # every failure becomes an answer
         traceback.print_exc()
-        if job.config.train.task != "predict":  # the shelf's model may be left mid-step: the next get builds anew
+        if job.config.train.task != Task.PREDICT:  # the shelf's model may be left mid-step: the next get builds anew
             train = dataclasses.replace(job.config.train, steps_per_execution=1)
             worker.models.forget(job.config.model, train, jit=resolve_jit(worker.spec, train)[0])
         return AnatomyMeasured(None, describe(exc, worker.spec.name))
@@ -396,7 +396,7 @@ def _call_anatomy(worker: LaneProcess, job: AnatomyJob, describe: Callable[[Base
     return AnatomyPoint(
         lane=spec.name, device=device, backend=spec.backend, widths=config.model.widths, batch_size=bs,
         flops_per_batch=config.flops_per_batch, rungs=rungs, reasons=reasons, notes=tuple(notes),
-        window_steps=anatomy.k, seconds=time.perf_counter() - t_start, task="predict",
+        window_steps=anatomy.k, seconds=time.perf_counter() - t_start, task=Task.PREDICT,
         settings=_settings(worker, job, train, data, jit, jit_source, machine, cache, feeding=PREDICT_FEEDING,
                            weights=weights))
 

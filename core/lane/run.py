@@ -23,22 +23,21 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
-from ..analysis.stats import summarize
 from ..json_data import JsonObject
 from .backends import PlacementError, compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
 from .feeding import make_input, steps_per_epoch
 from .load import load_average, others_share_of
 from ..messages import Bundle, Finish, LanePhase, Proceed, RunJob, SwitchModel
-from ..config import ConfigError, LaneSpec, RunConfig
+from ..config import ConfigError, LaneSpec, RunConfig, Task
 from ..records import (MIN_ENERGY_WINDOW_S, RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded,
-                       SegmentStarted, Status, now_iso)
+                       SegmentStarted, Status, now_iso, summarize)
 from .data import Dataset, DataError
 from .energy import LANE_ENERGY
 from .model import ModelShelf
 from .arrivals import load_server_words
 from .serving import PREDICT_FEEDING, make_call, serve, serve_under_load, train_weights
 from .steering import Steering
-from .timing import EnergySpan, SegmentClock, make_batch_timer
+from .timing import EnergySpan, SegmentClock, StopReason, make_batch_timer
 
 if TYPE_CHECKING:
     from keras import Model
@@ -128,9 +127,14 @@ class SegmentFailed(Exception):
 @dataclass(frozen=True)
 class _Segment:
     steps: int
-    stopped_by: str  # budget | cancel | switch
+    stopped_by: StopReason
     switch_to: RunConfig | None
     summary: RunSummary
+
+
+# A segment's status by what ended it.
+_STATUS_OF = {StopReason.BUDGET: Status.COMPLETED, StopReason.CANCEL: Status.CANCELLED,
+              StopReason.SWITCH: Status.SWITCHED}
 
 
 def _epoch_steps(n_samples: int, config: RunConfig) -> int:
@@ -165,13 +169,13 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
                         data_source=data.source, data_description=data.description, samples=len(data),
                         steps_per_epoch=_epoch_steps(len(data), config), total_steps=steps_left, epochs=t.epochs,
                         mixed_precision=t.mixed_precision, warmup_steps=t.warmup_steps, pid=os.getpid(),
-                        paced=job.paced, task=t.task)
+                        paced=job.paced, task=str(t.task))
         sources: dict[tuple, Any] = {}  # a new width on the same batch size reuses the input pipeline
         with w.keras.device(keras_device(spec)):
             settings.update(_prepare(w, config, data, sources))
             # The first model is built before the run is announced: its placement is checked and recorded.
             model, settings["model_reused"], settings["placement"], weights = _model_for(w, config, data, jit)
-            if t.task == "predict":  # trained a few steps, never timed; the sidecar says so
+            if t.task == Task.PREDICT:  # trained a few steps, never timed; the sidecar says so
                 settings.update(serve=t.serve, weights=weights)
             if t.arrival_rate is not None:  # what the lane's server did with requests that arrived while it was busy
                 settings.update(server=load_server_words(t.max_batch))
@@ -191,7 +195,7 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
                 last = done.summary
                 first_step += done.steps
                 steps_left -= done.steps
-                if done.stopped_by == "cancel":
+                if done.stopped_by == StopReason.CANCEL:
                     break
                 config, budget, waited_out = _next(w, job, done, data, steps_left)
                 segment += 1
@@ -222,7 +226,7 @@ def _model_for(w: LaneProcess, config: RunConfig, data: Dataset, jit: bool) -> t
     model, reused = w.models.get(config.model, config.train, jit=jit)
     placement = verify_placement(model, w.spec)
     weights = (train_weights(model, data.x, data.y, config.train.batch_size)
-               if config.train.task == "predict" else "")
+               if config.train.task == Task.PREDICT else "")
     return model, reused, placement, weights
 
 
@@ -230,7 +234,7 @@ def _prepare(w: LaneProcess, config: RunConfig, data: Dataset, sources: dict) ->
     """Settings a segment's model changes: dtype policy; returns what to record of it."""
     t, spec = config.train, w.spec
     set_precision(w.keras, spec, t.mixed_precision)
-    if t.task == "predict":  # a predict call takes a NumPy slice of the data set (core/lane/serving.py)
+    if t.task == Task.PREDICT:  # a predict call takes a NumPy slice of the data set (core/lane/serving.py)
         return {"feeding": PREDICT_FEEDING}
     key = (t.batch_size, t.feeding)
     if key not in sources:
@@ -246,12 +250,12 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
     if model is None:  # a segment after the first: its own dtype policy and input, then its model
         _prepare(w, config, data, sources)
         model = _model_for(w, config, data, jit)[0]
-    source = sources[(t.batch_size, t.feeding)][0] if t.task == "train" else None
+    source = sources[(t.batch_size, t.feeding)][0] if t.task == Task.TRAIN else None
     meter = LANE_ENERGY.meter(spec)
     idle_w = LANE_ENERGY.idle_w(spec)  # once per lane process, before its first segment; NaN at once without a counter
     w.events.put(Bundle((SegmentStarted(clock.run_id, clock.lane, clock.segment, config.model.widths, t.batch_size,
                                         config.flops_per_batch, clock.first_step, time.time(), clock.t0_at),)))
-    predict = t.task == "predict"
+    predict = t.task == Task.PREDICT
     timer = make_batch_timer(w.keras, clock, emit=w.events.put, should_stop=w.cancel.is_set, steering=w.steering,
                              on_phase=w.on_phase, meter=meter if meter.counter else None, per_call=predict)
     started, cache = time.perf_counter(), compile_cache_counts()
@@ -270,7 +274,7 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
         raise SegmentFailed(summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device,
                                       status=Status.FAILED, flops_per_batch=config.flops_per_batch,
                                       wall_s=time.perf_counter() - started)) from exc
-    status = {"budget": Status.COMPLETED, "cancel": Status.CANCELLED, "switch": Status.SWITCHED}[timer.stopped_by]
+    status = _STATUS_OF[timer.stopped_by]
     logs = timer.epoch_logs
     summary = dataclasses.replace(
         summarize(timer.records, run_id=clock.run_id, lane=clock.lane, device=clock.device, status=status,
@@ -306,7 +310,7 @@ def _next(w: LaneProcess, job: RunJob, done: _Segment, data: Dataset,
           steps_left: int) -> tuple[RunConfig | None, int, bool]:
     """The next segment's model and step budget, or None when the run is over; and whether a stop
     came while a paced run waited for it."""
-    if done.stopped_by == "switch" and done.switch_to is not None:
+    if done.stopped_by == StopReason.SWITCH and done.switch_to is not None:
         return done.switch_to, _switched_budget(done.switch_to, data, steps_left), False
     if w.steering.asked():  # a new model asked for just as the budget ran out
         message = w.steering.steer(ASKED_WAIT_S)  # it was sent: wait for it to come down the queue

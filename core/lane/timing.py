@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol, SupportsFloat, TypeAlias
 
-from ..config import RunConfig
+from ..config import RunConfig, Task
 from ..messages import Bundle, LanePhase, Pause, Resume, Steer, SwitchModel
 from ..records import BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed
 from .load import CpuSample
@@ -43,6 +44,17 @@ TURN_POLL_S = 0.05  # a lane waiting for its turn checks the cancel flag this of
 FLUSH_INTERVAL_S = 0.05  # send records in small bundles: one queue put per batch costs more
 # What Keras hands a callback: metric name → value (a float, or a NumPy or backend scalar that float() reads).
 Logs: TypeAlias = Mapping[str, SupportsFloat]
+
+
+class StopReason(str, Enum):
+    """What ended a segment: its budget (steps or seconds), a cancel, or a new model (a switch)."""
+
+    BUDGET = "budget"
+    CANCEL = "cancel"
+    SWITCH = "switch"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -62,7 +74,7 @@ class SegmentClock:
     max_steps: int | None = None  # steps of this segment
     max_seconds: float | None = None  # steady seconds of this segment
     t0_at: float = 0.0  # time.time() at t0: a record's wall time is t0_at + start_s
-    task: str = "train"  # what each record times: a training step, or one predict call
+    task: Task = Task.TRAIN  # what each record times: a training step, or one predict call
     family: str = "mlp"  # the kind of model (ModelSpec.kind) each record's widths belong to
 
 
@@ -85,7 +97,7 @@ class StepTimer(Protocol):
 
     records: list[BatchTiming]
     epoch_logs: dict[str, float]
-    stopped_by: str
+    stopped_by: StopReason
     switch_to: RunConfig | None
     energy: EnergySpan
     load_pieces: list[tuple[CpuSample | None, CpuSample | None]]
@@ -104,8 +116,8 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
     """A keras.callbacks.Callback instance (the class needs the lane's keras, imported late).
 
     After each step it checks the cancel flag and `steering` (a core.steering.Steering, whose
-    `asked()` is one memory read). `stopped_by` says what ended the segment: "budget", "cancel" or
-    "switch" (then `switch_to` holds the next config). `on_phase(LanePhase.TRAINING)` is called when the
+    `asked()` is one memory read). `stopped_by` says what ended the segment (a StopReason; a switch: then
+    `switch_to` holds the next config). `on_phase(LanePhase.TRAINING)` is called when the
     first step has ended and `on_phase(LanePhase.FINISHING)` when the last has.
     """
     phase = on_phase or (lambda _name: None)
@@ -116,7 +128,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
             super().__init__()
             self.records: list[BatchTiming] = []
             self.epoch_logs: dict[str, float] = {}
-            self.stopped_by = "budget"
+            self.stopped_by = StopReason.BUDGET
             self.switch_to: RunConfig | None = None
             self._pending: list[LaneEvent] = []
             self._last_flush = 0.0
@@ -210,22 +222,22 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                     (c.max_seconds is not None and self._steady_s >= c.max_seconds):
                 self.model.stop_training = True
             elif should_stop():
-                self.model.stop_training, self.stopped_by = True, "cancel"
+                self.model.stop_training, self.stopped_by = True, StopReason.CANCEL
             elif steering is not None and steering.asked():
                 message = steering.steer(0)
                 if isinstance(message, Pause):
                     message = self._wait_for_turn(steering, record)
                 if isinstance(message, SwitchModel):
-                    self.model.stop_training, self.stopped_by, self.switch_to = True, "switch", message.config
-                elif message == "cancel":
-                    self.model.stop_training, self.stopped_by = True, "cancel"
+                    self.model.stop_training, self.stopped_by, self.switch_to = True, StopReason.SWITCH, message.config
+                elif message == StopReason.CANCEL:
+                    self.model.stop_training, self.stopped_by = True, StopReason.CANCEL
             if meter is not None:
                 if self.model.stop_training:
                     self._meter_end()
                 elif self._steps >= c.warmup_steps and not self.energy.pieces and self._metering is None:
                     self._meter_begin()  # warm-up is over: the steady stretch starts with the next step
 
-        def _wait_for_turn(self, steering: Steering, last: BatchTiming) -> Steer | str | None:
+        def _wait_for_turn(self, steering: Steering, last: BatchTiming) -> Steer | StopReason:
             """The turn is over: say so, and wait here, mid-segment, until it comes back (Resume), the
             model changes (SwitchModel) or a stop. The wait is no step's time: the next record starts
             at its own batch's beginning, and is marked resumed."""
@@ -244,7 +256,7 @@ def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[
                     if isinstance(message, Resume) and self._steps >= c.warmup_steps:
                         self._meter_begin()
                     return message
-            return "cancel"
+            return StopReason.CANCEL
 
         def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
             self.epoch_logs = {k: float(v) for k, v in (logs or {}).items()}

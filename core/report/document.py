@@ -12,7 +12,7 @@ from typing import Sequence
 from ..analysis.contention import common_stretch
 from ..analysis.leads import refinement_of_sidecar
 from ..analysis.serving_load import rates_of, run_points
-from ..config import is_saved_kind
+from ..config import Task, is_saved_kind
 from ..files.findings import Findings
 from ..files.predicted import AskedPrediction
 from ..files.run_files import sidecar_path, sidecar_runs
@@ -96,7 +96,7 @@ def run_answer(run: RunResult) -> list[str]:
     stretch = common_stretch(run)  # lanes side by side: compared on the time all of them trained
     compared = compared_summaries(run, stretch)
     lines = run_headline(run, compared)  # the CLI's and the window's words for this run
-    if run.config.train.task == "predict":
+    if run.config.train.task == Task.PREDICT:
         lines += latency_lines(compared, run.config.train.batch_size)
     lines += compared_lines(stretch)
     if len(compared) >= 2:  # as the CLI says it after a run of two lanes or more
@@ -213,7 +213,7 @@ def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...],
         facts.append(("task", "; ".join(dict.fromkeys(tasks))))
     lanes = list(dict.fromkeys(lanes))
     facts.insert(0, ("lanes", ", ".join(lanes) or "–"))
-    serving = bool(kinds) and all(k == "predict" for k in kinds)
+    serving = bool(kinds) and all(k == Task.PREDICT for k in kinds)
     # "where does the faster one change" asks of what measured several sizes: a sweep, a ramp, an anatomy's widths
     sizes = bool(inputs.sweeps) or any(len(segment_widths(run)) > 1 for item in inputs.runs for run in item.runs) \
         or any(len({p.widths for p in item.points}) > 1 for item in inputs.anatomies)
@@ -229,7 +229,7 @@ def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...],
                     if len(lanes) > 1 else "How soon does this lane answer one call of this model?")
     else:
         facts.append(("clock", f"the {SYNCED_CLOCK}: {CLOCKS[SYNCED_CLOCK]}"
-                      + (f"; predict files: the {PER_CALL_CLOCK}" if "predict" in kinds else "")))
+                      + (f"; predict files: the {PER_CALL_CLOCK}" if Task.PREDICT in kinds else "")))
         question = (f"Which of {', '.join(lanes)} trains this model faster{change}"
                     if len(lanes) > 1 else "How fast does this lane train this model?")
     return question, tuple(answer), facts
@@ -302,7 +302,7 @@ def build_report(inputs: Inputs, predictions: Sequence[AskedPrediction] = ()) ->
     notes = tuple(s.dropped for s in inputs.sweeps if s.dropped)
     models = list(dict.fromkeys(value for key, value in facts if key == "model"))
     model = models[0] if len(models) <= 1 else f"{models[0]} and {fmt_count(len(models) - 1, 'model')} more"
-    calls = bool(inputs.anatomies) and all(p.task == "predict" for item in inputs.anatomies for p in item.points)
+    calls = bool(inputs.anatomies) and all(p.task == Task.PREDICT for item in inputs.anatomies for p in item.points)
     anatomy = "the anatomy of a served call" if calls else "the anatomy of a training step"
     if inputs.sweeps or inputs.runs or not inputs.anatomies:
         title = "Crossover report: " + (model or "measurements")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..config import RunConfig
+from ..config import RunConfig, Task
 from ..files.predicted import AskedPrediction, PredictedLane, has_widths
 from ..files.profile import DeviceProfile
 from ..files.run_files import sidecar_runs
@@ -23,7 +23,7 @@ APART = ("Predicted from device profiles (machines measured elsewhere), not meas
 
 
 def _model_words(config: RunConfig) -> str:
-    task = " (one predict call)" if config.train.task == "predict" else ""
+    task = " (one predict call)" if config.train.task == Task.PREDICT else ""
     return f"{config.model.label()}, batch {config.train.batch_size}{task}"
 
 

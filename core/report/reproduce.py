@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ..analysis.anatomy import AnatomyPoint
-from ..config import RunConfig, is_factory_kind
+from ..config import RunConfig, Task, is_factory_kind
 from ..families import Family, ModelKind
 from ..files.run_files import sidecar_runs
 from ..files.sweeps import SweepAskedFor
@@ -36,8 +36,8 @@ def _config_args(config: RunConfig, with_widths: bool) -> list[str]:
         if model.family == Family.TRANSFORMER:
             args += ["--heads", str(model.heads)]
         args += ["--dropout", str(model.dropout)]
-    if train.task == "predict":
-        args += ["--task", train.task, "--serve", train.serve]
+    if train.task == Task.PREDICT:
+        args += ["--task", str(train.task), "--serve", train.serve]
     args += ["--batch-size", str(train.batch_size), "--optimizer", train.optimizer,
              "--learning-rate", str(train.learning_rate), "--seed", str(train.seed),
              "--preprocessing", train.preprocessing, "--data", train.data, "--feeding", train.feeding,
@@ -68,8 +68,8 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
         args += ["--family", family]
     if first.batch_size:
         args += ["--batch-size", str(first.batch_size)]
-    if first.task == "predict":
-        args += ["--task", "predict"]
+    if first.task == Task.PREDICT:
+        args += ["--task", str(Task.PREDICT)]
     data = LaneSettings.of(first.settings).data_source
     if data in ("mnist", "synthetic"):
         args += ["--data", data]

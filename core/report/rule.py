@@ -79,7 +79,7 @@ class PairRule:
     """One pair of lanes of one kind: the verdict in the app's words, the rule as a sentence, and its segments."""
 
     lanes: tuple[str, str]
-    state: str
+    state: State
     verdict: str  # core/words/verdict.py's sentence, as `analyze` prints it
     statement: str  # "use jax:gpu0 when FLOPs per batch ≥ … (…), else jax:cpu; …"
     segments: tuple[Segment, ...]
@@ -108,7 +108,7 @@ class PairRule:
         return Decision(segment.lane, segment.reason)
 
     def to_json(self) -> JsonObject:
-        return {"lanes": list(self.lanes), "state": self.state, "verdict": self.verdict,
+        return {"lanes": list(self.lanes), "state": str(self.state), "verdict": self.verdict,
                 "statement": self.statement, "segments": [s.to_json() for s in self.segments],
                 "changes": list(self.changes), "fits": dict(self.fits), "predicted_flops": self.predicted_flops,
                 "unit": self.unit}
@@ -119,7 +119,7 @@ class PairRule:
         if len(lanes) != 2:
             raise ValueError("a pair names two lanes")
         predicted = d.get("predicted_flops")
-        return cls((lanes[0], lanes[1]), str(d.get("state") or ""), str(d.get("verdict") or ""),
+        return cls((lanes[0], lanes[1]), _state(d.get("state")), str(d.get("verdict") or ""),
                    str(d.get("statement") or ""), tuple(Segment.from_json(as_map(s)) for s in as_seq(d.get("segments"))),
                    tuple(dict(as_map(c)) for c in as_seq(d.get("changes"))),
                    {str(k): dict(as_map(v)) for k, v in as_map(d.get("fits")).items()},
@@ -357,7 +357,7 @@ def pair_rule(points: Sequence[SweepPoint], a: str, b: str, layers: Sequence[int
                      "flops_hi": flops.get(int(_num(change.get("width_hi"))))}
                     for change in (dict(as_map(c)) for c in as_seq(v.to_json().get("changes"))))
     predicted = next((p.flops_per_batch for p in analysis.predicted), None)
-    return PairRule(v.lanes, v.state.value, pair_words(v, unit), pair_statement(v, segments, flops, layers, batch, unit),
+    return PairRule(v.lanes, v.state, pair_words(v, unit), pair_statement(v, segments, flops, layers, batch, unit),
                     tuple(segments), changes, {lane: fit.to_json() for lane, fit in analysis.lanes.items()},
                     predicted, unit)
 
@@ -412,6 +412,14 @@ def _clean(value: JsonValue) -> JsonValue:
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
     return value
+
+
+def _state(x: JsonValue) -> State:
+    """A pair's state as PairRule.to_json wrote it; ValueError for any other."""
+    try:
+        return State(x)
+    except ValueError:
+        raise ValueError(f"a pair's state is not one of {', '.join(s.value for s in State)}") from None
 
 
 def _num(x: JsonValue) -> float:

@@ -15,11 +15,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .anatomy import measure_floor
-from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, DeviceKind, LaneSpec, RunConfig, parse_int_list
+from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, DeviceKind, LaneSpec, RunConfig, Task, parse_int_list
 from ..messages import Calibrated
-from ..records import BatchTiming, LaneEvent, RunSummary, Status
+from ..records import BatchTiming, LaneEvent, RunSummary, Status, summarize
 from ..analysis.leads import Refinement
-from ..analysis.stats import summarize
 from ..analysis.tails import calls_for_tail
 from ..engine.pool import LanePool, run_comparison
 from ..results import RunResult, new_run_id
@@ -85,7 +84,7 @@ def steady_steps_for(asked: int | None, config: RunConfig) -> int:
     (662, core/analysis/tails.py), the point's time limit still ending it first where calls are slow."""
     if asked is not None:
         return asked
-    return calls_for_tail(99) if config.train.task == "predict" else DEFAULT_STEADY_STEPS
+    return calls_for_tail(99) if config.train.task == Task.PREDICT else DEFAULT_STEADY_STEPS
 
 
 def parse_sweep_widths(text: str) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ from ..analysis.points import SweepPoint
 from ..analysis.verdict import State, verdicts
 from ..analysis.anatomy import AnatomyPoint, Part, floor_points, parts_of, point_from_json, stacked
 from ..records import BUSY_SHARE
+from ..config import Task
 from ..json_data import JsonObject, JsonValue, as_map, as_seq
 from .numbers import MISSING, fmt_num, fmt_range
 from .verdict import change_words, unit_of
@@ -46,12 +47,12 @@ CALL_CLOCKS = {
 
 def clocks_of(points: Sequence[AnatomyPoint]) -> dict[str, str]:
     """The clocks these anatomies are read by: a served call's, or a training step's two."""
-    return dict(CALL_CLOCKS) if points and all(p.task == "predict" for p in points) else dict(CLOCKS)
+    return dict(CALL_CLOCKS) if points and all(p.task == Task.PREDICT for p in points) else dict(CLOCKS)
 
 
 def clock_lines(points: Sequence[AnatomyPoint]) -> list[str]:
     """What each clock costs, per training point (a call has one clock, said by clocks_of)."""
-    return [timing_cost_sentence(p) for p in points if p.task != "predict"]
+    return [timing_cost_sentence(p) for p in points if p.task != Task.PREDICT]
 
 
 def fmt_part(part: Part | None) -> str:
@@ -73,8 +74,8 @@ def device_word(point: AnatomyPoint) -> str:
 
 
 # Per ladder: what its top rung is called in words, the parts said together as overhead, the parts said alone.
-WHY_WORDS = {"train": ("fit", ("fit_and_input", "host_dispatch"), ("synchronisation",)),
-             "predict": ("predict", ("predict_machinery", "host_dispatch"), ("input_transfer", "answer_back"))}
+WHY_WORDS = {Task.TRAIN: ("fit", ("fit_and_input", "host_dispatch"), ("synchronisation",)),
+             Task.PREDICT: ("predict", ("predict_machinery", "host_dispatch"), ("input_transfer", "answer_back"))}
 
 
 def why_sentence(point: AnatomyPoint) -> str:
@@ -129,7 +130,7 @@ def timing_cost_sentence(point: AnatomyPoint) -> str:
     timed every K steps"."""
     cost = point.timing_cost
     where = f"{point.lane} ({'-'.join(map(str, point.widths)) or 'the saved model'})"
-    if point.task == "predict":
+    if point.task == Task.PREDICT:
         return f"{where}: a call has one clock, the {PER_CALL_CLOCK}: a server waits for each answer"
     if not math.isfinite(cost):
         return f"{where}: the cost of timing each step could not be measured"

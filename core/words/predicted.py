@@ -7,6 +7,7 @@ from typing import Sequence
 from ..analysis.prediction import Crossing, Prediction
 from ..files.predicted import PredictedLane, PredictedPoint
 from ..machine import HostInfo
+from ..config import Task
 from .numbers import fmt_flops, fmt_num
 from .profile import outside_words, unit, version_notes
 
@@ -50,7 +51,7 @@ def interval_cell(p: Prediction) -> str:
     return "none: " + "; ".join(outside_words(o) for o in reasons) if reasons else "none"
 
 
-def point_cells(point: PredictedPoint, task: str) -> tuple[str, str, str, str]:
+def point_cells(point: PredictedPoint, task: Task) -> tuple[str, str, str, str]:
     """A width's row: width, FLOPs per step, predicted ms ("≈" for an extrapolation), its 95% interval."""
     p = point.prediction
     ms = "–" if p.refused else (f"{fmt_num(p.ms)}" if p.has_interval else f"≈{fmt_num(p.ms)}")

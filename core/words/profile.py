@@ -9,6 +9,7 @@ from typing import Sequence
 from ..analysis.prediction import CostLine, Crossing, Outside, Prediction
 from ..files.profile import DeviceProfile, ProfileLane
 from ..machine import HostInfo
+from ..config import Task
 from .numbers import fmt_flops, fmt_num, plural
 
 REFUSED = {"no flops": "the model has no FLOPs to predict from",
@@ -23,8 +24,8 @@ def article(word: str) -> str:
     return "an" if word.split(" ")[0] in ("mlp", "lstm") else "a"
 
 
-def unit(task: str) -> str:
-    return "call" if task == "predict" else "step"
+def unit(task: Task) -> str:
+    return "call" if task == Task.PREDICT else "step"
 
 
 def line_words(line: CostLine) -> str:
@@ -55,7 +56,7 @@ def outside_words(o: Outside) -> str:
     return f"a line of {int(o.asked)} points gives no interval (it takes {int(o.measured[0])})"
 
 
-def prediction_words(p: Prediction, task: str) -> str:
+def prediction_words(p: Prediction, task: Task) -> str:
     """"1.37 ms per step (95%: 1.07–1.79 ms; from 12 points at batch 128 …)", or "≈0.64 ms per step, an
     extrapolation (1 layer: this profile measured 2 at this batch size): no interval", or why there is no figure."""
     if p.refused:
@@ -143,7 +144,7 @@ def crossing_words(c: Crossing | None, lane_a: str, lane_b: str, axis: str) -> s
             f"apart (their times meet near {axis} {fmt_num(c.width, 2)})")
 
 
-def measured_words(p: Prediction, measured_ms: float, task: str) -> str:
+def measured_words(p: Prediction, measured_ms: float, task: Task) -> str:
     """How far the prediction was: "measured 1.52 ms per step: the prediction was 9% low, inside its interval"."""
     if not (math.isfinite(measured_ms) and measured_ms > 0) or p.refused:
         return "not measured"

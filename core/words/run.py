@@ -11,7 +11,7 @@ from typing import Callable, Mapping, Sequence
 from ..analysis.fits import CostFit, predicted_crossover
 from ..analysis import tails
 from ..analysis.stats import has_steady
-from ..config import DeviceKind, LaneSpec, Schedule
+from ..config import DeviceKind, LaneSpec, Schedule, Task
 from ..machine import usable_cores
 from ..analysis.contention import CommonStretch, common_stretch, contended, host_cores_shared
 from ..analysis.energy import energy_scope
@@ -46,7 +46,7 @@ def _noise_words(lanes: Sequence[str], noise: Mapping[str, float]) -> str:
     return ", ".join(f"{lane} ±{fmt_num(100 * (math.exp(noise[lane]) - 1), 2)}%" for lane in lanes)
 
 
-def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str = "train",
+def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: Task = Task.TRAIN,
             noise: Mapping[str, float] | None = None) -> str:
     """Which lane trains `model` faster (for the predict task: answers one call faster), by the one rule
     (core/analysis/verdict.py): a lead only where the interval of the two medians' ratio leaves out 1, else too
@@ -70,7 +70,7 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: str =
     shown = _times(ratio)
     beyond = (f", beyond this machine's run-to-run noise ({_noise_words((fast.lane, slow.lane), known)})"
               if bounded and known is not None else "")
-    if task == "predict":
+    if task == Task.PREDICT:
         return (f"{fast.lane} answers {shown}x faster than {slow.lane} on {model} (median latency of one call)"
                 f"{beyond} ({rests})")
     return f"{fast.lane} is {shown}x faster than {slow.lane} on {model}{beyond} ({rests})"  # rests: "one run of each lane; …"
@@ -109,7 +109,7 @@ def latency_lines(summaries: Sequence[RunSummary], batch: int = 0) -> list[str]:
 
 
 def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset = frozenset(),
-                  model: str = "this model", task: str = "train",
+                  model: str = "this model", task: Task = Task.TRAIN,
                   noise: Mapping[str, float] | None = None) -> list[str]:
     """"A is N× faster than B on this model", the fastest lane against each other lane, by median synced
     step time; a pair measured at the same time on shared CPU cores (`contended` lanes) is said to be."""
@@ -117,7 +117,7 @@ def verdict_lines(summaries: Sequence[RunSummary], contended: set[str] | frozens
 
 
 def provisional_lines(summaries: Sequence[RunSummary], contended: set[str] | frozenset = frozenset(),
-                      model: str = "this model", task: str = "train") -> list[str]:
+                      model: str = "this model", task: Task = Task.TRAIN) -> list[str]:
     """While the lanes still measure: a lead is said as provisional, with the steady batches it rests on, never with
     the rule's error rate (that rate is the design's, over a finished measurement: a lead from 9 batches quoted at
     "at most a 5% chance" jumped 3.8x, 1.4x, 1.8x in 45 s). "Too close to call" claims no lead and is said as the
@@ -126,7 +126,7 @@ def provisional_lines(summaries: Sequence[RunSummary], contended: set[str] | fro
         line = verdict(fastest, other, model, task)
         if " too close to call " in line:
             return line
-        verb = "answers" if task == "predict" else "is"
+        verb = "answers" if task == Task.PREDICT else "is"
         return (f"So far {fastest.lane} {verb} {_times(other.median_ms / fastest.median_ms)}x faster than "
                 f"{other.lane} on {model} (provisional: "
                 f"{fmt_count(fastest.n_batches, 'steady batch', 'steady batches')} and "
@@ -247,7 +247,7 @@ def cold_start_lines(result: RunResult) -> list[str]:
             firsts[name] = first.ms
     if len(firsts) < 2:
         return []
-    step = "call" if result.config.train.task == "predict" else "step"
+    step = "call" if result.config.train.task == Task.PREDICT else "step"
     parts = ", ".join(f"{fmt_num(ms)} ms on {name}" for name, ms in firsts.items())
     lines = [f"Cold start: the first {step} took {parts} (one {step} each, from a lane already started: it traces "
              "and compiles the model, and is kept apart as warm-up)"]
@@ -287,7 +287,7 @@ def one_run_line(result: RunResult) -> str:
             "much for these lanes yet (a sweep measures one point twice, and later runs are bounded by it)")
 
 
-def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None, task: str = "train",
+def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = None, task: Task = Task.TRAIN,
             general: bool = True) -> str:
     """2-4 sentences on fixed per-step cost versus throughput, with the runs' own figures (per call, for the
     predict task). Without `general`, the sentence on fixed cost in general is said only beside `fits` that
@@ -295,10 +295,10 @@ def explain(a: RunSummary, b: RunSummary, fits: Mapping[str, CostFit] | None = N
     if not (has_steady(a) and has_steady(b)):
         return f"Not enough steady batches yet to explain the timings of {a.lane} and {b.lane}."
     flops = a.flops_per_batch or b.flops_per_batch
-    step = "call" if task == "predict" else "step"
-    out = [f"Per {'predict call' if task == 'predict' else 'training step'}, {a.lane} spends "
+    step = "call" if task == Task.PREDICT else "step"
+    out = [f"Per {'predict call' if task == Task.PREDICT else 'training step'}, {a.lane} spends "
            f"{fmt_num(a.median_ms)} ms and {b.lane} {fmt_num(b.median_ms)} ms (medians of steady "
-           f"{'calls' if task == 'predict' else 'batches'})."]
+           f"{'calls' if task == Task.PREDICT else 'batches'})."]
     if flops:
         out.append(f"With {fmt_flops(flops)} per {step}, that is {fmt_num(a.gflops)} GFLOP/s on {a.lane} "
                    f"and {fmt_num(b.gflops)} GFLOP/s on {b.lane}.")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence, TypeVar
 
-from ..config import ConfigError, DeviceKind, LaneSpec, ModelSpec, Schedule, TrainSpec
+from ..config import ConfigError, DeviceKind, LaneSpec, ModelSpec, Schedule, Task, TrainSpec
 from ..families import Family
 from ..files.sweeps import SweepAskedFor
 from ..json_data import JsonValue
@@ -100,7 +100,7 @@ def _layers(what: str, unit: str, widths: Sequence[tuple[int, ...]]) -> str:
     return f"{count}: " + "; ".join("-".join(_whole(w)) for w in widths)
 
 
-def model_rows(models: Sequence[ModelSpec], task: str = "train") -> Rows:
+def model_rows(models: Sequence[ModelSpec], task: Task = Task.TRAIN) -> Rows:
     """The model's settings that apply to its family (an LSTM's cell only for a recurrent model, heads only for a
     transformer); the widths a file's runs trained each said once."""
     m = models[0]
@@ -127,7 +127,7 @@ def model_rows(models: Sequence[ModelSpec], task: str = "train") -> Rows:
             rows.append(("attention heads", str(m.heads)))
         if family is not Family.RNN:
             rows.append(("activation", ACTIVATIONS.get(m.activation, m.activation)))
-        if task != "predict":  # dropout does nothing to a forward call
+        if task != Task.PREDICT:  # dropout does nothing to a forward call
             rows.append(("dropout", f"{fmt_num(100 * m.dropout)}% of units dropped in each training step"
                          if m.dropout > 0 else "none"))
     params: list[int] = []
@@ -234,23 +234,23 @@ def train_rows(trains: Sequence[TrainSpec], lanes: Mapping[str, LaneSettings],
     """How the model was trained, or its calls served, with what applies to that task only (arrivals only for a
     load, an optimizer only for training)."""
     t = trains[0]
-    rows = _serving_rows(trains, lanes) if t.task == "predict" else _training_rows(trains, sweep)
+    rows = _serving_rows(trains, lanes) if t.task == Task.PREDICT else _training_rows(trains, sweep)
     rows += _data_rows(t, lanes)
     rows.append(("mixed precision", "on: float16 compute, float32 weights" if t.mixed_precision else
                  "off: float32 throughout, the default"))
     return rows
 
 
-def sweep_rows(sweep: SweepAskedFor, family: str, task: str = "train") -> Rows:
+def sweep_rows(sweep: SweepAskedFor, family: str, task: Task = Task.TRAIN) -> Rows:
     """What a sweep was asked for: along what, how long each point, the run-to-run noise, the floor."""
     unit = {Family.CNN: "filters", Family.TRANSFORMER: "d_model"}.get(
         Family(family) if family in {f.value for f in Family} else Family.MLP, "units")
     rows: Rows = []
     if len(sweep.batch_sizes) > 1:
-        rows.append(("along", f"batch size (the sizes under {'Serving' if task == 'predict' else 'Training'})"))
+        rows.append(("along", f"batch size (the sizes under {'Serving' if task == Task.PREDICT else 'Training'})"))
     elif sweep.widths and sweep.widths != (0,):
         rows.append(("along", f"width, in {unit} (the widths under Model)"))
-    steady = "steady call" if task == "predict" else "steady step"
+    steady = "steady call" if task == Task.PREDICT else "steady step"
     each = ([fmt_count(sweep.steady_steps, steady)] if sweep.steady_steps else []) + \
         ([f"{fmt_num(sweep.seconds_per_point)} s"] if sweep.seconds_per_point else [])
     if each:
@@ -399,7 +399,8 @@ def settings_groups(runs: Sequence[RunResult], sweep: SweepAskedFor | None = Non
     task = runs[0].config.train.task
     models, trains = _asked(runs)
     groups = [SettingsGroup("Model", tuple(model_rows(models, task))),
-              SettingsGroup("Serving" if task == "predict" else "Training", tuple(train_rows(trains, settings, sweep)))]
+              SettingsGroup("Serving" if task == Task.PREDICT else "Training",
+                            tuple(train_rows(trains, settings, sweep)))]
     plan = sweep_rows(sweep, runs[0].config.model.family, task) if sweep is not None else []
     schedule = runs[0].schedule
     if schedule and len(lanes) > 1:
@@ -419,7 +420,7 @@ def task_words(runs: Sequence[RunResult], sweep: SweepAskedFor | None = None) ->
     "serving, calls by Keras' predict_on_batch, synthetic MNIST-shaped data"."""
     t = runs[0].config.train
     data = data_words(t, {lane: s for lane, (s, _) in lane_settings(runs).items()}).partition(" (")[0]
-    if t.task == "predict":
+    if t.task == Task.PREDICT:
         return f"serving, calls by {SERVE_WAYS.get(t.serve, t.serve)}, {data}"
     length = "" if sweep is not None else f", {fmt_count(t.epochs, 'epoch')}" + (
         f" or {fmt_num(t.max_seconds)} s a lane, whichever came first" if t.max_seconds else "")

@@ -7,6 +7,7 @@ import math
 from typing import Sequence
 
 from ..analysis.points import SweepPoint
+from ..analysis.significance import Prior
 from ..families import Family, ModelKind
 from ..analysis.verdict import Change, PairVerdict, State, Stretch
 from ..files.rule_calibration import calibration_problem, design_of, design_rate
@@ -149,10 +150,10 @@ def noise_basis(v: PairVerdict) -> str:
     if n.shape_dof > 0:
         parts.append(f"the shape of {len(v.widths)} widths")
     if n.floored:
-        parts.append("this machine's earlier sweep" if n.prior == "machine" else
+        parts.append("this machine's earlier sweep" if n.prior == Prior.MACHINE else
                      f"the rule's floor of ±{fmt_num(100 * n.tau, 2)}%" + (
                          ", as the noise was not measured on enough degrees of freedom (sweep --passes 3 measures it)"
-                         if n.prior == "unmeasured" else ""))
+                         if n.prior == Prior.UNMEASURED else ""))
     said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "the rule's floor"
     dof = fmt_num(n.dof, 2)
     return f"{said}; {dof} {plural(float(dof.replace(',', '')), 'degree')} of freedom"

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ...core.analysis.verdict import PairVerdict, State, crossovers_of
-from ...core.config import RunConfig
+from ...core.config import RunConfig, Task
 from ...core.files.predicted import AskedPrediction
 from ...core.files.findings import Findings
 from ...core.analysis.points import Crossover, SweepPoint
@@ -290,7 +290,7 @@ class CrossoverMap(QWidget):
         if not self._by_width:
             return "model size: FLOPs per batch"
         layers, batch, family, task = shown[0].shape if shown else next(iter(shapes))
-        return f"{axis_words(family, layers)}, batch {batch}{', predict' if task == 'predict' else ''})"
+        return f"{axis_words(family, layers)}, batch {batch}{', predict' if task == Task.PREDICT else ''})"
 
     def _draw_points(self, lane: str, pts: list[MapPoint], colors: SchemeColors, line: bool,
                      style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> None:

@@ -9,6 +9,7 @@ from ...core.results import RunResult, by_batch_size
 from ...core.words.numbers import fmt_num, local_time
 from ...core.words.run import verdict_lines
 from ..resources import icon
+from ...core.config import Task
 from ...core.records import Status
 
 COLUMNS = ("Time", "Model", "Lanes", "Status", "Summary")
@@ -39,7 +40,7 @@ def model_words(result: RunResult) -> str:
     "changed while training: 128 → 512 · batch 32" (widths dragged during the run); a predict run says so
     ("784-128-10 · batch 8 · predict")."""
     cfg = result.config
-    task = " · predict" if cfg.train.task == "predict" else ""
+    task = " · predict" if cfg.train.task == Task.PREDICT else ""
     segments = max((lane.segments for lane in result.lanes.values()), key=len, default=[])
     if len(segments) > 1:
         # A ramp's segments each end with their budget; a width dragged while it trained ends one "switched".

@@ -11,6 +11,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGraphicsGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from ...core.config import Task
 from ...core.words.numbers import fmt_count, local_time
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
@@ -172,7 +173,8 @@ class LivePlot(QWidget):
         self._live = live
         self._range.reset()
         load = live.result.config.train.arrival_rate is not None
-        self._axes = LOAD_X_AXES if load else PREDICT_X_AXES if live.result.config.train.task == "predict" else X_AXES
+        predict = live.result.config.train.task == Task.PREDICT
+        self._axes = LOAD_X_AXES if load else PREDICT_X_AXES if predict else X_AXES
         self.plot.setLabel("left", "ms, arrival to answer" if load else
                            "ms per call" if self._axes is PREDICT_X_AXES else "ms per batch")
         self.plot.setLabel("bottom", self._axes[self.x_axis.currentData()])

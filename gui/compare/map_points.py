@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Iterable
 
+from ...core.config import Task
 from ...core.families import Family, axis_words
 from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
@@ -191,7 +192,7 @@ def crossing_points(drawn: dict[Line, list[MapPoint]]) -> dict[Shape, list[Sweep
 def shape_words(shape: Shape) -> str:
     """A kind of model in words: "1 layer, batch 128", "cnn, 2 blocks, batch 32", "predict, 1 layer, batch 8"."""
     layers, batch, family, task = shape
-    timed = "predict, " if task == "predict" else ""
+    timed = "predict, " if task == Task.PREDICT else ""
     if family == Family.MLP:
         return f"{timed}{fmt_count(layers, 'layer')}, batch {batch}"
     return f"{timed}{family}, {axis_words(family, layers).split('(', 1)[1]}, batch {batch}"

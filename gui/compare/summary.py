@@ -19,7 +19,7 @@ from ...core.analysis.costs import dollars_per_million, price_for
 from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import anatomy_key
 from ...core.words.anatomy import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_parts
-from ...core.config import RunConfig, Schedule
+from ...core.config import RunConfig, Schedule, Task
 from ...core.records import RunSummary, Status
 from ...core.results import Segment
 from ...core.engine.tracking import Between
@@ -170,7 +170,7 @@ class SummaryPanel(QWidget):
         return points if anatomy_key(model) == config else {}
 
     def _pipelined_text(self, live: LiveRun, lane: str) -> str:
-        if live.config.train.task == "predict":
+        if live.config.train.task == Task.PREDICT:
             return "none: a call waits"
         rung = (point := self.anatomy(live.current_segment(lane)).get(lane)) and point.rung("fit_pipelined")
         return fmt_num(rung.median_ms) if rung else NOT_MEASURED
@@ -295,7 +295,7 @@ class SummaryPanel(QWidget):
         # the Sweep tab say it); the model trained now is compared below it.
         answer = crossing_lines(live, self.findings)
         details = energy_crossing_lines(live)
-        if task == "predict":  # a served call's headline is its latency; where the lanes cross goes below it
+        if task == Task.PREDICT:  # a served call's headline is its latency; where the lanes cross goes below it
             details, answer = answer + details, []
         if pair:
             crowded = {lane for lane, index in contended(live.result) if lane in pair and pair[lane].index == index}
@@ -319,7 +319,7 @@ class SummaryPanel(QWidget):
             compare = compare_words(points, train.arrival_rate) if len(points) == 2 else ""
             lines = [compare] if compare and live.finished else []
             details = [schedule_words(points[0])] + [point_words(p) for p in points] if points else []
-        elif task == "predict":  # a server's figures: each lane's latency, its tail beside its median
+        elif task == Task.PREDICT:  # a server's figures: each lane's latency, its tail beside its median
             details += latency_lines(compared, live.result.config.train.batch_size)
         states = [lane.status for lane in live.lanes.values()]
         if states and all(state == Status.FAILED for state in states):
@@ -337,7 +337,7 @@ class SummaryPanel(QWidget):
             # a busy machine are said in the detail line below it.
             notes = [line for line in lines if line.lower().startswith("other work used")]
             lines = [line for line in lines if line not in notes]
-            if task == "predict":  # one call's latency: the synced clock is the only one (no pipelined steps)
+            if task == Task.PREDICT:  # one call's latency: the synced clock is the only one (no pipelined steps)
                 self.verdict.setText(" · ".join(line + "." for line in lines))
             elif disagrees:
                 self.verdict.setText(" · ".join(line + "." for line in lines) + f" {clause[:1].upper()}{clause[1:]}; {rest}.")

@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from ...core.analysis.anatomy import AnatomyPoint, point_from_json, stacked
+from ...core.config import Task
 from ...core.words.anatomy import PART_LABELS, PER_CALL_CLOCK, PIPELINED_CLOCK, SYNCED_CLOCK
 from ..widgets.plot_export import save_offscreen
 from ..widgets.plots import plot_item
@@ -86,7 +87,7 @@ class WhyBars(pg.PlotWidget):
                 x += ms
             self._mark(point, "fit_pipelined", i, "|", f"{PIPELINED_CLOCK} (fit, no per-step sync)", colors)
             self._mark(point, "device_loop", i, "d", "floor (on-device loop)", colors)
-        calls = bool(self.points) and all(p.task == "predict" for p in self.points)
+        calls = bool(self.points) and all(p.task == Task.PREDICT for p in self.points)
         self.setLabel("bottom", "ms per call (predict)" if calls else "ms per training step")
         self.setAccessibleName("Why: each lane's " + ("call" if calls else "step") + " split into its parts, in ms")
         if self.points:

@@ -13,7 +13,7 @@ from ...core.study.anatomy import AnatomyOutcome, anatomy_key, measure_anatomies
 from ...core.analysis.points import SweepPoint
 from ...core.words.anatomy import (CALL_CLOCKS, CLOCKS, anatomy_notes, clock_lines, clocks_of, floor_sentence,
                                    run_agreement, why_sentence)
-from ...core.config import ConfigError, LaneSpec, RunConfig
+from ...core.config import ConfigError, LaneSpec, RunConfig, Task
 from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
 from ..jobs import JobOutcome, JobRunner
@@ -72,15 +72,15 @@ class WhyView(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.bars, 1)
         layout.addWidget(self.words)
-        self._task = ""
-        self.set_task("train")
+        self._task: Task | None = None
+        self.set_task(Task.TRAIN)
 
-    def set_task(self, task: str) -> None:
+    def set_task(self, task: Task) -> None:
         """Speak of the Model panel's task: a training step's rungs and clocks, or a served call's."""
         if task == self._task:
             return
         self._task = task
-        if task == "predict":
+        if task == Task.PREDICT:
             self.measure_button.setToolTip(
                 "Time the five rungs of one served call (Keras predict_on_batch, the compiled forward pass from the "
                 "host, on an input already on the device, K calls pipelined, an on-device loop of calls) for the "
@@ -90,9 +90,9 @@ class WhyView(QWidget):
                 "Time the five rungs of a training step (fit, fit without per-step sync, the bare step synced and "
                 "pipelined, an on-device loop) for the Model panel's model on each chosen lane, one at a time")
         if not self.bars.points:
-            clocks = CALL_CLOCKS if task == "predict" else CLOCKS
+            clocks = CALL_CLOCKS if task == Task.PREDICT else CLOCKS
             self.clocks.setText(" ".join(f"The <b>{rich(name)}</b>: {rich(text)}." for name, text in clocks.items()))
-            self.words.setText("Press Measure why to see where a " + ("call's" if task == "predict" else "step's")
+            self.words.setText("Press Measure why to see where a " + ("call's" if task == Task.PREDICT else "step's")
                                + " time goes on each lane.")
 
     @property
@@ -166,7 +166,7 @@ class WhyView(QWidget):
         if problems:
             self._say("Not measured: " + "; ".join(problems), error=True)
         else:
-            calls = config is not None and config.train.task == "predict"
+            calls = config is not None and config.train.task == Task.PREDICT
             self._say(("Stopped" if outcome.cancelled else "Measured") + f" on {len(points)} lane(s)." +
                       ("" if calls else " The Compare tab's summary now shows both clocks for this model."))
         self.measure_ended.emit(config, dict(points))

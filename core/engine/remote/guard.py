@@ -23,7 +23,6 @@ import typing
 from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
 
 from ...messages import Wirable, field_types
-from ...config import TASKS
 from ...records import BatchTiming
 from ...plain_text import printable
 
@@ -215,8 +214,6 @@ def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
                 raise _refuse(f"BatchTiming.{name}", f"is {number}: it counts, and is never negative")
         if not _WIDTHS_TEXT.match(str(fields["widths"])):
             raise _refuse("BatchTiming.widths", "is not widths joined by '-' (such as 750-150-50)")
-        if fields["task"] not in TASKS:
-            raise _refuse("BatchTiming.task", f"is not one of {', '.join(TASKS)}")
         if not _FAMILY_TEXT.match(str(fields["family"])):
             raise _refuse("BatchTiming.family", "is not the name of a kind of model (such as lstm or cnn)")
         waits = fields["waits_ms"]

@@ -390,7 +390,7 @@ def test_a_runs_time_limit_is_recorded_and_its_reproduce_command_gives_it_back(t
 def test_a_served_calls_p90_from_too_few_calls_is_no_spread_in_the_reports_run_table(tmp_path):
     """Issue 45: p90 is gated wherever it is shown. A predict run of 30 calls a lane (the tail rule gives a p90 from
     64): the run's table shows no p10–p90 for it, as its sidecar holds it null; a training run's spread stays."""
-    from crossover_lab.core.analysis.stats import summarize
+    from crossover_lab.core.records import summarize
     from crossover_lab.core.records import BatchTiming
     from crossover_lab.core.results import LaneResult, RunResult
     from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec

@@ -295,7 +295,7 @@ def test_a_load_both_lanes_met_between_runs_is_no_noise_of_their_ratio(monkeypat
 
 
 def summarize_ms(run, lane):
-    from crossover_lab.core.analysis.stats import summarize
+    from crossover_lab.core.records import summarize
     records = [r for r in run.lanes[lane].records if not r.warmup]
     return summarize(records, run_id="", lane=lane, device="", status="completed", flops_per_batch=1,
                      wall_s=0.0).median_ms

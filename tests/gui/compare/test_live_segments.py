@@ -8,7 +8,7 @@ import pytest
 from helpers import point
 
 from crossover_lab.core.analysis.points import SweepPoint
-from crossover_lab.core.analysis.stats import summarize
+from crossover_lab.core.records import summarize
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import (BatchTiming, RunFailed, RunFinished, RunStarted, SegmentEnded,
                                         SegmentStarted)
