@@ -14,6 +14,7 @@ from ...core.engine.devices import LaneOption
 from ...core.engine.remote.channel import RemoteSettings
 from ..widgets.elided_label import ElidedLabel
 from ..widgets.lane_box import LaneBox
+from ..widgets.signals import signals_blocked
 from .lane_prices import LanePrices
 from ..widgets.layouts import empty_layout
 from .remote_hosts import RemoteHosts
@@ -207,9 +208,8 @@ class LanesPanel(QWidget):
         if wanted is None or (wanted and not any(n in self._available for n in wanted)):
             wanted = default_selection(self._options)
         for name, box in self.boxes.items():
-            box.blockSignals(True)
-            box.setChecked(name in self._available and name in wanted)
-            box.blockSignals(False)
+            with signals_blocked(box):
+                box.setChecked(name in self._available and name in wanted)
         self._update_note()
         self.selection_changed.emit()
 

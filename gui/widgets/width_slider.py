@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QSlider, QSpinBox, QWidget
 
 from ...core.config import MAX_LAYERS, MAX_WIDTH, MIN_WIDTH
 from .range_spin import RangeSpinBox
+from .signals import signals_blocked
 
 
 def round_widths(lo: int = MIN_WIDTH, hi: int = MAX_WIDTH) -> tuple[int, ...]:
@@ -114,28 +115,22 @@ class LayerWidths(QWidget):
                 widget.setVisible(i < self._count)
 
     def _set_row(self, i: int, width: int) -> None:
-        for widget in (self.sliders[i], self.spins[i]):
-            widget.blockSignals(True)
-        self.spins[i].setValue(width)
-        self.sliders[i].setValue(nearest_position(width))
-        for widget in (self.sliders[i], self.spins[i]):
-            widget.blockSignals(False)
+        with signals_blocked(self.sliders[i], self.spins[i]):
+            self.spins[i].setValue(width)
+            self.sliders[i].setValue(nearest_position(width))
 
     def _on_slider_dragged(self, i: int, position: int) -> None:
         """While the slider is held: the box previews the width under it; nothing changes until it is let go."""
-        self.spins[i].blockSignals(True)
-        self.spins[i].setValue(ROUND_WIDTHS[position])
-        self.spins[i].blockSignals(False)
+        with signals_blocked(self.spins[i]):
+            self.spins[i].setValue(ROUND_WIDTHS[position])
 
     def _on_slider_moved(self, i: int, position: int) -> None:
-        self.spins[i].blockSignals(True)
-        self.spins[i].setValue(ROUND_WIDTHS[position])
-        self.spins[i].blockSignals(False)
+        with signals_blocked(self.spins[i]):
+            self.spins[i].setValue(ROUND_WIDTHS[position])
         self.widths_changed.emit()
 
     def _on_spin_changed(self, i: int, value: int) -> None:
         # The slider follows to the nearest round value; the spin box keeps the exact one.
-        self.sliders[i].blockSignals(True)
-        self.sliders[i].setValue(nearest_position(value))
-        self.sliders[i].blockSignals(False)
+        with signals_blocked(self.sliders[i]):
+            self.sliders[i].setValue(nearest_position(value))
         self.widths_changed.emit()
