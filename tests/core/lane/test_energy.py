@@ -95,7 +95,9 @@ def test_idle_power_is_the_counter_over_the_idle_stretch(tree):
     meter = rapl_meter(cores=[])
     tree.tick(5.0)  # each of 4 domains: 20 W in all
     try:
-        watts = idle_watts(meter, 0.2)
+        # A second, not 0.2 s: the fake counter's thread writes late on a busy machine (0.11 s late at load 8 made
+        # 0.2 s read 8.9 W), and a late write over a second stays inside the bounds.
+        watts = idle_watts(meter, 1.0)
     finally:
         tree.stop()
     assert 12 < watts < 28, watts
