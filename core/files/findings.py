@@ -136,6 +136,9 @@ class Findings:
             held = {pooled for key, kept in at.items() if key != row.run_id for pooled in kept.pooled_runs}
             if row.run_id in held:
                 continue  # one run's row, read after the pooled row that holds it
+            kept = at.get(row.run_id)
+            if kept is not None and kept.runs > row.runs:
+                continue  # a sweep's first pass at a place, read after its recheck pooled it (same run id)
             for run_id in row.pooled_runs - {row.run_id}:
                 changed = at.pop(run_id, None) is not None or changed
             mine.add(row.run_id)

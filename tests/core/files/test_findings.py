@@ -112,3 +112,19 @@ def test_pooling_withholds_energy_unless_every_run_measured_it_with_one_counter(
     assert pool([a, b]).energy_j_per_msample == 17.5
     assert math.isnan(pool([a, SweepRow("cpu", "CPU", 16, 0, 16000, 128, 1.0, 0.9, 1.1, 100, run_id="c")])
                       .energy_j_per_msample)
+
+
+def test_a_recheck_pooled_with_its_first_pass_is_kept_whichever_row_is_read_first():
+    """Issue 57 #8: a sweep's recheck pools its point's first pass under the same run id; read before that first pass
+    (files and views do not promise an order), the pooled row used to be replaced by the first pass's 60 batches."""
+    def row(lane: str, ms: float, n: int, runs: int = 1, medians: str = "") -> SweepRow:
+        return SweepRow(lane, "CPU", 64, 0, 64_000, 128, ms, ms * 0.97, ms * 1.03, n, layers=1, run_id="r1",
+                        runs=runs, run_medians_ms=medians)
+
+    first = [row("cpu", 1.0, 60), row("cpu1", 2.0, 60)]
+    pooled = [row("cpu", 1.1, 120, 2, "1.0;1.2"), row("cpu1", 2.1, 120, 2, "2.0;2.2")]
+    for order in ((first, pooled), (pooled, first)):
+        findings = Findings()
+        for rows_ in order:
+            findings.put(rows_)
+        assert sorted((r.lane, r.runs, r.n_batches) for r in findings.rows()) == [("cpu", 2, 120), ("cpu1", 2, 120)]
