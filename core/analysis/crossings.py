@@ -57,7 +57,7 @@ class LaneFit:
 
 
 @dataclass(frozen=True)
-class PredictedCrossover:
+class FittedCrossing:
     """Where two lanes' fitted cost lines meet, in FLOPs per batch."""
 
     lanes: tuple[str, str]
@@ -74,7 +74,7 @@ class SweepAnalysis:
 
     lanes: dict[str, LaneFit]
     crossovers: tuple[Crossover, ...]
-    predicted: tuple[PredictedCrossover, ...]
+    predicted: tuple[FittedCrossing, ...]
     group: str = ""
     groups: dict[str, SweepAnalysis] = field(default_factory=dict)
     cost: CostAnalysis | None = None  # where lanes were priced (with_parts)
@@ -130,7 +130,7 @@ def analyze_points(points: Sequence[SweepPoint]) -> SweepAnalysis:
                   and fits[a].ok and fits[b].ok and (a, b) in crossing)
         f = predicted_crossover(fa, fb) if fa and fb and enough else None
         if f is not None:
-            predicted.append(PredictedCrossover((a, b), f))
+            predicted.append(FittedCrossing((a, b), f))
     return SweepAnalysis(fits, tuple(measured), tuple(predicted))
 
 

@@ -464,7 +464,7 @@ def predict(lines: Sequence[CostLine], kind: str, task: Task, batch_size: int, f
 
 
 @dataclass(frozen=True)
-class Crossing:
+class PredictedCrossing:
     """Where, along a model's width, the predicted faster lane changes: the width where the predicted times cross,
     and the widths on either side nearest to it where the two lanes' intervals lie apart (`tie_from`: the last
     width the lane below is clearly faster at, `tie_to`: the first the lane above is; between them the predictions
@@ -481,7 +481,7 @@ class Crossing:
 
 
 def crossing(widths: Sequence[int], a: Sequence[Prediction], b: Sequence[Prediction], lane_a: str,
-             lane_b: str) -> Crossing | None:
+             lane_b: str) -> PredictedCrossing | None:
     """The first change of the faster lane along `widths` (ascending), by the two lanes' predictions there (each
     with an interval: an extrapolated or refused one ends the search), interpolated in log width; None where the
     same lane is faster at every width."""
@@ -498,13 +498,13 @@ def crossing(widths: Sequence[int], a: Sequence[Prediction], b: Sequence[Predict
             before = [w for (w, _, _), apart in zip(pairs, clear) if w < width and apart]
             after = [w for (w, _, _), apart in zip(pairs, clear) if w > width and apart]
             below, above = (lane_a, lane_b) if logs[i] > 0 else (lane_b, lane_a)
-            return Crossing(width, max(before) if before else pairs[0][0], min(after) if after else pairs[-1][0],
+            return PredictedCrossing(width, max(before) if before else pairs[0][0], min(after) if after else pairs[-1][0],
                             below, above, bool(before), bool(after))
     return None
 
 
 def crossing_with_measured(widths: Sequence[int], predicted: Sequence[Prediction], measured_ms: Sequence[float],
-                           predicted_lane: str, measured_lane: str) -> Crossing | None:
+                           predicted_lane: str, measured_lane: str) -> PredictedCrossing | None:
     """Where a predicted lane (a profile of a machine one does not have) and a lane measured here change places
     along `widths` (ascending; each measured median at its width): `crossing` with the measured medians as points
     without an interval of their own, so how far the crossing can be trusted is the prediction's interval alone.

@@ -39,7 +39,7 @@ TOO_CLOSE = "too close to call"
 
 
 @dataclass(frozen=True)
-class Segment:
+class RuleRange:
     """A range of FLOPs per batch with one answer: `lane`, or None with `reason`. It holds `flops_lo` and
     the FLOPs above it, up to `flops_hi` (that one too when `hi_inclusive`)."""
 
@@ -59,7 +59,7 @@ class Segment:
                 "lane": self.lane, "reason": self.reason, "width_lo": self.width_lo, "width_hi": self.width_hi}
 
     @classmethod
-    def from_json(cls, d: Mapping[str, JsonValue]) -> Segment:
+    def from_json(cls, d: Mapping[str, JsonValue]) -> RuleRange:
         lane = d.get("lane")
         return cls(_num(d["flops_lo"]), _num(d["flops_hi"]), bool(d.get("hi_inclusive")),
                    None if lane is None else str(lane), str(d.get("reason") or ""),
@@ -82,7 +82,7 @@ class PairRule:
     state: State
     verdict: str  # core/words/verdict.py's sentence, as `analyze` prints it
     statement: str  # "use jax:gpu0 when FLOPs per batch ≥ … (…), else jax:cpu; …"
-    segments: tuple[Segment, ...]
+    segments: tuple[RuleRange, ...]
     changes: tuple[JsonObject, ...]  # the verdict's changes, each with the FLOPs at its spread's ends
     fits: Mapping[str, JsonObject]  # each lane's fitted cost model (LaneFit.to_json)
     predicted_flops: float | None  # where the two fitted lines meet
@@ -120,7 +120,7 @@ class PairRule:
             raise ValueError("a pair names two lanes")
         predicted = d.get("predicted_flops")
         return cls((lanes[0], lanes[1]), _state(d.get("state")), str(d.get("verdict") or ""),
-                   str(d.get("statement") or ""), tuple(Segment.from_json(as_map(s)) for s in as_seq(d.get("segments"))),
+                   str(d.get("statement") or ""), tuple(RuleRange.from_json(as_map(s)) for s in as_seq(d.get("segments"))),
                    tuple(dict(as_map(c)) for c in as_seq(d.get("changes"))),
                    {str(k): dict(as_map(v)) for k, v in as_map(d.get("fits")).items()},
                    None if predicted is None else _num(predicted), str(d.get("unit") or "units"))
@@ -287,10 +287,10 @@ def _stretch_reason(s: Stretch, unit: str = "units") -> str:
     return said if s.leader else f"{TOO_CLOSE}: {said}"
 
 
-def pair_segments(v: PairVerdict, flops: Mapping[int, float], unit: str = "units") -> list[Segment]:
+def pair_segments(v: PairVerdict, flops: Mapping[int, float], unit: str = "units") -> list[RuleRange]:
     """The verdict's stretches as ranges of FLOPs per batch, split where `analyze` places each change; each
     reason in `unit` (unit_of: "samples per batch" along batch size)."""
-    segments: list[Segment] = []
+    segments: list[RuleRange] = []
     stretches = v.stretches
     split = {(c.width_lo, c.width_hi): c for c in v.changes if c.width is not None and c.flops_per_batch}
     lo_f, lo_w = (flops[stretches[0].width_lo], float(stretches[0].width_lo)) if stretches else (math.nan, math.nan)
@@ -298,15 +298,15 @@ def pair_segments(v: PairVerdict, flops: Mapping[int, float], unit: str = "units
         nxt = stretches[i + 1] if i + 1 < len(stretches) else None
         change = split.get((s.width_hi, nxt.width_lo)) if nxt is not None else None
         if change is not None and change.width is not None and change.flops_per_batch:
-            segments.append(Segment(lo_f, change.flops_per_batch, False, s.leader, _stretch_reason(s, unit), lo_w,
+            segments.append(RuleRange(lo_f, change.flops_per_batch, False, s.leader, _stretch_reason(s, unit), lo_w,
                                     change.width))
             lo_f, lo_w = change.flops_per_batch, change.width
             continue
-        segments.append(Segment(lo_f, flops[s.width_hi], True, s.leader, _stretch_reason(s, unit), lo_w, s.width_hi))
+        segments.append(RuleRange(lo_f, flops[s.width_hi], True, s.leader, _stretch_reason(s, unit), lo_w, s.width_hi))
         if nxt is not None:
             gap = (f"not measured between {_w(s.width_hi)} and {_w(nxt.width_lo)} {unit}, where the verdict goes "
                    f"from \"{stretch_words(s, unit)}\" to \"{stretch_words(nxt, unit)}\"")
-            segments.append(Segment(flops[s.width_hi], flops[nxt.width_lo], False, None, gap, s.width_hi,
+            segments.append(RuleRange(flops[s.width_hi], flops[nxt.width_lo], False, None, gap, s.width_hi,
                                     nxt.width_lo))
             lo_f, lo_w = flops[nxt.width_lo], float(nxt.width_lo)
     return segments
@@ -317,7 +317,7 @@ def _depth(layers: Sequence[int]) -> str:
     return f"{depth} hidden layer{'' if list(layers) == [1] else 's'}"
 
 
-def pair_statement(v: PairVerdict, segments: Sequence[Segment], flops: Mapping[int, float], layers: Sequence[int],
+def pair_statement(v: PairVerdict, segments: Sequence[RuleRange], flops: Mapping[int, float], layers: Sequence[int],
                    batch: int, unit: str = "units") -> str:
     """The rule for one pair in a sentence: "use B when FLOPs per batch ≥ X (2 hidden layers of ≥ 110 units at
     batch 128), else A", with the spread and the measured range; along batch size "(batch ≥ 48)"."""

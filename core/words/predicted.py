@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..analysis.prediction import Crossing, Prediction
+from ..analysis.prediction import PredictedCrossing, Prediction
 from ..files.predicted import PredictedLane, PredictedPoint
 from ..machine import HostInfo
 from ..config import Task
@@ -72,7 +72,7 @@ def already_words(lane: PredictedLane) -> str:
     return f"{predicted_label(lane)} is on the map already."
 
 
-def predicted_crossing_words(crossing: Crossing, lane: PredictedLane, measured_lane: str) -> str:
+def predicted_crossing_words(crossing: PredictedCrossing, lane: PredictedLane, measured_lane: str) -> str:
     """A crossing of a predicted lane with a lane measured here, said as a prediction: "predicted, not measured:
     jax:gpu0 (from h200-2026-11-30) would be faster than cpu above about 300 units (between 128 and 1,024 the
     prediction cannot tell them apart)"."""

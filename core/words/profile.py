@@ -6,7 +6,7 @@ import datetime as _dt
 import math
 from typing import Sequence
 
-from ..analysis.prediction import CostLine, Crossing, Outside, Prediction
+from ..analysis.prediction import CostLine, PredictedCrossing, Outside, Prediction
 from ..files.profile import DeviceProfile, ProfileLane
 from ..machine import HostInfo
 from ..config import Task
@@ -129,7 +129,7 @@ def version_notes(profile: DeviceProfile, here: HostInfo) -> list[str]:
     return notes
 
 
-def crossing_words(c: Crossing | None, lane_a: str, lane_b: str, axis: str) -> str:
+def crossing_words(c: PredictedCrossing | None, lane_a: str, lane_b: str, axis: str) -> str:
     """Where the predicted faster lane changes along the model's width, said as the rule says a range: "predicted
     (from profiles, not measured): jax:cpu is faster up to width 128, jax:gpu0 from 1,024; between, the predictions
     cannot tell them apart (their times meet near 480)"."""

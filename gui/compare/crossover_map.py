@@ -19,7 +19,7 @@ from ...core.config import RunConfig, Task
 from ...core.files.predicted import AskedPrediction
 from ...core.files.findings import Findings
 from ...core.analysis.points import Crossover, SweepPoint
-from ...core.analysis.prediction import Crossing as PredictionCrossing, crossing_with_measured
+from ...core.analysis.prediction import PredictedCrossing, crossing_with_measured
 from ...core.results import RunResult
 from ...core.words.numbers import fmt_flops, fmt_num
 from ...core.words.predicted import PREDICTED_TIP, predicted_crossing_words, predicted_note
@@ -89,7 +89,7 @@ class CrossoverMap(QWidget):
         self.findings = findings if findings is not None else Findings()
         self._points: list[MapPoint] = []  # from runs that ended, in the order they came
         # Where a predicted lane and a measured one change places (drawn as a hollow star, said as predicted).
-        self.predicted_crossings: list[tuple[PredictedCurve, str, PredictionCrossing]] = []
+        self.predicted_crossings: list[tuple[PredictedCurve, str, PredictedCrossing]] = []
         self._live: LiveRun | None = None
         self._live_version = -1
         self._by_width = False  # the x axis: hidden width (True) or FLOPs per batch
@@ -342,7 +342,7 @@ class CrossoverMap(QWidget):
             item.addItem(label, ignoreBounds=True)
 
     def _predicted_crossings(self, curves: list[PredictedCurve], drawn: dict[Line, list[MapPoint]]
-                             ) -> list[tuple[PredictedCurve, str, PredictionCrossing]]:
+                             ) -> list[tuple[PredictedCurve, str, PredictedCrossing]]:
         """Where each predicted lane and each measured lane of the window's model change places, clear on both
         sides by the prediction's interval (core/analysis/prediction.py crossing_with_measured): the demo a class
         without a GPU sees, said and drawn as predicted, never as a measured star."""
@@ -364,7 +364,7 @@ class CrossoverMap(QWidget):
                     found.append((curve, lane, crossing))
         return found
 
-    def _draw_predicted_crossings(self, found: list[tuple[PredictedCurve, str, PredictionCrossing]],
+    def _draw_predicted_crossings(self, found: list[tuple[PredictedCurve, str, PredictedCrossing]],
                                   drawn: dict[Line, list[MapPoint]], colors: SchemeColors) -> None:
         """A hollow star in the predicted lane's colour, dashed, with its label: told apart from a measured star
         (filled yellow) at a glance."""
