@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from ...core.words.headline import headline
 from ...core.analysis.verdict import PairVerdict, State, crossovers_of
 from ...core.config import RunConfig, Task
 from ...core.files.predicted import AskedPrediction
@@ -108,6 +109,7 @@ class CrossoverMap(QWidget):
         self.key.setObjectName("mapKey")
         self.key.setWordWrap(True)
         self.key.setTextFormat(Qt.TextFormat.RichText)
+        self._said = ""  # the caption's whole sentence (said()), statistics and all
         self.description = QLabel()
         self.description.setObjectName("explanationLabel")
         self.description.setWordWrap(True)
@@ -274,10 +276,20 @@ class CrossoverMap(QWidget):
         note = predicted_note([c.lane for c in curves], any(c.extrapolated for c in curves),
                               self.predicted.here() if curves else None)
         said = " ".join(predicted_crossing_words(c, curve.lane, lane) + "." for curve, lane, c in self.predicted_crossings)
-        self.description.setText(self._describe(shown, found, drawn) + (f" {note}" if note else "")
-                                 + (f" {said}" if said else ""))
+        # The caption says the answer as the headline does, in plain words (what it rests on a hover away): the
+        # whole sentence is said() and the tooltip, as the report writes it.
+        rule = self._describe(shown, found, drawn)
+        more = (f" {note}" if note else "") + (f" {said}" if said else "")  # said whole: from which profile
+        self._said = rule + more
+        plain = headline(rule)[0] + more
+        self.description.setText(plain)
+        self.description.setToolTip(self._said if plain != self._said else "")
         self._frame(shown, [(float(p.width) if self._by_width else float(p.flops_per_batch), p.prediction.ms)
                             for c in curves for p in c.drawn])
+
+    def said(self) -> str:
+        """The caption's whole sentence, with what it rests on (the caption shows it without the parentheses)."""
+        return self._said
 
     def _x(self, p: MapPoint | SweepPoint) -> float:
         point = p.point if isinstance(p, MapPoint) else p

@@ -8,17 +8,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 
 from ..theme.lane_colours import lane_color
 from ...core.results import by_batch_size
 from ..live_run import LiveRun
 from ..widgets.plots import plot_item
-from ..theme.scheme import SchemeColors
+from ..theme.scheme import TICK_PX, SchemeColors, presenting
 
 # Label heights, top of the plot down, taken in turn so the labels of close segments do not overlap.
 LABEL_ROWS = (0.96, 0.88, 0.80)
 LABEL_SHARE = 0.12  # a label's width, as a share of the plot's x span (a model's widths, "4000" or "512-512")
+
+
+LABEL_PX = 11  # a mark's label, as tall as the axes' ticks (TICK_PX while presenting)
+
+
+def label_px() -> int:
+    return TICK_PX if presenting() else LABEL_PX
 
 
 @dataclass(frozen=True)
@@ -88,11 +95,20 @@ class SegmentMarks:
         wanted = segment_marks(live, x_kind)
         for mark in set(self._lines) - set(wanted):
             self.plot.removeItem(self._lines.pop(mark))
-        (x0, x1), _ = plot_item(self.plot).getViewBox().viewRange()
+        box = plot_item(self.plot).getViewBox()
+        (x0, x1), _ = box.viewRange()
         xs = [m.x for m in wanted]
         span = max(x1 - x0, (max(xs) - min(xs)) if xs else 0.0)
+        # A label's width on screen, in the x axis's units: the longest label at the labels' font, over the plot's
+        # width now (a narrow window, a longer run and the presentation view all bring close marks' labels nearer).
+        widest = max((len(m.label) for m in wanted), default=0) * label_px() * 0.62 + 10
+        if box.width() > 0 and x1 > x0:
+            span = widest * (x1 - x0) / box.width() / LABEL_SHARE
         rows = label_rows(xs, span)
         for i, mark in enumerate(wanted):
+            line = self._lines.get(mark)
+            if line is not None and line.label.orthoPos != LABEL_ROWS[rows[i]]:
+                line.label.setPosition(LABEL_ROWS[rows[i]])  # the plot grew or narrowed: a row free of the others
             if mark not in self._lines:
                 line = pg.InfiniteLine(pos=mark.x, angle=90, movable=False, label=mark.label,
                                        labelOpts={"position": LABEL_ROWS[rows[i]], "movable": False,
@@ -116,3 +132,6 @@ class SegmentMarks:
         line.setPen(pg.mkPen(color, width=1, style=pg.QtCore.Qt.PenStyle.DashLine))
         line.label.setColor(color)
         line.label.fill = pg.mkBrush(*colors.label_fill)
+        font = QFont()
+        font.setPixelSize(label_px())
+        line.label.setFont(font)

@@ -56,7 +56,7 @@ def machine_text(options: list[LaneOption] | None) -> str:
     return f"{cores} CPU {plural(cores, 'core')} · {gpus}"
 
 
-TWIN_WORDS = "twin of {lane}, an A/A control"
+TWIN_WORDS = "twin of {lane} (A/A)"
 TWIN_TIP = ("{twin} is {lane} again, in a process of its own: two equal lanes taking turns. Compared or swept against "
             "{lane}, any lead the rule names between them is a false one, which is how Run > Calibrate the rule here "
             "measures this machine's false-lead rate.")

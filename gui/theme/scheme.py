@@ -29,7 +29,7 @@ TICK_PX = 20
 LEGEND_SIZE, LEGEND_PRESENTING = "9pt", "15pt"  # a plot's legend entries (pyqtgraph's default, and for a room)
 PRESENTATION_SHEET = """
 QLabel#verdictLabel { font-size: 30px; }
-QLabel#hintLabel { font-size: 17px; }
+QLabel#hintLabel { font-size: 20px; }
 """
 _presenting = [False]  # the application's one state, set by Theme.apply: read by every plot's style
 _base_font: list[QFont] = []  # the application's font as it started (a later window's Theme must not take a scaled one)

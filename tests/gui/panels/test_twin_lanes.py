@@ -23,7 +23,7 @@ def test_a_twin_is_offered_unchecked_and_taken_with_its_lane_takes_turns(qtbot):
     qtbot.addWidget(panel)
     panel.set_options(_options())
     assert "cpu1#2" in panel.boxes and not panel.boxes["cpu1#2"].isChecked()
-    assert "A/A control" in panel.boxes["cpu1#2"].text() and "false one" in panel.boxes["cpu1#2"].toolTip()
+    assert "twin of cpu1 (A/A)" in panel.boxes["cpu1#2"].text() and "false one" in panel.boxes["cpu1#2"].toolTip()
     panel.select(["cpu1", "cpu1#2"])
     specs = panel.selected_specs()
     assert [s.name for s in specs] == ["cpu1", "cpu1#2"] and specs[1].original == specs[0]

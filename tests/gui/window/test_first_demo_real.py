@@ -13,6 +13,7 @@ import pytest
 
 from crossover_lab.core.config import RunConfig
 from crossover_lab.core.words.sweep import answer_words
+from crossover_lab.core.words.headline import headline
 
 pytestmark = pytest.mark.lanes
 
@@ -47,7 +48,8 @@ def test_a_typed_width_mid_run_makes_a_point_at_both_widths_and_one_answer_in_wi
     said = answer_words(answers[0])
     assert "No two lanes have completed points" not in window.compare.map.description.text()
     low = lambda text: text[:1].lower() + text[1:]  # noqa: E731  (a view may capitalise the first letter)
-    assert low(said) in low(window.compare.map.description.text())
+    assert low(said) in low(window.compare.map.said())
+    assert low(headline(said)[0]) in low(window.compare.map.description.text())  # the caption: plain words
     qtbot.waitUntil(lambda: low(said) in low(window.compare.summary.verdict.said()), timeout=5_000)
     page = tmp_path / "demo.html"
     assert window.exports.export_report(str(page), window.report_sources) == ""

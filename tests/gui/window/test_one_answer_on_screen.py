@@ -36,7 +36,7 @@ def test_a_ramp_a_refinement_and_a_sweep_say_one_sentence_in_every_view_and_in_a
         v = answer.verdict
         assert v.state is State.CROSSES and [(c.faster_below, c.faster_above) for c in v.changes] == \
             [("cpu", "cpu1")], said
-        for view, text in (("headline", window.compare.summary.verdict.said()), ("map", window.compare.map.description.text()),
+        for view, text in (("headline", window.compare.summary.verdict.said()), ("map", window.compare.map.said()),
                            ("Sweep tab", window.sweep.view.verdict.text())):
             assert _plain(said) in _plain(text), (view, said, text)
         said_before.append(said)
