@@ -105,8 +105,14 @@ def _pair_sentence(v: PairVerdict, unit: str, machine: str) -> str:
     lo, hi = v.widths[0], v.widths[-1]
     if v.state is State.TOO_CLOSE and v.max_gap >= NOISE_GAP and v.widest_lane:
         # Noise said as noise: what the gap looked like, what scattered more, and that there is no answer yet.
+        # How big a gap would have to be to be told from the noise there: what a room can weigh 1.3x against.
+        at = next((x for x in v.stretches if x.width_lo <= v.widest_width <= x.width_hi and math.isfinite(x.within)),
+                  None)
+        bound = ("" if at is None else f", so a gap of up to {_percent(1 + at.within)} could be noise there"
+                 if at.within < 1 else ", so even a 2x gap could be noise there")
         return (f"no answer for {a} and {b} {machine}: {v.widest_lane} looked {_times(v.max_gap, v.max_gap)} faster "
-                f"at {_of(v.widest_width, unit)}, but {_scatter_words(v)}; measure again when the machine is quiet")
+                f"at {_of(v.widest_width, unit)}, but {_scatter_words(v)}{bound}; measure again when the machine is "
+                "quiet")
     if v.state is State.TOO_CLOSE:
         return (f"{a} and {b} are too close to call {machine} (medians up to {_percent(v.max_gap)} apart "
                 f"{_at(lo, hi, unit)}, inside the noise){_noise_words(v)}")
