@@ -67,7 +67,14 @@ def inside(width: int, start_at: str) -> int:
     spin(lambda: bool(window.side.lanes_panel.selected_specs()), 60)
     if start_at == "ready":
         lanes = [window.controller.pool.get(spec) for spec in window.side.lanes_panel.selected_specs()]
-        spin(lambda: all(lane.up for lane in lanes), 180)
+        def up() -> bool:  # an idle lane's "up" is read from what it sent: read it, as a run's thread would
+            for lane in lanes:
+                if not lane.up:
+                    lane.poll(0.0)
+            return all(lane.up for lane in lanes)
+
+        if not spin(up, 180):
+            raise SystemExit("the lanes did not come up within 180 s")
         figures["ready_s"] = time.time() - began
     start = time.monotonic()
     window.desk.start_when_ready()  # F5 as soon as there are lanes to start
