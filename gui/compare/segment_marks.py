@@ -17,7 +17,7 @@ from ..widgets.plots import plot_item
 from ..theme.scheme import TICK_PX, SchemeColors, presenting
 
 # Label heights, top of the plot down, taken in turn so the labels of close segments do not overlap.
-LABEL_ROWS = (0.96, 0.88, 0.80)
+LABEL_ROWS = (0.93, 0.84, 0.75)
 LABEL_SHARE = 0.12  # a label's width, as a share of the plot's x span (a model's widths, "4000" or "512-512")
 
 
