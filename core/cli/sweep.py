@@ -7,7 +7,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args,
                      check_memory, check_rescue_folder, lanes_can_run, report_safely, resolve_factory, resolve_saved, say,
@@ -166,6 +166,68 @@ def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: lis
 def cmd_sweep(args: argparse.Namespace) -> int:
     if args.arrival_rates is not None:  # serving under load, along arrival rate (core/cli/load_sweep.py)
         return cmd_load_sweep(args)
+    plan = _sweep_plan(args)
+    pool: LanePool | None = None  # made once what can be refused without a lane has been checked
+    if plan.user_model:  # a lane loads the file (or builds every width) and counts it, before anything is claimed
+        pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+        found = _find_model(plan, pool)
+        if isinstance(found, int):
+            return found
+        plan = found
+    lanes, specs = plan.lanes, plan.specs
+    try:
+        check_memory([c for sp in specs for c in sp.points()], lanes)
+        prices = prices_from(args, [lane.name for lane in lanes])
+        host = host_info()
+        files, claim = open_sweep_files(args.csv, host, specs, prices)
+    except BaseException:  # refused before any point: no lane is left behind
+        if pool is not None:
+            pool.close()
+        raise
+    if pool is None:
+        pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
+    with StopSignals() as stop:
+        try:
+            if not lanes_can_run(lanes, pool):
+                return EXIT_BAD_INPUT
+            _say_plan(plan, compare=bool(args.compare))
+            write = None if files is None else lambda got: _write(files, got, args.csv, host, prices)
+            results, code, written = _measure(plan, pool, stop, files, write)
+        finally:
+            if files is not None:
+                files.close()
+            if claim is not None:
+                claim.release()
+            pool.close()
+        _record_noise(plan, results, args.csv)
+        report_safely(lambda: _report(results, prices, plan.ladder, lanes))
+        if written:
+            report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
+    if stop.exit_code is not None:
+        return stop.exit_code
+    return EXIT_FAILED if code != EXIT_OK or any(r.status == Status.FAILED for res in results for r in res.rows) \
+        else EXIT_OK
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    """What a sweep measures: on which lanes, its spec and every spec it sweeps (the spec, a --compare's variant, or
+    each --ladder knob setting's that can run), and a refinement's target."""
+
+    lanes: tuple[LaneSpec, ...]
+    spec: SweepSpec
+    specs: list[SweepSpec]
+    target: RefineTarget | None
+    ladder: list[KnobSetting]
+
+    @property
+    def user_model(self) -> bool:
+        """A saved model or a model factory: a lane finds what it is before anything is claimed."""
+        return self.spec.base.model.saved is not None or self.spec.base.model.factory is not None
+
+
+def _sweep_plan(args: argparse.Namespace) -> _Plan:
+    """The sweep the options ask for, or ConfigError for what cannot be swept as asked (before any lane starts)."""
     if args.arrival_rate is not None:
         raise ConfigError("--arrival-rate in a sweep: sweep the load along rates with --arrival-rates 50,100,200")
     if args.p99_ms is not None:
@@ -181,113 +243,119 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         specs = [s.spec for s in ladder if not s.reason]
     if target is not None:
         check_refinable(lanes, specs)
-    pool: LanePool | None = None  # made once what can be refused without a lane has been checked
-    user = spec.base.model.saved is not None or spec.base.model.factory is not None
-    if user:  # a lane loads the file (or builds every width) and counts it, before anything is claimed
-        if ladder and spec.base.model.factory is not None:
-            raise ConfigError("--ladder with a model factory is not built: sweep your model along --widths")
-        pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
-        early = StopSignals()
-        try:
-            with early:  # a stop reaches a lane stuck inspecting: nothing is measured yet
-                if not lanes_can_run(lanes, pool):
-                    return EXIT_BAD_INPUT
-                found = resolve_factory(spec.base, pool, lanes, spec.widths, early.cancel).model \
-                    if spec.base.model.factory else resolve_saved(spec.base, pool, lanes, early.cancel).model
-        except Stopped as stopped:
-            say(f"{stopped}: nothing was measured")
-            pool.close(0.2)
-            return early.exit_code or EXIT_FAILED
-        except BaseException:
-            pool.close()
-            raise
-        specs = [dataclasses.replace(s, base=dataclasses.replace(s.base, model=found)) for s in specs]
-        ladder = [dataclasses.replace(k, spec=dataclasses.replace(k.spec, base=dataclasses.replace(k.spec.base, model=found)))
-                  for k in ladder]  # each knob setting sweeps the model as the lane found it
-        spec = specs[0]
+    if ladder and spec.base.model.factory is not None:
+        raise ConfigError("--ladder with a model factory is not built: sweep your model along --widths")
+    return _Plan(lanes, spec, specs, target, ladder)
+
+
+def _find_model(plan: _Plan, pool: LanePool) -> _Plan | int:
+    """The plan with the user's model as a lane found it (every width a factory builds, or the saved model, loaded
+    and counted); an exit code where a lane cannot run here or a stop came first (nothing was measured)."""
+    spec, lanes = plan.spec, plan.lanes
+    early = StopSignals()
     try:
-        check_memory([c for sp in specs for c in sp.points()], lanes)
-        prices = prices_from(args, [lane.name for lane in lanes])
-        host = host_info()
-        files, claim = open_sweep_files(args.csv, host, specs, prices)
-    except BaseException:  # refused before any point: no lane is left behind
-        if pool is not None:
-            pool.close()
-        raise
-    if pool is None:
-        pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
-    measured: list[PointMeasured] = []
-    with StopSignals() as stop:
-        try:
+        with early:  # a stop reaches a lane stuck inspecting: nothing is measured yet
             if not lanes_can_run(lanes, pool):
+                pool.close(0.2)  # nothing was started to measure: no lane is left behind
                 return EXIT_BAD_INPUT
-            say(f"sweep: {fmt_count(len(spec.points()), 'point')} × {fmt_count(len(lanes), 'lane')}{' × 2 (compare)' if args.compare else ''}"
-                f"{f' × {len(specs)} knob settings' if ladder else ''}, "
-                f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
-                f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
-            again = rechecks(spec, lanes) if target is None and not ladder else 0
-            if again:
-                say(f"then {'the middle point' if again == 1 else f'{again} points, evenly spaced along the sweep,'}"
-                    f" again (chosen by place, not by what they measured): the pair's run-to-run noise, "
-                    "which one run's batches cannot show (--no-recheck: each point once)")
-            if target is not None:
-                say(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "
-                    f"or {target.budget_s:g} s have passed")
+            found = resolve_factory(spec.base, pool, lanes, spec.widths, early.cancel).model \
+                if spec.base.model.factory else resolve_saved(spec.base, pool, lanes, early.cancel).model
+    except Stopped as stopped:
+        say(f"{stopped}: nothing was measured")
+        pool.close(0.2)
+        return early.exit_code or EXIT_FAILED
+    except BaseException:
+        pool.close()
+        raise
+    specs = [dataclasses.replace(s, base=dataclasses.replace(s.base, model=found)) for s in plan.specs]
+    ladder = [dataclasses.replace(k, spec=dataclasses.replace(k.spec, base=dataclasses.replace(k.spec.base, model=found)))
+              for k in plan.ladder]  # each knob setting sweeps the model as the lane found it
+    return dataclasses.replace(plan, spec=specs[0], specs=specs, ladder=ladder)
 
-            def on_point(point: PointMeasured) -> None:
-                measured.append(point)
-                if files is not None:
-                    files.add_point(point.rows, point.run)
-                done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
-                for row in point.rows:
-                    label = "again" if point.again else row.variant if target is None else row.stage
-                    say(f"[{done}] {label:>8} {row.lane:>10} width "
-                        f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == Task.PREDICT else 'batch'}"
-                        + (f" over both runs, which scatter by {scatter(row.between_runs)}" if point.again else "")
-                        + f" ({row.status})")
 
-            def work(cancel: threading.Event) -> list[SweepResult]:
-                if ladder:
-                    return run_ladder(pool, ladder, on_point=on_point, cancel=cancel)
-                if target is not None:
-                    return [run_refined_sweep(pool, lanes, spec, target, on_point=on_point, cancel=cancel)]
-                return run_sweeps(pool, lanes, specs, on_point=on_point, cancel=cancel)
+def _say_plan(plan: _Plan, *, compare: bool) -> None:
+    """How many points the sweep measures on how many lanes, how long each, and what comes after them."""
+    spec, target = plan.spec, plan.target
+    say(f"sweep: {fmt_count(len(spec.points()), 'point')} × {fmt_count(len(plan.lanes), 'lane')}{' × 2 (compare)' if compare else ''}"
+        f"{f' × {len(plan.specs)} knob settings' if plan.ladder else ''}, "
+        f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
+        f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
+    again = rechecks(spec, plan.lanes) if target is None and not plan.ladder else 0
+    if again:
+        say(f"then {'the middle point' if again == 1 else f'{again} points, evenly spaced along the sweep,'}"
+            f" again (chosen by place, not by what they measured): the pair's run-to-run noise, "
+            "which one run's batches cannot show (--no-recheck: each point once)")
+    if target is not None:
+        say(f"then refining until the crossover is known within ±{fmt_num(100 * target.tolerance)}% "
+            f"or {target.budget_s:g} s have passed")
 
-            results = None
-            try:
-                results = stop.run(work, on_hurry=lambda: pool.close(0.2))
-            finally:
-                results = results or results_so_far(specs, measured)
-                pool.close(0.2 if stop.hurry.is_set() else 2.0)
-                code, written = EXIT_OK, ""
-                if files is not None:
-                    whole = files.whole()  # every point appended as it came, or a write failed (a full disk)
-                    files.close()
-                    rescue = autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv"
-                    grown = (files.csv_path, files.batches_path, files.json_path)
-                    code, written = write_or_rescue(lambda: export_sweep(args.csv, results, host, prices),
-                                                    lambda: _rescue(rescue, results, host, prices), "the sweep",
-                                                    partial=lambda: () if whole else grown)
-        finally:
-            if files is not None:
-                files.close()
-            if claim is not None:
-                claim.release()
-            pool.close()
-        if results and not results[0].cancelled and not ladder:  # what later runs here are bounded by
-            base = results[0]
-            _, why_not = record_noise(measured_noise([r.point() for r in base.rows], now_iso(),
-                                                     str(Path(args.csv).resolve()) if args.csv else "",
-                                                     base.spec.base.train.task))
-            if why_not:
-                print(f"note: {why_not}", file=sys.stderr)
-        report_safely(lambda: _report(results, prices, ladder, lanes))
-        if written:
-            report_safely(lambda: print(written, file=sys.stderr if code else sys.stdout))
-    if stop.exit_code is not None:
-        return stop.exit_code
-    return EXIT_FAILED if code != EXIT_OK or any(r.status == Status.FAILED for res in results for r in res.rows) \
-        else EXIT_OK
+
+def _measure(plan: _Plan, pool: LanePool, stop: StopSignals, files: SweepFiles | None,
+             write: Callable[[list[SweepResult]], tuple[int, str]] | None) -> tuple[list[SweepResult], int, str]:
+    """Measure the plan's points until done or a stop, each point added to the --csv files and said as it comes;
+    then `write` what was measured (also when measuring failed: the traceback follows; None: no --csv). Returns the
+    results, the exit code of the writing and the sentence saying where the files are."""
+    measured: list[PointMeasured] = []
+    on_point = _point_said(measured, files, plan.target)
+
+    def work(cancel: threading.Event) -> list[SweepResult]:
+        if plan.ladder:
+            return run_ladder(pool, plan.ladder, on_point=on_point, cancel=cancel)
+        if plan.target is not None:
+            return [run_refined_sweep(pool, plan.lanes, plan.spec, plan.target, on_point=on_point, cancel=cancel)]
+        return run_sweeps(pool, plan.lanes, plan.specs, on_point=on_point, cancel=cancel)
+
+    results = None
+    try:
+        results = stop.run(work, on_hurry=lambda: pool.close(0.2))
+    finally:
+        results = results or results_so_far(plan.specs, measured)
+        pool.close(0.2 if stop.hurry.is_set() else 2.0)
+        code, written = write(results) if write is not None else (EXIT_OK, "")
+    return results, code, written
+
+
+def _point_said(measured: list[PointMeasured], files: SweepFiles | None,
+                target: RefineTarget | None) -> Callable[[PointMeasured], None]:
+    """What is done with each point as it comes: kept in `measured`, added to the files, and a line per lane said."""
+    def on_point(point: PointMeasured) -> None:
+        measured.append(point)
+        if files is not None:
+            files.add_point(point.rows, point.run)
+        done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
+        for row in point.rows:
+            label = "again" if point.again else row.variant if target is None else row.stage
+            say(f"[{done}] {label:>8} {row.lane:>10} width "
+                f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == Task.PREDICT else 'batch'}"
+                + (f" over both runs, which scatter by {scatter(row.between_runs)}" if point.again else "")
+                + f" ({row.status})")
+
+    return on_point
+
+
+def _write(files: SweepFiles, results: list[SweepResult], csv: str, host: Mapping[str, JsonValue],
+           prices: dict[str, float]) -> tuple[int, str]:
+    """The sweep's files written whole at --csv, or rescued to the autosave folder (a full disk); the exit code
+    and the sentence saying where they are."""
+    whole = files.whole()  # every point appended as it came, or a write failed (a full disk)
+    files.close()
+    rescue = autosave_dir() / "sweeps" / f"sweep-{time.strftime('%Y%m%d-%H%M%S')}.csv"
+    grown = (files.csv_path, files.batches_path, files.json_path)
+    return write_or_rescue(lambda: export_sweep(csv, results, host, prices),
+                           lambda: _rescue(rescue, results, host, prices), "the sweep",
+                           partial=lambda: () if whole else grown)
+
+
+def _record_noise(plan: _Plan, results: list[SweepResult], csv: str | None) -> None:
+    """This machine's run-to-run noise as the sweep measured it (a whole sweep, not a ladder's), what later runs
+    here are bounded by."""
+    if results and not results[0].cancelled and not plan.ladder:
+        base = results[0]
+        _, why_not = record_noise(measured_noise([r.point() for r in base.rows], now_iso(),
+                                                 str(Path(csv).resolve()) if csv else "",
+                                                 base.spec.base.train.task))
+        if why_not:
+            print(f"note: {why_not}", file=sys.stderr)
 
 
 def _rescue(path: Path, results: Sequence[SweepResult], host: Mapping[str, JsonValue],

@@ -77,90 +77,118 @@ def run_refined_sweep(pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec
     """
     check_refinable(lanes, [spec])
     cancel = cancel or threading.Event()
-    result = SweepResult(spec)
-    batch_axis = along_batch(spec)
-    xs = tuple(spec.batch_sizes) if batch_axis else spec.widths
-    lent = reuse.lend(lanes, point_configs(spec)) if reuse is not None else {}
+    points = _Points(pool, lanes, spec, reuse, on_point, on_event, cancel)
     # Their framework imports overlap one another, and so does the making of their data, before the first point.
     pool.ready(lanes, cancel, data_of=spec.points()[0])
     if spec.calibrate:
-        for lane in lanes:
-            if reuse is not None and lent and lane.name in reuse.calibration:
-                result.calibration[lane.name] = reuse.calibration[lane.name]
-            elif not cancel.is_set():
-                result.calibration[lane.name] = pool.get(lane).calibrate(calibration_size(lane), 1.0, cancel)
-    kept: dict[tuple[str, int], list[BatchTiming]] = {}
-    # Each kept point's runs, for its pooled energy: a point lent from before holds a run whose energy is not known
-    # here (a summary without a reading), which leaves the pooled figure unknown rather than one run's.
-    kept_summaries: dict[tuple[str, int], list[RunSummary]] = {}
-    current = [spec]  # a model factory's spec gains each width a lane inspects before it is measured
-
-    def measure(x: int, level: int) -> list[SweepPoint]:
-        if level == 0 and x in lent:
-            return take(x, lent.pop(x))
-        factory = current[0].base.model.factory
-        if factory is not None and not batch_axis and factory.at(x) is None:  # its figures are its own width's
-            factory = inspect_factory(pool, inspecting_lane(lanes), factory, [x], cancel)
-            current[0] = dataclasses.replace(current[0], base=with_factory(current[0].base, factory))
-            if factory.at(x) is None:  # cancelled
-                return []
-        config = point_config(current[0], x)
-        run, measured = measure_point(pool, lanes, config, result, on_event, cancel)
-        rows = []
-        for row in measured:
-            records = kept.setdefault((row.lane, x), [])
-            if row.status == Status.COMPLETED:
-                records.extend(steady_records(run, row.lane))
-                summary = lane_summary(run, row.lane)
-                runs = kept_summaries.setdefault((row.lane, x), [])
-                runs.extend([summary] if summary is not None else [])
-                row = with_batches(row, records, runs)
-            stage = "coarse" if x in xs and level == 0 else "refine"
-            rows.append(dataclasses.replace(row, stage=stage))
-        if spec.floor:
-            rows = floors(x, config, rows)
-        result.rows.extend(rows)
-        if on_point is not None:
-            on_point(PointMeasured(spec.variant, tuple(rows), run, len(result.rows), 0))
-        return [curve_point(row, batch_axis) for row in rows if row.usable]
-
-    def take(x: int, points: list[Measured]) -> list[SweepPoint]:
-        """A point measured before: each lane's row over every batch measured there, kept in case refinement
-        asks for more; its run (a ramp's: trimmed to the widths taken) goes into the result's files."""
-        rows = []
-        for lane in lanes:
-            mine = [m for m in points if m.lane == lane.name]
-            records = kept.setdefault((lane.name, x), [])
-            records.extend(r for m in mine for r in m.records)
-            kept_summaries.setdefault((lane.name, x), []).append(RunSummary("", lane.name, "", Status.COMPLETED))
-            cal = result.calibration.get(lane.name)
-            row = dataclasses.replace(mine[-1].row, stage="coarse", variant=spec.variant,
-                                      peak_gflops=cal.gflops if cal else math.nan)
-            rows.append(with_batches(row, records))
-        runs = _as_kept(points)
-        result.runs.extend(run for run in runs if run not in result.runs)
-        if spec.floor:
-            rows = floors(x, points[0].config, rows)
-        result.rows.extend(rows)
-        if on_point is not None:
-            on_point(PointMeasured(spec.variant, tuple(rows), runs[-1], len(result.rows), 0, reused=True))
-        return [curve_point(row, batch_axis) for row in rows if row.usable]
-
-    def floors(x: int, config: RunConfig, rows: list[SweepRow]) -> list[SweepRow]:
-        """Each row with its lane's floor at x: the one measured there before (a width measured again for its
-        lead, or a lent point that had one), else timed now (the anatomy's device_loop rung)."""
-        had = {row.lane: row.floor_ms for row in result.rows + rows
-               if (row.batch_size if batch_axis else row.width) == x and math.isfinite(row.floor_ms)}
-        rows = [dataclasses.replace(row, floor_ms=had[row.lane]) if row.lane in had else row for row in rows]
-        missing = [row for row in rows if row.lane not in had]
-        timed = {row.lane: row for row in with_floors(pool, lanes, config, missing, cancel)} if missing else {}
-        return [timed.get(row.lane, row) for row in rows]
-
-    refined = refine(xs, measure, target, clock=clock, cancel=cancel)
-    unit = "samples per batch" if batch_axis else width_unit(spec.base.model.kind)
+        points.calibrate()
+    refined = refine(points.xs, points.measure, target, clock=clock, cancel=cancel)
+    result = points.result
+    unit = "samples per batch" if points.batch_axis else width_unit(spec.base.model.kind)
     result.refinement = dataclasses.replace(refined, unit=unit)
     result.cancelled = cancel.is_set()
     return result
+
+
+class _Points:
+    """The points of one refined sweep, in `result` as refinement asks for them (`measure`): each x measured on every
+    lane, or lent from before (`reuse`, a coarse x), its rows marked coarse or refine; an x measured again adds its
+    batches to those kept for it, and each row gets its lane's floor where the sweep asks for floors."""
+
+    def __init__(self, pool: LanePool, lanes: Sequence[LaneSpec], spec: SweepSpec, reuse: Ledger | None,
+                 on_point: Callable[[PointMeasured], None] | None, on_event: Callable[[LaneEvent], None] | None,
+                 cancel: threading.Event) -> None:
+        self.pool, self.lanes, self.spec, self.reuse = pool, lanes, spec, reuse
+        self.on_point, self.on_event, self.cancel = on_point, on_event, cancel
+        self.result = SweepResult(spec)
+        self.batch_axis = along_batch(spec)
+        self.xs = tuple(spec.batch_sizes) if self.batch_axis else spec.widths
+        self.lent = reuse.lend(lanes, point_configs(spec)) if reuse is not None else {}
+        self.kept: dict[tuple[str, int], list[BatchTiming]] = {}
+        # Each kept point's runs, for its pooled energy: a point lent from before holds a run whose energy is not
+        # known here (a summary without a reading), which leaves the pooled figure unknown rather than one run's.
+        self.kept_summaries: dict[tuple[str, int], list[RunSummary]] = {}
+        self.current = spec  # a model factory's spec gains each width a lane inspects before it is measured
+
+    def calibrate(self) -> None:
+        """Each lane's calibration: the one lent with its points, else timed now."""
+        reuse, calibration = self.reuse, self.result.calibration
+        for lane in self.lanes:
+            if reuse is not None and self.lent and lane.name in reuse.calibration:
+                calibration[lane.name] = reuse.calibration[lane.name]
+            elif not self.cancel.is_set():
+                calibration[lane.name] = self.pool.get(lane).calibrate(calibration_size(lane), 1.0, self.cancel)
+
+    def measure(self, x: int, level: int) -> list[SweepPoint]:
+        """The point at x on every lane (lent, at level 0, where it was measured before), as refinement reads it."""
+        if level == 0 and x in self.lent:
+            return self.take(x, self.lent.pop(x))
+        config = self._config_at(x)
+        if config is None:  # cancelled while a lane inspected the factory
+            return []
+        run, measured = measure_point(self.pool, self.lanes, config, self.result, self.on_event, self.cancel)
+        rows = []
+        for row in measured:
+            records = self.kept.setdefault((row.lane, x), [])
+            if row.status == Status.COMPLETED:
+                records.extend(steady_records(run, row.lane))
+                summary = lane_summary(run, row.lane)
+                runs = self.kept_summaries.setdefault((row.lane, x), [])
+                runs.extend([summary] if summary is not None else [])
+                row = with_batches(row, records, runs)
+            stage = "coarse" if x in self.xs and level == 0 else "refine"
+            rows.append(dataclasses.replace(row, stage=stage))
+        return self._add(x, config, rows, run)
+
+    def _config_at(self, x: int) -> RunConfig | None:
+        """The config the point at x trains with; a model factory's width a lane has not inspected yet is inspected
+        first (its figures are its own width's). None: cancelled meanwhile."""
+        factory = self.current.base.model.factory
+        if factory is not None and not self.batch_axis and factory.at(x) is None:
+            factory = inspect_factory(self.pool, inspecting_lane(self.lanes), factory, [x], self.cancel)
+            self.current = dataclasses.replace(self.current, base=with_factory(self.current.base, factory))
+            if factory.at(x) is None:
+                return None
+        return point_config(self.current, x)
+
+    def take(self, x: int, points: list[Measured]) -> list[SweepPoint]:
+        """A point measured before: each lane's row over every batch measured there, kept in case refinement
+        asks for more; its run (a ramp's: trimmed to the widths taken) goes into the result's files."""
+        rows = []
+        for lane in self.lanes:
+            mine = [m for m in points if m.lane == lane.name]
+            records = self.kept.setdefault((lane.name, x), [])
+            records.extend(r for m in mine for r in m.records)
+            self.kept_summaries.setdefault((lane.name, x), []).append(RunSummary("", lane.name, "", Status.COMPLETED))
+            cal = self.result.calibration.get(lane.name)
+            row = dataclasses.replace(mine[-1].row, stage="coarse", variant=self.spec.variant,
+                                      peak_gflops=cal.gflops if cal else math.nan)
+            rows.append(with_batches(row, records))
+        runs = _as_kept(points)
+        self.result.runs.extend(run for run in runs if run not in self.result.runs)
+        return self._add(x, points[0].config, rows, runs[-1], reused=True)
+
+    def _add(self, x: int, config: RunConfig, rows: list[SweepRow], run: RunResult, *,
+             reused: bool = False) -> list[SweepPoint]:
+        """Add the point's rows (with their floors, where asked) to the result and say so; returns its usable
+        points, as refinement reads them."""
+        if self.spec.floor:
+            rows = self._floors(x, config, rows)
+        self.result.rows.extend(rows)
+        if self.on_point is not None:
+            self.on_point(PointMeasured(self.spec.variant, tuple(rows), run, len(self.result.rows), 0, reused=reused))
+        return [curve_point(row, self.batch_axis) for row in rows if row.usable]
+
+    def _floors(self, x: int, config: RunConfig, rows: list[SweepRow]) -> list[SweepRow]:
+        """Each row with its lane's floor at x: the one measured there before (a width measured again for its
+        lead, or a lent point that had one), else timed now (the anatomy's device_loop rung)."""
+        had = {row.lane: row.floor_ms for row in self.result.rows + rows
+               if (row.batch_size if self.batch_axis else row.width) == x and math.isfinite(row.floor_ms)}
+        rows = [dataclasses.replace(row, floor_ms=had[row.lane]) if row.lane in had else row for row in rows]
+        missing = [row for row in rows if row.lane not in had]
+        timed = {row.lane: row for row in with_floors(self.pool, self.lanes, config, missing, self.cancel)} \
+            if missing else {}
+        return [timed.get(row.lane, row) for row in rows]
 
 
 def _as_kept(points: Sequence[Measured]) -> list[RunResult]:
