@@ -22,7 +22,7 @@ os.environ.setdefault("CROSSOVER_HOME", tempfile.mkdtemp(prefix="crossover-bench
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec, parse_lanes, parse_widths
 
 INTERVAL_MS = 20
 
@@ -31,7 +31,7 @@ def run_and_wait(window, config: RunConfig, specs: list) -> None:
     loop = QEventLoop()
     window.controller.run_finished.connect(loop.quit)
     window.controller.run_failed.connect(loop.quit)
-    window.controller.start_run(config, specs, "concurrent")
+    window.controller.start_run(config, specs, Schedule.SIDE_BY_SIDE)
     loop.exec()
     window.controller.run_finished.disconnect(loop.quit)
     window.controller.run_failed.disconnect(loop.quit)

@@ -21,7 +21,7 @@ import psutil
 from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec, parse_lanes, parse_widths
 
 RECORD_BYTES = 500  # a BatchTiming kept in the history, as unpickled from a lane (measured with tracemalloc)
 
@@ -30,7 +30,7 @@ def run_and_wait(app: QApplication, window, config: RunConfig, specs: list) -> N
     loop = QEventLoop()
     window.controller.run_finished.connect(loop.quit)
     window.controller.run_failed.connect(loop.quit)
-    window.controller.start_run(config, specs, "concurrent")
+    window.controller.start_run(config, specs, Schedule.SIDE_BY_SIDE)
     loop.exec()
     window.controller.run_finished.disconnect(loop.quit)
     window.controller.run_failed.disconnect(loop.quit)

@@ -20,7 +20,7 @@ os.environ.setdefault("CROSSOVER_HOME", tempfile.mkdtemp(prefix="crossover-bench
 from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes, parse_widths
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec, parse_lanes, parse_widths
 from crossover_lab.core.engine.pool import LanePool, run_comparison
 from crossover_lab.core.results import RunResult
 
@@ -41,7 +41,7 @@ def run_in_window(window, config: RunConfig, specs: list) -> RunResult:
     loop = QEventLoop()
     window.controller.run_finished.connect(loop.quit)
     window.controller.run_failed.connect(loop.quit)
-    window.controller.start_run(config, specs, "sequential")
+    window.controller.start_run(config, specs, Schedule.SEQUENTIAL)
     loop.exec()
     window.controller.run_finished.disconnect(loop.quit)
     window.controller.run_failed.disconnect(loop.quit)
@@ -68,11 +68,11 @@ def main() -> int:
     pool = LanePool()
     samples: dict[str, dict[str, list[float]]] = {"headless": {}, "window": {}}
     try:
-        medians(run_comparison(pool, specs, config, schedule="sequential"))  # warm-ups
+        medians(run_comparison(pool, specs, config, schedule=Schedule.SEQUENTIAL))  # warm-ups
         medians(run_in_window(window, config, specs))
         for i in range(args.rounds):
             for mode in ("headless", "window") if i % 2 == 0 else ("window", "headless"):
-                result = (run_comparison(pool, specs, config, schedule="sequential") if mode == "headless"
+                result = (run_comparison(pool, specs, config, schedule=Schedule.SEQUENTIAL) if mode == "headless"
                           else run_in_window(window, config, specs))
                 for lane, ms in medians(result).items():
                     samples[mode].setdefault(lane, []).append(ms)

@@ -39,7 +39,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from crossover_lab.core.analysis.serving_load import load_point
-    from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
     from crossover_lab.core.engine.pool import LanePool, run_comparison
     from crossover_lab.core.lane.arrivals import mean_wait_pk
 
@@ -52,7 +52,7 @@ def main() -> None:
         pool.ready([lane], None, data_of=RunConfig(model, base))
 
         def run(train: TrainSpec):
-            result = run_comparison(pool, [lane], RunConfig(model, train), schedule="sequential")
+            result = run_comparison(pool, [lane], RunConfig(model, train), schedule=Schedule.SEQUENTIAL)
             return result.lanes[lane.name]
 
         closed = run(TrainSpec(**{**base.__dict__, "max_steps": args.calls + base.warmup_steps}))

@@ -21,7 +21,7 @@ from crossover_lab.core.files.run_files import export_runs
 from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
 from crossover_lab.core.records import BatchTiming, RunStarted
 from crossover_lab.core.records import summarize
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.results import LaneResult, RunResult
 
 TARGET_S, TARGET_BYTES = 3.0, 2 * 1024 * 1024
@@ -46,7 +46,7 @@ def make_sweep(folder: Path, points: int) -> Path:
             summary = summarize(records, run_id=run_id, lane=lane, device=lane.upper(), status="completed",
                                 flops_per_batch=flops, wall_s=1.0)
             lanes[lane] = LaneResult(lane, RunStarted(run_id, lane, lane.upper(), {"backend": "jax"}), records, summary)
-        runs.append(RunResult(f"r{w}", config, "sequential", "2026-01-01T00:00:00+00:00", lanes))
+        runs.append(RunResult(f"r{w}", config, Schedule.SEQUENTIAL, "2026-01-01T00:00:00+00:00", lanes))
     path = folder / "sweep.csv"
     path.write_text(sweep_rows_text(rows))
     host = {"machine": "bench", "cpu": "Xeon", "cpu_cores": 16}

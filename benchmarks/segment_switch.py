@@ -30,7 +30,7 @@ os.environ.setdefault("CROSSOVER_HOME", tempfile.mkdtemp(prefix="crossover-bench
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.gui.widgets.width_slider import ROUND_WIDTHS, nearest_position
 
 STEADY_BEFORE_SWITCH = 30  # steady batches of the first width before the slider moves
@@ -86,7 +86,7 @@ class DrawWatch:
 def one_switch(window, spec: LaneSpec, config: RunConfig, to_width: int, watch: DrawWatch) -> dict[str, float]:
     controller = window.controller
     window.side.model_panel.set_config(config)
-    live = controller.start_run(window.side.model_panel.current(), [spec], "sequential")
+    live = controller.start_run(window.side.model_panel.current(), [spec], Schedule.SEQUENTIAL)
 
     def steady() -> int:
         return sum(not r.warmup for r in live.segment_records(spec.name, 1))
@@ -118,7 +118,7 @@ def turns_switch(window, specs: list[LaneSpec], config: RunConfig, to_width: int
     """Two or more lanes taking turns: drag while one trains, time the new width's first drawn point on each."""
     controller = window.controller
     window.side.model_panel.set_config(config)
-    live = controller.start_run(window.side.model_panel.current(), specs, "interleaved")
+    live = controller.start_run(window.side.model_panel.current(), specs, Schedule.INTERLEAVED)
     names = [s.name for s in specs]
 
     def steady(lane: str) -> int:

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
 from crossover_lab.core.results import LaneResult, RunResult
 from crossover_lab.core.study.sweep import SweepResult, SweepSpec
@@ -40,7 +40,7 @@ def point(i: int) -> tuple[RunResult, list[SweepRow]]:
                              p10_ms=1.1, p90_ms=1.6, mad_ms=0.1, samples_per_s=98000.0,
                              flops_per_batch=config.flops_per_batch, gflops=5.0)
         lanes[lane] = LaneResult(lane, RunStarted(run_id, lane, f"CPU ({lane})", settings), records, summary)
-    run = RunResult(run_id, config, "sequential", "2026-01-01T00:00:00+00:00", lanes)
+    run = RunResult(run_id, config, Schedule.SEQUENTIAL, "2026-01-01T00:00:00+00:00", lanes)
     return run, [SweepRow.from_result(run, lane) for lane in LANES]
 
 

@@ -262,13 +262,10 @@ class RunResult:
     run_noise: dict[str, float] = field(default_factory=dict)
     run_noise_from: str = ""
 
-    def __post_init__(self) -> None:
-        self.schedule = Schedule.named(self.schedule)  # a file's word, or an old name ("concurrent"), as the type
-
     def to_json(self) -> JsonObject:
         """The run as a sidecar holds it: config, resolved settings, summaries, segments (from_json reads it back;
         the records live in the per-batch CSV). The one writer of a sidecar's run entry."""
-        return {"run_id": self.run_id, "config": self.config.to_dict(), "schedule": self.schedule,
+        return {"run_id": self.run_id, "config": self.config.to_dict(), "schedule": self.schedule.value,
                 "started_at": self.started_at, "ended_at": self.ended_at,
                 "lanes": {name: lane.to_json(self.config.train.task) for name, lane in self.lanes.items()},
                 "run_noise": dict(self.run_noise), "run_noise_from": self.run_noise_from}
@@ -284,7 +281,8 @@ class RunResult:
         run_id, kept = d["run_id"], list(records)
         lanes = {name: LaneResult.from_json(run_id, name, info, kept) for name, info in d["lanes"].items()}
         noise = d.get("run_noise") or {}
-        return cls(run_id, RunConfig.from_dict(d["config"]), d["schedule"], d["started_at"], lanes,
+        schedule = Schedule.named(d["schedule"])  # the file's word, or an old name ("concurrent"), as the type
+        return cls(run_id, RunConfig.from_dict(d["config"]), schedule, d["started_at"], lanes,
                    d.get("ended_at") or "",
                    {str(k): float(v) for k, v in noise.items()
                     if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 5},

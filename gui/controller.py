@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..core.files import autosave
 from ..core.json_data import JsonValue
-from ..core.config import LaneSpec, RunConfig
+from ..core.config import LaneSpec, RunConfig, Schedule
 from ..core.analysis.costs import prices_of
 from ..core.engine.devices import LaneOption, discover, host_info, unprobed_options
 from ..core.files.atomic import ExportError
@@ -135,7 +135,7 @@ class RunController(QObject):
 
     # ------------------------------------------------------------------ runs
 
-    def start_run(self, config: RunConfig, specs: list[LaneSpec], schedule: str,
+    def start_run(self, config: RunConfig, specs: list[LaneSpec], schedule: Schedule,
                   plan: Sequence[RunConfig] = ()) -> LiveRun:
         """Begin a comparison (or a ramp through `plan`) in a worker thread; returns at once with the live run."""
         if self.running:

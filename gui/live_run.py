@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..core.files.noise import bound_by_noise
-from ..core.config import LaneSpec, RunConfig
+from ..core.config import LaneSpec, RunConfig, Schedule
 from ..core.records import BatchTiming
 from ..core.engine.tracking import RunTracker
 
@@ -89,7 +89,7 @@ def _rolling_median(ms: np.ndarray, start: int, window: int = MEDIAN_WINDOW) -> 
 class LiveRun(RunTracker):
     """A comparison the window started, with what to draw of each lane."""
 
-    def __init__(self, run_id: str, config: RunConfig, specs: list[LaneSpec], schedule: str,
+    def __init__(self, run_id: str, config: RunConfig, specs: list[LaneSpec], schedule: Schedule,
                  started_at: str, plan: Sequence[RunConfig] = ()) -> None:
         super().__init__(run_id, config, specs, schedule, started_at, plan)
         bound_by_noise(self.result)  # this machine's run-to-run noise, where a sweep here measured it

@@ -23,7 +23,7 @@ import pytest
 
 from crossover_lab.core.analysis.anatomy import AnatomyPoint, RungTime
 from crossover_lab.core.records import summarize
-from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.engine.devices import LaneOption
 from crossover_lab.core.results import LaneResult, RunResult
 from crossover_lab.core.engine.remote.devices import RemoteMachine, host_of
@@ -134,7 +134,7 @@ def two_lane_result(run_id: str, width: int, cpu_ms: float, gpu_ms: float, confi
         s = summarize(records, run_id=run_id, lane=lane, device=lane.upper(), status="completed",
                       flops_per_batch=config.flops_per_batch, wall_s=1.0)
         lanes[lane] = LaneResult(lane, events[0], records, s)
-    return RunResult(run_id, config, "sequential", started_at, lanes)
+    return RunResult(run_id, config, Schedule.SEQUENTIAL, started_at, lanes)
 
 
 def canned_ramp(plan: Sequence[RunConfig], overlap_at: int | None = None) -> RunResult:
@@ -159,7 +159,7 @@ def canned_ramp(plan: Sequence[RunConfig], overlap_at: int | None = None) -> Run
             result.segments.append(Segment(started, SegmentEnded("ramp", lane, index, s, at + 5.0)))
             result.records += records
         lanes[lane] = result
-    return RunResult("ramp", plan[0], "interleaved", "2026-01-01T00:00:00+00:00", lanes)
+    return RunResult("ramp", plan[0], Schedule.INTERLEAVED, "2026-01-01T00:00:00+00:00", lanes)
 
 
 def fake_refined_points(monkeypatch, ms: Callable[[int], tuple[float, float]],

@@ -1,8 +1,10 @@
-"""Typed inside, converted at the edges (issue 59): no code compares a task or a stop reason with its word.
+"""Typed inside, converted at the edges (issue 59): no code compares a task, a stop reason or a schedule with its word.
 
-A task is a Task (core/config.py) and what ended a segment a StopReason (core/lane/timing.py): files, settings and
-the wire hold their words, read with Task(word) where they come in. Both are str enums, so `task == "predict"`
-would still work; this test keeps the words out of the comparisons, read from the syntax tree of every module.
+A task is a Task (core/config.py), what ended a segment a StopReason (core/lane/timing.py) and how the lanes share
+the machine a Schedule (core/config.py): files, settings and the wire hold their words, read with Task(word) or
+Schedule.named(word) where they come in. All are str enums, so `task == "predict"` would still work; this test keeps
+the words out of the comparisons, and the schedule out of every `str` parameter, read from the syntax tree of every
+module.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TASK_WORDS = {"train", "predict"}
 STOP_WORDS = {"budget", "cancel", "switch"}
+SCHEDULE_WORDS = {"interleaved", "side-by-side", "sequential", "concurrent"}  # "concurrent": side-by-side's old name
 
 
 def sources() -> list[Path]:
@@ -50,3 +53,55 @@ def test_no_task_is_compared_with_its_word():
 
 def test_no_stop_reason_is_compared_with_its_word():
     assert compares_in_tree(STOP_WORDS) == []
+
+
+def test_no_schedule_is_compared_with_its_word():
+    assert compares_in_tree(SCHEDULE_WORDS) == []
+
+
+def str_schedules(text: str) -> list[int]:
+    """The lines where a parameter, or a field, named `schedule` is annotated `str` (alone or in a union): inside,
+    a schedule is a Schedule, its word read once where it comes in."""
+    def says_str(annotation: ast.expr | None) -> bool:
+        if annotation is None:
+            return False
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # "str | None", quoted
+            annotation = ast.parse(annotation.value, mode="eval").body
+        return any(isinstance(x, ast.Name) and x.id == "str" for x in ast.walk(annotation))
+
+    lines = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            lines += [node.lineno for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]
+                      if arg.arg == "schedule" and says_str(arg.annotation)]
+        elif isinstance(node, ast.AnnAssign):
+            target = node.target
+            name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+            if name == "schedule" and says_str(node.annotation):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_the_check_finds_a_schedule_typed_str():
+    assert str_schedules("def f(a, schedule: str = 'sequential'):\n    pass\n") == [1]
+    assert str_schedules("async def f(*, schedule: 'str | None'):\n    pass\n") == [1]
+    assert str_schedules("class R:\n    schedule: str\n    def __init__(self):\n        self.schedule: str = ''\n") == [2, 4]
+    assert str_schedules("def f(schedule: Schedule, name: str):\n    schedule: Schedule = schedule\n") == []
+    assert word_compares('if schedule != "concurrent" or result.schedule == "side-by-side":\n    pass\n',
+                         SCHEDULE_WORDS) == [1, 1]
+
+
+def test_no_schedule_is_a_str_inside():
+    assert [f"{path.relative_to(ROOT)}:{n}" for path in sources()
+            for n in str_schedules(path.read_text(encoding="utf-8"))] == []
+
+
+def test_a_schedule_is_read_once_from_its_word_and_written_as_it():
+    from crossover_lab.core.config import Schedule
+    from crossover_lab.core.results import RunResult
+
+    run = RunResult.from_json({"schedule": "concurrent", "lanes": {}})  # an old file's name for side-by-side
+    assert run.schedule is Schedule.SIDE_BY_SIDE
+    written = run.to_json()["schedule"]
+    assert type(written) is str and written == "side-by-side"

@@ -14,7 +14,7 @@ import sys
 import threading
 
 from ..analysis.serving_load import LoadPoint, run_points
-from ..config import MAX_RATE, MIN_HOLD_S, ConfigError, RunConfig, parse_lanes
+from ..config import MAX_RATE, MIN_HOLD_S, ConfigError, RunConfig, Schedule, parse_lanes
 from ..engine.devices import host_info
 from ..engine.pool import LanePool, run_comparison
 from ..engine.tracking import RunTracker
@@ -111,7 +111,7 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
                 for config in configs:
                     if cancel.is_set():
                         return
-                    tracker = RunTracker(new_run_id(), config, lanes, "sequential", now_iso())
+                    tracker = RunTracker(new_run_id(), config, lanes, Schedule.SEQUENTIAL, now_iso())
                     results.append(tracker.result)
                     if files is not None:
                         files.begin(list(results))
@@ -121,7 +121,7 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
                         if files is not None:
                             files.take([event], list(results))
 
-                    done = run_comparison(pool, lanes, config, schedule="sequential", tracker=tracker,
+                    done = run_comparison(pool, lanes, config, schedule=Schedule.SEQUENTIAL, tracker=tracker,
                                           on_event=on_event, cancel=cancel)
                     results[-1] = done
                     at = run_points([done])

@@ -41,7 +41,8 @@ class Lanes(Protocol):
     def get(self, spec: LaneSpec) -> Lane: ...
 
 def schedule_named(name: str) -> Schedule:
-    """A schedule by its name as a user or a file gives it (core/config.py Schedule.named)."""
+    """A schedule by its name as a user or a file gives it (core/config.py Schedule.named): for the edges (the CLI's
+    --schedule, the window's saved choice); inside, a schedule is a Schedule."""
     return Schedule.named(name)
 
 
@@ -101,13 +102,13 @@ class _LaneTurns:
 class Conductor:
     """Carries out one run on a LanePool; `run()` blocks (call it from a worker thread)."""
 
-    def __init__(self, pool: Lanes, specs: list[LaneSpec], plan: Sequence[RunConfig], schedule: str,
+    def __init__(self, pool: Lanes, specs: list[LaneSpec], plan: Sequence[RunConfig], schedule: Schedule,
                  run_id: str, on_event: Callable[[LaneEvent], None], control: RunControl) -> None:
         """Every event reaches `on_event`, in order, from the thread that calls run(): the conductor keeps
         no records, whoever listens folds them (a RunTracker, core/engine/tracking.py)."""
         self.pool, self.plan, self.on_event, self.control = pool, list(plan), on_event, control
         self.run_id = run_id
-        self.schedule = schedule_named(schedule)
+        self.schedule = schedule
         self.paced = len(self.plan) > 1
         self.turns = [_LaneTurns(spec, self.plan[0], collections.deque(self.plan[1:])) for spec in specs]
         self._turn = 0  # interleaved: whose turn it is

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Callable, Sequence
 
-from .conductor import Conductor, RunControl, schedule_named
+from .conductor import Conductor, RunControl
 from ..config import LaneSpec, RunConfig, Schedule
 from .lanes import WATCHDOG_S, Channel, ChannelFactory, Lane, local_channel
 from ..records import LaneEvent, now_iso
@@ -95,7 +95,7 @@ class LanePool:
 
 
 def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
-                   schedule: str = "sequential", run_id: str | None = None,
+                   schedule: Schedule = Schedule.SEQUENTIAL, run_id: str | None = None,
                    on_event: Callable[[LaneEvent], None] | None = None,
                    cancel: threading.Event | None = None, plan: Sequence[RunConfig] = (),
                    control: RunControl | None = None, tracker: RunTracker | None = None) -> RunResult:
@@ -114,7 +114,7 @@ def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
     plan = tuple(plan) or (config,)
     own = tracker is None
     if tracker is None:
-        tracker = RunTracker(run_id or new_run_id(), plan[0], list(specs), schedule_named(schedule), now_iso(), plan)
+        tracker = RunTracker(run_id or new_run_id(), plan[0], list(specs), schedule, now_iso(), plan)
     folding = tracker
 
     def fold(event: LaneEvent) -> None:
@@ -126,7 +126,7 @@ def run_comparison(pool: LanePool, specs: list[LaneSpec], config: RunConfig, *,
     return tracker.finish() if own else tracker.result
 
 
-def conduct(pool: LanePool, specs: list[LaneSpec], plan: Sequence[RunConfig], schedule: str, run_id: str,
+def conduct(pool: LanePool, specs: list[LaneSpec], plan: Sequence[RunConfig], schedule: Schedule, run_id: str,
             on_event: Callable[[LaneEvent], None], control: RunControl) -> None:
     """Carry out a run, telling `on_event` every event in order and folding none: for a caller that folds
     them into its own RunTracker on its own thread (the window's LiveRun). Blocks.
@@ -134,6 +134,6 @@ def conduct(pool: LanePool, specs: list[LaneSpec], plan: Sequence[RunConfig], sc
     Lanes that take turns (interleaved, sequential) are all started first, and the first turn waits until each has
     loaded its framework (or could not): a lane importing TensorFlow takes the cores a lane being timed needs, and
     is no "other work" the load meter sees. Side by side, every lane starts as before."""
-    if len(specs) > 1 and schedule_named(schedule) is not Schedule.SIDE_BY_SIDE:
+    if len(specs) > 1 and schedule is not Schedule.SIDE_BY_SIDE:
         pool.ready(specs, control.cancel)
     Conductor(pool, list(specs), plan, schedule, run_id, on_event, control).run()

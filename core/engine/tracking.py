@@ -44,12 +44,12 @@ class Between(str, Enum):
 class RunTracker:
     """Folds lane events into a RunResult. Subclasses hear of new records through `records_added`."""
 
-    def __init__(self, run_id: str, config: RunConfig, specs: list[LaneSpec], schedule: str,
+    def __init__(self, run_id: str, config: RunConfig, specs: list[LaneSpec], schedule: Schedule,
                  started_at: str, plan: Sequence[RunConfig] = ()) -> None:
         self.config = config
         self.plan = tuple(plan) or (config,)  # a ramp's models, in order
         self.specs = list(specs)
-        self.result = RunResult(run_id, config, Schedule.named(schedule), started_at,
+        self.result = RunResult(run_id, config, schedule, started_at,
                                 {s.name: LaneResult(s.name) for s in specs})
         self.finished = False
         self.failure = ""  # the whole run could not be carried out (a lane's own failure is in its result)

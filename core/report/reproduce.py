@@ -115,8 +115,7 @@ def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str,
             if config.train.max_seconds is not None:  # the window's time limit: each lane's steady seconds
                 args += ["--time-limit", str(config.train.max_seconds)]
         args += ramp
-        if first.schedule:
-            args += ["--schedule", str(first.schedule)]
+        args += ["--schedule", first.schedule.value]
     return f"{PROG} {shlex.join([*args, '--csv', name])}"
 
 

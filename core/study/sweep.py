@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .anatomy import measure_floor
-from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, DeviceKind, LaneSpec, RunConfig, Task, parse_int_list
+from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, DeviceKind, LaneSpec, RunConfig, Schedule, Task, parse_int_list
 from ..messages import Calibrated
 from ..records import BatchTiming, LaneEvent, RunSummary, Status, summarize
 from ..analysis.leads import Refinement
@@ -212,7 +212,7 @@ def measure_point(pool: LanePool, lanes: Sequence[LaneSpec], config: RunConfig, 
                   cancel: threading.Event) -> tuple[RunResult, list[SweepRow]]:
     """Time one point of a sweep on every lane, one lane after another: the run (kept in `result`) and a
     row per lane that measured it (a point cut short is not a point)."""
-    run = run_comparison(pool, list(lanes), config, schedule="sequential", run_id=new_run_id(),
+    run = run_comparison(pool, list(lanes), config, schedule=Schedule.SEQUENTIAL, run_id=new_run_id(),
                          on_event=on_event, cancel=cancel)
     result.runs.append(run)
     rows = []

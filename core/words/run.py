@@ -335,12 +335,12 @@ def run_outcome(statuses: Mapping[str, Status], failures: Mapping[str, str], map
     return f"Run finished; {points}.", False
 
 
-def contention_note(specs: list[LaneSpec], schedule: str) -> str:
+def contention_note(specs: list[LaneSpec], schedule: Schedule) -> str:
     """A sentence when side-by-side lanes share CPU cores (or a GPU lane's host does, or a twin its GPU); "" when
     the figures are uncontended. Lanes on other machines share none of this machine's cores."""
     specs = [s for s in specs if not s.host]
     cpu = [s for s in specs if s.kind == DeviceKind.CPU]
-    if Schedule.named(schedule) is not Schedule.SIDE_BY_SIDE or len(specs) < 2:
+    if schedule is not Schedule.SIDE_BY_SIDE or len(specs) < 2:
         return ""
     names = ", ".join(s.name for s in specs)
     if len(cpu) >= 2:

@@ -402,13 +402,9 @@ def settings_groups(runs: Sequence[RunResult], sweep: SweepAskedFor | None = Non
               SettingsGroup("Serving" if task == Task.PREDICT else "Training",
                             tuple(train_rows(trains, settings, sweep)))]
     plan = sweep_rows(sweep, runs[0].config.model.family, task) if sweep is not None else []
-    schedule = runs[0].schedule
-    if schedule and len(lanes) > 1:
-        try:
-            meaning = SCHEDULES.get(Schedule.named(str(schedule)), "")
-        except ConfigError:
-            meaning = ""
-        plan.append(("schedule", f"{schedule}: {meaning}" if meaning else str(schedule)))
+    if len(lanes) > 1:
+        schedule = runs[0].schedule
+        plan.append(("schedule", f"{schedule.value}: {SCHEDULES[schedule]}"))
     if plan:
         groups.append(SettingsGroup("Sweep" if sweep is not None else "Schedule", tuple(plan)))
     groups += lane_groups(lanes)

@@ -11,7 +11,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import QCheckBox, QComboBox, QGraphicsGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from ...core.config import Task
+from ...core.config import Schedule, Task
 from ...core.words.numbers import fmt_count, local_time
 from ..theme.lane_colours import lane_color
 from ..live_run import LiveRun
@@ -31,8 +31,8 @@ LOAD_X_AXES = {"batch": "call, in order (drawn at the oldest request it answered
                "elapsed": "seconds since the lane started"}
 LEGEND_GAP_PX = 24  # between a legend entry and the next, and its sample's own margin
 LEGEND_MARGIN_PX = 90  # the y axis and the plot's edges: what the legend row cannot use
-SCHEDULE_WORDS = {"interleaved": "taking turns", "side-by-side": "side by side", "concurrent": "side by side",
-                  "sequential": "one after another"}
+SCHEDULE_WORDS = {Schedule.INTERLEAVED: "taking turns", Schedule.SIDE_BY_SIDE: "side by side",
+                  Schedule.SEQUENTIAL: "one after another"}
 
 
 @dataclass
@@ -51,7 +51,7 @@ def run_title(live: LiveRun) -> str:
     cfg = live.config
     batches = [c.train.batch_size for c in live.plan]
     if len(live.plan) > 1 and len(set(batches)) > 1:  # a ramp through batch sizes, at one model
-        schedule = SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)
+        schedule = SCHEDULE_WORDS[live.result.schedule]
         return (f"{live.plan[0].model.label()} · ramp batch {' → '.join(map(str, batches))} · "
                 f"{' vs '.join(live.lanes)}" + (f" ({schedule})" if len(live.lanes) > 1 else ""))
     if len(live.plan) > 1:
@@ -69,7 +69,7 @@ def run_title(live: LiveRun) -> str:
                 labels.append(label)
         if len(labels) > 1:
             model = f"hidden {' → '.join(labels)}"
-    schedule = SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)
+    schedule = SCHEDULE_WORDS[live.result.schedule]
     lanes = " vs ".join(live.lanes)
     return f"{model} · batch {cfg.train.batch_size} · {lanes}" + (f" ({schedule})" if len(live.lanes) > 1 else "")
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout
 from ...core.machine import LABEL, usable_cores
 from ...core.words.run import contention_note
 from ...core.words.settings import lane_meaning
-from ...core.config import ConfigError, LaneSpec
+from ...core.config import ConfigError, LaneSpec, Schedule
 from ...core.engine.conductor import default_schedule, schedule_named
 from ...core.engine.devices import LaneOption
 from ...core.engine.remote.channel import RemoteSettings
@@ -22,13 +22,14 @@ from ..settings import AppSettings
 from ...core.config import DeviceKind
 from ...core.plurals import plural
 
-SCHEDULES = (  # (choice, shown as, tooltip)
-    ("auto", "Automatic", "Lanes that share this machine's CPU cores take turns; a GPU lane trains beside the CPU."),
-    ("interleaved", "Take turns (interleaved)", "Lanes take turns of about 2 s of training each (the first one "
+AUTO = "auto"  # the schedule box's choice (and the saved setting's word) for Automatic: the one the lanes need
+SCHEDULES = (  # (choice, shown as, tooltip): the box's data, and the setting saved, is the schedule's word
+    (AUTO, "Automatic", "Lanes that share this machine's CPU cores take turns; a GPU lane trains beside the CPU."),
+    (Schedule.INTERLEAVED.value, "Take turns (interleaved)", "Lanes take turns of about 2 s of training each (the first one "
      "shorter), each going on where it stopped: every figure is uncontended, and both lines grow from the start."),
-    ("side-by-side", "Side by side", "All lanes train at the same time: lanes that share CPU cores slow each "
+    (Schedule.SIDE_BY_SIDE.value, "Side by side", "All lanes train at the same time: lanes that share CPU cores slow each "
      "other down, and their figures include that (the verdict says so)."),
-    ("sequential", "One after another", "Each lane through the whole run, one at a time: exact figures."),
+    (Schedule.SEQUENTIAL.value, "One after another", "Each lane through the whole run, one at a time: exact figures."),
 )
 
 
@@ -219,14 +220,14 @@ class LanesPanel(QWidget):
     def selected_names(self) -> list[str]:
         return [s.name for s in self.selected_specs()]
 
-    def schedule(self) -> str:
+    def schedule(self) -> Schedule:
         """The schedule the chosen lanes run on: the one chosen, or for Automatic the one they need."""
         choice = self.schedule_box.currentData()
-        return default_schedule(self.selected_specs()) if choice == "auto" else choice
+        return default_schedule(self.selected_specs()) if choice == AUTO else schedule_named(choice)
 
-    def set_schedule(self, schedule: str) -> None:
-        """"auto" or a schedule's name ("concurrent", the old name of side-by-side, too)."""
-        choice = schedule if schedule == "auto" else schedule_named(schedule)
+    def set_schedule(self, schedule: Schedule | None) -> None:
+        """Choose `schedule`, or None for Automatic."""
+        choice = AUTO if schedule is None else schedule.value
         self.schedule_box.setCurrentIndex(max(0, self.schedule_box.findData(choice)))
 
     def remote_settings(self) -> RemoteSettings:
@@ -248,18 +249,18 @@ class LanesPanel(QWidget):
         lanes = settings.lanes()
         if lanes is not None:
             self.select(lanes)
-        saved = settings.text("run/schedule", "auto")
+        saved = settings.text("run/schedule", AUTO)  # "auto" or a schedule's word ("concurrent", the old name, too)
         try:
-            self.set_schedule(saved)
+            self.set_schedule(None if saved == AUTO else schedule_named(saved))
         except ConfigError:  # a settings file from another version
-            self.set_schedule("auto")
+            self.set_schedule(None)
 
     def _update_note(self) -> None:
         text = contention_note(self.selected_specs(), self.schedule())
-        if not text and self.schedule_box.currentData() == "auto" and len(self.selected_specs()) > 1:
-            text = {"interleaved": "Automatic: these lanes share CPU cores, so they take turns of about 2 s, "
-                                   "each going on where it stopped (every figure uncontended).",
-                    "side-by-side": "Automatic: these lanes train side by side."}[self.schedule()]
+        if not text and self.schedule_box.currentData() == AUTO and len(self.selected_specs()) > 1:
+            text = {Schedule.INTERLEAVED: "Automatic: these lanes share CPU cores, so they take turns of about 2 s, "
+                                          "each going on where it stopped (every figure uncontended).",
+                    Schedule.SIDE_BY_SIDE: "Automatic: these lanes train side by side."}[self.schedule()]
         self.note.setText(text)
         self.note.setVisible(bool(text))
 

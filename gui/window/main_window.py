@@ -378,7 +378,7 @@ class MainWindow(QMainWindow):
     def reset_to_defaults(self) -> None:
         self.side.model_panel.set_config(WINDOW_DEFAULT)
         self.side.lanes_panel.reset_selection()
-        self.side.lanes_panel.set_schedule("auto")
+        self.side.lanes_panel.set_schedule(None)
         if not self.sweep.running:  # the Sweep form too (a saved model's batch sizes stayed, and timed 32 points)
             self.sweep.sweep_form.reset()
         self.say("Settings reset to their defaults.")

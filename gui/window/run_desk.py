@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QMessageBox
 
-from ...core.config import ConfigError, FactoryModel, LaneSpec, RunConfig, parse_int_list
+from ...core.config import ConfigError, FactoryModel, LaneSpec, RunConfig, Schedule, parse_int_list
 from ...core.study.saved import with_factory
 from ...core.results import RunResult
 from ...core.study.sweep import SweepResult, parse_sweep_widths, ramp_plan
@@ -160,7 +160,7 @@ class RunDesk(QObject):
             return None
         self._save_state()
         # A load is served by one lane at a time: a lane's requests would queue while another had its turn.
-        schedule = "sequential" if config.train.arrival_rate is not None else self.side.lanes_panel.schedule()
+        schedule = Schedule.SEQUENTIAL if config.train.arrival_rate is not None else self.side.lanes_panel.schedule()
         return self.controller.start_run(config, specs, schedule, plan)
 
     def _on_factory_built(self, config: RunConfig, specs: list[LaneSpec], plan: Sequence[RunConfig],
@@ -260,7 +260,7 @@ class RunDesk(QObject):
         self.compare.show_run(live)
         lanes = ", ".join(live.lanes)
         if len(live.lanes) > 1:
-            lanes += f" ({SCHEDULE_WORDS.get(live.result.schedule, live.result.schedule)})"
+            lanes += f" ({SCHEDULE_WORDS[live.result.schedule]})"
         if len(live.plan) > 1:
             widths = ", ".join(str(c.model.widths[0]) for c in live.plan)
             self.say(f"Ramping {lanes} through widths {widths}… (Esc stops)")

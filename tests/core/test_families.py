@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.engine.pool import run_comparison
 
 FAMILY_MODELS = [ModelSpec((32, 64), family="cnn"), ModelSpec((64, 64), family="rnn"),
@@ -84,7 +84,7 @@ def test_every_family_trains_on_tensorflow_and_jax_lanes(pool):
     for model in FAMILY_MODELS:
         config = RunConfig(model, TrainSpec(batch_size=32, samples=320, data="synthetic"))
         # side by side: each lane's tracing and compiling (one thread, most of a run here) on a core of its own
-        result = run_comparison(pool, lanes, config, schedule="side-by-side")
+        result = run_comparison(pool, lanes, config, schedule=Schedule.SIDE_BY_SIDE)
         for name, lane in result.lanes.items():
             assert lane.status == "completed", (model.label(), name, lane.failure)
             assert lane.summary is not None and lane.summary.n_batches == 10 - 5, (model.label(), name)

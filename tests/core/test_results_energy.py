@@ -35,16 +35,16 @@ def test_a_long_enough_energy_window_is_kept_under_its_own_names():
 
 
 def test_a_served_p90_from_too_few_calls_is_null_in_the_sidecar_and_a_trained_spread_is_kept():
-    from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
     from crossover_lab.core.results import RunResult
 
     summary = RunSummary("r", "cpu", "CPU", "completed", n_batches=10, median_ms=2.0, p10_ms=1.0, p90_ms=3.0)
     served = RunConfig(ModelSpec((16,)), TrainSpec(task="predict", batch_size=8))
-    run = RunResult("r", served, "sequential", "2026-12-06T00:00:00+00:00",
+    run = RunResult("r", served, Schedule.SEQUENTIAL, "2026-12-06T00:00:00+00:00",
                     lanes={"cpu": LaneResult("cpu", summary=summary)})
     entry = json.loads(json.dumps(json_clean(run.to_json())))["lanes"]["cpu"]["summary"]
     assert entry["p90_ms"] is None and entry["p90_ms_raw"] == 3.0  # "p90 needs ≥ 64 calls (have 10)" in the words
     assert entry["median_ms"] == 2.0
-    trained = RunResult("r", RunConfig(ModelSpec((16,)), TrainSpec()), "sequential", "2026-12-06T00:00:00+00:00",
+    trained = RunResult("r", RunConfig(ModelSpec((16,)), TrainSpec()), Schedule.SEQUENTIAL, "2026-12-06T00:00:00+00:00",
                         lanes={"cpu": LaneResult("cpu", summary=summary)})
     assert json_clean(trained.to_json())["lanes"]["cpu"]["summary"]["p90_ms"] == 3.0

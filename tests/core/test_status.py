@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.files.run_files import export_runs, read_runs
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
 from crossover_lab.core.results import LaneResult, RunResult
@@ -44,7 +44,7 @@ def test_the_rule():
 
 
 def test_files_keep_the_status(tmp_path):
-    result = RunResult("r", CONFIG, "sequential", "2026-01-01T00:00:00+00:00", lanes())
+    result = RunResult("r", CONFIG, Schedule.SEQUENTIAL, "2026-01-01T00:00:00+00:00", lanes())
     csv_path, json_path = export_runs(tmp_path / "t.csv", [result], {})
     meta = json.loads(json_path.read_text())
     assert {name: lane["status"] for name, lane in meta["runs"][0]["lanes"].items()} == EXPECTED
@@ -53,7 +53,7 @@ def test_files_keep_the_status(tmp_path):
 
 
 def test_sweep_rows_take_the_status_from_the_lane():
-    result = RunResult("r", CONFIG, "sequential", "", lanes())
+    result = RunResult("r", CONFIG, Schedule.SEQUENTIAL, "", lanes())
     rows = {name: SweepRow.from_result(result, name) for name in result.lanes}
     assert {name: row.status for name, row in rows.items()} == EXPECTED
     assert math.isnan(rows["cpu3"].median_ms) and rows["cpu3"].reason == "stopped before its turn"
@@ -64,9 +64,9 @@ def test_the_window_shows_the_same_status(qtbot):
     from crossover_lab.gui.live_run import LiveRun
     from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
 
-    result = RunResult("r", CONFIG, "sequential", "", lanes())
+    result = RunResult("r", CONFIG, Schedule.SEQUENTIAL, "", lanes())
     assert run_status(result) == "2 of 5 lanes failed"
-    live = LiveRun("r", CONFIG, [], "sequential", "")
+    live = LiveRun("r", CONFIG, [], Schedule.SEQUENTIAL, "")
     live.result.lanes.update(lanes())
     live.versions.update({name: 1 for name in result.lanes})
     panel = SummaryPanel()
@@ -85,5 +85,5 @@ def test_the_history_names_the_worst_lane(statuses, expected):
     from crossover_lab.gui.compare.history import run_status
 
     all_lanes = lanes()
-    result = RunResult("r", CONFIG, "sequential", "", {name: all_lanes[name] for name in statuses})
+    result = RunResult("r", CONFIG, Schedule.SEQUENTIAL, "", {name: all_lanes[name] for name in statuses})
     assert run_status(result) == expected

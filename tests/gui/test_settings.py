@@ -9,7 +9,7 @@ import sys
 import pytest
 from helpers import ROOT, two_lane_result
 
-from crossover_lab.core.config import RunConfig
+from crossover_lab.core.config import RunConfig, Schedule
 from crossover_lab.core.presets import PRESETS, WINDOW_DEFAULT
 from crossover_lab.core.files import autosave
 from crossover_lab.gui.settings import AppSettings
@@ -20,7 +20,7 @@ def test_settings_persist_across_two_windows(make_window):
     first.side.model_panel.apply_preset("qa")
     first.side.model_panel.samples.setValue(3000)
     first.side.lanes_panel.boxes["cpu"].setChecked(False)
-    first.side.lanes_panel.set_schedule("sequential")
+    first.side.lanes_panel.set_schedule(Schedule.SEQUENTIAL)
     first.compare.plot.log_y.setChecked(True)
     first.compare.plot.x_axis.setCurrentIndex(first.compare.plot.x_axis.findData("elapsed"))
     saved_config = first.side.model_panel.config()
@@ -77,7 +77,7 @@ def test_reset_to_defaults(make_window):
     window = make_window()
     window.side.model_panel.apply_preset("huge")
     window.side.lanes_panel.select(["cpu1"])
-    window.side.lanes_panel.set_schedule("sequential")
+    window.side.lanes_panel.set_schedule(Schedule.SEQUENTIAL)
     form = window.sweep.sweep_form
     defaults = (form.widths.text(), form.layers.value(), form.steady.value())
     form.batches.setText("1,8,64,512")  # what a saved model's sweep along batch size leaves

@@ -144,7 +144,7 @@ def test_no_common_width_is_said_plainly_and_every_pair_gets_a_verdict():
 
 def test_lanes_side_by_side_are_compared_on_the_stretch_when_both_trained():
     from crossover_lab.core.analysis.contention import MIN_COMMON_STEPS, common_stretch
-    from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
     from crossover_lab.core.records import BatchTiming, SegmentStarted
     from crossover_lab.core.results import LaneResult, RunResult, Segment
 
@@ -160,13 +160,13 @@ def test_lanes_side_by_side_are_compared_on_the_stretch_when_both_trained():
     # cpu1 starts 0.1 s late and ends with it. Over the whole run cpu looks 2.6x faster; at the same time, equal.
     cpu = lane("cpu", 1000.0, [1.0] * 100 + [3.0] * 100)
     cpu1 = lane("cpu1", 1000.1, [3.0] * 100)
-    result = RunResult("r", RunConfig(ModelSpec((64,)), TrainSpec()), "side-by-side", "", {"cpu": cpu, "cpu1": cpu1})
+    result = RunResult("r", RunConfig(ModelSpec((64,)), TrainSpec()), Schedule.SIDE_BY_SIDE, "", {"cpu": cpu, "cpu1": cpu1})
     stretch = common_stretch(result)
     assert stretch is not None and stretch.reason == "" and 0.25 < stretch.seconds < 0.31
     assert stretch.summaries["cpu"].median_ms == 3.0 and stretch.summaries["cpu1"].median_ms == 3.0
-    late = RunResult("r", result.config, "side-by-side", "", {"cpu": cpu, "cpu1": lane("cpu1", 1010.0, [3.0] * 5)})
+    late = RunResult("r", result.config, Schedule.SIDE_BY_SIDE, "", {"cpu": cpu, "cpu1": lane("cpu1", 1010.0, [3.0] * 5)})
     assert common_stretch(late).summaries == {} and "trained at the same time for 0.0 s only" in common_stretch(late).reason
-    assert common_stretch(RunResult("r", result.config, "interleaved", "", result.lanes)) is None
+    assert common_stretch(RunResult("r", result.config, Schedule.INTERLEAVED, "", result.lanes)) is None
     assert MIN_COMMON_STEPS >= 10
 
 

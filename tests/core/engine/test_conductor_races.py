@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import collections
 
-from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.config import LaneSpec, Schedule
 from crossover_lab.core.engine.conductor import TURN_S, Conductor, RunControl
 from crossover_lab.core.messages import Finish, Pause, Proceed, Resume, SwitchModel
 from crossover_lab.core.presets import PRESETS
@@ -164,7 +164,7 @@ def conduct(plan, switch_when=None, switch_on_steer=None):
         if switch_when is not None:
             switch_when(event, control)
 
-    Conductor(pool, specs, plan, "interleaved", "r", on_event, control).run()
+    Conductor(pool, specs, plan, Schedule.INTERLEAVED, "r", on_event, control).run()
     return pool, events
 
 

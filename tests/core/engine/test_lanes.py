@@ -10,7 +10,7 @@ import time
 import pytest
 from helpers import load_words, wall_limit
 
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.engine.lanes import Lane
 from crossover_lab.core.records import BatchTiming, LaneEnded
 from crossover_lab.core.results import LaneResult
@@ -22,7 +22,7 @@ LONG = TINY.replace(epochs=200)
 
 
 def test_cpu_and_cpu1_side_by_side(pool):
-    result = run_comparison(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], TINY, schedule="concurrent")
+    result = run_comparison(pool, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], TINY, schedule=Schedule.SIDE_BY_SIDE)
     cores = len(os.sched_getaffinity(0))
     for name, threads in (("cpu", cores), ("cpu1", 1)):
         lane = result.lanes[name]

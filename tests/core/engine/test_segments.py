@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.analysis.contention import contended
 from crossover_lab.core.files.run_files import export_runs, read_runs
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary, SegmentEnded, SegmentStarted
@@ -129,7 +129,7 @@ def test_a_model_from_the_shelf_trains_as_a_new_one_without_tracing_again():
 def test_an_interleaved_ramp_takes_turns_and_no_two_cpu_segments_overlap(scripted_pool):
     pool = scripted_pool
     plan = ramp_plan(BASE, (8, 256), layers=1, steady_steps=10, seconds=1.0)
-    result = run_comparison(pool, [CPU, CPU1], BASE, schedule="interleaved", plan=plan)
+    result = run_comparison(pool, [CPU, CPU1], BASE, schedule=Schedule.INTERLEAVED, plan=plan)
     for name in ("cpu", "cpu1"):
         lane = result.lanes[name]
         assert lane.status == "completed", lane.failure
@@ -150,7 +150,7 @@ def test_side_by_side_cpu_lanes_are_contended_and_the_verdict_says_so(scripted, 
     for name, script in scripted.scripts.items():  # each lane trains for a second or so: long enough to overlap
         scripted.scripts[name] = dataclasses.replace(script, min_sleep_s=0.001)
     config = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=40, samples=2048, data="synthetic"))
-    result = run_comparison(pool, [CPU, CPU1], config, schedule="side-by-side")
+    result = run_comparison(pool, [CPU, CPU1], config, schedule=Schedule.SIDE_BY_SIDE)
     assert contended(result) == {("cpu", 1), ("cpu1", 1)}, [(n, [(s.started.at, s.ended.at if s.ended else None) for s in lane.segments]) for n, lane in result.lanes.items()]
     lines = verdict_lines([lane.summary for lane in result.lanes.values()], {"cpu", "cpu1"})
     assert lines and lines[0].endswith("(contended: both trained at once on the same CPU cores)")
@@ -179,7 +179,7 @@ def _segmented_result() -> RunResult:
                 Segment(SegmentStarted("r", "cpu1", 2, (512, 512), 64, 9000, 10, 101.0),
                         SegmentEnded("r", "cpu1", 2, summary, 102.0))]
     lane = LaneResult("cpu1", RunStarted("r", "cpu1", "CPU", {}), records, summary, segments=segments)
-    return RunResult("r", config, "interleaved", "2026-01-01T00:00:00+00:00", {"cpu1": lane})
+    return RunResult("r", config, Schedule.INTERLEAVED, "2026-01-01T00:00:00+00:00", {"cpu1": lane})
 
 
 def test_the_per_batch_csv_describes_itself_and_the_sidecar_lists_segments(tmp_path):
@@ -206,10 +206,10 @@ def test_contention_is_about_overlap_in_time_on_shared_cores():
                     for i, (a, b) in enumerate(spans)]
         return LaneResult(name, segments=segments)
 
-    turns = RunResult("r", BASE, "interleaved", "", {"cpu": lane("cpu", [(0, 1), (2, 3)]),
+    turns = RunResult("r", BASE, Schedule.INTERLEAVED, "", {"cpu": lane("cpu", [(0, 1), (2, 3)]),
                                                      "cpu1": lane("cpu1", [(1, 2), (3, 4)])})
     assert contended(turns) == set()
-    overlapping = RunResult("r", BASE, "side-by-side", "", {"cpu": lane("cpu", [(0, 2)]),
+    overlapping = RunResult("r", BASE, Schedule.SIDE_BY_SIDE, "", {"cpu": lane("cpu", [(0, 2)]),
                                                             "cpu1": lane("cpu1", [(1, 3)]),
                                                             "gpu0": lane("gpu0", [(0, 3)])})
     assert contended(overlapping) == {("cpu", 1), ("cpu1", 1)}  # the GPU lane's work is on the GPU
@@ -228,7 +228,7 @@ def test_cancel_while_a_paced_lane_waits_for_its_turn_ends_it_at_once(scripted_p
                 control.cancel.set()  # before cpu1's turn comes
 
     t0 = time.monotonic()
-    result = run_comparison(pool, [CPU, CPU1], BASE, schedule="interleaved", plan=plan, control=control,
+    result = run_comparison(pool, [CPU, CPU1], BASE, schedule=Schedule.INTERLEAVED, plan=plan, control=control,
                             on_event=on_event)
     assert time.monotonic() - t0 < 60
     assert result.lanes["cpu"].status == "cancelled"

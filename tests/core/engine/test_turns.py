@@ -9,7 +9,7 @@ import time
 import pytest
 
 from crossover_lab.core.analysis.contention import contended
-from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.config import LaneSpec, Schedule
 from crossover_lab.core.engine.conductor import TURN_S, RunControl
 from crossover_lab.core.engine.pool import run_comparison
 from crossover_lab.core.presets import PRESETS
@@ -46,7 +46,7 @@ def test_real_lanes_take_turns_and_a_drag_reaches_both(pool):
         if isinstance(event, (TurnEnded, TurnResumed)):
             order.append((event.lane, type(event).__name__))
 
-    result = run_comparison(pool, [CPU, CPU1], BLOG, schedule="interleaved", control=control, on_event=on_event)
+    result = run_comparison(pool, [CPU, CPU1], BLOG, schedule=Schedule.INTERLEAVED, control=control, on_event=on_event)
     # How soon both lines show and a drag reaches both lanes is the demo's speed (benchmarks/segment_switch.py);
     # that a switch reaches the waiting lane after a short turn is test_a_model_changed_mid_turn_…'s, on scripted
     # lanes. Here, on real lanes: both trained, both switched, turns were taken and nothing overlapped.
@@ -112,7 +112,7 @@ def test_a_model_changed_mid_turn_reaches_the_waiting_lane_after_a_short_turn(sc
             steady_after_switch[event.lane] = steady_after_switch.get(event.lane, 0.0) + event.ms / 1000
 
     control_switched: list[bool] = []
-    run_comparison(pool, [CPU, CPU1], BLOG, schedule="interleaved", control=control, on_event=on_event)
+    run_comparison(pool, [CPU, CPU1], BLOG, schedule=Schedule.INTERLEAVED, control=control, on_event=on_event)
     assert len(started_new) == 2, started_new
     first = started_new[0]
     # The first lane on the new model trained a short turn on it (one step past the limit at most), then the other
@@ -130,7 +130,7 @@ def test_lanes_taking_turns_are_not_timed_while_another_still_loads_its_framewor
     from crossover_lab.core.engine.pool import LanePool
 
     tiny = BLOG.replace(samples=512, epochs=1)
-    for schedule in ("interleaved", "side-by-side"):
+    for schedule in (Schedule.INTERLEAVED, Schedule.SIDE_BY_SIDE):
         machine = ScriptedMachine({"cpu1": LaneScript(start_s=1.5), "cpu": LaneScript(start_s=0.0)})
         pool = LanePool(channels=machine.channel)
         began, first_batch = time.monotonic(), {}
@@ -144,7 +144,7 @@ def test_lanes_taking_turns_are_not_timed_while_another_still_loads_its_framewor
         finally:
             pool.close()
             machine.close()
-        if schedule == "interleaved":
+        if schedule is Schedule.INTERLEAVED:
             assert first_batch["cpu"] >= 1.5, first_batch  # cpu waited for cpu1 to come up
         else:
             assert first_batch["cpu"] < 1.5, first_batch  # side by side: nobody waits

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.files.run_files import ExportError, export_runs, read_batches_csv
 from crossover_lab.core.files.atomic import atomic_write_text
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
@@ -21,7 +21,7 @@ def _result(n: int = 12) -> RunResult:
     lane = LaneResult("cpu", RunStarted("r1", "cpu", "CPU (x, 2 threads)", {"jit_compile": False}), recs,
                       RunSummary("r1", "cpu", "CPU (x, 2 threads)", "completed", median_ms=2.0))
     failed = LaneResult("gpu0", None, [], None, "No GPU is visible to TensorFlow (…)")
-    return RunResult("r1", cfg, "sequential", "2026-01-01T00:00:00Z", {"cpu": lane, "gpu0": failed})
+    return RunResult("r1", cfg, Schedule.SEQUENTIAL, "2026-01-01T00:00:00Z", {"cpu": lane, "gpu0": failed})
 
 
 def test_csv_columns_and_round_trip(tmp_path):
@@ -227,7 +227,7 @@ def test_a_ramp_cut_off_without_a_word_leaves_files_that_read_as_the_widths_it_c
     base = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, samples=2048, data="synthetic"))
     plan = ramp_plan(base, (16, 64, 256, 1024, 4096), layers=1, steady_steps=10, seconds=1.0)
     lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
-    tracker = RunTracker(new_run_id(), plan[0], lanes, "interleaved", now_iso(), plan)
+    tracker = RunTracker(new_run_id(), plan[0], lanes, Schedule.INTERLEAVED, now_iso(), plan)
     files = RunFiles(tmp_path / "ramp.csv", {"cpu": "test"})
     control = RunControl()
     snapshot = tmp_path / "killed"
@@ -245,7 +245,7 @@ def test_a_ramp_cut_off_without_a_word_leaves_files_that_read_as_the_widths_it_c
 
     try:
         files.begin([tracker.result])
-        run_comparison(scripted_pool, lanes, plan[0], schedule="interleaved", plan=plan, control=control,
+        run_comparison(scripted_pool, lanes, plan[0], schedule=Schedule.INTERLEAVED, plan=plan, control=control,
                        tracker=tracker, on_event=on_event)
     finally:
         files.close()
@@ -278,7 +278,7 @@ def test_a_plain_run_cut_off_mid_segment_reads_as_points_cut_short(tmp_path, cap
 
     config = RunConfig(ModelSpec((64,)), TrainSpec(batch_size=32, samples=60_000, data="synthetic"))
     lanes = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
-    tracker = RunTracker(new_run_id(), config, lanes, "side-by-side", now_iso())
+    tracker = RunTracker(new_run_id(), config, lanes, Schedule.SIDE_BY_SIDE, now_iso())
     files = RunFiles(tmp_path / "run.csv", {"cpu": "test"})
     control = RunControl()
     snapshot = tmp_path / "killed"
@@ -297,7 +297,7 @@ def test_a_plain_run_cut_off_mid_segment_reads_as_points_cut_short(tmp_path, cap
 
     try:
         files.begin([tracker.result])
-        run_comparison(scripted_pool, lanes, config, schedule="side-by-side", control=control, tracker=tracker,
+        run_comparison(scripted_pool, lanes, config, schedule=Schedule.SIDE_BY_SIDE, control=control, tracker=tracker,
                        on_event=on_event)
     finally:
         files.close()

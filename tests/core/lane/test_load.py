@@ -48,7 +48,7 @@ def test_a_cpu_bound_process_on_the_lanes_core_is_seen_as_other_work():
 @linux
 @pytest.mark.lanes
 def test_a_point_measured_beside_a_cpu_bound_process_is_marked_and_the_verdict_says_so(pool):
-    from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
     from crossover_lab.core.engine.pool import run_comparison
     from crossover_lab.core.words.run import verdict_lines
 
@@ -60,7 +60,7 @@ def test_a_point_measured_beside_a_cpu_bound_process_is_marked_and_the_verdict_s
     burner = subprocess.Popen([sys.executable, "-c", "import os, time\nos.sched_setaffinity(0, {%d})\n"
                                "end = time.time() + 120\nwhile time.time() < end: pass" % core])
     try:
-        busy = run_comparison(pool, specs, config, schedule="sequential")
+        busy = run_comparison(pool, specs, config, schedule=Schedule.SEQUENTIAL)
     finally:
         burner.kill()
         burner.wait()

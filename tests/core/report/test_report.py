@@ -393,7 +393,7 @@ def test_a_served_calls_p90_from_too_few_calls_is_no_spread_in_the_reports_run_t
     from crossover_lab.core.records import summarize
     from crossover_lab.core.records import BatchTiming
     from crossover_lab.core.results import LaneResult, RunResult
-    from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+    from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
     from helpers import lane_events
 
     def run(task: str, n: int) -> RunResult:
@@ -405,7 +405,7 @@ def test_a_served_calls_p90_from_too_few_calls_is_no_spread_in_the_reports_run_t
             s = summarize(records, run_id=f"{task}-{n}", lane=lane, device=lane.upper(), status="completed",
                           flops_per_batch=config.flops_per_batch, wall_s=1.0)
             lanes[lane] = LaneResult(lane, events[0], records, s)
-        return RunResult(f"{task}-{n}", config, "sequential", "2026-01-01T00:00:00+00:00", lanes)
+        return RunResult(f"{task}-{n}", config, Schedule.SEQUENTIAL, "2026-01-01T00:00:00+00:00", lanes)
 
     for task, n, shown in (("predict", 30, False), ("predict", 200, True), ("train", 30, True)):
         path = tmp_path / f"{task}-{n}.csv"

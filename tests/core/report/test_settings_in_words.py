@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers import ROOT
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.report.html import write_report
 from crossover_lab.core.results import RunResult
 from crossover_lab.core.words.settings import placement_words, settings_groups
@@ -75,7 +75,7 @@ def test_the_report_of_an_mlps_training_run_says_what_applies_in_words_once_and_
 
 def test_each_family_and_task_names_its_own_settings_only():
     def groups(model: ModelSpec, train: TrainSpec) -> dict[str, dict[str, str]]:
-        run = RunResult("r", RunConfig(model, train), "interleaved", "2026-01-01T00:00:00+00:00", {})
+        run = RunResult("r", RunConfig(model, train), Schedule.INTERLEAVED, "2026-01-01T00:00:00+00:00", {})
         return {g.title: dict(g.rows) for g in settings_groups([run])}
 
     rnn = groups(ModelSpec((64, 64), family="rnn", cell="gru"), TrainSpec())

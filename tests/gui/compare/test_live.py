@@ -6,7 +6,7 @@ import pyqtgraph as pg
 import pytest
 from helpers import CONFIG, SPECS, finished, lane_events, two_lane_result
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.gui.controller import RunController
 from crossover_lab.gui.compare.crossover_map import CrossoverMap
 from crossover_lab.gui.compare.map_points import run_points
@@ -17,7 +17,7 @@ from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
 
 @pytest.fixture
 def live() -> LiveRun:
-    return LiveRun("r1", CONFIG, SPECS, "concurrent", "2026-01-01T00:00:00+00:00")
+    return LiveRun("r1", CONFIG, SPECS, Schedule.SIDE_BY_SIDE, "2026-01-01T00:00:00+00:00")
 
 
 def test_live_run_folds_events_into_arrays(live):
@@ -127,7 +127,7 @@ def test_cancelled_run_adds_points_only_with_enough_steady_batches():
 
 def test_controller_draws_from_the_queue_on_a_timer_not_per_batch(qtbot, gui_home):
     controller = RunController()
-    live = controller.live = LiveRun("r1", CONFIG, SPECS, "concurrent", "")
+    live = controller.live = LiveRun("r1", CONFIG, SPECS, Schedule.SIDE_BY_SIDE, "")
     emitted = []
     controller.live_changed.connect(lambda: emitted.append(len(live.lanes["cpu"].records)))
     runner = controller._runner
@@ -184,7 +184,7 @@ def test_the_legend_takes_two_columns_only_where_every_entry_fits_whole(qtbot, l
     plot.refresh()
     plot.resize(900, 500)
     qtbot.waitUntil(lambda: plot.legend.columnCount == 1, timeout=2000)
-    live_short = LiveRun("r2", CONFIG, SPECS, "concurrent", "2026-01-01T00:00:00+00:00")
+    live_short = LiveRun("r2", CONFIG, SPECS, Schedule.SIDE_BY_SIDE, "2026-01-01T00:00:00+00:00")
     plot.show_run(live_short)
     live_short.apply(lane_events("r2", "cpu", "CPU", 2.0) + lane_events("r2", "gpu0", "GPU:0", 0.5))
     plot.refresh()

@@ -9,7 +9,7 @@ from helpers import point
 
 from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.records import summarize
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.records import (BatchTiming, RunFailed, RunFinished, RunStarted, SegmentEnded,
                                         SegmentStarted)
 from crossover_lab.gui.compare.tab import CompareTab
@@ -62,7 +62,7 @@ class Lane:
                          flops_per_batch=config.flops_per_batch, wall_s=1.0)
 
 
-def ramp_run(schedule: str = "interleaved") -> LiveRun:
+def ramp_run(schedule: Schedule = Schedule.INTERLEAVED) -> LiveRun:
     return LiveRun("r1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], schedule, "2026-01-01T00:00:00+00:00",
                    RAMP)
 
@@ -71,7 +71,7 @@ def test_the_plot_marks_each_segment_with_its_widths_once_per_place(qtbot):
     plot = LivePlot()
     qtbot.addWidget(plot)
     plot.x_axis.setCurrentIndex(plot.x_axis.findData("batch"))  # marks placed at batch numbers (elapsed is default)
-    live = ramp_run("side-by-side")
+    live = ramp_run(Schedule.SIDE_BY_SIDE)
     plot.show_run(live)
     assert plot.title.text().startswith("ramp 16 → 256 → 1024 (1 layer) · batch 64 · cpu vs cpu1 (side by side)")
     cpu, cpu1 = Lane("r1", "cpu"), Lane("r1", "cpu1")
@@ -92,7 +92,7 @@ def test_the_plot_marks_each_segment_with_its_widths_once_per_place(qtbot):
 def test_a_run_on_one_model_has_no_marks(qtbot):
     plot = LivePlot()
     qtbot.addWidget(plot)
-    live = LiveRun("r2", BASE, [LaneSpec.parse("cpu")], "side-by-side", "")
+    live = LiveRun("r2", BASE, [LaneSpec.parse("cpu")], Schedule.SIDE_BY_SIDE, "")
     plot.show_run(live)
     cpu = Lane("r2", "cpu")
     live.apply(cpu.start() + cpu.segment(1, BASE, 1.0, 30, end=None))
@@ -211,7 +211,7 @@ def test_the_map_joins_and_crosses_only_like_with_like(qtbot):
 
 
 def test_lanes_that_overlapped_on_shared_cores_give_contended_points_and_a_contended_verdict(qtbot):
-    live = ramp_run("side-by-side")
+    live = ramp_run(Schedule.SIDE_BY_SIDE)
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=1000.0)  # the same clock: they overlapped
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 2.0, 20))
     cmap = CrossoverMap()
@@ -225,7 +225,7 @@ def test_lanes_that_overlapped_on_shared_cores_give_contended_points_and_a_conte
 
 
 def test_lanes_taking_turns_are_compared_on_the_model_both_have_trained(qtbot):
-    live = ramp_run("interleaved")
+    live = ramp_run(Schedule.INTERLEAVED)
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 3.0, 20))
     cpu.t0 = 3000.0
@@ -243,7 +243,7 @@ def test_lanes_taking_turns_are_compared_on_the_model_both_have_trained(qtbot):
 def test_lanes_taking_turns_say_they_are_starting_until_the_first_turn(qtbot):
     """Issue 55: the first turn waits until every lane has loaded its framework (core/engine/pool.py conduct), and
     the summary says so rather than "waiting for its turn" for seconds."""
-    live = ramp_run("interleaved")
+    live = ramp_run(Schedule.INTERLEAVED)
     summary = SummaryPanel()
     qtbot.addWidget(summary)
     summary.show_run(live)
@@ -255,7 +255,7 @@ def test_lanes_taking_turns_say_they_are_starting_until_the_first_turn(qtbot):
 
 
 def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
-    live = ramp_run("interleaved")
+    live = ramp_run(Schedule.INTERLEAVED)
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 1.01, 20))
     cpu.t0 = 3000.0
@@ -269,7 +269,7 @@ def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
 
 
 def test_a_lane_whose_last_batch_is_in_says_finishing(qtbot):
-    live = LiveRun("r3", BASE, [LaneSpec.parse("cpu")], "side-by-side", "")
+    live = LiveRun("r3", BASE, [LaneSpec.parse("cpu")], Schedule.SIDE_BY_SIDE, "")
     cpu = Lane("r3", "cpu")
     live.apply(cpu.start() + cpu.segment(1, BASE, 1.0, 20))  # its only segment ended; no RunFinished yet
     summary = SummaryPanel()
@@ -280,7 +280,7 @@ def test_a_lane_whose_last_batch_is_in_says_finishing(qtbot):
 
 
 def test_when_every_lane_fails_the_summary_says_why_not_waiting(qtbot):
-    live = LiveRun("r4", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")], "side-by-side", "")
+    live = LiveRun("r4", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")], Schedule.SIDE_BY_SIDE, "")
     live.apply([RunFailed("r4", "cpu", "out of memory"), RunFailed("r4", "gpu0", "No GPU is visible")])
     summary = SummaryPanel()
     qtbot.addWidget(summary)
@@ -296,7 +296,7 @@ def test_a_history_row_shows_that_runs_plot_and_summary_again(qtbot):
     qtbot.addWidget(tab)
     runs = []
     for run_id, ms in (("a", 1.0), ("b", 4.0)):
-        live = LiveRun(run_id, BASE, [LaneSpec.parse("cpu")], "side-by-side", "2026-01-01T00:00:00+00:00")
+        live = LiveRun(run_id, BASE, [LaneSpec.parse("cpu")], Schedule.SIDE_BY_SIDE, "2026-01-01T00:00:00+00:00")
         tab.show_run(live)
         cpu = Lane(run_id, "cpu")
         live.apply(cpu.start() + cpu.segment(1, BASE, ms, 30) + [cpu.finish(BASE)])
@@ -317,20 +317,20 @@ def test_a_history_row_shows_that_runs_plot_and_summary_again(qtbot):
 @pytest.mark.parametrize("widths,title", [((16, 256), "ramp 16 → 256"), ((32, 32), "ramp 32 → 32")])
 def test_ramp_titles_name_the_widths(qtbot, widths, title):
     plan = tuple(RunConfig(ModelSpec((w, w)), BASE.train) for w in widths)
-    live = LiveRun("r5", plan[0], [LaneSpec.parse("cpu")], "side-by-side", "", plan)
+    live = LiveRun("r5", plan[0], [LaneSpec.parse("cpu")], Schedule.SIDE_BY_SIDE, "", plan)
     from crossover_lab.gui.compare.live_plot import run_title
     assert run_title(live) == f"{title} (2 layers) · batch 64 · cpu"
 
 
 def test_a_ramp_through_batch_sizes_is_titled_by_its_model_and_batch_sizes(qtbot):
     plan = tuple(RunConfig(ModelSpec((64,)), dataclasses.replace(BASE.train, batch_size=b)) for b in (1, 8, 512))
-    live = LiveRun("r6", plan[0], [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "interleaved", "", plan)
+    live = LiveRun("r6", plan[0], [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], Schedule.INTERLEAVED, "", plan)
     from crossover_lab.gui.compare.live_plot import run_title
     assert run_title(live).startswith("784-64-10 · ramp batch 1 → 8 → 512 · cpu vs cpu1")
 
 
 def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qtbot):
-    live = ramp_run("interleaved")
+    live = ramp_run(Schedule.INTERLEAVED)
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=5000.0)
     summary = SummaryPanel()
     qtbot.addWidget(summary)
@@ -350,7 +350,7 @@ def test_a_ramp_says_where_the_lanes_cross_once_both_are_measured_either_side(qt
 
 
 def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
-    live = ramp_run("interleaved")
+    live = ramp_run(Schedule.INTERLEAVED)
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=5000.0)
     summary = SummaryPanel()
     qtbot.addWidget(summary)
@@ -364,7 +364,7 @@ def test_a_ramp_without_a_crossing_says_so_as_a_sentence(qtbot):
 
 
 def test_the_pipelined_clock_shows_for_the_model_a_lane_trains_now_not_the_ramps_first(qtbot):
-    live = ramp_run("interleaved")
+    live = ramp_run(Schedule.INTERLEAVED)
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, RAMP[0], 1.0, 20) + cpu1.segment(1, RAMP[0], 3.0, 20))
     cpu.t0 = 3000.0
@@ -384,7 +384,7 @@ def test_a_ramp_through_batch_sizes_is_named_by_its_batch_sizes_in_the_marks_his
     from crossover_lab.gui.compare.history import model_words
 
     batches = tuple(RunConfig(ModelSpec((64,)), dataclasses.replace(BASE.train, batch_size=b)) for b in (8, 512))
-    live = LiveRun("r7", batches[0], [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "interleaved",
+    live = LiveRun("r7", batches[0], [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], Schedule.INTERLEAVED,
                    "2026-01-01T00:00:00+00:00", batches)
     cpu, cpu1 = Lane("r7", "cpu", t0=1000.0), Lane("r7", "cpu1", t0=5000.0)
     live.apply(cpu.start() + cpu1.start() + cpu.segment(1, batches[0], 1.0, 20) + cpu1.segment(1, batches[0], 2.0, 20)
@@ -436,7 +436,7 @@ def test_a_dragged_width_held_for_ten_steady_batches_is_a_point_that_the_star_an
     the faster lane."""
     cmap = CrossoverMap()
     qtbot.addWidget(cmap)
-    live = LiveRun("d1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "interleaved",
+    live = LiveRun("d1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], Schedule.INTERLEAVED,
                    "2026-01-01T00:00:00+00:00")
     cmap.follow(live)
     cpu, cpu1 = Lane("d1", "cpu"), Lane("d1", "cpu1", t0=2000.0)  # taking turns: never on the cores together
@@ -459,7 +459,7 @@ def test_a_dragged_width_held_for_ten_steady_batches_is_a_point_that_the_star_an
 def test_a_width_passed_through_in_fewer_than_ten_batches_is_no_point(qtbot):
     cmap = CrossoverMap()
     qtbot.addWidget(cmap)
-    live = LiveRun("d2", BASE, [LaneSpec.parse("cpu")], "interleaved", "2026-01-01T00:00:00+00:00")
+    live = LiveRun("d2", BASE, [LaneSpec.parse("cpu")], Schedule.INTERLEAVED, "2026-01-01T00:00:00+00:00")
     cmap.follow(live)
     cpu = Lane("d2", "cpu")
     live.apply(cpu.start() + cpu.segment(1, DRAG[0], 2.0, 6, end="switched") + cpu.segment(2, DRAG[1], 4.0, 40)
@@ -491,7 +491,7 @@ def test_the_headline_is_one_sentence_and_a_short_line_of_how_sure_with_the_whol
 def test_a_lead_while_the_lanes_measure_is_provisional_and_quotes_no_error_rate(qtbot):
     """Issue 55: a lead from the batches so far is said as provisional with what it rests on; the rule's error rate
     is quoted only once the run has ended (a 3.8x from 9 batches 'at most a 5% chance' jumped to 1.4x)."""
-    live = LiveRun("p1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "sequential",
+    live = LiveRun("p1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], Schedule.SEQUENTIAL,
                    "2026-01-01T00:00:00+00:00")
     cpu, cpu1 = Lane("p1", "cpu", t0=1000.0), Lane("p1", "cpu1", t0=5000.0)
     summary = SummaryPanel()
@@ -523,7 +523,7 @@ def test_one_change_is_one_mark_and_close_labels_take_different_rows():
 def test_a_drag_back_and_forth_is_one_mark_a_change_on_the_elapsed_axis(qtbot):
     plot = LivePlot()
     qtbot.addWidget(plot)
-    live = LiveRun("m1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], "interleaved",
+    live = LiveRun("m1", BASE, [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")], Schedule.INTERLEAVED,
                    "2026-01-01T00:00:00+00:00")
     plot.show_run(live)
     cpu, cpu1 = Lane("m1", "cpu", t0=1000.0), Lane("m1", "cpu1", t0=1000.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 
 
 def test_a_load_run_in_the_window_says_which_lane_held_the_rate(qtbot, make_window, scripted):
@@ -25,7 +25,7 @@ def test_a_load_run_in_the_window_says_which_lane_held_the_rate(qtbot, make_wind
     panel.rate.setValue(200)
     config = panel.config()
     assert (config.train.task, config.train.arrival_rate, config.train.max_batch) == ("predict", 200.0, 1)
-    window.side.lanes_panel.set_schedule("interleaved")  # a load is served one lane after another all the same
+    window.side.lanes_panel.set_schedule(Schedule.INTERLEAVED)  # a load is served one lane after another all the same
     qtbot.keyClick(window, Qt.Key.Key_F5)
     assert window.controller.running, window.status.message()
     qtbot.waitUntil(lambda: not window.controller.running, timeout=60_000)

@@ -7,6 +7,7 @@ from helpers import load_words, wait_for, wall_limit
 
 from crossover_lab.core.engine.devices import host_info
 from crossover_lab.gui.panels.lanes import LanesPanel, default_selection
+from crossover_lab.core.config import Schedule
 from crossover_lab.core.words.run import contention_note
 from crossover_lab.core.engine.devices import unprobed_options as known_options
 
@@ -53,15 +54,15 @@ def test_backends_that_are_not_installed_show_the_install_command(panel):
 
 def test_side_by_side_cpu_lanes_warn_about_contention(panel):
     panel.set_options(no_gpu_options())
-    panel.set_schedule("concurrent")
+    panel.set_schedule(Schedule.SIDE_BY_SIDE)
     assert panel.note.isVisibleTo(panel) and "contention" in panel.note.text()
-    panel.set_schedule("sequential")
+    panel.set_schedule(Schedule.SEQUENTIAL)
     assert not panel.note.isVisibleTo(panel)
     specs = [o.spec for o in one_gpu_options() if o.name in ("cpu1", "gpu0")]
     # A GPU lane beside a one-thread lane: no contention for the figures, but its host thread shares a core.
-    note = contention_note(specs, "side-by-side")
+    note = contention_note(specs, Schedule.SIDE_BY_SIDE)
     assert "contention" not in note and "host thread shares" in note
-    panel.set_schedule("auto")  # cpu and cpu1 share cores: they take turns
+    panel.set_schedule(None)  # cpu and cpu1 share cores: they take turns
     assert panel.schedule() == "interleaved" and "take turns" in panel.note.text()
 
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from gui_fixtures import no_gpu_options
 from helpers import H200_SWEEP_CSV as H200, fake_lister
 
-from crossover_lab.core.config import LaneSpec, RunConfig
+from crossover_lab.core.config import LaneSpec, RunConfig, Schedule
 from crossover_lab.core.engine.pool import LanePool
 from crossover_lab.gui.settings import AppSettings
 
@@ -180,7 +180,7 @@ def test_a_window_run_on_a_remote_lane_beside_a_local_one_and_a_close_that_leave
     qtbot.waitUntil(lambda: remote in window.side.lanes_panel.boxes, timeout=30_000)
     lanes = [LaneSpec.parse("cpu1"), LaneSpec.parse(remote)]
     tiny = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=64, epochs=1, data="synthetic", samples=2000))
-    window.controller.start_run(tiny, lanes, "interleaved")
+    window.controller.start_run(tiny, lanes, Schedule.INTERLEAVED)
     qtbot.waitUntil(lambda: not window.controller.running, timeout=180_000)
     run = window.controller.runs[-1]
     assert {name: lane.status for name, lane in run.lanes.items()} == {"cpu1": "completed", remote: "completed"}
@@ -188,7 +188,7 @@ def test_a_window_run_on_a_remote_lane_beside_a_local_one_and_a_close_that_leave
     assert run.lanes[remote].started.settings["ssh_host"] == server.host()
     # A long run on both, closed mid-run: the remote worker leaves with the window.
     window.controller.start_run(dataclasses.replace(tiny, train=dataclasses.replace(tiny.train, epochs=200)),
-                                lanes, "side-by-side")
+                                lanes, Schedule.SIDE_BY_SIDE)
     qtbot.waitUntil(lambda: len(server.workers()) >= 1, timeout=60_000)
     window.close()
     qtbot.waitUntil(lambda: not server.workers(), timeout=5_000)

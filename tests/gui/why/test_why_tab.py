@@ -9,6 +9,7 @@ from helpers import CONFIG, SPECS, finished, lane_events, point
 
 from crossover_lab.core.study.anatomy import AnatomyOutcome
 from crossover_lab.gui.why import tab as why_view
+from crossover_lab.core.config import Schedule
 from crossover_lab.gui.live_run import LiveRun
 from crossover_lab.gui.compare.summary import ROWS, SummaryPanel
 from crossover_lab.gui.why.tab import WhyView
@@ -31,7 +32,7 @@ def test_why_measures_draws_the_parts_and_hands_the_summary_both_clocks(qtbot, m
     qtbot.addWidget(summary)
     view = WhyView(lambda: None, lambda: SPECS, lambda: CONFIG, lambda: False, summary.set_anatomy)
     qtbot.addWidget(view)
-    live = LiveRun("r1", CONFIG.replace(epochs=3), SPECS, "concurrent", "2026-01-01T00:00:00+00:00")
+    live = LiveRun("r1", CONFIG.replace(epochs=3), SPECS, Schedule.SIDE_BY_SIDE, "2026-01-01T00:00:00+00:00")
     summary.show_run(live)
     cpu, gpu = lane_events("r1", "cpu", "CPU (test)", 3.1), lane_events("r1", "gpu0", "GPU:0 (test)", 1.0)
     live.apply(cpu + gpu + [finished("r1", "cpu", "CPU (test)", cpu)])
@@ -56,7 +57,7 @@ def test_why_measures_draws_the_parts_and_hands_the_summary_both_clocks(qtbot, m
     assert "gpu0 is 3.1x faster than cpu on this model" in verdict
     assert "the pipelined clock disagrees: cpu is faster when steps are not waited for" in verdict
     # Another model: the anatomy no longer applies.
-    summary.show_run(LiveRun("r2", CONFIG.replace(batch_size=32), SPECS, "concurrent", ""))
+    summary.show_run(LiveRun("r2", CONFIG.replace(batch_size=32), SPECS, Schedule.SIDE_BY_SIDE, ""))
     assert summary.table.item(row, 0).text() == "–, press Why"
 
 

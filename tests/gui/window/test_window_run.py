@@ -15,7 +15,7 @@ from gui_fixtures import lane_processes, no_gpu_options
 from helpers import load_words, wait_for, wall_limit
 from PySide6.QtCore import Qt
 
-from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.engine.devices import host_info
 from crossover_lab.core.files.run_files import read_batches_csv
 from crossover_lab.core.files import autosave
@@ -37,7 +37,7 @@ def window(qapp, tmp_path_factory):
     os.environ["KERAS_HOME"] = str(home / "keras")
     w = MainWindow(discover_fn=no_gpu_options, prestart=True, offer_recovery=False)
     w.side.model_panel.set_config(TINY)
-    w.side.lanes_panel.set_schedule("concurrent")
+    w.side.lanes_panel.set_schedule(Schedule.SIDE_BY_SIDE)
     w.show()
     assert wait_for(lambda: (qapp.processEvents(), not w.controller.discovering)[1], 10)
     yield w
@@ -87,7 +87,7 @@ def test_real_run_draws_the_plot_fills_the_summary_and_the_map(qtbot, window):
 
 def test_more_model_sizes_add_map_points_and_then_cost_fits(qtbot, window):
     # Cost models are fitted through completed, uncontended points only: these lanes take turns.
-    window.side.lanes_panel.set_schedule("interleaved")
+    window.side.lanes_panel.set_schedule(Schedule.INTERLEAVED)
     run_and_wait(qtbot, window, RunConfig(ModelSpec((32,)), TINY.train))
     run_and_wait(qtbot, window, RunConfig(ModelSpec((512,)), TINY.train))
     sizes = {p.point.flops_per_batch for p in window.compare.map.map_points() if p.kind == "completed"}
@@ -98,7 +98,7 @@ def test_more_model_sizes_add_map_points_and_then_cost_fits(qtbot, window):
     assert set(window.findings.lane_fits(TINY)) == {"cpu", "cpu1"}, [(p.lane, p.kind, p.widths)
                                                                       for p in window.compare.map.map_points()]
     assert "Fitted over the model sizes measured" in window.compare.summary.explanation.text()
-    window.side.lanes_panel.set_schedule("concurrent")
+    window.side.lanes_panel.set_schedule(Schedule.SIDE_BY_SIDE)
 
 
 def test_export_writes_a_csv_that_round_trips(window, tmp_path):
@@ -238,7 +238,7 @@ def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, wind
     if host_info()["gpus"]:
         pytest.skip("this machine has a GPU: the gpu0 lane would not fail")
     window.side.model_panel.set_config(TINY)
-    window.controller.start_run(TINY, [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")], "concurrent")
+    window.controller.start_run(TINY, [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")], Schedule.SIDE_BY_SIDE)
     qtbot.waitUntil(lambda: not window.controller.running, timeout=RUN_TIMEOUT_MS)
     result = window.controller.runs[-1]
     assert result.lanes["cpu"].status == "completed" and len(result.lanes["cpu"].records) > 0
@@ -250,31 +250,31 @@ def test_a_lane_failure_shows_its_reason_and_the_other_lane_finishes(qtbot, wind
     assert window.actions.start.isEnabled()  # the window keeps working
 
 
-@pytest.mark.parametrize("schedule", ["side-by-side", "sequential", "interleaved"])
+@pytest.mark.parametrize("schedule", [Schedule.SIDE_BY_SIDE, Schedule.SEQUENTIAL, Schedule.INTERLEAVED])
 def test_stop_ends_every_lane_within_about_a_second(qtbot, window, schedule):
     window.side.model_panel.set_config(LONG)
     window.side.lanes_panel.set_schedule(schedule)
     live = window.start_run()
-    assert live.result.schedule == schedule
+    assert live.result.schedule is schedule
     # The lanes are locked while running; the model is not (a change goes to the running lanes).
     assert window.side.model_panel.isEnabled() and not window.side.lanes_panel.isEnabled()
     # The Sweep tab's actions wait for the lanes too (Rank knobs did nothing when pressed meanwhile).
     assert not any(b.isEnabled() for b in (window.sweep.sweep_form.run_button, window.sweep.sweep_form.refine_button,
                                            window.sweep.sweep_form.ladder_button))
-    lanes = list(live.series.values()) if schedule == "side-by-side" else [live.series["cpu"]]
+    lanes = list(live.series.values()) if schedule is Schedule.SIDE_BY_SIDE else [live.series["cpu"]]
     qtbot.waitUntil(lambda: all(len(lane.steady) >= 3 for lane in lanes), timeout=RUN_TIMEOUT_MS)
     started = time.monotonic()
     qtbot.keyClick(window, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not window.controller.running, timeout=5000)
     took = time.monotonic() - started
-    window.side.lanes_panel.set_schedule("auto")
+    window.side.lanes_panel.set_schedule(None)
     # About a second (the lanes' cancel grace is 1 s, then a kill), with room for a busy machine.
     limit = wall_limit(3.0)
     assert took < limit, f"stop took {took:.2f} s (limit {limit:.1f} s at {load_words()})"
     result = window.controller.runs[-1]
     assert {lane.status for lane in result.lanes.values()} == {"cancelled"}
     assert len(result.lanes["cpu"].records) >= 8  # what was measured is kept
-    if schedule != "side-by-side":
+    if schedule is not Schedule.SIDE_BY_SIDE:
         assert result.lanes["cpu1"].records == []  # never started: the stop came first
     assert window.compare.history.table.item(0, 3).text() == "cancelled"
     assert window.side.model_panel.isEnabled() and window.actions.start.isEnabled()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
+from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.version import APP_VERSION
 from crossover_lab.core.messages import LaneStartFailed, ProbeJob, RunJob, from_wire, to_wire
 from crossover_lab.core.records import BatchTiming
@@ -196,7 +196,7 @@ def test_an_unreachable_host_fails_its_lane_and_the_local_lane_goes_on(tmp_path)
     t0 = time.monotonic()
     try:
         result = run_comparison(pool, [LaneSpec.parse("cpu1"), LaneSpec.parse("ssh://127.0.0.1:1/cpu1")], TINY,
-                                schedule="concurrent",
+                                schedule=Schedule.SIDE_BY_SIDE,
                                 on_event=lambda e: t_failed.append(time.monotonic() - t0)
                                 if getattr(e, "reason", "") and e.lane.startswith("ssh://") else None)
     finally:
