@@ -19,7 +19,8 @@ def _geometry(display: str, timeout: float = 60) -> tuple[int, int, int, int]:
     """The Crossover window's x, y, width, height as the X server has it, once it is mapped."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        out = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "Crossover", "getwindowgeometry",
+        # "^Crossover ." is the window ("Crossover — …"), not the opening card ("Crossover") shown while it loads.
+        out = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "^Crossover .", "getwindowgeometry",
                               "--shell"], env={**os.environ, "DISPLAY": display}, capture_output=True, text=True)
         values = dict(line.split("=", 1) for line in out.stdout.split() if "=" in line)
         if {"X", "Y", "WIDTH", "HEIGHT"} <= set(values):
@@ -32,7 +33,7 @@ def test_the_window_opens_inside_a_1024x700_screen(tmp_path):
     if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
         pytest.skip("needs Xvfb and xdotool (apt-get install xvfb xdotool)")
     n = next(n for n in range(200, 300) if not os.path.exists(f"/tmp/.X11-unix/X{n}"))
-    server = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1024x700x24", "-nolisten", "tcp"],
+    server = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1024x700x24", "-nolisten", "tcp", "-noreset"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while not os.path.exists(f"/tmp/.X11-unix/X{n}"):
