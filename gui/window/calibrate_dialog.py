@@ -33,7 +33,7 @@ def current_words() -> str:
     """What is kept now: the last calibration's sentence, or that there is none (and why it does not read)."""
     found = here_calibration()
     if found is not None:
-        return " ".join(calibration_lines(found, str(here_path())))
+        return "Kept now: " + " ".join(calibration_lines(found, str(here_path())))
     problem = here_calibration_problem()
     return f"Kept now: none ({problem})." if problem else "Kept now: none: this machine's rate has not been measured."
 
@@ -47,7 +47,7 @@ class CalibrateDialog(QDialog):
         self.setWindowTitle("Calibrate the rule on this machine")
         self._command = command
         self.lane = QComboBox()
-        for name in dict.fromkeys(list(lanes) + ["cpu1"]):
+        for name in dict.fromkeys(["cpu1", *lanes]):  # cpu1 first: the command's default, one core a lane
             self.lane.addItem(name)
         self.lane.setToolTip("The lane swept against its twin (cpu1 against cpu1#2)")
         self.sweeps = QSpinBox()
@@ -66,6 +66,7 @@ class CalibrateDialog(QDialog):
         self.progress = QProgressBar()
         self.progress.setFormat("%v of %m twin sweeps")
         self.progress.setRange(0, self.sweeps.value())
+        self.progress.setValue(0)
         self.sweeps.valueChanged.connect(lambda n: None if self.running else self.progress.setRange(0, n))
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
