@@ -277,11 +277,31 @@ class RunSettings:
     warmup_steps: int = 0
     paced: bool = False
     model_reused: bool | None = None  # the model came from the lane's shelf (no build or trace)
+    # How the lane's process was set up, as the settings' words say it (core/words/settings.py lane_rows).
+    cpu_affinity: tuple[int, ...] = ()  # the cores a thread budget pinned it to
+    intra_op_threads: int | None = None  # TensorFlow's pools
+    inter_op_threads: int | None = None
+    torch_threads: int | None = None
+    xla_flags: str = ""
+    compile_cache_dir: str = ""  # JAX's persistent cache, where one is used
+    framework_version: str = ""  # the backend's own ("2.21.0")
+    keras_version: str = ""
+    placement: str = ""  # where the model's variables were placed
+    soft_device_placement: bool | None = None
+    gc_frozen_objects: int = 0
+    framework_warmed_s: float | None = None  # the framework's once-a-process costs paid as the lane started
 
     @classmethod
     def of(cls, settings: Mapping[str, JsonValue]) -> RunSettings:
-        spe = settings.get("steps_per_execution")
-        return cls(backend=str(settings.get("backend") or ""), threads=_int(settings.get("threads")),
+        """The settings a lane recorded, typed: the one reader of RunStarted.settings' keys."""
+        def whole(key: str) -> int | None:
+            value = settings.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+        spe, affinity, warmed = (settings.get(k) for k in ("steps_per_execution", "cpu_affinity",
+                                                           "framework_warmed_s"))
+        backend = str(settings.get("backend") or "")
+        return cls(backend=backend, threads=_int(settings.get("threads")),
                    jit_compile=_flag(settings.get("jit_compile")), jit_source=str(settings.get("jit_source") or ""),
                    steps_per_execution=_int(spe) if spe is not None else None,
                    feeding=str(settings.get("feeding") or ""), mixed_precision=_flag(settings.get("mixed_precision")),
@@ -290,7 +310,19 @@ class RunSettings:
                    samples=_int(settings.get("samples")), steps_per_epoch=_int(settings.get("steps_per_epoch")),
                    total_steps=_int(settings.get("total_steps")), epochs=_int(settings.get("epochs")),
                    warmup_steps=_int(settings.get("warmup_steps")), paced=bool(settings.get("paced")),
-                   model_reused=_flag(settings.get("model_reused")))
+                   model_reused=_flag(settings.get("model_reused")),
+                   cpu_affinity=tuple(c for c in affinity if isinstance(c, int) and not isinstance(c, bool))
+                   if isinstance(affinity, list) else (),
+                   intra_op_threads=whole("intra_op_threads"), inter_op_threads=whole("inter_op_threads"),
+                   torch_threads=whole("torch_threads"), xla_flags=str(settings.get("xla_flags") or ""),
+                   compile_cache_dir=str(settings.get("compile_cache_dir") or ""),
+                   framework_version=str(settings.get(f"{backend}_version") or "") if backend else "",
+                   keras_version=str(settings.get("keras_version") or ""),
+                   placement=str(settings.get("placement") or ""),
+                   soft_device_placement=_flag(settings.get("soft_device_placement")),
+                   gc_frozen_objects=whole("gc_frozen_objects") or 0,
+                   framework_warmed_s=float(warmed) if isinstance(warmed, (int, float))
+                   and not isinstance(warmed, bool) else None)
 
 
 @dataclass(frozen=True)

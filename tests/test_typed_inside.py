@@ -105,3 +105,17 @@ def test_a_schedule_is_read_once_from_its_word_and_written_as_it():
     assert run.schedule is Schedule.SIDE_BY_SIDE
     written = run.to_json()["schedule"]
     assert type(written) is str and written == "side-by-side"
+
+
+def test_a_lanes_settings_are_read_by_their_type_alone_in_the_words():
+    """Issue 59: a lane's settings travel as plain data on the wire and in the sidecar; the words read them through
+    core/records.py RunSettings.of, never by key (`settings.get("threads")`) again."""
+    path = ROOT / "core" / "words" / "settings.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    reads = [node.lineno for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+             and isinstance(node.func.value, ast.Name) and node.func.value.id == "settings"
+             and node.args and isinstance(node.args[0], ast.Constant)]
+    reads += [node.lineno for node in ast.walk(tree)
+              if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "settings"]
+    assert reads == [], f"core/words/settings.py reads a lane's settings by key at lines {reads}"

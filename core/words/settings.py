@@ -16,6 +16,7 @@ from ..json_data import JsonValue
 from ..results import RunResult
 from .numbers import fmt_count, fmt_num
 from ..plurals import plural
+from ..records import RunSettings
 
 Rows = list[tuple[str, str]]
 T = TypeVar("T")
@@ -279,74 +280,65 @@ def placement_words(placement: str, backend: str) -> str:
     return f"{backend_name(backend)}'s {kind.upper()} {index}"
 
 
-def _threads_rows(settings: LaneSettings, backend: str) -> Rows:
+def _threads_rows(s: RunSettings) -> Rows:
     rows: Rows = []
-    threads = settings.get("threads")
-    if isinstance(threads, int) and not isinstance(threads, bool):
-        pinned = settings.get("cpu_affinity")
-        if isinstance(pinned, list) and pinned:
-            cores = [c for c in pinned if isinstance(c, int)]
-            rows.append(("CPU threads", f"{fmt_count(threads, 'thread')}, pinned to {plural(len(cores), 'core')}"
-                                        f" {listed(cores)} ({CHOSEN}: a thread budget takes the last cores)"))
+    if s.threads > 0:
+        if s.cpu_affinity:
+            rows.append(("CPU threads", f"{fmt_count(s.threads, 'thread')}, pinned to "
+                                        f"{plural(len(s.cpu_affinity), 'core')} {listed(s.cpu_affinity)} ({CHOSEN}: a "
+                                        "thread budget takes the last cores)"))
         else:
-            rows.append(("CPU threads", f"{fmt_count(threads, 'thread')}: every usable core"))
-    intra, inter = settings.get("intra_op_threads"), settings.get("inter_op_threads")
-    if isinstance(intra, int) and isinstance(inter, int):
-        rows.append((f"{backend_name(backend)}'s thread pools",
-                     f"{intra} within an op, {inter} across ops ({CHOSEN}: both its thread budget)"))
-    torch_threads = settings.get("torch_threads")
-    if isinstance(torch_threads, int):
-        rows.append(("PyTorch's threads", str(torch_threads)))
+            rows.append(("CPU threads", f"{fmt_count(s.threads, 'thread')}: every usable core"))
+    if s.intra_op_threads is not None and s.inter_op_threads is not None:
+        rows.append((f"{backend_name(s.backend)}'s thread pools", f"{s.intra_op_threads} within an op, "
+                     f"{s.inter_op_threads} across ops ({CHOSEN}: both its thread budget)"))
+    if s.torch_threads is not None:
+        rows.append(("PyTorch's threads", str(s.torch_threads)))
     return rows
 
 
-def _compile_rows(settings: LaneSettings, backend: str) -> Rows:
+def _compile_rows(s: RunSettings) -> Rows:
     rows: Rows = []
-    jit, source = settings.get("jit_compile"), str(settings.get("jit_source") or "")
-    if isinstance(jit, bool):
-        said = "on" if jit else "off"
-        if source.endswith(" default"):
-            said += f", {backend_name(source.removesuffix(' default'))}'s default"
-        elif source:
+    if s.jit_compile is not None:
+        said = "on" if s.jit_compile else "off"
+        if s.jit_source.endswith(" default"):
+            said += f", {backend_name(s.jit_source.removesuffix(' default'))}'s default"
+        elif s.jit_source:
             said += ", as asked"
         rows.append(("jit (XLA) compilation", said))
-    flags = settings.get("xla_flags")
-    if isinstance(flags, str) and flags:
-        mine = f" ({CHOSEN} for a one-thread lane)" if flags == ONE_THREAD_XLA_FLAG else ""
-        rows.append(("XLA flags", flags + mine))
-    cache = settings.get("compile_cache_dir")
-    if isinstance(cache, str) and cache:
-        rows.append(("compiled programs", f"kept between runs in {cache} ({CHOSEN}: JAX's persistent cache)"))
+    if s.xla_flags:
+        mine = f" ({CHOSEN} for a one-thread lane)" if s.xla_flags == ONE_THREAD_XLA_FLAG else ""
+        rows.append(("XLA flags", s.xla_flags + mine))
+    if s.compile_cache_dir:
+        rows.append(("compiled programs", f"kept between runs in {s.compile_cache_dir} ({CHOSEN}: JAX's persistent "
+                                          "cache)"))
     return rows
 
 
 def lane_rows(settings: LaneSettings, device: str) -> Rows:
     """One lane's settings as its process recorded them, in words; what says nothing about speed (its process id,
-    its step counts) left to the sidecar."""
-    backend = str(settings.get("backend") or "")
+    its step counts) left to the sidecar. The keys are read once, by their type (core/records.py RunSettings)."""
+    s = RunSettings.of(settings)
     rows: Rows = [("device", device)] if device else []
-    versions = [f"{backend_name(backend)} {settings[k]}" for k in (f"{backend}_version",) if settings.get(k)]
-    if settings.get("keras_version"):
-        versions.append(f"Keras {settings['keras_version']}")
-    if backend:
-        rows.append(("framework", ", ".join(versions) or backend_name(backend)))
+    versions = [f"{backend_name(s.backend)} {s.framework_version}"] if s.framework_version else []
+    if s.keras_version:
+        versions.append(f"Keras {s.keras_version}")
+    if s.backend:
+        rows.append(("framework", ", ".join(versions) or backend_name(s.backend)))
     if not device.upper().startswith("GPU"):  # a GPU lane's host threads only feed it
-        rows += _threads_rows(settings, backend)
-    placement = settings.get("placement")
-    if isinstance(placement, str) and placement:
-        where = f"on {placement_words(placement, backend)}"
-        if settings.get("soft_device_placement") is False:
+        rows += _threads_rows(s)
+    if s.placement:
+        where = f"on {placement_words(s.placement, s.backend)}"
+        if s.soft_device_placement is False:
             where += f"; an op that cannot run there fails rather than moving ({CHOSEN})"
         rows.append(("ops placed", where))
-    rows += _compile_rows(settings, backend)
-    feeding = settings.get("feeding")
-    if isinstance(feeding, str) and feeding:
-        rows.append(("feeding", feeding))
-    if "framework_warmed_s" in settings:
+    rows += _compile_rows(s)
+    if s.feeding:
+        rows.append(("feeding", s.feeding))
+    if s.framework_warmed_s is not None:
         rows.append(("framework warmed", "two steps of a tiny model as the lane started, so the framework's "
                                          f"once-a-process costs are not in a run's first steps ({CHOSEN})"))
-    frozen = settings.get("gc_frozen_objects")
-    if isinstance(frozen, int) and frozen > 0:
+    if s.gc_frozen_objects > 0:
         rows.append(("garbage collector", "what the framework's import made, frozen before timing, so a collection "
                                           f"walks only a step's own objects ({CHOSEN})"))
     return rows
