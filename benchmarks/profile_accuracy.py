@@ -153,7 +153,7 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
     from crossover_lab.core.analysis.crossings import analyze_points
     from crossover_lab.core.families import kind_word
     from crossover_lab.core.analysis.prediction import crossing, predict
-    from crossover_lab.core.files.profile import read_profile
+    from crossover_lab.core.files.device_profile import read_profile
     from crossover_lab.core.words.profile import outside_words
 
     profile = read_profile(out / "profile-here.json")
@@ -264,7 +264,7 @@ def analyze_here(out: Path) -> tuple[list[str], dict]:
 def analyze_h200() -> tuple[list[str], dict]:
     """Each H200 seed predicted from a profile of the sweeps and the other three seeds (stored files, no lanes)."""
     from crossover_lab.core.analysis.prediction import predict
-    from crossover_lab.core.files.profile import profile_from_files
+    from crossover_lab.core.files.device_profile import profile_from_files
     from crossover_lab.core.presets import PRESETS
 
     lines = ["# the stored H200 files: each seed left out of a profile of the width sweeps and the other three seeds"]
@@ -295,7 +295,7 @@ def analyze_h200() -> tuple[list[str], dict]:
 def stored_profile(out: Path) -> tuple[object, str]:
     """The profile made again from the sweeps stored beside it (`out`/profile-here-sweeps/, in the order the stored
     profile names them), or the stored profile where they are not all there; and which of the two it is."""
-    from crossover_lab.core.files.profile import profile_from_files, read_profile
+    from crossover_lab.core.files.device_profile import profile_from_files, read_profile
 
     stored = read_profile(out / "profile-here.json")
     sweeps = out / "profile-here-sweeps"

@@ -3,7 +3,7 @@ time predicted on a profile's lanes (a machine one does not have), with interval
 where the lane can run here.
 
 `profile` runs a short designed sweep (core/study/profile.py), each part an ordinary `sweep` with its own files, and
-builds the profile from them (core/files/profile.py); `profile --from FILES` builds one from sweep files already
+builds the profile from them (core/files/device_profile.py); `profile --from FILES` builds one from sweep files already
 measured (how the shipped profiles are made: benchmarks/ship_profiles.sh); `profile --list` lists those Crossover
 ships. `predict` reads profiles and says, per lane, the predicted ms per step with its 95% interval and what it
 rests on, an extrapolation as one, and along `--along` widths where the predicted faster lane changes.
@@ -26,7 +26,7 @@ from ..analysis.prediction import Prediction, crossing
 from ..config import MAX_LAYERS, ConfigError, LaneSpec, RunConfig, Task, parse_lanes
 from ..engine.devices import host_info
 from ..files.predicted import predict_config, speed_settings
-from ..files.profile import DeviceProfile, ProfileLane, find_profile, profile_from_files, shipped_profiles
+from ..files.device_profile import DeviceProfile, ProfileLane, find_profile, profile_from_files, shipped_profiles
 from ..files.sweeps import read_sweep_rows
 from ..files.measured import check_keeps_measurements
 from ..files.live import check_output_path, expand_home

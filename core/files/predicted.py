@@ -13,7 +13,7 @@ from typing import Sequence
 
 from ..analysis.prediction import Prediction, predict
 from ..config import RunConfig, Task
-from .profile import DeviceProfile, ProfileLane
+from .device_profile import DeviceProfile, ProfileLane
 
 
 def speed_settings(config: RunConfig) -> dict[str, str]:

@@ -16,7 +16,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from ..config import ConfigError
 from ..files.atomic import atomic_write_files
 from ..files.predicted import AskedPrediction
-from ..files.profile import DeviceProfile
+from ..files.device_profile import DeviceProfile
 from .document import Report, build_report
 from .inputs import read_inputs
 from .predictions import asked_of_files

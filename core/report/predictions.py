@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ..config import RunConfig, Task
 from ..files.predicted import AskedPrediction, PredictedLane, has_widths
-from ..files.profile import DeviceProfile
+from ..files.device_profile import DeviceProfile
 from ..files.run_files import sidecar_runs
 from ..words.numbers import fmt_count
 from ..words.predicted import point_cells, predicted_label

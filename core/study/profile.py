@@ -1,5 +1,5 @@
 """What `profile` measures: a short designed sweep over the families, sizes, depths and batch sizes that a profile's
-lines need (core/files/profile.py), each an ordinary sweep with its own files, and how long it should take.
+lines need (core/files/device_profile.py), each an ordinary sweep with its own files, and how long it should take.
 
 Dense models (the seeds' kind) get three batch sizes and three depths, so that predictions between them are
 interpolations; each other family one depth and one batch size at four or five widths (a prediction at another

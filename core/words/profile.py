@@ -7,7 +7,7 @@ import math
 from typing import Sequence
 
 from ..analysis.prediction import CostLine, PredictedCrossing, Outside, Prediction
-from ..files.profile import DeviceProfile, ProfileLane
+from ..files.device_profile import DeviceProfile, ProfileLane
 from ..machine import HostInfo
 from ..config import Task
 from .numbers import fmt_flops, fmt_num, plural

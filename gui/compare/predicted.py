@@ -22,7 +22,7 @@ from ...core.json_data import JsonValue
 from ...core.machine import HostInfo
 from ...core.plain_text import ONE_LINE, printable
 from ...core.files.predicted import AskedPrediction, PredictedLane, PredictedPoint, has_widths
-from ...core.files.profile import DeviceProfile, find_profile, read_profile, shipped_profiles
+from ...core.files.device_profile import DeviceProfile, find_profile, read_profile, shipped_profiles
 from ...core.words.predicted import added_words, already_words, no_lane_words, predicted_label
 from ..resources import icon
 from ..widgets.file_dialogs import FileDialogs

@@ -13,7 +13,7 @@ from PySide6.QtGui import QCloseEvent, QDesktopServices, QGuiApplication, QShowE
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QToolBar
 
 from ...core.files.findings import Findings
-from ...core.files.profile import DeviceProfile
+from ...core.files.device_profile import DeviceProfile
 from ...core.presets import WINDOW_DEFAULT
 from ...core.files import autosave
 from ...core.files.atomic import ExportError, atomic_write_text

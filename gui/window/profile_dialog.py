@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout
                                QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget)
 
 from ...core.config import ConfigError
-from ...core.files.profile import DeviceProfile, read_profile
+from ...core.files.device_profile import DeviceProfile, read_profile
 from ...core.paths import crossover_home
 from ...core.study.profile import plan_named
 from ..widgets.command_process import EXIT_STOPPED, CommandFn, CommandProcess, crossover_command

@@ -12,7 +12,7 @@ from helpers import ROOT, cli_in_process
 
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.engine.devices import host_info
-from crossover_lab.core.files.profile import find_profile, profile_from_files, read_profile
+from crossover_lab.core.files.device_profile import find_profile, profile_from_files, read_profile
 from crossover_lab.core.plain_text import printable
 
 SHIPPED = ROOT / "resources" / "profiles" / "h200-2026-11-30.json"

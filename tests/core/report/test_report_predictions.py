@@ -9,7 +9,7 @@ from helpers import H200_SWEEP_CSV, ROOT, cli_in_process
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.files.predicted import AskedPrediction, PredictedLane
-from crossover_lab.core.files.profile import find_profile
+from crossover_lab.core.files.device_profile import find_profile
 from crossover_lab.core.report.html import write_report
 
 H200 = ROOT / "docs" / "results" / "h200-2026-11-30"

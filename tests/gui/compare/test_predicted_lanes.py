@@ -11,7 +11,7 @@ from helpers import answer_next_dialog, two_lane_result
 from PySide6.QtCore import Qt
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.files.profile import find_profile
+from crossover_lab.core.files.device_profile import find_profile
 
 PROFILE = "h200-2026-11-30"
 LABEL = f"jax:gpu0, predicted from {PROFILE}"
@@ -210,7 +210,7 @@ def test_a_profiles_texts_are_plain_text_in_every_label_legend_and_tooltip(make_
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QApplication, QLabel, QToolTip
 
-    from crossover_lab.core.files.profile import read_profile
+    from crossover_lab.core.files.device_profile import read_profile
 
     data = json.loads(find_profile(PROFILE).path and open(find_profile(PROFILE).path).read())
     data["name"] = RICH

@@ -11,7 +11,7 @@ import pytest
 from helpers import answer_next_dialog
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.files.profile import find_profile
+from crossover_lab.core.files.device_profile import find_profile
 from crossover_lab.gui.compare import predicted
 from crossover_lab.gui.window.profile_dialog import no_profile_words, written_profile
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from crossover_lab.core.files.profile import find_profile
+from crossover_lab.core.files.device_profile import find_profile
 
 pytestmark = pytest.mark.lanes
 

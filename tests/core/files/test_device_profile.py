@@ -1,4 +1,4 @@
-"""Device profiles (core/files/profile.py): a profile writes and reads itself, every reader fits its points again,
+"""Device profiles (core/files/device_profile.py): a profile writes and reads itself, every reader fits its points again,
 damage is refused with a sentence, and the profiles Crossover ships are what their stored files make."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from helpers import ROOT
 
 from crossover_lab.core.analysis.prediction import predict
 from crossover_lab.core.config import ConfigError
-from crossover_lab.core.files.profile import DeviceProfile, find_profile, profile_from_files, read_profile, \
+from crossover_lab.core.files.device_profile import DeviceProfile, find_profile, profile_from_files, read_profile, \
     shipped_profiles
 from crossover_lab.core.presets import PRESETS
 
