@@ -10,15 +10,15 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from PySide6.QtCore import QTimer, Slot
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QPlainTextEdit,
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (QComboBox, QDialogButtonBox, QFormLayout, QLabel, QPlainTextEdit,
                                QProgressBar, QPushButton, QSizePolicy, QSpinBox, QVBoxLayout, QWidget)
 
 from ...core.records import now_iso
 from ...core.files.rule_here import MAX_SWEEPS, here_calibration, here_calibration_problem, here_path
 from ...core.words.rule_here import calibration_lines
-from ..widgets.command_process import EXIT_STOPPED, CommandFn, CommandProcess, crossover_command
+from ..widgets.command_dialog import CommandDialog
+from ..widgets.command_process import EXIT_STOPPED, CommandFn, crossover_command
 
 SWEEP_LINE = re.compile(r"^calibrate: twin sweep (\d+) of (\d+)(?:, about (.+) left)?$")
 JUDGED_LINE = re.compile(r"^twin sweep (\d+) of (\d+): (.+)$")
@@ -38,14 +38,13 @@ def current_words() -> str:
     return f"Kept now: none ({problem})." if problem else "Kept now: none: this machine's rate has not been measured."
 
 
-class CalibrateDialog(QDialog):
+class CalibrateDialog(CommandDialog):
     """A lane and a count; Start; the command's progress and each sweep's outcome; Stop; the rate it kept."""
 
     def __init__(self, lanes: Sequence[str], parent: QWidget | None = None,
                  command: CommandFn = crossover_command) -> None:
-        super().__init__(parent)
+        super().__init__(command, parent)
         self.setWindowTitle("Calibrate the rule on this machine")
-        self._command = command
         self.lane = QComboBox()
         for name in dict.fromkeys(["cpu1", *lanes]):  # cpu1 first: the command's default, one core a lane
             self.lane.addItem(name)
@@ -90,18 +89,8 @@ class CalibrateDialog(QDialog):
         layout.addWidget(self.log, 1)
         layout.addWidget(buttons)
         self.resize(720, 480)
-        self.runner = CommandProcess(lambda args: self._command(args), self)
-        self.runner.line.connect(self._read_line)
-        self.runner.ended.connect(self._on_ended)
-        self.runner.not_started.connect(self._on_not_started)
-        self.exit_code: int | None = None
         self._false_leads = 0
         self._started_at = ""  # a calibration kept before this one started is not this one's
-        self._close_when_done = False
-
-    @property
-    def running(self) -> bool:
-        return self.runner.running
 
     def arguments(self) -> list[str]:
         return ["calibrate", "--lanes", self.lane.currentText(), "--sweeps", str(self.sweeps.value())]
@@ -147,10 +136,7 @@ class CalibrateDialog(QDialog):
 
     @Slot(int)
     def _on_ended(self, code: int) -> None:
-        if self._close_when_done:
-            self._close_when_done = False
-            QTimer.singleShot(0, self.close)
-        self.exit_code = code
+        self._ended(code)
         self._set_running(False)
         found = here_calibration()
         stopped = "Stopped. " if code == EXIT_STOPPED else ""
@@ -165,16 +151,3 @@ class CalibrateDialog(QDialog):
     def _on_not_started(self, program: str) -> None:
         self._set_running(False)
         self.state.setText(f"The calibrate command did not start: {program} could not be run.")
-
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
-        """Closing while it measures stops it (the sweeps that finished are kept); it closes once ended."""
-        if self.runner.running:
-            if self.stop.isEnabled():
-                self.halt()
-            self._close_when_done = True
-            event.ignore()
-            return
-        super().closeEvent(event)
-
-    def shutdown(self, wait_ms: int = 3000) -> None:
-        self.runner.shutdown(wait_ms)

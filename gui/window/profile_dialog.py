@@ -14,16 +14,16 @@ import re
 from pathlib import Path
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QTimer, Slot
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (QCheckBox, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy, QVBoxLayout, QWidget)
 
 from ...core.config import ConfigError
 from ...core.files.device_profile import DeviceProfile, read_profile
 from ...core.paths import crossover_home
 from ...core.study.profile import plan_named
-from ..widgets.command_process import EXIT_STOPPED, CommandFn, CommandProcess, crossover_command
+from ..widgets.command_dialog import CommandDialog
+from ..widgets.command_process import EXIT_STOPPED, CommandFn, crossover_command
 from ..widgets.file_dialogs import FileDialogs
 
 # The command's lines this dialog reads (core/cli/profile.py says them).
@@ -67,15 +67,15 @@ def no_profile_words(last: str, stopped: bool) -> str:
     return f"{'Stopped: no' if stopped else 'No'} profile was written" + (f": {why}" if why else ".")
 
 
-class ProfileDialog(QDialog):
+class ProfileDialog(CommandDialog):
     """Lanes, dense-only, a file; Start; the command's progress; Stop; then the profile's lanes onto the map."""
 
     def __init__(self, lanes: Sequence[str], dialogs: FileDialogs | None,
                  add_lanes: Callable[[DeviceProfile], None], parent: QWidget | None = None,
                  command: CommandFn = profile_command) -> None:
-        super().__init__(parent)
+        super().__init__(command, parent)
         self.setWindowTitle("Measure a device profile")
-        self._dialogs, self._add_lanes, self._command = dialogs, add_lanes, command
+        self._dialogs, self._add_lanes = dialogs, add_lanes
         self.lanes = QLineEdit(",".join(lanes) or "cpu,cpu1")
         self.lanes.setToolTip("The lanes to profile, as the command line names them (cpu, cpu1, jax:cpu, gpu0 …)")
         self.quick = QCheckBox("Dense models only (about half the time)")
@@ -126,19 +126,9 @@ class ProfileDialog(QDialog):
         layout.addWidget(self.log, 1)
         layout.addWidget(buttons)
         self.resize(720, 480)
-        self.runner = CommandProcess(lambda args: self._command(args), self)
-        self.runner.line.connect(self._read_line)
-        self.runner.ended.connect(self._on_ended)
-        self.runner.not_started.connect(self._on_not_started)
         self._expected = ""
         self._written: Path | None = None
         self.profile: DeviceProfile | None = None
-        self.exit_code: int | None = None
-        self._close_when_done = False
-
-    @property
-    def running(self) -> bool:
-        return self.runner.running
 
     # ------------------------------------------------------------------ the command
 
@@ -210,10 +200,7 @@ class ProfileDialog(QDialog):
 
     @Slot(int)
     def _on_ended(self, code: int) -> None:
-        if self._close_when_done:
-            self._close_when_done = False
-            QTimer.singleShot(0, self.close)
-        self.exit_code = code
+        self._ended(code)
         self._set_running(False)
         if self._written is not None:
             try:
@@ -255,20 +242,3 @@ class ProfileDialog(QDialog):
         if self.profile is not None:
             self._add_lanes(self.profile)
             self.add.setEnabled(False)
-
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
-        """Closing while it measures stops it (what was measured is kept); the dialog closes once it has ended,
-        and the window stays live meanwhile."""
-        if self.runner.running:
-            if self.stop.isEnabled():
-                self.halt()
-            self._close_when_done = True
-            event.ignore()
-            return
-        super().closeEvent(event)
-
-    def shutdown(self, wait_ms: int = 3000) -> None:
-        """The window is quitting: stop the command and wait for it a moment (a second stop if it has not ended),
-        so that the sweeps measured are kept and no lane is left running."""
-        self.state.setText("Stopping: the window is closing.")
-        self.runner.shutdown(wait_ms)
