@@ -19,6 +19,7 @@ def double_spin(lo: float, hi: float, step: float, decimals: int, tip: str) -> Q
     spin.setDecimals(decimals)
     spin.setRange(lo, hi)
     spin.setSingleStep(step)
+    spin.setKeyboardTracking(False)  # a number typed counts once whole, as in RangeSpinBox
     spin.setToolTip(tip)
     return spin
 

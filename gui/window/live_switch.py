@@ -1,5 +1,6 @@
 """Changes to the model while it trains: sent to the run in progress when a slider is let go, or a moment
-after any other edit (so typing 1024 does not train 1, 10 and 102 first)."""
+after any other edit. A number typed into a box is an edit once whole (Enter, Tab, a click elsewhere: see
+gui/widgets/range_spin.py), so typing 1024 never trains 1, 10 and 102 first, however slowly the keys come."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +13,7 @@ from ..app_model import AppModel, Change
 from ..controller import RunController
 from ..panels.model import ModelPanel
 
-SETTLE_MS = 300  # after the last keystroke or spin-box click; a released slider goes at once
+SETTLE_MS = 300  # after the last arrow step or spin-box click; a released slider goes at once
 
 
 def live_part(wanted: RunConfig, running: RunConfig) -> RunConfig:

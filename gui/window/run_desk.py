@@ -26,6 +26,7 @@ from ..compare.live_plot import SCHEDULE_WORDS
 from .live_switch import LiveSwitch
 from .model_file import ModelFileOpener
 from ..panels.side import SidePanel
+from ..widgets.range_spin import commit_typing
 from ..widgets.tips import say_why_not
 from ..widgets.status_line import StatusLine
 from ..sweep.tab import SweepTab
@@ -104,6 +105,7 @@ class RunDesk(QObject):
 
     def _ready(self) -> tuple[RunConfig, list[LaneSpec]] | None:
         """The configuration and the chosen lanes, if a run can start now; else None, and the status bar says why."""
+        commit_typing()  # F5 with the cursor still in a width box: the width typed, not the one before it
         if self.lanes_busy(Holder.MODEL_FILE):  # a model file being read goes on; a run waits for its figures below
             return None
         specs = list(self.app.lanes)
@@ -130,6 +132,7 @@ class RunDesk(QObject):
     def start_run(self) -> LiveRun | None:
         """Start the configured run on the chosen lanes (or the sweep, on its tab); the status bar says why not."""
         if self._on_sweep_tab():
+            commit_typing()
             self.sweep.start()
             return None
         ready = self._ready()

@@ -267,3 +267,24 @@ def test_a_saved_model_opens_from_a_file_through_a_lane_and_a_bad_one_is_a_sente
     assert panel.config().model.family == "mlp" and panel.widths.isVisibleTo(panel)
     panel.set_config(config)  # a saved configuration with the model (the window restores it so)
     assert panel.config() == config
+
+
+def test_a_width_typed_counts_once_whole_never_digit_by_digit(panel, qtbot):
+    """Typing 1024 into a running model's width box switched the lanes to 10 when the keys came slowly (CI at load
+    8): the box's number counts on Enter (or Tab, or an action that reads the form), not per keystroke."""
+    from PySide6.QtCore import Qt
+
+    seen = []
+    panel.config_changed.connect(lambda config: seen.append(config.model.widths))
+    panel.show()
+    spin = panel.widths.spins[0]
+    spin.setFocus()
+    spin.selectAll()
+    for digit in "1024":
+        qtbot.keyClick(spin, digit)
+        qtbot.wait(350)  # longer than the live switch waits after an edit
+    assert seen == [] and panel.config().model.widths == (128,)
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert seen == [(1024,)] and panel.config().model.widths == (1024,)
+    qtbot.keyClick(spin, Qt.Key.Key_Up)  # the arrows still count at once
+    assert seen[-1] == (1025,)

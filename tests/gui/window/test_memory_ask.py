@@ -22,3 +22,22 @@ def test_a_model_too_big_for_the_memory_is_asked_about_before_it_starts(make_win
     window.desk.ask = lambda text: asked.append(text) or False
     window.desk.start_run()
     assert asked == [] and len(started) == 2  # it fits: nothing to ask
+
+
+def test_start_right_after_typing_a_width_starts_the_width_typed(make_window, monkeypatch, qtbot):
+    """F5 with the cursor still in Layer 1's box (no Enter): the run trains the number on the screen."""
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    started = []
+    monkeypatch.setattr(window.controller, "start_run", lambda config, *args, **kwargs: started.append(config))
+    spin = window.side.model_panel.widths.spins[0]
+    spin.setFocus()
+    QApplication.processEvents()
+    spin.selectAll()
+    qtbot.keyClicks(spin, "300")
+    assert window.desk.config.model.widths == (128,)  # not taken yet
+    window.desk.start_run()
+    assert [c.model.widths for c in started] == [(300,)]
