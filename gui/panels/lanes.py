@@ -1,7 +1,7 @@
 """The lanes panel: the lanes of this machine and of any host added (or why not), which run, their prices, the schedule."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
@@ -12,6 +12,7 @@ from ...core.config import ConfigError, LaneSpec, Schedule
 from ...core.engine.conductor import default_schedule, schedule_named
 from ...core.engine.devices import LaneOption
 from ...core.engine.remote.channel import RemoteSettings
+from ..theme.scheme import presenting
 from ..widgets.elided_label import ElidedLabel
 from ..widgets.lane_box import LaneBox
 from ..widgets.signals import signals_blocked
@@ -160,6 +161,7 @@ class LanesPanel(QWidget):
             line.addWidget(box, 1)
             price = self.price_fields[option.name] = self.prices.field(option.name)
             price.setEnabled(option.available)  # a lane that cannot run has no price to enter, and looks it
+            price.setVisible(not presenting())  # a room reads the lane's name, not an empty price
             line.addWidget(price)
             self._list_layout.addWidget(row)
             self.boxes[option.name] = box
@@ -173,6 +175,14 @@ class LanesPanel(QWidget):
                                                      if o.available)))
         self._order_tabs()
         self._apply_selection()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """View > Presentation scales the application's font: the prices step aside so that a lane's name and what
+        it runs on ("cpu1 · CPU (…, 1 thread)") stay whole in the panel's width."""
+        if event.type() == QEvent.Type.FontChange:
+            for price in self.price_fields.values():
+                price.setVisible(not presenting())
+        super().changeEvent(event)
 
     def _order_tabs(self) -> None:
         """New check boxes join the end of the window's Tab order: move them before the schedule, where they show."""

@@ -28,6 +28,13 @@ def test_presentation_makes_ticks_and_headline_readable_from_a_room_and_is_remem
     assert QFontMetrics(headline.font()).height() >= 1.5 * before
     assert not window.compare.history.parentWidget().isVisible()
     assert not any(bar.isVisible() for bar in window.findChildren(QToolBar))
+    # The lanes' prices step aside: a lane's name and what it runs on stay whole in the panel ("cpu1 · CPU (…, 1
+    # thread)" was cut to "cpu1 · CPU (AM…" at 1600×1000).
+    lanes = window.side.lanes_panel
+    qtbot.waitUntil(lambda: not any(f.isVisible() for f in lanes.price_fields.values()), timeout=3000)
+    for name in ("cpu", "cpu1"):
+        box = lanes.boxes[name]
+        assert box.fontMetrics().horizontalAdvance(box.text()) + 30 <= box.width(), (name, box.text(), box.width())
     window.close()
 
     again = make_window()  # the next launch, same settings
@@ -37,4 +44,5 @@ def test_presentation_makes_ticks_and_headline_readable_from_a_room_and_is_remem
     again.actions.presentation.trigger()  # F11 again: back to the desk view
     qtbot.waitUntil(lambda: _tick_px(again.compare.plot.plot) == 0, timeout=3000)
     assert again.compare.history.parentWidget().isVisible()
+    qtbot.waitUntil(lambda: all(f.isVisible() for f in again.side.lanes_panel.price_fields.values()), timeout=3000)
     assert QFontMetrics(again.compare.summary.verdict.font()).height() == before
