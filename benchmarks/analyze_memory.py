@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crossover_lab.core.files.sweep_rows import COLUMNS
+from crossover_lab.core.files.sweeps.rows import COLUMNS
 
 ROOT = Path(__file__).resolve().parent.parent
 

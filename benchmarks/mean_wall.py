@@ -2,7 +2,7 @@
 
 Both run in this one process on the same lane profile (one pinned thread by default), the same model
 and the same input pipeline, in alternating repetitions so both see the same machine state:
-- Crossover: the lane's batch timer (core/lane/timing.py) over epochs, summarised by core/records.py:
+- Crossover: the lane's batch timer (core/lane/timing.py) over epochs, summarised by core/run_stats.py:
   `mean_wall_ms` is the steady stretch's wall time per step, epoch boundaries and slow steps included;
 - plain: `model.fit` with nothing but an epoch callback taking time.perf_counter() at each epoch's
   begin and end; ms per step = the steady epochs' wall time / their steps.
@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=128)
     args = parser.parse_args()
 
-    from crossover_lab.core.records import summarize
+    from crossover_lab.core.run_stats import summarize
     from crossover_lab.core.config import LaneSpec, ModelSpec, TrainSpec
     from crossover_lab.core.lane.backends import configure_process, import_keras
     from crossover_lab.core.lane.data import preprocess, synthetic

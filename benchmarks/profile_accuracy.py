@@ -125,7 +125,7 @@ def read_held_out(out: Path) -> tuple[list[Path], list, list[dict]]:
     """The held-out folders of `out` (its passes), each held-out point once with its measured time (the geometric
     mean of its passes' medians; a point one pass lacks: the other's), and per point measured twice the log ratio
     of pass b to pass a."""
-    from crossover_lab.core.files.sweeps import read_sweep_rows
+    from crossover_lab.core.files.sweeps.files import read_sweep_rows
 
     passes = [out / "held-out" / name for name in PASSES if (out / "held-out" / name).is_dir()] or [out / "held-out"]
     by_pass: list[dict[tuple, object]] = []

@@ -18,9 +18,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 from crossover_lab.core.files.run_files import export_runs
-from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 from crossover_lab.core.records import BatchTiming, RunStarted
-from crossover_lab.core.records import summarize
+from crossover_lab.core.run_stats import summarize
 from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.results import LaneResult, RunResult
 

@@ -45,10 +45,10 @@ import numpy as np
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE.parent))
 
-from crossover_lab.core.records import robust_stats  # noqa: E402
+from crossover_lab.core.run_stats import robust_stats  # noqa: E402
 from crossover_lab.core.analysis.verdict import PairVerdict, State  # noqa: E402
 from crossover_lab.core.files.findings import Findings  # noqa: E402
-from crossover_lab.core.files.sweep_rows import COLUMNS, SweepRow  # noqa: E402
+from crossover_lab.core.files.sweeps.rows import COLUMNS, SweepRow  # noqa: E402
 from crossover_lab.core.records import BatchTiming  # noqa: E402
 from crossover_lab.core.study.sweep import recheck_places, rechecks_for, with_batches  # noqa: E402
 

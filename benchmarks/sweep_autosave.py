@@ -1,7 +1,7 @@
 """What autosaving one sweep point costs, at the first point and at the fortieth.
 
 A synthetic sweep (2 lanes, 65 records per lane and point, as a default sweep point has) is
-autosaved point by point with core/files/sweeps.py SweepFiles, as the Sweep tab does; each point's
+autosaved point by point with core/files/sweeps/files.py SweepFiles, as the Sweep tab does; each point's
 cost is the time from handing it over until it is on disk (appended rows and records, the
 sidecar replaced, fsynced). For contrast, the old way (rewriting every file after every point)
 is timed at the same points. Prints the ratio point 40 / point 1 last (target < 1.5).
@@ -19,8 +19,8 @@ from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
 from crossover_lab.core.results import LaneResult, RunResult
 from crossover_lab.core.study.sweep import SweepResult, SweepSpec
-from crossover_lab.core.files.sweeps import SweepFiles, export_sweep
-from crossover_lab.core.files.sweep_rows import SweepRow
+from crossover_lab.core.files.sweeps.files import SweepFiles, export_sweep
+from crossover_lab.core.files.sweeps.rows import SweepRow
 
 LANES = ("cpu", "cpu1")
 HOST = {"cpu": "synthetic", "cpu_cores": 2}

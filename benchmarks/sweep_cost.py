@@ -15,7 +15,7 @@ from crossover_lab.core.analysis.crossings import analyze_points
 from crossover_lab.core.config import RunConfig, parse_lanes
 from crossover_lab.core.engine.pool import LanePool
 from crossover_lab.core.study.sweep import SweepSpec, log_widths, run_sweeps
-from crossover_lab.core.files.sweep_rows import group_rows
+from crossover_lab.core.files.sweeps.rows import group_rows
 
 
 def main() -> None:

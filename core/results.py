@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 from .config import RunConfig, Schedule, Task
 from .json_data import JsonObject, JsonValue, as_map, as_seq
 from .records import (BatchTiming, LaneEnded, LaneEvent, LaneInterrupted, RunFailed, RunFinished, RunStarted,
-                      RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed, known, summarize)
+                      RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed)
+from .run_stats import known, summarize
 
 LANE_STATUSES = (Status.WAITING, Status.RUNNING, Status.COMPLETED, Status.CANCELLED, Status.FAILED)
 
@@ -104,7 +105,7 @@ class _SegmentEntry(TypedDict):
 # Figures every view withholds are null in the file too (issue 45), each kept under a raw name for what reads them
 # again (runs pooled later add short energy readings up; a view gates a tail itself): a counter's reading over a
 # window too short to give joules (RunSummary.energy_measured false), and a served call's p90 from fewer calls than
-# its rule needs (core/records.py known, core/analysis/tails.py; the p99 is withheld where it is computed).
+# its rule needs (core/run_stats.py known, core/analysis/tails.py; the p99 is withheld where it is computed).
 RAW_ENERGY = {"energy_j": "energy_j_raw", "energy_s": "energy_s_raw"}
 RAW_TAIL = {"p90_ms": "p90_ms_raw"}
 

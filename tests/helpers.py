@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from crossover_lab.core.analysis.anatomy import AnatomyPoint, RungTime
-from crossover_lab.core.records import summarize
+from crossover_lab.core.run_stats import summarize
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.engine.devices import LaneOption
 from crossover_lab.core.results import LaneResult, RunResult
@@ -166,7 +166,7 @@ def fake_refined_points(monkeypatch, ms: Callable[[int], tuple[float, float]],
                         lanes: tuple[str, str] = ("cpu", "gpu0")) -> list[RunConfig]:
     """core/study/refined_sweep.py measures each point as a canned run of `lanes` at `ms(width)` ms per batch,
     without lanes; returns the list of configs it timed, in order. Pass ReadyPool() as the pool."""
-    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.files.sweeps.rows import SweepRow
     from crossover_lab.core.study import refined_sweep
 
     timed: list[RunConfig] = []

@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from crossover_lab.core.analysis.anatomy import AnatomyPoint, RungTime, ladder_of
-from crossover_lab.core.records import summarize
+from crossover_lab.core.run_stats import summarize
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.engine.local_channel import exit_reason
 from crossover_lab.core.lane.arrivals import OpenLoop, arrival_times

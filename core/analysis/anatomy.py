@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from ..config import Task
 from ..json_data import JsonObject, JsonValue
-from ..records import robust_stats
+from ..run_stats import robust_stats
 from .crossings import find_crossovers
 from .points import Crossover, SweepPoint
 

@@ -12,7 +12,8 @@ import time
 from dataclasses import dataclass
 
 from ..config import ConfigError, DeviceKind, LaneSpec, Schedule
-from ..records import BatchTiming, RunSummary, summarize
+from ..records import BatchTiming, RunSummary
+from ..run_stats import summarize
 from ..results import LaneResult, RunResult
 
 

@@ -1,7 +1,7 @@
 """Energy per sample: each lane's joules per million samples along the widths, and where the lane that uses less
 changes, by the one crossing rule (core/analysis/verdict.py), as for time and for money (core/analysis/costs.py).
 
-Only points whose counters were read take part (a sweep point's energy_j_per_msample, core/files/sweep_rows.py);
+Only points whose counters were read take part (a sweep point's energy_j_per_msample, core/files/sweeps/rows.py);
 nothing is estimated where a lane had none.
 """
 from __future__ import annotations

@@ -30,9 +30,9 @@ from typing import Iterable
 import numpy as np
 
 from ..config import Task
-# The fewest calls for each percentile, and whether a tail is given, live with the records a run is summarised from
+# The fewest calls for each percentile, and whether a tail is given, live with the statistics a run is summarised by
 # (its summary and the run's results withhold a tail by them); they are this rule's, named here as ever.
-from ..records import MIN_CALLS as MIN_CALLS, known as known, tail_or_nan as tail_or_nan
+from ..run_stats import MIN_CALLS as MIN_CALLS, known as known, tail_or_nan as tail_or_nan
 from .special import bdtr  # the binomial CDF (scipy.stats cost the window 0.45 s more to import)
 
 # Percentile → the fewest independent requests a load's requests must be worth for its bound. The p99 keeps MLPerf's

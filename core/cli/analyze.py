@@ -26,10 +26,10 @@ from ..analysis.energy import energy_analysis
 from ..analysis.leads import refinement_of_sidecar
 from ..words.sweep import refine_lines
 from .printing import print_groups_analysis
-from ..files.sweeps import SweepReading, iter_sweep_rows
+from ..files.sweeps.files import SweepReading, iter_sweep_rows
 from ..files.findings import Findings
-from ..files.sweep_rows import group_rows
-from ..files.sweep_sets import file_prices, parse_labels, sidecar_of
+from ..files.sweeps.rows import group_rows
+from ..files.sweeps.sets import file_prices, parse_labels, sidecar_of
 from ..report.inputs import SweepInput, read_sweeps
 from ..words.numbers import fmt_count, fmt_num
 from ..analysis.anatomy import floor_points
@@ -38,7 +38,7 @@ from ..analysis.crossings import LaneFit, analyze_points
 from ..analysis.energy import energy_curves
 from ..analysis.leaders import leaders
 from ..analysis.points import CurvePoint
-from ..files.sweep_rows import SweepRow
+from ..files.sweeps.rows import SweepRow
 from ..words import leaders as leader_words
 from ..words.anatomy import floor_notes
 from ..words.sweep import busy_lines

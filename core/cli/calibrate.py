@@ -74,7 +74,7 @@ def design_of(args: argparse.Namespace, pair: tuple[LaneSpec, LaneSpec]) -> Twin
     return TwinDesign(pair[0].name, pair[1].name, tuple(spec.widths), spec.layers,
                       tuple(spec.batch_sizes) or (train.batch_size,), rechecks(spec, pair), spec.steady_steps,
                       spec.seconds_per_point, train.task, spec.base.model.kind,
-                      getattr(spec, "passes", 1))  # as the sweep's sidecar reads it (core/files/sweeps.py sweep_info)
+                      getattr(spec, "passes", 1))  # as the sweep's sidecar reads it (core/files/sweeps/files.py sweep_info)
 
 
 def new_folder() -> Path:

@@ -21,8 +21,8 @@ from ..records import BatchTiming, LaneEnded, LaneEvent, RunFailed, RunFinished,
 from ..config import Task
 from ..results import RunResult
 from ..study.sweep import SweepResult
-from ..files.sweeps import run_rows
-from ..files.sweep_rows import SweepRow, group_rows
+from ..files.sweeps.files import run_rows
+from ..files.sweeps.rows import SweepRow, group_rows
 from ..words.run import energy_lines as run_energy_lines
 from ..words.run import (cold_start_lines, compared_lines, compared_summaries, explain, latency_lines, one_run_line,
                          run_headline, verdict_lines)

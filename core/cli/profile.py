@@ -27,7 +27,7 @@ from ..config import MAX_LAYERS, ConfigError, LaneSpec, RunConfig, Task, parse_l
 from ..engine.devices import host_info
 from ..files.predicted import predict_config, speed_settings
 from ..files.device_profile import DeviceProfile, ProfileLane, find_profile, profile_from_files, shipped_profiles
-from ..files.sweeps import read_sweep_rows
+from ..files.sweeps.files import read_sweep_rows
 from ..files.measured import check_keeps_measurements
 from ..files.live import check_output_path, expand_home
 from ..plain_text import ONE_LINE, printable

@@ -10,7 +10,7 @@ from ..files.atomic import ExportError
 from ..files.live import check_output_path
 from ..files.measured import check_keeps_measurements
 from ..files.device_profile import find_profile
-from ..files.sweep_sets import parse_labels
+from ..files.sweeps.sets import parse_labels
 from ..report.html import FORMATS, write_report
 from .common import EXIT_FAILED, EXIT_OK
 

@@ -9,12 +9,12 @@ import sys
 from ..files.atomic import ExportError
 from ..files.live import check_output_path
 from ..files.measured import check_keeps_measurements
-from ..files.sweep_sets import parse_labels
+from ..files.sweeps.sets import parse_labels
 from ..report.inputs import read_sweeps
 from ..report.rule import rule_of, write_rule
 from ..analysis.serving_load import lane_for_rate, run_points
 from ..config import MAX_RATE, ConfigError
-from ..files.sweep_sets import file_prices, sidecar_of
+from ..files.sweeps.sets import file_prices, sidecar_of
 from ..words.load import choice_words, sweep_lines
 from .analyze import load_runs
 from .common import EXIT_FAILED, EXIT_OK

@@ -32,8 +32,8 @@ from ..files.noise import measured_noise, record_noise
 from .stopping import StopSignals
 from ..study.sweep import (NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
                            SweepSpec, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
-from ..files.sweeps import SweepFiles, export_sweep, sweep_paths
-from ..files.sweep_rows import group_rows
+from ..files.sweeps.files import SweepFiles, export_sweep, sweep_paths
+from ..files.sweeps.rows import group_rows
 from ..words.numbers import fmt_num, fmt_count
 from ..words.sweep import refine_lines
 from ..words.verdict import scatter

@@ -22,7 +22,7 @@ from ..config import BACKENDS, OPTIMIZER_SLOTS, DeviceKind, LaneSpec, RunConfig,
 from ..files.npz_check import available_bytes
 from ..json_data import JsonValue
 from ..messages import Probed
-from ..version import APP_VERSION
+from .. import APP_VERSION
 from ..plurals import plural
 
 if TYPE_CHECKING:

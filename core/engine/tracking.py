@@ -14,8 +14,8 @@ from enum import Enum
 from typing import Iterable, Sequence
 
 from ..config import ConfigError, LaneSpec, RunConfig, Schedule
-from ..records import (LANE_ENDS, LANE_EVENTS, BatchTiming, LaneEvent, RunSummary, Status, TurnEnded, now_iso,
-                       summarize)
+from ..records import LANE_ENDS, LANE_EVENTS, BatchTiming, LaneEvent, RunSummary, Status, TurnEnded, now_iso
+from ..run_stats import summarize
 from ..results import LaneResult, RunResult, Segment
 
 

@@ -31,9 +31,9 @@ from .atomic import atomic_write_text
 from .inputs import read_text_bounded
 from .run_files import MAX_PLAUSIBLE_MS, sidecar_runs
 from ..results import RunResult
-from .sweep_sets import sidecar_of
-from .sweeps import read_sweep_rows
-from .sweep_rows import MAX_PLAUSIBLE_WIDTH, SweepRow
+from .sweeps.sets import sidecar_of
+from .sweeps.files import read_sweep_rows
+from .sweeps.rows import MAX_PLAUSIBLE_WIDTH, SweepRow
 
 FORMAT = "crossover-profile/1"
 SUFFIX = ".json"

@@ -2,7 +2,7 @@
 window opened (runs, ramps, sweeps, refinements) or read from the files `analyze` is given, pooled where a width was
 measured more than once, and judged once by the one rule (core/analysis/verdict.py).
 
-A point is a sweep row (core/files/sweep_rows.py: a run's lane, a ramp's segment, a sweep's point) and belongs to
+A point is a sweep row (core/files/sweeps/rows.py: a run's lane, a ramp's segment, a sweep's point) and belongs to
 its run (`run_id`): the same run's row for the same place replaces the old one (a live ramp's point firms up, a
 sweep lent a ramp's points shows them again), and rows of different runs at the same place are pooled, as a
 refinement pools a width it measured again: their medians weighted by their steady batches, how many runs, how
@@ -25,7 +25,7 @@ from ..analysis.points import SweepPoint
 from ..analysis.verdict import PairVerdict, pair_verdict
 from ..config import RunConfig
 from ..records import Status
-from .sweep_rows import SweepRow, curve_point, row_groups, row_width
+from .sweeps.rows import SweepRow, curve_point, row_groups, row_width
 
 # A lane's cost fit (fixed cost plus FLOPs over throughput) is claimed from this many model sizes: through two
 # points any line fits exactly, and noise then passes for a cost model.

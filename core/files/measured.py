@@ -15,7 +15,7 @@ from ..config import ConfigError
 from ..plain_text import ONE_LINE, printable
 from .inputs import InputError, open_regular
 from .run_files import sidecar_path
-from .sweeps import batches_path
+from .sweeps.files import batches_path
 
 _SIDECAR = re.compile(rb'"format"\s*:\s*"crossover-batches/')
 _HEAD_BYTES = 64 << 10

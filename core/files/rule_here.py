@@ -26,8 +26,8 @@ from ..config import TASKS, Task
 from .atomic import atomic_write_text
 from .findings import Findings
 from .inputs import InputError, read_text_bounded
-from .sweep_rows import latest_rows
-from .sweeps import SweepReading, iter_sweep_rows
+from .sweeps.rows import latest_rows
+from .sweeps.files import SweepReading, iter_sweep_rows
 
 FORMAT = "crossover-rule-here/1"
 FILE = "rule-here.json"

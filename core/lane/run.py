@@ -30,7 +30,8 @@ from .load import load_average, others_share_of
 from ..messages import Bundle, Finish, LanePhase, Proceed, RunJob, SwitchModel
 from ..config import ConfigError, LaneSpec, RunConfig, Task
 from ..records import (MIN_ENERGY_WINDOW_S, RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded,
-                       SegmentStarted, Status, now_iso, summarize)
+                       SegmentStarted, Status, now_iso)
+from ..run_stats import summarize
 from .data import Dataset, DataError
 from .energy import LANE_ENERGY
 from .model import ModelShelf

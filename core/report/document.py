@@ -16,11 +16,11 @@ from ..config import Task, is_saved_kind
 from ..files.findings import Findings
 from ..files.predicted import AskedPrediction
 from ..files.run_files import sidecar_path, sidecar_runs
-from ..files.sweep_rows import SweepRow
-from ..files.sweeps import SweepAskedFor, run_rows
+from ..files.sweeps.rows import SweepRow
+from ..files.sweeps.files import SweepAskedFor, run_rows
 from ..machine import HostInfo
 from ..results import RunResult
-from ..version import APP_VERSION
+from .. import APP_VERSION
 from ..words.anatomy import CALL_CLOCKS, CLOCKS, PER_CALL_CLOCK, SYNCED_CLOCK
 from ..words.load import compare_words
 from ..words.load import sweep_lines as sweep_lines_load

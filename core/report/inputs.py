@@ -18,9 +18,9 @@ from ..config import ConfigError
 from ..json_data import JsonValue, as_map, parse_json
 from ..files.inputs import read_text_bounded
 from ..files.run_files import read_run_file, sidecar_path
-from ..files.sweep_rows import SweepRow, latest_rows
-from ..files.sweep_sets import SweepSet, file_prices, load_sets, sidecar_of
-from ..files.sweeps import SweepReading, batches_path, iter_sweep_rows
+from ..files.sweeps.rows import SweepRow, latest_rows
+from ..files.sweeps.sets import SweepSet, file_prices, load_sets, sidecar_of
+from ..files.sweeps.files import SweepReading, batches_path, iter_sweep_rows
 from ..results import RunResult
 from ..words.anatomy import anatomy_of_json
 

@@ -1,5 +1,5 @@
 """How the report and the rule name a kind of model and a group of sweep points (one curve per lane): `analyze`'s
-group label (core/files/sweep_rows.py row_groups) in a reader's words.
+group label (core/files/sweeps/rows.py row_groups) in a reader's words.
 
 A saved model (`--model FILE.keras`, family "saved NAME") has no width: its sweep writes the one width NO_WIDTH
 (0) and runs along batch size. So it is "your saved model NAME", never "saved NAME · width 0" nor "width 0,
@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 from ..analysis.points import SweepPoint
 from ..config import SAVED, is_saved_kind
 from ..families import ModelKind
-from ..files.sweep_rows import SweepRow, curve_point, row_groups
+from ..files.sweeps.rows import SweepRow, curve_point, row_groups
 
 ALONG_BATCH = "along batch size"
 

@@ -10,7 +10,7 @@ from ..analysis.anatomy import AnatomyPoint
 from ..config import RunConfig, Task, is_factory_kind
 from ..families import Family, ModelKind
 from ..files.run_files import sidecar_runs
-from ..files.sweeps import SweepAskedFor
+from ..files.sweeps.files import SweepAskedFor
 from ..json_data import JsonValue
 from ..paths import PROG
 from ..records import Status

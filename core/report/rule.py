@@ -25,8 +25,8 @@ from ..config import ConfigError, is_saved_kind
 from ..json_data import JsonObject, JsonValue, as_map, as_seq, parse_json
 from ..files.inputs import read_text_bounded
 from ..files.atomic import atomic_write_text
-from ..files.sweep_rows import SweepRow, curve_point, row_groups
-from ..version import APP_VERSION
+from ..files.sweeps.rows import SweepRow, curve_point, row_groups
+from .. import APP_VERSION
 from ..words.numbers import fmt_flops, fmt_num
 from ..words.verdict import pair_words, unit_of, stretch_words
 from .inputs import SweepInput, file_facts, read_sweeps, sweep_sidecar

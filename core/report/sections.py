@@ -14,8 +14,8 @@ from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.points import SweepPoint
 from ..analysis.serving_load import rates_of, run_points
-from ..files.sweep_rows import curve_point, group_rows
-from ..files.sweeps import run_rows
+from ..files.sweeps.rows import curve_point, group_rows
+from ..files.sweeps.files import run_rows
 from ..records import BatchTiming
 from ..results import RunResult
 from ..words.anatomy import (PART_LABELS, anatomy_notes, clock_lines, floor_crossover_lines, floor_notes,

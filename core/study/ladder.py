@@ -21,7 +21,7 @@ from ..config import BACKENDS, ConfigError, DeviceKind, LaneSpec, RunConfig
 from ..engine.devices import backend_version
 from ..engine.pool import LanePool
 from .sweep import PointMeasured, SweepResult, SweepSpec, lane_points, run_sweeps
-from ..files.sweep_rows import group_rows
+from ..files.sweeps.rows import group_rows
 from ..words.sweep import other_lane
 from ..words.numbers import fmt_num
 from ..words.verdict import unit_of

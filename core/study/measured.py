@@ -19,7 +19,7 @@ from ..machine import HostInfo
 from ..messages import Calibrated
 from ..records import BatchTiming, Status
 from ..results import LaneResult, RunResult, Segment
-from ..files.sweep_rows import SweepRow
+from ..files.sweeps.rows import SweepRow
 
 
 def point_key(config: RunConfig) -> RunConfig:

@@ -22,7 +22,7 @@ from .saved import inspect_factory, inspecting_lane, with_factory
 from .measured import Ledger, Measured, trimmed
 from .sweep import (PointMeasured, SweepResult, SweepSpec, calibration_size, lane_summary, measure_point, steady_records,
                     with_batches, with_floors)
-from ..files.sweep_rows import SweepRow, curve_point, runs_along_batch
+from ..files.sweeps.rows import SweepRow, curve_point, runs_along_batch
 from ..words.verdict import width_unit
 
 

@@ -1,6 +1,6 @@
 """Sweeps: the same MLP at growing widths (and batch sizes) on each lane, one point at a time.
 
-Files live in core/files/sweeps.py, the row type in core/files/sweep_rows.py; this module decides what
+Files live in core/files/sweeps/files.py, the row type in core/files/sweeps/rows.py; this module decides what
 to measure and measures it.
 """
 from __future__ import annotations
@@ -17,12 +17,13 @@ import numpy as np
 from .anatomy import measure_floor
 from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, DeviceKind, LaneSpec, RunConfig, Schedule, Task, parse_int_list
 from ..messages import Calibrated
-from ..records import BatchTiming, LaneEvent, RunSummary, Status, summarize
+from ..records import BatchTiming, LaneEvent, RunSummary, Status
+from ..run_stats import summarize
 from ..analysis.leads import Refinement
 from ..analysis.tails import calls_for_tail
 from ..engine.pool import LanePool, run_comparison
 from ..results import RunResult, new_run_id
-from ..files.sweep_rows import SweepRow, energy_columns
+from ..files.sweeps.rows import SweepRow, energy_columns
 
 DEFAULT_STEADY_STEPS = 60
 DEFAULT_POINT_SECONDS = 3.0
@@ -290,7 +291,7 @@ def steady_records(run: RunResult, lane: str) -> list[BatchTiming]:
 
 def with_batches(row: SweepRow, records: Sequence[BatchTiming], summaries: Sequence[RunSummary] = ()) -> SweepRow:
     """The row with every statistic over what was pooled: its timing (median, spread, tail by the tail rule) over
-    `records`, every steady batch measured at its width so far, summed up as a run's are (analysis.summarize), with
+    `records`, every steady batch measured at its width so far, summed up as a run's are (run_stats.summarize), with
     how many runs they came from and how far those runs' medians lie apart (what the one rule takes as the lane's
     run-to-run noise); and its energy over the runs' `summaries` (their joules, steps, samples and seconds added,
     never one run's figure kept for both)."""

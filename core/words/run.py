@@ -10,7 +10,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..analysis.fits import CostFit, predicted_crossover
 from ..analysis import tails
-from ..analysis.stats import has_steady
+from ..run_stats import has_steady
 from ..config import DeviceKind, LaneSpec, Schedule, Task
 from ..machine import usable_cores
 from ..analysis.contention import CommonStretch, common_stretch, contended, host_cores_shared

@@ -11,7 +11,7 @@ from typing import Mapping, Sequence, TypeVar
 
 from ..config import ConfigError, DeviceKind, LaneSpec, ModelSpec, Schedule, Task, TrainSpec
 from ..families import Family
-from ..files.sweeps import SweepAskedFor
+from ..files.sweeps.files import SweepAskedFor
 from ..json_data import JsonValue
 from ..results import RunResult
 from .numbers import fmt_count, fmt_num

@@ -18,8 +18,8 @@ from ..analysis.leads import Refinement
 from ..families import ModelKind
 from ..json_data import JsonValue
 from ..files.findings import Answer, Findings
-from ..files.sweep_rows import SweepRow, group_rows
-from ..files.sweeps import run_rows
+from ..files.sweeps.rows import SweepRow, group_rows
+from ..files.sweeps.files import run_rows
 from ..records import BUSY_SHARE, Status
 from ..results import RunResult
 from .numbers import fmt_duration, fmt_flops, fmt_num

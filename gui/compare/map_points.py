@@ -23,7 +23,7 @@ from ...core.config import Task
 from ...core.families import Family, axis_words
 from ...core.analysis.points import SweepPoint
 from ...core.analysis.contention import contended
-from ...core.files.sweep_rows import MIN_HELD_BATCHES, SweepRow, segment_status
+from ...core.files.sweeps.rows import MIN_HELD_BATCHES, SweepRow, segment_status
 from ...core.records import RunSummary, Status
 from ...core.results import RunResult, Segment
 from ...core.words.numbers import fmt_count

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, Q
 from ...core.analysis import tails
 from ...core.analysis.fits import CostFit
 from ...core.files.findings import Findings
-from ...core.analysis.stats import has_steady
+from ...core.run_stats import has_steady
 from ...core.analysis.contention import common_stretch, contended
 from ...core.analysis.costs import dollars_per_million, price_for
 from ...core.analysis.anatomy import AnatomyPoint

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Container
 
-from ...core.analysis.stats import has_steady
+from ...core.run_stats import has_steady
 from ...core.files.findings import Findings
 from ...core.words.sweep import answer_words, run_crossing_lines, run_energy_lines
 from ...core.results import by_batch_size

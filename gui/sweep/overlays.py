@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVB
 from ...core.config import ConfigError
 from ...core.analysis.costs import prices_of
 from ...core.paths import autosave_dir
-from ...core.files.sweep_rows import SweepRow
-from ...core.files.sweep_sets import SweepSet, load_sets
+from ...core.files.sweeps.rows import SweepRow
+from ...core.files.sweeps.sets import SweepSet, load_sets
 from ..widgets.file_dialogs import FileDialogs
 from ..panels.lane_prices import LanePrices
 from ..widgets.layouts import empty_layout

@@ -249,8 +249,8 @@ def render_png(points: Sequence[SweepPoint], path: str, title: str = "",
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ...core.files.sweeps import read_sweep_rows
-    from ...core.files.sweep_rows import group_rows
+    from ...core.files.sweeps.files import read_sweep_rows
+    from ...core.files.sweeps.rows import group_rows
 
     parser = argparse.ArgumentParser(prog="python -m gui.sweep_plot",
                                      description=__doc__.splitlines()[0] if __doc__ else None)

@@ -24,8 +24,8 @@ from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
 from ...core.study.sweep import (PointMeasured, SweepResult, SweepSpec, lane_points, rechecks, results_so_far,
                                  run_sweeps)
-from ...core.files.sweeps import SweepFiles, run_rows, runs_behind
-from ...core.files.sweep_rows import SweepRow
+from ...core.files.sweeps.files import SweepFiles, run_rows, runs_behind
+from ...core.files.sweeps.rows import SweepRow
 from ...core.words.numbers import fmt_duration
 from ..controller import cached_host_info
 from ..widgets.file_dialogs import FileDialogs

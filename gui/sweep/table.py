@@ -7,7 +7,7 @@ import math
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from ...core.analysis.costs import Prices, dollars_per_million, price_for
-from ...core.files.sweep_rows import SweepRow
+from ...core.files.sweeps.rows import SweepRow
 from ...core.words.numbers import fmt_dollars, fmt_joules, fmt_num, fmt_spread
 from ...core.words.verdict import scatter
 from ...core.records import Status

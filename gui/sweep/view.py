@@ -12,8 +12,8 @@ from ...core.config import ConfigError
 from ...core.files.atomic import ExportError
 from ...core.paths import autosave_dir
 from ...core.study.sweep import SweepResult
-from ...core.files.sweeps import export_sweep, read_sweep_rows
-from ...core.files.sweep_rows import SweepRow, group_rows
+from ...core.files.sweeps.files import export_sweep, read_sweep_rows
+from ...core.files.sweeps.rows import SweepRow, group_rows
 from ...core.paths import PROG
 from ...core.words.sweep import (answer_lines, busy_lines, cost_lines, picture_title, refine_lines,
                                   sweep_lines)

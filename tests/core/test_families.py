@@ -94,8 +94,8 @@ def test_every_family_trains_on_tensorflow_and_jax_lanes(pool):
 
 def test_a_sweep_file_keeps_each_family_on_its_own_curve(tmp_path):
     """The sweep CSV's family column (at the end; an older file reads as mlp), and analyze's groups by kind."""
-    from crossover_lab.core.files.sweep_rows import COLUMNS, SweepRow, group_rows, sweep_rows_text
-    from crossover_lab.core.files.sweeps import read_sweep_rows
+    from crossover_lab.core.files.sweeps.rows import COLUMNS, SweepRow, group_rows, sweep_rows_text
+    from crossover_lab.core.files.sweeps.files import read_sweep_rows
     assert COLUMNS.index("family") > COLUMNS.index("energy_counter")  # after every older column
     rows = [SweepRow(lane, "CPU", w, 0, 1000 * w, 128, ms, ms * 0.95, ms * 1.05, 200, family=family)
             for family in ("mlp", "lstm") for lane, ms in (("cpu", 1.0), ("cpu1", 2.0)) for w in (16, 64)]
@@ -114,7 +114,7 @@ def test_a_sweep_file_keeps_each_family_on_its_own_curve(tmp_path):
 def test_each_family_crosses_in_what_its_width_counts():
     """A CNN's crossing is in filters, a transformer's in d_model, an LSTM's in units: the one rule's words
     name what the slider moves; the rule for a program says the same."""
-    from crossover_lab.core.files.sweep_rows import SweepRow, group_rows
+    from crossover_lab.core.files.sweeps.rows import SweepRow, group_rows
     from crossover_lab.core.report.rule import kind_rules
     from crossover_lab.core.words.sweep import describe_pair
 

@@ -329,7 +329,7 @@ def test_a_refinement_inspects_each_width_it_adds_before_it_measures_it(monkeypa
 
 
 def test_a_factorys_reproduce_command_and_picture_title_name_its_file_function_and_widths():
-    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.files.sweeps.rows import SweepRow
     from crossover_lab.core.report.reproduce import reproduce_command
     from crossover_lab.core.words.sweep import picture_title
 

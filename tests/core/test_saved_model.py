@@ -18,8 +18,8 @@ from crossover_lab.core.config import ConfigError, ModelSpec, RunConfig, SavedMo
 from crossover_lab.core.analysis.verdict import State
 from crossover_lab.core.files.findings import Findings
 from crossover_lab.core.files.saved_model import check_saved_model
-from crossover_lab.core.files.sweep_rows import SweepRow, group_rows
-from crossover_lab.core.files.sweeps import read_sweep_rows
+from crossover_lab.core.files.sweeps.rows import SweepRow, group_rows
+from crossover_lab.core.files.sweeps.files import read_sweep_rows
 from crossover_lab.core.words.sweep import answer_words
 
 # Models made with Keras in a process of its own (this one imports no framework), and the forward FLOPs of each

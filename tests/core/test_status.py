@@ -10,7 +10,7 @@ from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.files.run_files import export_runs, read_runs
 from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
 from crossover_lab.core.results import LaneResult, RunResult
-from crossover_lab.core.files.sweep_rows import SweepRow
+from crossover_lab.core.files.sweeps.rows import SweepRow
 
 CONFIG = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=8))
 

@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.files.sweep_rows import SweepRow
+from crossover_lab.core.files.sweeps.rows import SweepRow
 from crossover_lab.gui.app_model import AppModel, Change
 
 SOURCE = Path(__file__).resolve().parents[2] / "gui" / "app_model.py"

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Mapping
 
 from ...config import ConfigError, LaneSpec
-from ...version import APP_VERSION
+from ... import APP_VERSION
 from ...messages import Bundle, Job, LaneStartFailed, Steer, Wirable
 from ...paths import lane_log_path
 from ...records import LaneEvent, RunStarted

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...config import SSH_PREFIX, ConfigError, check_host
-from ...version import APP_VERSION
+from ... import APP_VERSION
 from ..devices import LaneOption
 from ...messages import LaneStartFailed
 from .channel import RemoteChannel, RemoteSettings

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ...config import LaneSpec, check_host
-from ...version import APP_VERSION
+from ... import APP_VERSION
 from ..devices import LaneOption
 from ...messages import Wirable, field_types, from_wire, register, to_wire
 from .guard import checked

@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import BinaryIO
 
-from ...version import APP_VERSION
+from ... import APP_VERSION
 from ..devices import discover, host_info
 from ...lane.worker import lane_main
 from ...messages import (AnatomyJob, CalibrateJob, CloseLane, InspectJob, ModelChunk, PrepareJob, ProbeJob, RunJob,

@@ -12,7 +12,7 @@ import pytest
 from crossover_lab.core.analysis.fits import CostFit, fit_cost_model, predicted_crossover
 from crossover_lab.core.analysis.crossings import analyze_points, find_crossovers
 from crossover_lab.core.analysis.points import Crossover, SweepPoint
-from crossover_lab.core.records import robust_stats, summarize
+from crossover_lab.core.run_stats import robust_stats, summarize
 from crossover_lab.core.words.run import explain, verdict
 from crossover_lab.core.words.numbers import fmt_range
 from crossover_lab.core.words.sweep import crossing_label, describe_pair, sweep_lines

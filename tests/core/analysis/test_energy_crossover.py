@@ -11,8 +11,8 @@ from helpers import two_lane_result
 from crossover_lab.core.analysis.energy import energy_analysis, energy_curves
 from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.cli.printing import print_groups_analysis, print_summary
-from crossover_lab.core.files.sweep_rows import COLUMNS, SweepRow, sweep_rows_text
-from crossover_lab.core.files.sweeps import energy_info, read_sweep_rows
+from crossover_lab.core.files.sweeps.rows import COLUMNS, SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps.files import energy_info, read_sweep_rows
 from crossover_lab.core.records import RunSummary
 from crossover_lab.core.words.run import energy_lines, energy_words
 from crossover_lab.core.words.sweep import describe_energy_pair

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from crossover_lab.core.records import percentiles, robust_stats, summarize
+from crossover_lab.core.run_stats import percentiles, robust_stats, summarize
 from crossover_lab.core.records import BatchTiming
 from crossover_lab.core.words.run import latency_lines, verdict
 

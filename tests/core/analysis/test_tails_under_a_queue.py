@@ -11,7 +11,7 @@ import pytest
 
 from crossover_lab.core.analysis import tails
 from crossover_lab.core.analysis.serving_load import lane_for_rate, load_point
-from crossover_lab.core.records import robust_stats
+from crossover_lab.core.run_stats import robust_stats
 from crossover_lab.core.config import TrainSpec
 from crossover_lab.core.records import BatchTiming, RunSummary
 from crossover_lab.core.words.load import bound_words, choice_words, point_words, sweep_lines, withheld_words

@@ -9,7 +9,7 @@ import pytest
 from helpers import cli_in_process
 
 from crossover_lab.core.analysis import fits, leaders, verdict
-from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 from crossover_lab.core.words import sweep as sweep_words
 
 WIDTHS = [16, 64, 256, 1024, 4096]

@@ -30,7 +30,7 @@ def _equal_twins(scripted, noise: float = 0.02) -> None:
 
 def test_a_twin_sweep_names_the_twins_apart_in_its_csv_and_its_answer(capsys, scripted, tmp_path):
     from crossover_lab.core.files.findings import Findings
-    from crossover_lab.core.files.sweeps import read_sweep_rows, sweep_paths
+    from crossover_lab.core.files.sweeps.files import read_sweep_rows, sweep_paths
 
     _equal_twins(scripted)
     out = tmp_path / "twins.csv"

@@ -9,7 +9,7 @@ import pytest
 from helpers import cli_in_process
 from scripted_lanes import cpu_like
 
-from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 from crossover_lab.core.words.sweep import describe_pair
 
 

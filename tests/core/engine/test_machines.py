@@ -12,7 +12,7 @@ from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.config import ConfigError
 from crossover_lab.core.analysis.costs import (cost_analysis, cost_crossovers, dollars_per_million, parse_prices,
                                                price_for)
-from crossover_lab.core.files.sweep_sets import load_sets, parse_labels
+from crossover_lab.core.files.sweeps.sets import load_sets, parse_labels
 from crossover_lab.core.words.sweep import cost_lines, describe_cost_pair
 
 WIDTHS = (16, 64, 256, 1024, 4096)
@@ -137,8 +137,8 @@ def test_prices_parse_match_lanes_and_reach_the_analysis(tmp_path, capsys):
 
 
 def test_a_sweeps_prices_are_recorded_in_its_sidecar_and_read_back(tmp_path):
-    from crossover_lab.core.files.sweeps import export_sweep
-    from crossover_lab.core.files.sweep_sets import file_prices, sidecar_of
+    from crossover_lab.core.files.sweeps.files import export_sweep
+    from crossover_lab.core.files.sweeps.sets import file_prices, sidecar_of
 
     written = export_sweep(tmp_path / "s.csv", [], {"machine": "laptop"}, {"cpu": 0.4, "ssh://lab/gpu0": 2.5})
     assert [p.name for p in written] == ["s.csv", "s-batches.csv", "s-batches.json"]

@@ -19,8 +19,8 @@ from crossover_lab.core.results import LaneResult, RunResult, Segment
 from crossover_lab.core.engine.pool import run_comparison
 from crossover_lab.core.engine.conductor import RunControl, default_schedule, schedule_named
 from crossover_lab.core.study.sweep import ramp_plan
-from crossover_lab.core.files.sweeps import run_rows
-from crossover_lab.core.files.sweep_rows import group_rows
+from crossover_lab.core.files.sweeps.files import run_rows
+from crossover_lab.core.files.sweeps.rows import group_rows
 from crossover_lab.core.words.run import verdict_lines
 
 BASE = RunConfig(ModelSpec((16,)), TrainSpec(batch_size=64, epochs=400, samples=2048, data="synthetic"))

@@ -64,7 +64,7 @@ def test_real_lanes_take_turns_and_a_drag_reaches_both(pool):
 
 
 def test_a_resumed_step_slower_than_the_steady_median_is_left_out_and_the_wait_is_no_training_time():
-    from crossover_lab.core.records import summarize
+    from crossover_lab.core.run_stats import summarize
 
     def rec(step: int, start: float, ms: float, resumed: bool = False) -> BatchTiming:
         return BatchTiming("r", "cpu", "CPU", 1, step, step, start, ms, 32, False, 0.1, resumed=resumed)

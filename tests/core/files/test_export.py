@@ -171,14 +171,14 @@ def test_a_sweeps_files_never_have_a_hole_and_say_when_they_are_not_whole(tmp_pa
     came later is never there without the one before it, and the CLI knows the files are not whole."""
     from helpers import two_lane_result
 
-    from crossover_lab.core.files import sweeps
-    from crossover_lab.core.files.sweeps import SweepFiles, read_sweep_rows, run_rows
+    from crossover_lab.core.files.sweeps import files as sweep_files
+    from crossover_lab.core.files.sweeps.files import SweepFiles, read_sweep_rows, run_rows
 
     runs = [two_lane_result(f"r{i}", w, 2.0, 1.0) for i, w in enumerate((16, 64, 256))]
     files = SweepFiles(tmp_path / "s.csv", {"cpu": "test"})
     files.add_point(run_rows(runs[0]), runs[0])
     assert files.whole()
-    real = sweeps.append_lines
+    real = sweep_files.append_lines
     calls = {"n": 0}
 
     def full_once(*args, **kwargs):
@@ -187,7 +187,7 @@ def test_a_sweeps_files_never_have_a_hole_and_say_when_they_are_not_whole(tmp_pa
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(sweeps, "append_lines", full_once)
+    monkeypatch.setattr(sweep_files, "append_lines", full_once)
     files.add_point(run_rows(runs[1]), runs[1])  # its rows fail
     files.add_point(run_rows(runs[2]), runs[2])  # the disk has room again: still not appended
     assert not files.whole() and "No space left" in files.error
@@ -272,7 +272,7 @@ def test_a_plain_run_cut_off_mid_segment_reads_as_points_cut_short(tmp_path, cap
     from crossover_lab.core.engine.pool import run_comparison
     from crossover_lab.core.engine.tracking import RunTracker
     from crossover_lab.core.files.live import RunFiles
-    from crossover_lab.core.files.sweeps import read_sweep_rows
+    from crossover_lab.core.files.sweeps.files import read_sweep_rows
     from crossover_lab.core.records import BatchTiming, now_iso
     from crossover_lab.core.results import new_run_id
 

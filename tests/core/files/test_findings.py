@@ -8,7 +8,7 @@ from helpers import cli_in_process
 
 from crossover_lab.core.analysis.significance import PRIOR_NOISE, UNMEASURED_FLOOR
 from crossover_lab.core.files.findings import Findings, pool
-from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 from crossover_lab.core.records import Status
 from crossover_lab.core.words.sweep import answer_lines, answer_words
 

@@ -206,7 +206,7 @@ def test_a_line_without_end_is_read_no_further_than_the_bound():
 
 def test_appended_pieces_that_splitlines_cut_at_u2028_are_joined_back(tmp_path):
     text = 'a,b\n"tensorflow\u2028",1\n"jax\x85",2\n'
-    append_lines(tmp_path / "s.csv", "a,b", text.splitlines(keepends=True)[1:])  # as core/files/sweeps.py does
+    append_lines(tmp_path / "s.csv", "a,b", text.splitlines(keepends=True)[1:])  # as core/files/sweeps/files.py does
     assert (tmp_path / "s.csv").read_bytes().decode("utf-8") == text
 
 

@@ -19,7 +19,7 @@ from crossover_lab.core.files import npz_check
 from crossover_lab.core.files.inputs import InputError, read_text_bounded
 from crossover_lab.core.files.npz_check import DataError, cgroup_bytes_left, inspect_npz
 from crossover_lab.core.files.run_files import read_runs
-from crossover_lab.core.files.sweep_sets import sidecar_of
+from crossover_lab.core.files.sweeps.sets import sidecar_of
 from crossover_lab.core.lane.data import _load_npz
 
 RUN = ("run", "--preset", "tiny", "--lanes", "cpu1", "--samples", "256")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from helpers import cli_in_process
 
-from crossover_lab.core.files.sweep_rows import SweepRow, group_rows, sweep_rows_text
-from crossover_lab.core.files.sweeps import read_sweep_rows
+from crossover_lab.core.files.sweeps.rows import SweepRow, group_rows, sweep_rows_text
+from crossover_lab.core.files.sweeps.files import read_sweep_rows
 from crossover_lab.core.words.sweep import describe_pair
 
 

@@ -186,8 +186,8 @@ def test_nvml_on_a_real_gpu():
 def test_a_lanes_joules_travel_to_the_summary_the_sweep_csv_and_analyze(tree, tmp_path, monkeypatch):
     from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
     from crossover_lab.core.engine.pool import LanePool, run_comparison
-    from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
-    from crossover_lab.core.files.sweeps import read_sweep_rows
+    from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
+    from crossover_lab.core.files.sweeps.files import read_sweep_rows
 
     monkeypatch.setenv(energy.IDLE_ENV, "0.2")
     # Steady steps for 2.5 s: a counter is read over at least 2 s (MIN_ENERGY_WINDOW_S), else no joules are given.

@@ -11,7 +11,7 @@ from pathlib import Path
 from helpers import two_lane_result
 
 from crossover_lab.core.files.run_files import export_runs
-from crossover_lab.core.files.sweep_rows import SweepRow, group_rows, sweep_rows_text
+from crossover_lab.core.files.sweeps.rows import SweepRow, group_rows, sweep_rows_text
 from crossover_lab.core.report.document import build_report
 from crossover_lab.core.report.html import write_report
 from crossover_lab.core.report.inputs import read_inputs, read_sweeps

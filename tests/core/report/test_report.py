@@ -17,11 +17,11 @@ import pytest
 from helpers import H200_SWEEP_CSV, ROOT, cli_in_process, point, two_lane_result
 
 from crossover_lab.core.files.run_files import export_runs
-from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
-from crossover_lab.core.files.sweeps import read_sweep_rows
+from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps.files import read_sweep_rows
 from crossover_lab.core.report.html import write_report
 from crossover_lab.core.report.rule import make_rule
-from crossover_lab.core.version import APP_VERSION
+from crossover_lab.core import APP_VERSION
 from crossover_lab.core.words.anatomy import CLOCKS
 from crossover_lab.core.words.sweep import describe_pair
 
@@ -215,7 +215,7 @@ def test_a_real_browser_shows_each_report_offline(tmp_path):
 
 def test_energy_measured_per_point_is_in_the_report_and_absent_where_none_was(tmp_path):
     from crossover_lab.core.words.sweep import energy_lines
-    from crossover_lab.core.files.sweep_rows import group_rows
+    from crossover_lab.core.files.sweeps.rows import group_rows
     rows = [SweepRow(lane, "X", w, 0, 1000 * w, 128, ms, ms * 0.97, ms * 1.03, 200, layers=1,
                      energy_j_per_msample=j, mean_w=watts, idle_w=watts / 3, energy_counter=counter)
             for lane, counter, watts, series in (("gpu0", "nvml-energy", 300.0, [(2.0, 9000.0), (2.1, 800.0)]),
@@ -346,7 +346,7 @@ def test_markdown_keeps_whatever_a_file_names_as_text_and_no_command_closes_its_
     fence, <img onerror>, <script>, ![x](http://…) to fetch a remote image) stays text in the Markdown report."""
     from helpers import cli_in_process
 
-    from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+    from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
     from crossover_lab.core.report.html import _md_cell, _md_code
 
     hostile = "![x](http://evil.example/a.png)<img src=x onerror=alert(1)>"
@@ -390,7 +390,7 @@ def test_a_runs_time_limit_is_recorded_and_its_reproduce_command_gives_it_back(t
 def test_a_served_calls_p90_from_too_few_calls_is_no_spread_in_the_reports_run_table(tmp_path):
     """Issue 45: p90 is gated wherever it is shown. A predict run of 30 calls a lane (the tail rule gives a p90 from
     64): the run's table shows no p10–p90 for it, as its sidecar holds it null; a training run's spread stays."""
-    from crossover_lab.core.records import summarize
+    from crossover_lab.core.run_stats import summarize
     from crossover_lab.core.records import BatchTiming
     from crossover_lab.core.results import LaneResult, RunResult
     from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec

@@ -7,8 +7,8 @@ import json
 from helpers import H200_SWEEP_CSV, cli, cli_in_process
 
 from crossover_lab.core.analysis.crossings import analyze_groups
-from crossover_lab.core.files.sweep_rows import SweepRow, group_rows, sweep_rows_text
-from crossover_lab.core.files.sweeps import iter_sweep_rows
+from crossover_lab.core.files.sweeps.rows import SweepRow, group_rows, sweep_rows_text
+from crossover_lab.core.files.sweeps.files import iter_sweep_rows
 from crossover_lab.core.report.rule import choose, decide, load_rule, make_rule
 
 

@@ -18,7 +18,7 @@ from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfi
 from crossover_lab.core.study.ladder import LadderRank, ladder_lines, ladder_settings, rank_ladder
 from crossover_lab.core.messages import AnatomyJob, AnatomyMeasured, from_wire, to_wire
 from crossover_lab.core.study.sweep import SweepResult, SweepSpec
-from crossover_lab.core.files.sweep_rows import SweepRow
+from crossover_lab.core.files.sweeps.rows import SweepRow
 
 
 # ---------------------------------------------------------------- the parts of a step

@@ -15,8 +15,8 @@ from crossover_lab.core.records import BatchTiming
 from crossover_lab.core.study.refine import refine
 from crossover_lab.core.analysis.leads import RefineTarget, with_refinement
 from crossover_lab.core.study.sweep import SweepSpec
-from crossover_lab.core.files.sweeps import read_sweep_rows, sweep_info
-from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps.files import read_sweep_rows, sweep_info
+from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 from crossover_lab.core.words.sweep import refine_lines
 from refine_fakes import FakeLanes, log_linear
 

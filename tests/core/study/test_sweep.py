@@ -15,8 +15,8 @@ from crossover_lab.core.presets import PRESETS, SWEEP_PRESETS
 from crossover_lab.core.results import LaneResult
 from crossover_lab.core.files.atomic import atomic_write_text
 from crossover_lab.core.study.sweep import SweepSpec, log_widths, run_sweeps, with_knob
-from crossover_lab.core.files.sweeps import read_sweep_rows
-from crossover_lab.core.files.sweep_rows import SweepRow, group_rows, sweep_rows_text
+from crossover_lab.core.files.sweeps.files import read_sweep_rows
+from crossover_lab.core.files.sweeps.rows import SweepRow, group_rows, sweep_rows_text
 
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
 
@@ -205,7 +205,7 @@ class _Timings:
 
     def __call__(self, pool, lanes, config, result, on_event, cancel):
         from helpers import two_lane_result
-        from crossover_lab.core.files.sweep_rows import SweepRow
+        from crossover_lab.core.files.sweeps.rows import SweepRow
         width, n = config.model.widths[0], len(self.calls) + 1
         self.calls.append(width)
         run = two_lane_result(f"r{n}", width, self.ms("cpu", width, n), self.ms("gpu0", width, n), config=config)
@@ -295,7 +295,7 @@ def test_a_load_both_lanes_met_between_runs_is_no_noise_of_their_ratio(monkeypat
 
 
 def summarize_ms(run, lane):
-    from crossover_lab.core.records import summarize
+    from crossover_lab.core.run_stats import summarize
     records = [r for r in run.lanes[lane].records if not r.warmup]
     return summarize(records, run_id="", lane=lane, device="", status="completed", flops_per_batch=1,
                      wall_s=0.0).median_ms
@@ -335,7 +335,7 @@ def test_no_point_is_measured_again_with_one_lane_one_point_when_asked_not_to_or
 def test_the_command_line_measures_points_again_unless_told_not_to():
     from crossover_lab.core.cli.main import build_parser
     from crossover_lab.core.cli.sweep import sweep_spec
-    from crossover_lab.core.files.sweeps import sweep_info
+    from crossover_lab.core.files.sweeps.files import sweep_info
     parser = build_parser()
     asked = sweep_spec(parser.parse_args(["sweep", "--widths", "16,256"]))
     once = sweep_spec(parser.parse_args(["sweep", "--widths", "16,256", "--no-recheck"]))

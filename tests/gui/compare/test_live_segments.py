@@ -8,7 +8,7 @@ import pytest
 from helpers import point
 
 from crossover_lab.core.analysis.points import SweepPoint
-from crossover_lab.core.records import summarize
+from crossover_lab.core.run_stats import summarize
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.records import (BatchTiming, RunFailed, RunFinished, RunStarted, SegmentEnded,
                                         SegmentStarted)
@@ -144,7 +144,7 @@ def _map_point(lane: str, width: int, ms: float, kind: str, run_id: str = "r", b
 
 def _feed(cmap: CrossoverMap, points: list[MapPoint]) -> None:
     """Points set on the map directly, as a run's add_run would give its findings their completed ones."""
-    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.files.sweeps.rows import SweepRow
     cmap.findings.put(SweepRow(p.lane, "CPU", p.point.width, 0, int(p.point.flops_per_batch), p.point.batch_size,
                                p.point.median_ms, p.point.p10_ms, p.point.p90_ms, p.point.n_batches,
                                layers=len(p.widths), run_id=p.run_id, family=p.family, task=p.task)
@@ -414,7 +414,7 @@ def test_a_predict_run_never_borrows_a_training_fit():
     of model only, and of lanes measured at three sizes or more."""
     from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec
     from crossover_lab.core.files.findings import Findings
-    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.files.sweeps.rows import SweepRow
 
     def rows(task: str, widths: tuple[int, ...]) -> list[SweepRow]:
         return [SweepRow("cpu", "CPU", w, 0, RunConfig(ModelSpec((w,)), TrainSpec(batch_size=128)).flops_per_batch,

@@ -146,7 +146,7 @@ def test_saved_sweeps_overlay_each_machine_and_go_with_a_click(tab, qtbot, tmp_p
 
 def test_the_sweep_table_shows_dollars_per_million_samples_for_priced_lanes(tab):
     from crossover_lab.core.analysis.costs import dollars_per_million
-    from crossover_lab.core.files.sweeps import read_sweep_rows
+    from crossover_lab.core.files.sweeps.files import read_sweep_rows
     from crossover_lab.core.words.numbers import fmt_dollars
     from crossover_lab.gui.sweep.table import COST_COLUMN
 
@@ -199,7 +199,7 @@ def test_a_ramp_shown_in_the_sweep_tab_is_what_it_exports_not_the_sweep_before_i
     import dataclasses as dc
 
     from crossover_lab.core.study.sweep import SweepResult, SweepSpec
-    from crossover_lab.core.files.sweeps import read_sweep_rows
+    from crossover_lab.core.files.sweeps.files import read_sweep_rows
 
     tab, _prices = tab
     earlier, _ = read_sweep_rows(str(H200))

@@ -10,8 +10,8 @@ import pytest
 
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.files.atomic import FORMULA_STARTS, csv_text
-from crossover_lab.core.files.sweeps import read_sweep_rows
-from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+from crossover_lab.core.files.sweeps.files import read_sweep_rows
+from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
 LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]

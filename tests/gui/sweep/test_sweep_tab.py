@@ -8,7 +8,7 @@ import math
 import pytest
 
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
-from crossover_lab.core.files.sweeps import read_sweep_rows
+from crossover_lab.core.files.sweeps.files import read_sweep_rows
 
 BASE = RunConfig(ModelSpec((8,)), TrainSpec(batch_size=32, samples=1000, data="synthetic"))
 LANES = [LaneSpec.parse("cpu"), LaneSpec.parse("cpu1")]
@@ -220,7 +220,7 @@ def test_open_a_saved_sweep_csv(tab):
 def test_a_saved_models_sweep_opened_from_a_file_or_shown_after_a_ramp_is_drawn_and_said(tab, tmp_path):
     """Its rows have no width ("as saved", 0): opening its CSV raised in the view's redraw (a spec of width 0) and
     left the plot empty under "No sweep yet", as did a ramp of it through batch sizes shown on this tab."""
-    from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+    from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 
     rows = [SweepRow(lane, "", 0, 1, b * 10**6, b, ms, ms * 0.98, ms * 1.02, 60, family="saved mine")
             for lane, b, ms in (("cpu", 1, 1.0), ("cpu", 512, 40.0), ("cpu1", 1, 2.0), ("cpu1", 512, 20.0))]
@@ -233,7 +233,7 @@ def test_a_saved_models_sweep_opened_from_a_file_or_shown_after_a_ramp_is_drawn_
 
 def test_the_energy_axis_draws_joules_per_sample_where_a_counter_measured_them(tab, tmp_path):
     from helpers import H200_SWEEP_CSV
-    from crossover_lab.core.files.sweep_rows import SweepRow, sweep_rows_text
+    from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 
     assert tab.open_csv(str(H200_SWEEP_CSV))  # measured before energy was: nothing to draw
     assert not tab.view.energy_box.isEnabled() and "No point has energy measured" in tab.view.energy_box.toolTip()
@@ -260,7 +260,7 @@ def test_a_new_point_is_fitted_once_per_lane_and_judged_once(qtbot, monkeypatch)
     window's findings fit and judge once per change, and the tab's sentence and plot draw what they made."""
     from crossover_lab.core.analysis import crossings, fits, verdict
     from crossover_lab.core.files import findings as findings_module
-    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.files.sweeps.rows import SweepRow
     from crossover_lab.gui.sweep import plot
     from crossover_lab.gui.sweep.view import SweepView
     from crossover_lab.gui.settings import AppSettings

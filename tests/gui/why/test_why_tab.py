@@ -145,7 +145,7 @@ def test_why_says_its_fit_beside_what_the_window_runs_of_this_model_measured(qtb
     measured on a lane, the tab says both figures, and where they are apart, the load each met (issue 36: 9.1 ms
     a step here against the Compare run's 4 ms, unexplained)."""
     from crossover_lab.core.files.findings import Findings
-    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.files.sweeps.rows import SweepRow
 
     def fake(pool, lanes, configs, *, cancel, on_outcome, **kwargs):
         out = [AnatomyOutcome("gpu0", configs[0], point("gpu0", fit=1.4)),

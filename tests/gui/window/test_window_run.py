@@ -127,7 +127,7 @@ def test_export_writes_a_csv_that_round_trips(window, tmp_path):
 def test_export_report_reports_what_the_current_tab_shows(window, tmp_path):
     """File > Export report: the run shown, the sweep, the anatomy; the sources beside the report, named in it."""
     from helpers import point
-    from crossover_lab.core.files.sweeps import run_rows
+    from crossover_lab.core.files.sweeps.files import run_rows
     from crossover_lab.core.study.anatomy import anatomy_key
 
     window.tabs.setCurrentWidget(window.compare)
@@ -159,7 +159,7 @@ def test_the_status_bar_counts_a_sweeps_points_as_its_tab_does(qtbot, window, mo
     import dataclasses
 
     from helpers import two_lane_result
-    from crossover_lab.core.files.sweep_rows import SweepRow
+    from crossover_lab.core.files.sweeps.rows import SweepRow
     from crossover_lab.core.study.sweep import PointMeasured, SweepResult
     from crossover_lab.gui.sweep import tab
 

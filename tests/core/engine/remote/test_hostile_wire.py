@@ -112,7 +112,7 @@ def test_a_flood_of_events_is_cut_off_with_a_sentence_and_what_came_before_is_ke
     from crossover_lab.core.engine.remote.wire import PROTOCOL, ListDevices, RemoteHello
     from crossover_lab.core.messages import Bundle
     from crossover_lab.core.records import BatchTiming, RunStarted
-    from crossover_lab.core.version import APP_VERSION
+    from crossover_lab.core import APP_VERSION
 
     now = [0.0]
     gate = FloodGate(per_s=100, window_s=2.0, per_run=1000, clock=lambda: now[0])

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
-from crossover_lab.core.version import APP_VERSION
+from crossover_lab.core import APP_VERSION
 from crossover_lab.core.messages import LaneStartFailed, ProbeJob, RunJob, from_wire, to_wire
 from crossover_lab.core.records import BatchTiming
 from crossover_lab.core.engine.remote.channel import RemoteSettings

@@ -12,12 +12,12 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TypedDict
 
-from ..analysis.energy import energy_scope
-from ..analysis.points import SweepPoint
-from ..config import LaneSpec, Task, is_saved_kind
-from .run_files import MAX_PLAUSIBLE_MS, csv_text
-from ..records import RunSettings, RunSummary, Status
-from ..results import RunResult, Segment
+from ...analysis.energy import energy_scope
+from ...analysis.points import SweepPoint
+from ...config import LaneSpec, Task, is_saved_kind
+from ..run_files import MAX_PLAUSIBLE_MS, csv_text
+from ...records import RunSettings, RunSummary, Status
+from ...results import RunResult, Segment
 
 NAN = math.nan
 REQUIRED = ("lane", "width", "flops_per_batch", "median_ms")

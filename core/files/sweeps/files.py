@@ -16,21 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Protocol, Sequence
 
-from ..analysis.crossings import analyze_groups
-from ..analysis.anatomy import floor_crossovers
-from ..analysis.energy import energy_analysis
-from ..config import ConfigError
-from ..json_data import JsonValue, parse_json
-from ..machine import HostInfo
-from .run_files import batches_text, read_run_file, read_runs, run_json, sidecar_from_parts, sidecar_path, sidecar_text
-from .atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, plain_row, split_lines
-from .inputs import RowsReading, open_regular, read_text_bounded
-from .live import BackgroundWriter, OutputClaim
-from ..analysis.leads import Refinement, with_refinement
-from ..messages import Calibrated
-from ..records import BatchTiming, SegmentEnded, Status, summarize
-from ..results import RunResult, Segment
-from .sweep_rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
+from ...analysis.crossings import analyze_groups
+from ...analysis.anatomy import floor_crossovers
+from ...analysis.energy import energy_analysis
+from ...config import ConfigError
+from ...json_data import JsonValue, parse_json
+from ...machine import HostInfo
+from ..run_files import batches_text, read_run_file, read_runs, run_json, sidecar_from_parts, sidecar_path, sidecar_text
+from ..atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, plain_row, split_lines
+from ..inputs import RowsReading, open_regular, read_text_bounded
+from ..live import BackgroundWriter, OutputClaim
+from ...analysis.leads import Refinement, with_refinement
+from ...messages import Calibrated
+from ...records import BatchTiming, SegmentEnded, Status
+from ...run_stats import summarize
+from ...results import RunResult, Segment
+from .rows import COLUMNS, REQUIRED, RowError, SweepRow, group_rows, sweep_rows_text
 
 csv.field_size_limit(1 << 20)  # a sweep cell is short; a 1 MB one is a broken file, reported as such
 

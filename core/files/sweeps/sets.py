@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence, cast
 
-from ..machine import HostInfo
-from ..config import ConfigError
-from ..json_data import JsonValue, parse_json
-from .inputs import InputError, check_input_file, open_regular, read_text_bounded
-from .run_files import sidecar_path
-from .sweeps import SweepReading, batches_path, iter_sweep_rows
-from .sweep_rows import SweepRow, latest_rows
+from ...machine import HostInfo
+from ...config import ConfigError
+from ...json_data import JsonValue, parse_json
+from ..inputs import InputError, check_input_file, open_regular, read_text_bounded
+from ..run_files import sidecar_path
+from .files import SweepReading, batches_path, iter_sweep_rows
+from .rows import SweepRow, latest_rows
 
 
 def sidecar_of(csv_path: str | os.PathLike) -> dict[str, JsonValue]:
