@@ -30,7 +30,7 @@ from ...core.words.numbers import fmt_count
 
 Shape = tuple[int, int, str, str]  # hidden layers, batch size, kind of model, task (train or predict)
 # A segment that is not complete (still measuring) adds its point only with this many steady batches: the same count
-# that makes a width the user dragged away from a completed point (core/files/sweep_rows.py).
+# that makes a width the user dragged away from a completed point (core/files/sweeps/rows.py).
 MIN_STEADY_BATCHES = MIN_HELD_BATCHES
 
 

@@ -1,6 +1,6 @@
 """Saved sweeps drawn over the Sweep tab's own: any number of files (this machine's, docs/results', a colleague's).
 
-Each file's lanes are named `MACHINE/LANE` (core/files/sweep_sets.py), so its curves get legend entries
+Each file's lanes are named `MACHINE/LANE` (core/files/sweeps/sets.py), so its curves get legend entries
 of their own, with their device; a click on its × removes it. Crossovers are found across files.
 """
 from __future__ import annotations

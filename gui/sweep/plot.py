@@ -94,7 +94,7 @@ class SweepPlot(pg.PlotWidget):
         self.energy = energy
         style = {"font-size": f"{SLIDE_PT}pt"} if self.slide else {}
         self.setLabel("left", "joules per million samples" if energy else "median time per batch (ms)", **style)
-        # A sweep along batch size at one width has the batch size on x (its points' axis, core/files/sweep_rows.py).
+        # A sweep along batch size at one width has the batch size on x (its points' axis, core/files/sweeps/rows.py).
         self.setLabel("bottom", "batch size (samples per batch)" if any(p.axis == "batch" for p in points)
                       else "hidden width (units per layer)", **style)
         self.clear()
