@@ -33,10 +33,13 @@ MEDIAN_SE = 1.2533  # the standard error of a median: 1.2533 σ / √n (normal d
 P10_P90_SIGMAS = 2.563  # p90 - p10 spans 2.563 σ (normal data)
 MIN_REL_SE = 0.005  # no median is taken as known better than 0.5%, however many batches it has
 NO_SPREAD_SE = 0.03  # a point with no spread recorded: a wide error rather than a false lead
-# A floor for τ: 5% (what lanes taking turns here scattered by between runs of one width, docs/results/cpu-2026-12-03),
-# never narrower whatever few repeats say, counted as PRIOR_DOF degrees of freedom beside the data's own where it
+# A floor for τ where the data measured it: 6.5%. Lanes taking turns here scattered by 5% between runs of one width
+# (docs/results/cpu-2026-12-03); a load that drifts slower than a sweep's passes hides from their scatter and from the
+# sweep's shape (the widths at the ends of two passes in reversed order are measured back to back), and at 5-6% two
+# equal lanes got a lead in 5-8% of 3-pass sweeps under such a load, felt unequally (benchmarks/rule_calibration.py).
+# Never narrower whatever few repeats say, counted as PRIOR_DOF degrees of freedom beside the data's own where it
 # stands.
-PRIOR_NOISE = 0.05
+PRIOR_NOISE = 0.065
 PRIOR_DOF = 4.0
 SWEEP_TEST_FROM = 3  # widths: the whole sweep is tested as one, besides each width, from this many up
 # The share of ALPHA the test of the whole sweep gets (the widths share the rest): a lead that holds everywhere is
@@ -57,12 +60,25 @@ PASSES_FOR_SWEEP = 3
 COMMON_PRIOR = 0.05
 # A sweep whose run-to-run noise nothing measured (no width measured twice, too few widths for its shape) cannot
 # tell a lead from a shift of the machine: its floor for τ is this, so a lead is only said beyond about
-# 2.8 × √2 × UNMEASURED_FLOOR (~30%) at one width, less over a whole sweep, and the words say so.
-UNMEASURED_FLOOR = 0.08
+# 2.8 × √2 × UNMEASURED_FLOOR (~40%) at one width of a sweep, less over a whole sweep, and the words say so. At 8%,
+# two equal lanes of a 5-width sweep got a lead at one width in 6% of sweeps on a shared machine, a turn's 20 batches
+# against 60 (benchmarks/rule_calibration.py).
+UNMEASURED_FLOOR = 0.10
+# The whole-sweep test's offset common to every width where nothing measured it: a drift of the machine that both
+# lanes' turns at one width share most of, at the whole sweep's scale less (a whole sweep spans several of its
+# swings). It holds the false leads of every row at or under 5% at 8% (the table cited above).
+UNMEASURED_COMMON = 0.08
+# Fewer widths than a sweep is tested as one from (a run of one model, a width dragged to one other): the answer rests
+# on one or two comparisons, with no whole-sweep test and almost no share of the error rate to split, so nothing but
+# this floor stands between a drift of the machine and a false lead. At 8% two equal lanes of one run got
+# a lead in 9-16% of runs on a shared machine (benchmarks/rule_calibration.py), and twin lanes here in 2 of 20 sweeps
+# (docs/results/cpu-2026-12-07/calibrate-busy): a lead is said only beyond about 2.8 × FEW_WIDTHS_FLOOR (~40%).
+FEW_WIDTHS_FLOOR = 0.12
 MEASURED_DOF = 6.0  # degrees of freedom of the data's own noise from which PRIOR_NOISE is the floor
 # Lanes measured in separate runs (two files, `analyze A B`): an offset between the sessions that no run of either
-# can show, a stated prior worth PRIOR_DOF degrees of freedom, added to every width and to the whole sweep.
-SESSION_PRIOR = 0.20
+# can show, a stated prior worth PRIOR_DOF degrees of freedom, added to every width and to the whole sweep. At 20%,
+# two equal lanes, each from a sweep of its own on a shared machine, got a lead in 10-16% of pairs of one width.
+SESSION_PRIOR = 0.30
 
 
 
@@ -231,7 +247,8 @@ def pair_noise(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
     data_dof = rep_dof + shape_dof
     # Noise measured on few degrees of freedom is barely measured: two rechecks often show a third of it. Below
     # MEASURED_DOF the floor is the unmeasured one, so that a lead is said only beyond it.
-    floor = PRIOR_NOISE if data_dof >= MEASURED_DOF else UNMEASURED_FLOOR
+    floor = PRIOR_NOISE if data_dof >= MEASURED_DOF else \
+        UNMEASURED_FLOOR if len(data) >= SWEEP_TEST_FROM else FEW_WIDTHS_FLOOR
     tau0 = max(prior, floor) if known else floor
     seen = (rep_dof * rep + shape_dof * shape) / data_dof if data_dof else 0.0
     # Where the data show more than the floor, their figure stands on their own degrees of freedom (the floor is no
@@ -273,7 +290,7 @@ def _sweep_test(data: Sequence[WidthData], ses: Sequence[float], noise: PairNois
     weights = np.array([1 / max(s * s - session2, 1e-12) for s in ses])  # each width's own part, the session apart
     mean = float(np.dot(weights, [w.d for w in data]) / weights.sum())
     independent = float(1 / weights.sum())
-    common2 = max(noise.common, noise.tau if not noise.measured else 0.0) ** 2  # unmeasured: the floor, whole
+    common2 = max(noise.common, min(noise.tau, UNMEASURED_COMMON) if not noise.measured else 0.0) ** 2
     v = independent + common2 + session2
     dof = _satterthwaite(v, ((independent, noise.dof if noise.tau > 0 else MAX_DOF), (common2, PRIOR_DOF),
                              (session2, PRIOR_DOF)))

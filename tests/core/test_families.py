@@ -120,7 +120,7 @@ def test_each_family_crosses_in_what_its_width_counts():
 
     def rows(family: str) -> list[SweepRow]:
         return [SweepRow(lane, "CPU", w, 0, 10**6 * w, 64, ms, ms * 0.98, ms * 1.02, 200, layers=2, family=family)
-                for lane, series in (("cpu", [2.0, 3.0, 8.0]), ("cpu1", [1.0, 2.0, 16.0]))
+                for lane, series in (("cpu", [2.0, 3.0, 8.0]), ("cpu1", [1.0, 1.5, 16.0]))
                 for w, ms in zip((8, 64, 512), series)]
 
     for family, unit in (("cnn", "filters"), ("transformer 4 heads", "d_model"), ("lstm", "units")):

@@ -269,13 +269,21 @@ def test_three_lanes_sorted_by_width():
     assert all(isinstance(c, Crossover) for c in found)
 
 
-def test_lane_with_one_point():
+def test_lane_with_one_point(monkeypatch):
     pts = sweep("cpu", [64], [0.64]) + sweep("gpu0", WIDTHS, [1.0] * 6)
     assert find_crossovers(pts) == []
     said = describe_pair(pts, "cpu", "gpu0")  # one width: a lead, no crossing, and what it rests on
     assert said.startswith("cpu is faster at 64 units (1.6x) (3 runs of each lane; at most a 5% chance of any "
-                           "false lead at this width, but 7.5% measured for this design"), said
-    assert "more than it is designed for" in said
+                           "false lead at this width, 1% measured for this design (95%: 0.27–3.6%"), said
+    assert "more than it is designed for" not in said
+    # Where the calibration measured more than the design's 5% for this design, the answer says so beside it.
+    from crossover_lab.core.files.rule_calibration import DesignRate
+    from crossover_lab.core.words import verdict as verdict_words
+    worse = DesignRate(1, "3 passes", 1, 0.075, 0.045, 0.12, 200, "unequal batches", "rule calibration, 2026-12-06")
+    monkeypatch.setattr(verdict_words, "design_rate", lambda *args, **kwargs: worse)
+    said = describe_pair(pts, "cpu", "gpu0")
+    assert "at this width, but 7.5% measured for this design (95%: 4.5–12%" in said, said
+    assert "unequal batches: more than it is designed for; rule calibration, 2026-12-06" in said, said
     assert "no width measured on both" in describe_pair(pts, "cpu", "gpu7")
 
 

@@ -9,7 +9,7 @@ import re
 import statistics
 
 from crossover_lab.core.analysis.crossings import SweepPoint
-from crossover_lab.core.analysis.significance import PRIOR_NOISE, UNMEASURED_FLOOR
+from crossover_lab.core.analysis.significance import FEW_WIDTHS_FLOOR, PRIOR_NOISE
 from crossover_lab.core.analysis.verdict import PairVerdict, State, pair_verdict, verdicts
 from crossover_lab.core.words.verdict import error_words, pair_words
 
@@ -123,15 +123,15 @@ def test_one_lane_ahead_with_a_tie_inside_is_a_lead_not_two_crossings():
 
 
 def test_more_batches_turn_a_tie_into_a_lead():
-    few = [point("cpu", 256, 1.0, 0.3, 10), point("cpu1", 256, 1.3, 0.3, 10)]
-    many = [point("cpu", 256, 1.0, 0.3, 5000), point("cpu1", 256, 1.3, 0.3, 5000)]
+    few = [point("cpu", 256, 1.0, 0.3, 10), point("cpu1", 256, 1.45, 0.3, 10)]
+    many = [point("cpu", 256, 1.0, 0.3, 5000), point("cpu1", 256, 1.45, 0.3, 5000)]
     assert pair_verdict(few, "cpu", "cpu1").state is State.TOO_CLOSE
     assert pair_verdict(many, "cpu", "cpu1").state is State.LEADS
-    # But no number of batches shows a run's own noise: 8% apart in one run stays inside the floor of ±8% a run
-    # that nothing measured (issue 57: a design that cannot measure the noise says less).
-    close = [point("cpu", 256, 1.0, 0.3, 5000), point("cpu1", 256, 1.08, 0.3, 5000)]
+    # But no number of batches shows a run's own noise: 25% apart in one run stays inside the floor of ±12% a run
+    # of one model has (issue 57: a design that cannot measure the noise says less).
+    close = [point("cpu", 256, 1.0, 0.3, 5000), point("cpu1", 256, 1.25, 0.3, 5000)]
     tie = pair_verdict(close, "cpu", "cpu1")
-    assert tie.state is State.TOO_CLOSE and tie.noise is not None and tie.noise.tau == UNMEASURED_FLOOR
+    assert tie.state is State.TOO_CLOSE and tie.noise is not None and tie.noise.tau == FEW_WIDTHS_FLOOR
 
 
 def test_no_common_width_is_said_plainly_and_every_pair_gets_a_verdict():
@@ -195,7 +195,8 @@ def test_a_lead_and_a_tie_before_a_crossing_are_said_in_width_order_with_who_is_
     v = pair_verdict(points, "cpu", "cpu1")
     assert v.state is State.CROSSES
     said = sentence(v)
-    assert re.match(r"cpu1 is faster at 16 units \(1\.5x\); then equal within ±[\d.]+% at 64 units", said), said
+    # The tie at 64 is equal within a margin where its interval is narrow enough, else no answer with what could hide.
+    assert re.match(r"cpu1 is faster at 16 units \(1\.5x\); then (equal within ±[\d.]+%|no answer) at 64 units", said), said
     assert said.endswith("then cpu1 is faster up to 256 units and cpu from 4,096 units; between, the noise cannot "
                          "tell them apart"), said
     ties_first = pair_verdict([p for p in points if p.width != 16], "cpu", "cpu1")
@@ -260,8 +261,8 @@ def test_lanes_moved_together_by_load_are_judged_by_their_ratio_not_each_lane_ap
     together = pair_verdict(points(True), "cpu", "cpu1")
     assert together.state is State.LEADS and together.leader == "cpu1", pair_words(together)
     # The ratio moved 2% between the runs: inside the floor, which two repeats cannot lower below the unmeasured
-    # one (they often show a third of the noise), resting on their own two degrees of freedom.
-    assert together.noise is not None and together.noise.tau == UNMEASURED_FLOOR and together.noise.repeat_widths == 2
+    # one of two widths (they often show a third of the noise), resting on their own two degrees of freedom.
+    assert together.noise is not None and together.noise.tau == FEW_WIDTHS_FLOOR and together.noise.repeat_widths == 2
     assert together.noise.dof == max(together.noise.repeat_dof, together.noise.prior_dof) == 4
     assert together.runs == 2 and sentence(together).startswith("cpu1 is faster from 64 to 256 units")
     assert error_words(together).startswith("up to 2 runs per width; at most a 5% chance of any false lead over "

@@ -19,6 +19,11 @@ WIDTHS = (16, 64, 256, 1024, 4096)
 HEADER = "lane,device,width,params,flops_per_batch,batch_size,median_ms,p10_ms,p90_ms,n_batches"
 
 
+def laptop_ms(width: float) -> float:
+    """The laptop's step: 2 ms at 128 units, growing with the cube of the width."""
+    return 2.0 * (width / 128) ** 3
+
+
 def write_sweep(path: Path, lane: str, device: str, ms, machine: str | None = None,
                 prices: dict | None = None) -> Path:
     """A sweep CSV with one lane whose median at width w is ms(w), and a sidecar naming its machine."""
@@ -33,10 +38,11 @@ def write_sweep(path: Path, lane: str, device: str, ms, machine: str | None = No
 
 
 def laptop_and_server(folder: Path, **kw) -> tuple[Path, Path]:
-    """Both files have a `cpu` lane: the laptop's grows with width (0.01 ms per unit), the server's is a flat
-    2 ms. They cross at exactly 200 units (the difference is linear in log width)."""
+    """Both files have a `cpu` lane: the laptop's grows with the cube of the width, the server's is a flat 2 ms. They
+    cross at exactly 128 units (the difference is linear in log width), 8x apart at 64 and 256: lanes of two sessions
+    are compared beyond the sessions' own offset (core/analysis/significance.py SESSION_PRIOR)."""
     folder.mkdir(exist_ok=True)
-    return (write_sweep(folder / "a.csv", "cpu", "CPU (laptop)", lambda w: 0.01 * w, "laptop", **kw),
+    return (write_sweep(folder / "a.csv", "cpu", "CPU (laptop)", lambda w: laptop_ms(w), "laptop", **kw),
             write_sweep(folder / "b.csv", "cpu", "GPU:0 (server)", lambda w: 2.0, "server"))
 
 
@@ -48,10 +54,10 @@ def test_analyze_two_files_finds_the_crossing_between_same_named_lanes(tmp_path,
     assert set(out["lanes"]) == {"laptop/cpu", "server/cpu"}
     (cross,) = out["crossovers"]
     assert cross["lanes"] == ["laptop/cpu", "server/cpu"] and cross["faster_above"] == "server/cpu"
-    assert cross["width"] == pytest.approx(200, rel=1e-6)
+    assert cross["width"] == pytest.approx(128, rel=1e-6)
     assert out["files"]["laptop"] == {"path": str(a), "machine": "laptop", "devices": ["CPU (laptop)"], "points": 5}
     text = cli_in_process(capsys, "analyze", str(a), str(b), "--label", "b.csv=lab").stdout
-    assert "lab: " in text and "lab/cpu is faster above about 200 units" in text and "laptop/cpu below" in text
+    assert "lab: " in text and "lab/cpu is faster above about 130 units" in text and "laptop/cpu below" in text
 
 
 def test_labels_fall_back_to_the_file_stem_and_never_repeat(tmp_path):
@@ -98,22 +104,22 @@ def points(lane: str, ms) -> list[SweepPoint]:
 
 
 def test_the_cost_crossover_sits_where_price_times_time_crosses():
-    # cpu: 0.01 ms per unit of width at $1/h; gpu0: a flat 2 ms at $4/h. Faster above 200 units
-    # (0.01·w = 2), cheaper above 800 (1 × 0.01·w = 4 × 2).
-    pts = points("cpu", lambda w: 0.01 * w) + points("gpu0", lambda w: 2.0)
-    prices = {"cpu": 1.0, "gpu0": 4.0}
+    # cpu: laptop_ms at $1/h; gpu0: a flat 2 ms at $64/h. Faster above 128 units (2·(w/128)³ = 2), cheaper above 512
+    # (1 × 2·(w/128)³ = 64 × 2).
+    pts = points("cpu", laptop_ms) + points("gpu0", lambda w: 2.0)
+    prices = {"cpu": 1.0, "gpu0": 64.0}
     (cheap,) = cost_crossovers(pts, prices)
-    assert cheap.faster_above == "gpu0" and cheap.width == pytest.approx(800, rel=1e-6)
+    assert cheap.faster_above == "gpu0" and cheap.width == pytest.approx(512, rel=1e-6)
     assert describe_cost_pair(pts, prices, "cpu", "gpu0") == (
-        "gpu0 is faster than cpu above about 200 units and cheaper above about 800")
+        "gpu0 is faster than cpu above about 130 units and cheaper above about 510")
     costs = cost_analysis(pts, prices)  # typed, and as the analysis JSON writes it
     assert costs.prices == prices and costs.crossovers[0].faster_above == "gpu0"
-    assert costs.dollars_per_million["gpu0"][16] == pytest.approx(dollars_per_million(2.0, 128, 4.0))
+    assert costs.dollars_per_million["gpu0"][16] == pytest.approx(dollars_per_million(2.0, 128, 64.0))
     written = costs.to_json()
-    assert written["dollars_per_million_samples"]["gpu0"]["16"] == pytest.approx(dollars_per_million(2.0, 128, 4.0))
+    assert written["dollars_per_million_samples"]["gpu0"]["16"] == pytest.approx(dollars_per_million(2.0, 128, 64.0))
     assert written["crossovers"][0]["cheaper_above"] == "gpu0"
-    # Priced at ten times the CPU's, the GPU is never the cheaper one in this range.
-    assert cost_lines({"all": pts}, {"cpu": 1.0, "gpu0": 40.0}) == [
+    # Priced at 100,000 times the CPU's, the GPU is never the cheaper one in this range.
+    assert cost_lines({"all": pts}, {"cpu": 1.0, "gpu0": 100_000.0}) == [
         "per sample, cpu is cheaper than gpu0 throughout (widths 16 to 4,096)"]
     assert cost_lines({"all": pts}, {"cpu": 1.0}) == []  # one priced lane: nothing to compare
 
@@ -127,12 +133,12 @@ def test_prices_parse_match_lanes_and_reach_the_analysis(tmp_path, capsys):
     assert price_for("jax:cpu", {"cpu": 1.0}) is None
     # Prices recorded in a file's sidecar apply to its lanes; --price adds to them.
     a, b = laptop_and_server(tmp_path, prices={"cpu": 1.0})
-    r = cli_in_process(capsys, "analyze", str(a), str(b), "--price", "server/cpu=4")
+    r = cli_in_process(capsys, "analyze", str(a), str(b), "--price", "server/cpu=64")
     assert r.returncode == 0, r.stderr
-    assert "server/cpu is faster than laptop/cpu above about 200 units and cheaper above about 800." in r.stdout
+    assert "server/cpu is faster than laptop/cpu above about 130 units and cheaper above about 510." in r.stdout
     assert "dollars per million samples" in r.stdout
-    out = json.loads(cli_in_process(capsys, "analyze", str(a), str(b), "--json", "--price", "server/cpu=4").stdout)
-    assert out["cost"]["prices"] == {"laptop/cpu": 1.0, "server/cpu": 4.0}
+    out = json.loads(cli_in_process(capsys, "analyze", str(a), str(b), "--json", "--price", "server/cpu=64").stdout)
+    assert out["cost"]["prices"] == {"laptop/cpu": 1.0, "server/cpu": 64.0}
     assert cli_in_process(capsys, "analyze", str(a), "--price", "cpu=x").returncode == 2
 
 

@@ -6,7 +6,7 @@ import math
 
 from helpers import cli_in_process
 
-from crossover_lab.core.analysis.significance import PRIOR_NOISE, UNMEASURED_FLOOR
+from crossover_lab.core.analysis.significance import UNMEASURED_FLOOR
 from crossover_lab.core.files.findings import Findings, pool
 from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
 from crossover_lab.core.records import Status
@@ -49,7 +49,7 @@ def test_a_width_measured_by_two_runs_is_pooled_with_their_scatter_not_replaced(
     moved = Findings(first)
     moved.put(rows("r2", [1.2] * 4, [2.0, 1.5, 0.8, 0.4]))
     (shaken,) = moved.answers()
-    assert shaken.verdict.noise is not None and shaken.verdict.noise.tau > 2 * PRIOR_NOISE
+    assert shaken.verdict.noise is not None and shaken.verdict.noise.tau > UNMEASURED_FLOOR and not shaken.verdict.noise.floored
     assert shaken.verdict.noise.dof == 4 and shaken.verdict.noise.repeat_widths == 4
     assert [c.width for c in shaken.verdict.changes] == [None], answer_words(shaken)
 

@@ -241,7 +241,7 @@ def test_a_refined_sweep_reports_what_its_refinement_left_open_as_analyze_says_i
     from crossover_lab.core.analysis.leads import RefineTarget, answer, with_refinement
     widths = (16, 180, 2048)
     rows = [SweepRow(lane, "CPU", w, 0, 250_000 * w, 128, ms, ms * 0.97, ms * 1.03, 100, layers=1)
-            for lane, series in (("cpu", [2.0, 3.0, 4.0]), ("cpu1", [1.0, 2.0, 9.0])) for w, ms in zip(widths, series)]
+            for lane, series in (("cpu", [2.0, 3.0, 4.0]), ("cpu1", [1.0, 1.5, 9.0])) for w, ms in zip(widths, series)]
     refinement = answer([r.point() for r in rows], {}, RefineTarget(0.05, 15.0), "budget", 15.0, widths)
     assert [c.stopped for c in refinement.crossings] == ["budget"]  # open: 180 to 2,048 is far from ±5%
     path = tmp_path / "refined.csv"
