@@ -43,7 +43,7 @@ def clock_costs(lane: str, width: int, steps: int, reps: int) -> dict[str, float
 
     def callbacks(kind: str) -> list:
         if kind == "synced":
-            clock = SegmentClock("b", lane, lane, spec.backend, 128, f"{width}-{width}", 1, 0, time.perf_counter(), 5)
+            clock = SegmentClock("b", lane, lane, spec.backend, 128, (width, width), 1, 0, time.perf_counter(), 5)
             return [make_batch_timer(keras, clock, emit=lambda _b: None, should_stop=lambda: False)]
         return [pipelined_clock(keras, 16)] if kind == "pipelined" else []
 

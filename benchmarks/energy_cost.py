@@ -59,7 +59,7 @@ def main() -> None:
     model.fit(ds, epochs=1, steps_per_epoch=20, verbose=0)  # compile and warm the function
 
     def fit(metered: bool) -> tuple[float, float]:
-        clock = SegmentClock("b", spec.name, spec.name, "tensorflow", 128, "", 1, 0, time.perf_counter(), 5,
+        clock = SegmentClock("b", spec.name, spec.name, "tensorflow", 128, (), 1, 0, time.perf_counter(), 5,
                              max_steps=args.steps)
         timer = make_batch_timer(keras, clock, emit=lambda _bundle: None, should_stop=lambda: False,
                                  meter=meter if metered else None)

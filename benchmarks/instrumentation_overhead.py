@@ -44,7 +44,7 @@ def main() -> None:
     def fit(timed: bool) -> float:
         callbacks = []
         if timed:
-            clock = SegmentClock("b", spec.name, spec.name, "tensorflow", 128, "", 1, 0, time.perf_counter(), 5)
+            clock = SegmentClock("b", spec.name, spec.name, "tensorflow", 128, (), 1, 0, time.perf_counter(), 5)
             callbacks = [make_batch_timer(keras, clock, emit=sink.append, should_stop=lambda: False)]
         t0 = time.perf_counter()
         model.fit(ds, epochs=1, steps_per_epoch=args.steps, verbose=0, callbacks=callbacks)

@@ -64,7 +64,7 @@ def main() -> None:
 
     def crossover() -> float:
         t0 = time.perf_counter()
-        clock = SegmentClock("bench", spec.name, "CPU", spec.backend, 32, str(args.width), 1, 0, t0,
+        clock = SegmentClock("bench", spec.name, "CPU", spec.backend, 32, (args.width,), 1, 0, t0,
                              warmup_steps=args.steps)  # the whole first epoch is warm-up, as plain() leaves it out
         timer = make_batch_timer(keras, clock, emit=lambda _b: None, should_stop=lambda: False)
         model.fit(ds, epochs=args.epochs, steps_per_epoch=args.steps, callbacks=[timer], verbose=0, shuffle=False)

@@ -43,7 +43,7 @@ def main() -> None:
     batches = [x[i * args.batch:(i + 1) * args.batch] for i in range(args.calls)]
 
     def crossover() -> float:
-        clock = SegmentClock("b", spec.name, spec.name, spec.backend, args.batch, str(args.width), 1, 0,
+        clock = SegmentClock("b", spec.name, spec.name, spec.backend, args.batch, (args.width,), 1, 0,
                              time.perf_counter(), 5, max_steps=args.calls, task="predict")
         timer = make_batch_timer(keras, clock, emit=lambda _bundle: None, should_stop=lambda: False, per_call=True)
         serve(model, call, x, args.batch, timer, args.calls)

@@ -69,7 +69,7 @@ class BatchTiming:
     loss: float
     batches: int = 1
     backend: str = "tensorflow"
-    widths: str = ""  # the hidden widths joined by "-": "750-150-50-50"
+    widths: tuple[int, ...] = ()  # the hidden widths, (750, 150, 50, 50); the CSV's cell joins them: "750-150-50-50"
     batch_size: int = 0
     segment: int = 1  # which stretch of the run on one model (see SegmentStarted)
     resumed: bool = False  # the first step after the lane's turn came back (lanes taking turns)
@@ -86,8 +86,8 @@ class BatchTiming:
     def row(self) -> list[str | int | float]:
         return [self.run_id, self.lane, self.device, self.epoch, self.batch, self.step,
                 f"{self.start_s:.6f}", f"{self.ms:.4f}", self.samples, int(self.warmup),
-                f"{self.loss:.6g}", self.batches, self.backend, self.widths, self.batch_size, self.segment,
-                int(self.resumed), str(self.task), self.family, self.requests, self.queued, self.backlog,
+                f"{self.loss:.6g}", self.batches, self.backend, _widths_cell(self.widths), self.batch_size,
+                self.segment, int(self.resumed), str(self.task), self.family, self.requests, self.queued, self.backlog,
                 ";".join(f"{w:.4f}" for w in self.waits_ms)]
 
     @property
@@ -108,6 +108,7 @@ class BatchTiming:
                 values[name] = text == "1" if kind == "bool" else int(text) if kind == "int" else \
                     float(text) if kind == "float" else \
                     tuple(float(w) for w in text.split(";")) if kind == "tuple[float, ...]" else \
+                    _widths_of_cell(text) if kind == "tuple[int, ...]" else \
                     Task(text) if kind == "Task" else text
             except ValueError:
                 raise ValueError(f"{name} is not {_BATCH_KIND_WORDS.get(str(kind), 'text')}") from None
@@ -120,7 +121,20 @@ class BatchTiming:
 _BATCH_FIELD_TYPES = {f.name: f.type for f in fields(BatchTiming)}
 _BATCH_REQUIRED = tuple(f.name for f in fields(BatchTiming) if f.default is MISSING and f.default_factory is MISSING)
 _BATCH_KIND_WORDS = {"int": "a whole number", "float": "a number", "tuple[float, ...]": "numbers joined by ';'",
-                     "Task": "train or predict"}
+                     "tuple[int, ...]": "whole numbers joined by '-'", "Task": "train or predict"}
+
+
+def _widths_cell(widths: tuple[int, ...]) -> str:
+    """A model's hidden widths as the per-batch CSV's `widths` cell holds them: "750-150-50-50" ("" for none)."""
+    return "-".join(map(str, widths))
+
+
+def _widths_of_cell(text: str) -> tuple[int, ...]:
+    """The widths back from a per-batch CSV's `widths` cell ("750-150-50-50"); ValueError for any other text."""
+    parts = text.split("-")
+    if not all(p.isascii() and p.isdigit() for p in parts):
+        raise ValueError(f"{text[:40]!r} is not widths joined by '-'")
+    return tuple(int(p) for p in parts)
 
 
 @dataclass(frozen=True)

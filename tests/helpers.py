@@ -148,7 +148,7 @@ def canned_ramp(plan: Sequence[RunConfig], overlap_at: int | None = None) -> Run
         result = LaneResult(lane, lane_events("ramp", lane, lane.upper(), 1.0)[0])
         for index, config in enumerate(plan, start=1):
             width = config.model.widths[0]
-            records = [dataclasses.replace(r, segment=index, widths=str(width))
+            records = [dataclasses.replace(r, segment=index, widths=(width,))
                        for r in lane_events("ramp", lane, lane.upper(), slower * width / 100)
                        if isinstance(r, BatchTiming)]
             s = summarize(records, run_id="ramp", lane=lane, device=lane.upper(), status="completed",

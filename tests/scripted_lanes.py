@@ -332,7 +332,7 @@ class ScriptedChannel:
                  t0_at: float) -> tuple[int, str, RunConfig | None, RunSummary]:
         s, lane, t = self.script, self.spec.name, config.train
         family = config.model.kind
-        widths = "-".join(map(str, config.model.widths))
+        widths = config.model.widths
         self._put(Bundle((SegmentStarted(job.run_id, lane, segment, config.model.widths, t.batch_size,
                                          config.flops_per_batch, first_step, time.time(), t0_at),)))
         if t.arrival_rate is not None:
@@ -411,7 +411,7 @@ class ScriptedChannel:
         that each call advances by its cost: a call of k requests costs fixed_ms + k × a request's FLOPs at
         `gflops`. Warm-up calls first, one after another; then the schedule."""
         s, lane, t = self.script, self.spec.name, config.train
-        widths, family = "-".join(map(str, config.model.widths)), config.model.kind
+        widths, family = config.model.widths, config.model.kind
         now = [time.perf_counter() - t0]  # the virtual clock, in the records' seconds since the run's start
         records: list[BatchTiming] = []
 

@@ -1,4 +1,5 @@
-"""Typed inside, converted at the edges (issue 59): no code compares a task, a stop reason or a schedule with its word.
+"""Typed inside, converted at the edges (issue 59): no code compares a task, a stop reason or a schedule with its word,
+and a model's hidden widths are a tuple of ints everywhere inside.
 
 A task is a Task (core/config.py), what ended a segment a StopReason (core/lane/timing.py) and how the lanes share
 the machine a Schedule (core/config.py): files, settings and the wire hold their words, read with Task(word) or
@@ -9,7 +10,11 @@ module.
 from __future__ import annotations
 
 import ast
+import csv
 from pathlib import Path
+from typing import Callable
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK_WORDS = {"train", "predict"}
@@ -59,28 +64,40 @@ def test_no_schedule_is_compared_with_its_word():
     assert compares_in_tree(SCHEDULE_WORDS) == []
 
 
-def str_schedules(text: str) -> list[int]:
-    """The lines where a parameter, or a field, named `schedule` is annotated `str` (alone or in a union): inside,
-    a schedule is a Schedule, its word read once where it comes in."""
+def str_named(text: str, named: Callable[[str], bool], anywhere: bool = True) -> list[int]:
+    """The lines where a parameter, or a field, whose name is `named` is annotated `str` (alone or in a union; with
+    `anywhere`, also inside another type: `dict[str, int]`)."""
+    def members(annotation: ast.expr) -> list[ast.expr]:  # `str | None` → str, None
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            return members(annotation.left) + members(annotation.right)
+        return [annotation]
+
     def says_str(annotation: ast.expr | None) -> bool:
         if annotation is None:
             return False
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # "str | None", quoted
             annotation = ast.parse(annotation.value, mode="eval").body
-        return any(isinstance(x, ast.Name) and x.id == "str" for x in ast.walk(annotation))
+        return any(isinstance(x, ast.Name) and x.id == "str"
+                   for x in (ast.walk(annotation) if anywhere else members(annotation)))
 
     lines = []
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
             lines += [node.lineno for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]
-                      if arg.arg == "schedule" and says_str(arg.annotation)]
+                      if named(arg.arg) and says_str(arg.annotation)]
         elif isinstance(node, ast.AnnAssign):
             target = node.target
             name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
-            if name == "schedule" and says_str(node.annotation):
+            if named(name) and says_str(node.annotation):
                 lines.append(node.lineno)
     return lines
+
+
+def str_schedules(text: str) -> list[int]:
+    """The lines where a parameter, or a field, named `schedule` is annotated `str` (alone or in a union): inside,
+    a schedule is a Schedule, its word read once where it comes in."""
+    return str_named(text, lambda name: name == "schedule")
 
 
 def test_the_check_finds_a_schedule_typed_str():
@@ -119,3 +136,51 @@ def test_a_lanes_settings_are_read_by_their_type_alone_in_the_words():
     reads += [node.lineno for node in ast.walk(tree)
               if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "settings"]
     assert reads == [], f"core/words/settings.py reads a lane's settings by key at lines {reads}"
+
+
+def str_widths(text: str) -> list[int]:
+    """The lines where a parameter, or a field, named `widths` (or `..._widths`) is annotated `str`: inside, a
+    model's hidden widths are a tuple of ints, (750, 150, 50, 50); only the per-batch CSV's cell joins them with "-",
+    written and read back beside each other (core/records.py BatchTiming.row and from_csv_row)."""
+    return str_named(text, lambda name: name == "widths" or name.endswith("_widths"), anywhere=False)
+
+
+def test_the_check_finds_widths_typed_str():
+    assert str_widths('def f(widths: str = "750-150-50"):\n    pass\n') == [1]
+    assert str_widths("class R:\n    widths: str = ''\n    ramp_widths: 'str | None' = None\n") == [2, 3]
+    assert str_widths("class R:\n    widths: tuple[int, ...] = ()\n    def f(self, text: str):\n        pass\n") == []
+    assert str_widths("by_curve_widths: dict[tuple[str, str], set[int]] = {}\n") == []  # a str inside is no str
+
+
+def test_no_widths_are_a_str_inside():
+    assert [f"{path.relative_to(ROOT)}:{n}" for path in sources()
+            for n in str_widths(path.read_text(encoding="utf-8"))] == []
+
+
+@pytest.mark.parametrize("widths, cell", [((750, 150, 50, 50), "750-150-50-50"), ((16,), "16"), ((), "")])
+def test_a_per_batch_rows_widths_are_written_joined_and_read_back_as_the_same_tuple(tmp_path, widths, cell):
+    from crossover_lab.core.files.atomic import csv_text
+    from crossover_lab.core.files.run_files import HEADER, read_batches_csv
+    from crossover_lab.core.records import BatchTiming
+
+    record = BatchTiming("r1", "cpu", "CPU", 1, 1, 1, 0.5, 2.25, 64, False, 0.5, widths=widths, batch_size=64)
+    path = tmp_path / "t.csv"
+    path.write_text(csv_text(HEADER, [record.row()]), encoding="utf-8")
+    with open(path, newline="", encoding="utf-8") as fh:
+        (row,) = csv.DictReader(fh)
+    assert row["widths"] == cell  # the file's format: the column and its text as before
+    (back,) = read_batches_csv(path)
+    assert back.widths == widths and type(back.widths) is tuple and all(type(w) is int for w in back.widths)
+    assert back == record
+
+
+def test_an_old_rows_widths_read_as_before_and_a_damaged_cell_is_named():
+    from crossover_lab.core.records import BatchTiming
+
+    row = {"run_id": "r1", "lane": "cpu", "device": "CPU", "epoch": "1", "batch": "1", "step": "1",
+           "start_s": "0.5", "ms": "2.25", "samples": "64", "warmup": "0", "loss": "0.5"}
+    assert BatchTiming.from_csv_row(row).widths == ()  # a file older than the column
+    assert BatchTiming.from_csv_row({**row, "widths": "512-512"}).widths == (512, 512)
+    for damaged in ("evil", "16--32", "-16", "16,32", "1_000"):
+        with pytest.raises(ValueError, match="widths is not"):
+            BatchTiming.from_csv_row({**row, "widths": damaged})

@@ -99,7 +99,7 @@ class Anatomy:
         """Keras fit with Crossover's own per-step callback: ms per step, averaged over each window of K steps."""
         steps = windows * self.k
         clock = SegmentClock("anatomy", self.lane, self.device, self.steps.spec.backend, len(self.host_batches[0][1]),
-                             "", 1, 0, time.perf_counter(), warmup)
+                             (), 1, 0, time.perf_counter(), warmup)
         timer = make_batch_timer(self.keras, clock, emit=lambda _bundle: None, should_stop=lambda: False)
         # verbose=0 (silent) is documented; Keras' fit is unannotated, so the checker takes the type from the default.
         self.model.fit(self.source(), epochs=1, steps_per_epoch=warmup + steps, callbacks=[timer],

@@ -184,7 +184,7 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
             budget = steps_left
             while config is not None:
                 clock = SegmentClock(run_id, lane, device, spec.backend, config.train.batch_size,
-                                     "-".join(map(str, config.model.widths)), segment, first_step, t0,
+                                     config.model.widths, segment, first_step, t0,
                                      config.train.warmup_steps,
                                      # a load's schedule is its budget (core/lane/serving.py serve_under_load)
                                      None if config.train.arrival_rate is not None else budget,

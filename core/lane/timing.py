@@ -67,7 +67,7 @@ class SegmentClock:
     device: str
     backend: str
     batch_size: int
-    widths: str  # "750-150-50-50"
+    widths: tuple[int, ...]  # the model's hidden widths, (750, 150, 50, 50)
     segment: int
     first_step: int  # the run's steps before this segment: records count on from here
     t0: float  # perf_counter() at the run's start: start_s of every segment counts from it

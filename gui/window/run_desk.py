@@ -184,10 +184,11 @@ class RunDesk(QObject):
         self._start(config, specs, plan)
 
     @Slot()
-    def start_ramp(self, widths: str | bool | None = None) -> LiveRun | None:
+    def start_ramp(self, typed: str | bool | None = None) -> LiveRun | None:
         """One run stepping every lane through the ramp's widths (each hidden layer that wide), or through its
-        batch sizes at the model's widths (Ramp batch sizes, and always for a saved model)."""
-        text = widths if isinstance(widths, str) else self.side.ramp_widths.text()
+        batch sizes at the model's widths (Ramp batch sizes, and always for a saved model). `typed`: the ramp's
+        field as the user typed it ("16,64,256"), or --ramp's; read here, where a mistake is said."""
+        text = typed if isinstance(typed, str) else self.side.ramp_widths.text()
         ready = self._ready()
         if ready is None:
             return None
@@ -297,8 +298,8 @@ class RunDesk(QObject):
     @Slot(object)
     def _on_controller_devices_discovered(self, _options: list[LaneOption]) -> None:
         if self.ramp_after_discovery is not None:
-            widths, self.ramp_after_discovery = self.ramp_after_discovery, None
-            self.start_ramp(widths)
+            typed, self.ramp_after_discovery = self.ramp_after_discovery, None
+            self.start_ramp(typed)
 
     @property
     def config(self) -> RunConfig | None:

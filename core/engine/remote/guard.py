@@ -52,7 +52,6 @@ MAX_EVENTS_PER_RUN = 5_000_000  # between two RunStarted: a run of five million 
 _TIME = re.compile(r"^(ms|.*_ms|.*_s|seconds.*|start_s)$")
 # BatchTiming.family: mlp, gru, transformer 4 heads; a user's model by its name or its function: saved my_cnn
 _FAMILY_TEXT = re.compile(r"^(?:[a-z]{2,12}( \d{1,3} heads?)?|(?:saved|factory) [\w.\- ]{1,80})$")
-_WIDTHS_TEXT = re.compile(r"^(\d+(-\d+)*)?$")  # BatchTiming.widths: "750-150-50-50"
 # A lane's settings that the app reads as numbers (core/report, the sidecar): a count or None.
 _COUNT_SETTINGS = ("total_steps", "steps_per_epoch", "samples", "epochs", "warmup_steps", "steps_per_execution",
                    "threads")
@@ -212,8 +211,6 @@ def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
             number = fields[name]
             if isinstance(number, int) and number < 0:
                 raise _refuse(f"BatchTiming.{name}", f"is {number}: it counts, and is never negative")
-        if not _WIDTHS_TEXT.match(str(fields["widths"])):
-            raise _refuse("BatchTiming.widths", "is not widths joined by '-' (such as 750-150-50)")
         if not _FAMILY_TEXT.match(str(fields["family"])):
             raise _refuse("BatchTiming.family", "is not the name of a kind of model (such as lstm or cnn)")
         waits = fields["waits_ms"]

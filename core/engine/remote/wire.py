@@ -25,8 +25,8 @@ from .guard import checked
 
 _Checked = TypeVar("_Checked", bound=Wirable)
 
-PROTOCOL = 4  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory;
-# 4: PrepareJob, Prepared)
+PROTOCOL = 5  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory;
+# 4: PrepareJob, Prepared; 5: BatchTiming.widths a list of widths, no longer their "-"-joined text)
 WORKER_MODULE = "crossover_lab.core.engine.remote.worker"
 DEFAULT_PYTHON = "python3"
 SSH_COMMAND_ENV = "CROSSOVER_SSH_COMMAND"

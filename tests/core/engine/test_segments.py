@@ -57,7 +57,7 @@ def test_a_width_changed_mid_run_starts_a_new_segment_on_the_same_lane(pool):
     assert cpu1.status == "cancelled"  # stopped by the test, after enough of the new width
     one = [r for r in cpu1.records if r.segment == 1]
     two = [r for r in cpu1.records if r.segment == 2]
-    assert len(one) >= 30 and {r.widths for r in one} == {"16"} and {r.widths for r in two} == {"1024"}
+    assert len(one) >= 30 and {r.widths for r in one} == {(16,)} and {r.widths for r in two} == {(1024,)}
     assert [r.warmup for r in two[:6]] == [True] * 5 + [False]  # warm-up again on the new model
     assert two[0].step == one[-1].step + 1  # steps count on across segments
     assert second.started.first_step == one[-1].step
@@ -171,7 +171,7 @@ def test_schedules_by_name_and_default():
 def _segmented_result() -> RunResult:
     config = BASE
     records = [BatchTiming("r", "cpu1", "CPU", 1, i, i, i * 0.01, 1.0 + (i > 10), 64, i in (1, 11), 2.0,
-                           widths="16" if i <= 10 else "512-512", batch_size=64, segment=1 if i <= 10 else 2)
+                           widths=(16,) if i <= 10 else (512, 512), batch_size=64, segment=1 if i <= 10 else 2)
                for i in range(1, 21)]
     summary = RunSummary("r", "cpu1", "CPU", "completed", n_batches=9, median_ms=1.0)
     segments = [Segment(SegmentStarted("r", "cpu1", 1, (16,), 64, 1000, 0, 100.0),
@@ -196,7 +196,7 @@ def test_the_per_batch_csv_describes_itself_and_the_sidecar_lists_segments(tmp_p
     segments = back.lanes["cpu1"].segments
     assert [(s.label, s.started.first_step, s.ended.summary.status) for s in segments] == [
         ("16", 0, "switched"), ("512-512", 10, "completed")]
-    assert [r.widths for r in back.lanes["cpu1"].records][9:11] == ["16", "512-512"]
+    assert [r.widths for r in back.lanes["cpu1"].records][9:11] == [(16,), (512, 512)]
 
 
 def test_contention_is_about_overlap_in_time_on_shared_cores():

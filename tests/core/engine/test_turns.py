@@ -108,7 +108,7 @@ def test_a_model_changed_mid_turn_reaches_the_waiting_lane_after_a_short_turn(sc
             started_new.append(event.lane)
             if len(started_new) == 2:
                 control.cancel.set()
-        if isinstance(event, BatchTiming) and not event.warmup and event.widths == "512" and len(started_new) == 1:
+        if isinstance(event, BatchTiming) and not event.warmup and event.widths == (512,) and len(started_new) == 1:
             steady_after_switch[event.lane] = steady_after_switch.get(event.lane, 0.0) + event.ms / 1000
 
     control_switched: list[bool] = []

@@ -80,7 +80,7 @@ class Meter:
 
 
 def segment(**kw: object) -> SegmentClock:
-    base = dict(run_id="r", lane="cpu", device="CPU", backend="tensorflow", batch_size=4, widths="8-8", segment=2,
+    base = dict(run_id="r", lane="cpu", device="CPU", backend="tensorflow", batch_size=4, widths=(8, 8), segment=2,
                 first_step=10, t0=1000.0, warmup_steps=2, max_steps=5)
     return SegmentClock(**{**base, **kw})  # type: ignore[arg-type]
 
@@ -124,7 +124,7 @@ def test_each_step_is_timed_from_the_previous_end_and_the_first_steps_are_warm_u
     assert (first.run_id, first.lane, first.device, first.epoch, first.batch, first.samples, first.loss,
             first.batches, first.backend, first.widths, first.batch_size, first.segment, first.resumed, first.task,
             first.family, first.requests, first.waits_ms) == \
-        ("r", "cpu", "CPU", 1, 1, 4, 0.5, 1, "tensorflow", "8-8", 4, 2, False, Task.TRAIN, "mlp", 0, ())
+        ("r", "cpu", "CPU", 1, 1, 4, 0.5, 1, "tensorflow", (8, 8), 4, 2, False, Task.TRAIN, "mlp", 0, ())
     assert timer.stopped_by is StopReason.BUDGET and timer.switch_to is None
     assert phases == [LanePhase.TRAINING, LanePhase.FINISHING]
     assert [e for e in events(sent) if isinstance(e, BatchTiming)] == records

@@ -43,7 +43,7 @@ class Lane:
             self.step += 1
             record = BatchTiming(self.run_id, self.lane, self.lane, 1, self.step, self.step, self.t,
                                  ms * (3 if i < WARMUP else 1), 64, i < WARMUP, 1.0,
-                                 widths="-".join(map(str, widths)), batch_size=64, segment=index)
+                                 widths=widths, batch_size=64, segment=index)
             self.t += record.ms / 1000
             mine.append(record)
         self.records += mine
@@ -129,7 +129,7 @@ def _more(lane: Lane, index: int, config: RunConfig, n: int) -> list[BatchTiming
     for _ in range(n):
         lane.step += 1
         record = BatchTiming(lane.run_id, lane.lane, lane.lane, 1, lane.step, lane.step, lane.t, 2.0, 64, False, 1.0,
-                             widths="-".join(map(str, config.model.widths)), batch_size=64, segment=index)
+                             widths=config.model.widths, batch_size=64, segment=index)
         lane.t += 0.002
         lane.records.append(record)
         out.append(record)

@@ -218,7 +218,7 @@ def test_a_width_dragged_mid_run_goes_on_as_a_second_segment(xvfb_display, tmp_p
     assert result["pressed_at"] is not None and result["released_at"] is not None  # a drag, not a key press
     assert result["slider_width"] == 1024
     assert [s["label"] for s in result["segments"]] == ["16", "1024"]
-    assert result["record_widths"] == [[1, "16"], [2, "1024"]]
+    assert result["record_widths"] == [[1, [16]], [2, [1024]]]
     assert result["marks"] == ["16", "1024"]  # where the model changed, on the plot
     assert result["points_drawn"] > result["first_segment_records"]  # and the new width's batches
     assert result["segments"][1]["at"] - result["released_at"] < 10  # the lane went on with it at once

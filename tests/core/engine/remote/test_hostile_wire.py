@@ -35,6 +35,8 @@ def refused(data: dict, *words: str) -> None:
     ({"start_s": float("nan")}, ("BatchTiming.start_s", "NaN")),
     ({"step": -5}, ("BatchTiming.step", "never negative")),
     ({"widths": "evil"}, ("BatchTiming.widths",)),
+    ({"widths": "64-32"}, ("BatchTiming.widths",)),  # the widths travel as a list, never joined by "-"
+    ({"widths": [64, 0]}, ("BatchTiming.widths", "below 1")),
     ({"task": "mine bitcoin"}, ("BatchTiming.task", "train, predict")),
     ({"family": "\x1b[2J"}, ("BatchTiming.family", "kind of model")),
     ({"lane": "x" * 100_000}, ("BatchTiming.lane", "characters")),
@@ -75,7 +77,7 @@ def test_lists_and_dicts_are_typed_to_their_items_and_bounded():
 
 
 def test_what_passes_is_unchanged_but_for_escaped_text():
-    good = Bundle((BatchTiming("r1", "cpu1", "CPU", 0, 1, 1, 0.1, 1.5, 64, False, 0.5, widths="64-32"),))
+    good = Bundle((BatchTiming("r1", "cpu1", "CPU", 0, 1, 1, 0.1, 1.5, 64, False, 0.5, widths=(64, 32)),))
     assert decode(encode(good)) == good
     sly = decode(json.dumps(record(backend="tf\x1b]0;owned\x07\x1b[2J\u2028")).encode())
     assert sly.events[0].backend == "tf\\x1b]0;owned\\x07\\x1b[2J\\u2028"
