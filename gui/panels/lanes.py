@@ -161,8 +161,8 @@ class LanesPanel(QWidget):
             line.addWidget(box, 1)
             price = self.price_fields[option.name] = self.prices.field(option.name)
             price.setEnabled(option.available)  # a lane that cannot run has no price to enter, and looks it
-            price.setVisible(not presenting())  # a room reads the lane's name, not an empty price
-            line.addWidget(price)
+            line.addWidget(price)  # parented first: shown before, it would open as a window of its own
+            price.setHidden(presenting())  # a room reads the lane's name, not an empty price
             self._list_layout.addWidget(row)
             self.boxes[option.name] = box
             if not option.available and option.spec.kind == DeviceKind.GPU and option.reason:
@@ -181,7 +181,7 @@ class LanesPanel(QWidget):
         it runs on ("cpu1 · CPU (…, 1 thread)") stay whole in the panel's width."""
         if event.type() == QEvent.Type.FontChange:
             for price in self.price_fields.values():
-                price.setVisible(not presenting())
+                price.setHidden(presenting())
         super().changeEvent(event)
 
     def _order_tabs(self) -> None:

@@ -41,3 +41,20 @@ def test_start_right_after_typing_a_width_starts_the_width_typed(make_window, mo
     assert window.desk.config.model.widths == (128,)  # not taken yet
     window.desk.start_run()
     assert [c.model.widths for c in started] == [(300,)]
+
+
+def test_f5_on_a_window_just_shown_starts_a_run(make_window, monkeypatch, qtbot):
+    """F5, the window's key for Start, starts a run once the window is shown and active. (A lane's price box shown
+    before it had a parent once opened a window of its own and took the keys: tests/gui/window/test_window_run.py's
+    real window caught it, this offscreen one did not.)"""
+    from PySide6.QtCore import Qt
+
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3_000)
+    started = []
+    monkeypatch.setattr(window.controller, "start_run", lambda config, *args, **kwargs: started.append(config))
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert len(started) == 1, window.status.message()

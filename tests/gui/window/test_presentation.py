@@ -3,7 +3,7 @@ large, the History and the toolbar hidden; remembered at the next launch, and un
 from __future__ import annotations
 
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QToolBar
+from PySide6.QtWidgets import QApplication, QToolBar
 
 from crossover_lab.gui.theme.scheme import TICK_PX
 
@@ -18,6 +18,8 @@ def test_presentation_makes_ticks_and_headline_readable_from_a_room_and_is_remem
     window = make_window()
     window.resize(1600, 1000)
     window.show()
+    assert [w for w in QApplication.topLevelWidgets() if w.isVisible()] == [window]
+    assert all(f.isVisible() for f in window.side.lanes_panel.price_fields.values())
     plots = [window.compare.plot.plot, window.compare.map.plot]
     headline = window.compare.summary.verdict
     before = QFontMetrics(headline.font()).height()
