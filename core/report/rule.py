@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence, Union
 
-from ..analysis.crossings import analyze_points
+from ..analysis.crossings import LaneFit, analyze_points
 from ..analysis.points import SweepPoint
-from ..analysis.verdict import PairVerdict, State, Stretch, pair_verdict
+from ..analysis.verdict import Change, PairVerdict, State, Stretch, pair_verdict
 from ..config import ConfigError, is_saved_kind
 from ..json_data import JsonObject, JsonValue, as_map, as_seq, parse_json
 from ..files.inputs import read_text_bounded
@@ -67,6 +67,64 @@ class RuleRange:
 
 
 @dataclass(frozen=True)
+class RuleChange:
+    """Where the faster lane changes (the verdict's Change: between `width_lo`, where `faster_below` last leads,
+    and `width_hi`, where `faster_above` first does), with the FLOPs per batch at those two widths."""
+
+    faster_below: str
+    faster_above: str
+    width: float | None  # where the medians cross; None where a stretch within noise lies between
+    width_lo: int
+    width_hi: int
+    flops_per_batch: float | None  # at `width`
+    flops_lo: float | None
+    flops_hi: float | None
+
+    @classmethod
+    def of(cls, change: Change, flops: Mapping[int, float]) -> RuleChange:
+        return cls(change.faster_below, change.faster_above, change.width, change.width_lo, change.width_hi,
+                   change.flops_per_batch, flops.get(change.width_lo), flops.get(change.width_hi))
+
+    def to_json(self) -> JsonObject:
+        return {"faster_below": self.faster_below, "faster_above": self.faster_above, "width": self.width,
+                "width_lo": self.width_lo, "width_hi": self.width_hi, "flops_per_batch": self.flops_per_batch,
+                "flops_lo": self.flops_lo, "flops_hi": self.flops_hi}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, JsonValue]) -> RuleChange:
+        return cls(str(d.get("faster_below") or ""), str(d.get("faster_above") or ""), _num_or_none(d.get("width")),
+                   int(_num(d.get("width_lo"))), int(_num(d.get("width_hi"))),
+                   _num_or_none(d.get("flops_per_batch")), _num_or_none(d.get("flops_lo")),
+                   _num_or_none(d.get("flops_hi")))
+
+
+@dataclass(frozen=True)
+class RuleFit:
+    """One lane's fitted cost line as the rule keeps it (core/analysis/crossings.py LaneFit.to_json): its intercept,
+    its throughput, the points it rests on, each width's residual, and whether it passed its check."""
+
+    overhead_ms: float | None
+    gflops: float | None
+    n_points: int
+    residuals: Mapping[str, float | None]
+    fit_ok: bool
+
+    @classmethod
+    def of(cls, fit: LaneFit) -> RuleFit:
+        return cls(fit.overhead_ms, fit.gflops, fit.n_points, {str(w): r for w, r in fit.residuals}, fit.ok)
+
+    def to_json(self) -> JsonObject:
+        return {"overhead_ms": self.overhead_ms, "gflops": self.gflops, "n_points": self.n_points,
+                "residuals": dict(self.residuals), "fit_ok": self.fit_ok}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, JsonValue]) -> RuleFit:
+        return cls(_num_or_none(d.get("overhead_ms")), _num_or_none(d.get("gflops")),
+                   int(_num(d.get("n_points") or 0)),
+                   {str(w): _num_or_none(r) for w, r in as_map(d.get("residuals")).items()}, bool(d.get("fit_ok")))
+
+
+@dataclass(frozen=True)
 class Decision:
     """What the rule answers at some FLOPs per batch: a lane, or None and why."""
 
@@ -83,8 +141,8 @@ class PairRule:
     verdict: str  # core/words/verdict.py's sentence, as `analyze` prints it
     statement: str  # "use jax:gpu0 when FLOPs per batch ≥ … (…), else jax:cpu; …"
     segments: tuple[RuleRange, ...]
-    changes: tuple[JsonObject, ...]  # the verdict's changes, each with the FLOPs at its spread's ends
-    fits: Mapping[str, JsonObject]  # each lane's fitted cost model (LaneFit.to_json)
+    changes: tuple[RuleChange, ...]  # the verdict's changes, each with the FLOPs at its spread's ends
+    fits: Mapping[str, RuleFit]  # each lane's fitted cost line
     predicted_flops: float | None  # where the two fitted lines meet
     unit: str = "units"  # what its x counts (unit_of): "samples per batch" along batch size, else the width's unit
 
@@ -110,7 +168,8 @@ class PairRule:
     def to_json(self) -> JsonObject:
         return {"lanes": list(self.lanes), "state": str(self.state), "verdict": self.verdict,
                 "statement": self.statement, "segments": [s.to_json() for s in self.segments],
-                "changes": list(self.changes), "fits": dict(self.fits), "predicted_flops": self.predicted_flops,
+                "changes": [c.to_json() for c in self.changes],
+                "fits": {lane: fit.to_json() for lane, fit in self.fits.items()}, "predicted_flops": self.predicted_flops,
                 "unit": self.unit}
 
     @classmethod
@@ -121,8 +180,8 @@ class PairRule:
         predicted = d.get("predicted_flops")
         return cls((lanes[0], lanes[1]), _state(d.get("state")), str(d.get("verdict") or ""),
                    str(d.get("statement") or ""), tuple(RuleRange.from_json(as_map(s)) for s in as_seq(d.get("segments"))),
-                   tuple(dict(as_map(c)) for c in as_seq(d.get("changes"))),
-                   {str(k): dict(as_map(v)) for k, v in as_map(d.get("fits")).items()},
+                   tuple(RuleChange.from_json(as_map(c)) for c in as_seq(d.get("changes"))),
+                   {str(k): RuleFit.from_json(as_map(v)) for k, v in as_map(d.get("fits")).items()},
                    None if predicted is None else _num(predicted), str(d.get("unit") or "units"))
 
 
@@ -353,13 +412,11 @@ def pair_rule(points: Sequence[SweepPoint], a: str, b: str, layers: Sequence[int
     unit = unit_of(points)
     segments = pair_segments(v, flops, unit)
     analysis = analyze_points([p for p in points if p.lane in v.lanes])
-    changes = tuple({**change, "flops_lo": flops.get(int(_num(change.get("width_lo")))),
-                     "flops_hi": flops.get(int(_num(change.get("width_hi"))))}
-                    for change in (dict(as_map(c)) for c in as_seq(v.to_json().get("changes"))))
+    changes = tuple(RuleChange.of(c, flops) for c in v.changes)
     predicted = next((p.flops_per_batch for p in analysis.predicted), None)
+    fits = {lane: RuleFit.of(fit) for lane, fit in analysis.lanes.items()}
     return PairRule(v.lanes, v.state, pair_words(v, unit), pair_statement(v, segments, flops, layers, batch, unit),
-                    tuple(segments), changes, {lane: fit.to_json() for lane, fit in analysis.lanes.items()},
-                    predicted, unit)
+                    tuple(segments), changes, fits, predicted, unit)
 
 
 def kind_rules(rows: Sequence[SweepRow]) -> list[KindRule]:
@@ -420,6 +477,11 @@ def _state(x: JsonValue) -> State:
         return State(x)
     except ValueError:
         raise ValueError(f"a pair's state is not one of {', '.join(s.value for s in State)}") from None
+
+
+def _num_or_none(x: JsonValue) -> float | None:
+    """A number a rule file holds, or None where it held none (null, or NaN written as null)."""
+    return None if x is None else _num(x)
 
 
 def _num(x: JsonValue) -> float:

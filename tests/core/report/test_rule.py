@@ -34,7 +34,19 @@ def test_choose_agrees_with_analyze_on_the_h200_sweep(tmp_path, capsys):
     analyze = cli_in_process(capsys, "analyze", str(H200_SWEEP_CSV))  # a process of its own: its printing binds its own stdout
     kind = load_rule(rule).kinds[0]
     assert kind.pairs[0].verdict + "." in analyze.stdout  # the verdict in the rule is analyze's sentence
-    assert kind.pairs[0].fits["jax:gpu0"]["gflops"] == analysis.lanes["jax:gpu0"].gflops
+    assert kind.pairs[0].fits["jax:gpu0"].gflops == analysis.lanes["jax:gpu0"].gflops
+    # Typed inside (issue 59): the pair's changes and fits are types of their own, written by their own to_json and
+    # read back to the same values; the file keeps the keys it always had.
+    pair = kind.pairs[0]
+    (change,) = pair.changes
+    assert (change.faster_below, change.faster_above, change.width) == ("jax:cpu", "jax:gpu0", None)
+    assert change.flops_lo == flops_at(32) and change.flops_hi == flops_at(512)
+    written = rule["kinds"][0]["pairs"][0]
+    assert set(written["changes"][0]) == {"faster_below", "faster_above", "width", "width_lo", "width_hi",
+                                          "flops_per_batch", "flops_lo", "flops_hi"}
+    assert set(written["fits"]["jax:cpu"]) == {"overhead_ms", "gflops", "n_points", "residuals", "fit_ok"}
+    from crossover_lab.core.report.rule import PairRule
+    assert PairRule.from_json(json.loads(json.dumps(pair.to_json()))) == pair
 
 
 def test_outside_the_measured_range_it_says_so_rather_than_extrapolate():
