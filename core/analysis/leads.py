@@ -202,16 +202,6 @@ def brackets_and_ties(sites: Sequence[Site], lanes: tuple[str, str]) -> tuple[li
     return brackets, ties
 
 
-def doubtful(sites: Sequence[Site]) -> list[Site]:
-    """Weak leads that deserve more batches: ones both decided neighbours contradict (a double crossing,
-    or chance), and ones next to a tie (where the lanes may be equal, and the lead chance)."""
-    decided = [s for s in sites if s.sign != 0]
-    out = [s for prev, s, nxt in zip(decided, decided[1:], decided[2:]) if prev.sign == nxt.sign != s.sign]
-    for prev, nxt in zip(sites, sites[1:]):
-        out += [site for site, other in ((prev, nxt), (nxt, prev)) if site.sign != 0 and other.sign == 0]
-    return [s for s in out if s.weak]
-
-
 # ---------------------------------------------------------------- the answer
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ from typing import Callable, Sequence
 from ..analysis.points import SweepPoint, time_curves
 from ..analysis.fits import fit_cost_model, predicted_crossover
 from ..config import ConfigError
-from ..analysis.leads import (Bracket, RefineTarget, Refinement, Site, answer, brackets_and_ties, doubtful,
-                              gaps_to_split, lane_pairs, pair_sites)
+from ..analysis.leads import (Bracket, RefineTarget, Refinement, Site, answer, brackets_and_ties, gaps_to_split,
+                              lane_pairs, pair_sites)
 
 # (width, level) → a point per lane, none if it failed; level n > 0: the width's n+1-th measurement,
 # whose points hold every batch measured there so far.
@@ -39,6 +39,18 @@ MARGIN = 0.9
 # While a bracket spans more than this ratio, the cost models (fitted over every width) place the
 # next probe better than a straight line through the bracket's two ends.
 FIT_ABOVE_RATIO = 3.0
+
+
+# ---------------------------------------------------------------- what to measure next
+
+def doubtful(sites: Sequence[Site]) -> list[Site]:
+    """Weak leads that deserve more batches: ones both decided neighbours contradict (a double crossing,
+    or chance), and ones next to a tie (where the lanes may be equal, and the lead chance)."""
+    decided = [s for s in sites if s.sign != 0]
+    out = [s for prev, s, nxt in zip(decided, decided[1:], decided[2:]) if prev.sign == nxt.sign != s.sign]
+    for prev, nxt in zip(sites, sites[1:]):
+        out += [site for site, other in ((prev, nxt), (nxt, prev)) if site.sign != 0 and other.sign == 0]
+    return [s for s in out if s.weak]
 
 
 @dataclass
