@@ -128,14 +128,9 @@ def main(argv: list[str]) -> int:
         window.resize(*args.size)  # a picture has the size asked for, whatever the last session's was
     if args.tab != "compare":
         window.tabs.setCurrentWidget(getattr(window, args.tab))
-    window.show()
-    shown_after = seconds_since_process_start()
-    if card is not None:
-        card.close()
-        if os.environ.get("CROSSOVER_SAY_START"):  # for benchmarks/first_steps.py: when each appeared
-            print(f"crossover: opening card shown {card_after:.2f} s, window shown {shown_after:.2f} s after the "
-                  "process started", file=sys.stderr, flush=True)
     outcome: dict = {"saved": True, "signal": None}
+    # Stop signals are heard before the window is shown: a `kill` the moment it appears (a script that waited for
+    # it) closed the process by the default action, and the window's size and state went unsaved.
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         # Ctrl-C, a closed terminal and `kill` close the window as its close button does: the run in
@@ -149,6 +144,13 @@ def main(argv: list[str]) -> int:
     poll = QTimer(window)
     poll.timeout.connect(lambda: None)
     poll.start(SIGNAL_POLL_MS)
+    window.show()
+    shown_after = seconds_since_process_start()
+    if card is not None:
+        card.close()
+        if os.environ.get("CROSSOVER_SAY_START"):  # for benchmarks/first_steps.py: when each appeared
+            print(f"crossover: opening card shown {card_after:.2f} s, window shown {shown_after:.2f} s after the "
+                  "process started", file=sys.stderr, flush=True)
     if args.run or args.ramp is not None:
         QTimer.singleShot(0, lambda: window.desk.start_when_ready(args.ramp))
     if args.screenshot:
