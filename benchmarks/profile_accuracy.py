@@ -6,11 +6,13 @@ the profile in turn.
     .venv/bin/python benchmarks/profile_accuracy.py --out DIR --analyze-only   # again, from the files DIR holds
     .venv/bin/python benchmarks/profile_accuracy.py --rescore DIR   # the predictor before and after, measuring nothing
 
-Measuring: held-out sweeps (DIR/held-out/a/: depths, widths and batch sizes between those the profile measures, each
-family, every point once, each as a user runs `sweep`, with the profile's steady steps and time per point), then
-`profile` (core/study/profile.py's plan) into DIR/profile-here.json, then the held-out sweeps again in the reverse
-order (DIR/held-out/b/): a point's measured time is the geometric mean of its two passes, so that a drift of the
-machine over the half hour falls on it about as on the profile measured between them. Printed, and written to
+Measuring, family by family, interleaved: the family's held-out sweeps (DIR/held-out/a/: depths, widths and batch
+sizes between those the profile measures, every point once, each as a user runs `sweep`, with the profile's steady
+steps and time per point), then the profile's sweeps of that family (core/study/profile.py's plan, each as `profile`
+runs it, into DIR/profile-here-sweeps/), then the family's held-out sweeps again in the reverse order
+(DIR/held-out/b/); at the end `profile --from` those sweeps makes DIR/profile-here.json. A point's measured time is
+the geometric mean of its two passes, so that a drift of the machine falls on it about as on the profile's points of
+its family, measured between them minutes apart. Printed, and written to
 DIR/profile-accuracy.txt and .json: how far the two passes agree with each other per lane (no prediction can be
 checked more closely than the measurement repeats) and the most a perfect prediction could score were the lanes'
 run-to-run noise (the profile's rechecks) the only error; per lane and family, the share of predictions within ±10%
@@ -86,15 +88,32 @@ def measure_held_out(folder: Path, lanes: str, order: tuple) -> None:
 
 
 def measure(out: Path, lanes: str) -> None:
-    """Held-out pass a, the profile, held-out pass b (its sweeps in the reverse order): a drift of the machine's
-    speed over the half hour falls on the held-out points' mean about as it falls on the profile."""
+    """Interleaved, family by family: the family's held-out sweeps (pass a), the profile's sweeps of that family
+    (core/study/profile.py's plan, each exactly as `profile` runs it, with its rechecks), the family's held-out sweeps
+    again in the reverse order (pass b); then the profile made from the sweeps (`profile --from`). A drift of the
+    machine's speed falls on a family's held-out points within the few minutes its profile sweeps took, not over the
+    whole half hour (the last run measured the held-out points all before and all after the profile, and the machine
+    moved between them)."""
+    from crossover_lab.core.study.profile import PLAN
+
     out.mkdir(parents=True, exist_ok=True)
-    measure_held_out(out / "held-out" / PASSES[0], lanes, HELD_OUT)
-    started = time.monotonic()
-    code = run([PY, "main.py", "profile", "--lanes", lanes, "-o", str(out / "profile-here.json")],
-               out / "profile-here.log")
-    print(f"profile: exit {code} after {time.monotonic() - started:.0f} s ({load()})", flush=True)
-    measure_held_out(out / "held-out" / PASSES[1], lanes, tuple(reversed(HELD_OUT)))
+    sweeps = out / "profile-here-sweeps"
+    sweeps.mkdir(parents=True, exist_ok=True)
+    families = list(dict.fromkeys(s.family for s in PLAN))
+    for family in families:
+        held = tuple(h for h in HELD_OUT if h[1] == family)
+        measure_held_out(out / "held-out" / PASSES[0], lanes, held)
+        for part in (s for s in PLAN if s.family == family):
+            started = time.monotonic()
+            code = run([PY, "main.py", *part.argv(lanes, str(sweeps / f"{part.name}.csv"))],
+                       sweeps / f"{part.name}.log")
+            print(f"profile {part.name}: exit {code} after {time.monotonic() - started:.0f} s ({load()})",
+                  flush=True)
+        measure_held_out(out / "held-out" / PASSES[1], lanes, tuple(reversed(held)))
+    sources = [str(sweeps / f"{s.name}.csv") for s in PLAN if (sweeps / f"{s.name}.csv").is_file()]
+    code = run([PY, "main.py", "profile", "--from", *sources, "-o", str(out / "profile-here.json"),
+                "--name", "profile-here"], out / "profile-here.log")
+    print(f"profile --from: exit {code} ({load()})", flush=True)
 
 
 BOUNDS = (0.10, 0.25)  # "within ±10%" and "within ±25%": |figure / measured − 1| at most this, in every table here
