@@ -42,7 +42,7 @@ step serve $py main.py sweep --task predict --widths 256 --layers 1 --batch-size
     --data synthetic --csv "$out/serve.csv"
 step load $py main.py sweep --task predict --arrival-rates 100,400,1600 --lanes cpu,cpu1 --data synthetic \
     --p99-ms 20 --csv "$out/load.csv"
-step load-queueing $py benchmarks/load_queueing.py
+step load-queueing $py benchmarks/arrival_queueing.py
 step anatomy $py main.py anatomy --widths 16,1024 --layers 1 --lanes cpu,cpu1 --data synthetic
 step analyze $py main.py analyze "$out/sweep.csv" "$out/serve.csv"
 step report $py main.py report "$out/sweep.csv" "$out/serve.csv" -o "$out/report.html"

@@ -1,8 +1,8 @@
-"""How often does a load's "99% bound" on its p99 (and p90) hold? Simulated M/M/1 queues, judged by the code every view
+"""How often does a rate's "99% bound" on its p99 (and p90) hold? Simulated M/M/1 queues, judged by the code every view
 calls (core/analysis/tails.py).
 
 Requests arrive by a Poisson schedule at utilisation ρ (50%, 80%, 90%) and one server answers them in exponential
-times, first come first served, its queue empty at the first request as a load's is (the warm-up calls are no
+times, first come first served, its queue empty at the first request as a rate's is (the warm-up calls are no
 request's). A request's latency is its wait plus its call (Lindley's recursion). The queue's stationary latency
 is Exponential(μ − λ), so its true p99 is ln(100) / (μ − λ) and its p90 ln(10) / (μ − λ). A control draws
 independent exponential latencies (what a closed loop's calls are).
@@ -94,7 +94,7 @@ def measure(rho: float, n: int, runs: int, seed: int) -> list[Row]:
     old: dict[int, list[float]] = {q: [] for q in QUANTILES}
     new: dict[int, list[float]] = {q: [] for q in QUANTILES}
     for x in mm1(rho, n, runs, rng):
-        memory = tails.queue_memory(x)  # once a run, for both tails, as a load point does
+        memory = tails.queue_memory(x)  # once a run, for both tails, as a rate point does
         for q in QUANTILES:
             old[q].append(tails.early_stopping(q, x))
             new[q].append(tails.queue_tail(q, x, memory).value)

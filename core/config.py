@@ -26,17 +26,17 @@ ACTIVATIONS = ("relu", "tanh", "sigmoid", "gelu")
 PREPROCESSING = ("scale", "l2")
 BACKENDS = ("tensorflow", "jax", "torch")
 FEEDINGS = ("host", "device")
-# An open-loop load (predict --arrival-rate, core/lane/arrivals.py): how requests arrive, and the bounds asked of it.
+# Open-loop arrivals (predict --arrival-rate, core/lane/arrivals.py): how requests arrive, and the bounds asked of it.
 ARRIVALS = ("poisson", "constant")
 MAX_RATE = 100_000.0  # requests per second a schedule may ask for
 MAX_BATCH = 4096  # requests one call may answer (dynamic batching)
 MAX_CALL_SAMPLES = 65536  # samples one call may take: the largest batch size, whether one request or several
 BEHIND_S = 2.0  # the oldest waiting request has waited this long: the lane does not hold the rate
-LOAD_REQUESTS = 1000  # requests per load point by default: more than the 662 a p99 needs (core/analysis/tails.py)
-# A rate is judged held only from this many seconds of arrivals (core/analysis/serving_load.py): a load point's
+RATE_REQUESTS = 1000  # requests per rate point by default: more than the 662 a p99 needs (core/analysis/tails.py)
+# A rate is judged held only from this many seconds of arrivals (core/analysis/serving_rates.py): a rate point's
 # default schedule is at least this long, so that the default can answer "holds R requests/s" at any rate.
 MIN_HOLD_S = 5.0
-# The longest a load's schedule (its requests over its rate) may run a lane: a longer one is refused before any lane
+# The longest an arrival schedule (its requests over its rate) may run a lane: a longer one is refused before any lane
 # starts (`--arrival-rate 1e-300` waited for 10^295 years without a word), with how to shorten it.
 MAX_SCHEDULE_S = 3600.0
 SERVE_WAYS = ("keras", "compiled")  # Keras predict_on_batch | the backend's compiled forward pass called directly
@@ -283,17 +283,17 @@ class TrainSpec:
     mixed_precision: bool = False
     task: Task = Task.TRAIN  # a Task once made (a file's or a setting's word is parsed; any other is refused)
     serve: str = "keras"  # how a predict call is made (SERVE_WAYS); ignored for training
-    # predict under load: requests per second arriving on their own schedule (None: one call after another),
+    # predict at an arrival rate: requests per second arriving on their own schedule (None: one call after another),
     # how they arrive (ARRIVALS), and how many waiting requests one call may answer (1: one at a time).
-    # With a rate, max_steps counts requests (LOAD_REQUESTS when None), and max_seconds bounds the schedule.
+    # With a rate, max_steps counts requests (RATE_REQUESTS when None), and max_seconds bounds the schedule.
     arrival_rate: float | None = None
     arrivals: str = "poisson"
     max_batch: int = 1
 
     @property
-    def load_requests(self) -> int:
-        """Under a load: the requests its schedule holds (its step budget, bounded by its time limit)."""
-        asked = self.max_steps if self.max_steps is not None else LOAD_REQUESTS
+    def rate_requests(self) -> int:
+        """At an arrival rate: the requests its schedule holds (its step budget, bounded by its time limit)."""
+        asked = self.max_steps if self.max_steps is not None else RATE_REQUESTS
         if self.max_steps is None and self.arrival_rate is not None:  # long enough to judge the rate held
             asked = max(asked, math.ceil(MIN_HOLD_S * self.arrival_rate))
         if self.arrival_rate is None or self.max_seconds is None:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeAlias, TypeVar, Union
 
-from .analysis.anatomy import AnatomyPoint, RungTime
 from .config import FactoryModel, FactoryWidth, LaneSpec, ModelSpec, RunConfig, SavedModel, TrainSpec
 from .json_data import JsonValue
 from .records import (BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed, RunFailed, RunFinished, RunStarted, RunSummary,
@@ -185,12 +184,6 @@ class Inspected:
 
 
 @dataclass(frozen=True)
-class AnatomyMeasured:
-    point: AnatomyPoint | None  # None when it could not be measured; `error` says why
-    error: str = ""
-
-
-@dataclass(frozen=True)
 class LaneStartFailed:
     """The lane process could not set up its backend; it has exited."""
 
@@ -233,7 +226,8 @@ class LaneAlive:
         object.__setattr__(self, "phase", LanePhase(self.phase))
 
 
-Answer = Union[Bundle, Probed, Prepared, Calibrated, AnatomyMeasured, LaneStartFailed, LaneStatus, LaneAlive]
+# What a lane says back; with core/analysis/anatomy.py AnatomyMeasured (the anatomy's reply lives beside its point).
+Answer = Union[Bundle, Probed, Prepared, Calibrated, LaneStartFailed, LaneStatus, LaneAlive]
 
 # ---------------------------------------------------------------- requests that got no answer
 
@@ -268,7 +262,7 @@ _Registered = TypeVar("_Registered", bound=type)
 
 _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
     RunJob, SwitchModel, Proceed, Finish, Pause, Resume, ProbeJob, PrepareJob, CalibrateJob, CloseLane, Bundle, Probed, Prepared, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
-    AnatomyJob, AnatomyMeasured, AnatomyPoint, RungTime, InspectJob, Inspected, ModelChunk, SavedModel, FactoryModel, FactoryWidth,
+    AnatomyJob, InspectJob, Inspected, ModelChunk, SavedModel, FactoryModel, FactoryWidth,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
     RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}

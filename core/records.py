@@ -75,7 +75,7 @@ class BatchTiming:
     resumed: bool = False  # the first step after the lane's turn came back (lanes taking turns)
     task: Task = Task.TRAIN  # a training step, or one forward call timed begin to end (its latency)
     family: str = "mlp"  # the kind of model `widths` belongs to (core/families.py kind_word: mlp, cnn, lstm, …)
-    # A call under an open-loop load (core/lane/arrivals.py; 0 and () for a closed loop): how many requests it
+    # A call under open-loop arrivals (core/lane/arrivals.py; 0 and () for a closed loop): how many requests it
     # answered, how many of those arrived while the server was busy, how many still waited behind them when it
     # began, and each one's wait from its intended arrival to the call's beginning (its latency: wait + ms).
     requests: int = 0
@@ -92,7 +92,7 @@ class BatchTiming:
 
     @property
     def latencies_ms(self) -> tuple[float, ...]:
-        """Under a load: each answered request's latency, intended arrival to answer on the host."""
+        """At an arrival rate: each answered request's latency, intended arrival to answer on the host."""
         return tuple(w + self.ms for w in self.waits_ms)
 
     @classmethod
@@ -186,10 +186,10 @@ class RunSummary:
     # The 99th percentile of the steady steps' ms: for a predict run, the tail of one call's latency. NaN below the
     # calls the tail rule needs (core/analysis/tails.py: 662), whose words say so from n_batches.
     p99_ms: float = float("nan")
-    # Under an open-loop load (predict --arrival-rate): how its schedule ended: "done" (every request answered),
+    # Under open-loop arrivals (predict --arrival-rate): how its schedule ended: "done" (every request answered),
     # "behind" (the oldest waiting request had waited arrivals.BEHIND_S: the lane does not hold the rate), or
     # "stopped" (a stop or a new model). "" for a closed loop.
-    load_ended: str = ""
+    arrivals_ended: str = ""
     # A GPU's temperature (°C) when its energy window began and when it ended (NVML); NaN elsewhere. A GPU that
     # heats up slows itself: the figures say how warm it was.
     gpu_temp_begin_c: float = float("nan")

@@ -128,6 +128,8 @@ def _summary(d: Mapping[str, JsonValue] | None) -> RunSummary | None:
     # As read back: RunSummary takes the figures as they were written (a damaged file raises, see RunResult.from_json).
     values: dict[str, Any] = {k: (math.nan if v is None and fields[k].type == "float" else v)
                               for k, v in d.items() if k in fields}
+    if "arrivals_ended" not in d and isinstance(d.get("load_ended"), str):  # its name in files before 2026-12-07
+        values["arrivals_ended"] = d["load_ended"]
     for name, raw in {**RAW_ENERGY, **RAW_TAIL}.items():  # a raw reading (summary_json) is the summary's figure again
         if d.get(raw) is not None and d.get(name) is None:
             values[name] = d[raw]

@@ -52,7 +52,7 @@ class Series:
     def add(self, records: list[BatchTiming]) -> None:
         self.step.extend(r.step for r in records)
         self.elapsed.extend(r.start_s + r.ms / 1000.0 for r in records)
-        # Under a load, a call's point is its oldest request's latency, arrival to answer (its wait included): a
+        # At an arrival rate, a call's point is its oldest request's latency, arrival to answer (its wait included): a
         # lane falling behind is a line that climbs with the queue.
         self.ms.extend(r.ms + max(r.waits_ms) if r.waits_ms else r.ms / max(r.batches, 1) for r in records)
 

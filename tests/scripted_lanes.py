@@ -28,12 +28,12 @@ from typing import Callable
 
 import numpy as np
 
-from crossover_lab.core.analysis.anatomy import AnatomyPoint, RungTime, ladder_of
+from crossover_lab.core.analysis.anatomy import AnatomyMeasured, AnatomyPoint, RungTime, ladder_of
 from crossover_lab.core.run_stats import summarize
 from crossover_lab.core.config import LaneSpec, RunConfig
 from crossover_lab.core.engine.local_channel import exit_reason
 from crossover_lab.core.lane.arrivals import OpenLoop, arrival_times
-from crossover_lab.core.messages import (AnatomyJob, AnatomyMeasured, Bundle, CalibrateJob, Calibrated, CloseLane,
+from crossover_lab.core.messages import (AnatomyJob, Bundle, CalibrateJob, Calibrated, CloseLane,
                                          Finish, InspectJob, Inspected, LaneAlive, LanePhase, LaneStartFailed,
                                          LaneStatus, Pause, PrepareJob, Prepared, ProbeJob, Probed, Proceed, Resume,
                                          RunJob, SwitchModel)
@@ -407,7 +407,7 @@ class ScriptedChannel:
 
     def _load_segment(self, job: RunJob, config: RunConfig, segment: int, first_step: int,
                       t0: float) -> tuple[int, str, RunConfig | None, RunSummary]:
-        """Predict under a load (core/lane/arrivals.py's OpenLoop, as the real lane drives it) on a virtual clock
+        """Predict at an arrival rate (core/lane/arrivals.py's OpenLoop, as the real lane drives it) on a virtual clock
         that each call advances by its cost: a call of k requests costs fixed_ms + k × a request's FLOPs at
         `gflops`. Warm-up calls first, one after another; then the schedule."""
         s, lane, t = self.script, self.spec.name, config.train
@@ -434,7 +434,7 @@ class ScriptedChannel:
         def advance(dt: float) -> None:
             now[0] += dt
 
-        loop = OpenLoop(arrival_times(t.arrival_rate or 1.0, t.load_requests, t.arrivals, t.seed),
+        loop = OpenLoop(arrival_times(t.arrival_rate or 1.0, t.rate_requests, t.arrivals, t.seed),
                         max_batch=t.max_batch, clock=lambda: now[0], sleep=advance,
                         stop=lambda: self._cancel.is_set() and not s.ignore_cancel)
         i = t.warmup_steps
@@ -451,7 +451,7 @@ class ScriptedChannel:
         status = Status.CANCELLED if loop.ended == "stopped" else Status.COMPLETED
         summary = replace(summarize(records, run_id=job.run_id, lane=lane, device=lane, status=status,
                                     flops_per_batch=config.flops_per_batch, wall_s=now[0]),
-                          others_cpu=0.0, load_avg=0.0, load_ended=loop.ended)
+                          others_cpu=0.0, load_avg=0.0, arrivals_ended=loop.ended)
         self._put(Bundle((SegmentEnded(job.run_id, lane, segment, summary, time.time()),)))
         return len(records), "cancel" if loop.ended == "stopped" else "budget", None, summary
 

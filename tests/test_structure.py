@@ -79,6 +79,15 @@ def test_import_linter_sees_the_imports_so_a_contract_can_break(tmp_path):
     assert "BROKEN" in out.stdout and "crossover_lab.core.cli.run -> crossover_lab.core.engine" in out.stdout
 
 
+def test_no_contract_writes_an_arrow_down_as_an_exception():
+    """Issue 59: a layer contract that lists an import it forgives (`ignore_imports`) keeps an arrow back up in the
+    house; each was removed instead (results.py's tails: core/run_stats.py; the messages' anatomy point: its reply
+    lives beside it in core/analysis/anatomy.py)."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    assert contracts and all(not c.get("ignore_imports") for c in contracts), \
+        [c["name"] for c in contracts if c.get("ignore_imports")]
+
+
 def test_signatures_say_what_they_take():
     """At most 20 parameters or returns typed Any or object in all of core/ and gui/ (issue 37): what is left takes
     any value by nature (a user's function's return, a job's result, a type hint, pyqtgraph's keyword arguments);

@@ -184,3 +184,21 @@ def test_an_old_rows_widths_read_as_before_and_a_damaged_cell_is_named():
     for damaged in ("evil", "16--32", "-16", "16,32", "1_000"):
         with pytest.raises(ValueError, match="widths is not"):
             BatchTiming.from_csv_row({**row, "widths": damaged})
+
+
+def test_load_means_how_busy_the_machine_is_and_nothing_else():
+    """Issue 59: "load" was also the requests arriving at a rate; that meaning is an arrival rate now (RatePoint in
+    core/analysis/serving_rates.py, core/words/rates.py, core/cli/rate_sweep.py, RunSummary.arrivals_ended). No module
+    or name of the serving meaning comes back, and the window's task chooser says "arrival rate"."""
+    import re
+
+    old = re.compile(r"\b(LoadPoints?|serving_load|load_sweep|load_ended|load_requests|LOAD_REQUESTS|load_point|"
+                     r"print_load|load_row|LOAD_HEADER|serve_under_load)\b")
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sources()
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if old.search(line.replace('"load_ended"', ""))]  # the old files' key, read where they come in
+    assert found == [], found
+    names = {p.stem for folder in ("core", "gui") for p in (ROOT / folder).rglob("*.py")}
+    words = {p.stem for p in (ROOT / "core" / "words").glob("*.py")}
+    assert not names & {"serving_load", "load_sweep"} and "load" not in words
+    assert "under load" not in (ROOT / "gui" / "panels" / "model_form.py").read_text(encoding="utf-8")

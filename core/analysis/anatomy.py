@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from ..config import Task
 from ..json_data import JsonObject, JsonValue
+from ..messages import register
 from ..run_stats import robust_stats
 from .crossings import find_crossovers
 from .points import Crossover, SweepPoint
@@ -78,6 +79,7 @@ def ladder_of(task: Task) -> Ladder:
     return LADDERS.get(task, TRAIN_LADDER)
 
 
+@register  # the wire carries it (AnatomyMeasured): the codec builds it by name
 @dataclass(frozen=True)
 class RungTime:
     """One rung's time per training step over its steady samples (warm-up left out).
@@ -157,6 +159,7 @@ def parts_of(rungs: dict[str, RungTime | None], ladder: Ladder = TRAIN_LADDER
     return parts, notes
 
 
+@register
 @dataclass(frozen=True)
 class AnatomyPoint:
     """The anatomy of one model on one lane: each rung's time per step (None: could not run, `reasons`
@@ -224,6 +227,15 @@ class AnatomyPoint:
                 "timing_cost": cost if math.isfinite(cost) else None, "window_steps": self.window_steps,
                 "losses": {k: v for k, v in self.losses.items()}, "seconds": self.seconds if math.isfinite(self.seconds) else None,
                 "settings": {k: v for k, v in self.settings.items()}}
+
+
+@register
+@dataclass(frozen=True)
+class AnatomyMeasured:
+    """A lane's answer to AnatomyJob (core/messages.py), the message beside the type it carries."""
+
+    point: AnatomyPoint | None  # None when it could not be measured; `error` says why
+    error: str = ""
 
 
 def stacked(point: AnatomyPoint) -> list[tuple[str, float]]:

@@ -10,11 +10,11 @@ from the pooled calls (core/study/sweep.py with_batches).
 
 Calls made one at a time (a closed loop) are independent of one another: their tail is the plain percentile, an
 estimate said as one ("p99 ≈ 3.20 ms, from 700 calls"). MLPerf's `early_stopping` bound counts its values as
-independent too. Under a load they are not: requests queue, and one slow call delays every request behind it, so
+independent too. At an arrival rate they are not: requests queue, and one slow call delays every request behind it, so
 neighbouring latencies are alike and a run of them is worth fewer independent ones (simulated M/M/1 queues of
 1,000 requests: the early-stopping "99% bound" was at or over the true p99 in 80% of runs at 50% utilisation,
-27% at 80%, 9% at 90%; benchmarks/tail_coverage.py, docs/results/cpu-2026-12-07/tail-coverage.txt). A load's tail
-(`queue_tail`, core/analysis/serving_load.py) is the same binomial bound with each request counted at its worth:
+27% at 80%, 9% at 90%; benchmarks/tail_coverage.py, docs/results/cpu-2026-12-07/tail-coverage.txt). A rate's tail
+(`queue_tail`, core/analysis/serving_rates.py) is the same binomial bound with each request counted at its worth:
 the run's memory (`queue_memory`: its integrated autocorrelation time by Sokal's windowed sum, the largest of the
 latencies' own and of the flags "slower than the p90" and "slower than the p99"), and the requests worth n / that
 many independent ones (the bound itself counts them at the memory's 99% upper end). The bound is withheld, and says
@@ -31,11 +31,11 @@ import numpy as np
 
 from ..config import Task
 # The fewest calls for each percentile, and whether a tail is given, live with the statistics a run is summarised by
-# (its summary and the run's results withhold a tail by them); they are this rule's, named here as ever.
-from ..run_stats import MIN_CALLS as MIN_CALLS, known as known, tail_or_nan as tail_or_nan
+# (core/run_stats.py: its summary and the run's results withhold a tail by them); import them from there.
+from ..run_stats import MIN_CALLS, known
 from .special import bdtr  # the binomial CDF (scipy.stats cost the window 0.45 s more to import)
 
-# Percentile → the fewest independent requests a load's requests must be worth for its bound. The p99 keeps MLPerf's
+# Percentile → the fewest independent requests a rate's requests must be worth for its bound. The p99 keeps MLPerf's
 # 662. For a p90, 64 would do for independent values, but a memory measured from a run only 64 times as long as it
 # is too uncertain: while choosing this rule, p90 bounds from 64 were under the true p90 in about half the runs that
 # gave one at 80% utilisation and 1,000 requests; from 200 they cover as the p99's do (benchmarks/tail_coverage.py).
@@ -51,7 +51,7 @@ def spread_shown(task: Task, calls: int) -> bool:
 
 
 def withheld(q: int, calls: int, unit: str = "calls") -> str:
-    """Why a tail is not given: "p99 needs ≥ 662 calls (have 59)" (or requests, under a load)."""
+    """Why a tail is not given: "p99 needs ≥ 662 calls (have 59)" (or requests, at an arrival rate)."""
     return f"p{q} needs ≥ {MIN_CALLS[q]:,} {unit} (have {calls:,})"
 
 
@@ -89,7 +89,7 @@ def fewest_for_early_stopping(q: float, confidence: float = 0.99) -> int:
 
 @dataclass(frozen=True)
 class Memory:
-    """Over how many consecutive requests a load's latencies stay alike, and the independent requests they are
+    """Over how many consecutive requests a rate's latencies stay alike, and the independent requests they are
     worth."""
 
     length: float  # the integrated autocorrelation time in requests (1: independent; inf: longer than can be measured)
@@ -106,7 +106,7 @@ class Memory:
 
 
 def _autocorrelation(series: np.ndarray) -> np.ndarray:
-    """Each row's autocorrelation at lags 0..n-1, by one batched FFT (a load's 100,000 requests take milliseconds);
+    """Each row's autocorrelation at lags 0..n-1, by one batched FFT (a rate's 100,000 requests take milliseconds);
     zeros for a row that does not vary."""
     from scipy import fft  # imported when first used, as core/analysis/special.py does; 3x numpy's FFT here
     n = series.shape[1]
@@ -129,13 +129,13 @@ def _windowed(rho: np.ndarray) -> tuple[float, int]:
 
 
 def _in_order(values: Iterable[float]) -> np.ndarray:
-    """The finite values, in their order (a load's 100,000 latencies as an array are not copied value by value)."""
+    """The finite values, in their order (a rate's 100,000 latencies as an array are not copied value by value)."""
     xs = np.asarray(values if isinstance(values, (np.ndarray, list, tuple)) else list(values), dtype=float)
     return xs[np.isfinite(xs)]
 
 
 def queue_memory(values: Iterable[float]) -> Memory:
-    """A load's memory, from its latencies in the order the requests arrived: the largest of the integrated
+    """A rate's memory, from its latencies in the order the requests arrived: the largest of the integrated
     autocorrelation times of the latencies, and of the flags "slower than the run's p90" and "slower than its
     p99" (a tail's exceedances come in bursts longer than the latencies' own memory shows), with its 99% upper end
     (Sokal's variance of the windowed sum, 2(2m + 1)/n relative, for a window of m lags)."""
@@ -173,7 +173,7 @@ def counted_bound(q: float, values: Iterable[float], per_independent: float = 1.
 
 @dataclass(frozen=True)
 class QueueTail:
-    """A load's q-th percentile latency: a 99% upper bound (NaN where withheld) and what it rests on."""
+    """A rate's q-th percentile latency: a 99% upper bound (NaN where withheld) and what it rests on."""
 
     q: int
     value: float
@@ -181,7 +181,7 @@ class QueueTail:
 
 
 def queue_tail(q: int, values: Iterable[float], memory: Memory | None = None) -> QueueTail:
-    """The q-th percentile of a load's latencies (in arrival order), bounded at 99% confidence for dependent
+    """The q-th percentile of a rate's latencies (in arrival order), bounded at 99% confidence for dependent
     requests: counted_bound with every `memory.upper` requests counted as one (queue_memory); NaN where the
     requests are fewer than MIN_CALLS or worth fewer than MIN_WORTH independent ones. Gating on the memory's own
     estimate and bounding with its upper end, the bound widens as a run nears the gate, to the slowest request

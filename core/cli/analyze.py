@@ -9,14 +9,14 @@ from typing import Mapping, Sequence, TextIO, cast
 import dataclasses
 
 from ..analysis.crossings import SweepAnalysis, analyze_groups
-from ..analysis.serving_load import LoadPoint, rates_of, run_points
+from ..analysis.serving_rates import RatePoint, rates_of, run_points
 from ..config import ConfigError
 from ..files.inputs import RowsReading
 from ..files.run_files import read_runs
 from ..results import RunResult
-from ..words.load import sweep_lines
-from .load_sweep import check_bound
-from .printing import print_load
+from ..words.rates import sweep_lines
+from .rate_sweep import check_bound
+from .printing import print_rates
 from ..analysis.points import SweepPoint
 from ..json_data import JsonValue, finite_or_none
 from .common import EXIT_BAD_INPUT, EXIT_OK
@@ -63,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lanes", metavar="LANE,LANE…", help="compare only these lanes, named as the output names them "
                    f"(every pair in full where {MAX_PAIRED_LANES} or fewer; more get a table per width: the fastest "
                    "lane, its runner-up and the rule on that lead)")
-    p.add_argument("--p99-ms", type=float, metavar="MS", help="a load sweep's file (sweep --arrival-rates): the "
+    p.add_argument("--p99-ms", type=float, metavar="MS", help="a rate sweep's file (sweep --arrival-rates): the "
                    "highest rate each lane holds with its p99 at most MS")
     add_price_arg(p)
     p.set_defaults(func=cmd_analyze)
@@ -206,8 +206,8 @@ def leaders_json(groups: Mapping[str, list[SweepPoint]], prices: Mapping[str, fl
     return {"leaders": out}
 
 
-def load_runs(path: str) -> list[RunResult] | None:
-    """The runs of a load sweep's file (the per-call CSV and sidecar of `sweep --arrival-rates` or `run
+def read_rate_runs(path: str) -> list[RunResult] | None:
+    """The runs of a rate sweep's file (the per-call CSV and sidecar of `sweep --arrival-rates` or `run
     --arrival-rate`), or None when the file is no such file (a sweep CSV, another run). Rows that are damaged or
     hold what no lane measures are dropped, and said on stderr ("…: dropped 3 of 200 rows: …")."""
     reading = RowsReading(path)
@@ -222,27 +222,27 @@ def load_runs(path: str) -> list[RunResult] | None:
     return results
 
 
-def analyze_load(args: argparse.Namespace, results: list[RunResult]) -> int:
-    """A load sweep's file, in the words the sweep said when it ended (core/words/load.py)."""
+def analyze_rates(args: argparse.Namespace, results: list[RunResult]) -> int:
+    """A rate sweep's file, in the words the sweep said when it ended (core/words/rates.py)."""
     if args.lanes is not None:
-        raise ConfigError(leader_words.lanes_of_load_words(args.files[0]))
+        raise ConfigError(leader_words.lanes_of_rates_words(args.files[0]))
     bound = check_bound(args.p99_ms)
     points = run_points(results)
     prices = {**file_prices(sidecar_of(args.files[0])), **prices_from(args)}
     if args.json:
-        print(json.dumps({"load": [load_json(p) for p in points],
+        print(json.dumps({"rates": [rate_json(p) for p in points],
                           "answer": sweep_lines(points, bound, prices)}, indent=2))
         return EXIT_OK
     for rate in rates_of(points):
-        print_load([p for p in points if p.rate == rate])
+        print_rates([p for p in points if p.rate == rate])
         print()
     for line in sweep_lines(points, bound, prices):
         print(line + ".")
     return EXIT_OK
 
 
-def load_json(p: LoadPoint) -> dict[str, JsonValue]:
-    """A LoadPoint as JSON: its fields (NaN as null) and what is derived from them."""
+def rate_json(p: RatePoint) -> dict[str, JsonValue]:
+    """A RatePoint as JSON: its fields (NaN as null) and what is derived from them."""
     fields = {k: finite_or_none(v) if isinstance(v, float) else v for k, v in dataclasses.asdict(p).items()}
     return {**fields, "achieved": finite_or_none(p.achieved), "held": p.held}
 
@@ -250,11 +250,11 @@ def load_json(p: LoadPoint) -> dict[str, JsonValue]:
 def analyze_one(args: argparse.Namespace) -> int:
     """One file: lanes keep their own names (the output of earlier versions, plus costs when priced)."""
     path = args.files[0]
-    results = load_runs(path)
+    results = read_rate_runs(path)
     if results is not None:
-        return analyze_load(args, results)
+        return analyze_rates(args, results)
     if args.p99_ms is not None:
-        raise ConfigError(f"--p99-ms: {path} is not a load sweep's file (sweep --task predict --arrival-rates …)")
+        raise ConfigError(f"--p99-ms: {path} is not a rate sweep's file (sweep --task predict --arrival-rates …)")
     reading = SweepReading(path)
     groups = group_rows(iter_sweep_rows(path, reading))
     if reading.dropped:

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import (ARRIVALS, FACTORY, LOAD_REQUESTS, MAX_SCHEDULE_S, MIN_HOLD_S, MNIST_TRAIN_SIZE, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
+from ..config import (ARRIVALS, FACTORY, RATE_REQUESTS, MAX_SCHEDULE_S, MIN_HOLD_S, MNIST_TRAIN_SIZE, SAVED, FEEDINGS, OPTIMIZERS, PREPROCESSING, SERVE_WAYS, TASKS, ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec,
                       parse_lanes, parse_widths)
 from ..families import CELLS, FAMILIES
 from ..json_data import JsonValue
@@ -78,10 +78,10 @@ def config_from_args(args: argparse.Namespace, base: RunConfig | None = None) ->
         if value is not None:
             changes[key] = value
     if getattr(args, "arrival_rate", None) is not None and "batch_size" not in changes:
-        changes["batch_size"] = 1  # a request under load is one sample unless --batch-size says more
+        changes["batch_size"] = 1  # a request at an arrival rate is one sample unless --batch-size says more
     if getattr(args, "requests", None) is not None:
         if getattr(args, "arrival_rate", None) is None and not getattr(args, "arrival_rates", None):
-            raise ConfigError("--requests counts the requests of a load: give --arrival-rate too")
+            raise ConfigError("--requests counts the requests that arrive at a rate: give --arrival-rate too")
         if not 1 <= args.requests <= 10**7:
             raise ConfigError(f"--requests {args.requests}: choose 1-10,000,000")
         changes["max_steps"] = args.requests
@@ -120,17 +120,17 @@ def check_steps(config: RunConfig) -> None:
 
 
 def check_schedule(config: RunConfig, rates: str = "--arrival-rate") -> None:
-    """Refuse, before any lane starts, a load whose schedule would run longer than MAX_SCHEDULE_S a lane (its
+    """Refuse, before any lane starts, an arrival schedule that would run longer than MAX_SCHEDULE_S a lane (its
     requests over its rate), saying how long and how to shorten it."""
     t = config.train
     if t.arrival_rate is None:
         return
-    seconds = t.load_requests / t.arrival_rate
+    seconds = t.rate_requests / t.arrival_rate
     if seconds <= MAX_SCHEDULE_S:
         return
     length = fmt_duration(seconds) if seconds < 100 * 86_400 else "more than 100 days"
-    raise ConfigError(f"{rates}: {t.load_requests:,} requests at {fmt_rate(t.arrival_rate)} arrive over "
-                      f"{length} a lane, longer than the {MAX_SCHEDULE_S / 3600:g} h a load's schedule may run: "
+    raise ConfigError(f"{rates}: {t.rate_requests:,} requests at {fmt_rate(t.arrival_rate)} arrive over "
+                      f"{length} a lane, longer than the {MAX_SCHEDULE_S / 3600:g} h an arrival schedule may run: "
                       f"give a higher rate{',' if rates == '--arrival-rate' else ' or'} fewer requests (--requests; a "
                       f"rate is judged held from {MIN_HOLD_S:g} s of arrivals)"
                       + (", or a time limit (--time-limit)" if rates == "--arrival-rate" else ""))
@@ -346,7 +346,7 @@ def add_task_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-batch", type=int, metavar="N", help="with --arrival-rate: each call answers up to N "
                    "requests that queued (dynamic batching, as TF Serving and Triton do); default 1, one at a time")
     p.add_argument("--requests", type=int, metavar="N", help=f"with --arrival-rate: requests per lane and rate "
-                   f"(default {LOAD_REQUESTS:,}: a p99 needs 662)")
+                   f"(default {RATE_REQUESTS:,}: a p99 needs 662)")
 
 
 def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool = True,
@@ -373,7 +373,7 @@ def add_config_args(p: argparse.ArgumentParser, *, widths_help: str, task: bool 
     if task:
         add_task_args(p)
     p.add_argument("--batch-size", type=int, help="samples per training step (or per predict call; a request's "
-                   "samples under --arrival-rate). Default 128 (1 under a load)")
+                   "samples under --arrival-rate). Default 128 (1 at an arrival rate)")
     p.add_argument("--epochs", type=int, help="passes over the data (default 1; a sweep point stops at its steady "
                    "steps or seconds first)")
     p.add_argument("--optimizer", choices=OPTIMIZERS, help="the training step's optimizer (default adam)")

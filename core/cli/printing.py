@@ -12,7 +12,7 @@ from rich.progress import Progress as RichProgress
 from ..words import sweep as sweep_words
 from ..analysis.crossings import LaneFit, analyze_points
 from ..files.findings import Answer
-from ..analysis import tails
+from .. import run_stats
 from ..analysis.points import SweepPoint, curves
 from ..words.anatomy import floor_crossover_lines, floor_notes
 from ..analysis.contention import common_stretch, contended
@@ -29,8 +29,8 @@ from ..words.run import (cold_start_lines, compared_lines, compared_summaries, e
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_spread
 from ..words.failures import failure_words
 from ..analysis.energy import energy_curves
-from ..analysis.serving_load import LoadPoint
-from ..words.load import LOAD_HEADER, load_row, rate_lines
+from ..analysis.serving_rates import RatePoint
+from ..words.rates import RATE_HEADER, rate_row, rate_lines
 from .streams import STDERR, STDOUT
 
 
@@ -110,7 +110,7 @@ class Progress:
 def tail_cell(q: int, value: float, calls: int) -> str:
     """A tail in a table: its figure where the tail rule gives it, else "–" (the sentence under the table says
     how many calls it needs)."""
-    return fmt_num(value) if tails.known(q, calls) and math.isfinite(value) else "–"
+    return fmt_num(value) if run_stats.known(q, calls) and math.isfinite(value) else "–"
 
 
 def withheld_tails(calls_by_lane: Sequence[tuple[str, int]]) -> list[str]:
@@ -118,10 +118,10 @@ def withheld_tails(calls_by_lane: Sequence[tuple[str, int]]) -> list[str]:
     59 on cpu, 61 on cpu1)")."""
     lines = []
     for q in (90, 99):
-        short = [(lane, n) for lane, n in calls_by_lane if not tails.known(q, n)]
+        short = [(lane, n) for lane, n in calls_by_lane if not run_stats.known(q, n)]
         if short:
             have = ", ".join(f"{n:,} on {lane}" for lane, n in short)
-            lines.append(f"p{q} not given: p{q} needs ≥ {tails.MIN_CALLS[q]:,} calls (have {have})")
+            lines.append(f"p{q} not given: p{q} needs ≥ {run_stats.MIN_CALLS[q]:,} calls (have {have})")
     return lines
 
 
@@ -256,9 +256,10 @@ def print_points(rows: Sequence[SweepRow], calibration: Mapping[str, Calibrated]
                   f"{100 * r.peak_share:.0f}%" if math.isfinite(r.peak_share) else "–", r.status]
                  for r in rows]), file=out)
     if tail:
-        short = [r for r in rows if r.task == Task.PREDICT and r.n_batches and not tails.known(99, r.n_batches)]
+        short = [r for r in rows if r.task == Task.PREDICT and r.n_batches and not run_stats.known(99, r.n_batches)]
         if short:
-            print(f"p99 not given for {len(short)} of {len(rows)} points: p99 needs ≥ {tails.MIN_CALLS[99]:,} calls "
+            fewest = run_stats.MIN_CALLS[99]
+            print(f"p99 not given for {len(short)} of {len(rows)} points: p99 needs ≥ {fewest:,} calls "
                   f"(have {min(r.n_batches for r in short):,}-{max(r.n_batches for r in short):,}); a point's time "
                   "limit ended them first: raise --seconds-per-point for a p99", file=out)
     for r in rows:
@@ -285,13 +286,13 @@ def print_comparison(base: SweepResult, changed: SweepResult, out: TextIO = STDO
         print(f"{label}: {crossings or 'no crossover in this range'}", file=out)
 
 
-def print_load(points: Sequence[LoadPoint], out: TextIO = STDOUT) -> None:
-    """A run (or one rate of a sweep) under load: its schedule, the table, each lane in words, and which answers
-    sooner (core/words/load.py rate_lines)."""
+def print_rates(points: Sequence[RatePoint], out: TextIO = STDOUT) -> None:
+    """A run (or one rate of a sweep) at an arrival rate: its schedule, the table, each lane in words, and which answers
+    sooner (core/words/rates.py rate_lines)."""
     if not points:
         return
     schedule, *lines = rate_lines(points, points[0].rate)
     print(schedule + ":", file=out)
-    print(table(LOAD_HEADER, [load_row(p) for p in points]), file=out)
+    print(table(RATE_HEADER, [rate_row(p) for p in points]), file=out)
     for line in lines:
         print(line + ".", file=out)

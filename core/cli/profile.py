@@ -209,7 +209,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     # One file given twice (by its name and by its path) is one profile: two columns of it would compare nothing.
     profiles = list({p.path: p for p in (find_profile(name) for name in args.profile)}.values())
     if getattr(args, "arrival_rate", None) is not None:
-        raise ConfigError("predict says one call's time, not a load's latency: leave out --arrival-rate")
+        raise ConfigError("predict says one call's time, not the latency of requests arriving at a rate: leave out "
+                          "--arrival-rate")
     config = config_from_args(argparse.Namespace(**{**vars(args), "lanes": None}))
     if config.model.saved is not None or config.model.factory is not None:
         config = _resolve_user_model(config, args)

@@ -12,13 +12,13 @@ from ..files.measured import check_keeps_measurements
 from ..files.sweeps.sets import parse_labels
 from ..report.inputs import read_sweeps
 from ..report.rule import rule_of, write_rule
-from ..analysis.serving_load import lane_for_rate, run_points
+from ..analysis.serving_rates import lane_for_rate, run_points
 from ..config import MAX_RATE, ConfigError
 from ..files.sweeps.sets import file_prices, sidecar_of
-from ..words.load import choice_words, sweep_lines
-from .analyze import load_runs
+from ..words.rates import choice_words, sweep_lines
+from .analyze import read_rate_runs
 from .common import EXIT_FAILED, EXIT_OK
-from .load_sweep import check_bound
+from .rate_sweep import check_bound
 from .machines import add_price_arg, prices_from
 from ..words.numbers import fmt_count
 
@@ -30,20 +30,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", metavar="PATH", help="also write the rule here as JSON (what choose() reads)")
     p.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
                    help="name a file's machine (default: the machine in its sidecar, else the file name)")
-    p.add_argument("--rate", type=float, metavar="R", help="a load sweep's file (sweep --arrival-rates): which lane "
+    p.add_argument("--rate", type=float, metavar="R", help="a rate sweep's file (sweep --arrival-rates): which lane "
                    "to use for R requests per second")
     p.add_argument("--p99-ms", type=float, metavar="MS", help="with --rate: with its p99 latency at most MS")
     add_price_arg(p)
     p.set_defaults(func=cmd_rule)
 
 
-def rule_for_load(args: argparse.Namespace) -> int | None:
-    """`rule` of a load sweep's file: the lane for --rate requests per second (at --p99-ms), from the same
-    LoadPoints `analyze` reads; None when the file is no load sweep's."""
-    results = load_runs(args.files[0]) if len(args.files) == 1 else None
+def rule_for_rates(args: argparse.Namespace) -> int | None:
+    """`rule` of a rate sweep's file: the lane for --rate requests per second (at --p99-ms), from the same
+    RatePoints `analyze` reads; None when the file is no rate sweep's."""
+    results = read_rate_runs(args.files[0]) if len(args.files) == 1 else None
     if results is None:
         if args.rate is not None or args.p99_ms is not None:
-            raise ConfigError("--rate and --p99-ms ask a load sweep's file (sweep --task predict --arrival-rates …)")
+            raise ConfigError("--rate and --p99-ms ask a rate sweep's file (sweep --task predict --arrival-rates …)")
         return None
     bound = check_bound(args.p99_ms)
     points = run_points(results)
@@ -53,7 +53,7 @@ def rule_for_load(args: argparse.Namespace) -> int | None:
     if args.rate is not None:
         print(choice_words(lane_for_rate(points, args.rate, bound, prices), args.rate, bound) + ".")
     if args.json:
-        print("note: --json writes the rule of a width sweep; a load sweep's figures are in `analyze --json`",
+        print("note: --json writes the rule of a width sweep; a rate sweep's figures are in `analyze --json`",
               file=sys.stderr)
     return EXIT_OK
 
@@ -65,7 +65,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
     if args.json:
         check_output_path(args.json, "--json")
         check_keeps_measurements(args.json, "--json", args.files)
-    done = rule_for_load(args)
+    done = rule_for_rates(args)
     if done is not None:
         return done
     sweeps = read_sweeps(args.files, parse_labels(args.label))

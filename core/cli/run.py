@@ -22,8 +22,8 @@ from ..files.live import RunFiles
 from ..json_data import JsonValue
 from ..presets import PRESETS
 from ..records import LaneEvent, Status, now_iso
-from .printing import Progress, print_load, print_ramp, print_summary
-from ..analysis.serving_load import run_points
+from .printing import Progress, print_rates, print_ramp, print_summary
+from ..analysis.serving_rates import run_points
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
 from ..results import LaneSettings, RunResult, new_run_id
@@ -225,11 +225,11 @@ def _measure(run: _Run, files: RunFiles | None, host: Mapping[str, JsonValue],
 
 
 def load_schedule(asked: str | None, plan: tuple = ()) -> Schedule:
-    """A load runs one lane after another: a lane's requests keep arriving while it waits for its turn (so the
-    turn would be charged to them as queueing), and lanes side by side would share the cores they serve on."""
+    """Requests at a rate meet one lane after another: a lane's requests keep arriving while it waits for its turn
+    (so the turn would be charged to them as queueing), and lanes side by side would share the cores they serve on."""
     if asked is not None and schedule_named(asked) is not Schedule.SEQUENTIAL:
-        raise ConfigError(f"--schedule {asked}: a load is served by one lane at a time (sequential), or a lane's "
-                          "requests would queue while another lane has its turn")
+        raise ConfigError(f"--schedule {asked}: requests at a rate are served by one lane at a time (sequential), "
+                          "or a lane's requests would queue while another lane has its turn")
     if plan:
         raise ConfigError("--arrival-rate with a ramp: sweep the rates instead (sweep --task predict "
                           "--arrival-rates 50,100,200)")
@@ -238,8 +238,8 @@ def load_schedule(asked: str | None, plan: tuple = ()) -> Schedule:
 
 def _report(schedule: Schedule, lanes: list, result: RunResult, prices: dict[str, float]) -> None:
     if result.config.train.arrival_rate is not None:
-        print_load(run_points([result]))
-        for name, lane in result.lanes.items():  # the load's table says "failed"; here is why
+        print_rates(run_points([result]))
+        for name, lane in result.lanes.items():  # the rate's table says "failed"; here is why
             if lane.status == Status.FAILED:
                 print(f"{name} failed: {failure_words(name, lane.failure)}")
     elif any(len(lane.segments) > 1 for lane in result.lanes.values()):

@@ -26,7 +26,7 @@ from ..analysis.leads import DEFAULT_BUDGET_S, RefineTarget
 from ..study.refined_sweep import check_refinable, run_refined_sweep
 from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool
-from .load_sweep import cmd_load_sweep
+from .rate_sweep import cmd_rate_sweep
 from ..study.saved import Stopped
 from ..files.noise import measured_noise, record_noise
 from .stopping import StopSignals
@@ -51,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def add_sweep_args(p: argparse.ArgumentParser, *, studies: bool = True, lanes: tuple[str, str] | None = None) -> None:
     """The sweep's options, for `sweep` and the commands that run sweeps as it does (`calibrate`); `studies`: also
-    those that make a sweep another study (--compare, --ladder, --refine, a load along --arrival-rates) and --csv;
+    those that make a sweep another study (--compare, --ladder, --refine, --arrival-rates) and --csv;
     `lanes`: the default and help of --lanes where it means something else than the lanes to compare."""
     p.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a seed's experiment over widths")
     add_config_args(p, widths_help="widths to sweep, e.g. 16,64,256,1024 "
@@ -80,8 +80,8 @@ def add_sweep_args(p: argparse.ArgumentParser, *, studies: bool = True, lanes: t
         p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and "
                        f"show how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
                        "(e.g. jit=on, batch_size=512, steps_per_execution=8, feeding=device, mixed_precision=on)")
-        p.add_argument("--arrival-rates", metavar="RATES", help="with --task predict: serve under load at each of "
-                       "these rates, e.g. 50,100,200 requests per second (an open loop: see run --arrival-rate), each "
+        p.add_argument("--arrival-rates", metavar="RATES", help="with --task predict: serve requests arriving at "
+                       "each of these rates, e.g. 50,100,200 requests per second (an open loop: see run --arrival-rate), each "
                        "lane in turn; says where the faster lane changes, in requests per second, and the highest rate "
                        "each lane holds")
         p.add_argument("--p99-ms", type=float, metavar="MS", help="with --arrival-rates: the highest rate each lane "
@@ -164,8 +164,8 @@ def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: lis
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    if args.arrival_rates is not None:  # serving under load, along arrival rate (core/cli/load_sweep.py)
-        return cmd_load_sweep(args)
+    if args.arrival_rates is not None:  # serving at each of several arrival rates (core/cli/rate_sweep.py)
+        return cmd_rate_sweep(args)
     plan = _sweep_plan(args)
     pool: LanePool | None = None  # made once what can be refused without a lane has been checked
     if plan.user_model:  # a lane loads the file (or builds every width) and counts it, before anything is claimed
@@ -229,9 +229,9 @@ class _Plan:
 def _sweep_plan(args: argparse.Namespace) -> _Plan:
     """The sweep the options ask for, or ConfigError for what cannot be swept as asked (before any lane starts)."""
     if args.arrival_rate is not None:
-        raise ConfigError("--arrival-rate in a sweep: sweep the load along rates with --arrival-rates 50,100,200")
+        raise ConfigError("--arrival-rate in a sweep: sweep the arrival rate with --arrival-rates 50,100,200")
     if args.p99_ms is not None:
-        raise ConfigError("--p99-ms bounds a load's tail: add --task predict --arrival-rates 50,100,200")
+        raise ConfigError("--p99-ms bounds a rate's tail: add --task predict --arrival-rates 50,100,200")
     lanes = parse_lanes(args.lanes)
     spec = sweep_spec(args)
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])

@@ -15,7 +15,8 @@ from typing import Any, Callable, Protocol
 
 from ..config import LaneSpec, RunConfig
 from .local_channel import LocalChannel
-from ..messages import (AnatomyMeasured, Bundle, Inspected, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
+from ..analysis.anatomy import AnatomyMeasured  # registered with the wire's codec where the parent reads replies
+from ..messages import (Bundle, Inspected, CalibrateJob, Calibrated, CloseLane, Finish, Job, LaneAlive,
                         LanePhase, LaneClosed, LaneDied, Wirable, LaneStartFailed, LaneStatus, NoAnswer, PrepareJob, Prepared, ProbeJob, Probed,
                         Proceed,
                         RequestCancelled, RunJob, Steer, SwitchModel, Unanswered)

@@ -10,6 +10,7 @@ import queue
 from pathlib import Path
 from typing import Any
 
+from ..analysis.anatomy import AnatomyMeasured
 from ..config import LaneSpec
 from ..messages import Answer, Job, Steer
 
@@ -66,7 +67,7 @@ class LocalChannel:
         self._attention.value += 1  # after the put: the lane reads the queue once it sees the count move
         return True
 
-    def receive(self, timeout: float) -> Answer | None:
+    def receive(self, timeout: float) -> Answer | AnatomyMeasured | None:
         """The next message, waiting up to `timeout`; None when none came. Raises EOFError once broken."""
         try:
             return self._events.get(timeout=timeout) if timeout > 0 else self._events.get_nowait()

@@ -160,7 +160,7 @@ def bound_by_noise(result: RunResult, known: Mapping[str, LaneNoise] | None = No
     known = read_noise() if known is None else known
     task = result.config.train.task
     if result.config.train.arrival_rate is not None:
-        return result  # a load's verdict is its own (core/analysis/serving_load.py), by blocks of its requests
+        return result  # a load's verdict is its own (core/analysis/serving_rates.py), by blocks of its requests
     mine = {lane: known[f"{task}:{lane}"] for lane in result.lanes if f"{task}:{lane}" in known}
     result.run_noise = {lane: n.log_sd for lane, n in mine.items()}
     if mine:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
 
-from ..analysis.anatomy import MAX_WINDOW_STEPS, PREDICT_LADDER, TRAIN_LADDER, AnatomyPoint, RungTime, window_plan
+from ..analysis.anatomy import (MAX_WINDOW_STEPS, PREDICT_LADDER, TRAIN_LADDER, AnatomyMeasured, AnatomyPoint, RungTime,
+                                window_plan)
 from .run import LaneProcess
 from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
 from .backends import compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
@@ -26,7 +27,7 @@ from ..config import RunConfig, Task, TrainSpec
 from ..json_data import JsonValue
 from .data import Dataset
 from .feeding import Source, input_factory, steps_per_epoch
-from ..messages import AnatomyJob, AnatomyMeasured
+from ..messages import AnatomyJob
 from .model import build_model
 from .serving import PREDICT_FEEDING, Forward, forward_for, train_weights
 from .timing import Logs, SegmentClock, make_batch_timer

@@ -1,4 +1,4 @@
-"""Requests on their own clock: the open-loop load of `--task predict --arrival-rate R`, in the lane process.
+"""Requests on their own clock: the open-loop arrivals of `--task predict --arrival-rate R`, in the lane process.
 
 A closed loop (one client, one call after another: MLPerf's SingleStream) never queues, so it cannot show
 what a server's users feel. Here requests arrive by a schedule made before the first one (Poisson arrivals
@@ -8,7 +8,7 @@ call (dynamic batching, as TF Serving and Triton do). Each request is timed from
 its answer on the host, so the wait behind a slow call is charged to every request that queued behind it (no
 coordinated omission: wrk2's rule).
 
-A lane that cannot keep up stops the load early rather than queueing forever: when the oldest waiting request
+A lane that cannot keep up stops its arrivals early rather than queueing forever: when the oldest waiting request
 has waited BEHIND_S, the lane has fallen behind this rate (`fell_behind`, used by the lane and by the analysis
 of its records alike).
 
@@ -37,7 +37,7 @@ def arrival_times(rate: float, count: int, kind: str = "poisson", seed: int = 0)
     return np.concatenate(([0.0], np.cumsum(gaps)))
 
 
-def load_server_words(max_batch: int) -> str:
+def arrival_server_words(max_batch: int) -> str:
     """What the lane's server does with requests that queued, as the sidecar and every view say it."""
     if max_batch == 1:
         return "one request per call, the rest wait in order"
@@ -51,7 +51,7 @@ def fell_behind(oldest_wait_s: float) -> bool:
 
 @dataclass(frozen=True)
 class Take:
-    """What the next call answers: its requests' intended arrivals (seconds on the load's clock), how many of
+    """What the next call answers: its requests' intended arrivals (seconds on the arrivals' clock), how many of
     them arrived while the server was still busy with an earlier call (they queued), and how many requests
     were still waiting behind them when the call began."""
 

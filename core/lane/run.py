@@ -35,8 +35,8 @@ from ..run_stats import summarize
 from .data import Dataset, DataError
 from .energy import LANE_ENERGY
 from .model import ModelShelf
-from .arrivals import load_server_words
-from .serving import PREDICT_FEEDING, make_call, serve, serve_under_load, train_weights
+from .arrivals import arrival_server_words
+from .serving import PREDICT_FEEDING, make_call, serve, serve_arrivals, train_weights
 from .steering import Steering
 from .timing import EnergySpan, SegmentClock, StopReason, make_batch_timer
 
@@ -179,14 +179,14 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
             if t.task == Task.PREDICT:  # trained a few steps, never timed; the sidecar says so
                 settings.update(serve=t.serve, weights=weights)
             if t.arrival_rate is not None:  # what the lane's server did with requests that arrived while it was busy
-                settings.update(server=load_server_words(t.max_batch))
+                settings.update(server=arrival_server_words(t.max_batch))
             w.events.put(Bundle((RunStarted(run_id, lane, device, json_safe(settings), started_at),)))
             budget = steps_left
             while config is not None:
                 clock = SegmentClock(run_id, lane, device, spec.backend, config.train.batch_size,
                                      config.model.widths, segment, first_step, t0,
                                      config.train.warmup_steps,
-                                     # a load's schedule is its budget (core/lane/serving.py serve_under_load)
+                                     # an arrival schedule is its budget (core/lane/serving.py serve_arrivals)
                                      None if config.train.arrival_rate is not None else budget,
                                      None if config.train.arrival_rate is not None else config.train.max_seconds,
                                      t0_at,
@@ -261,9 +261,9 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
                              on_phase=w.on_phase, meter=meter if meter.counter else None, per_call=predict)
     started, cache = time.perf_counter(), compile_cache_counts()
     try:
-        load_ended = ""
+        arrivals_ended = ""
         if predict and t.arrival_rate is not None:  # requests on their own schedule (core/lane/arrivals.py)
-            load_ended = serve_under_load(model, make_call(w.keras, model, spec, t, jit), data.x, t, timer)
+            arrivals_ended = serve_arrivals(model, make_call(w.keras, model, spec, t, jit), data.x, t, timer)
         elif predict:  # one forward call at a time, host to host (core/lane/serving.py)
             call = make_call(w.keras, model, spec, t, jit)
             serve(model, call, data.x, t.batch_size, timer, _epoch_steps(len(data), config))
@@ -282,7 +282,7 @@ def _train(w: LaneProcess, config: RunConfig, clock: SegmentClock, data: Dataset
                   flops_per_batch=config.flops_per_batch, wall_s=time.perf_counter() - started,
                   final_loss=logs.get("loss", math.nan), final_accuracy=logs.get("accuracy", math.nan)),
         others_cpu=others_share_of(timer.load_pieces), load_avg=load_average(),
-        compile_cache=compile_cache_word(cache, compile_cache_counts()), load_ended=load_ended,
+        compile_cache=compile_cache_word(cache, compile_cache_counts()), arrivals_ended=arrivals_ended,
         **energy_fields(timer.energy, meter.counter, meter.note, idle_w))
     w.events.put(Bundle((SegmentEnded(clock.run_id, clock.lane, clock.segment, summary, time.time()),)))
     del model

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from .timing import StepTimer
 
-SPIN_S = 0.0005  # under a load, the last half millisecond before a request arrives is waited out on the clock
+SPIN_S = 0.0005  # at an arrival rate, the last half millisecond before a request arrives is waited out on the clock
 WEIGHT_STEPS = 3  # training steps before the first timed call (not timed)
 PREDICT_FEEDING = "host: each call takes a NumPy slice of the data set in host memory; its answer comes back as NumPy"
 Call = Callable[[np.ndarray], np.ndarray]
@@ -212,7 +212,7 @@ def serve(model: Model, call: Call, x: np.ndarray, batch_size: int, timer: StepT
     hooks.on_train_end()
 
 
-def serve_under_load(model: Model, call: Call, x: np.ndarray, train: TrainSpec, timer: StepTimer) -> str:
+def serve_arrivals(model: Model, call: Call, x: np.ndarray, train: TrainSpec, timer: StepTimer) -> str:
     """Serve requests arriving on their own schedule (core/lane/arrivals.py) until it is done, the lane falls
     behind, or the timer stops it; returns which ("done", "behind", "stopped"). The warm-up calls come first,
     one after another (flagged warm-up, as for every task); the schedule starts after the last of them. Each
@@ -231,7 +231,7 @@ def serve_under_load(model: Model, call: Call, x: np.ndarray, train: TrainSpec, 
         call(x[(i % rows) * size:(i % rows + 1) * size])
         hooks.on_train_batch_end(i, {})
         i += 1
-    loop = OpenLoop(arrival_times(train.arrival_rate, train.load_requests, train.arrivals, train.seed),
+    loop = OpenLoop(arrival_times(train.arrival_rate, train.rate_requests, train.arrivals, train.seed),
                     max_batch=train.max_batch, clock=time.perf_counter, sleep=time.sleep,
                     stop=lambda: bool(model.stop_training), spin_s=SPIN_S)
     while (take := loop.take()) is not None:

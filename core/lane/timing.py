@@ -107,7 +107,7 @@ class StepTimer(Protocol):
     def steps(self) -> int: ...
 
     def take(self, take: Take) -> None:
-        """Under a load: the next call answers these requests (its record says which, and how long each waited)."""
+        """At an arrival rate: the next call answers these requests (its record says which, how long each waited)."""
 
 
 def make_batch_timer(keras: ModuleType, clock: SegmentClock, *, emit: Callable[[Bundle], None],
@@ -215,12 +215,12 @@ def _record_maker(c: SegmentClock, clock: _StepClock) -> _Record:
         start = clock.start
         if take is None:
             samples, requests, queued, backlog, waits = n * batch_size, 0, 0, 0, ()
-        else:  # a call under a load: the requests it answered, and how long each waited for it
+        else:  # a call at an arrival rate: the requests it answered, and how long each waited for it
             requests, queued, backlog = len(take.arrivals), take.queued, take.backlog
             samples, begin = requests * batch_size, clock.begin
             waits = tuple(max(0.0, (begin - a) * 1000.0) for a in take.arrivals)
         # By position, in BatchTiming's order (its fields by name cost 0.6 µs more a step): the names and times,
-        # then the batches and the segment's names, then the load's fields.
+        # then the batches and the segment's names, then the arrivals' fields.
         return BatchTiming(run_id, lane, device, epoch + 1, batch + 1, first_step + steps, start - t0,
                            (clock.end - start) * 1000.0, samples, warmup, loss,
                            n, backend, widths, batch_size, segment, clock.resumed, task, family,
@@ -372,7 +372,7 @@ class _BatchTimer:
         self._segment = c
         self._phase = on_phase
         self._epoch = 0
-        self._take: Take | None = None  # under a load: the requests the next call answers
+        self._take: Take | None = None  # at an arrival rate: the requests the next call answers
         self._clock = _StepClock(per_call)
         self._steps = _Steps(c)
         self._record = _record_maker(c, self._clock)

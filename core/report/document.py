@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ..analysis.contention import common_stretch
 from ..analysis.leads import refinement_of_sidecar
-from ..analysis.serving_load import rates_of, run_points
+from ..analysis.serving_rates import rates_of, run_points
 from ..config import Task, is_saved_kind
 from ..files.findings import Findings
 from ..files.predicted import AskedPrediction
@@ -22,8 +22,8 @@ from ..machine import HostInfo
 from ..results import RunResult
 from .. import APP_VERSION
 from ..words.anatomy import CALL_CLOCKS, CLOCKS, PER_CALL_CLOCK, SYNCED_CLOCK
-from ..words.load import compare_words
-from ..words.load import sweep_lines as sweep_lines_load
+from ..words.rates import compare_words
+from ..words.rates import sweep_lines as sweep_lines_rates
 from ..words.numbers import fmt_count
 from ..words.run import (busy_lines, compared_lines, compared_summaries, latency_lines, one_run_line,
                          run_headline)
@@ -37,7 +37,7 @@ from .parts import FileSettings, Section, Table, sentence, table
 from .predictions import predictions_section
 from .reproduce import anatomy_command, reproduce_command
 from .rule import Rule, rule_of
-from .sections import anatomy_answer, anatomy_section, is_load, run_section, segment_widths, sweep_section
+from .sections import anatomy_answer, anatomy_section, is_rate_run, run_section, segment_widths, sweep_section
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def _changed_model_answer(inputs: Inputs) -> list[str]:
     """Where the lanes cross over every run whose model changed (a ramp, a drag), their points pooled and judged
     once as the window's findings judge them: the window's headline over the same widths, whichever runs it rests
     on (File > Export report writes them all). Nothing where no run changed its model."""
-    runs = [run for item in inputs.runs if not is_load(item) for run in item.runs]
+    runs = [run for item in inputs.runs if not is_rate_run(item) for run in item.runs]
     if not any(len(segment_widths(run)) > 1 for run in runs):
         return []
     pooled = Findings(row for run in runs for row in run_rows(run))
@@ -177,18 +177,18 @@ def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...],
             prefix = f"{name}: " if len(inputs.sweeps) > 1 else ""
             answer += [sentence(prefix + line) for line in (refine_lines(refined) if refined else [])]
         facts.append(("machines", machines_words(inputs.sweeps)))
-    loads = False
+    rates = False
     several = len(inputs.sweeps) + len(inputs.runs) + len(inputs.anatomies) > 1
     answer += _changed_model_answer(inputs)
     for item in inputs.runs:
         prefix = run_lane_prefix(item, inputs.sweeps)
         source = f"{Path(item.path).name}: " if several else ""  # "this model" is the file's, among several
-        if is_load(item):  # serving under load
-            loads = True
+        if is_rate_run(item):  # serving at an arrival rate
+            rates = True
             lanes += [prefix + lane for run in item.runs for lane in run.lanes]
             facts.append(("model", run_model_words(item.runs[0])))
             points = run_points(item.runs)
-            answer += [sentence(source + x) for x in (sweep_lines_load(points) if len(rates_of(points)) > 1
+            answer += [sentence(source + x) for x in (sweep_lines_rates(points) if len(rates_of(points)) > 1
                                                       else [compare_words(points, points[0].rate)] if points else [])
                        if x]
             continue
@@ -218,7 +218,7 @@ def _question(inputs: Inputs, findings: Findings) -> tuple[str, tuple[str, ...],
     sizes = bool(inputs.sweeps) or any(len(segment_widths(run)) > 1 for item in inputs.runs for run in item.runs) \
         or any(len({p.widths for p in item.points}) > 1 for item in inputs.anatomies)
     change = ", and where does the faster one change?" if sizes else "?"
-    if serving and loads:
+    if serving and rates:
         facts.append(("clock", "each request timed from its intended arrival to its answer on the host, its wait in "
                                "the queue included (an open loop: requests arrive on their own schedule)"))
         question = (f"Which of {', '.join(lanes)} serves these requests sooner, and which holds the rate?"

@@ -1,5 +1,5 @@
 """Each source's section of the report: a sweep's figures, fits, energy and prices; a run's per-batch figure, what
-its numbers show and (a ramp) its crossing; a load's rates; an anatomy's parts. Every sentence comes from
+its numbers show and (a ramp) its crossing; a rate sweep's rates; an anatomy's parts. Every sentence comes from
 core/words/, as the CLI says it; what the answer box already says (the verdict, what it rests on, a busy machine)
 is not said again here."""
 from __future__ import annotations
@@ -13,14 +13,14 @@ from ..analysis import tails
 from ..analysis.anatomy import TRAIN_LADDER, stacked
 from ..analysis.crossings import analyze_points
 from ..analysis.points import SweepPoint
-from ..analysis.serving_load import rates_of, run_points
+from ..analysis.serving_rates import rates_of, run_points
 from ..files.sweeps.rows import curve_point, group_rows
 from ..files.sweeps.files import run_rows
 from ..records import BatchTiming
 from ..results import RunResult
 from ..words.anatomy import (PART_LABELS, anatomy_notes, clock_lines, floor_crossover_lines, floor_notes,
                              floor_sentence, fmt_part, fmt_rung, why_sentence)
-from ..words.load import LOAD_HEADER, load_row, rate_lines, rate_words
+from ..words.rates import RATE_HEADER, rate_row, rate_lines, rate_words
 from ..words.numbers import fmt_flops, fmt_joules, fmt_num, fmt_range
 from ..words.run import busy_lines, cold_start_lines, energy_lines as run_energy_lines, explain, verdict_lines
 from ..words.sweep import cost_lines, energy_lines, fits_words
@@ -137,11 +137,11 @@ def run_figure(run: RunResult, n: int) -> Figure:
         records = _decimate([r for r in result.records if r.ms > 0])
         series.append(Series(lane, [(float(r.step), r.ms) for r in records], "line", lane_hex(lane)))
     rate = run.config.train.arrival_rate
-    if rate is not None:  # a load: its calls along the run, and its table the CLI's (core/words/load.py)
+    if rate is not None:  # arrivals at a rate: its calls along the run, and its table the CLI's (core/words/rates.py)
         title = f"Run {run.run_id}, requests at {rate_words(rate)}: ms per call along the run"
         plot = Plot(title, "call", "ms per call", series, log_x=False, log_y=True)
-        numbers = table(LOAD_HEADER, [load_row(p) for p in run_points([run])])
-        return figure(title, plot, numbers, f"figure-{n}-load-{slug(run.run_id)}.svg")
+        numbers = table(RATE_HEADER, [rate_row(p) for p in run_points([run])])
+        return figure(title, plot, numbers, f"figure-{n}-rate-{slug(run.run_id)}.svg")
     title = f"Run {run.run_id}: ms per batch along the run"
     plot = Plot(title, "step", "ms per batch", series, log_x=False, log_y=True)
     rows = []
@@ -170,15 +170,15 @@ def _last_model(run: RunResult) -> str:
     return f"its last model, hidden {rows[-1].width:,}" if rows else run.config.model.label()
 
 
-def is_load(item: RunInput) -> bool:
-    """A file of serving under load (run --arrival-rate, sweep --arrival-rates): every run's requests arrive at a
+def is_rate_run(item: RunInput) -> bool:
+    """A file of serving at arrival rates (run --arrival-rate, sweep --arrival-rates): every run's requests arrive at a
     rate."""
     return bool(item.runs) and all(run.config.train.arrival_rate is not None for run in item.runs)
 
 
 def load_lines(runs: Sequence[RunResult]) -> list[str]:
-    """A load's rates in the words the CLI and analyze say them: each rate's schedule, its lanes and which answers
-    sooner (core/words/load.py); what holds across the rates is the answer box's."""
+    """A rate sweep's rates in the words the CLI and analyze say them: each rate's schedule, its lanes and which answers
+    sooner (core/words/rates.py); what holds across the rates is the answer box's."""
     points = run_points(runs)
     return [line for rate in rates_of(points) for line in rate_lines(points, rate)]
 
@@ -205,9 +205,9 @@ def _run_lines(run: RunResult) -> list[str]:
 
 def run_section(item: RunInput, n0: int) -> Section:
     figures: list[Figure] = []
-    if is_load(item):
+    if is_rate_run(item):
         figures = [run_figure(run, n0 + i) for i, run in enumerate(item.runs)]
-        return Section(f"Serving under load: {Path(item.path).name}", "run",
+        return Section(f"Serving at arrival rates: {Path(item.path).name}", "run",
                        tuple(sentence(x) for x in load_lines(item.runs)), tuple(figures))
     lines: list[str] = []
     for run in item.runs:

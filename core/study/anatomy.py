@@ -10,9 +10,9 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..analysis.anatomy import AnatomyPoint
+from ..analysis.anatomy import AnatomyMeasured, AnatomyPoint
 from ..config import ConfigError, LaneSpec, RunConfig
-from ..messages import AnatomyJob, AnatomyMeasured
+from ..messages import AnatomyJob
 from ..engine.pool import LanePool
 from .measured import point_key
 

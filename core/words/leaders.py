@@ -95,6 +95,6 @@ def asked_lanes_words(unknown: Sequence[str], asked: Sequence[str], known: Seque
     return f"--lanes: {said} (they hold {shown}); name two or more, comma-separated, as the table names them"
 
 
-def lanes_of_load_words(path: str) -> str:
-    return (f"--lanes: {path} is a load sweep's file, whose lanes are said one rate at a time, never as pairs; "
+def lanes_of_rates_words(path: str) -> str:
+    return (f"--lanes: {path} is a rate sweep's file, whose lanes are said one rate at a time, never as pairs; "
             "analyze it without --lanes")

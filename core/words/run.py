@@ -10,6 +10,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..analysis.fits import CostFit, predicted_crossover
 from ..analysis import tails
+from .. import run_stats
 from ..run_stats import has_steady
 from ..config import DeviceKind, LaneSpec, Schedule, Task
 from ..machine import usable_cores
@@ -77,10 +78,10 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: Task 
 
 
 def tail_words(q: int, value: float, calls: int) -> str:
-    """"p99 ≈ 3.20 ms", an estimate from independent calls (a closed loop's plain percentile; a load's tail is a
-    bound, core/words/load.py bound_words), or why it is not given: "p99 needs ≥ 662 calls (have 59)"
+    """"p99 ≈ 3.20 ms", an estimate from independent calls (a closed loop's plain percentile; a rate's tail is a
+    bound, core/words/rates.py bound_words), or why it is not given: "p99 needs ≥ 662 calls (have 59)"
     (core/analysis/tails.py). The sentence it sits in says the calls it is from."""
-    if tails.known(q, calls) and math.isfinite(value):
+    if run_stats.known(q, calls) and math.isfinite(value):
         return f"p{q} ≈ {fmt_num(value)} ms"
     return tails.withheld(q, calls)
 
@@ -102,7 +103,7 @@ def latency_lines(summaries: Sequence[RunSummary], batch: int = 0) -> list[str]:
     usable = [s for s in summaries if has_steady(s)]
     lines = [latency_words(s, batch) for s in usable]
     for s in usable:
-        if tails.known(99, s.n_batches) and math.isfinite(s.p99_ms) and s.p99_ms > 2 * s.median_ms:
+        if run_stats.known(99, s.n_batches) and math.isfinite(s.p99_ms) and s.p99_ms > 2 * s.median_ms:
             lines.append(f"the slowest call in a hundred on {s.lane} takes {fmt_num(s.p99_ms / s.median_ms, 2)}x its "
                          "median: the tail, not the median, is what a server's users wait for")
     return lines

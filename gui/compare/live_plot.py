@@ -27,7 +27,7 @@ from ..theme.scheme import PlotTheme, SchemeColors
 
 X_AXES = {"batch": "batch (training step)", "elapsed": "seconds since the lane started"}
 PREDICT_X_AXES = {"batch": "call (one predict call per batch)", "elapsed": "seconds since the lane started"}
-LOAD_X_AXES = {"batch": "call, in order (drawn at the oldest request it answered)",
+RATE_X_AXES = {"batch": "call, in order (drawn at the oldest request it answered)",
                "elapsed": "seconds since the lane started"}
 LEGEND_GAP_PX = 24  # between a legend entry and the next, and its sample's own margin
 LEGEND_MARGIN_PX = 90  # the y axis and the plot's edges: what the legend row cannot use
@@ -172,10 +172,10 @@ class LivePlot(QWidget):
         self._items = {}
         self._live = live
         self._range.reset()
-        load = live.result.config.train.arrival_rate is not None
+        at_rate = live.result.config.train.arrival_rate is not None
         predict = live.result.config.train.task == Task.PREDICT
-        self._axes = LOAD_X_AXES if load else PREDICT_X_AXES if predict else X_AXES
-        self.plot.setLabel("left", "ms, arrival to answer" if load else
+        self._axes = RATE_X_AXES if at_rate else PREDICT_X_AXES if predict else X_AXES
+        self.plot.setLabel("left", "ms, arrival to answer" if at_rate else
                            "ms per call" if self._axes is PREDICT_X_AXES else "ms per batch")
         self.plot.setLabel("bottom", self._axes[self.x_axis.currentData()])
         # The warm-up's legend key first: turning log y on below redraws the lanes (a finished ramp shown from
@@ -346,7 +346,7 @@ class LivePlot(QWidget):
         return max(len(live.plan), len(labels))
 
     def _draw_predicted(self, rescale: bool = True, colors: SchemeColors | None = None) -> None:
-        """The predicted lines for the run shown (none before a run, for a ramp, or for a load), and the note."""
+        """The predicted lines for the run shown (none before a run, for a ramp, or at a rate), and the note."""
         lanes = self._predicted.lanes if self._predicted is not None else ()
         live = self._live
         why = why_not_drawn(live.result.config, self._segments(live)) if live and lanes else ""

@@ -3,7 +3,7 @@ shown, as a dashed horizontal line at its predicted ms per step (per call, for p
 95% interval a light band; dotted, without a band, where it is an extrapolation.
 
 Like the map's, a predicted line is never a batch of the plot: nothing measured is computed from it. It is drawn
-for a run of one model; a ramp's models and a load's latencies (arrival to answer, not ms per call) get none, and
+for a run of one model; a ramp's models and a rate's latencies (arrival to answer, not ms per call) get none, and
 the plot's note says why.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..widgets.plots import plot_item
 from .predicted import BAND_ALPHA
 
 NOT_DRAWN = {"ramp": "predicted lanes are drawn for a run of one model, not a ramp's",
-             "load": "predicted lanes are ms per call, not a load's arrival-to-answer latency"}
+             "rate": "predicted lanes are ms per call, not a latency from arrival to answer"}
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class LivePrediction:
 def why_not_drawn(config: RunConfig, segments: int) -> str:
     """"" where a run of `segments` models of `config` gets predicted lines, else why not."""
     if config.train.arrival_rate is not None:
-        return NOT_DRAWN["load"]
+        return NOT_DRAWN["rate"]
     return NOT_DRAWN["ramp"] if segments > 1 else ""
 
 

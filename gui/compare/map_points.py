@@ -100,7 +100,7 @@ def run_points(result: RunResult, summary_of: SummaryOf | None = None, now: floa
     crowded = contended(result, now)
     cfg = result.config
     if cfg.train.arrival_rate is not None:
-        return []  # a load's answer is which lane held its rate (core/words/load.py), not a call's median here
+        return []  # a rate's answer is which lane held it (core/words/rates.py), not a call's median here
     points = []
     for name, lane in result.lanes.items():
         if lane.segments:

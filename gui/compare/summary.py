@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QFrame, Q
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...core.analysis import tails
+from ...core import run_stats
 from ...core.analysis.fits import CostFit
 from ...core.files.findings import Findings
 from ...core.run_stats import has_steady
@@ -26,8 +27,8 @@ from ...core.engine.tracking import Between
 from ...core.json_data import JsonValue
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
 from ...core.words.failures import failure_words
-from ...core.analysis.serving_load import run_points
-from ...core.words.load import compare_words, point_words, schedule_words
+from ...core.analysis.serving_rates import run_points
+from ...core.words.rates import compare_words, point_words, schedule_words
 from ...core.words.run import energy_lines, explain, latency_lines, provisional_lines, run_headline, verdict_lines
 from ..theme.lane_colours import lane_color
 from ...core.words.run import contention_note
@@ -45,7 +46,7 @@ ROW_TIPS = {"Mean ms/step, your fit": "Wall time per step over the steady stretc
                                       "plain model.fit of this model takes.",
             "p99 ms, the tail": "The 99th percentile of the steady steps (of the calls, for the predict task): "
                                 "the slowest one in a hundred, which a server's users feel and a median hides. "
-                                f"Given from {tails.MIN_CALLS[99]:,} steady steps on (MLPerf's early-stopping "
+                                f"Given from {run_stats.MIN_CALLS[99]:,} steady steps on (MLPerf's early-stopping "
                                 "minimum for a p99): with fewer it shows –, since the slowest one or two steps "
                                 "would decide it.",
             "Other work on its cores": "The share of this lane's CPU cores that other processes used while it "
@@ -314,7 +315,7 @@ class SummaryPanel(QWidget):
         if live.finished and not changed_model(live):
             lines = run_headline(live.result)  # a finished run of one model: the CLI's and the report's words
         train = live.result.config.train
-        if train.arrival_rate is not None:  # under load: what each lane held, per request (core/words/load.py)
+        if train.arrival_rate is not None:  # at an arrival rate: what each lane held, per request (core/words/rates.py)
             points = [p for p in run_points([live.result]) if live.lanes[p.lane].records]
             compare = compare_words(points, train.arrival_rate) if len(points) == 2 else ""
             lines = [compare] if compare and live.finished else []

@@ -25,9 +25,9 @@ DATA_TIP = ("Training data. auto: MNIST from the Keras cache (downloaded once), 
 FAMILY_TITLES = {"mlp": "MLP (dense layers)", "cnn": "CNN (convolutions)", "rnn": "RNN (LSTM or GRU)",
                  "transformer": "Transformer (encoder)"}
 TASK_TITLES = {"train": "Train (time each step)", "predict": "Predict (time each call)",
-               "load": "Predict under load"}
-LOAD = "load"  # the Task chooser's third entry: the predict task with requests on their own schedule
-DEFAULT_RATE = 200  # requests per second the load task starts at
+               "rate": "Predict at an arrival rate"}
+RATE = "rate"  # the Task chooser's third entry: the predict task with requests on their own schedule
+DEFAULT_RATE = 200  # requests per second the rate task starts at
 SERVE_TITLES = {"keras": "Keras predict_on_batch", "compiled": "Compiled forward pass"}
 LAYER_LABELS = {"mlp": "Hidden layers", "cnn": "Conv blocks", "rnn": "RNN layers", "transformer": "Encoder blocks"}
 
@@ -53,7 +53,7 @@ class ModelForm(QWidget):
     # ------------------------------------------------------------------ building
 
     def _make_run_controls(self) -> None:
-        """The preset, the task and the task's own settings (the predict call, a load's rate and batch)."""
+        """The preset, the task and the task's own settings (the predict call, an arrival rate and its batch)."""
         self.preset = QComboBox()
         self.preset.addItem("Choose a preset…", "")
         for name, preset in PRESETS.items():
@@ -65,13 +65,13 @@ class ModelForm(QWidget):
         self.preset.setToolTip("Load a reference model: the two seeds' networks, a tiny and a huge one. "
                                "The data source and sample limit stay as you set them.")
         self.preset.setAccessibleName("Model preset")
-        self.task = titled_combo(TASK_TITLES, (*TASKS, LOAD))
+        self.task = titled_combo(TASK_TITLES, (*TASKS, RATE))
         self.task.setToolTip("What is timed. Train: one training step (forward, backward, update). Predict: one "
                              "forward call per batch as a server makes it, input from host memory and the answer "
                              "back on the host; the weights are trained a few steps first, never timed. A "
                              "predict run's verdict speaks in latency, its p90 and p99 beside the median. Predict "
-                             "under load: requests arrive on their own clock (Poisson, at the Rate), queue while "
-                             "the lane is busy, and each is timed from its arrival to its answer; lanes serve one "
+                             "at an arrival rate: requests arrive on their own clock (Poisson, at the Rate), queue "
+                             "while the lane is busy, and each is timed from its arrival to its answer; lanes serve one "
                              "after another, and each says whether it held the rate.")
         self.task.setAccessibleName("Task")
         self.rate = int_spin(1, int(MAX_RATE), "Requests per second arriving at the lane's server, whatever it is "
@@ -155,7 +155,7 @@ class ModelForm(QWidget):
         for label, field in (("Preset", self.preset), ("Task", self.task), ("Call", self.serve), ("Rate", self.rate),
                              ("Max batch", self.max_batch)):
             form.addRow(label, field)
-        for field in (self.serve, self.rate, self.max_batch):  # a predict run's and a load's: shown with their task
+        for field in (self.serve, self.rate, self.max_batch):  # a predict run's and a rate's: shown with their task
             form.setRowVisible(field, False)
         for label, field in (("Family", self.family), ("Your model", self.open_model), ("Cell", self.cell),
                              ("Heads", self.heads), ("Hidden layers", self.layers)):
@@ -215,14 +215,14 @@ class ModelForm(QWidget):
 
     def read_train(self, data: str) -> TrainSpec:
         """The training settings the controls show, and those of the config last shown that have no control."""
-        load = self.task.currentData() == LOAD
+        at_rate = self.task.currentData() == RATE
         return dataclasses.replace(
             self._base.train, batch_size=self.batch.value(), epochs=self.epochs.value(),
             max_seconds=float(self.time_limit.value()) if self.time_limit.value() else None,
             optimizer=self.optimizer.currentText(), learning_rate=self.learning_rate.value(), data=data,
-            samples=self.samples.value() or None, task=Task.PREDICT if load else self.task.currentData(),
-            serve=self.serve.currentData(), arrival_rate=float(self.rate.value()) if load else None,
-            max_batch=self.max_batch.value() if load else 1)
+            samples=self.samples.value() or None, task=Task.PREDICT if at_rate else self.task.currentData(),
+            serve=self.serve.currentData(), arrival_rate=float(self.rate.value()) if at_rate else None,
+            max_batch=self.max_batch.value() if at_rate else 1)
 
     def controls(self) -> tuple[QWidget, ...]:
         """The controls show_config sets (the preset box and the buttons aside)."""
@@ -236,10 +236,10 @@ class ModelForm(QWidget):
         self._base = config
         with signals_blocked(*self.controls()):
             t, m = config.train, config.model
-            load = t.arrival_rate is not None
-            self.task.setCurrentIndex(max(self.task.findData(LOAD if load else t.task), 0))
+            at_rate = t.arrival_rate is not None
+            self.task.setCurrentIndex(max(self.task.findData(RATE if at_rate else t.task), 0))
             self.serve.setCurrentIndex(max(self.serve.findData(t.serve), 0))
-            if load:
+            if at_rate:
                 self.rate.setValue(int(round(t.arrival_rate or DEFAULT_RATE)))
                 self.max_batch.setValue(t.max_batch)
             self.family.setCurrentIndex(max(self.family.findData(m.family), 0))
@@ -284,7 +284,7 @@ class ModelForm(QWidget):
         self.layers.setRange(1, LAYER_LIMITS[family])
 
     def show_task_rows(self, train: TrainSpec) -> None:
-        """The predict call's row with the predict task, the rate's and max batch's with a load."""
+        """The predict call's row with the predict task, the rate's and max batch's with arrivals at a rate."""
         self._form.setRowVisible(self.serve, train.task == Task.PREDICT)
         self._form.setRowVisible(self.rate, train.arrival_rate is not None)
         self._form.setRowVisible(self.max_batch, train.arrival_rate is not None)
@@ -307,8 +307,9 @@ class ModelForm(QWidget):
 
     @Slot(int)
     def _on_task_changed(self, _index: int) -> None:
-        """Under load a request is one sample by default (a server's request), as the CLI's --arrival-rate has it."""
-        if self.task.currentData() == LOAD and self.batch.value() == self._base.train.batch_size:
+        """At an arrival rate a request is one sample by default (a server's request), as the CLI's --arrival-rate
+        has it."""
+        if self.task.currentData() == RATE and self.batch.value() == self._base.train.batch_size:
             self.batch.setValue(1)
 
     @Slot(int)

@@ -158,11 +158,11 @@ class RunDesk(QObject):
         if not self._fits(timed, specs):
             return None
         if config.train.arrival_rate is not None and plan:
-            self.say("A ramp under load is not built: sweep the rates with `sweep --task predict --arrival-rates …`, "
+            self.say("A ramp at a rate is not built: sweep the rates with `sweep --task predict --arrival-rates …`, "
                      "or run one rate.", error=True)
             return None
         self._save_state()
-        # A load is served by one lane at a time: a lane's requests would queue while another had its turn.
+        # Requests at a rate are served by one lane at a time: a lane's requests would queue while another had its turn.
         schedule = Schedule.SEQUENTIAL if config.train.arrival_rate is not None else self.side.lanes_panel.schedule()
         return self.controller.start_run(config, specs, schedule, plan)
 

@@ -21,12 +21,14 @@ from ...config import LaneSpec, check_host
 from ... import APP_VERSION
 from ..devices import LaneOption
 from ...messages import Wirable, field_types, from_wire, register, to_wire
+from ...analysis import anatomy as _anatomy  # noqa: F401  # registers the anatomy's point and its reply
 from .guard import checked
 
 _Checked = TypeVar("_Checked", bound=Wirable)
 
-PROTOCOL = 5  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory;
-# 4: PrepareJob, Prepared; 5: BatchTiming.widths a list of widths, no longer their "-"-joined text)
+PROTOCOL = 6  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory;
+# 4: PrepareJob, Prepared; 5: BatchTiming.widths a list of widths, no longer their "-"-joined text; 6: RunSummary's
+# arrivals_ended, once "load_ended")
 WORKER_MODULE = "crossover_lab.core.engine.remote.worker"
 DEFAULT_PYTHON = "python3"
 SSH_COMMAND_ENV = "CROSSOVER_SSH_COMMAND"

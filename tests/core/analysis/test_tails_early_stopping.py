@@ -1,6 +1,6 @@
 """MLPerf loadgen's early-stopping estimate (core/analysis/tails.py early_stopping), an upper bound on the percentile
-at 99% confidence for independent values, which a load's tail counts its requests by (tails.queue_tail); and a load
-point says its lane held a rate only from at least MIN_HOLD_S of arrivals (core/analysis/serving_load.py)."""
+at 99% confidence for independent values, which a rate's tail counts its requests by (tails.queue_tail); and a rate
+point says its lane held a rate only from at least MIN_HOLD_S of arrivals (core/analysis/serving_rates.py)."""
 from __future__ import annotations
 
 import math
@@ -10,10 +10,11 @@ import pytest
 from scipy.stats import binom
 
 from crossover_lab.core.analysis import tails
-from crossover_lab.core.analysis.serving_load import MIN_HOLD_S, highest_held, lane_for_rate, load_point
+from crossover_lab.core import run_stats
+from crossover_lab.core.analysis.serving_rates import MIN_HOLD_S, highest_held, lane_for_rate, rate_point
 from crossover_lab.core.config import TrainSpec
 from crossover_lab.core.records import BatchTiming, RunSummary
-from crossover_lab.core.words.load import load_row, point_words, sweep_lines
+from crossover_lab.core.words.rates import rate_row, point_words, sweep_lines
 
 
 def test_the_estimate_is_the_order_statistic_the_binomial_rule_names() -> None:
@@ -34,9 +35,9 @@ def test_the_tail_rules_minimums_are_enough_for_the_estimate() -> None:
         assert fewest == {90: 44, 99: 459}[q]
         assert not math.isnan(tails.early_stopping(q, np.arange(fewest)))
         assert math.isnan(tails.early_stopping(q, np.arange(fewest - 1)))
-        assert tails.MIN_CALLS[q] >= fewest
-        assert not math.isnan(tails.early_stopping(q, np.arange(tails.MIN_CALLS[q])))
-        assert math.isnan(tails.early_stopping(q, np.arange(tails.MIN_CALLS[q] // 4)))
+        assert run_stats.MIN_CALLS[q] >= fewest
+        assert not math.isnan(tails.early_stopping(q, np.arange(run_stats.MIN_CALLS[q])))
+        assert math.isnan(tails.early_stopping(q, np.arange(run_stats.MIN_CALLS[q] // 4)))
 
 
 def test_the_estimate_is_under_the_true_p99_in_about_one_sample_in_a_hundred() -> None:
@@ -62,8 +63,8 @@ def kept_pace(n: int, rate: float) -> list[BatchTiming]:
 
 
 def test_a_point_with_under_5_s_of_arrivals_does_not_say_it_held_and_one_with_more_does() -> None:
-    done = RunSummary("r", "cpu", "CPU", "completed", load_ended="done")
-    short = load_point("cpu", kept_pace(800, 200.0), done, TrainSpec(task="predict", batch_size=1,
+    done = RunSummary("r", "cpu", "CPU", "completed", arrivals_ended="done")
+    short = rate_point("cpu", kept_pace(800, 200.0), done, TrainSpec(task="predict", batch_size=1,
                                                                        arrival_rate=200.0, max_steps=800))
     assert short.kept_up and short.schedule_s == pytest.approx(4.0) and short.schedule_s < MIN_HOLD_S
     assert not short.held and short.p99_within(1e9) is False
@@ -71,11 +72,11 @@ def test_a_point_with_under_5_s_of_arrivals_does_not_say_it_held_and_one_with_mo
     assert highest_held([short], "cpu") is None
     choice = lane_for_rate([short], 100.0)
     assert choice.lane is None and short.hold_unknown_why in choice.reason
-    assert "not judged" in load_row(short)[-1] and load_row(short)[4] != "–"  # its latencies are still shown
+    assert "not judged" in rate_row(short)[-1] and rate_row(short)[4] != "–"  # its latencies are still shown
     assert "not judged held (its arrivals lasted 4 s" in point_words(short)
     assert "not judged at 200 requests/s: its arrivals lasted 4 s" in sweep_lines([short])[0]
 
-    long = load_point("cpu", kept_pace(1200, 200.0), done, TrainSpec(task="predict", batch_size=1,
+    long = rate_point("cpu", kept_pace(1200, 200.0), done, TrainSpec(task="predict", batch_size=1,
                                                                        arrival_rate=200.0, max_steps=1200))
     assert long.held and long.hold_unknown_why == "" and long.schedule_s == pytest.approx(6.0)
     latencies = [1.0 + (i * 7 % 100) / 50.0 for i in range(1200)]

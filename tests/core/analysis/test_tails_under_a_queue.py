@@ -1,6 +1,6 @@
-"""Issue 57: a load's tail is a 99% bound valid for requests that queue (core/analysis/tails.py queue_tail), withheld
+"""Issue 57: a rate's tail is a 99% bound valid for requests that queue (core/analysis/tails.py queue_tail), withheld
 with its reason where the requests are worth too few independent ones; calls made one at a time keep their rule; and
-every view says a tail the same way, a closed loop's as an estimate and a load's as a bound."""
+every view says a tail the same way, a closed loop's as an estimate and a rate's as a bound."""
 from __future__ import annotations
 
 import math
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from crossover_lab.core.analysis import tails
-from crossover_lab.core.analysis.serving_load import lane_for_rate, load_point
+from crossover_lab.core.analysis.serving_rates import lane_for_rate, rate_point
 from crossover_lab.core.run_stats import robust_stats
 from crossover_lab.core.config import TrainSpec
 from crossover_lab.core.records import BatchTiming, RunSummary
-from crossover_lab.core.words.load import bound_words, choice_words, point_words, sweep_lines, withheld_words
+from crossover_lab.core.words.rates import bound_words, choice_words, point_words, sweep_lines, withheld_words
 from crossover_lab.core.words.numbers import fmt_num
 from crossover_lab.core.words.run import tail_words
 
@@ -79,7 +79,7 @@ def test_independent_values_keep_the_existing_rule() -> None:
     assert stats.p99 == pytest.approx(float(np.percentile(calls, 99)))
     assert tail_words(99, stats.p99, 700) == f"p99 ≈ {fmt_num(stats.p99)} ms"
     assert tail_words(99, stats.p99, 661) == "p99 needs ≥ 662 calls (have 661)"
-    # Independent requests under a load measure as such: worth nearly their count, bound near early stopping's.
+    # Independent requests at an arrival rate measure as such: worth nearly their count, bound near early stopping's.
     iid = rng.exponential(1.0, 10_000)
     memory = tails.queue_memory(iid)
     assert memory.length < 1.2 and memory.worth > 0.8 * 10_000
@@ -91,11 +91,11 @@ def request(i: int, rate: float, ms: float) -> BatchTiming:
                        requests=1, queued=0, backlog=0, waits_ms=(0.0,))
 
 
-def test_a_loads_tail_is_said_as_a_bound_the_same_way_in_every_sentence() -> None:
+def test_a_rates_tail_is_said_as_a_bound_the_same_way_in_every_sentence() -> None:
     rng = np.random.default_rng(5)
     ms = 1.0 + rng.exponential(0.5, 2_000)  # independent calls, none queued: worth about their count
-    done = RunSummary("r", "cpu", "CPU", "completed", load_ended="done")
-    p = load_point("cpu", [request(i, 200.0, x) for i, x in enumerate(ms)], done,
+    done = RunSummary("r", "cpu", "CPU", "completed", arrivals_ended="done")
+    p = rate_point("cpu", [request(i, 200.0, x) for i, x in enumerate(ms)], done,
                    TrainSpec(task="predict", batch_size=1, arrival_rate=200.0, max_steps=2_000))
     assert p.held and math.isfinite(p.p99_ms) and math.isfinite(p.p90_ms) and p.worth > 1_500
     said = bound_words(99, p.p99_ms, p.answered, p.worth)
@@ -105,13 +105,13 @@ def test_a_loads_tail_is_said_as_a_bound_the_same_way_in_every_sentence() -> Non
             f"{p.worth:,.0f} independent ones") in point_words(p)
     assert f"({said})" in sweep_lines([p], p99_ms=100.0)[0]
     assert said in choice_words(lane_for_rate([p], 100.0, p99_ms=100.0), 100.0, p99_ms=100.0)
-    assert "≈" not in point_words(p)  # a load's tail is never said as an estimate
+    assert "≈" not in point_words(p)  # a rate's tail is never said as an estimate
 
 
-def test_a_loads_withheld_tail_says_so_in_its_sentence() -> None:
+def test_a_rates_withheld_tail_says_so_in_its_sentence() -> None:
     (latencies,) = mm1(0.8, 2_000, 1, seed=8)  # 2,000 queued requests: worth far fewer than a p99 needs
-    done = RunSummary("r", "cpu", "CPU", "completed", load_ended="done")
-    p = load_point("cpu", [request(i, 400.0, x) for i, x in enumerate(latencies)], done,
+    done = RunSummary("r", "cpu", "CPU", "completed", arrivals_ended="done")
+    p = rate_point("cpu", [request(i, 400.0, x) for i, x in enumerate(latencies)], done,
                    TrainSpec(task="predict", batch_size=1, arrival_rate=400.0, max_steps=2_000))
     assert p.held and math.isnan(p.p90_ms) and math.isnan(p.p99_ms) and p.worth < tails.MIN_WORTH[90]
     assert (f"(p90 and p99 need requests worth ≥ 200 and ≥ 662 independent ones (from 2,000 requests, worth "

@@ -49,7 +49,7 @@ def test_a_call_larger_than_a_batch_is_refused_before_any_lane_starts(capsys, sc
     assert scripted.channels == []  # no lane was started
 
 
-def test_a_lane_killed_under_load_says_why_on_its_line_and_under_the_table(capsys, scripted, tmp_path, monkeypatch):
+def test_a_lane_killed_at_a_rate_says_why_on_its_line_and_under_the_table(capsys, scripted, tmp_path, monkeypatch):
     from scripted_lanes import cpu_like
 
     monkeypatch.setenv("CROSSOVER_HOME", str(tmp_path / "home"))

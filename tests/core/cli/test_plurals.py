@@ -1,4 +1,4 @@
-"""Issue 46 #4: counts and rates said with one plural rule (core/words/numbers.py), on the load's own path: "1
+"""Issue 46 #4: counts and rates said with one plural rule (core/words/numbers.py), on the arrival rate's own path: "1
 request/s" and "a request of 1 sample", never "1 requests/s" or "sample(s)"."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def test_one_plural_rule():
     assert fmt_rates([1]) == "1 request/s" and fmt_rates([1, 2]) == "1, 2 requests/s"
 
 
-def test_a_load_of_one_request_a_second_is_said_in_the_singular(capsys, scripted):
+def test_a_rate_of_one_request_a_second_is_said_in_the_singular(capsys, scripted):
     from scripted_lanes import cpu_like
 
     scripted.scripts["cpu1"] = cpu_like(fixed_ms=2.0, gflops=1e6)

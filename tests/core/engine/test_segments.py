@@ -189,7 +189,7 @@ def test_the_per_batch_csv_describes_itself_and_the_sidecar_lists_segments(tmp_p
     header = list(rows[0])
     assert header[:11] == ["run_id", "lane", "device", "epoch", "batch", "step", "start_s", "ms", "samples",
                            "warmup", "loss"]  # the present columns keep their order
-    assert header[-10:] == ["widths", "batch_size", "segment", "resumed", "task", "family",  # then a load's
+    assert header[-10:] == ["widths", "batch_size", "segment", "resumed", "task", "family",  # then a rate's
                             "requests", "queued", "backlog", "waits_ms"]
     assert {(r["widths"], r["segment"]) for r in rows} == {("16", "1"), ("512-512", "2")}
     (back,) = read_runs(csv_path)

@@ -264,7 +264,7 @@ def test_the_meter_read_is_no_steps_time_and_a_failed_read_is_unknown(clock: Clo
     assert (timer.energy.pieces, timer.energy.failed, timer.energy.joules, timer.energy.steps) == (1, True, 0.0, 3)
 
 
-def test_a_call_under_load_says_its_requests_and_their_waits(clock: Clock):
+def test_a_call_at_a_rate_says_its_requests_and_their_waits(clock: Clock):
     timer = make_batch_timer(KERAS, segment(task=Task.PREDICT), emit=lambda _b: None, should_stop=lambda: False,
                              per_call=True)
     timer.on_train_begin()

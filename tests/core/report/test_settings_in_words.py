@@ -1,6 +1,6 @@
 """Issue 50: the report a reader would cite. Its settings are those that apply to the file's task and model family,
 in words, grouped, said once; its answer says what the verdict rests on, as the CLI does; it explains only what was
-measured. Checked on stored real files (docs/results/): a training run of an MLP, a sweep, a load, a served sweep."""
+measured. Checked on stored real files (docs/results/): a training run of an MLP, a sweep, a run at a rate, a served sweep."""
 from __future__ import annotations
 
 import re
@@ -93,7 +93,7 @@ def test_each_family_and_task_names_its_own_settings_only():
     assert placement_words("cpu:0", "jax") == "JAX's CPU 0"
 
 
-def test_a_sweep_a_load_and_a_served_sweep_say_their_own_settings(tmp_path):
+def test_a_sweep_a_rate_run_and_a_served_sweep_say_their_own_settings(tmp_path):
     for files, present, absent in (
             (["sweep.csv"], ("2 layers, each as wide as the other: 16, 64, 256, 1,024 and 4,096 units",
                              "width, in units", "at most 60 steady steps or 3 s a lane"),

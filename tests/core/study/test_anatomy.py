@@ -16,7 +16,8 @@ from crossover_lab.core.words.anatomy import (clock_note, floor_crossover_lines,
                                               why_sentence)
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.study.ladder import LadderRank, ladder_lines, ladder_settings, rank_ladder
-from crossover_lab.core.messages import AnatomyJob, AnatomyMeasured, from_wire, to_wire
+from crossover_lab.core.analysis.anatomy import AnatomyMeasured
+from crossover_lab.core.messages import AnatomyJob, from_wire, to_wire
 from crossover_lab.core.study.sweep import SweepResult, SweepSpec
 from crossover_lab.core.files.sweeps.rows import SweepRow
 

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from crossover_lab.core import messages
+from crossover_lab.core.analysis import anatomy  # noqa: F401  # registers the anatomy's point and its reply
 from crossover_lab.core.engine.remote import wire
 from crossover_lab.core.messages import Bundle, to_wire
 

@@ -1,18 +1,19 @@
-"""Sentences about serving under load (core/analysis/serving_load.py): what each lane held, and which answers
-sooner at each rate. The CLI's run and sweep and `analyze` of a load sweep's CSV all say it in these words."""
+"""Sentences about serving at arrival rates (core/analysis/serving_rates.py): what each lane held, and which answers
+sooner at each rate. The CLI's run and sweep and `analyze` of a rate sweep's CSV all say it in these words."""
 from __future__ import annotations
 
 import math
 from typing import Mapping, Sequence
 
 from ..analysis import tails
-from ..analysis.serving_load import (BLOCKS, HOLD_SHARE, MIN_HOLD_S, LoadPoint, RateChoice, faster_at, highest_held,
+from .. import run_stats
+from ..analysis.serving_rates import (BLOCKS, HOLD_SHARE, MIN_HOLD_S, RatePoint, RateChoice, faster_at, highest_held,
                                      rates_of)
 from ..config import BEHIND_S
 from .numbers import fmt_count, fmt_dollars, fmt_num, fmt_rate, fmt_rates
 
-LOAD_HEADER = ["lane", "asked /s", "answered /s", "requests", "median ms", "p90 ≤ ms", "p99 ≤ ms", "queued",
-               "left waiting", "server busy", "held"]  # a load's tails are bounds (bound_words)
+RATE_HEADER = ["lane", "asked /s", "answered /s", "requests", "median ms", "p90 ≤ ms", "p99 ≤ ms", "queued",
+               "left waiting", "server busy", "held"]  # a rate's tails are bounds (bound_words)
 
 
 def rate_words(rate: float) -> str:
@@ -20,15 +21,15 @@ def rate_words(rate: float) -> str:
 
 
 def tail_cell(value: float) -> str:
-    """A load's tail in its table: the bound, or "–" where it is withheld (its sentence says why)."""
+    """A rate's tail in its table: the bound, or "–" where it is withheld (its sentence says why)."""
     return fmt_num(value) if math.isfinite(value) else "–"
 
 
 def withheld_words(q: int, requests: int, worth: float) -> str:
-    """Why a load's tail is withheld: too few requests ("p99 needs ≥ 662 requests (have 300)"), or requests that
+    """Why a rate's tail is withheld: too few requests ("p99 needs ≥ 662 requests (have 300)"), or requests that
     queued and are worth too few independent ones ("p99 needs requests worth ≥ 662 independent ones (from 1,000
     requests, worth 140)")."""
-    if requests < tails.MIN_CALLS[q] or not math.isfinite(worth):
+    if requests < run_stats.MIN_CALLS[q] or not math.isfinite(worth):
         return tails.withheld(q, requests, "requests")
     if worth >= tails.MIN_WORTH[q]:  # the gate passed, but its memory's upper end leaves no order statistic a bound
         return (f"p{q} withheld: their memory is too uncertain for even the slowest of "
@@ -38,7 +39,7 @@ def withheld_words(q: int, requests: int, worth: float) -> str:
 
 
 def bound_words(q: int, value: float, requests: int, worth: float) -> str:
-    """A load's tail, the same way wherever it is said: "p99 ≤ 145 ms, a 99% bound from 10,000 requests worth 1,200
+    """A rate's tail, the same way wherever it is said: "p99 ≤ 145 ms, a 99% bound from 10,000 requests worth 1,200
     independent ones" (core/analysis/tails.py queue_tail), or why it is withheld."""
     if not math.isfinite(value):
         return withheld_words(q, requests, worth)
@@ -49,7 +50,7 @@ def _basis(requests: int, worth: float) -> str:
     return f"from {fmt_count(requests, 'request')} worth {worth:,.0f} independent ones"
 
 
-def tails_words(p: LoadPoint) -> str:
+def tails_words(p: RatePoint) -> str:
     """A point's p90 and p99, what they rest on said once: "p90 ≤ 2.5 ms and p99 ≤ 3.4 ms, 99% bounds from 10,000
     requests worth 1,200 independent ones"; "p90 ≤ 4.8 ms, a 99% bound from 1,000 requests worth 213 independent
     ones; p99 needs ≥ 662 independent ones"; "p90 and p99 need requests worth ≥ 200 and ≥ 662 independent ones
@@ -64,18 +65,18 @@ def tails_words(p: LoadPoint) -> str:
         return (f"p90 and p99 need requests worth ≥ {tails.MIN_WORTH[90]:,} and ≥ {tails.MIN_WORTH[99]:,} "
                 f"independent ones (from {fmt_count(p.answered, 'request')}, worth {p.worth:,.0f})")
     said = [bound_words(q, v, p.answered, p.worth) for q, v in ((90, p.p90_ms), (99, p.p99_ms))]
-    counted = any(math.isfinite(v) or (p.answered >= tails.MIN_CALLS[q] and math.isfinite(p.worth))
+    counted = any(math.isfinite(v) or (p.answered >= run_stats.MIN_CALLS[q] and math.isfinite(p.worth))
                   for q, v in ((90, p.p90_ms), (99, p.p99_ms)))  # a phrase above says the requests it rests on
     return "; ".join(said + ([] if counted else [f"from {fmt_count(p.answered, 'request')}"]))
 
 
-def _short_of_worth(p: LoadPoint, q: int) -> bool:
+def _short_of_worth(p: RatePoint, q: int) -> bool:
     """The tail is withheld for its requests' worth (they are enough in count)."""
-    return (math.isnan({90: p.p90_ms, 99: p.p99_ms}[q]) and p.answered >= tails.MIN_CALLS[q] and math.isfinite(p.worth)
-            and p.worth < tails.MIN_WORTH[q])
+    return (math.isnan({90: p.p90_ms, 99: p.p99_ms}[q]) and p.answered >= run_stats.MIN_CALLS[q]
+            and math.isfinite(p.worth) and p.worth < tails.MIN_WORTH[q])
 
 
-def held_cell(p: LoadPoint) -> str:
+def held_cell(p: RatePoint) -> str:
     if p.held:
         return "yes"
     if p.hold_unknown_why:
@@ -85,28 +86,28 @@ def held_cell(p: LoadPoint) -> str:
     return {"behind": "no: fell behind", "stopped": "stopped"}.get(p.ended, p.status or "–")
 
 
-def load_row(p: LoadPoint) -> list[str]:
+def rate_row(p: RatePoint) -> list[str]:
     pct = (lambda x: f"{100 * x:.0f}%" if math.isfinite(x) else "–")
     held = p.kept_up or not p.measured  # a queue that only grew has no latency to give (its length is the
-    # schedule's); a stopped load has those of the requests it answered
+    # schedule's); a stopped schedule has those of the requests it answered
     return [p.lane, fmt_num(p.rate, 3), fmt_num(p.achieved, 3), f"{p.answered:,}/{p.scheduled:,}",
             fmt_num(p.median_ms) if held else "–", tail_cell(p.p90_ms) if held else "–",
             tail_cell(p.p99_ms) if held else "–",
             pct(p.waited), f"{p.max_backlog:,}", pct(p.busy), held_cell(p)]
 
 
-def schedule_words(p: LoadPoint) -> str:
+def schedule_words(p: RatePoint) -> str:
     """"Poisson arrivals at 200 requests/s, a request of 1 sample, one request per call"."""
     server = ("one request per call" if p.max_batch == 1 else f"each call answers up to {p.max_batch} that queued")
     return (f"{'Poisson' if p.arrivals == 'poisson' else 'constant'} arrivals at {rate_words(p.rate)}, a request "
             f"of {fmt_count(p.batch_size, 'sample')}, {server}")
 
 
-def point_words(p: LoadPoint) -> str:
+def point_words(p: RatePoint) -> str:
     """One lane at one rate, with what its figures rest on."""
     if p.ended == "behind":
         return (f"{p.lane} does not hold {rate_words(p.rate)}: after {p.answered:,} of {p.scheduled:,} requests the "
-                f"oldest waiting one had waited {BEHIND_S:g} s, so the load stopped (it answered "
+                f"oldest waiting one had waited {BEHIND_S:g} s, so its arrivals stopped (it answered "
                 f"{fmt_num(p.achieved, 3)} per second; a call took {fmt_num(p.service_ms)} ms)")
     if p.ended == "done" and not p.kept_pace:
         return (f"{p.lane} does not hold {rate_words(p.rate)}: requests arrived at {fmt_num(p.offered, 3)} per second "
@@ -126,8 +127,8 @@ def point_words(p: LoadPoint) -> str:
             f"(a call {fmt_num(p.service_ms)} ms)")
 
 
-def rate_lines(points: Sequence[LoadPoint], rate: float) -> list[str]:
-    """One rate of a load in words: its schedule, each lane, and which answers sooner (the CLI's, analyze's and
+def rate_lines(points: Sequence[RatePoint], rate: float) -> list[str]:
+    """One arrival rate in words: its schedule, each lane, and which answers sooner (the CLI's, analyze's and
     the report's lines alike)."""
     at = [p for p in points if p.rate == rate]
     if not at:
@@ -136,7 +137,7 @@ def rate_lines(points: Sequence[LoadPoint], rate: float) -> list[str]:
     return [schedule_words(at[0])] + [point_words(p) for p in at] + ([compare] if compare else [])
 
 
-def compare_words(points: Sequence[LoadPoint], rate: float) -> str:
+def compare_words(points: Sequence[RatePoint], rate: float) -> str:
     """Which lane answers sooner at `rate` (two lanes), by held rate first, then median latency beyond the noise."""
     at = [p for p in points if p.rate == rate]
     if len(at) != 2:
@@ -163,9 +164,9 @@ def compare_words(points: Sequence[LoadPoint], rate: float) -> str:
             f"{fmt_num(lose.median_ms)} ms ({fmt_num(lose.median_ms / win.median_ms, 2)}x), beyond the noise")
 
 
-def sweep_lines(points: Sequence[LoadPoint], p99_ms: float | None = None,
+def sweep_lines(points: Sequence[RatePoint], p99_ms: float | None = None,
                 prices: Mapping[str, float] | None = None) -> list[str]:
-    """A load sweep's answer: which lane is faster at each rate, where that changes (in requests per second), the
+    """A rate sweep's answer: which lane is faster at each rate, where that changes (in requests per second), the
     highest rate each lane holds (with its p99 under the bound, where given), and the cheaper one where priced."""
     lanes = list(dict.fromkeys(p.lane for p in points))
     rates = rates_of(points)
@@ -219,7 +220,7 @@ def sweep_lines(points: Sequence[LoadPoint], p99_ms: float | None = None,
     return lines
 
 
-def _unjudged(points: Sequence[LoadPoint], lane: str) -> str:
+def _unjudged(points: Sequence[RatePoint], lane: str) -> str:
     """"; not judged at 800 requests/s: its arrivals lasted 1.2 s; …" for the rates `lane` kept up with too
     briefly."""
     short = [p for p in points if p.lane == lane and p.hold_unknown_why]
@@ -229,7 +230,7 @@ def _unjudged(points: Sequence[LoadPoint], lane: str) -> str:
             "(raise --requests)")
 
 
-def _cheaper(points: Sequence[LoadPoint], lanes: Sequence[str], p99_ms: float,
+def _cheaper(points: Sequence[RatePoint], lanes: Sequence[str], p99_ms: float,
              prices: Mapping[str, float]) -> list[str]:
     """At each rate that two priced lanes both serve within the p99 bound: which one costs less per million
     requests (its price per hour over the requests an hour at that rate)."""

@@ -1,8 +1,8 @@
-"""A load sweep's file read back by `analyze --p99-ms` (issue 49 #2): a row with a timing that is not finite, is
+"""A rate sweep's file read back by `analyze --p99-ms` (issue 49 #2): a row with a timing that is not finite, is
 negative or is absurd (a wait of 1e308 ms) or with a damaged count is dropped, counted and named on stderr, as the
 sweep reader drops its rows; the rest is read, never refused whole, and no such value reaches a verdict. A fuzz of
 2,000 mutated files ends each with exit 0 or 2, no traceback, no NumPy warning and no "holds" from such a value.
-The file is one that scripted lanes (tests/scripted_lanes.py) wrote under load, on their virtual clock."""
+The file is one that scripted lanes (tests/scripted_lanes.py) wrote at an arrival rate, on their virtual clock."""
 from __future__ import annotations
 
 import csv
@@ -77,7 +77,7 @@ def test_damaged_timings_and_counts_are_dropped_counted_and_named_and_the_rest_i
     damaged[calls[5]][col("ms")] = "-5"  # once "server busy -0%"
     damaged[calls[7]][col("ms")] = "inf"  # once NumPy's RuntimeWarnings
     for k in (9, 11, 13):
-        damaged[calls[k]][col("queued")] = "x"  # once "not a load sweep's file"
+        damaged[calls[k]][col("queued")] = "x"  # once "not a rate sweep's file"
     path.write_text(csv_of(header, damaged), encoding="utf-8")
     out = analyze(capsys, path)
     assert out.returncode == 0, out.stderr
@@ -85,7 +85,7 @@ def test_damaged_timings_and_counts_are_dropped_counted_and_named_and_the_rest_i
     assert note == (f"{path}: dropped 6 of {len(body)} rows: 3 whose queued is not a whole number; 2 whose ms is "
                     "not a time from 0 to a day; 1 whose waits_ms holds a wait that is not a time from 0 to a day; each lane "
                     "is judged from the rows kept")
-    assert "not a load sweep" not in out.stderr
+    assert "not a rate sweep" not in out.stderr
     assert "requests/s" in out.stdout and not INSANE.search(out.stdout), out.stdout
     # Six of cpu's 100 requests are gone. It was done (its schedule ended), so it is judged on the 94 kept: never
     # said to fall behind for rows the reader dropped, and not said to hold a rate the rows kept cannot show.
@@ -95,7 +95,7 @@ def test_damaged_timings_and_counts_are_dropped_counted_and_named_and_the_rest_i
 
 
 @pytest.mark.parametrize("files", FILES)
-def test_a_fuzz_of_damaged_load_files_meets_no_traceback_and_no_holds_from_an_absurd_timing(
+def test_a_fuzz_of_damaged_rate_files_meets_no_traceback_and_no_holds_from_an_absurd_timing(
         capsys, scripted, tmp_path, monkeypatch, files):
     from crossover_lab.core.cli import main as cli_main
 

@@ -1,4 +1,4 @@
-"""Serving under load: run --arrival-rate and sweep --arrival-rates on scripted lanes (the open loop on a virtual
+"""Serving at arrival rates: run --arrival-rate and sweep --arrival-rates on scripted lanes (the open loop on a virtual
 clock), their files read back by analyze in the same words, the load analysis on made-up records, and refusals."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from helpers import cli_in_process
+from helpers import ROOT, cli_in_process
 
-from crossover_lab.core.analysis.serving_load import LoadPoint, faster_at, highest_held, load_point
+from crossover_lab.core.analysis.serving_rates import RatePoint, faster_at, highest_held, rate_point
 from crossover_lab.core.config import ConfigError, TrainSpec
 from crossover_lab.core.records import BatchTiming, RunSummary
 
@@ -25,13 +25,13 @@ def steady(n: int, gap_s: float, ms: float, wait: float = 0.0) -> list[BatchTimi
 
 
 def summary(ended: str = "done") -> RunSummary:
-    return RunSummary("r", "cpu", "CPU", "completed", load_ended=ended)
+    return RunSummary("r", "cpu", "CPU", "completed", arrivals_ended=ended)
 
 
 def test_a_point_counts_each_requests_latency_from_its_intended_arrival() -> None:
     train = TrainSpec(task="predict", batch_size=1, arrival_rate=100.0, max_steps=700)
     records = [call(0, 0.1, 50.0, (), warmup=True)] + steady(700, 0.01, 1.0, wait=2.0)
-    p = load_point("cpu", records, summary(), train)
+    p = rate_point("cpu", records, summary(), train)
     assert p.answered == 700 and p.scheduled == 700
     assert p.median_ms == pytest.approx(3.0)  # 2 ms in the queue + 1 ms of call
     assert p.p99_ms == pytest.approx(3.0) and p.held
@@ -42,20 +42,20 @@ def test_a_point_counts_each_requests_latency_from_its_intended_arrival() -> Non
 
 def test_a_tail_from_too_few_requests_is_withheld_and_a_queue_that_only_grew_is_not_held() -> None:
     train = TrainSpec(task="predict", batch_size=1, arrival_rate=30.0, max_steps=200)  # 6.7 s: long enough to judge
-    p = load_point("cpu", steady(200, 1 / 30, 1.0), summary(), train)
+    p = rate_point("cpu", steady(200, 1 / 30, 1.0), summary(), train)
     assert p.held and math.isnan(p.p99_ms) and not math.isnan(p.p90_ms)
     assert p.p99_within(50.0) is None  # not known, so never counted as under a bound
     # requests arriving every 10 ms, answered every 20 ms: the waits grow with each one
     grew = [call(i + 1, 1.0 + i * 0.02, 20.0, (i * 10.0,)) for i in range(200)]
-    q = load_point("cpu", grew, summary(), train)
+    q = rate_point("cpu", grew, summary(), train)
     assert q.achieved < 0.6 * q.offered and not q.kept_pace and not q.held and q.p99_within(1e9) is False
-    behind = load_point("cpu", steady(50, 0.01, 1.0), summary("behind"), train)
+    behind = rate_point("cpu", steady(50, 0.01, 1.0), summary("behind"), train)
     assert not behind.held
 
 
 def test_the_faster_lane_at_a_rate_needs_a_difference_beyond_the_block_medians() -> None:
-    def point(lane: str, low: float, high: float, ended: str = "done") -> LoadPoint:
-        return LoadPoint(lane, 100.0, "poisson", 1, 1, 700, 700, 7.0, 7.0, (low + high) / 2, math.nan, math.nan,
+    def point(lane: str, low: float, high: float, ended: str = "done") -> RatePoint:
+        return RatePoint(lane, 100.0, "poisson", 1, 1, 700, 700, 7.0, 7.0, (low + high) / 2, math.nan, math.nan,
                          low, high, 1.0, 0.5, 0.2, 3, 0.2, ended, "completed")
 
     assert faster_at(point("cpu", 1.0, 1.2), point("cpu1", 2.0, 2.5)) == "cpu"
@@ -66,7 +66,7 @@ def test_the_faster_lane_at_a_rate_needs_a_difference_beyond_the_block_medians()
     assert highest_held(points, "cpu") is points[0] and highest_held(points, "cpu1") is None
 
 
-def test_run_under_load_on_scripted_lanes_says_what_each_held(capsys, scripted, tmp_path) -> None:
+def test_run_at_a_rate_on_scripted_lanes_says_what_each_held(capsys, scripted, tmp_path) -> None:
     """cpu answers a call in 2 ms (500/s at most), cpu1 in 8 ms (125/s): at 200/s cpu holds it and cpu1 does not."""
     from scripted_lanes import cpu_like
 
@@ -81,12 +81,12 @@ def test_run_under_load_on_scripted_lanes_says_what_each_held(capsys, scripted, 
     assert "at 200 requests/s cpu serves and cpu1 falls behind" in out.stdout
     meta = json.loads((tmp_path / "load.json").read_text())
     assert meta["runs"][0]["config"]["train"]["arrival_rate"] == 200.0
-    assert {lane["summary"]["load_ended"] for lane in meta["runs"][0]["lanes"].values()} <= {"done", "behind"}
+    assert {lane["summary"]["arrivals_ended"] for lane in meta["runs"][0]["lanes"].values()} <= {"done", "behind"}
     header = (tmp_path / "load.csv").read_text().splitlines()[0].split(",")
     assert header[-4:] == ["requests", "queued", "backlog", "waits_ms"]
 
 
-def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_same(capsys, scripted, tmp_path):
+def test_a_rate_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_same(capsys, scripted, tmp_path):
     """Dynamic batching, up to 64 requests a call. cpu: 1 ms a call + 1 ms a request (1,000/s at most); gpu0:
     3 ms a call + 0.01 ms a request. At 50 and 200/s cpu answers sooner (2 ms against 3); at 2,000/s cpu falls
     behind and gpu0 holds it: the faster lane changes between 200 and 2,000 requests/s. analyze says the same."""
@@ -102,7 +102,7 @@ def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_s
                          "--lanes", "cpu,gpu0", "--data", "synthetic", "--p99-ms", "5",
                          "--csv", str(path))
     assert out.returncode == 0, out.stderr
-    assert "load sweep: model " in out.stderr and "at 50, 200, 2,000 requests/s" in out.stderr
+    assert "rate sweep: model " in out.stderr and "at 50, 200, 2,000 requests/s" in out.stderr
     assert "1,000 to 10,000 per lane and rate" in out.stderr  # 5 s of arrivals at 2,000/s
     assert "expected length: about 1 min 0 s of arrivals (2 lanes × 3 rates)" in out.stderr
     assert "each call answers up to 64 that queued" in out.stdout
@@ -121,7 +121,7 @@ def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_s
     as_json = cli_in_process(capsys, "analyze", str(path), "--p99-ms", "5", "--json")
     data = json.loads(as_json.stdout)
     assert [line + "." for line in data["answer"]] == answer(out.stdout)
-    assert {p["rate"] for p in data["load"]} == {50.0, 200.0, 2000.0}
+    assert {p["rate"] for p in data["rates"]} == {50.0, 200.0, 2000.0}
     # the rule answers "which lane for R requests a second at p99 ≤ B" from the same points, never beyond them
     rule = cli_in_process(capsys, "rule", str(path), "--rate", "1000", "--p99-ms", "5")
     assert rule.returncode == 0, rule.stderr
@@ -149,22 +149,22 @@ def test_a_load_sweep_finds_where_the_faster_lane_changes_and_analyze_says_the_s
     (["run", "--task", "predict", "--arrival-rate", "0"], "arrival rate 0.0: choose above 0"),
     (["run", "--task", "predict", "--arrival-rate", "nan"], "arrival rate nan"),
     (["run", "--task", "predict", "--max-batch", "8"], "give an arrival rate too"),
-    (["run", "--task", "predict", "--requests", "10"], "--requests counts the requests of a load"),
+    (["run", "--task", "predict", "--requests", "10"], "--requests counts the requests that arrive at a rate"),
     (["run", "--task", "predict", "--arrival-rate", "100", "--schedule", "interleaved"], "one lane at a time"),
     (["sweep", "--task", "predict", "--arrival-rates", "100,-5"], "-5 is not a rate"),
     (["sweep", "--task", "predict", "--arrival-rates", "100", "--p99-ms", "0"], "--p99-ms 0.0"),
-    (["sweep", "--task", "predict", "--arrival-rate", "100"], "sweep the load along rates"),
-    (["sweep", "--p99-ms", "5"], "--p99-ms bounds a load's tail"),
+    (["sweep", "--task", "predict", "--arrival-rate", "100"], "sweep the arrival rate with --arrival-rates"),
+    (["sweep", "--p99-ms", "5"], "--p99-ms bounds a rate's tail"),
     (["run", "--preset", "blog-small", "--model", "mine.py:build"], "give one of them"),  # issue 35 #16
 ])
-def test_a_load_refuses_what_it_cannot_measure(capsys, args, words) -> None:
+def test_a_rate_run_refuses_what_it_cannot_measure(capsys, args, words) -> None:
     out = cli_in_process(capsys, *args, "--data", "synthetic")
     assert out.returncode == 2 and words in out.stderr, out.stderr
 
 
-def test_a_train_spec_under_load_counts_requests_within_its_time_limit() -> None:
-    assert TrainSpec(task="predict", arrival_rate=100.0).load_requests == 1000
-    assert TrainSpec(task="predict", arrival_rate=100.0, max_steps=5000, max_seconds=3.0).load_requests == 300
+def test_a_train_spec_at_a_rate_counts_requests_within_its_time_limit() -> None:
+    assert TrainSpec(task="predict", arrival_rate=100.0).rate_requests == 1000
+    assert TrainSpec(task="predict", arrival_rate=100.0, max_steps=5000, max_seconds=3.0).rate_requests == 300
     with pytest.raises(ConfigError):
         TrainSpec(task="predict", arrival_rate=100.0, arrivals="bursty")
 
@@ -187,7 +187,7 @@ def test_an_output_that_is_a_folder_is_refused_with_an_example_of_its_own_kind(c
     assert out.returncode == 2 and f"e.g. {tmp_path / 'report.html'}" in out.stderr, out.stderr
 
 
-def test_a_load_stopped_before_its_schedule_ended_is_not_said_to_be_held_or_not(capsys, scripted, tmp_path):
+def test_a_rate_run_stopped_before_its_schedule_ended_is_not_said_to_be_held_or_not(capsys, scripted, tmp_path):
     """Ctrl-C mid-load: what was answered is kept in the files, and no lane is said to hold the rate or to fall
     behind on a schedule it did not finish ("neither lane keeps up" was said of two lanes stopped before they ran)."""
     import dataclasses
@@ -213,7 +213,7 @@ def test_a_load_stopped_before_its_schedule_ended_is_not_said_to_be_held_or_not(
 def test_a_slow_rate_says_the_sweeps_length_and_how_to_shorten_it_before_its_first_request():
     """Issue 46 #3: `--arrival-rates 1,2` schedules 1,000 requests a rate, 25 minutes a lane: said before the
     first request, each long rate with how to shorten it."""
-    from crossover_lab.core.cli.load_sweep import rate_configs, schedule_lines
+    from crossover_lab.core.cli.rate_sweep import rate_configs, schedule_lines
     from crossover_lab.core.config import RunConfig, TrainSpec
 
     base = RunConfig(train=TrainSpec(task="predict", arrival_rate=1.0, batch_size=1))
@@ -223,3 +223,14 @@ def test_a_slow_rate_says_the_sweeps_length_and_how_to_shorten_it_before_its_fir
     assert all("--requests" in line for line in slow)
     assert schedule_lines(rate_configs(base, (200.0,)), lanes=1) == [
         "expected length: about 5 s of arrivals (1 lane × 1 rate), plus each lane's start"]
+
+
+def test_a_stored_file_from_before_the_rename_reads_how_its_arrivals_ended():
+    """Issue 59: "load" means how busy the machine is; the open loop's summary field is `arrivals_ended`. The stored
+    rate sweep of 2026-12-03 wrote it as `load_ended`, and still reads with every lane's schedule ended as it did."""
+    from crossover_lab.core.cli.analyze import read_rate_runs
+
+    runs = read_rate_runs(str(ROOT / "docs" / "results" / "cpu-2026-12-03" / "load.csv"))
+    assert runs
+    ended = {lane.summary.arrivals_ended for run in runs for lane in run.lanes.values() if lane.summary}
+    assert ended and ended <= {"done", "behind", "stopped"}

@@ -15,7 +15,7 @@ queue sees is a call plus the loop's own work before the next call can begin (pr
 Each figure is printed beside the 1-minute load average. The prediction is also given from the service times the
 load run measured itself (its calls, same model, same process), since a busy machine moves service times
 between runs.
-Run: .venv/bin/python benchmarks/load_queueing.py [--lane cpu1] [--width 512] [--batch 32] [--requests 1500]
+Run: .venv/bin/python benchmarks/arrival_queueing.py [--lane cpu1] [--width 512] [--batch 32] [--requests 1500]
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=700, help="closed-loop calls that time the service")
     args = parser.parse_args()
 
-    from crossover_lab.core.analysis.serving_load import load_point
+    from crossover_lab.core.analysis.serving_rates import rate_point
     from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
     from crossover_lab.core.engine.pool import LanePool, run_comparison
     from crossover_lab.core.lane.arrivals import mean_wait_pk
@@ -92,7 +92,7 @@ def main() -> None:
         rate = 2.5 / mean_s
         train = TrainSpec(**{**base.__dict__, "arrival_rate": rate, "max_steps": args.requests})
         over = run(train)
-        point = load_point(lane.name, over.records, over.summary, train)
+        point = rate_point(lane.name, over.records, over.summary, train)
         print(f"  ρ 2.5 ({rate:.1f} requests/s): held {point.held} (ended {point.ended!r}, answered "
               f"{point.achieved:.1f}/s of {point.offered:.1f}/s arriving; p99 given: "
               f"{'yes' if point.held and point.p99_ms == point.p99_ms else 'no'}) (load {load():.2f})")

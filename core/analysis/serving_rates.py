@@ -1,8 +1,9 @@
-"""What a lane did under an open-loop load (predict --arrival-rate, core/lane/arrivals.py), from its records.
+"""What a lane did at an arrival rate, requests on their own clock (predict --arrival-rate, core/lane/arrivals.py),
+from its records.
 
-One `LoadPoint` per lane and rate, computed once from the calls' records (each call's requests, their waits
-from their intended arrivals, the call's own time) and the summary's `load_ended`; every view (the CLI's run and
-sweep, `analyze` of a load sweep's CSV) renders these fields and computes none of its own.
+One `RatePoint` per lane and rate, computed once from the calls' records (each call's requests, their waits
+from their intended arrivals, the call's own time) and the summary's `arrivals_ended`; every view (the CLI's run and
+sweep, `analyze` of a rate sweep's CSV) renders these fields and computes none of its own.
 
 - **Latency** is each request's, intended arrival to answer on the host (wait + call): the median, and p90 and
   p99 as 99% upper bounds for requests that queue (core/analysis/tails.py queue_tail: the binomial bound with each
@@ -16,7 +17,7 @@ sweep, `analyze` of a load sweep's CSV) renders these fields and computes none o
   a p99 of its growing queue, however short the schedule that ended before the wait reached BEHIND_S. A rate is
   judged held only from MIN_HOLD_S of arrivals or more (the schedule's requests over its rate): a shorter one
   that kept pace says neither (`hold_unknown_why`), for a queue that grows slowly has not yet grown.
-- **Noise**: latencies under a load are correlated (one slow call delays every request behind it), so their
+- **Noise**: latencies at an arrival rate are correlated (one slow call delays every request behind it), so their
   count overstates certainty. The interval of a median is the spread of the medians of BLOCKS consecutive
   blocks of requests (lowest to highest), and two lanes whose intervals overlap at a rate are "inside the noise".
 """
@@ -39,7 +40,7 @@ MIN_BLOCK = 16  # requests per block, at least: fewer requests give no interval
 
 
 @dataclass(frozen=True)
-class LoadPoint:
+class RatePoint:
     """One lane at one arrival rate."""
 
     lane: str
@@ -61,7 +62,7 @@ class LoadPoint:
     waited: float  # share of requests that arrived while the server was busy
     max_backlog: int  # most requests waiting behind a call as it began
     busy: float  # share of the span the server spent in calls (its utilisation)
-    ended: str  # done | behind | stopped (RunSummary.load_ended)
+    ended: str  # done | behind | stopped (RunSummary.arrivals_ended)
     status: str  # the lane's run status
     worth: float = math.nan  # the independent requests its requests are worth, as its tails' bounds count them
 
@@ -118,8 +119,8 @@ class LoadPoint:
         return None if math.isnan(self.p99_ms) else self.p99_ms <= bound_ms
 
 
-def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | None, train: TrainSpec) -> LoadPoint:
-    """A lane's LoadPoint from its records of one load (its steady calls: warm-up calls are no request's)."""
+def rate_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | None, train: TrainSpec) -> RatePoint:
+    """A lane's RatePoint from its records at one rate (its steady calls: warm-up calls are no request's)."""
     calls = [r for r in records if r.requests > 0 and not r.warmup]
     latencies = np.array([lat for r in calls for lat in r.latencies_ms], dtype=float)
     waits = np.array([w for r in calls for w in r.waits_ms], dtype=float)
@@ -134,12 +135,12 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
     median = float(np.median(latencies)) if n else math.nan
     memory = tails.queue_memory(latencies)  # once for both tails: the requests' worth is the run's, said once
     low, high = block_interval(latencies)
-    ended = summary.load_ended if summary is not None else ""
+    ended = summary.arrivals_ended if summary is not None else ""
     # A lane that says it was done answered its whole schedule: what it answered is what the schedule held. The
     # settings alone would say otherwise for a file of an older default schedule (1,000 requests at any rate), and
     # for a file whose damaged rows were dropped on reading (core/files/run_files.py): neither fell behind.
-    scheduled = n if ended == "done" and n else train.load_requests
-    return LoadPoint(
+    scheduled = n if ended == "done" and n else train.rate_requests
+    return RatePoint(
         lane=lane, rate=float(train.arrival_rate or 0.0), arrivals=train.arrivals, max_batch=train.max_batch,
         batch_size=train.batch_size, scheduled=scheduled, answered=n, span_s=span,
         arrivals_s=arrivals_span, median_ms=median,
@@ -156,10 +157,10 @@ def load_point(lane: str, records: Iterable[BatchTiming], summary: RunSummary | 
         worth=memory.worth)
 
 
-def run_points(runs: Iterable[RunResult]) -> list[LoadPoint]:
-    """Every lane's LoadPoint of every run under load among `runs` (the one place a run becomes its points: the CLI,
-    analyze, the report and the window all take them from here)."""
-    return [load_point(name, lane.records, lane.summary, run.config.train)
+def run_points(runs: Iterable[RunResult]) -> list[RatePoint]:
+    """Every lane's RatePoint of every run at an arrival rate among `runs` (the one place a run becomes its points:
+    the CLI, analyze, the report and the window all take them from here)."""
+    return [rate_point(name, lane.records, lane.summary, run.config.train)
             for run in runs if run.config.train.arrival_rate is not None for name, lane in run.lanes.items()]
 
 
@@ -172,7 +173,7 @@ def block_interval(latencies: np.ndarray) -> tuple[float, float]:
     return min(medians), max(medians)
 
 
-def faster_at(a: LoadPoint, b: LoadPoint) -> str | None:
+def faster_at(a: RatePoint, b: RatePoint) -> str | None:
     """Which lane answers requests at this rate sooner: a lane that kept up beats one that did not; of two that
     kept up (however briefly: `held` also asks for MIN_HOLD_S of arrivals), the lower median latency where their
     intervals do not overlap. None: both fell behind, or the difference is inside the noise (or not known)."""
@@ -191,7 +192,7 @@ def faster_at(a: LoadPoint, b: LoadPoint) -> str | None:
     return None
 
 
-def highest_held(points: Sequence[LoadPoint], lane: str, bound_ms: float | None = None) -> LoadPoint | None:
+def highest_held(points: Sequence[RatePoint], lane: str, bound_ms: float | None = None) -> RatePoint | None:
     """The highest rate `lane` held (with its p99 at most `bound_ms`, where given and known)."""
     ok = [p for p in points if p.lane == lane and p.held and (bound_ms is None or p.p99_within(bound_ms))]
     return max(ok, key=lambda p: p.rate, default=None)
@@ -203,11 +204,11 @@ class RateChoice:
     shows it holds that rate (a measured rate at least as high), or None and why not."""
 
     lane: str | None
-    point: LoadPoint | None
+    point: RatePoint | None
     reason: str = ""
 
 
-def lane_for_rate(points: Sequence[LoadPoint], rate: float, p99_ms: float | None = None,
+def lane_for_rate(points: Sequence[RatePoint], rate: float, p99_ms: float | None = None,
                   prices: Mapping[str, float] | None = None) -> RateChoice:
     """The lane to use for `rate` requests per second: among lanes that held a measured rate at least that high
     (its p99 at most `p99_ms` there, where a bound is given and the p99 known), the cheapest per hour where every
@@ -215,7 +216,7 @@ def lane_for_rate(points: Sequence[LoadPoint], rate: float, p99_ms: float | None
     rates measured: a rate above every held one has no lane, and says so."""
     if not (rate > 0 and math.isfinite(rate)):
         return RateChoice(None, None, f"{rate!r} requests per second is not a rate")
-    able: dict[str, LoadPoint] = {}
+    able: dict[str, RatePoint] = {}
     for p in sorted(points, key=lambda p: p.rate):
         if p.rate >= rate and p.held and (p99_ms is None or p.p99_within(p99_ms)) and p.lane not in able:
             able[p.lane] = p
@@ -235,9 +236,9 @@ def lane_for_rate(points: Sequence[LoadPoint], rate: float, p99_ms: float | None
     return RateChoice(lane, able[lane], "the lowest median latency of the lanes that hold it")
 
 
-def rates_of(points: Sequence[LoadPoint]) -> list[float]:
+def rates_of(points: Sequence[RatePoint]) -> list[float]:
     return sorted({p.rate for p in points})
 
 
-__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "MIN_HOLD_S", "LoadPoint", "RateChoice",
-           "lane_for_rate", "run_points", "block_interval", "faster_at", "highest_held", "load_point", "rates_of"]
+__all__ = ["BEHIND_S", "BLOCKS", "HOLD_SHARE", "MIN_HOLD_S", "RatePoint", "RateChoice",
+           "lane_for_rate", "run_points", "block_interval", "faster_at", "highest_held", "rate_point", "rates_of"]

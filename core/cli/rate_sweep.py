@@ -1,9 +1,9 @@
-"""`main.py sweep --task predict --arrival-rates 50,100,200`: serving under load along arrival rate.
+"""`main.py sweep --task predict --arrival-rates 50,100,200`: serving at each of several arrival rates.
 
 Each rate is one run of every lane, one lane after another (a lane's requests would queue while another had
 its turn), under the same schedule of requests (core/lane/arrivals.py). The file is the per-call CSV and its
 sidecar that `run --csv` writes, one run per rate, growing as calls arrive: `analyze` reads it back into the
-same LoadPoints (core/analysis/serving_load.py) and says the same words (core/words/load.py).
+same RatePoints (core/analysis/serving_rates.py) and says the same words (core/words/rates.py).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import math
 import sys
 import threading
 
-from ..analysis.serving_load import LoadPoint, run_points
+from ..analysis.serving_rates import RatePoint, run_points
 from ..config import MAX_RATE, MIN_HOLD_S, ConfigError, RunConfig, Schedule, parse_lanes
 from ..engine.devices import host_info
 from ..engine.pool import LanePool, run_comparison
@@ -21,12 +21,12 @@ from ..engine.tracking import RunTracker
 from ..files import autosave
 from ..records import LaneEvent, Status, now_iso
 from ..results import RunResult, new_run_id
-from ..words.load import sweep_lines
+from ..words.rates import sweep_lines
 from ..words.numbers import fmt_count, fmt_duration, fmt_rate, fmt_rates
 from .common import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, check_memory, check_schedule, config_from_args, lanes_can_run,
                      open_run_files, report_safely, say, write_or_rescue)
 from .machines import prices_from, remote_settings
-from .printing import Progress, print_load
+from .printing import Progress, print_rates
 from .stopping import StopSignals
 
 MAX_RATES = 32
@@ -72,15 +72,15 @@ def rate_configs(base: RunConfig, rates: tuple[float, ...]) -> list[RunConfig]:
     return [dataclasses.replace(base, train=dataclasses.replace(base.train, arrival_rate=r)) for r in rates]
 
 
-def cmd_load_sweep(args: argparse.Namespace) -> int:
+def cmd_rate_sweep(args: argparse.Namespace) -> int:
     rates = parse_rates(args.arrival_rates)
     if getattr(args, "arrival_rate", None) is not None:
         raise ConfigError("--arrival-rate and --arrival-rates: a sweep takes the rates (--arrival-rates)")
-    args.arrival_rate = rates[0]  # so the config is checked as a load's (and takes a load's defaults)
+    args.arrival_rate = rates[0]  # so the config is checked as a rate's (and takes a rate's defaults)
     base = config_from_args(args)
     bound = check_bound(args.p99_ms)
     if base.model.saved is not None or base.model.factory is not None:
-        raise ConfigError("--arrival-rates with --model: not built yet; time your model under one load with "
+        raise ConfigError("--arrival-rates with --model: not built yet; time your model at one rate with "
                           "`run --task predict --arrival-rate R --model FILE`")
     lanes = list(parse_lanes(args.lanes))
     configs = rate_configs(base, rates)
@@ -92,14 +92,14 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
     files = open_run_files(args.csv, host, {"prices": prices} if prices else None)
     pool = LanePool(remote_settings(args), watchdog_s=args.watchdog_s)
     results: list[RunResult] = []
-    points: list[LoadPoint] = []
+    points: list[RatePoint] = []
     code, written = EXIT_OK, ""
     progress = Progress()
     with StopSignals(measured=lambda: bool(results)) as stop:  # a rate's run is written from its first moment
         try:
             if not lanes_can_run(lanes, pool):
                 return EXIT_BAD_INPUT
-            say(f"load sweep: model {base.model.label()}, requests of {fmt_count(base.train.batch_size, 'sample')}, "
+            say(f"rate sweep: model {base.model.label()}, requests of {fmt_count(base.train.batch_size, 'sample')}, "
                 f"{_requests_words(configs)} per lane and rate, {base.train.arrivals} arrivals at "
                 f"{fmt_rates(rates)}; lanes {', '.join(l.name for l in lanes)}, "
                 "one after another")
@@ -126,7 +126,7 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
                     results[-1] = done
                     at = run_points([done])
                     points.extend(at)
-                    report_safely(lambda: print_load(at))
+                    report_safely(lambda: print_rates(at))
 
             stop.run(work, on_hurry=lambda: pool.close(0.2))
         finally:
@@ -136,7 +136,7 @@ def cmd_load_sweep(args: argparse.Namespace) -> int:
                 if results:
                     code, written = write_or_rescue(lambda: list(files.finish(results)),
                                                     lambda: [autosave.save_run(r, host) for r in results],
-                                                    "the load sweep's records")
+                                                    "the rate sweep's records")
                 files.close()
             pool.close()
     if stop.received is not None and not results:
@@ -156,7 +156,7 @@ LONG_RATE_S = 180.0  # a rate whose schedule runs longer than this is said, with
 
 def _requests_words(configs: list[RunConfig]) -> str:
     """How many requests each rate's schedule holds: "1,000", or "1,000 to 10,000" where the rates differ."""
-    counts = sorted({c.train.load_requests for c in configs})
+    counts = sorted({c.train.rate_requests for c in configs})
     return f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,}"
 
 
@@ -164,7 +164,7 @@ def schedule_lines(configs: list[RunConfig], lanes: int) -> list[str]:
     """The sweep's expected length before its first request (the arrivals' schedules, lane after lane, rate after
     rate; each lane's start and a queue left to drain come on top), and each rate whose schedule alone runs longer
     than LONG_RATE_S, with how to shorten it."""
-    per_rate = [(c.train.arrival_rate or 1.0, c.train.load_requests) for c in configs]
+    per_rate = [(c.train.arrival_rate or 1.0, c.train.rate_requests) for c in configs]
     total = lanes * sum(n / rate for rate, n in per_rate)
     lines = [f"expected length: about {fmt_duration(total)} of arrivals ({fmt_count(lanes, 'lane')} × "
              f"{fmt_count(len(per_rate), 'rate')}), plus each lane's start"]
@@ -176,7 +176,7 @@ def schedule_lines(configs: list[RunConfig], lanes: int) -> list[str]:
     return lines
 
 
-def _report(points: list[LoadPoint], bound: float | None, prices: dict[str, float]) -> None:
+def _report(points: list[RatePoint], bound: float | None, prices: dict[str, float]) -> None:
     if not points:
         return
     print()
