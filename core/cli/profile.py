@@ -23,7 +23,7 @@ from typing import Sequence
 from . import run as cli_run, sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args, say
 from ..analysis.prediction import Prediction, crossing
-from ..config import MAX_LAYERS, ConfigError, LaneSpec, RunConfig, Task, parse_lanes
+from ..config import MAX_LAYERS, ConfigError, LaneSpec, RunConfig, Schedule, Task, parse_lanes
 from ..engine.devices import host_info
 from ..files.predicted import predict_config, speed_settings
 from ..files.device_profile import DeviceProfile, ProfileLane, find_profile, profile_from_files, shipped_profiles
@@ -335,7 +335,11 @@ def _measure(config: RunConfig, predictions: Sequence[tuple[DeviceProfile, Profi
         return _offer_measure(predictions, here)
     csv = args.csv or str(autosave_dir() / "predict" / f"measured-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.csv")
     Path(csv).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    argv = ["run", "--lanes", ",".join(lanes), "--time-limit", f"{MEASURE_S:g}", "--csv", csv] + _model_argv(args)
+    # One lane after another, as a profile's sweeps measure (core/study/sweep.py): lanes taking turns pay for each
+    # turn (their threads and caches go cold), and the step times compared with a prediction must be measured as
+    # the profile's were.
+    argv = ["run", "--lanes", ",".join(lanes), "--schedule", str(Schedule.SEQUENTIAL), "--time-limit",
+            f"{MEASURE_S:g}", "--csv", csv] + _model_argv(args)
     say(f"measuring here: {' '.join(argv)}")
     run_args = command_args(cli_run, argv)
     code = int(run_args.func(run_args))

@@ -17,7 +17,7 @@ from ..machine import usable_cores
 from ..analysis.contention import CommonStretch, common_stretch, contended, host_cores_shared
 from ..analysis.energy import energy_scope
 from ..analysis.points import SweepPoint
-from ..analysis.verdict import State, pair_verdict
+from ..analysis.verdict import PairVerdict, State, pair_verdict
 from ..records import BUSY_SHARE, RunSummary, Status
 from ..results import RunResult
 from .numbers import fmt_count, fmt_flops, fmt_joules, fmt_num
@@ -47,6 +47,17 @@ def _noise_words(lanes: Sequence[str], noise: Mapping[str, float]) -> str:
     return ", ".join(f"{lane} ±{fmt_num(100 * (math.exp(noise[lane]) - 1), 2)}%" for lane in lanes)
 
 
+def _floor_words(v: PairVerdict, known: Mapping[str, float]) -> str:
+    """"the rule counts ±13% of run-to-run noise a run, more than this machine measured" where the rule counted more
+    than the lanes' measured noise (its floor for the design, core/analysis/significance.py), else "": a gap of 25%
+    is never said to lie inside a noise of ±1%."""
+    measured = math.hypot(*(known[lane] for lane in v.lanes))
+    if v.noise is None or not v.noise.tau > 1.01 * measured:
+        return ""
+    floor = fmt_num(100 * (math.exp(v.noise.tau) - 1), 2)
+    return f"the rule counts ±{floor}% of run-to-run noise a run, more than this machine measured"
+
+
 def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: Task = Task.TRAIN,
             noise: Mapping[str, float] | None = None) -> str:
     """Which lane trains `model` faster (for the predict task: answers one call faster), by the one rule
@@ -62,15 +73,23 @@ def verdict(a: RunSummary, b: RunSummary, model: str = "this model", task: Task 
     apart = f"medians {fmt_num(100 * (ratio - 1), 2)}% apart"
     v = pair_verdict([_point(a), _point(b)], a.lane, b.lane, known_noise=known)
     rests = error_words(v)
+    floor = _floor_words(v, known) if bounded and known is not None else ""
     if v.state is not State.LEADS:
+        if floor:
+            return (f"{a.lane} and {b.lane} are too close to call on {model} ({apart}, inside what one run of each "
+                    f"lane can show: {floor} ({_noise_words((a.lane, b.lane), known or {})}); {rests})")
         if bounded and known is not None:
             return (f"{a.lane} and {b.lane} are too close to call on {model} ({apart}, inside this "
                     f"machine's run-to-run noise: {_noise_words((a.lane, b.lane), known)}; {rests})")
         return (f"{a.lane} and {b.lane} are too close to call on {model} ({apart}, inside the noise "
                 f"one run cannot rule out; {rests})")
     shown = _times(ratio)
-    beyond = (f", beyond this machine's run-to-run noise ({_noise_words((fast.lane, slow.lane), known)})"
-              if bounded and known is not None else "")
+    beyond = ""
+    if floor:
+        beyond = (f", beyond what one run of each lane can show ({floor}: "
+                  f"{_noise_words((fast.lane, slow.lane), known or {})})")
+    elif bounded and known is not None:
+        beyond = f", beyond this machine's run-to-run noise ({_noise_words((fast.lane, slow.lane), known)})"
     if task == Task.PREDICT:
         return (f"{fast.lane} answers {shown}x faster than {slow.lane} on {model} (median latency of one call)"
                 f"{beyond} ({rests})")

@@ -86,3 +86,5 @@ def test_a_profile_measured_on_lanes_here_predicts_a_model_it_was_not_built_from
     assert len(checks) == 2, predicted.stdout  # what the run measured, beside each prediction
     assert all(re.search(r"the prediction was [\d.]+% (high|low), (inside|outside) its interval", x) for x in checks)
     assert (tmp_path / "check.csv").is_file()  # nothing measured is lost
+    # Measured one lane after another, as the profile's sweeps measured: taking turns costs a lane each turn.
+    assert "--schedule sequential" in predicted.stderr and "(sequential)" in predicted.stderr

@@ -27,9 +27,14 @@ def test_a_lead_from_one_run_is_bounded_by_the_noise_a_sweep_measured() -> None:
     assert verdict(a, b, noise=noisy).startswith(
         "cpu and cpu1 are too close to call on this model (medians 50% apart, inside this machine's "
         f"run-to-run noise: cpu ±20%, cpu1 ±30%; {rests}")
-    quiet = {"cpu": 0.01, "cpu1": 0.01}
-    assert verdict(a, b, noise=quiet).startswith("cpu is 1.5x faster than cpu1 on this model, beyond this machine's "
-                                                 f"run-to-run noise (cpu ±1%, cpu1 ±1%) ({rests}")
+    quiet = {"cpu": 0.01, "cpu1": 0.01}  # less than the floor one run is judged with: the words say the floor
+    assert verdict(a, b, noise=quiet).startswith(
+        "cpu is 1.5x faster than cpu1 on this model, beyond what one run of each lane can show (the rule counts ±13% "
+        f"of run-to-run noise a run, more than this machine measured: cpu ±1%, cpu1 ±1%) ({rests}")
+    close = verdict(a, summary("cpu1", 1.25), noise=quiet)  # 25% apart is never "inside" a noise of ±1%
+    assert close.startswith("cpu and cpu1 are too close to call on this model (medians 25% apart, inside what one "
+                            "run of each lane can show: the rule counts ±13% of run-to-run noise a run, more than this "
+                            "machine measured (cpu ±1%, cpu1 ±1%);"), close
     # One lane's noise unknown: no bound said, the lead as without one.
     assert verdict(a, b, noise={"cpu": 0.5}) == verdict(a, b)
 
@@ -78,7 +83,8 @@ def test_a_run_after_a_sweep_is_bounded_by_its_noise_in_every_view(capsys, scrip
     assert back.run_noise == meta["runs"][0]["run_noise"]
     lead, _, rest = said.rstrip(".").partition(" on this model")  # the report names the model where the CLI does not
     assert lead and rest.startswith((", beyond this machine's run-to-run noise (", " (one run of each lane;",
-                                     " (medians "))  # a lead beyond the noise, a lead, or a tie
+                                     ", beyond what one run of each lane can show (", " (medians "))
+    # a lead beyond the noise measured, a lead, a lead beyond the floor one run is judged with, or a tie
     assert lead + " on this model" + rest in run_summary_text(back)  # the window's history line
     assert any(line.startswith(lead) and line.rstrip(".").endswith(rest) for line in run_answer(back)), \
         (said, run_answer(back))  # the report
