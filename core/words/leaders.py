@@ -10,7 +10,6 @@ from ..analysis.leaders import Leaders, WidthLead
 from ..analysis.significance import ALPHA
 from ..files.rule_calibration import calibrated_false_leads
 from .numbers import MISSING, fmt_count, fmt_dollars, fmt_joules, fmt_num, plural
-from .verdict import NOISE_GAP
 
 
 @dataclass(frozen=True)
@@ -50,8 +49,9 @@ def ratio_words(ratio: float) -> str:
 
 
 def rule_cell(r: WidthLead) -> str:
-    """What the one rule says of this width's lead: "clear" where it finds it; a tie as verdict.py words a stretch:
-    "within noise" for medians close together, "no answer: noisy" where they lie far apart inside the noise."""
+    """What the one rule says of this width's lead: "clear" where it finds it; a tie as the verdict decided it
+    (core/analysis/verdict.py Stretch.equal, an equivalence test at the rule's level): "equal within ±4%" where the
+    data bound the difference that closely, else "no answer: up to 30% could hide"."""
     if r.second is None:
         return "no runner-up"
     s = r.stretch
@@ -61,7 +61,10 @@ def rule_cell(r: WidthLead) -> str:
         return "clear"
     if s.leader is not None:  # the whole sweep's lead, carried over a width that leans the other way within its error
         return f"{s.leader} leads over the sweep"
-    return "no answer: noisy" if r.ratio >= NOISE_GAP else "within noise"
+    if s.equal:
+        return f"equal within ±{fmt_num(100 * s.within, 2)}%"
+    return (f"no answer: up to {fmt_num(100 * s.within, 2)}% could hide" if math.isfinite(s.within)
+            else "no answer")
 
 
 def leaders_line(found: Leaders, figure: Figure, unit: str) -> str:

@@ -116,3 +116,18 @@ def test_two_files_of_two_lanes_keep_every_pair_in_prose(tmp_path, capsys):
     # apart, in one pass each, no lead the rule can say; issue 57).
     assert "sweep00/cpu and sweep01/cpu" in out.stdout
     assert out.stdout.count(" (one run per width; at most a 5% chance of any false lead") == 6
+
+
+def test_a_tie_in_the_table_is_said_as_the_verdict_decided_it(tmp_path, capsys):
+    """Issue 57 #5: a width where the two fastest lanes tie says what the equivalence test found ("equal within ±X%"
+    where the data bound the difference closely, else "no answer: up to X% could hide"), never "within noise" from
+    a threshold of the words'."""
+    paths = write_files(tmp_path)
+    fast = tmp_path / f"sweep{FAST:02d}.csv"
+    twin = tmp_path / "sweep99.csv"
+    twin.write_text(fast.read_text())  # a second file as fast as the fastest: the two tie at every width
+    out = cli_in_process(capsys, "analyze", *paths, str(twin))
+    assert out.returncode == 0, out.stderr
+    cells = [line.rpartition("  ")[2] for line in table_rows(out.stdout).values()]
+    assert cells and all(c.startswith(("equal within ±", "no answer: up to ")) for c in cells), cells
+    assert "within noise" not in out.stdout and "noisy" not in out.stdout
