@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeAlias, TypeVar, Un
 
 from .config import FactoryModel, FactoryWidth, LaneSpec, ModelSpec, RunConfig, SavedModel, TrainSpec
 from .json_data import JsonValue
-from .records import (BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed, RunFailed, RunFinished, RunStarted, RunSummary,
+from .records import (BatchTiming, EpochEnded, LaneEvent, TurnEnded, TurnResumed, RunFailed, RunFinished, RunSettings,
+                      RunStarted, RunSummary,
                       SegmentEnded, SegmentStarted)
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class Probed:
     backend: str
     gpus: tuple[str, ...]
     cpu: str
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=RunSettings)  # the lane process's, as it started
     error: str = ""  # why the backend could not list GPUs, when it could not
 
 
@@ -264,7 +265,7 @@ _REGISTRY: dict[str, type] = {cls.__name__: cls for cls in (
     RunJob, SwitchModel, Proceed, Finish, Pause, Resume, ProbeJob, PrepareJob, CalibrateJob, CloseLane, Bundle, Probed, Prepared, Calibrated, LaneStartFailed, LaneStatus, LaneAlive,
     AnatomyJob, InspectJob, Inspected, ModelChunk, SavedModel, FactoryModel, FactoryWidth,
     RequestCancelled, LaneClosed, NoAnswer, LaneDied,
-    RunStarted, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed, RunFinished, RunFailed, RunSummary,
+    RunStarted, RunSettings, BatchTiming, EpochEnded, SegmentStarted, SegmentEnded, TurnEnded, TurnResumed, RunFinished, RunFailed, RunSummary,
     RunConfig, ModelSpec, TrainSpec, LaneSpec)}
 TAG = "@"
 

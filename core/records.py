@@ -3,7 +3,7 @@ read by type (RunSettings); a run summarised from its records is core/run_stats.
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from enum import Enum
 from typing import Any, Mapping, Union
 
@@ -267,10 +267,17 @@ def _flag(value: JsonValue) -> bool | None:
     return None if value is None else bool(value)
 
 
+# The counts among a lane's settings: never negative (the wire's guard refuses one that is, core/engine/remote/guard.py).
+COUNT_SETTINGS = ("threads", "samples", "steps_per_epoch", "total_steps", "epochs", "warmup_steps",
+                  "steps_per_execution", "gc_frozen_objects")
+
+
 @dataclass(frozen=True)
 class RunSettings:
-    """The settings a lane resolved for a run that change its speed or say what it trained on, read typed
-    from RunStarted.settings (which keeps every key, backend-specific ones too, for the sidecar)."""
+    """The settings a lane resolved for a run, typed: those that change its speed or say what it trained on, each a
+    field; every other key it recorded (backend-specific ones, its process id, a remote lane's host) in `extra`, as
+    data. The type RunStarted carries on the wire and in memory; `to_json` writes the sidecar's flat object (a field
+    at its default is not written: it was not recorded), `from_json` reads one back, of any version."""
 
     backend: str = ""
     threads: int = 0
@@ -288,6 +295,7 @@ class RunSettings:
     warmup_steps: int = 0
     paced: bool = False
     model_reused: bool | None = None  # the model came from the lane's shelf (no build or trace)
+    family: str = ""  # the model's family as the lane built it (an anatomy's)
     # How the lane's process was set up, as the settings' words say it (core/words/settings.py lane_rows).
     cpu_affinity: tuple[int, ...] = ()  # the cores a thread budget pinned it to
     intra_op_threads: int | None = None  # TensorFlow's pools
@@ -295,61 +303,92 @@ class RunSettings:
     torch_threads: int | None = None
     xla_flags: str = ""
     compile_cache_dir: str = ""  # JAX's persistent cache, where one is used
-    framework_version: str = ""  # the backend's own ("2.21.0")
+    framework_version: str = ""  # the backend's own ("2.21.0"), recorded as "<backend>_version"
     keras_version: str = ""
     placement: str = ""  # where the model's variables were placed
     soft_device_placement: bool | None = None
     gc_frozen_objects: int = 0
     framework_warmed_s: float | None = None  # the framework's once-a-process costs paid as the lane started
+    serve: str = ""  # a served run: how each call was made (keras | compiled)
+    weights: str = ""  # a served run: where its weights came from, in words
+    server: str = ""  # a run at an arrival rate: how the server batches requests, in words
+    extra: dict[str, Any] = field(default_factory=dict)  # every other key the lane recorded, as data
 
     @classmethod
-    def of(cls, settings: Mapping[str, JsonValue]) -> RunSettings:
-        """The settings a lane recorded, typed: the one reader of RunStarted.settings' keys."""
+    def from_json(cls, settings: Mapping[str, JsonValue] | None) -> RunSettings:
+        """The settings a lane recorded (a sidecar's object, an anatomy point's): the one reader of their keys. A
+        value of the wrong kind reads as not recorded; a key no field names is kept in `extra`."""
+        settings = settings or {}
+
         def whole(key: str) -> int | None:
             value = settings.get(key)
             return value if isinstance(value, int) and not isinstance(value, bool) else None
 
+        def text(key: str) -> str:
+            value = settings.get(key)
+            return str(value) if value is not None else ""
+
         spe, affinity, warmed = (settings.get(k) for k in ("steps_per_execution", "cpu_affinity",
                                                            "framework_warmed_s"))
-        backend = str(settings.get("backend") or "")
-        return cls(backend=backend, threads=_int(settings.get("threads")),
-                   jit_compile=_flag(settings.get("jit_compile")), jit_source=str(settings.get("jit_source") or ""),
-                   steps_per_execution=_int(spe) if spe is not None else None,
-                   feeding=str(settings.get("feeding") or ""), mixed_precision=_flag(settings.get("mixed_precision")),
-                   data_source=str(settings.get("data_source") or ""),
-                   data_description=str(settings.get("data_description") or ""),
-                   samples=_int(settings.get("samples")), steps_per_epoch=_int(settings.get("steps_per_epoch")),
-                   total_steps=_int(settings.get("total_steps")), epochs=_int(settings.get("epochs")),
-                   warmup_steps=_int(settings.get("warmup_steps")), paced=bool(settings.get("paced")),
-                   model_reused=_flag(settings.get("model_reused")),
-                   cpu_affinity=tuple(c for c in affinity if isinstance(c, int) and not isinstance(c, bool))
-                   if isinstance(affinity, list) else (),
-                   intra_op_threads=whole("intra_op_threads"), inter_op_threads=whole("inter_op_threads"),
-                   torch_threads=whole("torch_threads"), xla_flags=str(settings.get("xla_flags") or ""),
-                   compile_cache_dir=str(settings.get("compile_cache_dir") or ""),
-                   framework_version=str(settings.get(f"{backend}_version") or "") if backend else "",
-                   keras_version=str(settings.get("keras_version") or ""),
-                   placement=str(settings.get("placement") or ""),
-                   soft_device_placement=_flag(settings.get("soft_device_placement")),
-                   gc_frozen_objects=whole("gc_frozen_objects") or 0,
-                   framework_warmed_s=float(warmed) if isinstance(warmed, (int, float))
-                   and not isinstance(warmed, bool) else None)
+        backend = text("backend")
+        typed = cls(backend=backend, threads=max(_int(settings.get("threads")), 0),
+                    jit_compile=_flag(settings.get("jit_compile")), jit_source=text("jit_source"),
+                    steps_per_execution=max(_int(spe), 0) if spe is not None else None,
+                    feeding=text("feeding"), mixed_precision=_flag(settings.get("mixed_precision")),
+                    data_source=text("data_source"), data_description=text("data_description"),
+                    samples=max(_int(settings.get("samples")), 0),
+                    steps_per_epoch=max(_int(settings.get("steps_per_epoch")), 0),
+                    total_steps=max(_int(settings.get("total_steps")), 0), epochs=max(_int(settings.get("epochs")), 0),
+                    warmup_steps=max(_int(settings.get("warmup_steps")), 0), paced=bool(settings.get("paced")),
+                    model_reused=_flag(settings.get("model_reused")), family=text("family"),
+                    cpu_affinity=tuple(c for c in affinity if isinstance(c, int) and not isinstance(c, bool))
+                    if isinstance(affinity, (list, tuple)) else (),
+                    intra_op_threads=whole("intra_op_threads"), inter_op_threads=whole("inter_op_threads"),
+                    torch_threads=whole("torch_threads"), xla_flags=text("xla_flags"),
+                    compile_cache_dir=text("compile_cache_dir"),
+                    framework_version=text(f"{backend}_version") if backend else "",
+                    keras_version=text("keras_version"), placement=text("placement"),
+                    soft_device_placement=_flag(settings.get("soft_device_placement")),
+                    gc_frozen_objects=max(whole("gc_frozen_objects") or 0, 0),
+                    framework_warmed_s=float(warmed) if isinstance(warmed, (int, float))
+                    and not isinstance(warmed, bool) else None,
+                    serve=text("serve"), weights=text("weights"), server=text("server"))
+        known = _SETTINGS_KEYS | ({f"{backend}_version"} if backend else set())
+        return replace(typed, extra={k: v for k, v in settings.items() if k not in known})
+
+    def to_json(self) -> JsonObject:
+        """The flat object a sidecar keeps: each field the lane recorded (none at its default), under the key it was
+        read from, then `extra`'s keys."""
+        out: JsonObject = {}
+        for f in fields(self):
+            if f.name in ("extra", "framework_version"):
+                continue
+            value = getattr(self, f.name)
+            if value != _SETTINGS_DEFAULTS[f.name]:
+                out[f.name] = list(value) if isinstance(value, tuple) else value
+        if self.backend and self.framework_version:
+            out[f"{self.backend}_version"] = self.framework_version
+        return {**out, **{k: v for k, v in self.extra.items() if k not in out}}
+
+    def with_extra(self, **more: JsonValue) -> RunSettings:
+        """The same settings with more keys recorded beside them (a remote lane's host, as the app heard it)."""
+        return replace(self, extra={**self.extra, **more})
+
+
+_SETTINGS_DEFAULTS: dict[str, Any] = {f.name: (f.default if f.default is not MISSING else ()) for f in fields(RunSettings)
+                                      if f.name != "extra"}
+_SETTINGS_KEYS = frozenset(_SETTINGS_DEFAULTS) - {"framework_version"}
 
 
 @dataclass(frozen=True)
 class RunStarted:
-    """A lane began a run. `settings` holds every resolved setting (XLA, threads, feeding…), as plain data
-    for the wire and the sidecar; `run_settings` reads the ones the app uses, typed."""
+    """A lane began a run, with every setting it resolved (XLA, threads, feeding…), typed (RunSettings)."""
 
     run_id: str
     lane: str
     device: str
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=RunSettings)
     started_at: str = ""  # ISO 8601, UTC
-
-    @property
-    def run_settings(self) -> RunSettings:
-        return RunSettings.of(self.settings)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from .config import RunConfig, Schedule, Task
 from .json_data import JsonObject, JsonValue, as_map, as_seq
-from .records import (BatchTiming, LaneEnded, LaneEvent, LaneInterrupted, RunFailed, RunFinished, RunStarted,
+from .records import (BatchTiming, LaneEnded, LaneEvent, LaneInterrupted, RunFailed, RunFinished, RunSettings, RunStarted,
                       RunSummary, SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed)
 from .run_stats import known, summarize
 
@@ -136,22 +136,6 @@ def _summary(d: Mapping[str, JsonValue] | None) -> RunSummary | None:
     return RunSummary(**values)
 
 
-@dataclass(frozen=True)
-class LaneSettings:
-    """What a lane recorded of how it ran, as its run's RunStarted.settings and an anatomy point's settings carry it
-    (core/lane/run.py and core/lane/anatomy.py write them): the few a view reads, by their type, "" where absent."""
-
-    family: str = ""  # the model's family as the lane built it (an anatomy's)
-    data_source: str = ""  # mnist | synthetic | a path: what the lane loaded
-    data_description: str = ""  # what the data was, in words
-
-    @classmethod
-    def of(cls, settings: Mapping[str, JsonValue] | None) -> LaneSettings:
-        found = settings or {}
-        return cls(*(str(found[name]) if found.get(name) is not None else ""
-                     for name in ("family", "data_source", "data_description")))
-
-
 @dataclass
 class LaneResult:
     """Everything one lane produced for one run; kept even when the run failed or was cancelled."""
@@ -211,7 +195,7 @@ class LaneResult:
         """The lane as a run's sidecar holds it (from_json reads it back; its records live in the CSV); `task`, the
         run's, says which of its figures a view withholds (summary_json)."""
         return {"device": self.started.device if self.started else None,
-                "settings": self.started.settings if self.started else None,
+                "settings": self.started.settings.to_json() if self.started else None,
                 "started_at": self.started.started_at if self.started else None,
                 "status": self.status, "failure": self.failure or None,
                 "summary": summary_json(self.summary, task) if self.summary else None, "n_records": len(self.records),
@@ -230,7 +214,7 @@ class LaneResult:
             lane.stopped = True
             lane.failure = "interrupted: the app was closed or crashed during the run"
         if info.get("device") is not None:
-            lane.started = RunStarted(run_id, name, info["device"], info.get("settings") or {},
+            lane.started = RunStarted(run_id, name, info["device"], RunSettings.from_json(info.get("settings")),
                                       info.get("started_at") or "")
         lane.segments = [Segment.from_json(run_id, name, seg) for seg in info.get("segments") or []]
         return lane

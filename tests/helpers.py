@@ -27,7 +27,7 @@ from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfi
 from crossover_lab.core.engine.devices import LaneOption
 from crossover_lab.core.results import LaneResult, RunResult
 from crossover_lab.core.engine.remote.devices import RemoteMachine, host_of
-from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted
+from crossover_lab.core.records import BatchTiming, RunFinished, RunSettings, RunStarted
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository: main.py, docs/, tests/
 MAIN = ROOT / "main.py"
@@ -105,7 +105,7 @@ SPECS = [LaneSpec.parse("cpu"), LaneSpec.parse("gpu0")]
 def lane_events(run_id: str, lane: str, device: str, ms: float, n: int = 100, warmup: int = 5,
                 first_ms: float = 300.0) -> list:
     """A lane's RunStarted and n batches: a slow first one, `warmup` at 3 ms, then about `ms` each."""
-    events: list = [RunStarted(run_id, lane, device, {"steps_per_epoch": n})]
+    events: list = [RunStarted(run_id, lane, device, RunSettings.from_json({"steps_per_epoch": n}))]
     t = 0.0
     for step in range(1, n + 1):
         this = first_ms if step == 1 else (ms * 3 if step <= warmup else ms * (1 + 0.05 * np.sin(step)))

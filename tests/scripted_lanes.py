@@ -37,7 +37,7 @@ from crossover_lab.core.messages import (AnatomyJob, Bundle, CalibrateJob, Calib
                                          Finish, InspectJob, Inspected, LaneAlive, LanePhase, LaneStartFailed,
                                          LaneStatus, Pause, PrepareJob, Prepared, ProbeJob, Probed, Proceed, Resume,
                                          RunJob, SwitchModel)
-from crossover_lab.core.records import (BatchTiming, EpochEnded, RunFailed, RunFinished, RunStarted, RunSummary,
+from crossover_lab.core.records import (BatchTiming, EpochEnded, RunFailed, RunFinished, RunSettings, RunStarted, RunSummary,
                                         SegmentEnded, SegmentStarted, Status, TurnEnded, TurnResumed, now_iso)
 
 FLUSH_S = 0.05  # records go out in bundles at least this often, as a lane's (core/lane/timing.py)
@@ -236,7 +236,8 @@ class ScriptedChannel:
         s, spec = self.script, self.spec
         match job:
             case ProbeJob():
-                return Probed(spec.backend, s.gpus, "Scripted CPU", {"threads": spec.threads or 2, "scripted": True})
+                return Probed(spec.backend, s.gpus, "Scripted CPU",
+                              RunSettings.from_json({"threads": spec.threads or 2, "scripted": True}))
             case PrepareJob():
                 return Prepared(0.01, s.data_error)
             case CalibrateJob(size=size):
@@ -290,7 +291,7 @@ class ScriptedChannel:
                     "pid": self._pid,
                     "task": config.train.task, "samples": self._samples(config), "data_source": "synthetic",
                     "warmup_steps": config.train.warmup_steps, **s.settings}
-        self._put(Bundle((RunStarted(job.run_id, lane, lane, settings, now_iso()),)))
+        self._put(Bundle((RunStarted(job.run_id, lane, lane, RunSettings.from_json(settings), now_iso()),)))
         segment, first_step, last = 1, 0, None
         steps_left = self._budget(config)
         budget = steps_left

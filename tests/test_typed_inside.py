@@ -125,8 +125,8 @@ def test_a_schedule_is_read_once_from_its_word_and_written_as_it():
 
 
 def test_a_lanes_settings_are_read_by_their_type_alone_in_the_words():
-    """Issue 59: a lane's settings travel as plain data on the wire and in the sidecar; the words read them through
-    core/records.py RunSettings.of, never by key (`settings.get("threads")`) again."""
+    """Issue 59: a lane's settings are a RunSettings (core/records.py) on the wire and in memory, a flat object only in
+    the sidecar; the words read its fields, never a key (`settings.get("threads")`) again."""
     path = ROOT / "core" / "words" / "settings.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     reads = [node.lineno for node in ast.walk(tree)
@@ -202,3 +202,35 @@ def test_load_means_how_busy_the_machine_is_and_nothing_else():
     words = {p.stem for p in (ROOT / "core" / "words").glob("*.py")}
     assert not names & {"serving_load", "load_sweep"} and "load" not in words
     assert "under load" not in (ROOT / "gui" / "panels" / "model_form.py").read_text(encoding="utf-8")
+
+
+def test_a_lanes_settings_are_a_type_on_the_wire_and_the_sidecar_keeps_what_was_recorded():
+    """Issue 59: RunStarted carries a RunSettings across the wire (its fields typed, every other key in `extra`), and
+    to_json/from_json give the sidecar's flat object back: on every lane of every stored run under docs/results, the
+    object read and written again is the one stored, less the keys that held a field's default (`paced: false`)."""
+    import json
+
+    from crossover_lab.core.messages import from_wire, to_wire
+    from crossover_lab.core.records import RunSettings, RunStarted
+
+    seen = 0
+    for path in sorted((ROOT / "docs" / "results").rglob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        runs = data.get("runs") if isinstance(data, dict) else None
+        for run in runs if isinstance(runs, list) else []:
+            for lane in (run.get("lanes") or {}).values():
+                stored = lane.get("settings")
+                if not isinstance(stored, dict):
+                    continue
+                seen += 1
+                typed = RunSettings.from_json(stored)
+                kept = {k: v for k, v in stored.items() if not (k in ("paced", "xla_flags") and not v)}
+                assert typed.to_json() == kept, (path, set(typed.to_json().items()) ^ set(kept.items()))
+                started = RunStarted("r", "cpu", "CPU", typed)
+                assert from_wire(json.loads(json.dumps(to_wire(started)))) == started
+    assert seen > 100
+    typed = RunSettings.from_json({"threads": 2, "backend": "jax", "jax_version": "0.10.2", "pid": 7})
+    assert (typed.threads, typed.framework_version, typed.extra) == (2, "0.10.2", {"pid": 7})

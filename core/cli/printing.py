@@ -62,7 +62,7 @@ class Progress:
 
     def __call__(self, event: LaneEvent) -> None:
         if isinstance(event, RunStarted):
-            self.total_steps[event.lane] = event.run_settings.total_steps
+            self.total_steps[event.lane] = event.settings.total_steps
             self._start(event.lane, f"{event.lane}: started on {event.device}")
         elif isinstance(event, BatchTiming):
             self._step(event.lane, event.step, event.epoch)

@@ -26,7 +26,7 @@ from .printing import Progress, print_rates, print_ramp, print_summary
 from ..analysis.serving_rates import run_points
 from ..engine.pool import LanePool, run_comparison
 from ..engine.conductor import SCHEDULES, default_schedule, schedule_named
-from ..results import LaneSettings, RunResult, new_run_id
+from ..results import RunResult, new_run_id
 from ..study.saved import Stopped, with_factory
 from ..study.sweep import DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, parse_sweep_widths, ramp_plan, steady_steps_for
 from .stopping import StopSignals
@@ -249,7 +249,7 @@ def _report(schedule: Schedule, lanes: list, result: RunResult, prices: dict[str
     print_run_costs(result, prices)
     for line in contention_lines(result):
         print(line)
-    data = next((LaneSettings.of(lane.started.settings).data_description for lane in result.lanes.values()
+    data = next((lane.started.settings.data_description for lane in result.lanes.values()
                  if lane.started), None)
     if data:
         print(f"data: {data}")

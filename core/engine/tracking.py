@@ -144,7 +144,7 @@ class RunTracker:
         started = self.result.lanes[lane].started
         if started is None:
             return 0
-        per_epoch = started.run_settings.steps_per_epoch
+        per_epoch = started.settings.steps_per_epoch
         total = per_epoch * self.config.train.epochs
         if self.config.train.max_steps is not None:
             total = min(total, self.config.train.max_steps) if total else self.config.train.max_steps

@@ -29,7 +29,7 @@ from .feeding import make_input, steps_per_epoch
 from .load import load_average, others_share_of
 from ..messages import Bundle, Finish, LanePhase, Proceed, RunJob, SwitchModel
 from ..config import ConfigError, LaneSpec, RunConfig, Task
-from ..records import (MIN_ENERGY_WINDOW_S, RunFailed, RunFinished, RunStarted, RunSummary, SegmentEnded,
+from ..records import (MIN_ENERGY_WINDOW_S, RunFailed, RunFinished, RunSettings, RunStarted, RunSummary, SegmentEnded,
                        SegmentStarted, Status, now_iso)
 from ..run_stats import summarize
 from .data import Dataset, DataError
@@ -180,7 +180,8 @@ def run_job(worker: LaneProcess, job: RunJob) -> RunSummary | None:
                 settings.update(serve=t.serve, weights=weights)
             if t.arrival_rate is not None:  # what the lane's server did with requests that arrived while it was busy
                 settings.update(server=arrival_server_words(t.max_batch))
-            w.events.put(Bundle((RunStarted(run_id, lane, device, json_safe(settings), started_at),)))
+            w.events.put(Bundle((RunStarted(run_id, lane, device, RunSettings.from_json(json_safe(settings)),
+                                               started_at),)))
             budget = steps_left
             while config is not None:
                 clock = SegmentClock(run_id, lane, device, spec.backend, config.train.batch_size,

@@ -20,6 +20,7 @@ from typing import Protocol
 from .backends import configure_process, gpu_names, import_keras, keras_device, require_device, warm_framework
 from ..machine import cpu_model
 from ..config import CLASSES, INPUT_DIM, ConfigError, LaneSpec, RunConfig
+from ..records import RunSettings
 from .data import Dataset, load
 from .anatomy import measure_anatomy
 from .energy import LANE_ENERGY
@@ -103,7 +104,8 @@ class LaneWorker:
             names, error = [], f"{type(exc).__name__}: {exc}"
         else:
             error = ""
-        return Probed(self.spec.backend, tuple(names), cpu_model(), json_safe(self.settings), error)
+        return Probed(self.spec.backend, tuple(names), cpu_model(), RunSettings.from_json(json_safe(self.settings)),
+                      error)
 
     def prepare(self, job: PrepareJob) -> Prepared:
         """The data `job.config` trains on, loaded now and kept for its runs (self.data)."""

@@ -14,7 +14,8 @@ from ..files.sweeps.files import SweepAskedFor
 from ..json_data import JsonValue
 from ..paths import PROG
 from ..records import Status
-from ..results import LaneSettings, RunResult
+from ..records import RunSettings
+from ..results import RunResult
 
 
 def _config_args(config: RunConfig, with_widths: bool) -> list[str]:
@@ -58,7 +59,7 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
         return f"{PROG} anatomy --json-file {shlex.quote(name)}"
     first = points[0]
     args = ["anatomy", "--lanes", ",".join(dict.fromkeys(p.lane for p in points))]
-    family = LaneSettings.of(first.settings).family or "mlp"
+    family = RunSettings.from_json(first.settings).family or "mlp"
     factory = is_factory_kind(family)  # a user's function: its file is not named in an anatomy's points
     if first.widths:
         args += ["--widths", ",".join(dict.fromkeys(str(p.width) for p in points))]
@@ -70,7 +71,7 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
         args += ["--batch-size", str(first.batch_size)]
     if first.task == Task.PREDICT:
         args += ["--task", str(Task.PREDICT)]
-    data = LaneSettings.of(first.settings).data_source
+    data = RunSettings.from_json(first.settings).data_source
     if data in ("mnist", "synthetic"):
         args += ["--data", data]
     if not first.widths:  # a saved model: its file is not named in an anatomy's points

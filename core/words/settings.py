@@ -7,7 +7,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence, TypeVar
+from typing import Callable, Mapping, Sequence, TypeVar
 
 from ..config import ConfigError, DeviceKind, LaneSpec, ModelSpec, Schedule, Task, TrainSpec
 from ..families import Family
@@ -20,7 +20,6 @@ from ..records import RunSettings
 
 Rows = list[tuple[str, str]]
 T = TypeVar("T")
-LaneSettings = Mapping[str, JsonValue]
 
 BACKENDS = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
 OPTIMIZERS = {"adam": "Adam", "nadam": "Nadam", "sgd": "SGD", "rmsprop": "RMSprop"}
@@ -147,22 +146,21 @@ def model_rows(models: Sequence[ModelSpec], task: Task = Task.TRAIN) -> Rows:
 # ---------------------------------------------------------------- the training or the serving
 
 
-def same_setting(lanes: Mapping[str, LaneSettings], key: str) -> JsonValue:
-    """A lane setting every lane that recorded it recorded alike, else None."""
-    values = _distinct([repr(s.get(key)) for s in lanes.values() if key in s])
-    if len(values) != 1:
-        return None
-    return next(s[key] for s in lanes.values() if key in s)
+def same_setting(lanes: Mapping[str, RunSettings], read: Callable[[RunSettings], T]) -> T | None:
+    """A lane setting every lane that recorded it recorded alike (`read` gives it, falsy where not recorded), else
+    None."""
+    values = _distinct([read(s) for s in lanes.values() if read(s)])
+    return values[0] if len(values) == 1 else None
 
 
-def data_words(train: TrainSpec, lanes: Mapping[str, LaneSettings]) -> str:
+def data_words(train: TrainSpec, lanes: Mapping[str, RunSettings]) -> str:
     """What the lanes trained or served on: their own description, its first clause (why MNIST could not be had is
     the CLI's note, with the error it got); where the file asked for "auto", that Crossover chose it."""
-    described = same_setting(lanes, "data_description")
-    source = same_setting(lanes, "data_source")
-    if isinstance(described, str) and described:
+    described = same_setting(lanes, lambda s: s.data_description)
+    source = same_setting(lanes, lambda s: s.data_source)
+    if described:
         data = described.partition(": ")[0] if train.data == "auto" else described
-    elif isinstance(source, str) and source:
+    elif source:
         data = f"{source} data"
     else:
         data = "MNIST where it is cached or can be downloaded, else synthetic data" if train.data == "auto" \
@@ -173,10 +171,10 @@ def data_words(train: TrainSpec, lanes: Mapping[str, LaneSettings]) -> str:
     return data
 
 
-def _data_rows(train: TrainSpec, lanes: Mapping[str, LaneSettings]) -> Rows:
+def _data_rows(train: TrainSpec, lanes: Mapping[str, RunSettings]) -> Rows:
     rows = [("data", data_words(train, lanes))]
-    samples = same_setting(lanes, "samples")
-    if isinstance(samples, int) and not isinstance(samples, bool):
+    samples = same_setting(lanes, lambda s: s.samples)
+    if samples:
         rows.append(("samples", f"{samples:,}" + (", a limit set for this run" if train.samples is not None
                                                    else ", the whole data set")))
     elif train.samples is not None:
@@ -189,7 +187,7 @@ def _default(value: object, name: str) -> str:
     return ", the default" if getattr(_DEFAULT, name) == value else ""
 
 
-def _serving_rows(trains: Sequence[TrainSpec], lanes: Mapping[str, LaneSettings]) -> Rows:
+def _serving_rows(trains: Sequence[TrainSpec], lanes: Mapping[str, RunSettings]) -> Rows:
     t = trains[0]
     batches = _distinct([x.batch_size for x in trains])
     rows: Rows = [("task", "serving: each call one forward pass of a batch, no training"),
@@ -199,11 +197,11 @@ def _serving_rows(trains: Sequence[TrainSpec], lanes: Mapping[str, LaneSettings]
     if rates:
         rows.append(("requests arrive at", listed(rates, "requests/s")))
         rows.append(("arrivals", ARRIVALS.get(t.arrivals, t.arrivals)))
-        server = same_setting(lanes, "server")
-        rows.append(("the server", server if isinstance(server, str) and server else
+        server = same_setting(lanes, lambda s: s.server)
+        rows.append(("the server", server if server else
                      f"at most {fmt_count(t.max_batch, 'request')} a call"))
-    weights = same_setting(lanes, "weights")
-    if isinstance(weights, str) and weights:
+    weights = same_setting(lanes, lambda s: s.weights)
+    if weights:
         rows.append(("weights", weights))
     rows.append(("warm-up", f"the first {fmt_count(t.warmup_steps, 'call')} of each lane, kept apart from the "
                  f"figures{_default(t.warmup_steps, 'warmup_steps')}"))
@@ -230,7 +228,7 @@ def _training_rows(trains: Sequence[TrainSpec], sweep: SweepAskedFor | None) -> 
     return rows
 
 
-def train_rows(trains: Sequence[TrainSpec], lanes: Mapping[str, LaneSettings],
+def train_rows(trains: Sequence[TrainSpec], lanes: Mapping[str, RunSettings],
                sweep: SweepAskedFor | None = None) -> Rows:
     """How the model was trained, or its calls served, with what applies to that task only (arrivals only for a
     load, an optimizer only for training)."""
@@ -315,10 +313,9 @@ def _compile_rows(s: RunSettings) -> Rows:
     return rows
 
 
-def lane_rows(settings: LaneSettings, device: str) -> Rows:
+def lane_rows(s: RunSettings, device: str) -> Rows:
     """One lane's settings as its process recorded them, in words; what says nothing about speed (its process id,
-    its step counts) left to the sidecar. The keys are read once, by their type (core/records.py RunSettings)."""
-    s = RunSettings.of(settings)
+    its step counts) left to the sidecar."""
     rows: Rows = [("device", device)] if device else []
     versions = [f"{backend_name(s.backend)} {s.framework_version}"] if s.framework_version else []
     if s.keras_version:
@@ -344,9 +341,9 @@ def lane_rows(settings: LaneSettings, device: str) -> Rows:
     return rows
 
 
-def lane_settings(runs: Sequence[RunResult]) -> dict[str, tuple[LaneSettings, str]]:
+def lane_settings(runs: Sequence[RunResult]) -> dict[str, tuple[RunSettings, str]]:
     """Each lane's recorded settings and device, from the first run in which it started."""
-    out: dict[str, tuple[LaneSettings, str]] = {}
+    out: dict[str, tuple[RunSettings, str]] = {}
     for run in runs:
         for lane, result in run.lanes.items():
             if lane not in out and result.started is not None:
@@ -354,7 +351,7 @@ def lane_settings(runs: Sequence[RunResult]) -> dict[str, tuple[LaneSettings, st
     return out
 
 
-def lane_groups(lanes: Mapping[str, tuple[LaneSettings, str]]) -> list[SettingsGroup]:
+def lane_groups(lanes: Mapping[str, tuple[RunSettings, str]]) -> list[SettingsGroup]:
     """What every lane shares, said once, then each lane's own; a lane alone is its own group."""
     worded = {lane: dict(lane_rows(s, device)) for lane, (s, device) in lanes.items()}
     if len(worded) < 2:

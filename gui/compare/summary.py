@@ -21,10 +21,9 @@ from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import anatomy_key
 from ...core.words.anatomy import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_parts
 from ...core.config import RunConfig, Schedule, Task
-from ...core.records import RunSummary, Status
+from ...core.records import RunSettings, RunSummary, Status
 from ...core.results import Segment
 from ...core.engine.tracking import Between
-from ...core.json_data import JsonValue
 from ...core.words.numbers import MISSING, fmt_dollars, fmt_duration, fmt_num, fmt_range
 from ...core.words.failures import failure_words
 from ...core.analysis.serving_rates import run_points
@@ -204,7 +203,7 @@ class SummaryPanel(QWidget):
                 item = self._cell(row, col)
                 if item.text() != text:
                     item.setText(text)
-            self._cell(ROWS.index("Data"), col).setToolTip(self._settings(live, name).get("data_description", ""))
+            self._cell(ROWS.index("Data"), col).setToolTip(self._settings(live, name).data_description)
             self._cell(ROWS.index("Pipelined ms/step"), col).setText(self._pipelined_text(live, name))
             self._cell(ROWS.index("$ per M samples"), col).setText(self._cost_text(live, name, s.median_ms))
             self._cell(ROWS.index("Mean ms/step, your fit"), col).setText(fmt_num(s.mean_wall_ms))
@@ -224,9 +223,9 @@ class SummaryPanel(QWidget):
         self._update_words(live, summaries)
 
     @staticmethod
-    def _data_text(settings: Mapping[str, JsonValue]) -> str:
+    def _data_text(settings: RunSettings) -> str:
         """The data a lane trained on, and why when "auto" could not give MNIST (the tooltip has it whole)."""
-        source, description = str(settings.get("data_source", "…")), str(settings.get("data_description", ""))
+        source, description = settings.data_source or "…", settings.data_description
         if source == "synthetic" and "as asked" not in description:
             return "synthetic: no MNIST here"
         return source
@@ -245,9 +244,9 @@ class SummaryPanel(QWidget):
         return fmt_dollars(dollars_per_million(median_ms, batch, price))
 
     @staticmethod
-    def _settings(live: LiveRun, name: str) -> dict:
+    def _settings(live: LiveRun, name: str) -> RunSettings:
         lane = live.lanes[name]
-        return lane.started.settings if lane.started else {}
+        return lane.started.settings if lane.started else RunSettings()
 
     @staticmethod
     def _model_text(live: LiveRun, name: str) -> str:

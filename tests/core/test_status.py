@@ -8,7 +8,7 @@ import pytest
 
 from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.files.run_files import export_runs, read_runs
-from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
+from crossover_lab.core.records import BatchTiming, RunSettings, RunStarted, RunSummary
 from crossover_lab.core.results import LaneResult, RunResult
 from crossover_lab.core.files.sweeps.rows import SweepRow
 
@@ -24,7 +24,7 @@ def summary(lane: str, status: str, reason: str = "") -> RunSummary:
 
 
 def lanes() -> dict[str, LaneResult]:
-    started = {name: RunStarted("r", name, "CPU", {"jit_compile": False}) for name in ("cpu", "cpu1", "cpu2", "cpu3", "gpu0")}
+    started = {name: RunStarted("r", name, "CPU", RunSettings.from_json({"jit_compile": False})) for name in ("cpu", "cpu1", "cpu2", "cpu3", "gpu0")}
     return {
         "cpu": LaneResult("cpu", started["cpu"], records("cpu", 15), summary("cpu", "completed")),
         "cpu1": LaneResult("cpu1", started["cpu1"], records("cpu1", 7), summary("cpu1", "failed", "boom"), failure="boom"),

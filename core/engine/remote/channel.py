@@ -276,8 +276,8 @@ class RemoteChannel:
             changes["summary"] = dataclasses.replace(summary, lane=self.lane)
         if isinstance(event, RunStarted) and self.hello is not None:
             # The sidecar describes a remote lane's machine in its own settings: the file's host is this one.
-            changes["settings"] = {**event.settings, "machine": self.hello.machine, "ssh_host": self.target.text,
-                                   "remote_python": self.hello.python}
+            changes["settings"] = event.settings.with_extra(machine=self.hello.machine, ssh_host=self.target.text,
+                                                            remote_python=self.hello.python)
         return dataclasses.replace(event, **changes)
 
     def _reap(self) -> None:

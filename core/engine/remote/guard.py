@@ -23,7 +23,7 @@ import typing
 from typing import TYPE_CHECKING, Callable, Mapping, TypeAlias
 
 from ...messages import Wirable, field_types
-from ...records import BatchTiming
+from ...records import COUNT_SETTINGS, BatchTiming, RunSettings
 from ...plain_text import printable
 
 if TYPE_CHECKING:
@@ -52,9 +52,6 @@ MAX_EVENTS_PER_RUN = 5_000_000  # between two RunStarted: a run of five million 
 _TIME = re.compile(r"^(ms|.*_ms|.*_s|seconds.*|start_s)$")
 # BatchTiming.family: mlp, gru, transformer 4 heads; a user's model by its name or its function: saved my_cnn
 _FAMILY_TEXT = re.compile(r"^(?:[a-z]{2,12}( \d{1,3} heads?)?|(?:saved|factory) [\w.\- ]{1,80})$")
-# A lane's settings that the app reads as numbers (core/report, the sidecar): a count or None.
-_COUNT_SETTINGS = ("total_steps", "steps_per_epoch", "samples", "epochs", "warmup_steps", "steps_per_execution",
-                   "threads")
 
 
 class WireRefused(ValueError):
@@ -225,12 +222,11 @@ def _fields_of(value: DataclassInstance, fields: dict[str, Wirable]) -> None:
         stamp = fields.get(name)
         if isinstance(stamp, float) and not (math.isfinite(stamp) and 0 <= stamp < 1e11):
             raise _refuse(f"{type(value).__name__}.{name}", f"is {stamp!r}, not a time of day")
-    settings = fields.get("settings")
-    if isinstance(settings, dict):
-        for key in _COUNT_SETTINGS:
-            item = settings.get(key)
-            if item is not None and not (isinstance(item, int) and not isinstance(item, bool) and item >= 0):
-                raise _refuse(f"{type(value).__name__}.settings.{key}", f"is {str(item)[:40]!r}, not a count")
+    if isinstance(value, RunSettings):  # its counts are whole numbers by their type; never negative either
+        for key in COUNT_SETTINGS:
+            item = fields[key]
+            if isinstance(item, int) and item < 0:
+                raise _refuse(f"RunSettings.{key}", f"is {item}, not a count")
 
 
 class FloodGate:

@@ -26,9 +26,9 @@ from .guard import checked
 
 _Checked = TypeVar("_Checked", bound=Wirable)
 
-PROTOCOL = 6  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory;
+PROTOCOL = 7  # bumped whenever a message changes shape (2: AnatomyJob, AnatomyMeasured; 3: ModelChunk, a factory;
 # 4: PrepareJob, Prepared; 5: BatchTiming.widths a list of widths, no longer their "-"-joined text; 6: RunSummary's
-# arrivals_ended, once "load_ended")
+# arrivals_ended, once "load_ended"; 7: RunStarted.settings a RunSettings, no longer a dict)
 WORKER_MODULE = "crossover_lab.core.engine.remote.worker"
 DEFAULT_PYTHON = "python3"
 SSH_COMMAND_ENV = "CROSSOVER_SSH_COMMAND"

@@ -132,7 +132,7 @@ class SweepRow:
         """The row for `lane` of one sweep point's run (a failed or cut-short lane too, with NaNs)."""
         result, cfg = run.lanes[lane], run.config
         s = result.summary
-        settings = result.started.run_settings if result.started else RunSettings()
+        settings = result.started.settings if result.started else RunSettings()
         gflops = s.gflops if s else NAN
         return cls(
             lane=lane, device=result.started.device if result.started else (s.device if s else ""),
@@ -155,7 +155,7 @@ class SweepRow:
         """A ramp's (or a dragged run's) segment as a sweep point: its model's width, its figures."""
         result = run.lanes[lane]
         s = segment.ended.summary if segment.ended is not None else None
-        settings = result.started.run_settings if result.started else RunSettings()
+        settings = result.started.settings if result.started else RunSettings()
         nan = NAN
         widths = segment.started.widths
         return cls(

@@ -72,13 +72,13 @@ def test_run_progress_is_a_bar_on_a_terminal_and_plain_lines_elsewhere():
     import io
 
     from crossover_lab.core.cli.printing import Progress
-    from crossover_lab.core.records import BatchTiming, RunFinished, RunStarted, RunSummary
+    from crossover_lab.core.records import BatchTiming, RunFinished, RunSettings, RunStarted, RunSummary
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
 
-    events = [RunStarted("r", "cpu", "CPU", {"total_steps": 8})]
+    events = [RunStarted("r", "cpu", "CPU", RunSettings.from_json({"total_steps": 8}))]
     events += [BatchTiming("r", "cpu", "CPU", 1, i, i, 0.0, 1.0, 32, False, 0.1) for i in range(1, 9)]
     events.append(RunFinished("r", "cpu", RunSummary("r", "cpu", "CPU", "completed")))
     plain = io.StringIO()

@@ -58,7 +58,7 @@ def test_a_lane_is_recycled_past_its_memory_bound_and_reused_below_it():
         for _ in range(4):
             run = run_comparison(pool, [lane.spec], TINY).lanes["cpu1"]
             assert run.status == "completed"
-            pids.append(run.started.settings["pid"])
+            pids.append(run.started.settings.extra["pid"])
             lane.poll(0.2)  # the status message with the process's size follows the run's end
         # The first run sets the baseline (800 MB); the second leaves it 300 MB past it, the third 600: past the
         # 500 MB bound, so the fourth run starts a fresh process.

@@ -28,11 +28,11 @@ def test_cpu_and_cpu1_side_by_side(pool):
         lane = result.lanes[name]
         assert lane.status == "completed", lane.failure
         assert lane.started.device.startswith("CPU (") and f"{threads} thread" in lane.started.device
-        assert "CPU:0" in lane.started.settings["placement"]
-        assert lane.started.settings["threads"] == threads
-        assert lane.started.settings["jit_compile"] is False and lane.started.settings["jit_source"] == "tensorflow default"
+        assert "CPU:0" in lane.started.settings.placement
+        assert lane.started.settings.threads == threads
+        assert lane.started.settings.jit_compile is False and lane.started.settings.jit_source == "tensorflow default"
         # The framework's once-a-process costs were paid as the lane started (issue 55), and that is recorded.
-        assert 0 < lane.started.settings["framework_warmed_s"] < 120, lane.started.settings
+        assert 0 < lane.started.settings.framework_warmed_s < 120, lane.started.settings
         steps = 2000 // 64
         assert [r.step for r in lane.records] == list(range(1, steps + 1))
         assert [r.warmup for r in lane.records[:6]] == [True] * 5 + [False]
@@ -41,7 +41,7 @@ def test_cpu_and_cpu1_side_by_side(pool):
         assert s.n_batches == steps - 5 and s.n_warmup == 5
         assert 0 < s.p10_ms <= s.median_ms <= s.p90_ms
         assert s.gflops == pytest.approx(TINY.flops_per_batch / (s.median_ms / 1000) / 1e9)
-    assert result.lanes["cpu1"].started.settings["cpu_affinity"] == sorted(os.sched_getaffinity(0))[-1:]
+    assert result.lanes["cpu1"].started.settings.cpu_affinity == tuple(sorted(os.sched_getaffinity(0))[-1:])
     # The parent never imported a framework: the lanes did.
     assert "tensorflow" not in sys.modules and "keras" not in sys.modules
 
@@ -50,11 +50,11 @@ def test_steps_per_execution_record_covers_n_batches(pool):
     cfg = TINY.replace(steps_per_execution=4)
     lane = run_comparison(pool, [LaneSpec.parse("cpu")], cfg).lanes["cpu"]
     assert lane.status == "completed", lane.failure
-    assert lane.started.settings["steps_per_execution"] == 4
+    assert lane.started.settings.steps_per_execution == 4
     assert all(r.batches == 4 and r.samples == 4 * 64 for r in lane.records)
     # Keras runs whole executions, past an epoch's end if need be: the lane makes the epoch a whole
     # number of them (31 steps → 28), so the records count exactly the steps trained.
-    assert lane.started.settings["steps_per_epoch"] == 28 == lane.started.settings["total_steps"]
+    assert lane.started.settings.steps_per_epoch == 28 == lane.started.settings.total_steps
     assert lane.records[-1].step == sum(r.batches for r in lane.records) == 28
     assert lane.summary.n_batches + lane.summary.n_warmup == 28
 
@@ -103,7 +103,7 @@ def test_a_killed_lane_fails_keeps_records_and_the_next_job_works(pool):
     assert len(lr.records) >= 20
     assert lr.summary is not None and lr.summary.n_batches + lr.summary.n_warmup >= 20
     again = run_comparison(pool, [LaneSpec.parse("cpu1")], TINY).lanes["cpu1"]
-    assert again.status == "completed" and again.started.settings["pid"] != killed[0]
+    assert again.status == "completed" and again.started.settings.extra["pid"] != killed[0]
 
 
 def test_lane_reused_without_recycling(pool):
@@ -112,7 +112,7 @@ def test_lane_reused_without_recycling(pool):
     before = lane.processes_started
     second = run_comparison(pool, [lane.spec], TINY).lanes["cpu"]
     assert lane.processes_started == before
-    assert first.started.settings["pid"] == second.started.settings["pid"]
+    assert first.started.settings.extra["pid"] == second.started.settings.extra["pid"]
 
 
 def test_every_lane_makes_its_data_at_once_before_a_study_and_its_runs_use_it(tmp_path):
@@ -134,7 +134,7 @@ def test_every_lane_makes_its_data_at_once_before_a_study_and_its_runs_use_it(tm
         result = run_comparison(pool, lanes, config)
         for name, got in result.lanes.items():
             assert got.status == "completed", (name, got.failure)
-            assert got.started.settings["samples"] == 30_000
+            assert got.started.settings.samples == 30_000
     finally:
         pool.close()
 

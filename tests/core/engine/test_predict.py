@@ -34,7 +34,7 @@ def test_a_predict_run_times_each_call_and_switches_model_mid_run(pool):
 
     result = run_comparison(pool, [CPU1], PREDICT, control=control, on_event=on_event)
     lane = result.lanes["cpu1"]
-    settings = lane.started.settings
+    settings = lane.started.settings.to_json()  # as the sidecar keeps it
     assert settings["task"] == "predict" and settings["serve"] == "keras"
     assert settings["weights"].startswith("trained 3 steps before the first call (not timed)")
     assert settings["feeding"].startswith("host: each call takes a NumPy slice")

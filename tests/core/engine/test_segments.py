@@ -178,7 +178,7 @@ def _segmented_result() -> RunResult:
                         SegmentEnded("r", "cpu1", 1, RunSummary("r", "cpu1", "CPU", "switched", median_ms=1.0), 101.0)),
                 Segment(SegmentStarted("r", "cpu1", 2, (512, 512), 64, 9000, 10, 101.0),
                         SegmentEnded("r", "cpu1", 2, summary, 102.0))]
-    lane = LaneResult("cpu1", RunStarted("r", "cpu1", "CPU", {}), records, summary, segments=segments)
+    lane = LaneResult("cpu1", RunStarted("r", "cpu1", "CPU"), records, summary, segments=segments)
     return RunResult("r", config, Schedule.INTERLEAVED, "2026-01-01T00:00:00+00:00", {"cpu1": lane})
 
 
@@ -242,7 +242,7 @@ def test_a_run_of_a_model_the_lane_has_trained_reuses_it_and_says_so(pool):
                                  train=dataclasses.replace(BASE.train, epochs=1, samples=640))
     first = run_comparison(pool, [CPU1], config)
     second = run_comparison(pool, [CPU1], config)
-    reused = [run.lanes["cpu1"].started.settings["model_reused"] for run in (first, second)]
+    reused = [run.lanes["cpu1"].started.settings.model_reused for run in (first, second)]
     assert reused == [False, True]
     assert [run.lanes["cpu1"].status for run in (first, second)] == ["completed", "completed"]
     warm = [r for r in second.lanes["cpu1"].records if r.warmup]

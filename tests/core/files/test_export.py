@@ -10,7 +10,7 @@ import pytest
 from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.files.run_files import ExportError, export_runs, read_batches_csv
 from crossover_lab.core.files.atomic import atomic_write_text
-from crossover_lab.core.records import BatchTiming, RunStarted, RunSummary
+from crossover_lab.core.records import BatchTiming, RunSettings, RunStarted, RunSummary
 from crossover_lab.core.results import LaneResult, RunResult
 
 
@@ -18,7 +18,7 @@ def _result(n: int = 12) -> RunResult:
     cfg = RunConfig(ModelSpec((32,)), TrainSpec(batch_size=16))
     recs = [BatchTiming("r1", "cpu", "CPU (x, 2 threads)", 1, i + 1, i + 1, i * 0.01, 1.5 + i / 10, 16,
                         i < 5, 2.3 - i / 100) for i in range(n)]
-    lane = LaneResult("cpu", RunStarted("r1", "cpu", "CPU (x, 2 threads)", {"jit_compile": False}), recs,
+    lane = LaneResult("cpu", RunStarted("r1", "cpu", "CPU (x, 2 threads)", RunSettings.from_json({"jit_compile": False})), recs,
                       RunSummary("r1", "cpu", "CPU (x, 2 threads)", "completed", median_ms=2.0))
     failed = LaneResult("gpu0", None, [], None, "No GPU is visible to TensorFlow (…)")
     return RunResult("r1", cfg, Schedule.SEQUENTIAL, "2026-01-01T00:00:00Z", {"cpu": lane, "gpu0": failed})
@@ -33,7 +33,7 @@ def test_csv_columns_and_round_trip(tmp_path):
     assert [(r.step, r.warmup, r.ms) for r in back] == [(r.step, r.warmup, pytest.approx(r.ms)) for r in result.lanes["cpu"].records]
     meta = json.loads(json_path.read_text())
     assert meta["runs"][0]["lanes"]["gpu0"]["failure"].startswith("No GPU")
-    assert meta["runs"][0]["lanes"]["cpu"]["settings"] == {"jit_compile": False}
+    assert meta["runs"][0]["lanes"]["cpu"]["settings"] == {"jit_compile": False}  # as recorded, no more
     assert meta["runs"][0]["config"]["model"]["widths"] == [32]
 
 

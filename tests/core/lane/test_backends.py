@@ -23,7 +23,7 @@ def test_backend_trains_on_the_cpu_it_names(pool, backend):
     spec = LaneSpec("cpu", threads=1, backend=backend)
     lane = run_comparison(pool, [spec], TINY).lanes[spec.name]
     assert lane.status == "completed", lane.failure
-    settings = lane.started.settings
+    settings = lane.started.settings.to_json()  # as the sidecar keeps it
     assert settings["backend"] == backend and settings["placement"].endswith(PLACEMENT[backend])
     assert settings["jit_compile"] is JIT_DEFAULT[backend] and settings["jit_source"] == f"{backend} default"
     assert lane.started.device.startswith("CPU (") and "1 thread" in lane.started.device

@@ -35,7 +35,7 @@ def test_a_second_lane_process_reads_the_program_the_first_one_compiled(tmp_path
         finally:
             pool.close()
         assert lane.status == "completed", lane.failure
-        assert lane.started is not None and lane.started.settings["compile_cache_dir"] == str(tmp_path / "home" / "compiled")
+        assert lane.started is not None and lane.started.settings.compile_cache_dir == str(tmp_path / "home" / "compiled")
         seen.append(lane.summary.compile_cache)
     assert seen == ["compiled", "cache"]
     assert any((tmp_path / "home" / "compiled").iterdir())
@@ -45,7 +45,7 @@ def test_a_second_lane_process_reads_the_program_the_first_one_compiled(tmp_path
         lane = run_comparison(pool, [LaneSpec.parse("jax:cpu1")], CONFIG).lanes["jax:cpu1"]
     finally:
         pool.close()
-    assert lane.summary.compile_cache == "" and lane.started.settings["compile_cache_dir"] == ""
+    assert lane.summary.compile_cache == "" and lane.started.settings.compile_cache_dir == ""
 
 
 ONE_LOOP_PROGRAM = """

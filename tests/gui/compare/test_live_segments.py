@@ -10,7 +10,7 @@ from helpers import point
 from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.run_stats import summarize
 from crossover_lab.core.config import LaneSpec, ModelSpec, RunConfig, Schedule, TrainSpec
-from crossover_lab.core.records import (BatchTiming, RunFailed, RunFinished, RunStarted, SegmentEnded,
+from crossover_lab.core.records import (BatchTiming, RunFailed, RunFinished, RunSettings, RunStarted, SegmentEnded,
                                         SegmentStarted)
 from crossover_lab.gui.compare.tab import CompareTab
 from crossover_lab.gui.compare.crossover_map import CrossoverMap
@@ -32,7 +32,7 @@ class Lane:
         self.records: list[BatchTiming] = []
 
     def start(self) -> list:
-        return [RunStarted(self.run_id, self.lane, f"{self.lane.upper()} (test)", {"steps_per_epoch": 100})]
+        return [RunStarted(self.run_id, self.lane, f"{self.lane.upper()} (test)", RunSettings.from_json({"steps_per_epoch": 100}))]
 
     def segment(self, index: int, config: RunConfig, ms: float, steady: int, end: str | None = "completed") -> list:
         widths = config.model.widths

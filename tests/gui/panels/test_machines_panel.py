@@ -186,7 +186,7 @@ def test_a_window_run_on_a_remote_lane_beside_a_local_one_and_a_close_that_leave
     run = window.controller.runs[-1]
     assert {name: lane.status for name, lane in run.lanes.items()} == {"cpu1": "completed", remote: "completed"}
     assert len(run.lanes[remote].records) == len(run.lanes["cpu1"].records) > 20
-    assert run.lanes[remote].started.settings["ssh_host"] == server.host()
+    assert run.lanes[remote].started.settings.extra["ssh_host"] == server.host()
     # A long run on both, closed mid-run: the remote worker leaves with the window.
     window.controller.start_run(dataclasses.replace(tiny, train=dataclasses.replace(tiny.train, epochs=200)),
                                 lanes, Schedule.SIDE_BY_SIDE)

@@ -67,8 +67,11 @@ def test_lists_and_dicts_are_typed_to_their_items_and_bounded():
     segment = to_wire(Bundle((SegmentStarted("r1", "cpu1", 1, (8,), 64, 100, 0, 1.0),)))
     segment["events"][0]["widths"] = ["evil"]
     refused(segment, "SegmentStarted.widths[0]")
-    started = to_wire(Bundle((RunStarted("r1", "cpu1", "CPU", {"total_steps": "lots"}),)))
-    refused(started, "RunStarted.settings.total_steps", "not a count")
+    started = to_wire(Bundle((RunStarted("r1", "cpu1", "CPU"),)))
+    started["events"][0]["settings"]["total_steps"] = "lots"  # a lane's settings are typed on the wire (RunSettings)
+    refused(started, "RunSettings.total_steps")
+    started["events"][0]["settings"]["total_steps"] = -5
+    refused(started, "RunSettings.total_steps", "not a count")
     flood = {f"k{i}": "y" * 60_000 for i in range(6)}
     hello = to_wire(RemoteHello("1", 2, "python3", flood))
     assert len(json.dumps(hello)) > MAX_DICT_BYTES
