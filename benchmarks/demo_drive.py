@@ -526,10 +526,17 @@ def _segments(words: list[Word]) -> list[list[Word]]:
     return out
 
 
+def _scroll_arrow(word: Word) -> bool:
+    """The Summary's scroll bar arrow beside a line's last word, as OCR reads it ("~", "[a", "^"): a token of at
+    most two characters that is not a word or a number."""
+    return len(word.text) <= 2 and bool(re.search(r"[\[\]~^|<>]", word.text))
+
+
 def ocr_headline(png: Path) -> str:
     """The Summary's headline as OCR reads it: the tallest of the runs of words that state an answer (a lane
-    faster, no answer, too close), with the lines below it that its sentence wraps onto (as tall, as far left)."""
-    segments = _segments(ocr_words(png))
+    faster, no answer, too close), with the lines below it that its sentence wraps onto (as tall, as far left). A
+    line's last token that is the scroll bar's arrow (the headline wraps beside it) is left out."""
+    segments = [s[:-1] if len(s) > 1 and _scroll_arrow(s[-1]) else s for s in _segments(ocr_words(png))]
     said = [s for s in segments if ANSWER.search(" ".join(w.text for w in s))]
     if not said:
         return ""
