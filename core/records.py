@@ -3,6 +3,7 @@ read by type (RunSettings); a run summarised from its records is core/run_stats.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from enum import Enum
 from typing import Any, Mapping, Union
@@ -312,6 +313,9 @@ class RunSettings:
     serve: str = ""  # a served run: how each call was made (keras | compiled)
     weights: str = ""  # a served run: where its weights came from, in words
     server: str = ""  # a run at an arrival rate: how the server batches requests, in words
+    # How busy the machine was while an anatomy point was measured, recorded beside its settings.
+    others_cpu: float | None = None  # the share of the lane's cores other work used
+    load_avg: float | None = None  # the 1-minute load average
     extra: dict[str, Any] = field(default_factory=dict)  # every other key the lane recorded, as data
 
     @classmethod
@@ -323,6 +327,11 @@ class RunSettings:
         def whole(key: str) -> int | None:
             value = settings.get(key)
             return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+        def fraction(key: str) -> float | None:
+            value = settings.get(key)
+            return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value) else None
 
         def text(key: str) -> str:
             value = settings.get(key)
@@ -352,7 +361,8 @@ class RunSettings:
                     gc_frozen_objects=max(whole("gc_frozen_objects") or 0, 0),
                     framework_warmed_s=float(warmed) if isinstance(warmed, (int, float))
                     and not isinstance(warmed, bool) else None,
-                    serve=text("serve"), weights=text("weights"), server=text("server"))
+                    serve=text("serve"), weights=text("weights"), server=text("server"),
+                    others_cpu=fraction("others_cpu"), load_avg=fraction("load_avg"))
         known = _SETTINGS_KEYS | ({f"{backend}_version"} if backend else set())
         return replace(typed, extra={k: v for k, v in settings.items() if k not in known})
 

@@ -268,7 +268,8 @@ class ScriptedChannel:
                 times[name] = RungTime(ms, ms * 0.95, ms * 1.05, 50)
         return AnatomyPoint(self.spec.name, self.spec.name, self.spec.backend, config.model.widths,
                             config.train.batch_size, config.flops_per_batch, times, window_steps=8,
-                            settings={"scripted": True}, seconds=0.01, task=config.train.task)
+                            settings=RunSettings.from_json({"scripted": True}), seconds=0.01,
+                            task=config.train.task)
 
     # ------------------------------------------------------------------ a run, as core/lane/run.py carries it out
 

@@ -205,9 +205,10 @@ def test_load_means_how_busy_the_machine_is_and_nothing_else():
 
 
 def test_a_lanes_settings_are_a_type_on_the_wire_and_the_sidecar_keeps_what_was_recorded():
-    """Issue 59: RunStarted carries a RunSettings across the wire (its fields typed, every other key in `extra`), and
-    to_json/from_json give the sidecar's flat object back: on every lane of every stored run under docs/results, the
-    object read and written again is the one stored, less the keys that held a field's default (`paced: false`)."""
+    """Issue 59: RunStarted (and Probed, and an anatomy's point) carries a RunSettings across the wire (its fields typed,
+    every other key in `extra`), and to_json/from_json give the file's flat object back: on every lane of every stored
+    run and every anatomy point under docs/results, the object read and written again is the one stored, less the
+    keys that held a field's default (`paced: false`)."""
     import json
 
     from crossover_lab.core.messages import from_wire, to_wire
@@ -219,18 +220,21 @@ def test_a_lanes_settings_are_a_type_on_the_wire_and_the_sidecar_keeps_what_was_
             data = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError):
             continue
-        runs = data.get("runs") if isinstance(data, dict) else None
-        for run in runs if isinstance(runs, list) else []:
-            for lane in (run.get("lanes") or {}).values():
-                stored = lane.get("settings")
-                if not isinstance(stored, dict):
-                    continue
-                seen += 1
-                typed = RunSettings.from_json(stored)
-                kept = {k: v for k, v in stored.items() if not (k in ("paced", "xla_flags") and not v)}
-                assert typed.to_json() == kept, (path, set(typed.to_json().items()) ^ set(kept.items()))
-                started = RunStarted("r", "cpu", "CPU", typed)
-                assert from_wire(json.loads(json.dumps(to_wire(started)))) == started
+        if not isinstance(data, dict):
+            continue
+        runs, points = data.get("runs"), data.get("points")  # a sidecar's runs; an anatomy's points
+        holders = [lane for run in (runs if isinstance(runs, list) else []) for lane in (run.get("lanes") or {}).values()]
+        holders += [p for p in (points if isinstance(points, list) else []) if isinstance(p, dict)]
+        for holder in holders:
+            stored = holder.get("settings")
+            if not isinstance(stored, dict):
+                continue
+            seen += 1
+            typed = RunSettings.from_json(stored)
+            kept = {k: v for k, v in stored.items() if not (k in ("paced", "xla_flags") and not v)}
+            assert typed.to_json() == kept, (path, set(typed.to_json().items()) ^ set(kept.items()))
+            started = RunStarted("r", "cpu", "CPU", typed)
+            assert from_wire(json.loads(json.dumps(to_wire(started)))) == started
     assert seen > 100
     typed = RunSettings.from_json({"threads": 2, "backend": "jax", "jax_version": "0.10.2", "pid": 7})
     assert (typed.threads, typed.framework_version, typed.extra) == (2, "0.10.2", {"pid": 7})

@@ -26,6 +26,7 @@ from ..config import Task
 from ..json_data import JsonObject, JsonValue
 from ..messages import register
 from ..run_stats import robust_stats
+from ..records import RunSettings
 from .crossings import find_crossovers
 from .points import Crossover, SweepPoint
 
@@ -176,7 +177,7 @@ class AnatomyPoint:
     notes: tuple[str, ...] = ()  # what the reader needs to read the figures right
     window_steps: int = 0  # K: steps per window of the pipelined rungs and per device_loop call
     losses: dict[str, float] = field(default_factory=dict)  # the same-loss check, per rung, when asked
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=RunSettings)  # what the lane measured it with
     seconds: float = NAN  # how long the lane took to measure it
     task: Task = Task.TRAIN  # the rungs of a training step, or of a served call (its Ladder)
 
@@ -226,7 +227,7 @@ class AnatomyPoint:
                 "notes": [*self.notes, *(text for name, text in part_notes.items() if parts[name] is not None)],
                 "timing_cost": cost if math.isfinite(cost) else None, "window_steps": self.window_steps,
                 "losses": {k: v for k, v in self.losses.items()}, "seconds": self.seconds if math.isfinite(self.seconds) else None,
-                "settings": {k: v for k, v in self.settings.items()}}
+                "settings": self.settings.to_json()}
 
 
 @register
@@ -276,7 +277,8 @@ def point_from_json(point: Mapping[str, JsonValue]) -> AnatomyPoint:
         flops_per_batch=int(data.get("flops_per_batch") or 0), rungs=rungs,
         reasons={k: v for k, v in (data.get("reasons") or {}).items() if k in ladder.rungs},
         window_steps=int(data.get("window_steps") or 0), losses=dict(data.get("losses") or {}),
-        settings=dict(data.get("settings") or {}), seconds=num(data.get("seconds")), task=ladder.task)
+        settings=RunSettings.from_json(data.get("settings")), seconds=num(data.get("seconds")),
+        task=ladder.task)
 
 
 MAX_WINDOW_STEPS = 64  # the most steps a window (and the on-device loop) holds

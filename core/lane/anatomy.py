@@ -20,7 +20,8 @@ import numpy as np
 
 from ..analysis.anatomy import (MAX_WINDOW_STEPS, PREDICT_LADDER, TRAIN_LADDER, AnatomyMeasured, AnatomyPoint, RungTime,
                                 window_plan)
-from .run import LaneProcess
+from .run import LaneProcess, json_safe
+from ..records import RunSettings
 from .steps import Batch, DeviceLoop, State, Steps, Tensor, Unsupported, steps_for
 from .backends import compile_cache_counts, compile_cache_word, keras_device, require_device, resolve_jit, set_precision, verify_placement
 from ..config import RunConfig, Task, TrainSpec
@@ -309,14 +310,14 @@ def measure_anatomy(worker: LaneProcess, job: AnatomyJob,
 
 
 def _settings(worker: LaneProcess, job: AnatomyJob, train: TrainSpec, data: Dataset, jit: bool, jit_source: str,
-              machine: CpuSample | None, cache: tuple[int, int], **task: JsonValue) -> dict[str, JsonValue]:
+              machine: CpuSample | None, cache: tuple[int, int], **task: JsonValue) -> RunSettings:
     """What the point was measured with: the lane's settings, the speed settings of `train`, the data, the load
     on the lane's cores meanwhile, and whether the compiled programs came from the cache."""
-    return dict(worker.settings, jit_compile=jit, steps_per_execution=1, mixed_precision=train.mixed_precision,
-                data_source=data.source, seconds_per_rung=job.seconds_per_rung, jit_source=jit_source,
-                others_cpu=_known(others_share(machine, cpu_sample())), load_avg=_known(load_average()),
-                compile_cache=compile_cache_word(cache, compile_cache_counts()), family=job.config.model.family,
-                **task)
+    return RunSettings.from_json(json_safe(dict(
+        worker.settings, jit_compile=jit, steps_per_execution=1, mixed_precision=train.mixed_precision,
+        data_source=data.source, seconds_per_rung=job.seconds_per_rung, jit_source=jit_source,
+        others_cpu=_known(others_share(machine, cpu_sample())), load_avg=_known(load_average()),
+        compile_cache=compile_cache_word(cache, compile_cache_counts()), family=job.config.model.family, **task)))
 
 
 def _step_anatomy(worker: LaneProcess, job: AnatomyJob, describe: Callable[[BaseException, str], str]) -> AnatomyPoint:

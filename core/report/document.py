@@ -19,7 +19,6 @@ from ..files.run_files import sidecar_path, sidecar_runs
 from ..files.sweeps.rows import SweepRow
 from ..files.sweeps.files import SweepAskedFor, run_rows
 from ..machine import HostInfo
-from ..records import RunSettings
 from ..results import RunResult
 from .. import APP_VERSION
 from ..words.anatomy import CALL_CLOCKS, CLOCKS, PER_CALL_CLOCK, SYNCED_CLOCK
@@ -252,7 +251,7 @@ def _anatomy_settings(item: AnatomyInput) -> FileSettings | None:
     every key."""
     lanes = {}
     for p in item.points:
-        lanes.setdefault(p.lane, (RunSettings.from_json(p.settings), p.device))
+        lanes.setdefault(p.lane, (p.settings, p.device))
     groups = [g for g in lane_groups(lanes) if g.rows]
     path = Path(item.path)
     return FileSettings(path.name, tuple(groups), str(path), path.name) if groups else None

@@ -14,7 +14,6 @@ from ..files.sweeps.files import SweepAskedFor
 from ..json_data import JsonValue
 from ..paths import PROG
 from ..records import Status
-from ..records import RunSettings
 from ..results import RunResult
 
 
@@ -59,7 +58,7 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
         return f"{PROG} anatomy --json-file {shlex.quote(name)}"
     first = points[0]
     args = ["anatomy", "--lanes", ",".join(dict.fromkeys(p.lane for p in points))]
-    family = RunSettings.from_json(first.settings).family or "mlp"
+    family = first.settings.family or "mlp"
     factory = is_factory_kind(family)  # a user's function: its file is not named in an anatomy's points
     if first.widths:
         args += ["--widths", ",".join(dict.fromkeys(str(p.width) for p in points))]
@@ -71,7 +70,7 @@ def anatomy_command(points: Sequence[AnatomyPoint], name: str) -> str:
         args += ["--batch-size", str(first.batch_size)]
     if first.task == Task.PREDICT:
         args += ["--task", str(Task.PREDICT)]
-    data = RunSettings.from_json(first.settings).data_source
+    data = first.settings.data_source
     if data in ("mnist", "synthetic"):
         args += ["--data", data]
     if not first.widths:  # a saved model: its file is not named in an anatomy's points

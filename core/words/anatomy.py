@@ -230,11 +230,10 @@ def anatomy_notes(point: AnatomyPoint) -> list[str]:
                 else f"{below} came out slower than {above}, the rung above it")
         lines.append(f"{what} by {fmt_num(-part.raw_ms)} ms, within their spread (±{fmt_num(spread)} ms): read them "
                      "as the same time")
-    busy = point.settings.get("others_cpu")
-    if isinstance(busy, (int, float)) and math.isfinite(busy) and busy > BUSY_SHARE:
-        load = point.settings.get("load_avg")
+    busy, load = point.settings.others_cpu, point.settings.load_avg
+    if busy is not None and busy > BUSY_SHARE:
         lines.append(f"other work used {100 * busy:.0f}% of {point.lane}'s cores while it was measured"
-                     + (f" (load {fmt_num(float(load), 2)})" if isinstance(load, (int, float)) else "")
+                     + (f" (load {fmt_num(load, 2)})" if load is not None else "")
                      + ": the parts may not hold; measure again on a quiet machine")
     return lines
 
@@ -277,11 +276,11 @@ def run_agreement(point: AnatomyPoint, run: SweepPoint | None) -> str:
         how = "as" if apart < 0.05 else f"within {100 * apart:.0f}% of what"
         return (f"{point.lane}: {rung} here {fmt_num(ms)} ms a {unit}, {how} {runs} of this model measured "
                 f"({fmt_num(run.median_ms)} ms, {basis})")
-    now, then = point.settings.get("others_cpu"), run.others_cpu
+    now, then = point.settings.others_cpu, run.others_cpu
     said = (f"{point.lane}: {rung} here {fmt_num(ms)} ms a {unit}, {fmt_num(max(ratio, 1 / ratio))}x "
             f"{'slower' if ratio > 1 else 'faster'} than {runs} of this model measured ({fmt_num(run.median_ms)} ms, "
             f"{basis}). Both time the same {rung} with the same clock, so the machine changed between them")
-    if isinstance(now, (int, float)) and math.isfinite(now) and math.isfinite(then):
+    if now is not None and math.isfinite(then):
         said += (f": other work used {100 * now:.0f}% of {point.lane}'s cores during this study and "
                  f"{100 * then:.0f}% during the run")
         if max(now, then) > BUSY_SHARE:

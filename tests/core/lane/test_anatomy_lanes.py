@@ -136,7 +136,7 @@ def test_the_anatomy_of_a_call_times_every_rung_of_the_call_ladder(pool, backend
         assert r is not None and r.median_ms > 0 and r.p10_ms <= r.median_ms <= r.p90_ms and r.n >= 2, name
     # K calls in one compiled call cost no more per call than K calls dispatched one by one, within noise.
     assert within_noise_at_most(p.rung("device_loop"), p.rung("call_pipelined"))
-    assert p.settings["weights"].startswith("trained ") and p.settings["family"] == "mlp"
+    assert p.settings.weights.startswith("trained ") and p.settings.family == "mlp"
 
 
 @pytest.mark.lanes
@@ -153,9 +153,9 @@ def test_the_anatomy_takes_the_model_a_run_built_from_the_lanes_shelf_and_dissec
     for _ in range(2):  # the run's model, then the one the first anatomy left on the shelf
         outcome = request_anatomy(pool, spec, config, seconds_per_rung=0.2, check_loss=True)
         assert outcome.point is not None, outcome.error
-        assert outcome.point.settings["model_reused"] is True
+        assert outcome.point.settings.model_reused is True
         losses = outcome.point.losses
         assert set(losses) == set(RUNGS)
         assert all(v == pytest.approx(losses["fit"], rel=1e-4) for v in losses.values()), losses
     other = request_anatomy(pool, spec, RunConfig(ModelSpec((40,)), config.train), seconds_per_rung=0.2)
-    assert other.point is not None and other.point.settings["model_reused"] is False, other.error
+    assert other.point is not None and other.point.settings.model_reused is False, other.error

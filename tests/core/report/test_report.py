@@ -261,13 +261,14 @@ def test_a_report_of_a_calls_anatomy_is_titled_by_it_and_reproduces_it_with_its_
     from helpers import rung
 
     from crossover_lab.core.analysis.anatomy import AnatomyPoint
+    from crossover_lab.core.records import RunSettings
     from crossover_lab.core.words.anatomy import anatomy_json
 
     times = {"predict_on_batch": 1.0, "call_synced": 0.6, "call_resident": 0.5, "call_pipelined": 0.3,
              "device_loop": 0.1}
     call = AnatomyPoint("cpu1", "CPU (1 thread)", "tensorflow", (64,), 16, 10**6,
                         {k: rung(v, 0.01) for k, v in times.items()}, window_steps=8, task="predict",
-                        settings={"family": "cnn", "data_source": "synthetic"})
+                        settings=RunSettings(family="cnn", data_source="synthetic"))
     path = tmp_path / "calls.json"
     path.write_text(json.dumps(anatomy_json([call])))
     out = cli_in_process(capsys, "report", str(path), "-o", str(tmp_path / "r.md"), "--format", "md")

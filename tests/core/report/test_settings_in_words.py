@@ -9,6 +9,7 @@ from pathlib import Path
 
 from helpers import ROOT
 
+from crossover_lab.core.records import RunSettings
 from crossover_lab.core.config import ModelSpec, RunConfig, Schedule, TrainSpec
 from crossover_lab.core.report.html import write_report
 from crossover_lab.core.results import RunResult
@@ -123,10 +124,11 @@ def test_an_anatomy_answers_once_with_its_busy_note_and_a_load_shows_the_clis_lo
     from crossover_lab.core.words.anatomy import anatomy_json, why_sentence
 
     busy = dataclasses.replace(point("cpu", "CPU (2 threads)", fit=0.8, device_loop=0.3),
-                               settings={"backend": "jax", "others_cpu": 0.6, "load_avg": 3.1, "jit_compile": True,
-                                         "jit_source": "jax default", "placement": "cpu:0"})
-    quiet = dataclasses.replace(point(), settings={"backend": "jax", "jit_compile": True, "jit_source": "jax default",
-                                                   "placement": "gpu:0"})
+                               settings=RunSettings.from_json({"backend": "jax", "others_cpu": 0.6, "load_avg": 3.1,
+                                                               "jit_compile": True, "jit_source": "jax default",
+                                                               "placement": "cpu:0"}))
+    quiet = dataclasses.replace(point(), settings=RunSettings(backend="jax", jit_compile=True, jit_source="jax default",
+                                                              placement="gpu:0"))
     path = tmp_path / "anatomy.json"
     path.write_text(json.dumps(anatomy_json([quiet, busy])))
     html = write_report([str(path)], tmp_path / "a.html").read_text()

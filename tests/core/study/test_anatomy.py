@@ -7,6 +7,7 @@ import math
 import pytest
 from helpers import point, rung
 
+from crossover_lab.core.records import RunSettings
 from crossover_lab.core.cli import main as cli, anatomy as cli_anatomy
 from crossover_lab.core.analysis.points import SweepPoint
 from crossover_lab.core.analysis.anatomy import (PARTS, RUNGS, STACK, floor_crossovers, part_between,
@@ -296,10 +297,10 @@ def test_a_rung_slower_than_the_one_above_it_gets_the_same_note_everywhere():
     (note,) = anatomy_notes(beyond)
     assert note.startswith("step_loop_pipelined took 0.2 ms longer than step_loop, beyond their spread")
     assert anatomy_notes(point()) == []
-    busy = replace(point(), settings={"others_cpu": 0.42, "load_avg": 2.5})
+    busy = replace(point(), settings=RunSettings(others_cpu=0.42, load_avg=2.5))
     (note,) = anatomy_notes(busy)
     assert note.startswith("other work used 42% of gpu0's cores while it was measured (load 2.5)")
-    assert anatomy_notes(replace(point(), settings={"others_cpu": None, "load_avg": None})) == []
+    assert anatomy_notes(replace(point(), settings=RunSettings())) == []
 
 
 # ---------------------------------------------------------------- the anatomy of a served call (predict)

@@ -7,6 +7,7 @@ import pytest
 
 from helpers import CONFIG, SPECS, finished, lane_events, point
 
+from crossover_lab.core.records import RunSettings
 from crossover_lab.core.study.anatomy import AnatomyOutcome
 from crossover_lab.gui.why import tab as why_view
 from crossover_lab.core.config import Schedule
@@ -89,7 +90,7 @@ def test_the_why_tab_explains_a_tick_beyond_its_bar_and_a_busy_lane(qtbot):
     view = WhyView(lambda: None, lambda: SPECS, lambda: CONFIG, lambda: False)
     qtbot.addWidget(view)
     inverted = point("cpu", "CPU (test)", fit=1.0, fit_pipelined=1.5, step_loop=0.4)  # the tick 0.5 ms past the bar
-    view.show_points([replace(inverted, settings={"others_cpu": 0.4, "load_avg": 2.6}), point("gpu0")])
+    view.show_points([replace(inverted, settings=RunSettings(others_cpu=0.4, load_avg=2.6)), point("gpu0")])
     text = view.words.text()
     assert "Note (cpu): fit_pipelined took 0.5 ms longer than fit, beyond their spread" in text
     assert "Note (cpu): other work used 40% of cpu's cores while it was measured (load 2.6)" in text
@@ -150,7 +151,7 @@ def test_why_says_its_fit_beside_what_the_window_runs_of_this_model_measured(qtb
     def fake(pool, lanes, configs, *, cancel, on_outcome, **kwargs):
         out = [AnatomyOutcome("gpu0", configs[0], point("gpu0", fit=1.4)),
                AnatomyOutcome("cpu", configs[0], replace(point("cpu", "CPU (test)", fit=9.1),
-                                                          settings={"others_cpu": 0.46}))]
+                                                          settings=RunSettings(others_cpu=0.46)))]
         for outcome in out:
             on_outcome(outcome)
         return out
