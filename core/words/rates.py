@@ -155,8 +155,10 @@ def compare_words(points: Sequence[RatePoint], rate: float) -> str:
         if math.isnan(a.low_ms) or math.isnan(b.low_ms):
             return (f"at {rate_words(rate)} too few requests to compare ({BLOCKS} blocks of consecutive requests "
                     "bound each median)")
-        return (f"at {rate_words(rate)} {a.lane} and {b.lane} are equal within noise (medians {fmt_num(a.median_ms)} "
-                f"and {fmt_num(b.median_ms)} ms; the medians of {BLOCKS} blocks of consecutive requests overlap)")
+        # Overlapping intervals are no evidence of a difference, not a test of equality: said as no answer.
+        return (f"at {rate_words(rate)} no answer for {a.lane} and {b.lane}: their medians, {fmt_num(a.median_ms)} "
+                f"and {fmt_num(b.median_ms)} ms, are inside the noise (the medians of {BLOCKS} blocks of consecutive "
+                "requests overlap)")
     win, lose = (a, b) if winner == a.lane else (b, a)
     if not lose.kept_up:
         return f"at {rate_words(rate)} {win.lane} serves and {lose.lane} falls behind"

@@ -60,6 +60,10 @@ def test_the_faster_lane_at_a_rate_needs_a_difference_beyond_the_block_medians()
 
     assert faster_at(point("cpu", 1.0, 1.2), point("cpu1", 2.0, 2.5)) == "cpu"
     assert faster_at(point("cpu", 1.0, 2.1), point("cpu1", 2.0, 2.5)) is None  # overlapping: inside the noise
+    # An overlap is no evidence of a difference, never a test of equality: said as no answer (issue 57 #5).
+    from crossover_lab.core.words.rates import compare_words
+    said = compare_words([point("cpu", 1.0, 2.1), point("cpu1", 2.0, 2.5)], 100.0)
+    assert said.startswith("at 100 requests/s no answer for cpu and cpu1:") and "equal" not in said, said
     assert faster_at(point("cpu", 1.0, 1.2, "behind"), point("cpu1", 2.0, 2.5)) == "cpu1"
     assert faster_at(point("cpu", 1.0, 1.2, "behind"), point("cpu1", 2.0, 2.5, "behind")) is None
     points = [point("cpu", 1, 1.2), point("cpu1", 2, 3, "behind")]
