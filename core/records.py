@@ -320,51 +320,17 @@ class RunSettings:
 
     @classmethod
     def from_json(cls, settings: Mapping[str, JsonValue] | None) -> RunSettings:
-        """The settings a lane recorded (a sidecar's object, an anatomy point's): the one reader of their keys. A
-        value of the wrong kind reads as not recorded; a key no field names is kept in `extra`."""
+        """The settings a lane recorded (a sidecar's object, an anatomy point's): the one reader of their keys, each
+        read as its field's type (_SETTING_READERS). A value of the wrong kind reads as not recorded; a count below
+        0 as 0; a key no field names is kept in `extra`."""
         settings = settings or {}
-
-        def whole(key: str) -> int | None:
-            value = settings.get(key)
-            return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-        def fraction(key: str) -> float | None:
-            value = settings.get(key)
-            return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and math.isfinite(value) else None
-
-        def text(key: str) -> str:
-            value = settings.get(key)
-            return str(value) if value is not None else ""
-
-        spe, affinity, warmed = (settings.get(k) for k in ("steps_per_execution", "cpu_affinity",
-                                                           "framework_warmed_s"))
-        backend = text("backend")
-        typed = cls(backend=backend, threads=max(_int(settings.get("threads")), 0),
-                    jit_compile=_flag(settings.get("jit_compile")), jit_source=text("jit_source"),
-                    steps_per_execution=max(_int(spe), 0) if spe is not None else None,
-                    feeding=text("feeding"), mixed_precision=_flag(settings.get("mixed_precision")),
-                    data_source=text("data_source"), data_description=text("data_description"),
-                    samples=max(_int(settings.get("samples")), 0),
-                    steps_per_epoch=max(_int(settings.get("steps_per_epoch")), 0),
-                    total_steps=max(_int(settings.get("total_steps")), 0), epochs=max(_int(settings.get("epochs")), 0),
-                    warmup_steps=max(_int(settings.get("warmup_steps")), 0), paced=bool(settings.get("paced")),
-                    model_reused=_flag(settings.get("model_reused")), family=text("family"),
-                    cpu_affinity=tuple(c for c in affinity if isinstance(c, int) and not isinstance(c, bool))
-                    if isinstance(affinity, (list, tuple)) else (),
-                    intra_op_threads=whole("intra_op_threads"), inter_op_threads=whole("inter_op_threads"),
-                    torch_threads=whole("torch_threads"), xla_flags=text("xla_flags"),
-                    compile_cache_dir=text("compile_cache_dir"),
-                    framework_version=text(f"{backend}_version") if backend else "",
-                    keras_version=text("keras_version"), placement=text("placement"),
-                    soft_device_placement=_flag(settings.get("soft_device_placement")),
-                    gc_frozen_objects=max(whole("gc_frozen_objects") or 0, 0),
-                    framework_warmed_s=float(warmed) if isinstance(warmed, (int, float))
-                    and not isinstance(warmed, bool) else None,
-                    serve=text("serve"), weights=text("weights"), server=text("server"),
-                    others_cpu=fraction("others_cpu"), load_avg=fraction("load_avg"))
+        backend = str(settings.get("backend") or "")
+        typed = {name: _SETTING_READERS[kind](settings.get(name)) for name, kind in _SETTINGS_KINDS.items()
+                 if name in settings}
+        version = settings.get(f"{backend}_version") if backend else None
         known = _SETTINGS_KEYS | ({f"{backend}_version"} if backend else set())
-        return replace(typed, extra={k: v for k, v in settings.items() if k not in known})
+        return cls(**typed, framework_version=str(version) if version is not None else "",
+                   extra={k: v for k, v in settings.items() if k not in known})
 
     def to_json(self) -> JsonObject:
         """The flat object a sidecar keeps: each field the lane recorded (none at its default), under the key it was
@@ -385,9 +351,25 @@ class RunSettings:
         return replace(self, extra={**self.extra, **more})
 
 
+def _whole(value: JsonValue) -> int:
+    return max(_int(value), 0)
+
+
+def _number(value: JsonValue) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        else None
+
+
+# How a recorded value is read as its field's type (the field's annotation, as text).
+_SETTING_READERS: dict[str, Any] = {
+    "str": lambda v: "" if v is None else str(v), "int": _whole, "bool": bool, "bool | None": _flag,
+    "int | None": lambda v: None if v is None else _whole(v), "float | None": _number,
+    "tuple[int, ...]": lambda v: tuple(c for c in v if isinstance(c, int) and not isinstance(c, bool))
+    if isinstance(v, (list, tuple)) else ()}
 _SETTINGS_DEFAULTS: dict[str, Any] = {f.name: (f.default if f.default is not MISSING else ()) for f in fields(RunSettings)
                                       if f.name != "extra"}
-_SETTINGS_KEYS = frozenset(_SETTINGS_DEFAULTS) - {"framework_version"}
+_SETTINGS_KINDS = {f.name: str(f.type) for f in fields(RunSettings) if f.name not in ("extra", "framework_version")}
+_SETTINGS_KEYS = frozenset(_SETTINGS_KINDS)
 
 
 @dataclass(frozen=True)
