@@ -2,6 +2,7 @@
 run N times in a row, each printing "window shown X s". A speed, so a benchmark and not a test (the suite
 checks that the window appears and that it never waits for the lanes' probes, tests/gui/test_app.py).
 Prints each time, the median, and the machine's load beside them: a figure from a loaded machine says so.
+Each run keeps its compiled modules (PYTHONDONTWRITEBYTECODE cleared), as `make run` launches the window.
 Run: .venv/bin/python benchmarks/window_start.py [--runs 5]
 """
 from __future__ import annotations
@@ -20,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def shown_once(home: str, picture: Path) -> float:
     out = subprocess.run([sys.executable, str(ROOT / "main.py"), "--screenshot", str(picture), "--after", "0.2"],
                          capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "CROSSOVER_HOME": home, "QT_QPA_PLATFORM": "offscreen"})
+                         env={**os.environ, "CROSSOVER_HOME": home, "QT_QPA_PLATFORM": "offscreen",
+                              "PYTHONDONTWRITEBYTECODE": ""})
     if out.returncode != 0:
         raise SystemExit(out.stderr[-2000:])
     return float(out.stderr.split("window shown ")[1].split(" s")[0])

@@ -62,7 +62,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def seconds_since_process_start() -> float:
-    return time.time() - psutil.Process().create_time()
+    """Seconds since this process started, its interpreter's start and imports included. On Linux read against the
+    boot clock: /proc/uptime less the process's start in clock ticks (10 ms steps). psutil's create_time adds the
+    start to /proc/stat's boot time, which is whole seconds: the age it gave was up to 1 s long, by the same amount
+    for every launch until the next boot (0.6 s here: "window shown 1.4 s" was 0.8 s)."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat, open("/proc/uptime", encoding="ascii") as uptime:
+            start_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime; [0] is field 3
+            return float(uptime.read().split()[0]) - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return time.time() - psutil.Process().create_time()
 
 
 def save_screenshot(window: QWidget, path: str) -> bool:

@@ -161,3 +161,18 @@ def test_an_opening_card_shows_before_the_plots_library_loads_and_closes_with_th
                          timeout=wall_limit(90), env={**os.environ, "QT_QPA_PLATFORM": "offscreen",
                                                       "CROSSOVER_HOME": gui_home, "CROSSOVER_NO_RESTORE_PROMPT": "1"})
     assert "CARD True CLOSED True WINDOW True" in out.stdout, out.stdout + out.stderr[-2000:]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the boot clock of /proc is Linux's")
+def test_the_process_age_the_window_prints_is_the_launchers_clock():
+    # "window shown X s after the process started" is X by the clock of whoever launched it: a fresh process's age,
+    # read as it starts, is no more than the seconds its launcher saw pass (psutil's whole-second boot time made it
+    # up to 1 s longer: 0.6 s on one boot), and not much less.
+    code = "from crossover_lab.gui.app import seconds_since_process_start as age; print(age())"
+    for _ in range(3):
+        launched = time.time()
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+        seen = time.time() - launched
+        age = float(out.stdout)
+        assert 0 < age <= seen + 0.02, (age, seen)  # /proc/uptime and a tick are 10 ms steps
+        assert age > seen - 0.5, (age, seen)
