@@ -123,6 +123,11 @@ class RunController(QObject):
         for spec in specs:
             self.pool.get(spec).start()
 
+    def lane_up(self, name: str) -> bool | None:
+        """Whether the lane `name` has loaded its framework; None where no such lane was started. Read, never waited
+        on: the lane's own thread sets it."""
+        return next((lane.up for lane in self.pool.lanes() if lane.name == name), None)
+
     @Slot(JobOutcome)
     def _on_discovery_job_ended(self, outcome: JobOutcome) -> None:
         if self._closed or outcome.cancelled:

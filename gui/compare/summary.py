@@ -21,6 +21,7 @@ from ...core.analysis.anatomy import AnatomyPoint
 from ...core.study.anatomy import anatomy_key
 from ...core.words.anatomy import CLOCKS, NOT_MEASURED, PIPELINED_CLOCK, SYNCED_CLOCK, clock_parts
 from ...core.config import RunConfig, Schedule, Task
+from ...core.machine import LABEL
 from ...core.records import RunSettings, RunSummary, Status
 from ...core.results import Segment
 from ...core.engine.tracking import Between
@@ -59,6 +60,11 @@ PHASE_TIPS: dict[Between, str] = {
                    "another lane trains; this one goes on where it stopped."}
 PHASE_WORDS: dict[Between, str] = {Between.FINISHING: "finishing…", Between.SEGMENTS: "waiting for its turn",
                                    Between.TURNS: "waiting for its turn"}
+
+
+def framework_of(live: LiveRun, name: str) -> str:
+    """The framework a lane of this run loads as it starts (TensorFlow, JAX, PyTorch)."""
+    return next((LABEL[spec.backend] for spec in live.specs if spec.name == name), "its framework")
 
 
 class SummaryPanel(QWidget):
@@ -119,6 +125,9 @@ class SummaryPanel(QWidget):
         self.findings: Findings | None = None
         self._anatomy: tuple[RunConfig | None, dict[str, AnatomyPoint]] = (None, {})  # the Why tab's last
         self.prices: Callable[[], Mapping[str, float]] = dict  # each lane's $/h (the Lanes panel's, in the window)
+        # Whether a lane's process has loaded its framework (the window asks its lane pool); None: not known. While
+        # the lanes start, each one's column says which it is doing.
+        self.lane_up: Callable[[str], bool | None] = lambda _name: None
         self.table.verticalHeaderItem(ROWS.index("$ per M samples")).setToolTip(
             "What a million training samples cost at the lane's price per hour (the $/h beside it in the Lanes "
             "panel) and its median synced step.")
@@ -193,12 +202,15 @@ class SummaryPanel(QWidget):
             summaries.append(s)
             state = live.phase(name)
             phase = PHASE_WORDS[state] if isinstance(state, Between) else state.value
+            up = self.lane_up(name)
+            if state == Status.WAITING and up is False:
+                phase = "starting"  # its process loads its framework (the Progress row says which)
             cells = (live.device(name) or ("—" if state == Status.FAILED else "…"), phase,
                      fmt_num(s.median_ms), fmt_range(s.p10_ms, s.p90_ms, 3)
                      if math.isfinite(s.p10_ms) and tails.spread_shown(live.config.train.task, s.n_batches) else MISSING,
                      fmt_num(s.p99_ms) if math.isfinite(s.p99_ms) else MISSING, fmt_num(s.samples_per_s),
                      fmt_num(s.gflops), self._model_text(live, name), self._data_text(self._settings(live, name)),
-                     self._progress(live, name, state))
+                     self._progress(live, name, state, up))
             for row, text in enumerate(cells):
                 item = self._cell(row, col)
                 if item.text() != text:
@@ -258,13 +270,18 @@ class SummaryPanel(QWidget):
         return text + (f" ({segment.index}/{len(live.plan)})" if len(live.plan) > 1 else "")
 
     @staticmethod
-    def _progress(live: LiveRun, name: str, state: Status | Between) -> str:
+    def _progress(live: LiveRun, name: str, state: Status | Between, up: bool | None = None) -> str:
         lane = live.lanes[name]
         total, last = live.total_steps(name), (lane.records[-1] if lane.records else None)
         if state == Status.WAITING:
             if live.result.schedule is Schedule.SIDE_BY_SIDE:
                 return "starting the lane…"
             if not any(other.records for other in live.lanes.values()):  # core/engine/pool.py conduct
+                framework = framework_of(live, name)
+                if up is False:
+                    return f"loading {framework}…"
+                if up:
+                    return f"{framework} loaded; making data…"
                 return "starting: the turns begin once every lane has loaded its framework"
             return "waiting for its turn"
         if state is Between.FINISHING:
@@ -349,6 +366,11 @@ class SummaryPanel(QWidget):
             self.verdict.setText("Choose two lanes for a verdict.")
         elif live.finished:
             self.verdict.setText("No verdict: the lanes did not both reach steady batches.")
+        elif not any(lane.records for lane in live.lanes.values()) and any(
+                self.lane_up(name) is False for name in live.lanes):
+            frameworks = sorted({framework_of(live, name) for name in live.lanes})
+            self.verdict.setText(f"Starting the lanes: each loads {' and '.join(frameworks)} in a process of its own "
+                                 "first…")
         else:
             self.verdict.setText("Waiting for steady batches on both lanes…")
         if answer and not live.failure and not (states and all(state == Status.FAILED for state in states)):

@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
                                      predictions=self.compare.map.asked_predictions)
         self.compare.summary.prices = self.controller.prices = self.side.lanes_panel.prices.values  # cost per sample, recorded
         self.side.lanes_panel.prices.changed.connect(self.compare.summary.refresh)
+        self.compare.summary.lane_up = self.controller.lane_up  # while the lanes start, what each is doing
         self.side.start_button.setToolTip(self.actions.start.toolTip())
         self.side.stop_button.setToolTip(self.actions.stop.toolTip())
         self._compose()

@@ -72,3 +72,20 @@ def test_bad_npz_and_bad_source(tmp_path):
 def test_scale_preprocessing():
     x = np.array([[0, 255, 51]], dtype=np.uint8)
     np.testing.assert_allclose(data.preprocess(x, "scale"), [[0.0, 1.0, 0.2]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("n, features, classes", [(5000, 784, 10), (2048, 20, 3), (7, 784, 10)])
+def test_synthetic_drawn_in_chunks_is_the_same_bytes_as_one_draw(n, features, classes):
+    # The data a stored result was measured on (seed 0) stays the same bytes: the noise of one draw of all rows,
+    # as synthetic() made it before it drew SYNTHETIC_CHUNK rows at a time.
+    rng = np.random.default_rng(0)
+    prototypes = rng.integers(0, 256, size=(classes, features)).astype(np.float32)
+    y = (np.arange(n) % classes).astype(np.int64)
+    rng.shuffle(y)
+    x = rng.standard_normal(size=(n, features), dtype=np.float32)
+    x *= np.float32(60.0)
+    x += prototypes[y]
+    np.clip(x, 0, 255, out=x)
+    got_x, got_y = data.synthetic(n, 0, features, classes)
+    assert np.array_equal(got_y, y)
+    assert got_x.dtype == np.uint8 and np.array_equal(got_x, x.astype(np.uint8))

@@ -254,6 +254,29 @@ def test_lanes_taking_turns_say_they_are_starting_until_the_first_turn(qtbot):
             "starting: the turns begin once every lane has loaded its framework")
 
 
+
+def test_while_the_lanes_start_each_column_says_what_its_lane_is_doing(qtbot):
+    """Issue 55: Start pressed as the window opens waits for the lanes' imports (4-5 s on 2 cores): the headline says
+    they are starting, and each column whether its lane still loads its framework or makes its data."""
+    live = ramp_run(Schedule.INTERLEAVED)
+    summary = SummaryPanel()
+    qtbot.addWidget(summary)
+    up = {"cpu": True, "cpu1": False}
+    summary.lane_up = up.get
+    summary.show_run(live)
+    column = {summary.table.horizontalHeaderItem(c).text(): c for c in range(summary.table.columnCount())}
+
+    def cell(row: str, lane: str) -> str:
+        return summary.table.item(ROWS.index(row), column[lane]).text()
+
+    assert summary.verdict.said().startswith("Starting the lanes: each loads TensorFlow")
+    assert (cell("Status", "cpu1"), cell("Progress", "cpu1")) == ("starting", "loading TensorFlow…")
+    assert (cell("Status", "cpu"), cell("Progress", "cpu")) == ("waiting", "TensorFlow loaded; making data…")
+    up["cpu1"] = True
+    summary.refresh()
+    assert summary.verdict.said() == "Waiting for steady batches on both lanes…"
+    assert cell("Progress", "cpu1") == "TensorFlow loaded; making data…"
+
 def test_a_tie_in_a_ramp_names_its_model_too(qtbot):
     live = ramp_run(Schedule.INTERLEAVED)
     cpu, cpu1 = Lane("r1", "cpu", t0=1000.0), Lane("r1", "cpu1", t0=2000.0)
