@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -38,6 +39,18 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine() or "unknown CPU"
+
+
+_BRAND_NOISE = (r"\((?:R|TM|tm)\)", r"\s+\d+-Core\b", r"\s+(?:CPU|Processor)\b", r"\s*@\s*[\d.]+\s*[GM]Hz")
+
+
+def short_device_name(text: str) -> str:
+    """A device's words as a narrow panel shows them, the full name left to its tooltip: a processor's marketing
+    name without its trademarks, core count, clock and the words CPU and Processor after it ("CPU (Intel(R)
+    Xeon(R) Platinum 8480+ CPU @ 2.00GHz, 2 threads)" → "CPU (Intel Xeon Platinum 8480+, 2 threads)")."""
+    for pattern in _BRAND_NOISE:
+        text = re.sub(pattern, "", text)
+    return re.sub(r"\s{2,}", " ", text).strip()
 
 
 def usable_cores() -> list[int]:

@@ -5,7 +5,7 @@ from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
-from ...core.machine import LABEL, usable_cores
+from ...core.machine import LABEL, short_device_name, usable_cores
 from ...core.words.run import contention_note
 from ...core.words.settings import lane_meaning
 from ...core.config import ConfigError, LaneSpec, Schedule
@@ -148,7 +148,9 @@ class LanesPanel(QWidget):
                 header = ElidedLabel(LABEL[option.spec.backend] + where)  # a host's name may be long
                 header.setObjectName("sectionLabel")
                 self._list_layout.addWidget(header)
-            box = LaneBox(f"{option.spec.local.name}  ·  {option.device}", option.spec.local.name)
+            # The processor's short name: a long marketing name cut the lane's own words off in a narrow panel
+            # ("cpu · CPU (Intel(R) Xeon(R) Processor, 2 threads)" at presentation size); the tooltip says it whole.
+            box = LaneBox(f"{option.spec.local.name}  ·  {short_device_name(option.device)}", option.spec.local.name)
             box.setEnabled(option.available)
             shown = f"{option.name}: {option.device}" if option.spec.host else option.device
             if option.spec.twin:

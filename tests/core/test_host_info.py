@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from crossover_lab.core.engine.devices import host_info
-from crossover_lab.core.machine import Gpu, HostInfo
+from crossover_lab.core.machine import Gpu, HostInfo, short_device_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,3 +33,16 @@ def test_every_stored_sidecar_reads_as_written_and_a_damaged_entry_reads_as_unkn
                               "keras": None})
     assert odd == HostInfo(machine="7", gpus=(Gpu("H200", "", ""),))
     assert HostInfo.from_json(None) == HostInfo() and HostInfo.from_json([]) == HostInfo()
+
+
+@pytest.mark.parametrize("device, short", [
+    ("CPU (Intel(R) Xeon(R) Processor, 2 threads)", "CPU (Intel Xeon, 2 threads)"),
+    ("CPU (AMD EPYC 7763 64-Core Processor, 1 thread)", "CPU (AMD EPYC 7763, 1 thread)"),
+    ("CPU (Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz, 2 threads)", "CPU (Intel Xeon Platinum 8480+, 2 threads)"),
+    ("CPU (Apple M2, 8 threads)", "CPU (Apple M2, 8 threads)"),
+    ("GPU:0 (NVIDIA H200)", "GPU:0 (NVIDIA H200)"),
+])
+def test_a_narrow_panel_shows_a_processors_short_name(device, short):
+    # The Lanes panel's words for a lane (the tooltip keeps the whole name): at presentation size "cpu · CPU (Intel(R)
+    # Xeon(R) Processor, 2 threads)" did not fit the panel on this machine.
+    assert short_device_name(device) == short
