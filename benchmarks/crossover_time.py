@@ -5,7 +5,7 @@ start-up counts: a user waits for it too):
 - refined: `sweep --widths 16,256,2048 --refine 0.15`, timed until refinement returns;
 - fixed: log-spaced widths from 16 to 2048, close enough together that neighbouring widths are
   within the tolerance of each other, timed to its end (a fixed sweep knows nothing before).
-Both answers are judged by the same rule (core/analysis/leads.py); "too close to call over the range" is an
+Both answers are judged by the same rule (core/analysis/verdict.py); "too close to call over the range" is an
 answer (cpu and cpu1 often are, on 2 cores). Prints both times, what a
 point added by refinement costs against a fixed sweep's point at the same width (median; it
 must be no more), and the ratio fixed / refined last. Targets on the 2-core dev machine: refined < 25 s, ratio ≥ 2.
@@ -23,7 +23,8 @@ import numpy as np
 
 from crossover_lab.core.config import ModelSpec, RunConfig, TrainSpec, parse_lanes
 from crossover_lab.core.study.refine import MARGIN
-from crossover_lab.core.analysis.leads import RefineTarget, Refinement, answer
+from crossover_lab.core.analysis.refinement import RefineTarget, Refinement
+from crossover_lab.core.study.refine import answer
 from crossover_lab.core.study.refined_sweep import run_refined_sweep
 from crossover_lab.core.engine.pool import LanePool
 from crossover_lab.core.results import RunResult

@@ -46,7 +46,7 @@ class WidthLead:
     def leader(self) -> str | None:
         """The lane the rule says leads at this width; None where the two are within noise or were not judged.
         Usually `first`; the runner-up only where the whole sweep's lead carries a width that leans the other way
-        by less than its error (core/analysis/leads.py sites_of)."""
+        by less than its error (core/analysis/verdict.py sites_of)."""
         s = self.stretch
         return s.leader if s is not None else None
 

@@ -1,25 +1,175 @@
-"""The one crossing rule, for every view: where each lane of a pair leads, where the lead changes hands, where
-the two are equal within noise, and the typed verdict that the CLI, the summary, the map and the files render.
+"""The one judge of a pair of lanes, for every view: where each lane leads, where the lead changes hands, where the
+two are equal (an equivalence bound at the rule's own level) or no answer can be given, as the typed verdict that the
+CLI, the summary, the map, the report and the files render. One entry point, curve_verdict (pair_verdict, verdicts and
+curve_verdicts call it); the statistics under it (each width's log-ratio against its batches' error and the pair's
+run-to-run noise, the test of the whole sweep, Holm's step-down: at most an ALPHA (5%) chance of any false lead over
+the whole sweep) are core/analysis/significance.py's, called from here alone among the views.
 
-The rule is the pair's one test (core/analysis/significance.py, through core/analysis/leads.py): each width's
-log-ratio of the two medians against its batches' error and the pair's run-to-run noise, and the sweep as a whole,
-with Holm's step-down across them, so that any false lead anywhere in the sweep has at most an ALPHA (5%) chance.
-Neighbouring widths without a lead merge into one stretch "equal within noise"; a crossing is stated only where
-one lane's lead gives way to the other's, between the nearest widths either side where each leads. Everything
-comes in width order. Nothing here measures or words.
+Neighbouring widths without a lead merge into one stretch, "equal within ±X%" where the data bound the difference
+(EQUAL_WITHIN), else no answer; a crossing is stated only where one lane's lead gives way to the other's, between the
+nearest widths either side where each leads. Everything comes in width order. Nothing here measures or words.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from enum import Enum
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
 
 from ..json_data import JsonObject
 from .points import Crossover, CurvePoint, SweepPoint, curves
-from .leads import Bracket, Site, pair_test, run_noise, sites_of
-from .significance import ALPHA, PairNoise
+from .significance import ALPHA, PairNoise, PairTest, WidthData, judge_pair, point_se
 
+
+# ---------------------------------------------------------------- each width, and each change of the lead
+
+@dataclass(frozen=True)
+class Site:
+    """One width measured on both lanes of a pair: d = log(ms of the first / ms of the second), ± half (its interval
+    at the level the sweep's test took it at), and whether the test found a lead there (core/analysis/significance.py)."""
+
+    width: int
+    flops: float
+    d: float
+    half: float
+    level: int  # the width has been measured level + 1 times, its batches added together
+    # Where no width alone shows a lead but the test of the whole sweep does, and none leans the other way by more
+    # than its standard error: how many widths the sweep has; 0 where the width was judged alone.
+    pattern: int = 0
+    lead: bool = False
+    p: float = 1.0
+    lean: int = 0  # with `pattern`: the way the whole sweep leads (-1: the first lane faster, +1: the second)
+
+    @property
+    def sign(self) -> int:
+        """-1: the first lane is faster, +1: the second, 0: equal within noise."""
+        if self.lead:
+            return 1 if self.d > 0 else -1
+        return self.lean if self.pattern else 0
+
+    @property
+    def weak(self) -> bool:
+        """A lead, but one a chance draw could give: under twice its interval's half-width."""
+        return self.sign != 0 and abs(self.d) <= 2 * self.half
+
+
+def run_noise(points: Iterable[CurvePoint]) -> float:
+    """A lane's run-to-run noise, where it has measured a width in more than one run: the root mean square of the
+    spreads between those runs' medians (log units). One run's median may be off by that much however many batches
+    it has (a run of its own meets the machine in another state); NaN where no width was measured twice."""
+    spreads = [p.between_runs for p in points if p.runs > 1 and math.isfinite(p.between_runs)]
+    return math.sqrt(sum(s * s for s in spreads) / len(spreads)) if spreads else math.nan
+
+
+def width_data(pa: CurvePoint, pb: CurvePoint) -> WidthData:
+    """What one width gives the pair's test: the pooled medians' log-ratio, its variance from the batches, and each
+    run's ratio where both lanes kept their runs' figures and those line up."""
+    within = point_se(pa.lo, pa.hi, pa.n) ** 2 + point_se(pb.lo, pb.hi, pb.n) ** 2
+    runs = max(min(pa.runs, pb.runs), 1)
+    run_ds: tuple[float, ...] = ()
+    if (len(pa.run_values) == len(pb.run_values) == runs > 1
+            and all(x > 0 for x in pa.run_values + pb.run_values)):
+        run_ds = tuple(math.log(x / y) for x, y in zip(pa.run_values, pb.run_values))
+    flops = math.sqrt(max(pa.flops_per_batch, 1.0) * max(pb.flops_per_batch, 1.0))
+    apart = bool(pa.session and pb.session and pa.session != pb.session)  # e.g. `analyze A B`: one lane each
+    return WidthData(pa.width, flops if math.isfinite(flops) else 1.0, math.log(pa.value / pb.value), within, runs,
+                     () if apart else run_ds, (pa.between_runs, pb.between_runs), apart)
+
+
+def pair_test(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
+              known_noise: Mapping[str, float] | None = None) -> tuple[list[WidthData], PairTest]:
+    """The widths both lanes have, in order, and the one test of the pair over them (core/analysis/significance.py).
+    `known_noise` (each lane's run-to-run noise as an earlier sweep here measured it, core/files/noise.py) is the
+    prior for the pair's noise where given for both lanes."""
+    data = [width_data(lanes[a][w], lanes[b][w]) for w in sorted(set(lanes.get(a, {})) & set(lanes.get(b, {})))]
+    prior = math.nan
+    if known_noise and all(math.isfinite(known_noise.get(lane, math.nan)) for lane in (a, b)):
+        prior = math.hypot(known_noise[a], known_noise[b])
+    return data, judge_pair(data, prior)
+
+
+def pair_sites(lanes: Mapping[str, Mapping[int, CurvePoint]], a: str, b: str,
+               levels: Mapping[int, int], known_noise: Mapping[str, float] | None = None) -> list[Site]:
+    """The widths both lanes have, in order, each with its lead and the lead's interval, by the pair's one test
+    (pair_test). Where the whole sweep shows a lead that no width shows alone, and no width leans the other way by
+    more than its standard error, the widths are marked as led that way (`pattern`)."""
+    data, test = pair_test(lanes, a, b, known_noise)
+    return sites_of(data, test, levels)
+
+
+def sites_of(data: Sequence[WidthData], test: PairTest, levels: Mapping[int, int]) -> list[Site]:
+    sites = [Site(w.width, w.flops, w.d, t.half, levels.get(w.width, 0), lead=t.lead, p=t.p)
+             for w, t in zip(data, test.widths)]
+    sweep = test.sweep
+    if sweep is not None and sweep.lead:
+        lean = 1 if sweep.d > 0 else -1
+        # The whole sweep's lead is said as a lead over its widths only where no width leads alone (else the widths
+        # speak for themselves, and a mean over them may rest on one) and none leans the other way by more than its
+        # own standard error (else it is a mean over a curve, not where one lane leads).
+        if not any(s.lead for s in sites) and all(s.d * lean > -t.se for s, t in zip(sites, test.widths)):
+            sites = [s if s.lead else dataclasses.replace(s, pattern=len(sites), lean=lean) for s in sites]
+    return sites
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A change of the faster lane: the decided sites at each end, and the ties between them."""
+
+    lanes: tuple[str, str]
+    sites: tuple[Site, ...]
+
+    @property
+    def ratio(self) -> float:
+        return self.sites[-1].width / self.sites[0].width
+
+    @property
+    def ties(self) -> tuple[Site, ...]:
+        return self.sites[1:-1]
+
+    @property
+    def faster_above(self) -> str:
+        return self.lanes[0] if self.sites[-1].sign < 0 else self.lanes[1]
+
+    def interval(self) -> tuple[int, int]:
+        """The nearest widths either side where one lane is measurably faster: the change lies between."""
+        return self.sites[0].width, self.sites[-1].width
+
+    def estimate(self) -> float:
+        """Where the medians' lead changes: a line through d over the bracket's sites, kept inside the interval."""
+        lo, hi = self.interval()
+        x = np.log([s.width for s in self.sites])
+        y = np.array([s.d for s in self.sites])
+        slope, offset = np.polyfit(x, y, 1)
+        guess = math.exp(-offset / slope) if slope != 0 and math.isfinite(slope) else math.sqrt(lo * hi)
+        return min(max(guess, lo), hi)
+
+    def flops_at(self, width: float) -> float:
+        widths = np.log([s.width for s in self.sites])
+        return float(np.exp(np.interp(math.log(width), widths, np.log([s.flops for s in self.sites]))))
+
+
+def brackets_and_ties(sites: Sequence[Site], lanes: tuple[str, str]) -> tuple[list[Bracket], list[tuple[Site, ...]]]:
+    """Each change of the decided lead (with the ties between), and the runs of ties that are not inside one."""
+    brackets, ties, run = [], [], []
+    last: Site | None = None
+    for site in sites:
+        if site.sign == 0:
+            run.append(site)
+            continue
+        if last is not None and site.sign != last.sign:
+            brackets.append(Bracket(lanes, (last, *run, site)))
+        elif run:
+            ties.append(tuple(run))
+        last, run = site, []
+    if run:
+        ties.append(tuple(run))
+    return brackets, ties
+
+
+# ---------------------------------------------------------------- the verdict
 
 class State(str, Enum):
     """What can be said of a pair of lanes over the widths both measured."""

@@ -23,7 +23,7 @@ from .common import EXIT_BAD_INPUT, EXIT_OK
 from .machines import add_price_arg, print_costs, prices_from
 from ..analysis.costs import cost_analysis
 from ..analysis.energy import energy_analysis
-from ..analysis.leads import refinement_of_sidecar
+from ..analysis.refinement import refinement_of_sidecar
 from ..words.sweep import refine_lines
 from .printing import print_groups_analysis
 from ..files.sweeps.files import SweepReading, iter_sweep_rows

@@ -22,7 +22,7 @@ from ..study.ladder import ladder_heading, KnobSetting, check_ladder, ladder_lin
 from ..files.live import OutputClaim, check_output_path
 from ..paths import autosave_dir
 from ..presets import SWEEP_PRESETS, SweepPreset
-from ..analysis.leads import DEFAULT_BUDGET_S, RefineTarget
+from ..analysis.refinement import DEFAULT_BUDGET_S, RefineTarget
 from ..study.refined_sweep import check_refinable, run_refined_sweep
 from .printing import print_comparison, print_groups_analysis, print_points
 from ..engine.pool import LanePool

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ..analysis.leads import run_noise
+from ..analysis.verdict import run_noise
 from ..analysis.points import SweepPoint
 from ..json_data import JsonError, JsonValue, parse_json
 from ..paths import crossover_home
@@ -94,7 +94,7 @@ def noise_path() -> Path:
 
 def measured_noise(points: Sequence[SweepPoint], measured_at: str, source: str = "",
                    task: Task = Task.TRAIN) -> list[LaneNoise]:
-    """Each lane's run-to-run noise from a sweep's points (leads.run_noise, the figure its own verdict used), where
+    """Each lane's run-to-run noise from a sweep's points (verdict.run_noise, the figure its own verdict used), where
     it measured a point more than once."""
     out = []
     for lane in dict.fromkeys(p.lane for p in points):

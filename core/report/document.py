@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..analysis.contention import common_stretch
-from ..analysis.leads import refinement_of_sidecar
+from ..analysis.refinement import refinement_of_sidecar
 from ..analysis.serving_rates import rates_of, run_points
 from ..config import Task, is_saved_kind
 from ..files.findings import Findings

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..analysis.crossings import find_crossovers
-from ..analysis.leads import RefineTarget
+from ..analysis.refinement import RefineTarget
 from ..machine import INSTALL_HINT, LABEL
 from ..config import BACKENDS, ConfigError, DeviceKind, LaneSpec, RunConfig
 from ..engine.devices import backend_version

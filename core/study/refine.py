@@ -19,17 +19,18 @@ One measurement at a time, each chosen with every point measured so far:
 """
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
-from ..analysis.points import SweepPoint, time_curves
+from ..analysis.points import SweepPoint, by_lane, time_curves
 from ..analysis.fits import fit_cost_model, predicted_crossover
 from ..config import ConfigError
-from ..analysis.leads import (Bracket, RefineTarget, Refinement, Site, answer, brackets_and_ties, gaps_to_split,
-                              lane_pairs, pair_sites)
+from ..analysis.refinement import Crossing, RefineTarget, Refinement, Tie
+from ..analysis.verdict import Bracket, Site, brackets_and_ties, pair_sites
 
 # (width, level) → a point per lane, none if it failed; level n > 0: the width's n+1-th measurement,
 # whose points hold every batch measured there so far.
@@ -39,6 +40,75 @@ MARGIN = 0.9
 # While a bracket spans more than this ratio, the cost models (fitted over every width) place the
 # next probe better than a straight line through the bracket's two ends.
 FIT_ABOVE_RATIO = 3.0
+
+
+# ---------------------------------------------------------------- the answer so far
+
+def tight(bracket: Bracket, target: RefineTarget) -> bool:
+    """Known within the tolerance, or to the unit."""
+    a, b = bracket.interval()
+    return b / a <= target.ratio or b - a <= 1
+
+
+def only_noise_left(bracket: Bracket, target: RefineTarget) -> bool:
+    """Not tight, but its ends reach its ties, and the ties next to them have had all their batches: a range within
+    noise."""
+    return (not tight(bracket, target) and bool(bracket.ties) and not gaps_to_split(bracket, target)
+            and min(bracket.ties[0].level, bracket.ties[-1].level) >= target.max_level)
+
+
+def crossing_of(bracket: Bracket, target: RefineTarget, open_reason: str) -> Crossing:
+    """The answer for one bracket; one still open says why (`open_reason`: budget, cancelled, failed)."""
+    lo, hi = bracket.interval()
+    if tight(bracket, target):
+        stopped = "tight"
+    elif only_noise_left(bracket, target):
+        stopped = "noise"
+    else:
+        stopped = open_reason or "failed"  # nothing left to measure, yet not tight: no width fitted in
+    if bracket.ties and stopped != "tight":
+        width: float | None = None  # a made-up point inside a tie would not be honest
+    else:
+        width = bracket.estimate()
+    return Crossing(bracket.lanes, width, lo, hi, bracket.flops_at(width) if width else None,
+                    bracket.faster_above, stopped)
+
+
+def gaps_to_split(bracket: Bracket, target: RefineTarget) -> list[tuple[int, int]]:
+    """The gaps between a bracket's ends and its ties that are wider than half the tolerance (in log space).
+
+    Splitting them walks each end up to where the tie begins: a narrow tie then leaves a bracket
+    within the tolerance, and a tie wider than the tolerance leaves the honest answer, a range.
+    """
+    s = bracket.sites
+    return [(x.width, y.width) for x, y in ((s[0], s[1]), (s[-2], s[-1]))
+            if y.width / x.width > math.sqrt(target.ratio) and y.width - x.width > 1]
+
+
+def lane_pairs(points: Sequence[SweepPoint]) -> list[tuple[str, str]]:
+    return list(itertools.combinations(sorted(by_lane(points)), 2))
+
+
+def answer(points: Sequence[SweepPoint], levels: Mapping[int, int], target: RefineTarget, open_reason: str,
+           spent_s: float, widths: Sequence[int]) -> Refinement:
+    """The refinement's answer from the points measured; crossings not yet tight carry `open_reason`."""
+    lanes = time_curves(points)
+    crossings, ties = [], []
+    for pair in lane_pairs(points):
+        brackets, tie_runs = brackets_and_ties(pair_sites(lanes, *pair, levels), pair)
+        crossings += [crossing_of(b, target, open_reason) for b in brackets]
+        ties += [Tie(pair, run[0].width, run[-1].width) for run in tie_runs]
+    crossings.sort(key=lambda c: (c.width_lo, c.lanes))
+    ended = {c.stopped for c in crossings}
+    if open_reason:
+        stopped = open_reason
+    elif not crossings:
+        stopped = "no crossover"
+    elif ended <= {"tight", "noise"}:
+        stopped = "noise" if "noise" in ended else "tight"
+    else:
+        stopped = "failed"  # nothing left to measure, yet a crossing is neither tight nor noise
+    return Refinement(target, tuple(crossings), tuple(ties), stopped, spent_s, tuple(widths))
 
 
 # ---------------------------------------------------------------- what to measure next
@@ -143,7 +213,7 @@ def next_step(book: _Book, target: RefineTarget) -> _Step | None:
 
 def probe(bracket: Bracket, target: RefineTarget, fitted: Callable[[int, int], float | None]) -> _Step | None:
     """The next measurement for a bracket, or None when it is as tight as it can get (or only noise is left)."""
-    if bracket.tight(target):
+    if tight(bracket, target):
         return None
     if bracket.ties:
         return _probe_ties(bracket, target)

@@ -16,7 +16,7 @@ from ..config import ConfigError, LaneSpec, RunConfig
 from ..records import BatchTiming, LaneEvent, RunSummary, Status
 from ..results import RunResult
 from .refine import refine
-from ..analysis.leads import RefineTarget
+from ..analysis.refinement import RefineTarget
 from ..engine.pool import LanePool
 from .saved import inspect_factory, inspecting_lane, with_factory
 from .measured import Ledger, Measured, trimmed

@@ -19,7 +19,7 @@ from ..config import MAX_WIDTH, MIN_WIDTH, ConfigError, DeviceKind, LaneSpec, Ru
 from ..messages import Calibrated
 from ..records import BatchTiming, LaneEvent, RunSummary, Status
 from ..run_stats import summarize
-from ..analysis.leads import Refinement
+from ..analysis.refinement import Refinement
 from ..analysis.tails import calls_for_tail
 from ..engine.pool import LanePool, run_comparison
 from ..results import RunResult, new_run_id

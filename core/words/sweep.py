@@ -14,7 +14,7 @@ from ..analysis.points import Crossover, SweepPoint
 from ..analysis.verdict import Change, State, curve_verdict, pair_verdict
 from ..analysis.energy import energy_curves, unlike_scopes
 from ..analysis.costs import Prices, cost_curves, price_for
-from ..analysis.leads import Refinement
+from ..analysis.refinement import Refinement
 from ..families import ModelKind
 from ..json_data import JsonValue
 from ..files.findings import Answer, Findings

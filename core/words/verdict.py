@@ -113,6 +113,11 @@ def _pair_sentence(v: PairVerdict, unit: str, machine: str) -> str:
         return (f"no answer for {a} and {b} {machine}: {v.widest_lane} looked {_times(v.max_gap, v.max_gap)} faster "
                 f"at {_of(v.widest_width, unit)}, but {_scatter_words(v)}{bound}; measure again when the machine is "
                 "quiet")
+    if v.state is State.TOO_CLOSE and all(s.equal for s in v.stretches):
+        # Equal as the verdict's equivalence bound decided it, never because no lead was found.
+        bound = max(s.within for s in v.stretches)
+        return (f"{a} and {b} are equal within ±{fmt_num(100 * bound, 2)}% {machine} {_at(lo, hi, unit)} (medians "
+                f"up to {_percent(v.max_gap)} apart)")
     if v.state is State.TOO_CLOSE:
         return (f"{a} and {b} are too close to call {machine} (medians up to {_percent(v.max_gap)} apart "
                 f"{_at(lo, hi, unit)}, inside the noise){_noise_words(v)}")

@@ -10,7 +10,7 @@ import math
 
 from ...core.config import ConfigError, RunConfig, parse_int_list
 from ...core.presets import SWEEP_PRESETS
-from ...core.analysis.leads import DEFAULT_BUDGET_S, DEFAULT_TOLERANCE, RefineTarget
+from ...core.analysis.refinement import DEFAULT_BUDGET_S, DEFAULT_TOLERANCE, RefineTarget
 from ...core.study.sweep import NO_WIDTH, SweepSpec, log_widths, parse_sweep_widths, with_knob
 from ...core.words.numbers import fmt_duration
 from ..settings import AppSettings

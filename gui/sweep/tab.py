@@ -16,7 +16,7 @@ from ...core.config import ConfigError, LaneSpec, RunConfig
 from ...core.results import RunResult, by_batch_size
 from ...core.study.ladder import ladder_heading, KnobSetting, ladder_lines, ladder_settings, rank_ladder, run_ladder
 from ...core.paths import autosave_dir
-from ...core.analysis.leads import RefineTarget
+from ...core.analysis.refinement import RefineTarget
 from ...core.machine import HostInfo
 from ...core.study.measured import Ledger, measured_here_since
 from ...core.study.refined_sweep import along_batch, check_refinable, point_configs, run_refined_sweep

@@ -299,7 +299,7 @@ def test_a_refinement_inspects_each_width_it_adds_before_it_measures_it(monkeypa
     of its own width, never a neighbour's."""
     from helpers import ReadyPool, fake_refined_points
 
-    from crossover_lab.core.analysis.leads import RefineTarget
+    from crossover_lab.core.analysis.refinement import RefineTarget
     from crossover_lab.core.config import LaneSpec, TrainSpec
     from crossover_lab.core.study import refined_sweep
     from crossover_lab.core.study.sweep import SweepSpec

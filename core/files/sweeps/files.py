@@ -26,7 +26,7 @@ from ..run_files import batches_text, read_run_file, read_runs, run_json, sideca
 from ..atomic import append_lines, atomic_write_files, atomic_write_text, complete_lines, plain_row, split_lines
 from ..inputs import RowsReading, open_regular, read_text_bounded
 from ..live import BackgroundWriter, OutputClaim
-from ...analysis.leads import Refinement, with_refinement
+from ...analysis.refinement import Refinement, with_refinement
 from ...messages import Calibrated
 from ...records import BatchTiming, SegmentEnded, Status
 from ...run_stats import summarize

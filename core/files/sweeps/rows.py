@@ -99,7 +99,7 @@ class SweepRow:
     p99_ms: float = NAN
     # The separate runs whose steady batches the row pools (more than one where a refinement measured the width
     # again), and the spread between their medians (the standard deviation of their logs; NaN with one run): the
-    # run-to-run noise that one run's batches, however many, cannot show (core/analysis/leads.py run_noise).
+    # run-to-run noise that one run's batches, however many, cannot show (core/analysis/verdict.py run_noise).
     runs: int = 1
     between_runs: float = NAN
     # Each pooled run's own median ms, ";"-joined in the order measured ("" for one run, and in older files): what

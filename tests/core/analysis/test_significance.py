@@ -1,6 +1,6 @@
 """The pair's one test over a sweep (core/analysis/significance.py): Holm's weighted step-down, the pair's run-to-run
 noise from its repeats (each run's ratio where the runs line up, else both lanes' scatters), from the sweep's shape
-and the floor, and the test of the whole sweep marking widths (core/analysis/leads.py sites_of)."""
+and the floor, and the test of the whole sweep marking widths (core/analysis/verdict.py sites_of)."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from crossover_lab.core.analysis.leads import sites_of, width_data
+from crossover_lab.core.analysis.verdict import sites_of, width_data
 from crossover_lab.core.analysis.points import CurvePoint
 from crossover_lab.core.analysis.significance import (ALPHA, PRIOR_DOF, PRIOR_NOISE, UNMEASURED_FLOOR, WidthData,
                                                       _shape_part, holm, judge_pair, pair_noise)

@@ -211,7 +211,7 @@ def test_a_lead_inside_the_lanes_run_to_run_noise_is_a_tie_however_many_batches(
     spread cannot show. Where both lanes measured widths in two runs and those disagreed (each lane's runs
     scattering, their ratio's not kept), that disagreement is the pair's noise and bounds every width (less for a
     width pooled from more runs); where they agreed, the floor of ±5% a run stands, and so do the leads."""
-    from crossover_lab.core.analysis.leads import pair_test, run_noise
+    from crossover_lab.core.analysis.verdict import pair_test, run_noise
     from crossover_lab.core.analysis.points import time_curves
 
     def lanes(between: float) -> list[SweepPoint]:
@@ -331,7 +331,7 @@ def test_neighbouring_widths_that_each_lean_one_way_inside_the_noise_lead_togeth
         (None, 16, 2048, 0), ("cpu1", 4096, 4096, 0)]
     # A width leaning the other way beyond its own standard error: the whole sweep's lead is a mean over a curve,
     # not a lead at every width; the widths speak for themselves, each a tie, and no lead is made up from the mean.
-    from crossover_lab.core.analysis.leads import pair_test
+    from crossover_lab.core.analysis.verdict import pair_test
     from crossover_lab.core.analysis.points import time_curves
     gaps = [1.08] * 8 + [1 / 1.06]
     points = [pooled("cpu", w, 1.0) for w in WIDTHS] + [pooled("cpu1", w, 1.0 / g, load=LOAD1)
@@ -342,3 +342,19 @@ def test_neighbouring_widths_that_each_lean_one_way_inside_the_noise_lead_togeth
     assert against.state is State.TOO_CLOSE and not against.changes
     assert [(s.leader, s.pattern) for s in against.stretches] == [(None, 0)]
     assert verdict([1.08] * 9).stretches[0].pattern == 9  # the same lean without the contrary width: a lead
+
+
+def test_equal_is_said_only_where_the_verdicts_equivalence_bound_holds():
+    """Issue 57 #5: "equal within ±X%" is the verdict's equivalence bound at the rule's level (Stretch.equal), never
+    the words' reading of a tie: equal lanes measured in 6 runs a width are bound within ±9% and said equal; in 3
+    runs the bound is ±14%, wider than EQUAL_WITHIN, and the same medians are too close to call, not equal."""
+    tight = [pooled(lane, w, 1.0, spread=0.02, n=400, load=(1.0,) * 6) for lane in ("cpu", "cpu1") for w in WIDTHS]
+    v = pair_verdict(tight, "cpu", "cpu1")
+    assert v.state is State.TOO_CLOSE and v.stretches[0].equal
+    assert sentence(v) == ("cpu and cpu1 are equal within ±9% on this machine from 16 to 4,096 units (medians up to 0% "
+                           "apart)")
+    assert v.to_json()["stretches"][0]["equal_within"] == v.stretches[0].within
+    loose = [pooled(lane, w, 1.0, spread=0.02, n=400) for lane in ("cpu", "cpu1") for w in WIDTHS]
+    v = pair_verdict(loose, "cpu", "cpu1")
+    assert v.state is State.TOO_CLOSE and not v.stretches[0].equal
+    assert sentence(v).startswith("cpu and cpu1 are too close to call on this machine") and "equal" not in sentence(v)

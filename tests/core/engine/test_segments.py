@@ -273,7 +273,7 @@ def test_a_ramp_through_batch_sizes_reads_as_a_sweep_along_batch_size(tmp_path, 
              "crossovers": [{"lanes": ["cpu", "cpu1"], "width": 412.7, "width_lo": 293, "width_hi": 512,
                              "flops_per_batch": 1.6e8, "faster_above": "cpu", "stopped": "tight"}]}
     (tmp_path / "ramp-batches.json").write_text(json.dumps({"sweep": {"variants": {"base": {"analysis": stale}}}}))
-    from crossover_lab.core.analysis.leads import refinement_of_sidecar
+    from crossover_lab.core.analysis.refinement import refinement_of_sidecar
     assert refinement_of_sidecar(json.loads((tmp_path / "ramp-batches.json").read_text())) is not None  # it reads
     r = cli_in_process(capsys, "run", "--widths", "64", "--ramp-batch-sizes", "4,256", "--lanes", "cpu,cpu1", "--data", "synthetic",
             "--samples", "1024", "--steady-steps", "10", "--seconds-per-point", "1", "--csv", str(csv_path))

@@ -238,7 +238,8 @@ def test_energy_measured_per_point_is_in_the_report_and_absent_where_none_was(tm
 def test_a_refined_sweep_reports_what_its_refinement_left_open_as_analyze_says_it(tmp_path, capsys):
     """The report of a refined sweep says the refinement's open crossing and why it stopped, in the words
     `analyze` of the file prints (the CI once caught the report saying only the one rule's sentence)."""
-    from crossover_lab.core.analysis.leads import RefineTarget, answer, with_refinement
+    from crossover_lab.core.analysis.refinement import RefineTarget, with_refinement
+    from crossover_lab.core.study.refine import answer
     widths = (16, 180, 2048)
     rows = [SweepRow(lane, "CPU", w, 0, 250_000 * w, 128, ms, ms * 0.97, ms * 1.03, 100, layers=1)
             for lane, series in (("cpu", [2.0, 3.0, 4.0]), ("cpu1", [1.0, 1.5, 9.0])) for w, ms in zip(widths, series)]

@@ -13,7 +13,7 @@ import pytest
 from crossover_lab.core.config import ConfigError, LaneSpec, ModelSpec, RunConfig, TrainSpec
 from crossover_lab.core.records import BatchTiming
 from crossover_lab.core.study.refine import refine
-from crossover_lab.core.analysis.leads import RefineTarget, with_refinement
+from crossover_lab.core.analysis.refinement import RefineTarget, with_refinement
 from crossover_lab.core.study.sweep import SweepSpec
 from crossover_lab.core.files.sweeps.files import read_sweep_rows, sweep_info
 from crossover_lab.core.files.sweeps.rows import SweepRow, sweep_rows_text
@@ -174,7 +174,7 @@ def test_cancel_and_a_failed_width_say_so():
 
 
 def test_a_sweep_judged_without_refining_is_not_called_tight():
-    from crossover_lab.core.analysis.leads import answer
+    from crossover_lab.core.study.refine import answer
 
     fake = FakeLanes(log_linear((), slope=STEEP, flat=(400, 700)), seed=0)
     points = [p for w in (300, 550, 900) for p in fake.measure(w, 0)]
@@ -427,7 +427,7 @@ def test_a_sweep_file_lends_its_points_only_when_this_machine_measured_it_since_
 def test_a_refinement_along_batch_size_says_its_unit_and_keeps_it_in_the_file():
     import dataclasses
 
-    from crossover_lab.core.analysis.leads import refinement_from_json
+    from crossover_lab.core.analysis.refinement import refinement_from_json
     from crossover_lab.core.study.refined_sweep import along_batch, check_refinable
 
     fake = FakeLanes(log_linear((600,)), seed=0)
