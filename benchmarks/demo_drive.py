@@ -126,7 +126,8 @@ class Demo:
     def env(self) -> dict[str, str]:
         return {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": self.display, "CROSSOVER_HOME": str(self.home),
                 "KERAS_HOME": str(self.folder / "keras"), "XDG_CONFIG_HOME": str(self.folder / "config"),
-                "CROSSOVER_NO_RESTORE_PROMPT": "1"}
+                "CROSSOVER_NO_RESTORE_PROMPT": "1",
+                "PYTHONDONTWRITEBYTECODE": ""}  # compiled modules kept, as `make run` launches the window
 
     def launch(self, timeout: float = 60) -> None:
         """`main.py` as `make run` starts it, until its window is mapped (maximised with `maximise`). Timed from
