@@ -339,9 +339,10 @@ def chosen_models(lane) -> list:
     return list(lane.lines)
 
 
-def score(profile, rows: list, lines_of) -> list[dict]:
+def score(profile, rows: list, lines_of, between: str = "straight") -> list[dict]:
     """Each held-out row that its lane's lines (`lines_of(lane)`) give a figure for: measured, predicted, the
-    relative error, the interval and whether the measurement fell inside it, whether it is an extrapolation."""
+    relative error, the interval and whether the measurement fell inside it, whether it is an extrapolation; a batch
+    size between two lines as `between` says (core/analysis/prediction.py predict)."""
     from crossover_lab.core.analysis.prediction import predict
 
     out = []
@@ -349,10 +350,11 @@ def score(profile, rows: list, lines_of) -> list[dict]:
         lane = profile.lane(r.lane)
         if lane is None:
             continue
-        p = predict(lines_of(lane), r.family, r.task, r.batch_size, r.flops_per_batch / r.batch_size, r.layers)
+        p = predict(lines_of(lane), r.family, r.task, r.batch_size, r.flops_per_batch / r.batch_size, r.layers,
+                    between=between)
         if p.refused:
             continue
-        out.append({"lane": r.lane, "family": r.family, "width": r.width, "layers": r.layers, "batch": r.batch_size,
+        out.append({"lane": r.lane, "between_lines": len(p.lines) == 2, "family": r.family, "width": r.width, "layers": r.layers, "batch": r.batch_size,
                     "measured_ms": r.median_ms, "predicted_ms": p.ms, "lo": p.lo if p.has_interval else None,
                     "hi": p.hi if p.has_interval else None, "error": p.ms / r.median_ms - 1,
                     "in_interval": p.contains(r.median_ms), "outside": "; ".join(o.what for o in p.outside),
@@ -391,7 +393,10 @@ def rescore(out: Path) -> tuple[list[str], dict]:
     (see the module's docstring); the text's lines and the figures."""
     profile, made_from = stored_profile(out)
     passes, rows, _ = read_held_out(out)
-    before, after = score(profile, rows, cost_line_alone), score(profile, rows, chosen_models)
+    # Both with a batch size between two lines a power law, as every stored run was predicted: `before` gives back its
+    # predictions, and the two differ in the lines' model alone. The straight line in batch size is scored apart.
+    before = score(profile, rows, cost_line_alone, between="power")
+    after = score(profile, rows, chosen_models, between="power")
     key = ("lane", "family", "layers", "batch", "width")
     lines = [f"# offline: stored measurements re-scored, nothing measured. The profile made again from {made_from}; "
              f"{len(rows)} held-out points, each the geometric mean of its {len(passes)} stored passes",
@@ -473,10 +478,34 @@ def rescore(out: Path) -> tuple[list[str], dict]:
         lane, b["family"], "train", b["batch"], b["layers"], b["width"]) is not None)
     lines.append(f"# {outside_both} of the {bracketed} held-out points between two widths the profile measured lie "
                  "beyond both of the profile's medians there")
+    straight = score(profile, rows, chosen_models, between="straight")
+    lines += batch_lines(after, straight)
     return lines, {"made_from": made_from, "reproduced": reproduced, "before": table_before, "after": table_after,
+                   "straight": summarise_groups(straight),
                    "table": rows_of_table,
                    "points_before": before, "points_after": after, "beyond_neighbours": outside_both,
                    "between_neighbours": bracketed}
+
+
+def batch_lines(power: list[dict], straight: list[dict]) -> list[str]:
+    """The chosen models at a batch size between two of the profile's lines, a power law between them (log-log, as
+    every stored run was predicted) against a straight line in batch size (what predict does now), per lane: over
+    all its held-out points the share within ±10% and ±25% and the median error, and over those between two lines
+    the mean signed error (a bias: above zero, predicted slow)."""
+    out = ["# between two lines of batch size: a power law (log-log, as predicted before) → a straight line in batch "
+           "size (predict now), the chosen models; per lane over all its points ±10%, ±25%, median error, and over "
+           "the points between two lines the mean signed error"]
+    for lane in sorted({e["lane"] for e in power}):
+        cells = []
+        for name in ("within_10", "within_25", "median_error"):
+            a, b = (summarise([e for e in x if e["lane"] == lane])[name] for x in (power, straight))
+            cells.append(f"{share(a):>4} → {share(b):>4}")
+        bias = [statistics.fmean([e["error"] for e in x if e["lane"] == lane and e["between_lines"]] or [math.nan])
+                for x in (power, straight)]
+        between = sum(1 for e in straight if e["lane"] == lane and e["between_lines"])
+        out.append(f"{lane:>9}  ±10% {cells[0]}  ±25% {cells[1]}  median {cells[2]}  bias over {between} points "
+                   f"between lines {100 * bias[0]:+.1f}% → {100 * bias[1]:+.1f}%")
+    return out
 
 
 def summarise_groups(errors: list[dict]) -> dict[str, dict]:

@@ -78,3 +78,17 @@ def test_two_lanes_cross_where_their_predicted_times_meet():
     assert c.tie_from <= true <= c.tie_to and abs(math.log(c.width / true)) < math.log(1.5)
     assert c.clear_below and c.clear_above and c.tie_from < c.tie_to
     assert crossing(widths, a, a, "cpu", "cpu1") is None
+
+
+def test_between_two_lines_a_step_that_is_a_fixed_cost_plus_a_cost_per_sample_is_predicted_as_one():
+    # Issue 58: a step's time is a fixed cost plus a cost per sample; a straight line in log time and log batch size
+    # (a power law) between the lines at 128 and 512 put batch 256 above it: here 3.3 ms fixed and 0.01 ms a sample,
+    # 5.86 ms at 256, predicted 6.21 ms (+6%) that way.
+    def step(batch: int) -> float:
+        return 3.3 + 0.01 * batch
+
+    lines = [fit_line("mlp", "train", b, [LinePoint(w, 1, 6.0 * w * 784 * b, step(b) * (1 + w / 1e6))
+                                            for w in (32, 64, 128, 256, 512)]) for b in (128, 512)]
+    p = predict([x for x in lines if x], "mlp", "train", 256, 6.0 * 100 * 784, 1)
+    assert len(p.lines) == 2
+    assert abs(p.ms / (step(256) * (1 + 100 / 1e6)) - 1) < 0.005, p.ms
