@@ -422,7 +422,9 @@ def predict(lines: Sequence[CostLine], kind: str, task: Task, batch_size: int, f
     Straight in batch size because a step is a fixed cost plus a cost per sample: a straight line in log time and log
     batch size (a power law, as this did before) lies above such a step's time wherever the fixed cost counts. Between
     the profile's lines it predicted 1-8% slow on average per lane on two machines' held-out points (AMD EPYC and
-    Intel Xeon, docs/results/cpu-2026-12-07/profile-accuracy-*), the straight line within -4% to +3%. `between`
+    Intel Xeon, docs/results/cpu-2026-12-07/profile-accuracy-*), the straight line within -4% to +3%; on a fresh run
+    measured after the choice the straight line was 2-5% fast there, the power law within -1% to +3%, and the straight
+    line came within ±10% as often or more on every lane (profile-accuracy-straight). `between`
     "power" is the earlier form, for rescoring the runs measured with it (benchmarks/profile_accuracy.py --rescore)."""
     if between not in BETWEEN_BATCHES:
         raise ValueError(f"between={between!r}: one of {', '.join(BETWEEN_BATCHES)}")
