@@ -134,8 +134,8 @@ def conduct(pool: LanePool, specs: list[LaneSpec], plan: Sequence[RunConfig], sc
     Lanes that take turns (interleaved, sequential) are all started first, and the first turn waits until each has
     loaded its framework (or could not): a lane importing TensorFlow takes the cores a lane being timed needs, and
     is no "other work" the load meter sees. Every lane then makes the first config's data, all at once (MNIST-shaped
-    synthetic data takes a lane 1.5 s here): the next lane's first turn no longer waits for it while the first
-    lane's turn ends. Side by side, every lane starts as before."""
+    synthetic data and its input pipeline take a lane about 1 s here): the next lane's first turn no longer waits for
+    it while the first lane's turn ends. Side by side, every lane starts as before."""
     if len(specs) > 1 and schedule is not Schedule.SIDE_BY_SIDE:
         pool.ready(specs, control.cancel, data_of=plan[0] if plan else None)
     Conductor(pool, list(specs), plan, schedule, run_id, on_event, control).run()
