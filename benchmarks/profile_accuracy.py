@@ -171,7 +171,8 @@ def read_held_out(out: Path) -> tuple[list[Path], list, list[dict]]:
 def analyze_here(out: Path) -> tuple[list[str], dict]:
     from crossover_lab.core.analysis.crossings import analyze_points
     from crossover_lab.core.families import kind_word
-    from crossover_lab.core.analysis.prediction import crossing, predict
+    from crossover_lab.core.analysis.predicted_crossing import crossing
+    from crossover_lab.core.analysis.prediction import predict
     from crossover_lab.core.files.device_profile import read_profile
     from crossover_lab.core.words.profile import outside_words
 

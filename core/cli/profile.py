@@ -22,7 +22,8 @@ from typing import Sequence
 
 from . import run as cli_run, sweep as cli_sweep
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, add_config_args, add_stop_args, config_from_args, say
-from ..analysis.prediction import Prediction, crossing
+from ..analysis.prediction import Prediction
+from ..analysis.predicted_crossing import crossing
 from ..config import MAX_LAYERS, ConfigError, LaneSpec, RunConfig, Schedule, Task, parse_lanes
 from ..engine.devices import host_info
 from ..files.predicted import predict_config, speed_settings

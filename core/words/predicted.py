@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..analysis.prediction import PredictedCrossing, Prediction
+from ..analysis.prediction import Prediction
+from ..analysis.predicted_crossing import PredictedCrossing
 from ..files.predicted import PredictedLane, PredictedPoint
 from ..machine import HostInfo
 from ..config import Task

@@ -6,7 +6,8 @@ import datetime as _dt
 import math
 from typing import Sequence
 
-from ..analysis.prediction import CostLine, PredictedCrossing, Outside, Prediction
+from ..analysis.prediction import CostLine, Outside, Prediction
+from ..analysis.predicted_crossing import PredictedCrossing
 from ..files.device_profile import DeviceProfile, ProfileLane
 from ..machine import HostInfo
 from ..config import Task

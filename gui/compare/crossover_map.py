@@ -20,7 +20,7 @@ from ...core.config import RunConfig, Task
 from ...core.files.predicted import AskedPrediction
 from ...core.files.findings import Findings
 from ...core.analysis.points import Crossover, SweepPoint
-from ...core.analysis.prediction import PredictedCrossing, crossing_with_measured
+from ...core.analysis.predicted_crossing import PredictedCrossing, crossing_with_measured
 from ...core.results import RunResult
 from ...core.words.numbers import fmt_flops, fmt_num
 from ...core.words.predicted import PREDICTED_TIP, predicted_crossing_words, predicted_note
@@ -356,7 +356,7 @@ class CrossoverMap(QWidget):
     def _predicted_crossings(self, curves: list[PredictedCurve], drawn: dict[Line, list[MapPoint]]
                              ) -> list[tuple[PredictedCurve, str, PredictedCrossing]]:
         """Where each predicted lane and each measured lane of the window's model change places, clear on both
-        sides by the prediction's interval (core/analysis/prediction.py crossing_with_measured): the demo a class
+        sides by the prediction's interval (core/analysis/predicted_crossing.py crossing_with_measured): the demo a class
         without a GPU sees, said and drawn as predicted, never as a measured star."""
         config = self.predicted.config
         if config is None or not curves:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 import random
 
-from crossover_lab.core.analysis.prediction import LinePoint, crossing, fit_line, predict
+from crossover_lab.core.analysis.predicted_crossing import crossing
+from crossover_lab.core.analysis.prediction import LinePoint, fit_line, predict
 
 
 def truth(flops: float, layers: int, fixed=1.0, per_layer=0.2, gflops=50.0) -> float:

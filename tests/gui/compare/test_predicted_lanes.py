@@ -241,7 +241,8 @@ def test_a_predicted_lane_crossing_a_measured_one_is_marked_and_said_as_predicte
     """Issue 55/58: with no GPU here, the H200 profile's jax:gpu0 against this machine's measured lanes: where they
     change places, clear by the prediction's interval, the map draws a hollow dashed star and says it as
     'Predicted, not measured', never as the measured star or verdict."""
-    from crossover_lab.core.analysis.prediction import Prediction, crossing_with_measured
+    from crossover_lab.core.analysis.predicted_crossing import crossing_with_measured
+    from crossover_lab.core.analysis.prediction import Prediction
 
     window = make_window()
     window.side.model_panel.set_config(MODEL)
