@@ -497,10 +497,8 @@ def batch_lines(power: list[dict], straight: list[dict]) -> list[str]:
            "size (predict now), the chosen models; per lane over all its points ±10%, ±25%, median error, and over "
            "the points between two lines the mean signed error"]
     for lane in sorted({e["lane"] for e in power}):
-        cells = []
-        for name in ("within_10", "within_25", "median_error"):
-            a, b = (summarise([e for e in x if e["lane"] == lane])[name] for x in (power, straight))
-            cells.append(f"{share(a):>4} → {share(b):>4}")
+        a, b = (summarise([e for e in x if e["lane"] == lane]) for x in (power, straight))
+        cells = [f"{share(a[name]):>4} → {share(b[name]):>4}" for name in ("within_10", "within_25", "median_error")]
         bias = [statistics.fmean([e["error"] for e in x if e["lane"] == lane and e["between_lines"]] or [math.nan])
                 for x in (power, straight)]
         between = sum(1 for e in straight if e["lane"] == lane and e["between_lines"])
