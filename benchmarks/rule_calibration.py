@@ -23,7 +23,7 @@ Cases: equal lanes (a lead named is a false lead; a crossing named a false cross
 quiet machine, by 30% under the unequal load and at the default design. "found": the faster lane named and never
 the other; "wrong": the slower one named anywhere.
 
-Usage: .venv/bin/python benchmarks/rule_calibration.py [--sweeps 200] [--seed 1] [--out docs/results/DIR] [--ship]
+Usage: .venv/bin/python benchmarks/rule_calibration.py [--sweeps 200] [--seed 1] [--jobs 2] [--out docs/results/DIR] [--ship]
 With --out, writes rule-calibration.txt and .json there; --ship also writes resources/rule-calibration.json, the
 table whose row for an answer's own design every answer quotes.
 """
@@ -53,7 +53,7 @@ from crossover_lab.core.records import BatchTiming  # noqa: E402
 from crossover_lab.core.study.sweep import recheck_places, rechecks_for, with_batches  # noqa: E402
 
 WIDTH_COUNTS = (1, 5, 6, 10, 20)  # 1: a run of one model (`run`, the window's Start), at one width
-DESIGNS = ("one pass", "rechecks", "3 passes")
+DESIGNS = ("one pass", "rechecks", "3 passes", "5 passes")  # 5 passes: the CLI's and the Sweep tab's default
 TURN_S = 3.0
 FORMAT = "crossover-rule-calibration/2"
 
@@ -148,7 +148,7 @@ def simulate(rng: np.random.Generator, m: Machine, lead: float, tag: str, widths
     """One sweep's rows as it ends, as core/study/sweep.py builds them: b's cost is `lead` times a's."""
     clock = Clock(rng, m)
     offsets = offsets or {}
-    passes = 3 if design == "3 passes" else 1
+    passes = int(design.split()[0]) if design.endswith(" passes") else 1
     records: dict[tuple[str, int], list[BatchTiming]] = {}
     first: dict[tuple[str, int], str] = {}
     orders: dict[int, list[str]] = {}
@@ -243,19 +243,36 @@ def cases_for(m: Machine, n_widths: int, design: str, files: int) -> list[tuple[
     return out
 
 
-def run(sweeps: int, seed: int, width_counts: Sequence[int] = WIDTH_COUNTS) -> dict[Key, Tally]:
-    out: dict[Key, Tally] = {}
+def _row(args: tuple[int, int, int, int, int, int, int, int]) -> tuple[Key, Tally]:
+    """One row of the table: its sweeps, its generator seeded by the row alone (so rows run in any order, or in
+    processes of their own, give the same table)."""
+    sweeps, seed, m_i, n_widths, d_i, files, c_i, _ = args
+    m, design = MACHINES[m_i], DESIGNS[d_i]
+    case, lead, faster = cases_for(m, n_widths, design, files)[c_i]
+    rng = np.random.default_rng([seed, m_i, n_widths, d_i, files, c_i])
+    tally = Tally()
+    for k in range(sweeps):
+        tally.add(one_sweep(rng, m, lead, f"s{k}", widths_of(n_widths), design, files), faster)
+    return (m.name, n_widths, design, files, case), tally
+
+
+def run(sweeps: int, seed: int, width_counts: Sequence[int] = WIDTH_COUNTS, jobs: int = 1) -> dict[Key, Tally]:
+    rows = []
     for m_i, m in enumerate(MACHINES):
         for n_widths in width_counts:
-            widths = widths_of(n_widths)
             for d_i, design in enumerate(DESIGNS):
                 for files in ((1, 2) if m.session_sd == 0 else (2,)):
-                    for c_i, (case, lead, faster) in enumerate(cases_for(m, n_widths, design, files)):
-                        rng = np.random.default_rng([seed, m_i, n_widths, d_i, files, c_i])
-                        tally = out.setdefault((m.name, n_widths, design, files, case), Tally())
-                        for k in range(sweeps):
-                            tally.add(one_sweep(rng, m, lead, f"s{k}", widths, design, files), faster)
-    return out
+                    for c_i in range(len(cases_for(m, n_widths, design, files))):
+                        cost = n_widths * (int(design.split()[0]) if design.endswith(" passes") else 1)
+                        rows.append((sweeps, seed, m_i, n_widths, d_i, files, c_i, cost))
+    if jobs <= 1:
+        return dict(map(_row, rows))
+    import multiprocessing
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:  # the longest rows first, then in table order
+        done = dict(pool.imap_unordered(_row, sorted(rows, key=lambda r: -r[-1])))
+    keys = [(MACHINES[r[2]].name, r[3], DESIGNS[r[4]], r[5], cases_for(MACHINES[r[2]], r[3], DESIGNS[r[4]], r[5])[r[6]][0])
+            for r in rows]
+    return {k: done[k] for k in keys}
 
 
 def table(results: dict[Key, Tally]) -> str:
@@ -301,15 +318,18 @@ def main() -> int:
     ap.add_argument("--sweeps", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--widths", default=",".join(map(str, WIDTH_COUNTS)), help="the width counts to simulate")
+    ap.add_argument("--jobs", type=int, default=1, help="rows measured at once, in processes of their own (the "
+                    "table is the same whatever the count)")
     ap.add_argument("--out", help="a results folder for rule-calibration.txt and .json")
     ap.add_argument("--ship", action="store_true", help="also write resources/rule-calibration.json")
     args = ap.parse_args()
     t0 = time.monotonic()
     load = os.getloadavg()[0]
-    results = run(args.sweeps, args.seed, tuple(int(x) for x in args.widths.split(",")))
+    results = run(args.sweeps, args.seed, tuple(int(x) for x in args.widths.split(",")), args.jobs)
     took = time.monotonic() - t0
     designs = designs_table(results)
-    head = (f"rule calibration: {args.sweeps} simulated sweeps a row (seed {args.seed}); {took:.0f} s, load "
+    head = (f"rule calibration: {args.sweeps} simulated sweeps a row (seed {args.seed}); {took:.0f} s in "
+            f"{args.jobs} process{'es' if args.jobs > 1 else ''}, load "
             f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
     summary = [f"{d['widths']:>2} widths, {d['design']:<9}, {d['files']} file{'s' if d['files'] > 1 else ''}: "
                f"false lead ≤ {100 * d['false_lead']:.1f}% (95%: {100 * d['false_lead_lo']:.1f}–"

@@ -58,6 +58,13 @@ MAX_DOF = 1000.0
 # within a pass. Fewer passes cannot measure it: the whole-sweep test counts COMMON_PRIOR of it as a stated prior.
 PASSES_FOR_SWEEP = 3
 COMMON_PRIOR = 0.05
+# Passes are apart in time, but not far: a load that drifts as slowly as a pass takes (40 s against a default
+# sweep's 30-40 s a pass) leaves neighbouring passes alike, and their scatter then shows too little of it (a t-test
+# over five such passes named a lead between two equal lanes in 7-8% of sweeps under a load one lane felt more). The
+# rule takes neighbouring passes as correlated by PASS_RHO, and passes k apart by PASS_RHO ** k (a stated prior: the
+# correlation of two neighbouring 40-second means of such a load is 0.49), for the whole-sweep test and for each
+# width's passes alike (pass_inflation).
+PASS_RHO = 0.5
 # A sweep whose run-to-run noise nothing measured (no width measured twice, too few widths for its shape) cannot
 # tell a lead from a shift of the machine: its floor for τ is this, so a lead is only said beyond about
 # 2.8 × √2 × UNMEASURED_FLOOR (~40%) at one width of a sweep, less over a whole sweep, and the words say so. At 8%,
@@ -265,6 +272,18 @@ def pair_noise(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
                      session=SESSION_PRIOR if any(w.apart for w in data) else 0.0)
 
 
+def pass_inflation(passes: int, rho: float = PASS_RHO, scatter: bool = True) -> float:
+    """How many times the variance of the mean of `passes` passes exceeds what their scatter says, where passes k
+    apart are correlated by rho ** k: the variance of the mean grows by 1 + 2 Σ (1 - k/P) ρ^k and, where the
+    variance is read off the passes' own `scatter`, that scatter shows less of it, by 1 - 2 Σ (P - k) ρ^k / (P (P - 1))
+    (both exact for such a correlation). A variance from the floor, not from the passes, is not shrunk by it."""
+    k = np.arange(1, passes)
+    lag = rho ** k
+    var = 1 + 2 * float(np.sum((1 - k / passes) * lag))
+    bias = 1 - 2 * float(np.sum((passes - k) * lag)) / (passes * (passes - 1)) if scatter else 1.0
+    return var / bias
+
+
 def _satterthwaite(total: float, parts: Sequence[tuple[float, float]]) -> float:
     """The degrees of freedom of a variance `total` made of a known part and `parts` (variance, its degrees of
     freedom) estimated apart (Welch-Satterthwaite)."""
@@ -282,8 +301,9 @@ def _sweep_test(data: Sequence[WidthData], ses: Sequence[float], noise: PairNois
     if passes >= PASSES_FOR_SWEEP and all(len(w.run_ds) >= passes for w in data):
         means = np.array([[w.run_ds[k] for k in range(passes)] for w in data]).mean(axis=0)
         mean = float(means.mean())
-        se = float(means.std(ddof=1) / math.sqrt(passes))
-        se = max(se, float(np.sqrt(np.mean([w.within for w in data]) / passes)))  # never below the batches' own
+        se = float(means.std(ddof=1) / math.sqrt(passes)) * math.sqrt(pass_inflation(passes))
+        # never below what the widths' own noise says a mean of W widths over P passes varies by, were they apart
+        se = max(se, float(np.sqrt(sum(w.within + noise.tau ** 2 / passes for w in data))) / len(data))
         dof = float(passes - 1)
         return SweepTest(mean, se, dof, _p_two_sided(mean / se, dof) if se > 0 else 1.0, False, len(data))
     session2 = noise.session ** 2
@@ -326,6 +346,8 @@ def judge_pair(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
     ses, dofs, ps = [], [], []
     for w in data:
         between = tau2 / max(w.runs, 1)
+        if noise.passes >= PASSES_FOR_SWEEP and len(w.run_ds) >= noise.passes:  # its runs are passes: alike
+            between *= pass_inflation(noise.passes) if not noise.floored else 1.0
         v = w.within + between + session2
         ses.append(math.sqrt(v))
         dofs.append(_satterthwaite(v, ((between, noise.dof), (session2, PRIOR_DOF))))

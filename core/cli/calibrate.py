@@ -29,8 +29,9 @@ from ..words.numbers import fmt_count, fmt_duration
 from ..words.rule_here import calibration_lines, twin_sweep_line
 
 DEFAULT_LANE = "cpu1"
-# About a minute a sweep at the sweep's default widths on a 2-core machine (cpu against cpu1, five widths: 46 s,
-# docs/results/cpu-2026-12-03): six in minutes, and "0 of 6" already bounds the rate below 46%.
+# Each twin sweep is an ordinary sweep of the sweep's default design (six widths in five passes, about 2.5 minutes on
+# a 2-core machine; --passes 1 about 40 s): six in about a quarter of an hour, and "0 of 6" already bounds the rate
+# below 46%.
 DEFAULT_SWEEPS = 6
 
 

@@ -30,11 +30,11 @@ from .rate_sweep import cmd_rate_sweep
 from ..study.saved import Stopped
 from ..files.noise import measured_noise, record_noise
 from .stopping import StopSignals
-from ..study.sweep import (NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
-                           SweepSpec, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
+from ..study.sweep import (DEFAULT_PASSES, NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
+                           SweepSpec, lane_points, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
 from ..files.sweeps.files import SweepFiles, export_sweep, sweep_paths
 from ..files.sweeps.rows import group_rows
-from ..words.numbers import fmt_num, fmt_count
+from ..words.numbers import fmt_count, fmt_duration, fmt_num
 from ..words.sweep import refine_lines
 from ..words.verdict import scatter
 from ..records import Status, now_iso
@@ -70,12 +70,14 @@ def add_sweep_args(p: argparse.ArgumentParser, *, studies: bool = True, lanes: t
     p.add_argument("--no-calibrate", action="store_true", help="skip timing a large matrix product per lane")
     p.add_argument("--floor", action="store_true", help="also time each point's on-device loop (the anatomy's "
                    "device_loop rung): column floor_ms, and where the faster lane would change with one")
-    p.add_argument("--passes", type=int, default=1, metavar="N", help="measure every point N times, in passes apart "
-                   "in time, the widths' and lanes' order reversed each pass (3: the rule then measures what a "
-                   "pass's widths share, such as a load one lane feels more, and finds leads of 10%%; N times as long)")
-    p.add_argument("--no-recheck", action="store_true", help="measure each point once; by default one point (two "
-                   "from six points up), chosen by its place along the sweep, is measured a second time, to learn the "
-                   "pair's run-to-run noise (what one run's batches cannot show), which the verdict then counts")
+    p.add_argument("--passes", type=int, default=DEFAULT_PASSES, metavar="N", help=f"measure every point N times, "
+                   f"in passes apart in time, the widths' and lanes' order reversed each pass (default "
+                   f"{DEFAULT_PASSES}: the rule then measures what a pass's widths share, such as a load one lane "
+                   "feels more, and finds leads of 10%%; 1: one quick pass, which says only leads of about 30%% or "
+                   "more)")
+    p.add_argument("--no-recheck", action="store_true", help="with --passes 1: measure each point once; by default "
+                   "one point (two from six points up), chosen by its place along the sweep, is measured a second "
+                   "time, to learn the pair's run-to-run noise (what one run's batches cannot show)")
     if studies:
         p.add_argument("--compare", metavar="KNOB=VALUE", help="run the sweep again with one setting changed and "
                        f"show how overhead, throughput and the crossover move; knobs: {', '.join(KNOBS)} "
@@ -135,7 +137,7 @@ def sweep_spec(args: argparse.Namespace) -> SweepSpec:
     return SweepSpec(widths=tuple(widths), layers=layers if args.layers is None else args.layers,
                      batch_sizes=batches, base=config, steady_steps=steady_steps_for(args.steady_steps, config),
                      seconds_per_point=args.seconds_per_point, calibrate=not args.no_calibrate, floor=args.floor,
-                     recheck=not args.no_recheck, passes=getattr(args, "passes", 1))
+                     recheck=not args.no_recheck, passes=getattr(args, "passes", DEFAULT_PASSES))
 
 
 def open_sweep_files(path: str | None, host: Mapping[str, JsonValue], specs: list[SweepSpec],
@@ -280,6 +282,11 @@ def _say_plan(plan: _Plan, *, compare: bool) -> None:
         f"{f' × {len(plan.specs)} knob settings' if plan.ladder else ''}, "
         f"widths {', '.join(map(str, spec.widths))}, {spec.layers} layer(s), "
         f"up to {spec.steady_steps} steady batches or {spec.seconds_per_point:g} s each")
+    if spec.passes > 1 and not plan.ladder:
+        turns = lane_points(plan.lanes, plan.specs)
+        say(f"in {spec.passes} passes, the widths' and the lanes' order reversed each pass, so that the rule measures "
+            f"what a pass's widths share (--passes 1: one quick pass): {turns} turns of at most "
+            f"{spec.seconds_per_point:g} s and a warm-up each, at most about {fmt_duration(turns * (spec.seconds_per_point + 1.5))}")
     again = rechecks(spec, plan.lanes) if target is None and not plan.ladder else 0
     if again:
         say(f"then {'the middle point' if again == 1 else f'{again} points, evenly spaced along the sweep,'}"
@@ -296,7 +303,7 @@ def _measure(plan: _Plan, pool: LanePool, stop: StopSignals, files: SweepFiles |
     then `write` what was measured (also when measuring failed: the traceback follows; None: no --csv). Returns the
     results, the exit code of the writing and the sentence saying where the files are."""
     measured: list[PointMeasured] = []
-    on_point = _point_said(measured, files, plan.target)
+    on_point = _point_said(measured, files, plan.target, plan.spec.passes if not plan.ladder else 1)
 
     def work(cancel: threading.Event) -> list[SweepResult]:
         if plan.ladder:
@@ -316,7 +323,7 @@ def _measure(plan: _Plan, pool: LanePool, stop: StopSignals, files: SweepFiles |
 
 
 def _point_said(measured: list[PointMeasured], files: SweepFiles | None,
-                target: RefineTarget | None) -> Callable[[PointMeasured], None]:
+                target: RefineTarget | None, passes: int = 1) -> Callable[[PointMeasured], None]:
     """What is done with each point as it comes: kept in `measured`, added to the files, and a line per lane said."""
     def on_point(point: PointMeasured) -> None:
         measured.append(point)
@@ -324,10 +331,12 @@ def _point_said(measured: list[PointMeasured], files: SweepFiles | None,
             files.add_point(point.rows, point.run)
         done = f"{point.done}/{point.total}" if point.total else f"{point.done}"
         for row in point.rows:
-            label = "again" if point.again else row.variant if target is None else row.stage
+            label = (f"pass {row.runs}" if passes > 1 else "again") if point.again else \
+                row.variant if target is None else row.stage
             say(f"[{done}] {label:>8} {row.lane:>10} width "
                 f"{row.width_label:>6} batch {row.batch_size:>5}: {fmt_num(row.median_ms)} ms/{'call' if row.task == Task.PREDICT else 'batch'}"
-                + (f" over both runs, which scatter by {scatter(row.between_runs)}" if point.again else "")
+                + (f" over {'both' if row.runs == 2 else row.runs} runs, which scatter by {scatter(row.between_runs)}"
+                   if point.again else "")
                 + f" ({row.status})")
 
     return on_point

@@ -7,9 +7,11 @@ from __future__ import annotations
 import errno
 import functools
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.significance import PASSES_FOR_SWEEP
 from ..json_data import JsonError, parse_json
 from ..paths import resource_dir
 from .inputs import InputError, read_text_bounded
@@ -68,13 +70,16 @@ def calibration_problem(path: Path | None = None) -> str:
     return _read(str(path or calibration_path()))[1]
 
 
+_PASSES = re.compile(r"[3-9] passes")  # a design of passes, as design_of names it
+
+
 @dataclass(frozen=True)
 class DesignRate:
     """The false-lead rate measured for one design of sweep (its widths, passes and files), the worst over every
     noise model the calibration simulated, with its 95% interval and how many sweeps it rests on."""
 
     widths: int
-    design: str  # "one pass", "rechecks", "3 passes"
+    design: str  # "one pass", "rechecks", "3 passes", "5 passes"
     files: int
     false_lead: float
     lo: float
@@ -85,8 +90,9 @@ class DesignRate:
 
 
 def design_of(passes: int, rechecked: bool) -> str:
-    """The calibration's name for a sweep's design."""
-    return "3 passes" if passes >= 3 else "rechecks" if rechecked else "one pass"
+    """The calibration's name for a sweep's design: "N passes" from PASSES_FOR_SWEEP up (the calibration simulates 3 and
+    the default 5: another count is a design it did not simulate)."""
+    return f"{passes} passes" if passes >= PASSES_FOR_SWEEP else "rechecks" if rechecked else "one pass"
 
 
 @functools.lru_cache(maxsize=4)
@@ -108,7 +114,7 @@ def _designs(path: str) -> tuple[DesignRate, ...]:
         if len(shares) != 3 or not all(math.isfinite(x) and 0 <= x <= 1 for x in shares) or len(whole) != 3:
             continue
         design, noise = row.get("design"), row.get("worst_noise")
-        if design not in ("one pass", "rechecks", "3 passes"):
+        if not isinstance(design, str) or not (design in ("one pass", "rechecks") or _PASSES.fullmatch(design)):
             continue
         out.append(DesignRate(whole[0], str(design), whole[1], shares[0], shares[1], shares[2], whole[2],
                               noise[:60] if isinstance(noise, str) else "", source))

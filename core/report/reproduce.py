@@ -105,8 +105,7 @@ def reproduce_command(path: str, meta: Mapping[str, JsonValue], kind: str,
             args += ["--seconds-per-point", str(sweep.seconds_per_point)]
         if sweep.floor:
             args.append("--floor")
-        if sweep.passes > 1:
-            args += ["--passes", str(sweep.passes)]
+        args += ["--passes", str(sweep.passes)]  # always: the default changed (1, then 5)
     else:
         ramp = _ramp_args(first)
         args = ["run", "--lanes", lanes, *_config_args(config, with_widths=not ramp or "--ramp" not in ramp)]

@@ -54,7 +54,7 @@ def ladder_settings(base: SweepSpec, lanes: Sequence[LaneSpec],
     """Every setting of the ladder, base first; those that cannot apply carry their reason."""
     # Each setting measures its points once: the ladder ranks settings by step time, and a second run per setting
     # would add one point to each of up to eight sweeps.
-    spec = dataclasses.replace(base, calibrate=False, variant="base", recheck=False)
+    spec = dataclasses.replace(base, calibrate=False, variant="base", recheck=False, passes=1)  # one pass a knob
     lanes = tuple(lanes)
     out = [KnobSetting("base", spec, lanes)]
     t = spec.base.train

@@ -232,6 +232,11 @@ def lane_points(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> int:
 
 
 MAX_PASSES = 9
+# The CLI's and the Sweep tab's default: five passes. Three let the rule measure what a pass's widths share, but
+# over three passes, neighbouring ones alike (core/analysis/significance.py PASS_RHO), a true 10% lead on a quiet
+# machine was found in a fifth of sweeps; over five in 97% (benchmarks/rule_calibration.py). Five times one pass:
+# about 2.5 minutes for cpu against cpu1 at six widths here.
+DEFAULT_PASSES = 5
 
 
 # A sweep of this many points or more measures two of them again, and from THREE_RECHECKS_FROM three: the pair's

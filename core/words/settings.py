@@ -256,8 +256,8 @@ def sweep_rows(sweep: SweepAskedFor, family: str, task: Task = Task.TRAIN) -> Ro
         rows.append(("each point", f"at most {' or '.join(each)} a lane"
                      + (", whichever came first" if len(each) > 1 else "")))
     rows.append(("run-to-run noise", f"measured: every point timed {sweep.passes} times, in passes (--passes "
-                 f"{sweep.passes})" if sweep.passes > 1 else "measured: one point timed again, the default"
-                 if sweep.recheck else "not measured (--no-recheck): each point timed once"))
+                 f"{sweep.passes})" if sweep.passes > 1 else "measured: one pass, one point timed again (--passes 1)"
+                 if sweep.recheck else "not measured (--passes 1 --no-recheck): each point timed once"))
     if sweep.floor:
         rows.append(("floor", "each point's on-device loop timed as well (--floor)"))
     return rows

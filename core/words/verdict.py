@@ -7,7 +7,7 @@ import math
 from typing import Sequence
 
 from ..analysis.points import SweepPoint
-from ..analysis.significance import Prior
+from ..analysis.significance import PASSES_FOR_SWEEP, Prior
 from ..families import Family, ModelKind
 from ..analysis.verdict import Change, PairVerdict, State, Stretch
 from ..files.rule_calibration import calibration_problem, design_of, design_rate
@@ -163,7 +163,7 @@ def noise_basis(v: PairVerdict) -> str:
     if n.floored:
         parts.append("this machine's earlier sweep" if n.prior == Prior.MACHINE else
                      f"the rule's floor of ±{fmt_num(100 * n.tau, 2)}%" + (
-                         ", as the noise was not measured on enough degrees of freedom (sweep --passes 3 measures it)"
+                         ", as the noise was not measured on enough degrees of freedom (sweep --passes 5 measures it)"
                          if n.prior == Prior.UNMEASURED else ""))
     said = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "the rule's floor"
     dof = fmt_num(n.dof, 2)
@@ -178,6 +178,8 @@ def error_words(v: PairVerdict, points: str = "widths") -> str:
         return ""
     point = points.removesuffix("s")
     runs = f"one run per {point}" if v.runs <= 1 else f"up to {v.runs} runs per {point}"
+    if v.noise is not None and v.noise.passes >= PASSES_FOR_SWEEP:
+        runs = f"every {point} in {v.noise.passes} passes"
     if len(v.widths) == 1:
         runs = "one run of each lane" if v.runs <= 1 else f"{v.runs} runs of each lane"
     over = f"over these {len(v.widths)} {points}" if len(v.widths) > 1 else f"at this {point}"
@@ -193,7 +195,7 @@ def design_words(v: PairVerdict) -> str:
     if n is None:
         return ""
     passes = n.passes
-    rechecked = n.repeat_dof > 0 and passes < 3
+    rechecked = n.repeat_dof > 0 and passes < PASSES_FOR_SWEEP
     files = 2 if n.session > 0 else 1
     row = design_rate(len(v.widths), passes, rechecked, files)
     here = here_words()

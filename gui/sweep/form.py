@@ -11,7 +11,8 @@ import math
 from ...core.config import ConfigError, RunConfig, parse_int_list
 from ...core.presets import SWEEP_PRESETS
 from ...core.analysis.refinement import DEFAULT_BUDGET_S, DEFAULT_TOLERANCE, RefineTarget
-from ...core.study.sweep import NO_WIDTH, SweepSpec, log_widths, parse_sweep_widths, with_knob
+from ...core.study.sweep import (DEFAULT_PASSES, MAX_PASSES, NO_WIDTH, SweepSpec, log_widths, parse_sweep_widths,
+                                 with_knob)
 from ...core.words.numbers import fmt_duration
 from ..settings import AppSettings
 from ..widgets.tips import say_why_not
@@ -73,6 +74,13 @@ class SweepForm(QGroupBox):
         self.floor = QCheckBox("time it too")
         self.floor.setToolTip("Also time each point's floor, the hardware's own: its steps in one compiled on-device "
                               "loop (the Why tab's device_loop), drawn dashed, with the floor crossover")
+        self.passes = QSpinBox(minimum=1, maximum=MAX_PASSES, value=DEFAULT_PASSES)
+        self.passes.setToolTip(f"Measure every width this many times, in passes apart in time (the widths' and the "
+                               f"lanes' order reversed each pass). From 3 the rule measures what a pass's widths "
+                               f"share, such as a load one lane feels more; {DEFAULT_PASSES} (the default) finds a "
+                               f"10% lead on a quiet machine. 1: one quick pass, which says only leads of about 30% "
+                               f"or more")
+        self.passes.valueChanged.connect(self._passes_changed)
         self.recheck = QCheckBox("a few points")
         self.recheck.setChecked(True)
         self.recheck.setToolTip("After the sweep, measure once more the middle point (from six points up two, from "
@@ -83,9 +91,10 @@ class SweepForm(QGroupBox):
                               ("Layers", self.layers),
                               ("Batch sizes", self.batches), ("Steady batches", self.steady),
                               ("Time per point", self.seconds), ("Compare with", self.compare), ("Floor", self.floor),
-                              ("Measure twice", self.recheck),
+                              ("Passes", self.passes), ("Measure twice", self.recheck),
                               ("Refine to", self.tolerance), ("Refine budget", self.budget)):
             self.form.addRow(label, widget)
+        self._passes_changed(self.passes.value())
         self.run_button = QPushButton("Run sweep")
         self.run_button.setToolTip("Time every width on every selected lane, one at a time")
         self.refine_button = QPushButton("Refine crossover")
@@ -132,6 +141,7 @@ class SweepForm(QGroupBox):
         self.compare.setCurrentIndex(0)
         self.floor.setChecked(False)
         self.recheck.setChecked(True)
+        self.passes.setValue(DEFAULT_PASSES)
         self.tolerance.setValue(100 * DEFAULT_TOLERANCE)
         self.budget.setValue(DEFAULT_BUDGET_S)
         self.save()
@@ -148,6 +158,7 @@ class SweepForm(QGroupBox):
             self.layers.setValue(int(s.text("sweep/layers", str(self.layers.value()))))
             self.steady.setValue(int(s.text("sweep/steady", str(self.steady.value()))))
             self.seconds.setValue(float(s.text("sweep/seconds", str(self.seconds.value()))))
+            self.passes.setValue(int(s.text("sweep/passes", str(self.passes.value()))))
             self.tolerance.setValue(float(s.text("sweep/refine_percent", str(self.tolerance.value()))))
             self.budget.setValue(float(s.text("sweep/refine_budget", str(self.budget.value()))))
         except ValueError:
@@ -158,9 +169,15 @@ class SweepForm(QGroupBox):
                            ("batches", self.batches.text()), ("steady", self.steady.value()),
                            ("seconds", self.seconds.value()), ("refine_percent", self.tolerance.value()),
                            ("refine_budget", self.budget.value()), ("floor", "on" if self.floor.isChecked() else ""),
-                           ("recheck", "on" if self.recheck.isChecked() else "off"),
+                           ("recheck", "on" if self.recheck.isChecked() else "off"), ("passes", self.passes.value()),
                            ("along", self.along_batch() and "batch" or "width")):
             self._settings.set_text(f"sweep/{key}", str(value))
+
+    @Slot(int)
+    def _passes_changed(self, passes: int) -> None:
+        """Measure twice is one pass's: passes measure every width again already."""
+        self.recheck.setEnabled(passes == 1)
+        say_why_not(self.recheck, "" if passes == 1 else f"{passes} passes measure every width {passes} times already")
 
     def set_startable(self, ok: bool, why_not: str) -> None:
         """Sweep, Refine crossover and Rank knobs can start, or say why not."""
@@ -241,7 +258,7 @@ class SweepForm(QGroupBox):
         spec = SweepSpec(widths=widths, layers=layers,
                          batch_sizes=sizes,
                          base=base, steady_steps=self.steady.value(), seconds_per_point=self.seconds.value(),
-                         floor=self.floor.isChecked(), recheck=self.recheck.isChecked())
+                         floor=self.floor.isChecked(), recheck=self.recheck.isChecked(), passes=self.passes.value())
         spec.points()  # validates every point's model now, not halfway through the sweep
         choice = self.compare.currentText()
         return [spec] + ([with_knob(spec, choice)] if choice != "none" else [])

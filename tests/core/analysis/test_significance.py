@@ -22,8 +22,10 @@ def widths(ds: list[float], runs: int = 1, within: float = WITHIN) -> list[Width
 
 
 def passes(ds: list[float], spread: float = 0.01) -> list[WidthData]:
-    """Each width measured in three passes whose log-ratios lie `spread` either side of d (the passes line up)."""
-    return [WidthData(w, 1000.0 * w, d, WITHIN, 3, (d - spread, d, d + spread)) for w, d in zip(WIDTHS, ds)]
+    """Each width measured in five passes (the default design) whose log-ratios lie up to `spread` either side of d
+    (the passes line up)."""
+    return [WidthData(w, 1000.0 * w, d, WITHIN, 5, tuple(d + f * spread for f in (-1, -0.5, 0, 0.5, 1)))
+            for w, d in zip(WIDTHS, ds)]
 
 
 # ---------------------------------------------------------------- Holm's step-down
@@ -142,7 +144,7 @@ def test_the_noise_is_never_below_the_floor_and_the_data_stand_where_they_show_m
     assert noise.tau == UNMEASURED_FLOOR and noise.prior == "unmeasured" and noise.dof == max(noise.shape_dof, PRIOR_DOF)
     # Three passes measure the noise on 18 degrees of freedom: the floor is PRIOR_NOISE.
     measured = pair_noise(passes(list(0.1 * x)))
-    assert measured.tau == PRIOR_NOISE and measured.prior == "default" and measured.repeat_dof == 18 and measured.measured
+    assert measured.tau == PRIOR_NOISE and measured.prior == "default" and measured.repeat_dof == 36 and measured.measured
     # A machine's recorded noise above the floor lifts it; one below it leaves the floor.
     assert pair_noise(straight, prior=0.1).tau == 0.1 and pair_noise(straight, prior=0.1).prior == "machine"
     assert pair_noise(straight, prior=0.01).tau == UNMEASURED_FLOOR
@@ -164,7 +166,7 @@ def site_marks(ds: list[float]) -> list[tuple[bool, int, int]]:
 
 
 def test_the_whole_sweep_marks_its_widths_only_where_every_width_leans_its_way():
-    """Nine widths 7% apart, measured in three passes whose means agree: none beyond the floor alone, the sweep as
+    """Nine widths 7% apart, measured in five passes whose means agree: none beyond the floor alone, the sweep as
     one (a t-test over its passes) well beyond it. In one pass the same lean is no lead: an offset every width of
     the pass shares would look alike (issue 57). Its lead
     marks every width (the first lane's, d > 0: the second is faster, sign +1) where all lean that way; not where
@@ -174,7 +176,7 @@ def test_the_whole_sweep_marks_its_widths_only_where_every_width_leans_its_way()
     assert not judge_pair(widths([lean] * 9)).sweep.lead  # one pass
     test = judge_pair(passes([lean] * 9))
     assert test.sweep is not None and test.sweep.lead and not any(t.lead for t in test.widths)
-    assert test.sweep.dof == 2 and test.noise.passes == 3
+    assert test.sweep.dof == 4 and test.noise.passes == 5
     assert site_marks([lean] * 9) == [(False, 9, 1)] * 9
     assert site_marks([-lean] * 9) == [(False, 9, -1)] * 9
 

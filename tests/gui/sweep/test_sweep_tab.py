@@ -23,6 +23,7 @@ def tab(qtbot, qsettings_tmp, scripted_pool):
     qtbot.addWidget(widget)
     widget.sweep_form.steady.setValue(5)
     widget.sweep_form.seconds.setValue(0.5)
+    widget.sweep_form.passes.setValue(1)  # one pass and its recheck: quick (the default's passes are tested below)
     yield widget
     widget.shutdown()
 
@@ -67,6 +68,33 @@ def test_sweep_fills_plot_verdict_and_table(tab, qtbot, tmp_path):
     saved = read_sweep_rows(tab.autosave_path)[0]
     assert sorted(r.width for r in saved) == sorted([8, 8, 128, 128, twice, twice])
     assert [r.runs for r in saved if r.width == twice] == [1, 1, 2, 2]
+
+
+def test_the_tabs_default_is_the_clis_five_passes_and_a_sweep_in_passes_pools_each_point_over_them(tab, qtbot, tmp_path):
+    """Issue 57: the Sweep tab measures as the CLI does by default, every width in DEFAULT_PASSES passes (Measure
+    twice is then off: the passes measure every width again); a sweep in three passes writes one row a point and
+    lane over its three runs, and its answer rests on them (the one rule's passes)."""
+    from crossover_lab.core.study.sweep import DEFAULT_PASSES
+    from crossover_lab.gui.sweep.form import SweepForm
+
+    fresh = SweepForm(tab.sweep_form._settings)
+    qtbot.addWidget(fresh)
+    fresh.reset()
+    assert fresh.passes.value() == DEFAULT_PASSES == 5 and not fresh.recheck.isEnabled()
+    assert "measure every width 5 times already" in fresh.recheck.toolTip()
+    fresh.passes.setValue(1)
+    assert fresh.recheck.isEnabled()
+
+    tab.sweep_form.widths.setText("8,128")
+    tab.sweep_form.layers.setValue(1)
+    tab.sweep_form.passes.setValue(3)
+    tab.start()
+    qtbot.waitUntil(lambda: not tab.running, timeout=120_000)
+    assert tab.sweep_form.progress.value() == tab.sweep_form.progress.maximum() == 12
+    path = tmp_path / "p.csv"
+    tab.export_csv(str(path))
+    rows = read_sweep_rows(str(path))[0]
+    assert sorted((r.width, r.runs, len(r.run_medians)) for r in rows) == [(8, 3, 3)] * 2 + [(128, 3, 3)] * 2
 
 
 def test_refine_crossover_runs_in_the_tab_and_answers_in_words(tab, qtbot):
