@@ -5,10 +5,11 @@ the environment decides which devices the backend can see, so it must be set fir
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ..config import ConfigError, DeviceKind, LaneSpec, TrainSpec
 from ..json_data import JsonValue
@@ -71,17 +72,29 @@ def configure_process(spec: LaneSpec) -> dict[str, Any]:
     return settings
 
 
-def _import_tensorflow() -> ModuleType:
-    """TensorFlow, without the JAX its TFLite converter imports when it can (0.4 s of a 4 s import, for a
-    converter a lane never uses); JAX can still be imported afterwards, by a user's model file say."""
-    blocked = "jax" not in sys.modules
-    if blocked:
-        sys.modules["jax"] = None  # pyright: ignore[reportArgumentType]  # Python's documented way to make an import fail
+@contextlib.contextmanager
+def _without(*names: str) -> Iterator[None]:
+    """Imports of `names` fail inside (where not imported already): Python's documented way, None in sys.modules.
+    They can still be imported afterwards, by a user's model file say."""
+    blocked = [name for name in names if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # pyright: ignore[reportArgumentType]
     try:
-        import tensorflow as tf
+        yield
     finally:
-        if blocked:
-            del sys.modules["jax"]
+        for name in blocked:
+            del sys.modules[name]
+
+
+# What TensorFlow and Keras import when they can, for what a lane never uses: the JAX of TFLite's converter (0.4 s
+# of a 4 s import) and the pandas of Keras's DataFrame slicing (0.3 s; a lane feeds arrays and tf.data).
+NOT_FOR_LANES = ("jax", "pandas")
+
+
+def _import_tensorflow() -> ModuleType:
+    """TensorFlow, without what it imports for a lane's nothing (NOT_FOR_LANES)."""
+    with _without(*NOT_FOR_LANES):
+        import tensorflow as tf
     return tf
 
 
@@ -110,7 +123,8 @@ def import_keras(spec: LaneSpec, threads: int) -> tuple[ModuleType, dict[str, Js
 
         settings.update(jax_version=jax.__version__, xla_flags=os.environ.get("XLA_FLAGS", ""),
                         compile_cache_dir=use_compile_cache(jax))
-    import keras
+    with _without("pandas"):
+        import keras
 
     settings["keras_version"] = keras.__version__
     return keras, settings

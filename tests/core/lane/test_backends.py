@@ -1,6 +1,7 @@
 """Keras backends per lane: each installed one trains on the device it names; missing ones say how to install."""
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import pytest
@@ -134,3 +135,27 @@ def test_a_tensorflow_lane_does_not_import_jax_but_its_user_still_can():
 
     out = subprocess.run([sys.executable, "-c", TF_WITHOUT_JAX], capture_output=True, text=True, timeout=180)
     assert out.stdout.splitlines() == ["jax imported: False tensorflow", "jax after: jax"], out.stdout + out.stderr[-2000:]
+
+
+TF_WITHOUT_PANDAS = """
+import sys
+from crossover_lab.core.config import LaneSpec
+from crossover_lab.core.lane.backends import configure_process, import_keras
+spec = LaneSpec.parse("cpu1")
+keras, _ = import_keras(spec, configure_process(spec)["threads"])
+print("pandas imported:", "pandas" in sys.modules, keras.backend.backend())
+import pandas  # a user's model file may still
+print("pandas after:", pandas.__name__)
+"""
+
+
+@pytest.mark.lanes  # imports TensorFlow and pandas in a process of its own
+@pytest.mark.skipif(importlib.util.find_spec("pandas") is None, reason="pandas is not installed")
+def test_a_tensorflow_lane_does_not_import_pandas_but_its_user_still_can():
+    """Keras imports pandas where it can, for DataFrames a lane never feeds: 0.3 s of each lane's start, which the
+    first Start after launch waits for (issue 55)."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", TF_WITHOUT_PANDAS], capture_output=True, text=True, timeout=180)
+    assert out.stdout.splitlines() == ["pandas imported: False tensorflow", "pandas after: pandas"], \
+        out.stdout + out.stderr[-2000:]
