@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The rule of today on real twin (A/A) sweeps measured here: `analyze` of each stored twin sweep of
-# docs/results/cpu-2026-12-07/calibrate-busy/sweeps (cpu1 against its own twin, two equal lanes, on a busy 2-core
-# machine), and how many of them name a lead (a false one: the lanes are equal). Into
-# docs/results/cpu-2026-12-07/calibrate-busy/rejudged.txt. Usage: bash benchmarks/rejudge_twins.sh
+# The rule of today on real twin (A/A) sweeps measured here: `analyze` of each stored twin sweep of a calibrate
+# results folder (cpu1 against its own twin, two equal lanes; by default
+# docs/results/cpu-2026-12-07/calibrate-busy, on a busy 2-core machine), and how many of them name a lead (a false
+# one: the lanes are equal). Into that folder's rejudged.txt. Usage: bash benchmarks/rejudge_twins.sh [FOLDER]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=docs/results/cpu-2026-12-07/calibrate-busy
+dir=${1:-docs/results/cpu-2026-12-07/calibrate-busy}
 out=$dir/rejudged.txt
 leads=0
 total=0

@@ -23,7 +23,7 @@ Cases: equal lanes (a lead named is a false lead; a crossing named a false cross
 quiet machine, by 30% under the unequal load and at the default design. "found": the faster lane named and never
 the other; "wrong": the slower one named anywhere.
 
-Usage: .venv/bin/python benchmarks/rule_calibration.py [--sweeps 200] [--seed 1] [--jobs 2] [--out docs/results/DIR] [--ship]
+Usage: .venv/bin/python benchmarks/rule_calibration.py [--sweeps 200] [--seed 1] [--jobs 2] [--tails] [--out docs/results/DIR] [--ship]
 With --out, writes rule-calibration.txt and .json there; --ship also writes resources/rule-calibration.json, the
 table whose row for an answer's own design every answer quotes.
 """
@@ -154,8 +154,9 @@ def simulate(rng: np.random.Generator, m: Machine, lead: float, tag: str, widths
     orders: dict[int, list[str]] = {}
     for p in range(passes):
         order = list(widths) if p % 2 == 0 else list(reversed(widths))
-        for i, width in enumerate(order):
+        for width in order:
             run_id = f"{tag}-{width}-{p}"
+            i = widths.index(width)  # as core/study/sweep.py turn_order: by the point's index and the pass
             lane_order = list(lanes) if (i + p) % 2 == 0 else list(reversed(lanes))
             orders.setdefault(width, lane_order)
             for lane in lane_order:
@@ -313,6 +314,17 @@ def designs_table(results: dict[Key, Tally]) -> list[dict[str, object]]:
     return rows
 
 
+def tails_section(seed: int) -> list[str]:
+    """The p99 rows of benchmarks/tail_coverage.py (1,000, 10,000 and 100,000 requests; independent latencies and
+    queues at 50, 80 and 90% utilisation), as lines of this table."""
+    import tail_coverage as tc  # beside this file
+    rows = []
+    for n, runs in ((1_000, 1000), (10_000, 1000), (100_000, 200)):
+        for rho in tc.UTILISATIONS:
+            rows += [r for r in tc.measure(rho, n, runs, seed) if r.q == 99]
+    return tc.table(tc.HEADER, [r.cells() for r in rows]).splitlines()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sweeps", type=int, default=200)
@@ -320,6 +332,9 @@ def main() -> int:
     ap.add_argument("--widths", default=",".join(map(str, WIDTH_COUNTS)), help="the width counts to simulate")
     ap.add_argument("--jobs", type=int, default=1, help="rows measured at once, in processes of their own (the "
                     "table is the same whatever the count)")
+    ap.add_argument("--tails", action="store_true", help="also the latency tails' rows: how often a rate's p99 "
+                    "bound covers the true p99 of an M/M/1 queue at 50, 80 and 90%% utilisation (benchmarks/"
+                    "tail_coverage.py, 1,000-100,000 requests; about 5 minutes more)")
     ap.add_argument("--out", help="a results folder for rule-calibration.txt and .json")
     ap.add_argument("--ship", action="store_true", help="also write resources/rule-calibration.json")
     args = ap.parse_args()
@@ -338,13 +353,18 @@ def main() -> int:
                + "".join(f"; {k} found {100 * v:.0f}%" for k, v in d["found"].items())  # type: ignore[union-attr]
                for d in designs]
     lines = [head, "", table(results), "", "Per design (what an answer quotes):"] + summary
+    tail_rows = tails_section(args.seed) if args.tails else []
+    if tail_rows:
+        lines += ["", "Latency tails: the p99 bound a rate states (core/analysis/tails.py queue_tail) against the true "
+                  "p99 of M/M/1 queues", "(benchmarks/tail_coverage.py's rows; covers: bound ≥ the true p99, among "
+                  "runs given one; target ≥ 95% under the queues)", ""] + tail_rows
     print("\n".join(lines))
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "rule-calibration.txt").write_text("\n".join(lines) + "\n")
         doc = {"format": FORMAT, "date": time.strftime("%Y-%m-%d"), "sweeps": args.sweeps, "seed": args.seed,
-               "command": " ".join(["benchmarks/rule_calibration.py", *sys.argv[1:]]),
+               "command": " ".join(["benchmarks/rule_calibration.py", *sys.argv[1:]]), "tails": tail_rows,
                "worst_false_lead": max(d["false_lead"] for d in designs), "designs": designs,  # type: ignore
                "table": [{"noise": k[0], "widths": k[1], "design": k[2], "files": k[3], "true_state": k[4],
                           "sweeps": t.sweeps, "lead": t.share(t.lead), "crossing": t.share(t.crossing),

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What the one rule says today of the stored sweep files (docs/results/*): `analyze` of each, as a reader would run
-# it, into docs/results/cpu-2026-12-07/analyze-stored.txt. Usage: bash benchmarks/stored_analyses.sh
+# it, into docs/results/cpu-2026-12-08/analyze-stored.txt. Usage: bash benchmarks/stored_analyses.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=docs/results/cpu-2026-12-07/analyze-stored.txt
+out=docs/results/cpu-2026-12-08/analyze-stored.txt
 {
   echo "# analyze of the stored sweep files, $(date -u +%Y-%m-%dT%H:%M:%SZ), Crossover at $(git rev-parse --short HEAD)"
   for f in docs/results/h200-2026-11-30/seed-blog-small.csv docs/results/h200-2026-11-30/seed-blog-wide.csv \

@@ -132,6 +132,8 @@ class PairNoise:
     passes: int = 1  # passes the whole-sweep test rests on (PASSES_FOR_SWEEP or more: measured, else the prior)
     common: float = COMMON_PRIOR  # the common offset's SD the whole-sweep test counts where passes cannot show it
     session: float = 0.0  # the offset between sessions counted where the lanes were measured apart
+    floor: float = PRIOR_NOISE  # the floor under τ (this machine's recorded noise, or the rule's) …
+    floor_dof: float = PRIOR_DOF  # … and the degrees of freedom it stands on
 
     @property
     def measured(self) -> bool:
@@ -269,19 +271,34 @@ def pair_noise(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
                      Prior.MACHINE if known else Prior.DEFAULT if data_dof >= MEASURED_DOF else Prior.UNMEASURED,
                      seen <= tau0 ** 2,
                      passes=passes if passes >= PASSES_FOR_SWEEP else 1,
-                     session=SESSION_PRIOR if any(w.apart for w in data) else 0.0)
+                     session=SESSION_PRIOR if any(w.apart for w in data) else 0.0,
+                     floor=tau0, floor_dof=max(data_dof, prior_dof))
 
 
-def pass_inflation(passes: int, rho: float = PASS_RHO, scatter: bool = True) -> float:
+def pass_inflation(passes: int, rho: float = PASS_RHO) -> float:
     """How many times the variance of the mean of `passes` passes exceeds what their scatter says, where passes k
-    apart are correlated by rho ** k: the variance of the mean grows by 1 + 2 Σ (1 - k/P) ρ^k and, where the
-    variance is read off the passes' own `scatter`, that scatter shows less of it, by 1 - 2 Σ (P - k) ρ^k / (P (P - 1))
-    (both exact for such a correlation). A variance from the floor, not from the passes, is not shrunk by it."""
+    apart are correlated by rho ** k: the variance of the mean grows by 1 + 2 Σ (1 - k/P) ρ^k, and the scatter shows
+    less of it, by 1 - 2 Σ (P - k) ρ^k / (P (P - 1)) (both exact for such a correlation)."""
     k = np.arange(1, passes)
     lag = rho ** k
     var = 1 + 2 * float(np.sum((1 - k / passes) * lag))
-    bias = 1 - 2 * float(np.sum((passes - k) * lag)) / (passes * (passes - 1)) if scatter else 1.0
+    bias = 1 - 2 * float(np.sum((passes - k) * lag)) / (passes * (passes - 1))
     return var / bias
+
+
+def _own_passes(w: WidthData, noise: PairNoise) -> tuple[float, float] | None:
+    """A width measured in the sweep's passes: the variance of its mean log-ratio from its own passes' scatter (which
+    holds their batches' error too), widened by what neighbouring passes share (pass_inflation), on passes - 1
+    degrees of freedom; or, where that is less, its batches' error and the floor over its runs, on the floor's. Each
+    width on its own: here the pair's run-to-run noise was ±4% between the passes of a width of 4,096 units and ±30%
+    at 64 units (cpu against cpu1, 2 cores), and one pooled figure said no answer for a 1.5x gap at 4,096. None
+    where the width was not measured in the sweep's passes."""
+    n = len(w.run_ds)
+    if noise.passes < PASSES_FOR_SWEEP or n < noise.passes:
+        return None
+    own = float(np.var(np.asarray(w.run_ds), ddof=1)) / n * pass_inflation(n)
+    floor = w.within + noise.floor ** 2 / max(w.runs, 1)
+    return (own, float(n - 1)) if own > floor else (floor, max(noise.floor_dof, float(n - 1)))
 
 
 def _satterthwaite(total: float, parts: Sequence[tuple[float, float]]) -> float:
@@ -303,7 +320,7 @@ def _sweep_test(data: Sequence[WidthData], ses: Sequence[float], noise: PairNois
         mean = float(means.mean())
         se = float(means.std(ddof=1) / math.sqrt(passes)) * math.sqrt(pass_inflation(passes))
         # never below what the widths' own noise says a mean of W widths over P passes varies by, were they apart
-        se = max(se, float(np.sqrt(sum(w.within + noise.tau ** 2 / passes for w in data))) / len(data))
+        se = max(se, math.sqrt(sum(s * s - noise.session ** 2 for s in ses)) / len(data))
         dof = float(passes - 1)
         return SweepTest(mean, se, dof, _p_two_sided(mean / se, dof) if se > 0 else 1.0, False, len(data))
     session2 = noise.session ** 2
@@ -345,12 +362,15 @@ def judge_pair(data: Sequence[WidthData], prior: float = math.nan, prior_dof: fl
     tau2, session2 = noise.tau ** 2, noise.session ** 2
     ses, dofs, ps = [], [], []
     for w in data:
-        between = tau2 / max(w.runs, 1)
-        if noise.passes >= PASSES_FOR_SWEEP and len(w.run_ds) >= noise.passes:  # its runs are passes: alike
-            between *= pass_inflation(noise.passes) if not noise.floored else 1.0
-        v = w.within + between + session2
+        own = _own_passes(w, noise)
+        if own is not None:  # the width's own passes: their scatter, or the floor where they show less
+            part, part_dof = own
+            v = part + session2
+        else:
+            part, part_dof = tau2 / max(w.runs, 1), noise.dof
+            v = w.within + part + session2
         ses.append(math.sqrt(v))
-        dofs.append(_satterthwaite(v, ((between, noise.dof), (session2, PRIOR_DOF))))
+        dofs.append(_satterthwaite(v, ((part, part_dof), (session2, PRIOR_DOF))))
         ps.append(_p_two_sided(w.d / math.sqrt(v), dofs[-1]) if v > 0 else 1.0)
     sweep = _sweep_test(data, ses, noise) if len(data) >= SWEEP_TEST_FROM else None
     all_p = ps + ([sweep.p] if sweep else [])

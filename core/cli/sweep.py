@@ -31,7 +31,7 @@ from ..study.saved import Stopped
 from ..files.noise import measured_noise, record_noise
 from .stopping import StopSignals
 from ..study.sweep import (DEFAULT_PASSES, NO_WIDTH, steady_steps_for, DEFAULT_POINT_SECONDS, DEFAULT_STEADY_STEPS, KNOBS, PointMeasured, SweepResult,
-                           SweepSpec, lane_points, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
+                           SweepSpec, for_lanes, lane_points, log_widths, parse_sweep_widths, rechecks, results_so_far, run_sweeps, with_knob)
 from ..files.sweeps.files import SweepFiles, export_sweep, sweep_paths
 from ..files.sweeps.rows import group_rows
 from ..words.numbers import fmt_count, fmt_duration, fmt_num
@@ -235,7 +235,7 @@ def _sweep_plan(args: argparse.Namespace) -> _Plan:
     if args.p99_ms is not None:
         raise ConfigError("--p99-ms bounds a rate's tail: add --task predict --arrival-rates 50,100,200")
     lanes = parse_lanes(args.lanes)
-    spec = sweep_spec(args)
+    spec = for_lanes(sweep_spec(args), lanes)
     specs = [spec] + ([with_knob(spec, args.compare)] if args.compare else [])
     target = refine_target(args)
     ladder: list[KnobSetting] = []

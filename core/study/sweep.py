@@ -234,9 +234,15 @@ def lane_points(lanes: Sequence[LaneSpec], specs: Sequence[SweepSpec]) -> int:
 MAX_PASSES = 9
 # The CLI's and the Sweep tab's default: five passes. Three let the rule measure what a pass's widths share, but
 # over three passes, neighbouring ones alike (core/analysis/significance.py PASS_RHO), a true 10% lead on a quiet
-# machine was found in a fifth of sweeps; over five in 97% (benchmarks/rule_calibration.py). Five times one pass:
-# about 2.5 minutes for cpu against cpu1 at six widths here.
+# machine was found in 1.5% of sweeps of six widths; over five in 96.5% (benchmarks/rule_calibration.py). Five times
+# one pass: about 2.2 minutes for cpu1 against its twin at six widths on a 2-core machine.
 DEFAULT_PASSES = 5
+
+
+def for_lanes(spec: SweepSpec, lanes: Sequence[LaneSpec]) -> SweepSpec:
+    """The spec as `lanes` measure it: passes are a pair's (they measure the noise of the pair's ratio), so a sweep of
+    one lane measures one pass."""
+    return dataclasses.replace(spec, passes=1) if len(lanes) < 2 and spec.passes > 1 else spec
 
 
 # A sweep of this many points or more measures two of them again, and from THREE_RECHECKS_FROM three: the pair's

@@ -22,7 +22,7 @@ from ...core.study.measured import Ledger, measured_here_since
 from ...core.study.refined_sweep import along_batch, check_refinable, point_configs, run_refined_sweep
 from ...core.study.saved import inspect_factory, inspecting_lane, with_factory
 from ...core.engine.pool import LanePool
-from ...core.study.sweep import (PointMeasured, SweepResult, SweepSpec, lane_points, rechecks, results_so_far,
+from ...core.study.sweep import (PointMeasured, SweepResult, SweepSpec, for_lanes, lane_points, rechecks, results_so_far,
                                  run_sweeps)
 from ...core.files.sweeps.files import SweepFiles, run_rows, runs_behind
 from ...core.files.sweeps.rows import SweepRow
@@ -146,7 +146,7 @@ class SweepTab(QWidget):
         try:
             if not lanes:
                 raise ConfigError("choose at least one lane in the Lanes panel")
-            specs = self.specs()
+            specs = [for_lanes(spec, lanes) for spec in self.specs()]
             if target is not None:
                 check_refinable(lanes, specs)
             if ladder and specs[0].base.model.factory is not None:

@@ -22,11 +22,12 @@ from ..widgets.command_process import EXIT_STOPPED, CommandFn, crossover_command
 
 SWEEP_LINE = re.compile(r"^calibrate: twin sweep (\d+) of (\d+)(?:, about (.+) left)?$")
 JUDGED_LINE = re.compile(r"^twin sweep (\d+) of (\d+): (.+)$")
-DEFAULT_SWEEPS = 6  # as the command's (core/cli/calibrate.py): about a minute each on a 2-core machine
+DEFAULT_SWEEPS = 6  # as the command's (core/cli/calibrate.py): about 2.5 minutes each on a 2-core machine
 ABOUT = ("Sweeps a lane against its twin: the same device in a second process, taking turns with it, so the two "
          "are equal and any lead the rule names between them is a false one. The share of sweeps with a false lead "
-         "is this machine's measured rate, kept with its interval; every answer quotes it from then on. About a "
-         "minute a sweep on a 2-core machine; keep other work off the machine, or the rate is the busy machine's.")
+         "is this machine's measured rate, kept with its interval; every answer quotes it from then on. Each is a sweep "
+         "of the default design (six widths in five passes): about 2.5 minutes on a 2-core machine; keep other work "
+         "off the machine, or the rate is the busy machine's.")
 
 
 def current_words() -> str:

@@ -273,8 +273,14 @@ def test_lane_with_one_point(monkeypatch):
     pts = sweep("cpu", [64], [0.64]) + sweep("gpu0", WIDTHS, [1.0] * 6)
     assert find_crossovers(pts) == []
     said = describe_pair(pts, "cpu", "gpu0")  # one width: a lead, no crossing, and what it rests on
+    # The rate quoted is the shipped calibration's row for this design (one width in three passes), whatever its value.
+    from crossover_lab.core.files.rule_calibration import design_rate
+    from crossover_lab.core.words.numbers import fmt_num
+    row = design_rate(1, 3, False, 1)
+    assert row is not None and row.design == "3 passes" and row.widths == 1
     assert said.startswith("cpu is faster at 64 units (1.6x) (3 runs of each lane; at most a 5% chance of any "
-                           "false lead at this width, 1% measured for this design (95%: 0.27–3.6%"), said
+                           f"false lead at this width, {fmt_num(100 * row.false_lead, 2)}% measured for this design "
+                           f"(95%: {fmt_num(100 * row.lo, 2)}–{fmt_num(100 * row.hi, 2)}%"), said
     assert "more than it is designed for" not in said
     # Where the calibration measured more than the design's 5% for this design, the answer says so beside it.
     from crossover_lab.core.files.rule_calibration import DesignRate

@@ -18,6 +18,7 @@ WIDTHS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
 # both (each lane's own by a percent or so more): the pair's ratio scatters by about 1% between runs.
 LOAD = (0.97, 0.99, 1.0, 1.02, 1.04)  # five passes: the default design
 LOAD1 = (0.98, 0.99, 1.01, 1.02, 1.04)
+NOISY = (0.75, 1.2, 0.95, 1.25, 0.85)  # five passes that scatter by about ±20%
 
 
 def point(lane: str, width: int, ms: float, spread: float = 0.05, n: int = 200) -> SweepPoint:
@@ -105,7 +106,10 @@ def test_one_lane_ahead_with_a_tie_inside_is_a_lead_not_two_crossings():
     def verdict(at_64: float) -> PairVerdict:
         cpu1 = [at_64 if w == 64 else 1.8 for w in WIDTHS]
         points = [pooled("cpu", w, 1.0) for w in WIDTHS]
-        return pair_verdict(points + [pooled("cpu1", w, m, load=LOAD1) for w, m in zip(WIDTHS, cpu1)], "cpu", "cpu1")
+        # At 64 the five passes scatter by about ±20%: the width's own noise is wide there (each width's passes are
+        # its noise, issue 57), and 15% either way is inside it.
+        return pair_verdict(points + [pooled("cpu1", w, m, load=NOISY if w == 64 else LOAD1)
+                                      for w, m in zip(WIDTHS, cpu1)], "cpu", "cpu1")
 
     v = verdict(0.85)
     assert v.state is State.LEADS and v.leader == "cpu" and not v.changes
