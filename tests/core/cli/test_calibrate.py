@@ -71,7 +71,9 @@ def test_calibrate_on_equal_scripted_twins_writes_the_rate_with_its_count_interv
         assert "0 false leads in 3 twin sweeps of cpu1 (95%: 0–71%)" in r.stdout
     design = found.design
     assert (design.lane, design.twin, design.widths, design.layers) == ("cpu1", "cpu1#2", (16, 64, 256), 2)
-    assert design.rechecks == 1 and design.steady_steps == 20 and design.batch_sizes == (128,)
+    # The sweep's default design: every width in five passes, so no recheck beside them (issue 57).
+    assert design.passes == 5 and design.rechecks == 0
+    assert design.steady_steps == 20 and design.batch_sizes == (128,)
     # Every sweep's files kept in the calibration's own folder beside the file, each with both twins' points.
     assert here_path() == tmp_path / "rule-here.json"
     files = sorted(p.name for p in (tmp_path / "rule-here-sweeps").rglob("twin-?.csv"))
