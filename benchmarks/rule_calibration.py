@@ -58,6 +58,11 @@ TURN_S = 3.0
 FORMAT = "crossover-rule-calibration/2"
 
 
+def passes_of(design: str) -> int:
+    """A design's passes: "5 passes" 5; one pass and its rechecks 1."""
+    return int(design.split()[0]) if design.endswith(" passes") else 1
+
+
 def widths_of(n: int) -> tuple[int, ...]:
     if n == 1:
         return (256,)
@@ -148,7 +153,7 @@ def simulate(rng: np.random.Generator, m: Machine, lead: float, tag: str, widths
     """One sweep's rows as it ends, as core/study/sweep.py builds them: b's cost is `lead` times a's."""
     clock = Clock(rng, m)
     offsets = offsets or {}
-    passes = int(design.split()[0]) if design.endswith(" passes") else 1
+    passes = passes_of(design)
     records: dict[tuple[str, int], list[BatchTiming]] = {}
     first: dict[tuple[str, int], str] = {}
     orders: dict[int, list[str]] = {}
@@ -244,36 +249,39 @@ def cases_for(m: Machine, n_widths: int, design: str, files: int) -> list[tuple[
     return out
 
 
-def _row(args: tuple[int, int, int, int, int, int, int, int]) -> tuple[Key, Tally]:
+Row = tuple[int, int, int, int, int, int, int]  # sweeps, seed, machine, widths, design, files, case (indices)
+
+
+def _key(row: Row) -> Key:
+    _, _, m_i, n_widths, d_i, files, c_i = row
+    m, design = MACHINES[m_i], DESIGNS[d_i]
+    return m.name, n_widths, design, files, cases_for(m, n_widths, design, files)[c_i][0]
+
+
+def _row(row: Row) -> tuple[Key, Tally]:
     """One row of the table: its sweeps, its generator seeded by the row alone (so rows run in any order, or in
     processes of their own, give the same table)."""
-    sweeps, seed, m_i, n_widths, d_i, files, c_i, _ = args
+    sweeps, seed, m_i, n_widths, d_i, files, c_i = row
     m, design = MACHINES[m_i], DESIGNS[d_i]
-    case, lead, faster = cases_for(m, n_widths, design, files)[c_i]
+    _, lead, faster = cases_for(m, n_widths, design, files)[c_i]
     rng = np.random.default_rng([seed, m_i, n_widths, d_i, files, c_i])
     tally = Tally()
     for k in range(sweeps):
         tally.add(one_sweep(rng, m, lead, f"s{k}", widths_of(n_widths), design, files), faster)
-    return (m.name, n_widths, design, files, case), tally
+    return _key(row), tally
 
 
 def run(sweeps: int, seed: int, width_counts: Sequence[int] = WIDTH_COUNTS, jobs: int = 1) -> dict[Key, Tally]:
-    rows = []
-    for m_i, m in enumerate(MACHINES):
-        for n_widths in width_counts:
-            for d_i, design in enumerate(DESIGNS):
-                for files in ((1, 2) if m.session_sd == 0 else (2,)):
-                    for c_i in range(len(cases_for(m, n_widths, design, files))):
-                        cost = n_widths * (int(design.split()[0]) if design.endswith(" passes") else 1)
-                        rows.append((sweeps, seed, m_i, n_widths, d_i, files, c_i, cost))
+    rows: list[Row] = [(sweeps, seed, m_i, n_widths, d_i, files, c_i)
+                       for m_i, m in enumerate(MACHINES) for n_widths in width_counts
+                       for d_i, design in enumerate(DESIGNS) for files in ((1, 2) if m.session_sd == 0 else (2,))
+                       for c_i in range(len(cases_for(m, n_widths, design, files)))]
     if jobs <= 1:
         return dict(map(_row, rows))
     import multiprocessing
     with multiprocessing.get_context("fork").Pool(jobs) as pool:  # the longest rows first, then in table order
-        done = dict(pool.imap_unordered(_row, sorted(rows, key=lambda r: -r[-1])))
-    keys = [(MACHINES[r[2]].name, r[3], DESIGNS[r[4]], r[5], cases_for(MACHINES[r[2]], r[3], DESIGNS[r[4]], r[5])[r[6]][0])
-            for r in rows]
-    return {k: done[k] for k in keys}
+        done = dict(pool.imap_unordered(_row, sorted(rows, key=lambda r: -r[3] * passes_of(DESIGNS[r[4]]))))
+    return {_key(r): done[_key(r)] for r in rows}
 
 
 def table(results: dict[Key, Tally]) -> str:
